@@ -1,0 +1,33 @@
+// Type-aware lint for the whole project (typescript-eslint strict + stylistic, type-checked).
+import tseslint from "typescript-eslint";
+
+export default tseslint.config(
+  { ignores: ["node_modules/", ".cache/", ".test-results/", "bin/", "test/fixtures/"] },
+  ...tseslint.configs.strictTypeChecked,
+  {
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      "@typescript-eslint/restrict-template-expressions": ["error", { allowNumber: true, allowBoolean: true }],
+      "@typescript-eslint/no-unnecessary-condition": "off",
+      "@typescript-eslint/no-non-null-assertion": "off",
+    },
+  },
+  {
+    files: ["src/core/**/*.ts"],
+    rules: {
+      "no-restricted-imports": ["error", { patterns: [
+        { group: ["node:*", "fs", "child_process", "net", "os"], message: "core/ is pure: no I/O imports (DESIGN.md, Layers)." },
+        { group: ["@modelcontextprotocol/*"], message: "core/ never imports the MCP SDK." },
+        { group: ["**/adapters/**", "**/app/**", "**/mcp/**", "**/daemon/**", "**/ipc/**"], message: "core/ imports nothing above it." },
+      ] }],
+    },
+  },
+  {
+    files: ["src/mcp/**/*.ts"],
+    rules: {
+      "no-restricted-imports": ["error", { patterns: [
+        { group: ["**/adapters/**", "**/app/**", "**/daemon/**"], message: "mcp/ talks to the daemon only through ipc/ (DESIGN.md, Layers)." },
+      ] }],
+    },
+  },
+);

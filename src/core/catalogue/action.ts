@@ -1,0 +1,65 @@
+import type { z } from "zod";
+import type { Clock, HostProbe } from "../../ports/host-probe.ts";
+
+/** How dangerous an action or command is (DESIGN.md, Words: risk). Ordered low < medium < high < critical. */
+export type RiskLevel = "low" | "medium" | "high" | "critical";
+export const RISK_LEVELS: readonly RiskLevel[] = ["low", "medium", "high", "critical"];
+
+/** Whether an action can change the host. Declared explicitly on every action; never inferred from risk. */
+export type Access = "read_only" | "mutating";
+
+/** Distribution families, from os-release `ID` / `ID_LIKE`. `other` is any Linux we cannot place. */
+export type DistroFamily = "debian" | "fedora" | "arch" | "suse" | "alpine" | "other";
+export const DISTRO_FAMILIES: readonly DistroFamily[] = ["debian", "fedora", "arch", "suse", "alpine", "other"];
+
+/** Caller roles, least to most privileged. Observers query; operators plan and execute with receipts. */
+export type Role = "observer" | "operator" | "admin";
+
+/** What an action handler may use. Everything that touches the OS comes through a port. */
+export interface ActionContext {
+  host: HostProbe;
+  clock: Clock;
+  /** The detected distro family of the host the action runs on. */
+  family: DistroFamily;
+}
+
+interface ActionBase<P extends z.ZodType, O extends z.ZodType> {
+  /** PascalCase catalogue name, e.g. `GetDiskUsage`. The direct tool is its snake_case form. */
+  name: string;
+  /** One line for humans and models. */
+  title: string;
+  /** What it returns and when to use it; shown as the tool description. */
+  description: string;
+  params: P;
+  output: O;
+  risk_level: RiskLevel;
+  /** Families this action is offered on; `all` for cross-distro actions. */
+  families: readonly DistroFamily[] | "all";
+  min_role: Role;
+  /** Exposure groups (toolsets) the direct tool belongs to. */
+  toolsets: readonly string[];
+  /** True when the output contains host-derived text (file content, command output, names). */
+  host_derived: boolean;
+}
+
+/** A read-only action: `run` inspects the host and must not change it. Exposed as a direct tool. */
+export interface ReadOnlyAction<P extends z.ZodType = z.ZodType, O extends z.ZodType = z.ZodType> extends ActionBase<P, O> {
+  access: "read_only";
+  run(params: z.infer<P>, ctx: ActionContext): Promise<z.infer<O>>;
+}
+
+/** Any catalogue entry. Mutating actions are added by the plan/execute layer (issue: daemon). */
+export type Action = ReadOnlyAction;
+
+/**
+ * Declares a read-only action; the identity function that pins the generic types so handlers are checked
+ * against their own params and output schemas.
+ */
+export function defineReadOnlyAction<P extends z.ZodType, O extends z.ZodType>(action: ReadOnlyAction<P, O>): ReadOnlyAction<P, O> {
+  return action;
+}
+
+/** `GetDiskUsage` → `get_disk_usage` (DESIGN.md: a direct tool is the snake_case of its action name). */
+export function toolNameOf(actionName: string): string {
+  return actionName.replace(/([a-z0-9])([A-Z])/g, "$1_$2").replace(/([A-Z]+)([A-Z][a-z])/g, "$1_$2").toLowerCase();
+}

@@ -1,0 +1,41 @@
+/**
+ * Errors a caller (the model, the CLI, a test) can act on. Every one carries a stable snake_case `code`
+ * (DESIGN.md, Words: "Errors the model can act on are tool results with `isError: true` and a stable
+ * snake_case `code`") and a message that says what to do next.
+ */
+export type ErrorCode =
+  | "invalid_params"
+  | "unknown_action"
+  | "not_read_only"
+  | "not_found"
+  | "permission_denied"
+  | "forbidden_path"
+  | "unsupported_distro"
+  | "unavailable"
+  | "answer_too_large"
+  | "arguments_too_large"
+  | "timeout"
+  | "backend_error"
+  | "internal_error";
+
+/** An error with a stable code. `hint` tells the caller how to recover; `details` is structured context. */
+export class HostgateError extends Error {
+  readonly code: ErrorCode;
+  readonly hint: string | undefined;
+  readonly details: Record<string, unknown> | undefined;
+
+  constructor(code: ErrorCode, message: string, opts: { hint?: string; details?: Record<string, unknown>; cause?: unknown } = {}) {
+    super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
+    this.name = "HostgateError";
+    this.code = code;
+    this.hint = opts.hint;
+    this.details = opts.details;
+  }
+}
+
+/** Narrows an unknown thrown value to a HostgateError, wrapping anything else as `internal_error`. */
+export function toHostgateError(err: unknown): HostgateError {
+  if (err instanceof HostgateError) return err;
+  const message = err instanceof Error ? err.message : String(err);
+  return new HostgateError("internal_error", message, { cause: err });
+}

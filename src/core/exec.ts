@@ -1,0 +1,16 @@
+/**
+ * The result of running one process (DESIGN.md, Words: exec result). Shared by local and SSH executors.
+ * `signal` is the POSIX signal name when the process was killed by one, `duration_ms` is wall time in
+ * milliseconds, `truncated` is true when stdout or stderr exceeded the caller's byte cap and was cut.
+ */
+export interface ExecResult {
+  command: string;
+  argv: readonly string[];
+  exit_code: number | null;
+  signal: string | null;
+  timed_out: boolean;
+  duration_ms: number;
+  stdout: string;
+  stderr: string;
+  truncated: boolean;
+}

@@ -1,0 +1,53 @@
+import type { ExecResult } from "../core/exec.ts";
+
+/** statfs(2) figures for one mount point, in bytes and inode counts. */
+export interface StatFs {
+  block_size: number;
+  blocks: number;
+  blocks_free: number;
+  blocks_available: number;
+  files: number;
+  files_free: number;
+}
+
+/** Options for {@link HostProbe.run}. `timeoutMs` kills the child (SIGKILL) when exceeded. */
+export interface RunOptions {
+  timeoutMs?: number;
+  /** Cap per stream in bytes; output beyond it is dropped and `truncated` set. Default 1 MiB. */
+  maxOutputBytes?: number;
+  env?: Record<string, string>;
+}
+
+/** One address of a network interface, as the kernel reports it. */
+export interface InterfaceAddress {
+  family: "IPv4" | "IPv6";
+  address: string;
+  netmask: string;
+  cidr: string | null;
+}
+
+/**
+ * Read-only access to the local host: the only way actions see /proc, /sys, files and processes.
+ * Implemented by `adapters/host-linux.ts`. Every method throws `HostgateError` with code `not_found`,
+ * `permission_denied` or `unavailable` for the corresponding OS condition; never anything untyped.
+ * `run` never goes through a shell: argv[0] is executed directly.
+ */
+export interface HostProbe {
+  readText(path: string, opts?: { maxBytes?: number }): Promise<string>;
+  /** Reads up to `length` bytes starting at byte `start` (for tails of large files). */
+  readRange(path: string, start: number, length: number): Promise<string>;
+  readDir(path: string): Promise<string[]>;
+  readLink(path: string): Promise<string>;
+  realPath(path: string): Promise<string>;
+  stat(path: string): Promise<{ size: number; mtime_ms: number; is_file: boolean; is_directory: boolean; is_symlink: boolean }>;
+  statFs(path: string): Promise<StatFs>;
+  networkAddresses(): Record<string, InterfaceAddress[]>;
+  run(argv: readonly string[], opts?: RunOptions): Promise<ExecResult>;
+  /** Whether an executable of that name is on PATH (no spawn). */
+  which(name: string): Promise<string | null>;
+}
+
+/** Wall clock, injectable for tests (receipt expiry, audit timestamps). Milliseconds since the epoch. */
+export interface Clock {
+  now(): number;
+}
