@@ -48,8 +48,36 @@ export interface ReadOnlyAction<P extends z.ZodType = z.ZodType, O extends z.Zod
   run(params: z.infer<P>, ctx: ActionContext): Promise<z.infer<O>>;
 }
 
-/** Any catalogue entry. Mutating actions are added by the plan/execute layer (issue: daemon). */
-export type Action = ReadOnlyAction;
+/**
+ * The exact rendering of what a mutating action will do (DESIGN.md, Words: preview). `text` is what a human
+ * reads at `hostgate approve`; `current` / `intended` are structured state before and after. The
+ * preview_hash is SHA-256 over the canonical JSON of this object, so it must be deterministic for the
+ * same params and host state.
+ */
+export interface Preview {
+  summary: string;
+  text: string;
+  current?: unknown;
+  intended?: unknown;
+}
+
+/**
+ * A mutating action: only ever run by the daemon's execute path with a valid receipt, never as a direct
+ * tool. `preview` must not change the host; `apply` performs the change and returns its output.
+ */
+export interface MutatingAction<P extends z.ZodType = z.ZodType, O extends z.ZodType = z.ZodType> extends ActionBase<P, O> {
+  access: "mutating";
+  preview(params: z.infer<P>, ctx: ActionContext): Promise<Preview>;
+  apply(params: z.infer<P>, ctx: ActionContext): Promise<z.infer<O>>;
+}
+
+/** Any catalogue entry. */
+export type Action = ReadOnlyAction | MutatingAction;
+
+/** Declares a mutating action (see {@link defineReadOnlyAction}). */
+export function defineMutatingAction<P extends z.ZodType, O extends z.ZodType>(action: MutatingAction<P, O>): MutatingAction<P, O> {
+  return action;
+}
 
 /**
  * Declares a read-only action; the identity function that pins the generic types so handlers are checked
