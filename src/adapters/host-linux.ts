@@ -1,0 +1,161 @@
+import { spawn } from "node:child_process";
+import { constants as fsConstants } from "node:fs";
+import { access, open, readdir, readFile, readlink, realpath, lstat, statfs } from "node:fs/promises";
+import { networkInterfaces } from "node:os";
+import { delimiter, join } from "node:path";
+import type { ExecResult } from "../core/exec.ts";
+import { HostgateError } from "../core/errors.ts";
+import type { HostProbe, InterfaceAddress, RunOptions, StatFs } from "../ports/host-probe.ts";
+
+const DEFAULT_MAX_OUTPUT = 1024 * 1024;
+const DEFAULT_TIMEOUT_MS = 15_000;
+
+/** Maps a Node fs error to a HostgateError with a stable code and the path involved. */
+function fsError(err: unknown, path: string): HostgateError {
+  const code = (err as NodeJS.ErrnoException).code;
+  if (code === "ENOENT" || code === "ENOTDIR") return new HostgateError("not_found", `${path} does not exist.`, { cause: err });
+  if (code === "EACCES" || code === "EPERM") {
+    return new HostgateError("permission_denied", `Permission denied reading ${path}.`, {
+      hint: "The hostgate daemon runs without the privilege this needs; run it as a user that can read the file.",
+      cause: err,
+    });
+  }
+  return new HostgateError("unavailable", `Could not read ${path}: ${(err as Error).message}`, { cause: err });
+}
+
+/** The HostProbe of the machine this process runs on: /proc, /sys, files and argv-only process spawning. */
+export class LinuxHostProbe implements HostProbe {
+  async readText(path: string, opts: { maxBytes?: number } = {}): Promise<string> {
+    try {
+      if (opts.maxBytes === undefined) return await readFile(path, "utf8");
+      return await this.readRange(path, 0, opts.maxBytes);
+    } catch (err) {
+      throw err instanceof HostgateError ? err : fsError(err, path);
+    }
+  }
+
+  async readRange(path: string, start: number, length: number): Promise<string> {
+    let handle;
+    try {
+      handle = await open(path, fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW | fsConstants.O_NONBLOCK);
+      const buf = Buffer.alloc(length);
+      const { bytesRead } = await handle.read(buf, 0, length, start);
+      return buf.subarray(0, bytesRead).toString("utf8");
+    } catch (err) {
+      throw fsError(err, path);
+    } finally {
+      await handle?.close();
+    }
+  }
+
+  async readDir(path: string): Promise<string[]> {
+    try {
+      return await readdir(path);
+    } catch (err) {
+      throw fsError(err, path);
+    }
+  }
+
+  async readLink(path: string): Promise<string> {
+    try {
+      return await readlink(path);
+    } catch (err) {
+      throw fsError(err, path);
+    }
+  }
+
+  async realPath(path: string): Promise<string> {
+    try {
+      return await realpath(path);
+    } catch (err) {
+      throw fsError(err, path);
+    }
+  }
+
+  async stat(path: string): Promise<{ size: number; mtime_ms: number; is_file: boolean; is_directory: boolean; is_symlink: boolean }> {
+    try {
+      const s = await lstat(path);
+      return { size: s.size, mtime_ms: s.mtimeMs, is_file: s.isFile(), is_directory: s.isDirectory(), is_symlink: s.isSymbolicLink() };
+    } catch (err) {
+      throw fsError(err, path);
+    }
+  }
+
+  async statFs(path: string): Promise<StatFs> {
+    try {
+      const s = await statfs(path);
+      return { block_size: s.bsize, blocks: s.blocks, blocks_free: s.bfree, blocks_available: s.bavail, files: s.files, files_free: s.ffree };
+    } catch (err) {
+      throw fsError(err, path);
+    }
+  }
+
+  networkAddresses(): Record<string, InterfaceAddress[]> {
+    const out: Record<string, InterfaceAddress[]> = {};
+    for (const [name, addrs] of Object.entries(networkInterfaces())) {
+      out[name] = (addrs ?? []).map((a) => ({ family: a.family, address: a.address, netmask: a.netmask, cidr: a.cidr }));
+    }
+    return out;
+  }
+
+  async which(name: string): Promise<string | null> {
+    for (const dir of (process.env.PATH ?? "/usr/sbin:/usr/bin:/sbin:/bin").split(delimiter)) {
+      const candidate = join(dir, name);
+      try {
+        await access(candidate, fsConstants.X_OK);
+        return candidate;
+      } catch {
+        // not in this directory
+      }
+    }
+    return null;
+  }
+
+  run(argv: readonly string[], opts: RunOptions = {}): Promise<ExecResult> {
+    const [file, ...args] = argv;
+    if (file === undefined) return Promise.reject(new HostgateError("invalid_params", "run() needs a non-empty argv."));
+    const maxBytes = opts.maxOutputBytes ?? DEFAULT_MAX_OUTPUT;
+    const started = performance.now();
+    return new Promise((resolve) => {
+      const child = spawn(file, args, {
+        shell: false,
+        stdio: ["ignore", "pipe", "pipe"],
+        env: { PATH: process.env.PATH ?? "/usr/sbin:/usr/bin:/sbin:/bin", LC_ALL: "C.UTF-8", ...opts.env },
+        timeout: opts.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+        killSignal: "SIGKILL",
+      });
+      const out: Buffer[] = [];
+      const err: Buffer[] = [];
+      let outLen = 0;
+      let errLen = 0;
+      let truncated = false;
+      let timedOut = false;
+      const collect = (chunks: Buffer[], len: number, chunk: Buffer): number => {
+        const room = maxBytes - len;
+        if (room <= 0) { truncated = true; return len; }
+        if (chunk.length > room) truncated = true;
+        chunks.push(chunk.subarray(0, room));
+        return len + Math.min(room, chunk.length);
+      };
+      child.stdout.on("data", (c: Buffer) => { outLen = collect(out, outLen, c); });
+      child.stderr.on("data", (c: Buffer) => { errLen = collect(err, errLen, c); });
+      const timer = setTimeout(() => { timedOut = true; }, opts.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+      const finish = (exitCode: number | null, signal: string | null, spawnError?: Error): void => {
+        clearTimeout(timer);
+        resolve({
+          command: argv.join(" "),
+          argv: [...argv],
+          exit_code: exitCode,
+          signal,
+          timed_out: timedOut && signal === "SIGKILL",
+          duration_ms: Math.round((performance.now() - started) * 1000) / 1000,
+          stdout: Buffer.concat(out).toString("utf8"),
+          stderr: spawnError ? spawnError.message : Buffer.concat(err).toString("utf8"),
+          truncated,
+        });
+      };
+      child.on("error", (e) => { finish(127, null, e); });
+      child.on("close", (code, signal) => { finish(code, signal); });
+    });
+  }
+}

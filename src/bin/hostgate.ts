@@ -1,0 +1,20 @@
+import { Command, CommanderError } from "commander";
+import { registerMcpCommand } from "../cli/mcp.ts";
+import { registerServeCommand } from "../cli/serve.ts";
+
+/** The `hostgate` binary: one subcommand per file under src/cli/. Usage errors exit 2. */
+const program = new Command("hostgate")
+  .description("Let AI assistants inspect Linux hosts, and change them only through human-approved, audit-logged plans.")
+  .version("0.1.0")
+  .exitOverride()
+  .configureOutput({ writeErr: (s) => process.stderr.write(s) });
+
+registerMcpCommand(program);
+registerServeCommand(program);
+
+try {
+  await program.parseAsync(process.argv);
+} catch (err) {
+  if (err instanceof CommanderError) process.exit(err.exitCode === 0 ? 0 : 2);
+  throw err;
+}

@@ -1,0 +1,33 @@
+import { ConfigError, loadConfig, type ConfigOverrides } from "../config/loader.ts";
+import type { Config } from "../config/schema.ts";
+
+/** Exit codes shared by every subcommand. 2 = bad input or configuration (nothing was started). */
+export const EXIT = { ok: 0, failure: 1, usage: 2 } as const;
+
+/** Writes one line to stderr; stdout is reserved for protocol output (JSON-RPC in stdio mode). */
+export function log(line: string): void {
+  process.stderr.write(`hostgate: ${line}\n`);
+}
+
+/** Loads the configuration or prints why not and exits 2 before anything starts. */
+export function loadConfigOrExit(path: string | undefined, overrides: ConfigOverrides = {}): Config {
+  try {
+    return loadConfig({ ...(path === undefined ? {} : { path }), overrides }).config;
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`hostgate: ${err.message}\n`);
+      process.exit(EXIT.usage);
+    }
+    throw err;
+  }
+}
+
+/** Parses a TCP port flag, exiting 2 with a clear message on anything but 0–65535. */
+export function parsePort(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) {
+    process.stderr.write(`hostgate: --port must be an integer from 0 to 65535, got ${JSON.stringify(value)}.\n`);
+    process.exit(EXIT.usage);
+  }
+  return n;
+}

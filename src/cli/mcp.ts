@@ -1,0 +1,32 @@
+import type { Command } from "commander";
+import { serveStdio } from "@modelcontextprotocol/server/stdio";
+import { createEmbeddedDaemon } from "../daemon/embedded.ts";
+import { createServerFactory } from "../mcp/server.ts";
+import { FramedStdioTransport } from "../mcp/transports/stdio.ts";
+import { EXIT, loadConfigOrExit, log } from "./common.ts";
+
+/** `hostgate mcp`: the MCP server over stdio, with the embedded daemon. */
+export function registerMcpCommand(program: Command): void {
+  program
+    .command("mcp")
+    .description("Run the MCP server over stdio (for AI clients that spawn it). Logs go to stderr.")
+    .option("-c, --config <path>", "configuration file (must exist)")
+    .action(async (opts: { config?: string }) => {
+      // stdout carries only JSON-RPC: anything a module prints with console.log goes to stderr (M030).
+      console.log = console.error;
+      console.info = console.error;
+      console.debug = console.error;
+      const config = loadConfigOrExit(opts.config);
+      const client = await createEmbeddedDaemon();
+      let factory;
+      try {
+        ({ factory } = await createServerFactory(client, config));
+      } catch (err) {
+        log((err as Error).message);
+        process.exit(EXIT.usage);
+      }
+      const transport = new FramedStdioTransport();
+      const handle = serveStdio(() => factory(), { transport, onerror: (e) => { log(`stdio: ${e.message}`); } });
+      transport.onclose = () => { void handle.close().finally(() => process.exit(EXIT.ok)); };
+    });
+}

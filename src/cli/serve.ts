@@ -1,0 +1,33 @@
+import type { Command } from "commander";
+import { createEmbeddedDaemon } from "../daemon/embedded.ts";
+import { createServerFactory } from "../mcp/server.ts";
+import { startHttpServer } from "../mcp/transports/http.ts";
+import { EXIT, loadConfigOrExit, log, parsePort } from "./common.ts";
+
+/** `hostgate serve`: the MCP server over Streamable HTTP (default http://127.0.0.1:48000/mcp). */
+export function registerServeCommand(program: Command): void {
+  program
+    .command("serve")
+    .description("Run the MCP server over Streamable HTTP on loopback (default 127.0.0.1:48000), with the embedded daemon.")
+    .option("-c, --config <path>", "configuration file (must exist)")
+    .option("--host <address>", "bind address (non-loopback needs server.token or HOSTGATE_HTTP_TOKEN)")
+    .option("--port <port>", "TCP port (0 picks a free one)", parsePort)
+    .action(async (opts: { config?: string; host?: string; port?: number }) => {
+      const config = loadConfigOrExit(opts.config, { ...(opts.host === undefined ? {} : { host: opts.host }), ...(opts.port === undefined ? {} : { port: opts.port }) });
+      const client = await createEmbeddedDaemon();
+      let started;
+      try {
+        const { factory, tools } = await createServerFactory(client, config);
+        started = await startHttpServer(factory, config.server);
+        log(`listening on ${started.url} (${tools.length} tools, embedded daemon)`);
+      } catch (err) {
+        log((err as Error).message);
+        process.exit(EXIT.usage);
+      }
+      log(`connect a client, e.g.: claude mcp add --transport http hostgate ${started.url}`);
+      log("or in .mcp.json / .cursor/mcp.json: {\"mcpServers\":{\"hostgate\":{\"type\":\"http\",\"url\":\"" + started.url + "\"}}}");
+      const stop = (): void => { void started.close().finally(() => process.exit(EXIT.ok)); };
+      process.once("SIGINT", stop);
+      process.once("SIGTERM", stop);
+    });
+}

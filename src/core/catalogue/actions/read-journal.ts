@@ -1,0 +1,85 @@
+import { z } from "zod";
+import { defineReadOnlyAction } from "../action.ts";
+import { HostgateError } from "../../errors.ts";
+
+const PRIORITIES = ["emerg", "alert", "crit", "err", "warning", "notice", "info", "debug"] as const;
+
+const entry = z.object({
+  time: z.string(),
+  unit: z.string().nullable(),
+  identifier: z.string().nullable(),
+  pid: z.number().nullable(),
+  priority: z.enum(PRIORITIES).nullable(),
+  message: z.string(),
+});
+
+/** Decodes journalctl's JSON MESSAGE, which is a byte array when the payload is not valid UTF-8. */
+function messageText(value: unknown): string {
+  if (typeof value === "string") return value;
+  if (Array.isArray(value)) return new TextDecoder().decode(new Uint8Array(value as number[]));
+  return "";
+}
+
+/**
+ * ReadJournal: recent journald entries through `journalctl --output=json`. Every value is passed as
+ * `--option=value` in argv (no shell), so a value starting with `-` cannot become an option.
+ */
+export default defineReadOnlyAction({
+  name: "ReadJournal",
+  title: "Read the journal",
+  description: "Most recent systemd journal entries, newest last, optionally for one unit, since a time (e.g. '-1h', 'today', '2026-01-31 12:00'), and at or above a priority. Fails with code `unavailable` on hosts without journald; use read_log_file there.",
+  params: z.object({
+    unit: z.string().regex(/^[A-Za-z0-9:_.\\@-]{1,255}$/, "a unit name such as nginx.service").optional(),
+    since: z.string().regex(/^[0-9A-Za-z :.+-]{1,64}$/, "a journalctl time such as -1h, today or 2026-01-31 12:00").optional(),
+    priority: z.enum(PRIORITIES).optional().describe("Show entries at this priority or more severe"),
+    grep: z.string().max(1024).optional().describe("Only messages matching this PCRE2 pattern"),
+    limit: z.number().int().min(1).max(1000).default(100),
+  }).strict(),
+  output: z.object({ entries: z.array(entry), truncated: z.boolean() }),
+  risk_level: "low",
+  access: "read_only",
+  families: "all",
+  min_role: "observer",
+  toolsets: ["logs"],
+  host_derived: true,
+  async run(params, ctx) {
+    const journalctl = await ctx.host.which("journalctl");
+    if (!journalctl) {
+      throw new HostgateError("unavailable", "journald is not present on this host (journalctl not found).", {
+        hint: "Read plain log files under /var/log with read_log_file instead.",
+      });
+    }
+    const argv = [journalctl, "--output=json", "--no-pager", "--quiet", `--lines=${params.limit}`];
+    if (params.unit !== undefined) argv.push(`--unit=${params.unit}`);
+    if (params.since !== undefined) argv.push(`--since=${params.since}`);
+    if (params.priority !== undefined) argv.push(`--priority=${params.priority}`);
+    if (params.grep !== undefined) argv.push(`--grep=${params.grep}`);
+    const r = await ctx.host.run(argv, { timeoutMs: 10_000, maxOutputBytes: 4 * 1024 * 1024 });
+    if (r.exit_code !== 0 && r.stdout.trim() === "") {
+      const reason = r.stderr.trim().split("\n")[0] ?? "unknown error";
+      if (/No journal files were found/i.test(r.stderr)) return { entries: [], truncated: false };
+      throw new HostgateError("unavailable", `journalctl failed: ${reason}`, { hint: "Check the unit name and since value, or read_log_file for /var/log." });
+    }
+    const entries: z.infer<typeof entry>[] = [];
+    for (const line of r.stdout.split("\n")) {
+      if (line.trim() === "") continue;
+      let e: Record<string, unknown>;
+      try {
+        e = JSON.parse(line) as Record<string, unknown>;
+      } catch {
+        continue; // a line cut by the output cap
+      }
+      const usec = Number(e.__REALTIME_TIMESTAMP ?? 0);
+      const prio = Number(e.PRIORITY);
+      entries.push({
+        time: new Date(usec / 1000).toISOString(),
+        unit: typeof e._SYSTEMD_UNIT === "string" ? e._SYSTEMD_UNIT : null,
+        identifier: typeof e.SYSLOG_IDENTIFIER === "string" ? e.SYSLOG_IDENTIFIER : null,
+        pid: e._PID === undefined ? null : Number(e._PID),
+        priority: Number.isInteger(prio) ? PRIORITIES[prio] ?? null : null,
+        message: messageText(e.MESSAGE),
+      });
+    }
+    return { entries, truncated: r.truncated };
+  },
+});

@@ -1,0 +1,61 @@
+import { z } from "zod";
+import { defineReadOnlyAction } from "../action.ts";
+import { HostgateError } from "../../errors.ts";
+import { isWithinRoot } from "../../paths.ts";
+
+/** The only directory read_log_file may read under (DESIGN.md: no read-only tool returns secrets). */
+export const LOG_ROOT = "/var/log";
+const CHUNK = 64 * 1024;
+const MAX_BYTES = 1024 * 1024;
+
+/**
+ * ReadLogFile: the tail of a regular file under /var/log. The path is checked twice: lexically (absolute,
+ * no `..`, under the root) and after resolving symlinks with realpath (corpus cases M031, M033, M034).
+ */
+export default defineReadOnlyAction({
+  name: "ReadLogFile",
+  title: "Read a log file",
+  description: "The last `lines` lines of a plain-text log file under /var/log (e.g. /var/log/syslog, /var/log/nginx/error.log). Paths outside /var/log, `..` segments and symlinks that leave /var/log are refused. Compressed rotations (.gz, .xz…) are refused.",
+  params: z.object({
+    path: z.string().min(1).max(1024).describe("Absolute path under /var/log"),
+    lines: z.number().int().min(1).max(5000).default(100),
+    grep: z.string().max(1024).optional().describe("Only lines containing this substring (case-sensitive)"),
+  }).strict(),
+  output: z.object({ path: z.string(), lines: z.array(z.string()), file_size_bytes: z.number(), truncated: z.boolean() }),
+  risk_level: "low",
+  access: "read_only",
+  families: "all",
+  min_role: "observer",
+  toolsets: ["logs"],
+  host_derived: true,
+  async run(params, ctx) {
+    const refuse = (why: string): never => {
+      throw new HostgateError("forbidden_path", `Refused ${JSON.stringify(params.path)}: ${why}.`, {
+        hint: `Pass an absolute path to a regular file under ${LOG_ROOT}/, e.g. ${LOG_ROOT}/syslog.`,
+      });
+    };
+    if (!params.path.startsWith("/")) refuse("the path must be absolute");
+    if (params.path.split("/").includes("..")) refuse("`..` segments are not allowed");
+    if (!isWithinRoot(params.path, LOG_ROOT)) refuse(`it is outside ${LOG_ROOT}`);
+    const real = await ctx.host.realPath(params.path);
+    if (!isWithinRoot(real, LOG_ROOT)) refuse(`it resolves to ${real}, outside ${LOG_ROOT}`);
+    const st = await ctx.host.stat(real);
+    if (!st.is_file) refuse("it is not a regular file");
+    if (/\.(gz|xz|bz2|zst|lz4|zip)$/.test(real)) refuse("compressed files are not read");
+    // Read backwards in chunks until enough lines are collected or the byte cap is reached.
+    let end = st.size;
+    let text = "";
+    const wanted = params.lines + 1;
+    while (end > 0 && text.split("\n").length <= wanted && st.size - end < MAX_BYTES) {
+      const start = Math.max(0, end - CHUNK);
+      text = (await ctx.host.readRange(real, start, end - start)) + text;
+      end = start;
+    }
+    let lines = text.split("\n");
+    if (lines[lines.length - 1] === "") lines.pop();
+    if (end > 0) lines.shift(); // the first line is probably cut
+    if (params.grep !== undefined) lines = lines.filter((l) => l.includes(params.grep!));
+    const truncated = lines.length > params.lines;
+    return { path: real, lines: lines.slice(-params.lines), file_size_bytes: st.size, truncated };
+  },
+});

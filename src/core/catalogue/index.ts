@@ -1,0 +1,43 @@
+import type { Action, DistroFamily } from "./action.ts";
+import getDiskUsage from "./actions/get-disk-usage.ts";
+import getLoad from "./actions/get-load.ts";
+import getMemoryUsage from "./actions/get-memory-usage.ts";
+import getNetworkInterfaces from "./actions/get-network-interfaces.ts";
+import getPackageInfo from "./actions/get-package-info.ts";
+import getProcess from "./actions/get-process.ts";
+import getSystemInfo from "./actions/get-system-info.ts";
+import listListeningPorts from "./actions/list-listening-ports.ts";
+import listProcesses from "./actions/list-processes.ts";
+import readJournal from "./actions/read-journal.ts";
+import readLogFile from "./actions/read-log-file.ts";
+import searchPackages from "./actions/search-packages.ts";
+
+/**
+ * The catalogue: every action hostgate knows, as data. Each entry declares `access` explicitly; the
+ * drift test in catalogue.test.ts pins the read-only and mutating sets so a new action cannot change the
+ * exposed surface without review.
+ */
+export const CATALOGUE: readonly Action[] = [
+  getSystemInfo,
+  getDiskUsage,
+  getMemoryUsage,
+  getLoad,
+  listProcesses,
+  getProcess,
+  listListeningPorts,
+  getNetworkInterfaces,
+  readJournal,
+  readLogFile,
+  searchPackages,
+  getPackageInfo,
+] as Action[];
+
+/** The actions offered on a host of the given family. */
+export function actionsFor(family: DistroFamily, catalogue: readonly Action[] = CATALOGUE): Action[] {
+  return catalogue.filter((a) => a.families === "all" || a.families.includes(family));
+}
+
+/** Looks up an action by its PascalCase name within a family's set; undefined when not offered. */
+export function findAction(name: string, family: DistroFamily, catalogue: readonly Action[] = CATALOGUE): Action | undefined {
+  return actionsFor(family, catalogue).find((a) => a.name === name);
+}

@@ -1,0 +1,37 @@
+import { HostgateError } from "./errors.ts";
+
+/**
+ * Opaque cursors for paginated lists. A cursor encodes the offset of the next item and a fingerprint of
+ * the query it belongs to, so a cursor from one query cannot be replayed against another.
+ */
+export interface Page<T> {
+  items: T[];
+  total: number;
+  next_cursor: string | null;
+}
+
+/** Slices `items` at the cursor's offset. `limit` is the page size (≥ 1). Throws `invalid_params` on a bad cursor. */
+export function paginate<T>(items: readonly T[], limit: number, cursor: string | undefined, fingerprint: string): Page<T> {
+  const offset = cursor === undefined ? 0 : decodeCursor(cursor, fingerprint);
+  const slice = items.slice(offset, offset + limit);
+  const next = offset + slice.length;
+  return { items: slice, total: items.length, next_cursor: next < items.length ? encodeCursor(next, fingerprint) : null };
+}
+
+function encodeCursor(offset: number, fingerprint: string): string {
+  return btoa(JSON.stringify([offset, fingerprint])).replace(/=+$/, "");
+}
+
+function decodeCursor(cursor: string, fingerprint: string): number {
+  try {
+    const parsed: unknown = JSON.parse(atob(cursor));
+    if (Array.isArray(parsed) && Number.isInteger(parsed[0]) && (parsed[0] as number) >= 0 && parsed[1] === fingerprint) {
+      return parsed[0] as number;
+    }
+  } catch {
+    // fall through to the error below
+  }
+  throw new HostgateError("invalid_params", "The cursor is not valid for this query.", {
+    hint: "Pass the next_cursor value from the previous page of the same query unchanged, or omit cursor to start over.",
+  });
+}

@@ -1,0 +1,35 @@
+import type { ErrorBody, QueryResult } from "../ipc/protocol.ts";
+import type { ToolResult } from "./tool-spec.ts";
+
+/** `_meta` keys hostgate sets on results. Reverse-DNS prefixed, as MCP asks of implementation keys. */
+export const META_UNTRUSTED = "dev.hostgate/untrusted";
+export const META_PROVENANCE = "dev.hostgate/provenance";
+export const META_ERROR_CODE = "dev.hostgate/error_code";
+
+/** Largest text a result may carry (DESIGN.md: an answer 1 MiB). */
+export const ANSWER_CAP_BYTES = 1024 * 1024;
+
+/** An error the model can act on: `isError: true`, the stable code in the JSON text and in `_meta`. */
+export function errorResult(error: ErrorBody): ToolResult {
+  const body = { error: { code: error.code, message: error.message, ...(error.hint ? { hint: error.hint } : {}) } };
+  // No structuredContent: it would have to match the tool's outputSchema, which describes success only.
+  return { content: [{ type: "text", text: JSON.stringify(body) }], isError: true, _meta: { [META_ERROR_CODE]: error.code } };
+}
+
+/**
+ * Shapes a daemon query answer as a tool result: `structuredContent` is the data, the text block mirrors
+ * it as JSON for clients without structured output, and `_meta` marks host-derived data untrusted with
+ * its provenance. An answer over the cap becomes an error that says how to narrow the request.
+ */
+export function queryToolResult(result: QueryResult): ToolResult {
+  if (!result.ok) return errorResult(result.error);
+  const text = JSON.stringify(result.data);
+  if (Buffer.byteLength(text) > ANSWER_CAP_BYTES) {
+    return errorResult({ code: "answer_too_large", message: `The answer is ${Buffer.byteLength(text)} bytes; the limit is 1 MiB.`, hint: "Narrow the request with a lower limit or a filter, or page with cursor." });
+  }
+  return {
+    content: [{ type: "text", text }],
+    structuredContent: result.data,
+    _meta: { [META_UNTRUSTED]: result.meta.untrusted, [META_PROVENANCE]: result.meta },
+  };
+}

@@ -1,0 +1,23 @@
+import type { Server } from "@modelcontextprotocol/server";
+import type { Config } from "../config/schema.ts";
+import type { DaemonClient } from "../ipc/client.ts";
+import { buildServer } from "./register.ts";
+import { selectTools } from "./toolsets.ts";
+import type { ToolSpec } from "./tool-spec.ts";
+import { directTool } from "./tools/direct.ts";
+
+/** Every tool this front can offer for the daemon's catalogue, before exposure rules. */
+export async function allTools(client: DaemonClient): Promise<ToolSpec[]> {
+  const described = await client.describe();
+  return described.actions.map(directTool).filter((t): t is ToolSpec => t !== null);
+}
+
+/**
+ * Resolves the visible tools once (config is read once at start) and returns a factory that builds a
+ * fresh MCP server per connection (stdio) or per request (stateless HTTP), so no state is shared between
+ * clients (corpus cases M028, M029). Throws when the exposure config names unknown tools.
+ */
+export async function createServerFactory(client: DaemonClient, config: Config): Promise<{ factory: () => Server; tools: ToolSpec[] }> {
+  const tools = selectTools(await allTools(client), config.tools);
+  return { factory: () => buildServer(tools, client), tools };
+}

@@ -1,0 +1,33 @@
+import type { DaemonClient } from "../ipc/client.ts";
+
+/** The four MCP tool annotations; every tool sets all four explicitly (DESIGN.md, Words). */
+export interface ToolAnnotations {
+  readOnlyHint: boolean;
+  destructiveHint: boolean;
+  idempotentHint: boolean;
+  openWorldHint: boolean;
+}
+
+/** A tool result as MCP carries it (a subset of CallToolResult that we produce). */
+export interface ToolResult {
+  [key: string]: unknown;
+  content: { type: "text"; text: string }[];
+  structuredContent?: Record<string, unknown>;
+  isError?: boolean;
+  _meta?: Record<string, unknown>;
+}
+
+/**
+ * One model-facing tool as data plus a small handler. `handler` only forwards to the daemon through the
+ * client and shapes the answer: no safety decision is made in the front (DESIGN.md, trust boundary).
+ */
+export interface ToolSpec {
+  name: string;
+  title: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+  outputSchema?: Record<string, unknown>;
+  annotations: ToolAnnotations;
+  toolsets: readonly string[];
+  handler(args: Record<string, unknown>, client: DaemonClient): Promise<ToolResult>;
+}

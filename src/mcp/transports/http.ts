@@ -1,0 +1,152 @@
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { timingSafeEqual, createHash } from "node:crypto";
+import { toNodeHandler } from "@modelcontextprotocol/node";
+import { createMcpHandler, type Server } from "@modelcontextprotocol/server";
+import { checkEnvelope, PARSE_ERROR, rpcError, type EnvelopeError } from "./envelope.ts";
+import { hostAllowed, isLoopbackBind, originAllowed } from "./host-guard.ts";
+
+/** Settings of the Streamable HTTP endpoint (config `server.*`). */
+export interface HttpOptions {
+  host: string;
+  port: number;
+  token?: string | undefined;
+  allowed_hosts: readonly string[];
+  allowed_origins: readonly string[];
+  max_body_bytes: number;
+}
+
+/** The MCP endpoint path. */
+export const MCP_PATH = "/mcp";
+
+function sendJson(res: ServerResponse, status: number, body: EnvelopeError | Record<string, unknown>, headers: Record<string, string> = {}): void {
+  if (res.headersSent) return;
+  const text = JSON.stringify(body);
+  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text), ...headers });
+  res.end(text);
+}
+
+/** Constant-time comparison of a presented bearer token with the configured one (hashes equalise lengths). */
+export function tokenMatches(presented: string, expected: string): boolean {
+  const a = createHash("sha256").update(presented).digest();
+  const b = createHash("sha256").update(expected).digest();
+  return timingSafeEqual(a, b);
+}
+
+/**
+ * Reads a request body up to `limit` bytes. Resolves null after answering 413 itself when the declared
+ * Content-Length or the bytes actually received (chunked uploads) exceed the limit (corpus M012), so no
+ * oversized body is ever buffered whole.
+ */
+function readBody(req: IncomingMessage, res: ServerResponse, limit: number): Promise<string | null> {
+  const tooLarge = (): void => {
+    sendJson(res, 413, rpcError(null, -32600, `Request body larger than ${limit} bytes (server.max_body_bytes).`), { connection: "close" });
+  };
+  const declared = Number(req.headers["content-length"] ?? "0");
+  if (declared > limit) {
+    tooLarge();
+    req.destroy();
+    return Promise.resolve(null);
+  }
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on("data", (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        tooLarge();
+        req.destroy();
+        resolve(null);
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on("end", () => { resolve(Buffer.concat(chunks).toString("utf8")); });
+    req.on("error", () => { resolve(null); });
+  });
+}
+
+/**
+ * Starts the Streamable HTTP endpoint. Before the SDK sees a request: path, Host and Origin are checked
+ * (403 naming the setting to change), the bearer token when configured (401), the body size (413), the
+ * content type (415), JSON parse (-32700) and the envelope (-32600/-32602, batches refused whole). The SDK's
+ * `createMcpHandler` then serves 2026-07-28 requests and 2025-era clients statelessly, a fresh server per
+ * request, so concurrent clients never share state (M028, M029). Refuses to start on a non-loopback address
+ * without a token.
+ */
+export async function startHttpServer(factory: () => Server, opts: HttpOptions): Promise<{ url: string; port: number; close: () => Promise<void> }> {
+  if (!isLoopbackBind(opts.host) && !opts.token) {
+    throw new Error(`Refusing to listen on ${opts.host} without a bearer token: set server.token in the config or HOSTGATE_HTTP_TOKEN, and list the names clients use in server.allowed_hosts.`);
+  }
+  const mcp = createMcpHandler(() => factory(), { maxRequestBodySize: opts.max_body_bytes, responseMode: "json" });
+  const handle = toNodeHandler(mcp);
+  const server = createServer((req, res) => {
+    void (async () => {
+      const url = new URL(req.url ?? "/", "http://placeholder");
+      const hosts = req.headersDistinct.host ?? [];
+      if (hosts.length !== 1 || !hostAllowed(hosts[0], opts.allowed_hosts)) {
+        sendJson(res, 403, rpcError(null, -32600, `Host header ${JSON.stringify(hosts.join(", "))} is not allowed (DNS-rebinding protection). Add the name clients use to server.allowed_hosts.`));
+        return;
+      }
+      if (!originAllowed(req.headersDistinct.origin, opts.allowed_origins)) {
+        sendJson(res, 403, rpcError(null, -32600, `Origin ${JSON.stringify((req.headersDistinct.origin ?? []).join(", "))} is not allowed. Add it to server.allowed_origins.`));
+        return;
+      }
+      if (url.pathname !== MCP_PATH) {
+        sendJson(res, 404, { error: `Not found. The MCP endpoint is ${MCP_PATH}.` });
+        return;
+      }
+      if (opts.token) {
+        const auth = req.headers.authorization ?? "";
+        const presented = auth.startsWith("Bearer ") ? auth.slice(7) : "";
+        if (!tokenMatches(presented, opts.token)) {
+          sendJson(res, 401, rpcError(null, -32600, "Missing or wrong bearer token: send Authorization: Bearer <server.token>."), { "www-authenticate": 'Bearer realm="hostgate"' });
+          return;
+        }
+      }
+      if (req.method !== "POST") {
+        await handle(req, res);
+        return;
+      }
+      const contentType = (req.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
+      if (contentType !== "application/json") {
+        sendJson(res, 415, rpcError(null, -32600, "Content-Type must be application/json."));
+        return;
+      }
+      const body = await readBody(req, res, opts.max_body_bytes);
+      if (body === null) return;
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(body);
+      } catch {
+        sendJson(res, 400, rpcError(null, PARSE_ERROR, "Parse error: the body is not valid JSON."));
+        return;
+      }
+      const problem = checkEnvelope(parsed);
+      if (problem) {
+        sendJson(res, 400, problem);
+        return;
+      }
+      await handle(req, res, parsed);
+    })().catch((err: unknown) => {
+      process.stderr.write(`hostgate: HTTP request failed: ${(err as Error).message}\n`);
+      sendJson(res, 500, rpcError(null, -32603, "Internal error."));
+    });
+  });
+  server.requestTimeout = 120_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(opts.port, opts.host, () => { server.off("error", reject); resolve(); });
+  });
+  const port = (server.address() as AddressInfo).port;
+  const hostForUrl = opts.host.includes(":") ? `[${opts.host}]` : opts.host;
+  return {
+    url: `http://${hostForUrl}:${port}${MCP_PATH}`,
+    port,
+    close: async () => {
+      await mcp.close();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => { resolve(); }));
+    },
+  };
+}
