@@ -28,7 +28,37 @@ export function redactSecrets(text: string): { text: string; redactions: number 
   return { text: out, redactions };
 }
 
-/** Applies {@link redactSecrets} to every string inside a JSON-like value; returns a new value and the count. */
+const KEY_BEGIN = /-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----/;
+const KEY_END = /-----END [A-Z0-9 ]*PRIVATE KEY-----/;
+const KEY_BODY = /^[A-Za-z0-9+/=]{16,}$/;
+
+/**
+ * Redacts private keys that span several elements of a list of lines (a log tail splits a PEM block into
+ * one string per line): everything from a BEGIN line to its END line, and the base64 body lines before an
+ * END line whose BEGIN fell outside the tail. Returns the new list and the count of redacted lines.
+ */
+export function redactLines(lines: readonly string[]): { lines: string[]; redactions: number } {
+  const out = [...lines];
+  let redactions = 0;
+  const blank = (i: number): void => { out[i] = "[redacted:private_key]"; redactions++; };
+  for (let i = 0; i < out.length; i++) {
+    if (KEY_BEGIN.test(out[i]!)) {
+      let j = i;
+      while (j < out.length && !KEY_END.test(out[j]!)) j++;
+      for (let k = i; k <= Math.min(j, out.length - 1); k++) blank(k);
+      i = j;
+    } else if (KEY_END.test(out[i]!)) {
+      for (let k = i - 1; k >= 0 && KEY_BODY.test(out[k]!.trim()); k--) blank(k);
+      blank(i);
+    }
+  }
+  return { lines: out, redactions };
+}
+
+/**
+ * Applies {@link redactSecrets} to every string inside a JSON-like value, and {@link redactLines} to every
+ * list of strings first; returns a new value and the count.
+ */
 export function redactDeep<T>(value: T): { value: T; redactions: number } {
   let total = 0;
   const walk = (v: unknown): unknown => {
@@ -37,7 +67,14 @@ export function redactDeep<T>(value: T): { value: T; redactions: number } {
       total += r.redactions;
       return r.text;
     }
-    if (Array.isArray(v)) return v.map(walk);
+    if (Array.isArray(v)) {
+      if (v.length > 0 && v.every((x) => typeof x === "string")) {
+        const r = redactLines(v as string[]);
+        total += r.redactions;
+        return r.lines.map(walk);
+      }
+      return v.map(walk);
+    }
     if (v !== null && typeof v === "object") {
       return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x)]));
     }

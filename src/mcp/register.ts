@@ -1,4 +1,5 @@
 import { ProtocolError, Server } from "@modelcontextprotocol/server";
+import { findControlCharacter } from "../core/limits.ts";
 import type { DaemonClient } from "../ipc/client.ts";
 import { errorResult } from "./result.ts";
 import type { ToolSpec } from "./tool-spec.ts";
@@ -17,7 +18,8 @@ const INSTRUCTIONS = [
 
 /**
  * Builds one MCP server instance with the given tools. This is the only file that registers handlers with
- * the SDK. Unknown tool names are a JSON-RPC error (-32602, corpus case M009); everything a tool handler
+ * the SDK. Unknown tool names and arguments holding control characters are a JSON-RPC error (-32602,
+ * corpus cases M009, M036); everything a tool handler
  * throws becomes an `isError` result with code `internal_error`, so bad input never kills the process.
  */
 export function buildServer(tools: readonly ToolSpec[], client: DaemonClient): Server {
@@ -36,6 +38,10 @@ export function buildServer(tools: readonly ToolSpec[], client: DaemonClient): S
   server.setRequestHandler("tools/call", async (request) => {
     const tool = byName.get(request.params.name);
     if (!tool) throw new ProtocolError(INVALID_PARAMS, `Unknown tool: ${request.params.name}. Call tools/list for the available tools.`);
+    // Malformed input, not a safety decision: NUL and other C0 bytes never reach the daemon (M036).
+    // The daemon checks again on its side.
+    const control = findControlCharacter(request.params.arguments ?? {});
+    if (control) throw new ProtocolError(INVALID_PARAMS, `${control} contains a control character (NUL or another C0 byte); remove it.`);
     try {
       return await tool.handler(request.params.arguments ?? {}, client);
     } catch (err) {

@@ -16,6 +16,9 @@ export interface HttpOptions {
   max_body_bytes: number;
 }
 
+/** How long an over-limit upload may keep sending (discarded) after its 413, in milliseconds. */
+const DISCARD_GRACE_MS = 5_000;
+
 /** The MCP endpoint path. */
 export const MCP_PATH = "/mcp";
 
@@ -39,13 +42,17 @@ export function tokenMatches(presented: string, expected: string): boolean {
  * oversized body is ever buffered whole.
  */
 function readBody(req: IncomingMessage, res: ServerResponse, limit: number): Promise<string | null> {
+  // Answer at once, then discard (not buffer) whatever the client is still sending, and cut the connection
+  // if it keeps going: the client can read the 413 instead of seeing a reset mid-upload.
   const tooLarge = (): void => {
-    sendJson(res, 413, rpcError(null, -32600, `Request body larger than ${limit} bytes (server.max_body_bytes).`), { connection: "close" });
+    sendJson(res, 413, rpcError(null, -32600, `Request body larger than ${limit} bytes (server.max_body_bytes).`));
+    req.removeAllListeners("data");
+    req.resume();
+    setTimeout(() => { if (!req.complete) req.socket.destroy(); }, DISCARD_GRACE_MS).unref();
   };
   const declared = Number(req.headers["content-length"] ?? "0");
   if (declared > limit) {
     tooLarge();
-    req.destroy();
     return Promise.resolve(null);
   }
   return new Promise((resolve) => {
@@ -54,14 +61,14 @@ function readBody(req: IncomingMessage, res: ServerResponse, limit: number): Pro
     req.on("data", (chunk: Buffer) => {
       size += chunk.length;
       if (size > limit) {
+        chunks.length = 0;
         tooLarge();
-        req.destroy();
         resolve(null);
         return;
       }
       chunks.push(chunk);
     });
-    req.on("end", () => { resolve(Buffer.concat(chunks).toString("utf8")); });
+    req.on("end", () => { resolve(size > limit ? null : Buffer.concat(chunks).toString("utf8")); });
     req.on("error", () => { resolve(null); });
   });
 }
