@@ -1,5 +1,14 @@
 #!/usr/bin/env node
-// Thin launcher: registers the TypeScript loader, then runs the CLI entry point.
-import { register } from "tsx/esm/api";
-register();
-await import("../src/bin/hostgate.ts");
+// Thin launcher. Runs the compiled build (dist/, made by `npm run build`, which `npm test` and `npm start`
+// run first) so clients that spawn hostgate get a fast cold start; falls back to running the TypeScript
+// sources through tsx when there is no build yet.
+import { existsSync } from "node:fs";
+
+const compiled = new URL("../dist/bin/hostgate.js", import.meta.url);
+if (existsSync(compiled)) {
+  await import(compiled.href);
+} else {
+  const { register } = await import("tsx/esm/api");
+  register();
+  await import("../src/bin/hostgate.ts");
+}

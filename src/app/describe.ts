@@ -8,8 +8,9 @@ import type { ActionDescriptor } from "../ipc/protocol.ts";
  */
 export function describeAction(action: Action): ActionDescriptor {
   const json = (schema: z.ZodType, io: "input" | "output"): Record<string, unknown> => {
-    const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: "any" }) as Record<string, unknown>;
-    return rest;
+    const schemaJson = z.toJSONSchema(schema, { io, unrepresentable: "any" }) as Record<string, unknown>;
+    delete schemaJson.$schema;
+    return schemaJson;
   };
   return {
     action: action.name,

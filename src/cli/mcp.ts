@@ -1,8 +1,4 @@
 import type { Command } from "commander";
-import { serveStdio } from "@modelcontextprotocol/server/stdio";
-import { createEmbeddedDaemon } from "../daemon/embedded.ts";
-import { createServerFactory } from "../mcp/server.ts";
-import { FramedStdioTransport } from "../mcp/transports/stdio.ts";
 import { EXIT, loadConfigOrExit, log } from "./common.ts";
 
 /** `hostgate mcp`: the MCP server over stdio, with the embedded daemon. */
@@ -17,6 +13,13 @@ export function registerMcpCommand(program: Command): void {
       console.info = console.error;
       console.debug = console.error;
       const config = loadConfigOrExit(opts.config);
+      // Loaded on demand: clients spawn stdio servers often, and every import is start-up time.
+      const [{ serveStdio }, { createEmbeddedDaemon }, { createServerFactory }, { FramedStdioTransport }] = await Promise.all([
+        import("@modelcontextprotocol/server/stdio"),
+        import("../daemon/embedded.ts"),
+        import("../mcp/server.ts"),
+        import("../mcp/transports/stdio.ts"),
+      ]);
       const client = await createEmbeddedDaemon();
       let factory;
       try {

@@ -1,7 +1,4 @@
 import type { Command } from "commander";
-import { createEmbeddedDaemon } from "../daemon/embedded.ts";
-import { createServerFactory } from "../mcp/server.ts";
-import { startHttpServer } from "../mcp/transports/http.ts";
 import { EXIT, loadConfigOrExit, log, parsePort } from "./common.ts";
 
 /** `hostgate serve`: the MCP server over Streamable HTTP (default http://127.0.0.1:48000/mcp). */
@@ -14,6 +11,11 @@ export function registerServeCommand(program: Command): void {
     .option("--port <port>", "TCP port (0 picks a free one)", parsePort)
     .action(async (opts: { config?: string; host?: string; port?: number }) => {
       const config = loadConfigOrExit(opts.config, { ...(opts.host === undefined ? {} : { host: opts.host }), ...(opts.port === undefined ? {} : { port: opts.port }) });
+      const [{ createEmbeddedDaemon }, { createServerFactory }, { startHttpServer }] = await Promise.all([
+        import("../daemon/embedded.ts"),
+        import("../mcp/server.ts"),
+        import("../mcp/transports/http.ts"),
+      ]);
       const client = await createEmbeddedDaemon();
       let started;
       try {

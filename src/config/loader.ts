@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from "node:fs";
-import { parseDocument } from "yaml";
+import { createRequire } from "node:module";
 import { z } from "zod";
 import { ConfigSchema, type Config } from "./schema.ts";
 
@@ -47,6 +47,8 @@ export function loadConfig(opts: { path?: string; env?: NodeJS.ProcessEnv; overr
     } catch (err) {
       throw new ConfigError(`Cannot read the configuration file ${path}: ${(err as NodeJS.ErrnoException).code === "ENOENT" ? "it does not exist" : (err as Error).message}. Pass an existing file to --config, or omit --config to use the defaults.`);
     }
+    // yaml is loaded only when there is a file to parse (start-up time matters for stdio servers).
+    const { parseDocument } = createRequire(import.meta.url)("yaml") as typeof import("yaml");
     const doc = parseDocument(text, { uniqueKeys: true, prettyErrors: true });
     if (doc.errors.length > 0) throw new ConfigError(`${path} is not valid YAML:\n${doc.errors.map((e) => `  ${e.message}`).join("\n")}`);
     raw = doc.toJS() ?? {};

@@ -25,7 +25,7 @@ export const ConfigSchema = z.object({
     enable: z.array(z.string().min(1)).default([]),
     disable: z.array(z.string().min(1)).default([]),
   }).strict()
-    .refine((t) => !t.enable.some((n) => t.disable.includes(n)), { message: "a tool cannot appear in both tools.enable and tools.disable" })
+    .refine((t) => !t.enable.some((n) => t.disable.includes(n)), { error: "a tool cannot appear in both tools.enable and tools.disable" })
     .default({ exposure: "all", groups: {}, enable: [], disable: [] }),
 }).strict();
 

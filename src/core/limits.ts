@@ -16,8 +16,8 @@ export function utf8Length(s: string): number {
     const c = s.charCodeAt(i);
     if (c < 0x80) n += 1;
     else if (c < 0x800) n += 2;
-    else if (c >= 0xd800 && c <= 0xdbff) { n += 4; i++; }
-    else n += 3;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) { n += 4; i++; }
+    else n += 3; // BMP character, or a lone surrogate (encoded as U+FFFD, 3 bytes, like Buffer.byteLength)
   }
   return n;
 }
@@ -29,7 +29,6 @@ export function utf8Length(s: string): number {
  */
 export function findControlCharacter(value: unknown, path = "arguments"): string | null {
   if (typeof value === "string") {
-    // eslint-disable-next-line no-control-regex
     return /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/.test(value) ? path : null;
   }
   if (Array.isArray(value)) {

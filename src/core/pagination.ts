@@ -19,12 +19,13 @@ export function paginate<T>(items: readonly T[], limit: number, cursor: string |
 }
 
 function encodeCursor(offset: number, fingerprint: string): string {
-  return btoa(JSON.stringify([offset, fingerprint])).replace(/=+$/, "");
+  // base64url over UTF-8: btoa throws on characters above U+00FF, which a fingerprint built from a user filter may hold
+  return Buffer.from(JSON.stringify([offset, fingerprint]), "utf8").toString("base64url");
 }
 
 function decodeCursor(cursor: string, fingerprint: string): number {
   try {
-    const parsed: unknown = JSON.parse(atob(cursor));
+    const parsed: unknown = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
     if (Array.isArray(parsed) && Number.isInteger(parsed[0]) && (parsed[0] as number) >= 0 && parsed[1] === fingerprint) {
       return parsed[0] as number;
     }

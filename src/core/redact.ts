@@ -7,7 +7,8 @@
 const PATTERNS: readonly { name: string; re: RegExp; keep?: true }[] = [
   { name: "private_key", re: /-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|$)/g },
   { name: "ssh_private_key", re: /-----BEGIN OPENSSH PRIVATE KEY-----[\s\S]*?(?:-----END OPENSSH PRIVATE KEY-----|$)/g },
-  { name: "shadow_hash", re: /\$(?:1|2[abxy]?|5|6|y|gy|7)\$[^\s:$]{0,64}\$[./A-Za-z0-9]{16,}/g },
+  // crypt(5): `$id$salt$hash`, also `$5$/$6$rounds=N$salt$hash` and yescrypt `$y$params$salt$hash`
+  { name: "shadow_hash", re: /\$(?:1|2[abxy]?|5|6|y|gy|7)\$(?:[^\s:$]{0,64}\$){1,3}[./A-Za-z0-9]{16,}/g },
   { name: "aws_access_key", re: /\b(?:AKIA|ASIA)[A-Z0-9]{16}\b/g },
   { name: "github_token", re: /\bgh[pousr]_[A-Za-z0-9]{36,}\b/g },
   { name: "bearer_token", re: /\b(Bearer\s+)[A-Za-z0-9._~+/-]{16,}=*/gi , keep: true },
@@ -31,6 +32,8 @@ export function redactSecrets(text: string): { text: string; redactions: number 
 const KEY_BEGIN = /-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----/;
 const KEY_END = /-----END [A-Z0-9 ]*PRIVATE KEY-----/;
 const KEY_BODY = /^[A-Za-z0-9+/=]{16,}$/;
+/** The last base64 line before END is as short as the key's length leaves it (e.g. `AAAB==`). */
+const KEY_LAST_BODY = /^[A-Za-z0-9+/]+={0,2}$/;
 
 /**
  * Redacts private keys that span several elements of a list of lines (a log tail splits a PEM block into
@@ -48,7 +51,7 @@ export function redactLines(lines: readonly string[]): { lines: string[]; redact
       for (let k = i; k <= Math.min(j, out.length - 1); k++) blank(k);
       i = j;
     } else if (KEY_END.test(out[i]!)) {
-      for (let k = i - 1; k >= 0 && KEY_BODY.test(out[k]!.trim()); k--) blank(k);
+      for (let k = i - 1; k >= 0 && (k === i - 1 ? KEY_LAST_BODY : KEY_BODY).test(out[k]!.trim()); k--) blank(k);
       blank(i);
     }
   }
@@ -69,7 +72,7 @@ export function redactDeep<T>(value: T): { value: T; redactions: number } {
     }
     if (Array.isArray(v)) {
       if (v.length > 0 && v.every((x) => typeof x === "string")) {
-        const r = redactLines(v as string[]);
+        const r = redactLines(v);
         total += r.redactions;
         return r.lines.map(walk);
       }

@@ -133,7 +133,7 @@ describe.each(transports)("read-only tools over $name", ({ era, connect }) => {
   it("read_journal answers with entries or a clean unavailable error", async () => {
     const r = await client.callTool({ name: "read_journal", arguments: { limit: 5 } });
     const text = (r.content as { text: string }[])[0]!.text;
-    if (r.isError) expect(JSON.parse(text).error.code).toBe("unavailable");
+    if (r.isError) expect((JSON.parse(text) as { error: { code: string } }).error.code).toBe("unavailable");
     else expect(Array.isArray((r.structuredContent as Structured).entries)).toBe(true);
   });
 });

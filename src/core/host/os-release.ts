@@ -36,8 +36,8 @@ const FAMILY_BY_ID: Record<string, DistroFamily> = {
 export function familyOf(osRelease: Record<string, string>): DistroFamily {
   const ids = [osRelease.ID ?? "", ...(osRelease.ID_LIKE ?? "").split(/\s+/)];
   for (const id of ids) {
-    const family = FAMILY_BY_ID[id.toLowerCase()];
-    if (family) return family;
+    const key = id.toLowerCase();
+    if (Object.hasOwn(FAMILY_BY_ID, key)) return FAMILY_BY_ID[key]!; // not `in`: "constructor" etc. are inherited
   }
   return "other";
 }

@@ -17,7 +17,8 @@ export const UDP_UNCONNECTED = 0x07;
  * Decodes the hex address the kernel prints: IPv4 as one little-endian 32-bit word, IPv6 as four
  * 32-bit words each in host (little-endian) byte order. Returns the textual address (IPv6 compressed).
  */
-export function decodeProcAddress(hex: string): string {
+export function decodeProcAddress(hexText: string): string {
+  const hex = hexText.toLowerCase(); // the kernel prints %08X (upper case); the v4-mapped check below compares "ffff"
   if (hex.length === 8) {
     const bytes = [6, 4, 2, 0].map((i) => parseInt(hex.slice(i, i + 2), 16));
     return bytes.join(".");

@@ -20,6 +20,7 @@ export function parseProcStat(text: string): ProcStat | null {
   const close = text.lastIndexOf(")");
   if (open < 0 || close < open) return null;
   const rest = text.slice(close + 2).split(" ");
+  if (rest.length < 20) return null; // truncated: field 22 (start time) is the last one read
   // rest[0] is field 3 (state); field n is rest[n - 3].
   const field = (n: number): number => Number(rest[n - 3]);
   return {
@@ -57,12 +58,15 @@ export function parseCmdline(raw: string): string[] {
   return parts;
 }
 
-/** Maps uid → user name from /etc/passwd text (passwd(5)). */
+/**
+ * Maps uid → user name from /etc/passwd text (passwd(5)). Like getpwuid(3) the first entry for a uid wins;
+ * lines without a numeric uid (NIS `+::::::` compat entries, comments) are skipped.
+ */
 export function parsePasswd(text: string): Map<number, string> {
   const users = new Map<number, string>();
   for (const line of text.split("\n")) {
     const f = line.split(":");
-    if (f.length >= 3 && f[0]) users.set(Number(f[2]), f[0]);
+    if (f.length >= 3 && f[0] && /^\d+$/.test(f[2]!) && !users.has(Number(f[2]))) users.set(Number(f[2]), f[0]);
   }
   return users;
 }

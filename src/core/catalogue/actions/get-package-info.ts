@@ -9,8 +9,10 @@ export function parseStanza(text: string): Record<string, string> {
   let last: string | null = null;
   for (const line of text.split("\n")) {
     if (line === "") { if (Object.keys(out).length > 0) break; continue; }
-    if (/^\s/.test(line) && last) { out[last] += `\n${line.trim()}`; continue; }
     const m = /^([A-Za-z][A-Za-z0-9 -]*?)\s*:\s?(.*)$/.exec(line);
+    // Indented lines continue the last field (dpkg); so do unindented lines that are not `Key: value`
+    // (rpm -qi prints the Description body unindented after `Description :`).
+    if ((/^\s/.test(line) || !m) && last) { out[last] = out[last] ? `${out[last]}\n${line.trim()}` : line.trim(); continue; }
     if (m) { last = m[1]!; out[last] = m[2]!; }
   }
   return out;

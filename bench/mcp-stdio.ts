@@ -1,0 +1,70 @@
+/**
+ * MCP front benchmark over stdio (issue: foundation). Prints one JSON object:
+ * - cold_start_ms: spawn of `hostgate mcp` → answer to tools/list (initialize first), median and p90 of N runs;
+ * - tools_call_us: p50/p99 latency of tools/call for get_memory_usage and get_disk_usage over stdio;
+ * - rss_mb_after_calls: resident set of the server process after all calls.
+ */
+import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { Client } from "@modelcontextprotocol/client";
+import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import { HOSTGATE_BIN } from "../test/helpers/hostgate.ts";
+
+const COLD_RUNS = Number(process.env.BENCH_COLD_RUNS ?? 15);
+const CALLS = Number(process.env.BENCH_CALLS ?? 1000);
+
+function quantile(sorted: number[], q: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
+}
+
+/** Spawn → tools/list answered, with raw JSON lines (no client library cost on the measured path). */
+function coldStart(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const child = spawn(process.execPath, [HOSTGATE_BIN, "mcp"], { stdio: ["pipe", "pipe", "ignore"] });
+    let out = "";
+    child.stdout.on("data", (c: Buffer) => {
+      out += c.toString();
+      if (out.includes('"id":2')) {
+        const ms = performance.now() - started;
+        child.kill("SIGKILL");
+        resolve(ms);
+      }
+    });
+    child.on("error", reject);
+    child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "bench", version: "1" } } })}\n`);
+    child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" })}\n`);
+    child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" })}\n`);
+  });
+}
+
+const cold: number[] = [];
+for (let i = 0; i < COLD_RUNS; i++) cold.push(await coldStart());
+cold.sort((a, b) => a - b);
+
+const transport = new StdioClientTransport({ command: process.execPath, args: [HOSTGATE_BIN, "mcp"], stderr: "ignore" });
+const client = new Client({ name: "bench", version: "1" });
+await client.connect(transport);
+const calls: Record<string, { p50_us: number; p99_us: number }> = {};
+for (const tool of ["get_memory_usage", "get_disk_usage"]) {
+  for (let i = 0; i < 50; i++) await client.callTool({ name: tool, arguments: {} });
+  const lat: number[] = [];
+  for (let i = 0; i < CALLS; i++) {
+    const t = performance.now();
+    await client.callTool({ name: tool, arguments: {} });
+    lat.push((performance.now() - t) * 1000);
+  }
+  lat.sort((a, b) => a - b);
+  calls[tool] = { p50_us: Math.round(quantile(lat, 0.5)), p99_us: Math.round(quantile(lat, 0.99)) };
+}
+const rssKb = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${transport.pid}/status`, "utf8"))?.[1] ?? 0);
+await client.close();
+
+console.log(JSON.stringify({
+  bench: "mcp-stdio",
+  cold_start_ms: { runs: COLD_RUNS, median: Math.round(quantile(cold, 0.5)), p90: Math.round(quantile(cold, 0.9)), min: Math.round(cold[0]!) },
+  tools_call_us: calls,
+  calls_per_tool: CALLS + 50,
+  rss_mb_after_calls: Math.round(rssKb / 1024),
+  targets: { cold_start_ms: 400, proc_tool_p50_us: 2000, spawn_tool_p50_us: 10000, rss_mb: 90 },
+}));

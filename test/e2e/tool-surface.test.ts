@@ -1,0 +1,88 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Client } from "@modelcontextprotocol/client";
+import { connectStdio, runHostgate, writeConfig } from "../helpers/hostgate.ts";
+
+const ANNOTATIONS = ["readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"] as const;
+
+describe("advertised tool definitions", () => {
+  let client: Client;
+  beforeAll(async () => { client = await connectStdio("legacy"); });
+  afterAll(async () => { await client.close(); });
+
+  it("match the committed snapshot (names, schemas, annotations, descriptions)", async () => {
+    const { tools } = await client.listTools();
+    await expect(JSON.stringify(tools, null, 2) + "\n").toMatchFileSnapshot("../__snapshots__/tools.json");
+  });
+
+  it("set all four annotations explicitly on every tool, with output schemas", async () => {
+    for (const tool of (await client.listTools()).tools) {
+      for (const a of ANNOTATIONS) expect(typeof tool.annotations?.[a], `${tool.name}.${a}`).toBe("boolean");
+      expect(tool.outputSchema?.type, tool.name).toBe("object");
+      expect(tool.inputSchema.type, tool.name).toBe("object");
+    }
+  });
+});
+
+describe("exposure configuration", () => {
+  async function toolNames(yaml: string): Promise<string[]> {
+    const client = await connectStdio("legacy", ["--config", writeConfig(yaml)]);
+    try {
+      return (await client.listTools()).tools.map((t) => t.name);
+    } finally {
+      await client.close();
+    }
+  }
+
+  it("turns a group off, and tools.enable brings one of its tools back", async () => {
+    const names = await toolNames("tools:\n  groups:\n    packages: false\n  enable: [get_package_info]\n");
+    expect(names).not.toContain("search_packages");
+    expect(names).toContain("get_package_info");
+  });
+
+  it("tools.disable hides a single tool", async () => {
+    expect(await toolNames("tools:\n  disable: [read_journal]\n")).not.toContain("read_journal");
+  });
+
+  it("read_only exposure keeps only read-only tools", async () => {
+    const client = await connectStdio("legacy", ["--config", writeConfig("tools:\n  exposure: read_only\n")]);
+    try {
+      const tools = (await client.listTools()).tools;
+      expect(tools.length).toBeGreaterThan(0);
+      for (const t of tools) expect(t.annotations?.readOnlyHint, t.name).toBe(true);
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe("configuration errors exit 2 before anything starts", () => {
+  const cases: [string, string, RegExp][] = [
+    ["unknown root key", "servr:\n  port: 1\n", /unknown key\(s\) "servr"/],
+    ["unknown nested key", "server:\n  prot: 1\n", /server: unknown key\(s\) "prot"/],
+    ["bad value", "server:\n  port: 99999\n", /server\.port/],
+    ["bad exposure", "tools:\n  exposure: everything\n", /tools\.exposure/],
+    ["enable and disable clash", "tools:\n  enable: [get_load]\n  disable: [get_load]\n", /both tools\.enable and tools\.disable/],
+    ["unknown tool name", "tools:\n  disable: [run_command]\n", /unknown tool\(s\): run_command/],
+    ["not YAML", "server: [\n", /not valid YAML/],
+  ];
+  for (const [name, yaml, message] of cases) {
+    it(name, async () => {
+      const r = await runHostgate(["mcp", "--config", writeConfig(yaml)]);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(message);
+      expect(r.stdout).toBe("");
+    });
+  }
+
+  it("a --config path that does not exist", async () => {
+    const r = await runHostgate(["serve", "--config", "/nonexistent/hostgate.yaml"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("does not exist");
+  });
+
+  it("a bad --port flag", async () => {
+    const r = await runHostgate(["serve", "--port", "http"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("--port");
+  });
+});
