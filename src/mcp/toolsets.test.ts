@@ -1,0 +1,74 @@
+import { describe, expect, it } from "vitest";
+import type { Config } from "../config/schema.ts";
+import type { ToolSpec } from "./tool-spec.ts";
+import { selectTools } from "./toolsets.ts";
+
+function tool(name: string, toolsets: string[], readOnly = true): ToolSpec {
+  return {
+    name,
+    title: name,
+    description: name,
+    inputSchema: { type: "object" },
+    annotations: { readOnlyHint: readOnly, destructiveHint: !readOnly, idempotentHint: readOnly, openWorldHint: false },
+    toolsets,
+    handler: () => Promise.reject(new Error("not called")),
+  };
+}
+
+const ALL = [
+  tool("get_load", ["host"]),
+  tool("read_log_file", ["logs"]),
+  tool("search_packages", ["packages"]),
+  tool("plan", ["approval"], false),
+  tool("execute", ["approval"], false),
+  tool("doctor", []),
+  tool("multi", ["logs", "host"]),
+];
+
+function tools(over: Partial<Config["tools"]> = {}): Config["tools"] {
+  return { exposure: "all", groups: {}, enable: [], disable: [], ...over };
+}
+
+const names = (ts: ToolSpec[]): string[] => ts.map((t) => t.name);
+
+describe("selectTools", () => {
+  it("shows every tool by default, in input order", () => {
+    expect(names(selectTools(ALL, tools()))).toEqual(names(ALL));
+  });
+
+  it("exposure read_only hides non-read-only tools, even when enabled", () => {
+    const visible = names(selectTools(ALL, tools({ exposure: "read_only", enable: ["plan"] })));
+    expect(visible).not.toContain("plan");
+    expect(visible).not.toContain("execute");
+    expect(visible).toEqual(["get_load", "read_log_file", "search_packages", "doctor", "multi"]);
+  });
+
+  it("a group switched off hides its tools; a tool in several groups stays while any is on", () => {
+    const visible = names(selectTools(ALL, tools({ groups: { logs: false } })));
+    expect(visible).not.toContain("read_log_file");
+    expect(visible).toContain("multi");
+    expect(names(selectTools(ALL, tools({ groups: { logs: false, host: false } })))).not.toContain("multi");
+  });
+
+  it("a tool in no group is always visible unless disabled", () => {
+    expect(names(selectTools(ALL, tools({ groups: { host: false, logs: false, packages: false, approval: false } })))).toEqual(["doctor"]);
+    expect(names(selectTools(ALL, tools({ disable: ["doctor"] })))).not.toContain("doctor");
+  });
+
+  it("enable shows a tool whose groups are all off", () => {
+    const visible = names(selectTools(ALL, tools({ groups: { approval: false }, enable: ["plan"] })));
+    expect(visible).toContain("plan");
+    expect(visible).not.toContain("execute");
+  });
+
+  it("disable hides a tool whose group is on", () => {
+    const visible = names(selectTools(ALL, tools({ disable: ["get_load"] })));
+    expect(visible).not.toContain("get_load");
+    expect(visible).toContain("multi");
+  });
+
+  it("throws on unknown names in enable or disable, naming them", () => {
+    expect(() => selectTools(ALL, tools({ enable: ["nope"] }))).toThrow(/nope/);
+    expect(() => selectTools(ALL, tools({ disable: ["get_load", "gone"] }))).toThrow(/gone/);
+  });
+});

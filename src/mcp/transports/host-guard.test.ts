@@ -1,0 +1,96 @@
+import { describe, expect, it } from "vitest";
+import { hostAllowed, isLoopbackBind, isLoopbackHostname, originAllowed, parseHostHeader } from "./host-guard.ts";
+
+describe("parseHostHeader", () => {
+  it.each([
+    ["localhost", { hostname: "localhost", port: null }],
+    ["LocalHost:3000", { hostname: "localhost", port: "3000" }],
+    ["127.0.0.1:48000", { hostname: "127.0.0.1", port: "48000" }],
+    ["[::1]:3000", { hostname: "[::1]", port: "3000" }],
+    ["[::1]", { hostname: "[::1]", port: null }],
+    ["[::ffff:127.0.0.1]", { hostname: "[::ffff:127.0.0.1]", port: null }],
+    [" example.com ", { hostname: "example.com", port: null }],
+  ])("%j → %j", (value, parsed) => {
+    expect(parseHostHeader(value)).toEqual(parsed);
+  });
+
+  it.each(["", "   ", "a b", "user@localhost", "localhost/x", "localhost?x", "localhost#x", "local\\host", "localhost:", "localhost:abc", "localhost:1:2", "::1", "[::1", "[::1]x", "[::1]:", "localhost:123456"])(
+    "rejects %j",
+    (value) => {
+      expect(parseHostHeader(value)).toBeNull();
+    },
+  );
+});
+
+describe("isLoopbackHostname", () => {
+  it.each(["localhost", "localhost.", "127.0.0.1", "127.255.255.254", "127.0.0.1.", "[::1]", "[0:0:0:0:0:0:0:1]", "[::ffff:127.0.0.1]", "[::ffff:127.1.2.3]"])("accepts %s", (h) => {
+    expect(isLoopbackHostname(h)).toBe(true);
+  });
+
+  it.each(["127.1", "127.0.1", "127.0.0.1.nip.io", "localhost.evil.com", "evil.example.com", "128.0.0.1", "0.0.0.0", "127.0.0.01", "127.0.0.256", "0x7f.0.0.1", "[::2]", "[::ffff:10.0.0.1]", "[::ffff:127.1]", "localhost..", ""])(
+    "rejects %s",
+    (h) => {
+      expect(isLoopbackHostname(h)).toBe(false);
+    },
+  );
+});
+
+describe("isLoopbackBind", () => {
+  it("accepts loopback bind addresses only", () => {
+    expect(["localhost", "127.0.0.1", "127.0.0.2", "::1"].map(isLoopbackBind)).toEqual([true, true, true, true]);
+    expect(["0.0.0.0", "::", "192.168.1.10", "127.1"].map(isLoopbackBind)).toEqual([false, false, false, false]);
+  });
+});
+
+describe("hostAllowed", () => {
+  it.each(["localhost", "localhost:3000", "localhost.", "127.0.0.1:48000", "[::1]:3000", "[::ffff:127.0.0.1]"])("accepts loopback %s", (h) => {
+    expect(hostAllowed(h, [])).toBe(true);
+  });
+
+  it.each(["127.1", "127.0.0.1.nip.io", "evil.example.com", "evil.example.com:80", "localhost@evil.com"])("rejects %s", (h) => {
+    expect(hostAllowed(h, [])).toBe(false);
+  });
+
+  it("rejects a missing Host header", () => {
+    expect(hostAllowed(undefined, [])).toBe(false);
+  });
+
+  it("accepts listed names case-insensitively, ignoring the port", () => {
+    expect(hostAllowed("Gate.Example.com:8443", ["gate.example.com"])).toBe(true);
+    expect(hostAllowed("gate.example.com", ["GATE.example.COM"])).toBe(true);
+    expect(hostAllowed("other.example.com", ["gate.example.com"])).toBe(false);
+  });
+});
+
+describe("originAllowed", () => {
+  it("accepts an absent Origin (non-browser clients)", () => {
+    expect(originAllowed(undefined, [])).toBe(true);
+  });
+
+  it.each(["http://localhost", "http://localhost:3000", "https://127.0.0.1:8443", "http://[::1]:3000", "http://localhost.:5173", "HTTP://LOCALHOST:3000"])("accepts loopback %s", (o) => {
+    expect(originAllowed(o, [])).toBe(true);
+  });
+
+  it.each(["https://evil.example.com", "http://127.0.0.1.nip.io", "http://localhost.evil.com", "file://", "file:///etc/passwd", "chrome-extension://abc", "not a url", ""])("rejects %j", (o) => {
+    expect(originAllowed(o, [])).toBe(false);
+  });
+
+  it("rejects Origin null unless it is listed", () => {
+    expect(originAllowed("null", [])).toBe(false);
+    expect(originAllowed("null", ["null"])).toBe(true);
+  });
+
+  it("rejects duplicate or comma-joined origins even when each is loopback", () => {
+    expect(originAllowed(["http://localhost", "http://localhost"], [])).toBe(false);
+    expect(originAllowed(["http://localhost", "https://evil.example.com"], [])).toBe(false);
+    expect(originAllowed("http://localhost, https://evil.example.com", [])).toBe(false);
+    expect(originAllowed(["http://localhost"], [])).toBe(true);
+  });
+
+  it("accepts an exactly listed non-loopback origin and nothing similar", () => {
+    const allowed = ["https://app.example.com"];
+    expect(originAllowed("https://app.example.com", allowed)).toBe(true);
+    expect(originAllowed("https://app.example.com:444", allowed)).toBe(false);
+    expect(originAllowed("http://app.example.com", allowed)).toBe(false);
+  });
+});
