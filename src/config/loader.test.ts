@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { ConfigError, loadConfig } from "./loader.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "hostgate-config-"));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+afterAll(() => { rmSync(dir, { recursive: true, force: true }); });
 
 let n = 0;
 function file(yaml: string): string {

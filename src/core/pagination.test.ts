@@ -79,3 +79,11 @@ describe("paginate", () => {
     expect(paginate(shrunk, 6, cursor, "q")).toEqual({ items: [], total: 3, next_cursor: null });
   });
 });
+
+describe("cursor size", () => {
+  it("stays short whatever the query fingerprint holds", () => {
+    const page = paginate([1, 2, 3], 1, undefined, `ps:${"日本".repeat(200)}`);
+    expect(page.next_cursor!.length).toBeLessThan(64);
+    expect(paginate([1, 2, 3], 1, page.next_cursor!, `ps:${"日本".repeat(200)}`).items).toEqual([2]);
+  });
+});

@@ -18,15 +18,25 @@ export function paginate<T>(items: readonly T[], limit: number, cursor: string |
   return { items: slice, total: items.length, next_cursor: next < items.length ? encodeCursor(next, fingerprint) : null };
 }
 
+/** FNV-1a 32-bit of a string's UTF-16 code units, as 8 hex digits: keeps cursors short whatever the filter. */
+function fnv1a(text: string): string {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i);
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return h.toString(16).padStart(8, "0");
+}
+
 function encodeCursor(offset: number, fingerprint: string): string {
   // base64url over UTF-8: btoa throws on characters above U+00FF, which a fingerprint built from a user filter may hold
-  return Buffer.from(JSON.stringify([offset, fingerprint]), "utf8").toString("base64url");
+  return Buffer.from(JSON.stringify([offset, fnv1a(fingerprint)]), "utf8").toString("base64url");
 }
 
 function decodeCursor(cursor: string, fingerprint: string): number {
   try {
     const parsed: unknown = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
-    if (Array.isArray(parsed) && Number.isInteger(parsed[0]) && (parsed[0] as number) >= 0 && parsed[1] === fingerprint) {
+    if (Array.isArray(parsed) && Number.isInteger(parsed[0]) && (parsed[0] as number) >= 0 && parsed[1] === fnv1a(fingerprint)) {
       return parsed[0] as number;
     }
   } catch {

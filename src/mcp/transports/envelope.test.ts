@@ -64,3 +64,12 @@ describe("rpcError / isRequest", () => {
     expect(isRequest("ping")).toBe(false);
   });
 });
+
+describe("responses", () => {
+  it("refuses a response with both result and error", () => {
+    expect(checkEnvelope({ jsonrpc: "2.0", id: 1, result: {}, error: { code: 1, message: "x" } })?.error.code).toBe(INVALID_REQUEST);
+  });
+  it("accepts an error response with id null, as JSON-RPC 2.0 §5 allows", () => {
+    expect(checkEnvelope({ jsonrpc: "2.0", id: null, error: { code: -32700, message: "Parse error" } })).toBeNull();
+  });
+});

@@ -31,7 +31,8 @@ export function checkEnvelope(value: unknown): EnvelopeError | null {
   const msg = value as Record<string, unknown>;
   const id = isValidId(msg.id) ? msg.id : null;
   if (msg.jsonrpc !== "2.0") return rpcError(id, INVALID_REQUEST, 'The "jsonrpc" member must be the string "2.0".');
-  if ("id" in msg && !isValidId(msg.id)) return rpcError(null, INVALID_REQUEST, 'The "id" member must be a string or a number.');
+  const isErrorResponse = "error" in msg && !("method" in msg);
+  if ("id" in msg && !isValidId(msg.id) && !(isErrorResponse && msg.id === null)) return rpcError(null, INVALID_REQUEST, 'The "id" member must be a string or a number.');
   if ("method" in msg) {
     if (typeof msg.method !== "string" || msg.method === "") return rpcError(id, INVALID_REQUEST, 'The "method" member must be a non-empty string.');
     if ("params" in msg && (msg.params === null || typeof msg.params !== "object" || Array.isArray(msg.params))) {
@@ -39,6 +40,7 @@ export function checkEnvelope(value: unknown): EnvelopeError | null {
     }
     return null;
   }
+  if ("result" in msg && "error" in msg) return rpcError(id, INVALID_REQUEST, 'A response carries "result" or "error", not both.');
   if ("result" in msg || "error" in msg) return "id" in msg ? null : rpcError(null, INVALID_REQUEST, "A response needs an id.");
   return rpcError(id, INVALID_REQUEST, 'A request needs a "method" member.');
 }

@@ -94,3 +94,15 @@ describe("originAllowed", () => {
     expect(originAllowed("http://app.example.com", allowed)).toBe(false);
   });
 });
+
+describe("follow-ups from review", () => {
+  it("rejects ports above 65535", () => {
+    expect(parseHostHeader("localhost:99999")).toBeNull();
+    expect(parseHostHeader("[::1]:70000")).toBeNull();
+    expect(hostAllowed("localhost:65535", [])).toBe(true);
+  });
+  it("accepts an IPv4-mapped loopback Origin as the URL parser spells it, like the Host check does", () => {
+    expect(originAllowed("http://[::ffff:127.0.0.1]:3000", [])).toBe(true);
+    expect(originAllowed("http://[::ffff:10.0.0.1]:3000", [])).toBe(false);
+  });
+});

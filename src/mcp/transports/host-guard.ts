@@ -12,14 +12,16 @@ export function parseHostHeader(value: string): { hostname: string; port: string
     const close = v.indexOf("]");
     if (close < 0) return null;
     const rest = v.slice(close + 1);
-    if (rest !== "" && !/^:\d{1,5}$/.test(rest)) return null;
+    if (rest !== "" && !validPort(rest.slice(1))) return null;
     return { hostname: v.slice(0, close + 1), port: rest === "" ? null : rest.slice(1) };
   }
   const parts = v.split(":");
   if (parts.length > 2) return null;
-  if (parts.length === 2 && !/^\d{1,5}$/.test(parts[1]!)) return null;
+  if (parts.length === 2 && !validPort(parts[1]!)) return null;
   return { hostname: parts[0]!, port: parts[1] ?? null };
 }
+
+const validPort = (p: string): boolean => /^\d{1,5}$/.test(p) && Number(p) <= 65535;
 
 const isDottedQuadLoopback = (h: string): boolean => {
   const octets = h.split(".");
@@ -33,7 +35,9 @@ export function isLoopbackHostname(hostname: string): boolean {
   if (isDottedQuadLoopback(h)) return true;
   if (h === "[::1]" || h === "[0:0:0:0:0:0:0:1]") return true;
   const mapped = /^\[::ffff:([\d.]+)\]$/.exec(h);
-  return mapped !== null && isDottedQuadLoopback(mapped[1]!);
+  if (mapped !== null) return isDottedQuadLoopback(mapped[1]!);
+  // The same address as the WHATWG URL parser writes it (Origin hosts): [::ffff:7f00:1] is 127.0.0.1.
+  return /^\[::ffff:7f[0-9a-f]{2}:[0-9a-f]{1,4}\]$/.test(h);
 }
 
 /** Whether a bind address is loopback (then no token is required). */
