@@ -66,14 +66,13 @@ export function readCheckpointCopy(file: string, chain: string | null): Checkpoi
   if (!existsSync(file) || !statSync(file).isFile()) return [];
   const text = readFileSync(file, "utf8");
   const lines = text.split("\n");
-  const last = lines.pop();
+  lines.pop(); // the text after the last newline: empty, or a line cut short by a crash
   const out: Checkpoint[] = [];
   lines.forEach((line, i) => {
     const cp = parseLine(line);
     if (cp === null) throw new HostgateError("invalid_params", `checkpoint copy ${file}, line ${i + 1}: not a checkpoint`, { hint: "Restore the file from a backup or remove the damaged line." });
     if (chain === null || cp.chain === chain) out.push({ seq: cp.seq, hash: cp.hash, ts: cp.ts, key_id: cp.key_id, signature: cp.signature });
   });
-  void last;
   return out;
 }
 

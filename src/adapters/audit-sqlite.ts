@@ -57,7 +57,7 @@ export interface SqliteAuditStoreOptions {
 interface Pending {
   row: AuditEntry;
   resolve: (v: { seq: number; hash: string }) => void;
-  reject: (err: unknown) => void;
+  reject: (err: Error) => void;
 }
 
 interface Head {
@@ -148,8 +148,11 @@ export class SqliteAuditStore implements AuditStore {
     }
     if (this.head.seq === 0) {
       const signer = this.opts.signer;
-      this.enqueue({ kind: KIND_GENESIS, actor: "hostgate", payloadText: canonicalJson({ format: "hostgate-audit-v1", key_id: signer.keyId, public_key: signer.publicKey }) });
-      this.flush(true);
+      this.enqueue({ kind: KIND_GENESIS, actor: "hostgate", payloadText: canonicalJson({ format: "hostgate-audit-v1", key_id: signer.keyId, public_key: signer.publicKey }) }).catch(
+        () => undefined,
+      );
+      const failure = this.flush(true);
+      if (failure !== null) throw failure;
       this.genesisHash = this.committed.hash;
     }
     const idle = this.opts.checkpointIdleMs ?? 30_000;
@@ -180,7 +183,7 @@ export class SqliteAuditStore implements AuditStore {
       payloadText = encodePayload(redactValue(input.payload, this.rules));
       if (this.closed) throw new HostgateError("audit_unavailable", "the audit store is closed", { hint: "Reopen the store; the action was not recorded." });
     } catch (err) {
-      return Promise.reject(err as Error);
+      return Promise.reject(err instanceof Error ? err : new Error(String(err)));
     }
     return this.commitEntry({ kind: input.kind, actor: redactString(input.actor, this.rules), payloadText }, opts.durable === true);
   }
@@ -189,7 +192,10 @@ export class SqliteAuditStore implements AuditStore {
     const promise = this.enqueue(e);
     if (durable) this.flush(true);
     else if (this.pending.length >= (this.opts.groupCommitMaxEntries ?? 512)) this.flush(false);
-    else this.timer ??= setTimeout(() => this.flush(false), this.opts.groupCommitDelayMs ?? 2);
+    else
+      this.timer ??= setTimeout(() => {
+        this.flush(false);
+      }, this.opts.groupCommitDelayMs ?? 2);
     return promise;
   }
 
@@ -202,13 +208,13 @@ export class SqliteAuditStore implements AuditStore {
     return new Promise((resolve, reject) => this.pending.push({ row, resolve, reject }));
   }
 
-  /** Commits every queued entry in one transaction; `durable` = fsync before returning. */
-  private flush(durable: boolean): void {
+  /** Commits every queued entry in one transaction; `durable` = fsync before returning. Returns the error it rejected the batch with, if any. */
+  private flush(durable: boolean): HostgateError | null {
     if (this.timer !== null) {
       clearTimeout(this.timer);
       this.timer = null;
     }
-    if (this.pending.length === 0) return;
+    if (this.pending.length === 0) return null;
     const batch = this.pending;
     this.pending = [];
     try {
@@ -221,12 +227,13 @@ export class SqliteAuditStore implements AuditStore {
       this.head = { ...this.committed };
       const error = unavailable(`cannot write ${batch.length} audit entr${batch.length === 1 ? "y" : "ies"}`, err);
       for (const p of batch) p.reject(error);
-      return;
+      return error;
     }
     const last = batch.at(-1)!.row;
     this.committed = { seq: last.seq, hash: last.hash, ts: last.ts };
     for (const p of batch) p.resolve({ seq: p.row.seq, hash: p.row.hash });
     if (this.committed.seq - (this.checkpoint?.seq ?? 0) >= (this.opts.checkpointEvery ?? 1000)) this.tryCheckpoint();
+    return null;
   }
 
   private tryCheckpoint(): void {

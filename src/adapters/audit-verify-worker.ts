@@ -10,6 +10,8 @@ import type { SelfCheckJob, WorkerSetup } from "./audit-verify.ts";
  * Worker thread for {@link ../adapters/audit-verify.ts}: runs the per-entry hash and signature checks for the
  * jobs it is sent and answers `{ fault, count }` (the first fault by storage position, or null).
  */
+type Row = [number, number, number, string, string, string, string, string, string, string];
+
 const setup = workerData as WorkerSetup;
 const keys = new Map(setup.keys);
 
@@ -26,8 +28,11 @@ parentPort!.on("message", (job: SelfCheckJob) => {
     if (job.kind === "db") {
       const db = openReadOnly(job.path);
       try {
-        const stmt = db.prepare(`SELECT pos, ${ENTRY_COLUMNS} FROM audit_entries WHERE pos >= ? AND pos <= ? ORDER BY pos`);
-        for (const row of stmt.iterate(job.from_pos, job.to_pos) as Iterable<AuditEntry & { pos: number }>) if (check(row, row.pos)) break;
+        const stmt = db.prepare(`SELECT pos, ${ENTRY_COLUMNS} FROM audit_entries WHERE pos >= ? AND pos <= ? ORDER BY pos`).raw(true);
+        for (const r of stmt.iterate(job.from_pos, job.to_pos) as Iterable<Row>) {
+          const e: AuditEntry = { seq: r[1], ts: r[2], kind: r[3], actor: r[4], payload: r[5], prev_hash: r[6], hash: r[7], key_id: r[8], signature: r[9] };
+          if (check(e, r[0])) break;
+        }
       } finally {
         db.close();
       }

@@ -83,7 +83,7 @@ async function verifyOpenDb(db: Database.Database, path: string, opts: VerifyOpt
         const to = range.lo! + Math.floor((span * (w + 1)) / workers) - 1;
         jobs.push(pool.run(w, { kind: "db", path, from_pos: from, to_pos: to }));
       }
-      const walker = walk(db.prepare(`SELECT pos, ${ENTRY_COLUMNS} FROM audit_entries WHERE pos > ? ORDER BY pos`).iterate(afterPos) as Iterable<AuditEntry & { pos: number }>, start, checkpoints, null);
+      const walker = walk(lightRows(db, afterPos), start, checkpoints, null);
       const results = await Promise.all(jobs);
       return finish(walker, results.map((r) => r.fault), checkpoints, keys, start, signatures);
     } finally {
@@ -165,6 +165,21 @@ export async function verifyEntryList(entries: readonly AuditEntry[], checkpoint
   return finish(walker, inline, checkpoints, keys, start, signatures);
 }
 
+/**
+ * Rows for the main thread's walk when workers do the per-entry checks: only the columns the walk needs
+ * (payload only for genesis and rotation entries, whose payload the walk parses), read as raw arrays.
+ */
+function* lightRows(db: Database.Database, afterPos: number): Iterable<AuditEntry & { pos: number }> {
+  const stmt = db
+    .prepare(
+      `SELECT pos, seq, ts, kind, prev_hash, hash, key_id, CASE WHEN kind IN ('${KIND_GENESIS}', '${KIND_KEY_ROTATION}') THEN payload ELSE '' END FROM audit_entries WHERE pos > ? ORDER BY pos`,
+    )
+    .raw(true);
+  for (const r of stmt.iterate(afterPos) as Iterable<[number, number, number, string, string, string, string, string]>) {
+    yield { pos: r[0], seq: r[1], ts: r[2], kind: r[3], actor: "", payload: r[7], prev_hash: r[4], hash: r[5], key_id: r[6], signature: "" };
+  }
+}
+
 function startAfter(anchor: AuditEntry): WalkStart {
   const r = anchor.kind === KIND_KEY_ROTATION ? parseRotation(anchor.payload) : null;
   return { seq: anchor.seq + 1, prev_hash: anchor.hash, prev_ts: anchor.ts, key_id: r?.new_key_id ?? anchor.key_id };
@@ -228,7 +243,9 @@ function startPool(n: number, keys: KeyRing, signatures: boolean): Pool {
     run(i, job) {
       const w = workers[i % n]!;
       return new Promise((resolve, reject) => {
-        const onError = (err: Error): void => reject(err);
+        const onError = (err: Error): void => {
+          reject(err);
+        };
         w.once("error", onError);
         w.once("message", (m: { fault: Fault | null; count: number; error: string | null }) => {
           w.off("error", onError);

@@ -69,8 +69,8 @@ export interface RotationPayload {
 
 /** Hash and signature primitives the core needs; implemented with node:crypto in adapters/signer-ed25519.ts. */
 export interface AuditCrypto {
-  /** Lowercase hex SHA-256 of `data`. */
-  sha256Hex(data: Uint8Array): string;
+  /** Lowercase hex SHA-256 of `data` (a string is hashed as its UTF-8 bytes). */
+  sha256Hex(data: Uint8Array | string): string;
   /** True when `signature` (base64url) is a valid Ed25519 signature of `message` by `publicKey` (base64url raw 32 bytes). */
   verify(publicKey: string, message: Uint8Array, signature: string): boolean;
 }
@@ -86,9 +86,14 @@ export type EntryBody = Omit<AuditEntry, "hash" | "signature">;
  * equal to `canonicalBytes({...})` of the parsed form whenever `payload` is canonical (tested).
  */
 export function entryHashPreimage(e: EntryBody): Uint8Array {
-  return utf8(
+  return utf8(entryHashPreimageText(e));
+}
+
+/** {@link entryHashPreimage} as text (its UTF-8 encoding is the preimage). */
+export function entryHashPreimageText(e: EntryBody): string {
+  return (
     `{"actor":${JSON.stringify(e.actor)},"key_id":${JSON.stringify(e.key_id)},"kind":${JSON.stringify(e.kind)},` +
-      `"payload":${e.payload},"prev_hash":${JSON.stringify(e.prev_hash)},"seq":${e.seq},"ts":${e.ts},"v":${AUDIT_FORMAT_VERSION}}`,
+      `"payload":${e.payload},"prev_hash":${JSON.stringify(e.prev_hash)},"seq":${e.seq},"ts":${e.ts},"v":${AUDIT_FORMAT_VERSION}}`
   );
 }
 
@@ -112,7 +117,7 @@ export function rotationProofInput(p: Omit<RotationPayload, "proof">): Uint8Arra
 
 /** Computes the entry hash (lowercase hex) for `body`. */
 export function entryHash(body: EntryBody, crypto: Pick<AuditCrypto, "sha256Hex">): string {
-  return crypto.sha256Hex(entryHashPreimage(body));
+  return crypto.sha256Hex(entryHashPreimageText(body));
 }
 
 const B64URL = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";

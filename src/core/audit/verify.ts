@@ -206,20 +206,31 @@ export class ChainWalker {
       }
       return;
     }
-    if (e.prev_hash !== this.prevHash) return this.fail(pos, e.seq, "hash_mismatch", `entry ${e.seq}: prev_hash does not match the hash of entry ${e.seq - 1}`);
-    if (e.ts < this.prevTs) return this.fail(pos, e.seq, "reordered", `entry ${e.seq}: timestamp is earlier than entry ${e.seq - 1}'s`);
+    if (e.prev_hash !== this.prevHash) {
+      this.fail(pos, e.seq, "hash_mismatch", `entry ${e.seq}: prev_hash does not match the hash of entry ${e.seq - 1}`);
+      return;
+    }
+    if (e.ts < this.prevTs) {
+      this.fail(pos, e.seq, "reordered", `entry ${e.seq}: timestamp is earlier than entry ${e.seq - 1}'s`);
+      return;
+    }
     if (e.seq === 1) {
       const g = e.kind === KIND_GENESIS ? parseGenesis(e.payload) : null;
-      if (g?.key_id !== e.key_id) return this.fail(pos, 1, "bad_signature", "entry 1 is not a genesis entry naming its own signing key");
+      if (g?.key_id !== e.key_id) {
+        this.fail(pos, 1, "bad_signature", "entry 1 is not a genesis entry naming its own signing key");
+        return;
+      }
       this.activeKey = e.key_id;
     } else if (this.activeKey !== null && e.key_id !== this.activeKey) {
-      return this.fail(pos, e.seq, "bad_signature", `entry ${e.seq}: signed by key ${e.key_id} but key ${this.activeKey} was active`);
+      this.fail(pos, e.seq, "bad_signature", `entry ${e.seq}: signed by key ${e.key_id} but key ${this.activeKey} was active`);
+      return;
     }
     if (this.activeKey === null) this.activeKey = e.key_id;
     if (e.kind === KIND_KEY_ROTATION) {
       const r = parseRotation(e.payload);
       if (r === null || r.old_key_id !== e.key_id || !rotationProofValid(r, this.crypto)) {
-        return this.fail(pos, e.seq, "bad_signature", `entry ${e.seq}: key rotation is malformed or its proof does not verify`);
+        this.fail(pos, e.seq, "bad_signature", `entry ${e.seq}: key rotation is malformed or its proof does not verify`);
+        return;
       }
       this.activeKey = r.new_key_id;
     }
