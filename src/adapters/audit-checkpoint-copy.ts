@@ -1,4 +1,4 @@
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, statSync, writeSync } from "node:fs";
+import { closeSync, existsSync, fstatSync, fsyncSync, mkdirSync, openSync, readFileSync, readSync, statSync, writeSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { canonicalJson } from "../core/audit/canonical.ts";
 import type { Checkpoint } from "../core/audit/entry.ts";
@@ -43,9 +43,12 @@ export function writeCheckpointCopy(target: CheckpointCopyTarget, chain: string,
   try {
     if (target.type === "directory") mkdirSync(target.path, { recursive: true });
     else mkdirSync(dirname(file), { recursive: true });
-    const fd = openSync(file, "a", 0o644);
+    const fd = openSync(file, "a+", 0o644);
     try {
-      writeSync(fd, `${canonicalJson({ ...cp, chain })}\n`);
+      const size = fstatSync(fd).size;
+      const lastByte = Buffer.alloc(1);
+      const torn = size > 0 && readSync(fd, lastByte, 0, 1, size - 1) === 1 && lastByte[0] !== 0x0a;
+      writeSync(fd, `${torn ? "\n" : ""}${canonicalJson({ ...cp, chain })}\n`);
       fsyncSync(fd);
     } finally {
       closeSync(fd);
@@ -59,20 +62,23 @@ export function writeCheckpointCopy(target: CheckpointCopyTarget, chain: string,
 }
 
 /**
- * Reads the checkpoints of chain `chain` from a copy file (missing file → []). A final line without a newline
- * (a write cut short by a crash) is ignored; any other malformed line throws `invalid_params`.
+ * Reads the checkpoints of chain `chain` (null: all) from a copy file (missing file → []). Lines that are not
+ * checkpoints are skipped: a write cut short by a crash leaves a torn line, and deleting lines is anyway within an
+ * attacker's reach, so a torn line carries no evidence. Throws `invalid_params` if the file cannot be read.
  */
 export function readCheckpointCopy(file: string, chain: string | null): Checkpoint[] {
   if (!existsSync(file) || !statSync(file).isFile()) return [];
-  const text = readFileSync(file, "utf8");
-  const lines = text.split("\n");
-  lines.pop(); // the text after the last newline: empty, or a line cut short by a crash
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (err) {
+    throw new HostgateError("invalid_params", `cannot read the checkpoint copy ${file}: ${(err as Error).message}`, { cause: err });
+  }
   const out: Checkpoint[] = [];
-  lines.forEach((line, i) => {
+  for (const line of text.split("\n")) {
     const cp = parseLine(line);
-    if (cp === null) throw new HostgateError("invalid_params", `checkpoint copy ${file}, line ${i + 1}: not a checkpoint`, { hint: "Restore the file from a backup or remove the damaged line." });
-    if (chain === null || cp.chain === chain) out.push({ seq: cp.seq, hash: cp.hash, ts: cp.ts, key_id: cp.key_id, signature: cp.signature });
-  });
+    if (cp !== null && (chain === null || cp.chain === chain)) out.push({ seq: cp.seq, hash: cp.hash, ts: cp.ts, key_id: cp.key_id, signature: cp.signature });
+  }
   return out;
 }
 
