@@ -16,6 +16,7 @@ export type ErrorCode =
   | "arguments_too_large"
   | "timeout"
   | "backend_error"
+  | "audit_unavailable"
   | "internal_error";
 
 /** An error with a stable code. `hint` tells the caller how to recover; `details` is structured context. */

@@ -1,0 +1,79 @@
+/**
+ * Audit chain benchmark (issue 5, "Performance"). Prints one JSON object:
+ * - appends_per_s_group_commit: signed appends/s, non-durable (group commit), `APPENDS` entries (default 100,000);
+ * - appends_per_s_durable: signed appends/s when each one waits for its own fsync'd commit (default 2,000);
+ * - verify_*: a `VERIFY_N`-entry chain (default 1,000,000) verified in full (Ed25519 + hashes) with 1 and with
+ *   all cores' worker threads, and hash-only; each with entries/s and seconds.
+ * Run: `npx tsx bench/audit.ts` (set VERIFY_N=100000 for a quick run).
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { availableParallelism, tmpdir } from "node:os";
+import { join } from "node:path";
+import { openAuditStore } from "../src/adapters/audit-sqlite.ts";
+import { verifyAuditDb } from "../src/adapters/audit-verify.ts";
+import { Ed25519Signer } from "../src/adapters/signer-ed25519.ts";
+
+const APPENDS = Number(process.env.APPENDS ?? 100_000);
+const DURABLE = Number(process.env.DURABLE ?? 2_000);
+const VERIFY_N = Number(process.env.VERIFY_N ?? 1_000_000);
+
+const payload = (i: number) => ({ action: "RestartService", params: { unit: "nginx.service" }, txid: `tx-${i}`, host: "web-1" });
+
+async function appendMany(dir: string, n: number): Promise<number> {
+  const store = openAuditStore(dir, { checkpointIdleMs: 0 });
+  const t = performance.now();
+  const batch: Promise<unknown>[] = [];
+  for (let i = 0; i < n; i++) {
+    batch.push(store.append({ kind: "bench.entry", actor: "uid:0", payload: payload(i) }));
+    if (batch.length >= 4096) await Promise.all(batch.splice(0));
+  }
+  await Promise.all(batch);
+  const s = (performance.now() - t) / 1000;
+  store.close();
+  return n / s;
+}
+
+async function durable(dir: string, n: number): Promise<number> {
+  const store = openAuditStore(dir, { checkpointIdleMs: 0 });
+  const t = performance.now();
+  for (let i = 0; i < n; i++) await store.append({ kind: "execute.intent", actor: "uid:0", payload: payload(i) }, { durable: true });
+  const s = (performance.now() - t) / 1000;
+  store.close();
+  return n / s;
+}
+
+async function timeVerify(dir: string, workers: number, signatures: boolean) {
+  const trusted = Ed25519Signer.open(dir).knownPublicKeys();
+  const t = performance.now();
+  const r = await verifyAuditDb(join(dir, "audit.db"), { trusted, workers, signatures });
+  const s = (performance.now() - t) / 1000;
+  if (r.status !== "intact") throw new Error(`bench chain not intact: ${JSON.stringify(r)}`);
+  return { entries: r.checked, seconds: round(s), entries_per_s: Math.round(r.checked / s) };
+}
+
+const round = (x: number) => Math.round(x * 1000) / 1000;
+const root = mkdtempSync(join(tmpdir(), "hostgate-bench-audit-"));
+try {
+  const groupRate = await appendMany(join(root, "a"), APPENDS);
+  const durableRate = await durable(join(root, "d"), DURABLE);
+  const genStart = performance.now();
+  await appendMany(join(root, "v"), VERIFY_N - 1);
+  const genSeconds = (performance.now() - genStart) / 1000;
+  const cores = availableParallelism();
+  const full1 = await timeVerify(join(root, "v"), 1, true);
+  const fullN = await timeVerify(join(root, "v"), cores, true);
+  const hashOnly = await timeVerify(join(root, "v"), cores, false);
+  console.log(JSON.stringify({
+    cores,
+    appends: APPENDS,
+    appends_per_s_group_commit: Math.round(groupRate),
+    appends_per_s_durable: Math.round(durableRate),
+    verify_chain_entries: VERIFY_N,
+    build_chain_seconds: round(genSeconds),
+    verify_full_1_worker: full1,
+    [`verify_full_${cores}_workers`]: fullN,
+    verify_hash_only: hashOnly,
+  }));
+} finally {
+  rmSync(root, { recursive: true, force: true });
+}
