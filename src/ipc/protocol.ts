@@ -50,3 +50,98 @@ export const QueryResultSchema = z.discriminatedUnion("ok", [
   z.object({ ok: z.literal(false), error: ErrorBodySchema }),
 ]);
 export type QueryResult = z.infer<typeof QueryResultSchema>;
+
+/** A preview as it travels: what a human reads at approve time and what the model shows the user. */
+export const PreviewSchema = z.object({ summary: z.string(), text: z.string(), current: z.unknown().optional(), intended: z.unknown().optional() });
+
+const StepRequestSchema = z.object({ action: z.string().min(1).max(128), params: z.record(z.string(), z.unknown()).default({}) }).strict();
+
+/** `plan`: an intent for the planner, or explicit catalogue steps. Nothing is executed. */
+export const PlanInputSchema = z.union([
+  z.object({ intent: z.string().min(1).max(1024) }).strict(),
+  z.object({ steps: z.array(StepRequestSchema).min(1).max(20) }).strict(),
+]);
+export type PlanInput = z.infer<typeof PlanInputSchema>;
+
+export const PlannedStepSchema = z.object({
+  transaction_id: z.string(),
+  action_name: z.string(),
+  params: z.record(z.string(), z.unknown()),
+  access: AccessSchema,
+  risk_level: RiskLevelSchema,
+  preview: PreviewSchema,
+  preview_hash: z.string(),
+  expires_at: z.string(),
+});
+export const PlanResultSchema = z.object({
+  planner: z.enum(["deterministic", "llm", "explicit"]),
+  steps: z.array(PlannedStepSchema),
+  next: z.string(),
+});
+export type PlanResult = z.infer<typeof PlanResultSchema>;
+
+export const StepToExecuteSchema = z.object({
+  transaction_id: z.string().min(1).max(64),
+  action_name: z.string().min(1).max(128),
+  params: z.record(z.string(), z.unknown()),
+  approval_receipt: z.string().max(256),
+}).strict();
+export const ExecuteInputSchema = z.object({ steps: z.array(StepToExecuteSchema).min(1).max(20) }).strict();
+export type ExecuteInput = z.infer<typeof ExecuteInputSchema>;
+
+export const CheckpointRefSchema = z.object({ seq: z.number(), hash: z.string() }).nullable();
+export const StepResultSchema = z.object({
+  transaction_id: z.string(),
+  action_name: z.string(),
+  status: z.enum(["succeeded", "failed", "refused", "skipped"]),
+  output: z.unknown(),
+  error: ErrorBodySchema.nullable(),
+  duration_ms: z.number(),
+});
+export type StepResult = z.infer<typeof StepResultSchema>;
+export const ExecuteResultSchema = z.object({ results: z.array(StepResultSchema), halted: z.boolean(), checkpoint: CheckpointRefSchema });
+export type ExecuteResult = z.infer<typeof ExecuteResultSchema>;
+
+export const HistoryInputSchema = z.object({
+  status: z.enum(["planned", "approved", "rejected", "executing", "succeeded", "failed", "unknown", "expired", "refused"]).optional(),
+  action: z.string().max(128).optional(),
+  since: z.string().max(64).optional().describe("ISO 8601 time, e.g. 2026-11-30T00:00:00Z"),
+  limit: z.number().int().min(1).max(500).default(50),
+}).strict();
+export type HistoryInput = z.infer<typeof HistoryInputSchema>;
+export const HistoryEntrySchema = z.object({
+  seq: z.number(),
+  time: z.string(),
+  kind: z.string(),
+  actor: z.string(),
+  transaction_id: z.string().nullable(),
+  action: z.string().nullable(),
+  status: z.string().nullable(),
+  detail: z.string().nullable(),
+});
+export const HistoryResultSchema = z.object({ entries: z.array(HistoryEntrySchema) });
+export type HistoryResult = z.infer<typeof HistoryResultSchema>;
+
+export const DoctorCheckSchema = z.object({ name: z.string(), status: z.enum(["ok", "warn", "fail"]), detail: z.string() });
+export const DoctorResultSchema = z.object({ checks: z.array(DoctorCheckSchema) });
+export type DoctorResult = z.infer<typeof DoctorResultSchema>;
+
+/** What `hostgate approve` shows before asking. */
+export const ShowResultSchema = z.object({
+  transaction_id: z.string(),
+  action_name: z.string(),
+  params: z.record(z.string(), z.unknown()),
+  risk_level: RiskLevelSchema,
+  state: z.string(),
+  preview: PreviewSchema,
+  preview_hash: z.string(),
+  created_at: z.string(),
+  actor: z.string(),
+});
+export type ShowResult = z.infer<typeof ShowResultSchema>;
+export const ApproveResultSchema = z.object({ transaction_id: z.string(), receipt: z.string(), expires_at: z.string(), preview_hash: z.string(), checkpoint: CheckpointRefSchema });
+export type ApproveResult = z.infer<typeof ApproveResultSchema>;
+export const TxIdInputSchema = z.object({ transaction_id: z.string().min(1).max(64) }).strict();
+
+/** Result of any daemon method: a value or an error the caller can act on. */
+export type Outcome<T> = { ok: true; value: T } | { ok: false; error: ErrorBody };

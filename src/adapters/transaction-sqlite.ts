@@ -1,0 +1,148 @@
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import Database from "better-sqlite3";
+import { HostgateError } from "../core/errors.ts";
+import type { Transaction, TxState } from "../core/transaction/transaction.ts";
+import type { TransactionStore, TxFilter } from "../ports/transaction-store.ts";
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS transactions (
+  id TEXT PRIMARY KEY,
+  action_name TEXT NOT NULL,
+  params TEXT NOT NULL,
+  risk_level TEXT NOT NULL,
+  preview TEXT NOT NULL,
+  preview_hash TEXT NOT NULL,
+  state TEXT NOT NULL,
+  actor TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL,
+  plan_expires_at INTEGER NOT NULL,
+  approved_at INTEGER,
+  approved_by TEXT,
+  receipt_hash TEXT UNIQUE,
+  receipt_expires_at INTEGER,
+  receipt_consumed_at INTEGER,
+  result TEXT,
+  error TEXT
+);
+CREATE INDEX IF NOT EXISTS transactions_created ON transactions (created_at);
+`;
+
+interface Row {
+  id: string; action_name: string; params: string; risk_level: string; preview: string; preview_hash: string; state: string;
+  actor: string; created_at: number; updated_at: number; plan_expires_at: number; approved_at: number | null; approved_by: string | null;
+  receipt_hash: string | null; receipt_expires_at: number | null; receipt_consumed_at: number | null; result: string | null; error: string | null;
+}
+
+function toTx(r: Row): Transaction {
+  return {
+    id: r.id,
+    action_name: r.action_name,
+    params: JSON.parse(r.params) as Record<string, unknown>,
+    risk_level: r.risk_level as Transaction["risk_level"],
+    preview: JSON.parse(r.preview) as Transaction["preview"],
+    preview_hash: r.preview_hash,
+    state: r.state as TxState,
+    actor: r.actor,
+    created_at: r.created_at,
+    updated_at: r.updated_at,
+    plan_expires_at: r.plan_expires_at,
+    approved_at: r.approved_at,
+    approved_by: r.approved_by,
+    receipt_expires_at: r.receipt_expires_at,
+    result: r.result === null ? null : JSON.parse(r.result),
+    error: r.error === null ? null : (JSON.parse(r.error) as Transaction["error"]),
+  };
+}
+
+/**
+ * Transaction state in SQLite (better-sqlite3 12), WAL mode, `synchronous = FULL` so a committed state change
+ * survives power loss. Each transition is one UPDATE guarded by the expected current state; SQLite serialises
+ * writers across processes, so exactly one caller sees `changes === 1`.
+ */
+export class SqliteTransactionStore implements TransactionStore {
+  private readonly db: Database.Database;
+
+  constructor(dbPath: string) {
+    try {
+      mkdirSync(dirname(dbPath), { recursive: true, mode: 0o700 });
+      this.db = new Database(dbPath);
+      this.db.pragma("journal_mode = WAL");
+      this.db.pragma("synchronous = FULL");
+      this.db.pragma("busy_timeout = 5000");
+      this.db.exec(SCHEMA);
+    } catch (err) {
+      throw new HostgateError("unavailable", `Cannot open the transaction store ${dbPath}: ${(err as Error).message}`, {
+        hint: "Check that the state directory is writable by the daemon user and the disk is not full.",
+        cause: err,
+      });
+    }
+  }
+
+  insert(tx: Transaction): void {
+    this.db.prepare(`INSERT INTO transactions (id, action_name, params, risk_level, preview, preview_hash, state, actor, created_at, updated_at, plan_expires_at)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`).run(tx.id, tx.action_name, JSON.stringify(tx.params), tx.risk_level, JSON.stringify(tx.preview), tx.preview_hash, tx.state, tx.actor, tx.created_at, tx.updated_at, tx.plan_expires_at);
+  }
+
+  get(id: string): Transaction | null {
+    const row = this.db.prepare("SELECT * FROM transactions WHERE id = ?").get(id) as Row | undefined;
+    return row ? toTx(row) : null;
+  }
+
+  list(filter: TxFilter = {}): Transaction[] {
+    const where: string[] = [];
+    const args: unknown[] = [];
+    if (filter.state) { where.push("state = ?"); args.push(filter.state); }
+    if (filter.action) { where.push("action_name = ?"); args.push(filter.action); }
+    if (filter.since !== undefined) { where.push("created_at >= ?"); args.push(filter.since); }
+    const limit = Math.min(Math.max(filter.limit ?? 50, 1), 1000);
+    const sql = `SELECT * FROM transactions ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY created_at DESC, id LIMIT ${limit}`;
+    return (this.db.prepare(sql).all(...args) as Row[]).map(toTx);
+  }
+
+  findByReceiptHash(receiptHash: string): Transaction | null {
+    const row = this.db.prepare("SELECT * FROM transactions WHERE receipt_hash = ?").get(receiptHash) as Row | undefined;
+    return row ? toTx(row) : null;
+  }
+
+  receiptConsumed(id: string): boolean {
+    const row = this.db.prepare("SELECT receipt_consumed_at FROM transactions WHERE id = ?").get(id) as { receipt_consumed_at: number | null } | undefined;
+    return row?.receipt_consumed_at != null;
+  }
+
+  approve(id: string, receiptHash: string, approvedBy: string, now: number, receiptExpiresAt: number): boolean {
+    return this.db.prepare(`UPDATE transactions SET state = 'approved', receipt_hash = ?, approved_by = ?, approved_at = ?, receipt_expires_at = ?, updated_at = ?
+      WHERE id = ? AND state = 'planned' AND plan_expires_at > ?`).run(receiptHash, approvedBy, now, receiptExpiresAt, now, id, now).changes === 1;
+  }
+
+  reject(id: string, by: string, now: number): boolean {
+    return this.db.prepare("UPDATE transactions SET state = 'rejected', approved_by = ?, updated_at = ? WHERE id = ? AND state = 'planned'").run(by, now, id).changes === 1;
+  }
+
+  consumeReceipt(id: string, receiptHash: string, now: number): boolean {
+    return this.db.prepare(`UPDATE transactions SET state = 'executing', receipt_consumed_at = ?, updated_at = ?
+      WHERE id = ? AND state = 'approved' AND receipt_hash = ? AND receipt_consumed_at IS NULL AND receipt_expires_at > ?`).run(now, now, id, receiptHash, now).changes === 1;
+  }
+
+  finish(id: string, state: "succeeded" | "failed", result: unknown, error: { code: string; message: string } | null, now: number): boolean {
+    return this.db.prepare("UPDATE transactions SET state = ?, result = ?, error = ?, updated_at = ? WHERE id = ? AND state = 'executing'")
+      .run(state, result === undefined ? null : JSON.stringify(result), error === null ? null : JSON.stringify(error), now, id).changes === 1;
+  }
+
+  expire(id: string, now: number): boolean {
+    return this.db.prepare("UPDATE transactions SET state = 'expired', updated_at = ? WHERE id = ? AND state IN ('planned', 'approved')").run(now, id).changes === 1;
+  }
+
+  recoverInterrupted(now: number): string[] {
+    return this.db.transaction(() => {
+      const ids = (this.db.prepare("SELECT id FROM transactions WHERE state = 'executing'").all() as { id: string }[]).map((r) => r.id);
+      this.db.prepare(`UPDATE transactions SET state = 'unknown', updated_at = ?, error = '{"code":"interrupted","message":"The daemon stopped while this step ran; its outcome is unknown. Check the host before planning it again."}' WHERE state = 'executing'`).run(now);
+      return ids;
+    })();
+  }
+
+  close(): void {
+    this.db.close();
+  }
+}

@@ -1,0 +1,44 @@
+import type { Preview, RiskLevel } from "../catalogue/action.ts";
+
+/**
+ * One planned step and its life (DESIGN.md, Words: transaction):
+ * planned → approved → executing → succeeded | failed | unknown, or planned → rejected, planned/approved → expired.
+ * `unknown` means the daemon stopped while the step ran: it is never re-run blindly.
+ */
+export type TxState = "planned" | "approved" | "executing" | "succeeded" | "failed" | "unknown" | "rejected" | "expired";
+export const TX_STATES: readonly TxState[] = ["planned", "approved", "executing", "succeeded", "failed", "unknown", "rejected", "expired"];
+
+/** States a transaction never leaves. */
+export const FINAL_STATES: ReadonlySet<TxState> = new Set(["succeeded", "failed", "unknown", "rejected", "expired"]);
+
+/** How long a minted receipt stays valid, by the daemon's clock (reference: daemon-approval, "expire after 15 minutes"). */
+export const RECEIPT_TTL_MS = 15 * 60 * 1000;
+/** How long a planned transaction waits for approval before it expires (ours: one hour). */
+export const PLAN_TTL_MS = 60 * 60 * 1000;
+
+/** A transaction as stored and as `history` shows it. Times are milliseconds since the epoch. */
+export interface Transaction {
+  id: string;
+  action_name: string;
+  params: Record<string, unknown>;
+  risk_level: RiskLevel;
+  preview: Preview;
+  preview_hash: string;
+  state: TxState;
+  actor: string;
+  created_at: number;
+  updated_at: number;
+  plan_expires_at: number;
+  approved_at: number | null;
+  approved_by: string | null;
+  receipt_expires_at: number | null;
+  result: unknown;
+  error: { code: string; message: string } | null;
+}
+
+/** The state a stored transaction is really in at `now`: a lapsed plan or receipt reads as expired. */
+export function effectiveState(tx: Transaction, now: number): TxState {
+  if (tx.state === "planned" && now >= tx.plan_expires_at) return "expired";
+  if (tx.state === "approved" && tx.receipt_expires_at !== null && now >= tx.receipt_expires_at) return "expired";
+  return tx.state;
+}
