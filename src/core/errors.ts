@@ -16,6 +16,10 @@ export type ErrorCode =
   | "arguments_too_large"
   | "timeout"
   | "backend_error"
+  | "no_such_unit"
+  | "invalid_unit_name"
+  | "invalid_uri"
+  | "user_manager_unavailable"
   | "internal_error";
 
 /** An error with a stable code. `hint` tells the caller how to recover; `details` is structured context. */
