@@ -59,12 +59,10 @@ export class MockUnitManager implements UnitManager {
     return Promise.resolve(sortEntries(rows));
   }
 
-  getUnit(unit: string): Promise<UnitState> {
-    try {
-      return Promise.resolve(stateOf(this.find(unit)));
-    } catch (e) {
-      return Promise.reject(e as Error);
-    }
+  async getUnit(unit: string): Promise<UnitState> {
+    const u = this.find(unit);
+    await Promise.resolve();
+    return stateOf(u);
   }
 
   async getServiceStatus(unit: string): Promise<ServiceStatus> {
