@@ -78,6 +78,10 @@ export function systemSeed(): MockUnitSeed[] {
     svc("getty@tty1.service", "Getty on tty1", ["/sbin/agetty", "-o", "-p -- \\u", "--noclear", "-", "$TERM"], {
       main_pid: 700, fragment_path: "/lib/systemd/system/getty@.service", service_type: "idle",
     }),
+    svc("systemd-fsck@dev-disk-by\\x2duuid-1234\\x2dABCD.service", "File System Check on /dev/disk/by-uuid/1234-ABCD", ["/lib/systemd/systemd-fsck"], {
+      active_state: "active", sub_state: "exited", unit_file_state: "static", service_type: "oneshot", memory_bytes: null,
+      fragment_path: "/lib/systemd/system/systemd-fsck@.service",
+    }),
     {
       unit: "nfs-server.service", description: "nfs-server.service", load_state: "not-found", active_state: "inactive", sub_state: "dead",
       unit_file_state: "", main_pid: null, since_usec: 0n, fragment_path: null, service_type: "simple", result: "success",
