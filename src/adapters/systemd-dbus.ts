@@ -111,6 +111,7 @@ export class DbusUnitManager implements UnitManager {
       });
     }).catch((e: unknown) => {
       bus.disconnect();
+      (bus as unknown as { _connection?: { stream?: { destroy(): void } } })._connection?.stream?.destroy();
       throw e;
     });
     const drop = () => {

@@ -160,7 +160,7 @@ export function describeUnitManagerContract(name: string, setup: () => Promise<C
       expect(await ReadUnit.run({ uri }, ctx)).toEqual(JSON.parse((await readUnitResource(uri, f.units)).text));
       expect((await ReadUnitDefinition.run({ uri }, ctx)).text).toBe(def.text);
       const escapedUri = formatUnitUri(f.ref, f.known.escaped);
-      expect(JSON.parse((await readUnitResource(escapedUri, f.units)).text).load_state).toBe("loaded");
+      expect((JSON.parse((await readUnitResource(escapedUri, f.units)).text) as { load_state: string }).load_state).toBe("loaded");
       const listed = await ListUnits.run({ limit: 1000, ...(f.ref.scope === "user" ? { user: f.ref.user } : {}) }, ctx);
       expect(listed.units.find((u) => u.unit === f.known.escaped)?.uri).toBe(escapedUri);
     });
