@@ -11,6 +11,7 @@ import type { JobOutcome } from "../../systemd/payload.ts";
 import type { UnitManager } from "../../../ports/unit-manager.ts";
 import { jobOutcomeSchema, managerFor, unitParam, userParam } from "./systemd-schemas.ts";
 
+/** Params of every mutating service action: a .service unit (bare names get .service) and an optional user manager. */
 export const serviceJobParams = z.object({ unit: unitParam, user: userParam });
 type Params = z.infer<typeof serviceJobParams>;
 

@@ -17,6 +17,7 @@ export const unitParam = z.string().min(1).max(255)
 export const uriParam = z.string().min(1).max(1024)
   .describe("Unit resource URI as returned by list_units, e.g. systemd://system/unit/service/nginx");
 
+/** Compact unit state (core/systemd/payload.ts UnitState). */
 export const unitStateSchema = z.object({
   description: z.string(),
   load_state: z.string(),
@@ -27,6 +28,7 @@ export const unitStateSchema = z.object({
   since: z.string().nullable(),
 });
 
+/** One listed unit with its resource URI (null when the unit has no resource). */
 export const unitRowSchema = z.object({
   uri: z.string().nullable(),
   unit: z.string(),
@@ -36,8 +38,10 @@ export const unitRowSchema = z.object({
   sub_state: z.string(),
 });
 
+/** A unit type represented as resources. */
 export const supportedTypeSchema = z.enum(SUPPORTED_UNIT_TYPES);
 
+/** Output of the mutating service actions: the job outcome and the state read afterwards. */
 export const jobOutcomeSchema = z.object({
   outcome: z.object({
     unit: z.string(),
