@@ -1,4 +1,6 @@
 import { Command, CommanderError } from "commander";
+import { registerApproveCommands } from "../cli/approve.ts";
+import { registerDaemonCommand } from "../cli/daemon.ts";
 import { registerMcpCommand } from "../cli/mcp.ts";
 import { registerServeCommand } from "../cli/serve.ts";
 
@@ -11,6 +13,13 @@ const program = new Command("hostgate")
 
 registerMcpCommand(program);
 registerServeCommand(program);
+registerDaemonCommand(program);
+registerApproveCommands(program);
+// The audit commands load SQLite and the verifiers: only when asked for (start-up time of `hostgate mcp`).
+if ([undefined, "audit", "help", "--help", "-h"].includes(process.argv[2])) {
+  const { registerAuditCommand } = await import("../cli/audit.ts");
+  registerAuditCommand(program);
+}
 
 try {
   await program.parseAsync(process.argv);

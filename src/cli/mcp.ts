@@ -14,13 +14,13 @@ export function registerMcpCommand(program: Command): void {
       console.debug = console.error;
       const config = loadConfigOrExit(opts.config);
       // Loaded on demand: clients spawn stdio servers often, and every import is start-up time.
-      const [{ serveStdio }, { createEmbeddedDaemon }, { createServerFactory }, { FramedStdioTransport }] = await Promise.all([
+      const [{ serveStdio }, { openFrontClient }, { createServerFactory }, { FramedStdioTransport }] = await Promise.all([
         import("@modelcontextprotocol/server/stdio"),
-        import("../daemon/embedded.ts"),
+        import("./front-client.ts"),
         import("../mcp/server.ts"),
         import("../mcp/transports/stdio.ts"),
       ]);
-      const client = await createEmbeddedDaemon();
+      const { client, close } = await openFrontClient(config);
       let factory;
       try {
         ({ factory } = await createServerFactory(client, config));
@@ -30,6 +30,6 @@ export function registerMcpCommand(program: Command): void {
       }
       const transport = new FramedStdioTransport();
       const handle = serveStdio(() => factory(), { transport, onerror: (e) => { log(`stdio: ${e.message}`); } });
-      transport.onclose = () => { void handle.close().finally(() => process.exit(EXIT.ok)); };
+      transport.onclose = () => { void handle.close().then(close).finally(() => process.exit(EXIT.ok)); };
     });
 }

@@ -11,12 +11,12 @@ export function registerServeCommand(program: Command): void {
     .option("--port <port>", "TCP port (0 picks a free one)", parsePort)
     .action(async (opts: { config?: string; host?: string; port?: number }) => {
       const config = loadConfigOrExit(opts.config, { ...(opts.host === undefined ? {} : { host: opts.host }), ...(opts.port === undefined ? {} : { port: opts.port }) });
-      const [{ createEmbeddedDaemon }, { createServerFactory }, { startHttpServer }] = await Promise.all([
-        import("../daemon/embedded.ts"),
+      const [{ openFrontClient }, { createServerFactory }, { startHttpServer }] = await Promise.all([
+        import("./front-client.ts"),
         import("../mcp/server.ts"),
         import("../mcp/transports/http.ts"),
       ]);
-      const client = await createEmbeddedDaemon();
+      const { client, close } = await openFrontClient(config);
       let started;
       try {
         const { factory, tools } = await createServerFactory(client, config);
@@ -28,7 +28,7 @@ export function registerServeCommand(program: Command): void {
       }
       log(`connect a client, e.g.: claude mcp add --transport http hostgate ${started.url}`);
       log("or in .mcp.json / .cursor/mcp.json: {\"mcpServers\":{\"hostgate\":{\"type\":\"http\",\"url\":\"" + started.url + "\"}}}");
-      const stop = (): void => { void started.close().finally(() => process.exit(EXIT.ok)); };
+      const stop = (): void => { void started.close().then(close).finally(() => process.exit(EXIT.ok)); };
       process.once("SIGINT", stop);
       process.once("SIGTERM", stop);
     });

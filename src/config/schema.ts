@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { systemdBackendConfigSchema } from "./systemd-backend.ts";
 
 /**
  * Exposure groups (toolsets): feature flags for the model-facing tool surface. A tool belongs to zero or
@@ -27,6 +28,33 @@ export const ConfigSchema = z.object({
   }).strict()
     .refine((t) => !t.enable.some((n) => t.disable.includes(n)), { error: "a tool cannot appear in both tools.enable and tools.disable" })
     .default(() => ({ exposure: "all" as const, groups: {}, enable: [], disable: [] })),
+  backend: systemdBackendConfigSchema.optional().describe("systemd backend: type dbus | mock (absent: dbus when PID 1 is systemd, else mock with a warning)"),
+  state: z.object({
+    dir: z.string().startsWith("/").optional().describe("State directory (transactions, audit database, signing key); default $XDG_STATE_HOME/hostgate or /var/lib/hostgate for the system daemon"),
+  }).strict().default(() => ({})),
+  daemon: z.object({
+    socket: z.string().min(1).optional().describe("Where the MCP front reaches a daemon: a socket path or tcp://host:port (or HOSTGATE_SOCKET). Absent: the embedded daemon"),
+    token: z.string().min(32, "use at least 32 characters").optional().describe("Token for tcp:// daemon connections (or HOSTGATE_TOKEN)"),
+    agent_socket: z.string().startsWith("/").optional().describe("Path of the daemon's agent socket (default <runtime dir>/agent.sock)"),
+    admin_socket: z.string().startsWith("/").optional().describe("Path of the daemon's admin socket, mode 0600 (default <runtime dir>/admin.sock)"),
+    admin_group: z.string().min(1).optional().describe("Group allowed on the admin socket (mode 0660 then)"),
+    listen: z.string().min(1).optional().describe("Extra listener for the agent protocol: tcp://127.0.0.1:PORT (needs daemon.token); vsock:// is refused"),
+  }).strict().default(() => ({})),
+  planner: z.object({
+    mode: z.enum(["deterministic", "llm"]).default("deterministic").describe("How plan { intent } is turned into steps"),
+    llm: z.object({
+      base_url: z.string().url().describe("OpenAI-compatible endpoint, e.g. http://127.0.0.1:8080/v1"),
+      model: z.string().min(1),
+      api_key_env: z.string().regex(/^[A-Z_][A-Z0-9_]*$/).optional().describe("Environment variable holding the API key"),
+      timeout_ms: z.number().int().min(100).max(120_000).default(20_000),
+    }).strict().optional(),
+  }).strict().refine((p) => p.mode !== "llm" || p.llm !== undefined, { error: "planner.mode llm needs planner.llm (base_url, model)" }).default(() => ({ mode: "deterministic" as const })),
+  audit: z.object({
+    checkpoint_every: z.number().int().min(1).max(1_000_000).default(1000).describe("Write a signed checkpoint after this many entries"),
+    checkpoint_idle_ms: z.number().int().min(0).max(86_400_000).default(30_000).describe("…and this often while the head moved (0: never on a timer)"),
+    checkpoint_copy: z.string().startsWith("/").optional().describe("Second place for checkpoint copies: a file path (or a directory ending in /)"),
+    secret_patterns: z.array(z.string().min(1)).default(() => []).describe("Extra regular expressions redacted from audit payloads before signing"),
+  }).strict().default(() => ({ checkpoint_every: 1000, checkpoint_idle_ms: 30_000, secret_patterns: [] })),
 }).strict();
 
 export type Config = z.infer<typeof ConfigSchema>;

@@ -1,40 +1,65 @@
-import { LinuxHostProbe } from "../adapters/host-linux.ts";
-import { describeAction } from "../app/describe.ts";
-import { readHostIdentity } from "../app/host-identity.ts";
-import { queryAction } from "../app/query.ts";
-import type { Action, ActionContext, DistroFamily } from "../core/catalogue/action.ts";
-import { actionsFor, CATALOGUE } from "../core/catalogue/index.ts";
+import { createConnection } from "node:net";
+import { join } from "node:path";
+import type { Config } from "../config/schema.ts";
 import type { DaemonClient } from "../ipc/client.ts";
-import { PROTOCOL_VERSION, type DescribeResult, type QueryResult } from "../ipc/protocol.ts";
-import type { Clock, HostProbe } from "../ports/host-probe.ts";
+import { serveIpc, type IpcListener } from "../ipc/server.ts";
+import { socketDaemonClient } from "../ipc/socket-client.ts";
+import { composeDaemon, type ComposeOptions, type ComposedDaemon } from "./compose.ts";
 
-/** Options for the embedded daemon; tests inject a probe, clock, family or catalogue. */
-export interface EmbeddedOptions {
-  host?: HostProbe;
-  clock?: Clock;
-  family?: DistroFamily;
-  catalogue?: readonly Action[];
+/** An embedded daemon as the MCP front holds it. */
+export interface EmbeddedDaemon {
+  client: DaemonClient;
+  /** "daemon": this process runs it; "client": another embedded hostgate of this user does, reached over its socket. */
+  role: "daemon" | "client";
+  agentSocket: string;
+  adminSocket: string;
+  composed: ComposedDaemon | null;
+  close(): Promise<void>;
+}
+
+function isLive(path: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = createConnection(path);
+    s.once("connect", () => { s.destroy(); resolve(true); });
+    s.once("error", () => { resolve(false); });
+  });
 }
 
 /**
- * The daemon running in the same process as the MCP front (`hostgate mcp`, `hostgate serve` without a
- * socket): the zero-setup default for one user. It implements the same DaemonClient the socket client
- * does, so the front cannot tell them apart.
+ * The zero-setup default (DESIGN.md, embedded mode): the daemon runs inside `hostgate mcp` / `hostgate serve`
+ * for one user, with state under $XDG_STATE_HOME/hostgate and its sockets under $XDG_RUNTIME_DIR/hostgate,
+ * so `hostgate approve` reaches it. When another embedded hostgate of the same user already runs the daemon,
+ * this process connects to it instead: one audit chain, one writer.
  */
-export async function createEmbeddedDaemon(opts: EmbeddedOptions = {}): Promise<DaemonClient> {
-  const host = opts.host ?? new LinuxHostProbe();
-  const identity = await readHostIdentity(host);
-  const family = opts.family ?? identity.family;
-  const ctx: ActionContext = { host, clock: opts.clock ?? { now: () => Date.now() }, family };
-  const catalogue = opts.catalogue ?? CATALOGUE;
-  const described: DescribeResult = {
-    protocol_version: PROTOCOL_VERSION,
-    host: { hostname: identity.hostname, family },
-    actions: actionsFor(family, catalogue).map(describeAction),
+export async function startEmbeddedDaemon(config: Config, opts: Omit<ComposeOptions, "mode"> = {}): Promise<EmbeddedDaemon> {
+  const composed = await composeDaemon(config, { ...opts, mode: "embedded" });
+  const agentSocket = config.daemon.agent_socket ?? join(composed.runtimeDir, "agent.sock");
+  const adminSocket = config.daemon.admin_socket ?? join(composed.runtimeDir, "admin.sock");
+  const asClient = async (): Promise<EmbeddedDaemon> => {
+    await composed.close();
+    const client = socketDaemonClient(agentSocket);
+    return { client, role: "client", agentSocket, adminSocket, composed: null, close: () => client.close() };
   };
+  if (await isLive(agentSocket)) return asClient();
+  const listeners: IpcListener[] = [];
+  const clients = { agent: composed.service.agent("mcp"), admin: composed.service.admin("admin") };
+  try {
+    listeners.push(await serveIpc({ kind: "unix", path: agentSocket, mode: 0o600 }, "agent", clients));
+    listeners.push(await serveIpc({ kind: "unix", path: adminSocket, mode: 0o600 }, "admin", clients));
+  } catch (err) {
+    await Promise.all(listeners.map((l) => l.close()));
+    if (await isLive(agentSocket)) return asClient();
+    throw err;
+  }
   return {
-    describe: () => Promise.resolve(described),
-    query: (action: string, args: unknown): Promise<QueryResult> => queryAction(action, args, ctx, identity.hostname, catalogue),
-    close: () => Promise.resolve(),
+    client: clients.agent,
+    role: "daemon",
+    agentSocket,
+    adminSocket,
+    composed,
+    close: async () => {
+      await Promise.all(listeners.map((l) => l.close()));
+      await composed.close();
+    },
   };
 }

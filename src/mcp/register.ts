@@ -1,7 +1,7 @@
 import { ProtocolError, Server } from "@modelcontextprotocol/server";
 import { findControlCharacter } from "../core/limits.ts";
 import type { DaemonClient } from "../ipc/client.ts";
-import { errorResult } from "./result.ts";
+import { errorResult, META_UNTRUSTED } from "./result.ts";
 import type { ToolSpec } from "./tool-spec.ts";
 
 /** JSON-RPC "Invalid params" (JSON-RPC 2.0 §5.1), used for unknown tools as the MCP spec's example does. */
@@ -23,7 +23,7 @@ const INSTRUCTIONS = [
  * throws becomes an `isError` result with code `internal_error`, so bad input never kills the process.
  */
 export function buildServer(tools: readonly ToolSpec[], client: DaemonClient): Server {
-  const server = new Server(SERVER_INFO, { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS });
+  const server = new Server(SERVER_INFO, { capabilities: { tools: { listChanged: false }, resources: { listChanged: false } }, instructions: INSTRUCTIONS });
   const byName = new Map(tools.map((t) => [t.name, t]));
   server.setRequestHandler("tools/list", () => ({
     tools: tools.map((t) => ({
@@ -48,5 +48,33 @@ export function buildServer(tools: readonly ToolSpec[], client: DaemonClient): S
       return errorResult({ code: "internal_error", message: `The tool failed unexpectedly: ${(err as Error).message}` });
     }
   });
+  registerResources(server, client);
   return server;
+}
+
+/** JSON-RPC code for an unknown resource (MCP specification, resources: "Resource not found" -32002). */
+const RESOURCE_NOT_FOUND = -32002;
+
+/**
+ * Resources: systemd units as `systemd://…` resources and templates, served by the daemon. A URI the daemon
+ * cannot parse is -32602; a unit that does not exist is -32002; other failures are -32603 with the reason.
+ */
+function registerResources(server: Server, client: DaemonClient): void {
+  const fail = (error: { code: string; message: string; hint?: string | undefined }): never => {
+    const code = error.code === "invalid_uri" || error.code === "invalid_unit_name" || error.code === "invalid_params" ? INVALID_PARAMS
+      : error.code === "no_such_unit" || error.code === "not_found" ? RESOURCE_NOT_FOUND : -32603;
+    throw new ProtocolError(code, `${error.message}${error.hint ? ` ${error.hint}` : ""}`);
+  };
+  server.setRequestHandler("resources/list", async () => {
+    const r = await client.listResources();
+    return r.ok ? { resources: r.value } : fail(r.error);
+  });
+  server.setRequestHandler("resources/templates/list", async () => {
+    const r = await client.listResourceTemplates();
+    return r.ok ? { resourceTemplates: r.value } : fail(r.error);
+  });
+  server.setRequestHandler("resources/read", async (request) => {
+    const r = await client.readResource(request.params.uri);
+    return r.ok ? { contents: [r.value], _meta: { [META_UNTRUSTED]: true } } : fail(r.error);
+  });
 }

@@ -4,12 +4,20 @@ import type { DaemonClient } from "../ipc/client.ts";
 import { buildServer } from "./register.ts";
 import { selectTools } from "./toolsets.ts";
 import type { ToolSpec } from "./tool-spec.ts";
+import { auditVerifyTool } from "./tools/audit-verify.ts";
 import { directTool } from "./tools/direct.ts";
+import { doctorTool } from "./tools/doctor.ts";
+import { executeTool } from "./tools/execute.ts";
+import { historyTool } from "./tools/history.ts";
+import { planTool } from "./tools/plan.ts";
+
+/** The fixed tools every hostgate offers, besides one direct tool per read-only action. */
+export const FIXED_TOOLS: readonly ToolSpec[] = [planTool, executeTool, historyTool, doctorTool, auditVerifyTool];
 
 /** Every tool this front can offer for the daemon's catalogue, before exposure rules. */
 export async function allTools(client: DaemonClient): Promise<ToolSpec[]> {
   const described = await client.describe();
-  return described.actions.map(directTool).filter((t): t is ToolSpec => t !== null);
+  return [...FIXED_TOOLS, ...described.actions.map(directTool).filter((t): t is ToolSpec => t !== null)];
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import type { Clock, HostProbe } from "../../ports/host-probe.ts";
+import type { UnitManagerSet } from "../../ports/unit-manager.ts";
 
 /** How dangerous an action or command is (DESIGN.md, Words: risk). Ordered low < medium < high < critical. */
 export type RiskLevel = "low" | "medium" | "high" | "critical";
@@ -21,6 +22,8 @@ export interface ActionContext {
   clock: Clock;
   /** The detected distro family of the host the action runs on. */
   family: DistroFamily;
+  /** The systemd managers of the host (system + represented user managers); see ports/unit-manager.ts. */
+  units: UnitManagerSet;
 }
 
 interface ActionBase<P extends z.ZodType, O extends z.ZodType> {

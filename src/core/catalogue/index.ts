@@ -11,6 +11,7 @@ import listProcesses from "./actions/list-processes.ts";
 import readJournal from "./actions/read-journal.ts";
 import readLogFile from "./actions/read-log-file.ts";
 import searchPackages from "./actions/search-packages.ts";
+import { systemdActions } from "./actions/systemd.ts";
 
 /**
  * The catalogue: every action hostgate knows, as data. Each entry declares `access` explicitly; the
@@ -30,6 +31,7 @@ export const CATALOGUE: readonly Action[] = [
   readLogFile,
   searchPackages,
   getPackageInfo,
+  ...systemdActions,
 ] as Action[];
 
 /** The actions offered on a host of the given family. */

@@ -1,0 +1,56 @@
+import { HostgateError } from "../core/errors.ts";
+import { formatReceipt, RECEIPT_BYTES } from "../core/transaction/receipt.ts";
+import { effectiveState, RECEIPT_TTL_MS, type Transaction } from "../core/transaction/transaction.ts";
+import type { ApproveResult, ShowResult } from "../ipc/protocol.ts";
+import { audit, checkpointRef } from "./audit-log.ts";
+import type { DaemonDeps } from "./deps.ts";
+
+function load(deps: DaemonDeps, id: string): Transaction {
+  const tx = deps.transactions().get(id);
+  if (!tx) throw new HostgateError("unknown_transaction", `No transaction ${id}.`, { hint: "Copy the transaction_id from the plan output; `hostgate history` lists recent ones." });
+  return tx;
+}
+
+/** What `hostgate approve` shows: the exact preview, risk and current state of one transaction. */
+export function show(deps: DaemonDeps, id: string): ShowResult {
+  const tx = load(deps, id);
+  return {
+    transaction_id: tx.id, action_name: tx.action_name, params: tx.params, risk_level: tx.risk_level, state: effectiveState(tx, deps.clock.now()),
+    preview: tx.preview, preview_hash: tx.preview_hash, created_at: new Date(tx.created_at).toISOString(), actor: tx.actor,
+  };
+}
+
+/**
+ * Approves a planned transaction and mints its receipt (admin socket only). The receipt is random
+ * (RECEIPT_BYTES), stored only as its SHA-256, bound to this transaction and its preview_hash, and expires
+ * RECEIPT_TTL_MS later by the daemon's clock. The approval is durably audited before the receipt is returned;
+ * `expected_preview_hash` (what the human was shown) must still match.
+ */
+export async function approve(deps: DaemonDeps, id: string, approvedBy: string, expectedPreviewHash?: string): Promise<ApproveResult> {
+  const tx = load(deps, id);
+  const now = deps.clock.now();
+  const state = effectiveState(tx, now);
+  if (state !== "planned") {
+    throw new HostgateError("transaction_closed", `Transaction ${id} is ${state}; only a planned transaction can be approved.`, { hint: "Plan the change again to get a new transaction." });
+  }
+  if (expectedPreviewHash !== undefined && expectedPreviewHash !== tx.preview_hash) {
+    throw new HostgateError("plan_changed", "The preview changed after it was shown; nothing was approved.", { hint: "Run hostgate approve again and review the new preview." });
+  }
+  const receipt = formatReceipt(deps.crypto.randomBase64Url(RECEIPT_BYTES));
+  const expiresAt = now + RECEIPT_TTL_MS;
+  await audit(deps.audit(), "approve", approvedBy, { transaction_id: id, action: tx.action_name, preview_hash: tx.preview_hash, receipt_expires_at: expiresAt }, true);
+  if (!deps.transactions().approve(id, deps.crypto.sha256Hex(receipt), approvedBy, now, expiresAt)) {
+    throw new HostgateError("transaction_closed", `Transaction ${id} changed state while it was being approved.`, { hint: "Check `hostgate history` and plan again if needed." });
+  }
+  return { transaction_id: id, receipt, expires_at: new Date(expiresAt).toISOString(), preview_hash: tx.preview_hash, checkpoint: checkpointRef(deps.audit()) };
+}
+
+/** Rejects a planned transaction (admin socket only); audited before it takes effect. */
+export async function reject(deps: DaemonDeps, id: string, by: string): Promise<{ transaction_id: string; state: "rejected" }> {
+  const tx = load(deps, id);
+  const state = effectiveState(tx, deps.clock.now());
+  if (state !== "planned") throw new HostgateError("transaction_closed", `Transaction ${id} is ${state}; only a planned transaction can be rejected.`);
+  await audit(deps.audit(), "reject", by, { transaction_id: id, action: tx.action_name, preview_hash: tx.preview_hash }, true);
+  if (!deps.transactions().reject(id, by, deps.clock.now())) throw new HostgateError("transaction_closed", `Transaction ${id} changed state while it was being rejected.`);
+  return { transaction_id: id, state: "rejected" };
+}

@@ -1,0 +1,19 @@
+import type { AuditStore } from "../ports/audit-store.ts";
+import type { JsonValue } from "../core/audit/canonical.ts";
+
+/**
+ * Writes one audit entry for a daemon event. `durable` entries (intents to mutate, approvals) are committed
+ * with fsync before this resolves; the others join a group commit but are still flushed before it resolves.
+ * Throws HostgateError `audit_unavailable` when the entry cannot be written: callers let that refuse the
+ * action (fail closed).
+ */
+export async function audit(store: AuditStore, kind: string, actor: string, payload: Record<string, JsonValue | undefined>, durable = false): Promise<{ seq: number; hash: string }> {
+  const clean = Object.fromEntries(Object.entries(payload).filter(([, v]) => v !== undefined)) as Record<string, JsonValue>;
+  return store.append({ kind, actor, payload: clean }, { durable });
+}
+
+/** The newest checkpoint as `{seq, hash}`, for execute results and receipts; null before the first one. */
+export function checkpointRef(store: AuditStore): { seq: number; hash: string } | null {
+  const cp = store.latestCheckpoint();
+  return cp ? { seq: cp.seq, hash: cp.hash } : null;
+}

@@ -1,0 +1,34 @@
+import type { DoctorResult } from "../ipc/protocol.ts";
+import type { DaemonDeps } from "./deps.ts";
+
+type Check = DoctorResult["checks"][number];
+
+/**
+ * `doctor`: what a user checks first when something does not work: the daemon and host, the planner, the
+ * systemd backend selection, the state store and the audit chain (a quick hash-only verification since the
+ * last checkpoint). Read-only; each check says ok, warn or fail with a line of detail.
+ */
+export async function doctor(deps: DaemonDeps): Promise<DoctorResult> {
+  const checks: Check[] = [];
+  const guard = async (name: string, fn: () => Promise<Check> | Check): Promise<void> => {
+    try {
+      checks.push(await fn());
+    } catch (err) {
+      checks.push({ name, status: "fail", detail: (err as Error).message });
+    }
+  };
+  checks.push({ name: "daemon", status: "ok", detail: `${deps.facts.mode ?? "daemon"} on ${deps.hostname} (${deps.ctx.family} family), pid ${deps.facts.pid ?? "?"}` });
+  checks.push({ name: "planner", status: "ok", detail: deps.llm ? `llm (${deps.llm.name}); proposals are validated against the catalogue` : "deterministic rules over the catalogue" });
+  checks.push({ name: "systemd backend", status: deps.facts.backend_warning ? "warn" : "ok", detail: deps.facts.backend ?? "unknown" });
+  await guard("state store", () => {
+    const recent = deps.transactions().list({ limit: 1000 });
+    const unknown = recent.filter((t) => t.state === "unknown").length;
+    return { name: "state store", status: unknown > 0 ? "warn" : "ok", detail: `${deps.facts.state_dir ?? "?"}: ${recent.length} recent transactions${unknown ? `, ${unknown} with unknown outcome (daemon stopped mid-step)` : ""}` };
+  });
+  await guard("audit chain", async () => {
+    const cp = deps.audit().latestCheckpoint();
+    const result = await deps.audit().verify({ signatures: false, ...(cp ? { since_seq: cp.seq } : {}) });
+    return { name: "audit chain", status: result.status === "intact" ? "ok" : "fail", detail: `${result.status}${cp ? ` since checkpoint seq ${cp.seq}` : ""} (hash-only quick check; audit_verify checks signatures)` };
+  });
+  return { checks };
+}

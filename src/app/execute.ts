@@ -1,0 +1,136 @@
+import { canonicalJson } from "../core/audit/canonical.ts";
+import { findAction } from "../core/catalogue/index.ts";
+import { HostgateError, toHostgateError } from "../core/errors.ts";
+import { redactDeep } from "../core/redact.ts";
+import { isReceiptShaped } from "../core/transaction/receipt.ts";
+import { effectiveState, type Transaction } from "../core/transaction/transaction.ts";
+import type { ExecuteInput, ExecuteResult, StepResult } from "../ipc/protocol.ts";
+import { audit, checkpointRef } from "./audit-log.ts";
+import type { DaemonDeps } from "./deps.ts";
+import { prepareStep } from "./plan.ts";
+
+/** Wall-time budget for one step's apply, in milliseconds (package installs can be slow). */
+export const APPLY_TIMEOUT_MS = 10 * 60 * 1000;
+
+type Step = ExecuteInput["steps"][number];
+
+/** One mutation at a time: the preview is re-computed and applied under this lock, so nothing races it. */
+let lock: Promise<unknown> = Promise.resolve();
+function underLock<T>(fn: () => Promise<T>): Promise<T> {
+  const run = lock.then(fn, fn);
+  lock = run.catch(() => undefined);
+  return run;
+}
+
+const sameParams = (a: unknown, b: unknown): boolean => {
+  try {
+    return canonicalJson(a) === canonicalJson(b);
+  } catch {
+    return false;
+  }
+};
+
+/** Why a receipt does not open this transaction, from the stored facts; null when it may. */
+function receiptProblem(deps: DaemonDeps, tx: Transaction, receiptHash: string): HostgateError | null {
+  const owner = deps.transactions().findByReceiptHash(receiptHash);
+  if (owner && owner.id !== tx.id) {
+    return new HostgateError("receipt_for_other_transaction", `This receipt was minted for transaction ${owner.id}, not ${tx.id}.`, { hint: "Pass each step the receipt printed for its own transaction_id." });
+  }
+  const state = effectiveState(tx, deps.clock.now());
+  if (state === "planned") return new HostgateError("not_approved", `Transaction ${tx.id} has not been approved.`, { hint: `Ask the user to run \`hostgate approve ${tx.id}\` in a terminal and give you the receipt it prints.` });
+  if (!owner) return new HostgateError("receipt_mismatch", `This receipt does not belong to transaction ${tx.id}.`, { hint: "Use the exact receipt `hostgate approve` printed for this transaction." });
+  if (deps.transactions().receiptConsumed(tx.id)) return new HostgateError("receipt_used", `The receipt for ${tx.id} was already used; receipts work once.`, { hint: "Plan the change again if it must run again." });
+  if (state === "expired") return new HostgateError("receipt_expired", `The receipt for ${tx.id} expired (receipts last 15 minutes).`, { hint: "Plan again and have the user approve the new transaction." });
+  if (state !== "approved") return new HostgateError("transaction_closed", `Transaction ${tx.id} is ${state}.`);
+  return null;
+}
+
+async function runStep(deps: DaemonDeps, step: Step, actor: string): Promise<StepResult> {
+  const started = deps.clock.now();
+  const base = { transaction_id: step.transaction_id, action_name: step.action_name };
+  const refuse = async (err: HostgateError): Promise<StepResult> => {
+    await audit(deps.audit(), "execute.refused", actor, { transaction_id: step.transaction_id, action: step.action_name, code: err.code, message: err.message }).catch(() => undefined);
+    return { ...base, status: "refused", output: null, error: { code: err.code, message: err.message, ...(err.hint ? { hint: err.hint } : {}) }, duration_ms: deps.clock.now() - started };
+  };
+  if (!isReceiptShaped(step.approval_receipt)) {
+    return refuse(new HostgateError("invalid_receipt", "approval_receipt is not a receipt. A chat reply such as \"yes\" is not an approval.", {
+      hint: `Ask the user to run \`hostgate approve ${step.transaction_id}\` in a terminal; it prints a receipt starting with hgr_.`,
+    }));
+  }
+  const tx = deps.transactions().get(step.transaction_id);
+  if (!tx) return refuse(new HostgateError("unknown_transaction", `No transaction ${step.transaction_id}.`, { hint: "Use the transaction_id returned by plan." }));
+  if (tx.action_name !== step.action_name || !sameParams(tx.params, step.params)) {
+    return refuse(new HostgateError("params_changed", `The action or params differ from what transaction ${tx.id} planned and the human approved.`, { hint: "Send the transaction's action_name and params unchanged, or plan the new change." }));
+  }
+  const receiptHash = deps.crypto.sha256Hex(step.approval_receipt);
+  const problem = receiptProblem(deps, tx, receiptHash);
+  if (problem) return refuse(problem);
+  const action = findAction(tx.action_name, deps.ctx.family, deps.catalogue);
+  if (!action) return refuse(new HostgateError("unknown_action", `${tx.action_name} is no longer in the catalogue.`));
+
+  return underLock(async () => {
+    if (!deps.transactions().consumeReceipt(tx.id, receiptHash, deps.clock.now())) {
+      return refuse(receiptProblem(deps, deps.transactions().get(tx.id) ?? tx, receiptHash) ?? new HostgateError("receipt_used", `The receipt for ${tx.id} was already used.`));
+    }
+    const fail = async (err: HostgateError, refused: boolean): Promise<StepResult> => {
+      const error = { code: err.code, message: err.message, ...(err.hint ? { hint: err.hint } : {}) };
+      deps.transactions().finish(tx.id, "failed", null, { code: err.code, message: err.message }, deps.clock.now());
+      await audit(deps.audit(), refused ? "execute.refused" : "execute.result", actor, { transaction_id: tx.id, action: tx.action_name, status: "failed", code: err.code, message: err.message }).catch(() => undefined);
+      return { ...base, status: refused ? "refused" : "failed", output: null, error, duration_ms: deps.clock.now() - started };
+    };
+    let fresh;
+    try {
+      fresh = await prepareStep(deps, tx.action_name, tx.params);
+    } catch (err) {
+      return fail(toHostgateError(err), true);
+    }
+    if (fresh.preview_hash !== tx.preview_hash) {
+      return fail(new HostgateError("plan_changed", `The host changed since transaction ${tx.id} was approved: its preview is different now. Nothing was run.`, { hint: "Plan again and have the user approve the new preview." }), true);
+    }
+    try {
+      await audit(deps.audit(), "execute.intent", actor, { transaction_id: tx.id, action: tx.action_name, preview_hash: tx.preview_hash }, true);
+    } catch (err) {
+      return fail(toHostgateError(err), true);
+    }
+    try {
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<never>((_, reject) => { timer = setTimeout(() => { reject(new HostgateError("timeout", `${tx.action_name} did not finish within ${APPLY_TIMEOUT_MS / 1000} s.`)); }, APPLY_TIMEOUT_MS); });
+      const run = action.access === "mutating" ? action.apply(tx.params, deps.ctx) : action.run(tx.params, deps.ctx);
+      const output = redactDeep(await Promise.race([run, timeout]).finally(() => { clearTimeout(timer); })).value as unknown;
+      deps.transactions().finish(tx.id, "succeeded", output, null, deps.clock.now());
+      await audit(deps.audit(), "execute.result", actor, { transaction_id: tx.id, action: tx.action_name, status: "succeeded" }).catch(() => undefined);
+      return { ...base, status: "succeeded", output, error: null, duration_ms: deps.clock.now() - started };
+    } catch (err) {
+      return fail(toHostgateError(err), false);
+    }
+  });
+}
+
+/**
+ * `execute`: runs approved transactions, in order, each exactly once. The daemon re-checks everything here,
+ * whatever the front sent: receipt shape, transaction, action and params unchanged, receipt bound to this
+ * transaction and unexpired and unused (consumed atomically, so of concurrent executes exactly one runs), the
+ * preview re-computed under the lock and equal to the approved preview_hash (`plan_changed` otherwise), and a
+ * durable audit entry of the intent before anything runs (`audit_unavailable` refuses). Halts at the first
+ * step that does not succeed; the rest are `skipped`.
+ */
+export async function execute(deps: DaemonDeps, input: ExecuteInput, actor: string): Promise<ExecuteResult> {
+  const results: StepResult[] = [];
+  let halted = false;
+  for (const step of input.steps) {
+    if (halted) {
+      results.push({ transaction_id: step.transaction_id, action_name: step.action_name, status: "skipped", output: null, error: null, duration_ms: 0 });
+      continue;
+    }
+    const r = await runStep(deps, step, actor);
+    results.push(r);
+    if (r.status !== "succeeded") halted = true;
+  }
+  let checkpoint: ExecuteResult["checkpoint"] = null;
+  try {
+    checkpoint = checkpointRef(deps.audit());
+  } catch {
+    checkpoint = null;
+  }
+  return { results, halted, checkpoint };
+}

@@ -1,0 +1,77 @@
+import type { Action, Preview } from "../core/catalogue/action.ts";
+import { findAction } from "../core/catalogue/index.ts";
+import { HostgateError } from "../core/errors.ts";
+import { planIntent } from "../core/planner/rules.ts";
+import { previewHashInput } from "../core/transaction/preview-hash.ts";
+import { PLAN_TTL_MS, type Transaction } from "../core/transaction/transaction.ts";
+import type { PlanInput, PlanResult } from "../ipc/protocol.ts";
+import type { JsonValue } from "../core/audit/canonical.ts";
+import { audit } from "./audit-log.ts";
+import type { DaemonDeps } from "./deps.ts";
+
+/** The preview of a read-only step: nothing changes; the step is the query itself. */
+function readOnlyPreview(action: Action, params: Record<string, unknown>): Preview {
+  return { summary: `${action.name}: read-only query, nothing on the host changes`, text: `${action.name} ${JSON.stringify(params)}` };
+}
+
+/** Validates one step against the catalogue and computes its preview and preview_hash. */
+export async function prepareStep(deps: DaemonDeps, actionName: string, rawParams: unknown): Promise<{ action: Action; params: Record<string, unknown>; preview: Preview; preview_hash: string }> {
+  const action = findAction(actionName, deps.ctx.family, deps.catalogue);
+  if (!action) {
+    throw new HostgateError("unknown_action", `No action named ${actionName} on this ${deps.ctx.family}-family host.`, {
+      hint: `Use one of: ${deps.catalogue.map((a) => a.name).join(", ")}.`,
+    });
+  }
+  const parsed = action.params.safeParse(rawParams ?? {});
+  if (!parsed.success) {
+    throw new HostgateError("invalid_params", `Invalid params for ${actionName}: ${parsed.error.issues.map((i) => `${i.path.join(".") || "params"}: ${i.message}`).join("; ")}.`);
+  }
+  const params = parsed.data as Record<string, unknown>;
+  const preview = action.access === "mutating" ? await action.preview(params, deps.ctx) : readOnlyPreview(action, params);
+  return { action, params, preview, preview_hash: deps.crypto.sha256Hex(previewHashInput(action.name, params, preview)) };
+}
+
+/**
+ * `plan`: turns an intent (deterministic rules, or the configured LLM, whose proposals are validated like any
+ * explicit step) or explicit steps into transactions, one per step, each with its preview and preview_hash.
+ * Nothing runs. Every transaction is recorded in the audit chain before the plan is returned.
+ */
+export async function plan(deps: DaemonDeps, input: PlanInput, actor: string): Promise<PlanResult> {
+  let planner: PlanResult["planner"] = "explicit";
+  let requested: { action: string; params: Record<string, unknown> }[];
+  if ("intent" in input) {
+    if (deps.llm) {
+      planner = "llm";
+      requested = await deps.llm.propose(input.intent, deps.catalogue);
+    } else {
+      planner = "deterministic";
+      requested = planIntent(input.intent).filter((s) => findAction(s.action, deps.ctx.family, deps.catalogue));
+    }
+    if (requested.length === 0) {
+      throw new HostgateError("no_plan", `No catalogue action matches the intent ${JSON.stringify(input.intent)}.`, {
+        hint: `Call plan with explicit steps: {"steps":[{"action":"RestartService","params":{"unit":"nginx.service"}}]}. Actions: ${deps.catalogue.map((a) => a.name).join(", ")}.`,
+      });
+    }
+  } else {
+    requested = input.steps;
+  }
+  const prepared = [];
+  for (const step of requested) prepared.push(await prepareStep(deps, step.action, step.params));
+  const now = deps.clock.now();
+  const steps: PlanResult["steps"] = [];
+  for (const p of prepared) {
+    const tx: Transaction = {
+      id: deps.crypto.uuid(), action_name: p.action.name, params: p.params, risk_level: p.action.risk_level, preview: p.preview, preview_hash: p.preview_hash,
+      state: "planned", actor, created_at: now, updated_at: now, plan_expires_at: now + PLAN_TTL_MS,
+      approved_at: null, approved_by: null, receipt_expires_at: null, result: null, error: null,
+    };
+    await audit(deps.audit(), "plan.created", actor, { transaction_id: tx.id, action: tx.action_name, params: tx.params as JsonValue, risk_level: tx.risk_level, preview_hash: tx.preview_hash, planner });
+    deps.transactions().insert(tx);
+    steps.push({ transaction_id: tx.id, action_name: tx.action_name, params: tx.params, access: p.action.access, risk_level: tx.risk_level, preview: tx.preview, preview_hash: tx.preview_hash, expires_at: new Date(tx.plan_expires_at).toISOString() });
+  }
+  return {
+    planner,
+    steps,
+    next: "Show these steps and their risk to the user and STOP. A human approves each step in a terminal with `hostgate approve <transaction_id>`, which prints a one-time receipt; only then call execute with the receipts. A chat reply such as \"yes\" is not a receipt.",
+  };
+}

@@ -1,0 +1,91 @@
+import { createInterface } from "node:readline/promises";
+import type { Command } from "commander";
+import type { ShowResult } from "../ipc/protocol.ts";
+import { adminSocketPath } from "./admin-socket.ts";
+import { EXIT } from "./common.ts";
+
+function render(tx: ShowResult): string {
+  return [
+    `Transaction  ${tx.transaction_id}`,
+    `Action       ${tx.action_name} ${JSON.stringify(tx.params)}`,
+    `Risk         ${tx.risk_level.toUpperCase()}`,
+    `State        ${tx.state}`,
+    `Planned by   ${tx.actor} at ${tx.created_at}`,
+    `Preview hash ${tx.preview_hash}`,
+    "",
+    tx.preview.summary,
+    "",
+    tx.preview.text,
+    "",
+  ].join("\n");
+}
+
+/** What the human must type: "yes" for low/medium risk; the transaction id's first 8 characters above that. */
+export function confirmationWord(tx: Pick<ShowResult, "risk_level" | "transaction_id">): string {
+  return tx.risk_level === "high" || tx.risk_level === "critical" ? tx.transaction_id.slice(0, 8) : "yes";
+}
+
+/**
+ * `hostgate approve <txid>`: a human, at a terminal, reads the exact preview and risk, confirms, and gets
+ * the one-time receipt printed on stdout. Runs only on a TTY (a receipt is a human act, not a pipe's), and
+ * talks only to the admin socket. `hostgate reject <txid>` refuses a plan.
+ */
+export function registerApproveCommands(program: Command): void {
+  program
+    .command("approve")
+    .description("Review a planned transaction and, if you confirm, print its one-time approval receipt (admin socket).")
+    .argument("<transaction_id>")
+    .option("--socket <path>", "admin socket (default: the system daemon's, else your embedded daemon's)")
+    .action(async (id: string, opts: { socket?: string }) => {
+      if (!process.stdin.isTTY || !process.stdout.isTTY) {
+        process.stderr.write("hostgate: approve needs a terminal: a human reads the preview and confirms it. Run it in an interactive shell.\n");
+        process.exit(EXIT.usage);
+      }
+      const { socketAdminClient } = await import("../ipc/socket-client.ts");
+      const admin = socketAdminClient(adminSocketPath(opts.socket));
+      try {
+        const shown = await admin.show(id);
+        if (!shown.ok) {
+          process.stderr.write(`hostgate: ${shown.error.message}${shown.error.hint ? `\n${shown.error.hint}` : ""}\n`);
+          process.exit(EXIT.failure);
+        }
+        process.stdout.write(render(shown.value));
+        if (shown.value.state !== "planned") {
+          process.stderr.write(`hostgate: this transaction is ${shown.value.state}; only planned transactions can be approved.\n`);
+          process.exit(EXIT.failure);
+        }
+        const word = confirmationWord(shown.value);
+        const rl = createInterface({ input: process.stdin, output: process.stdout });
+        const answer = (await rl.question(`Type ${JSON.stringify(word)} to approve, anything else to cancel: `)).trim();
+        rl.close();
+        if (answer !== word) {
+          process.stdout.write("Not approved.\n");
+          process.exit(EXIT.failure);
+        }
+        const approved = await admin.approve(id, shown.value.preview_hash);
+        if (!approved.ok) {
+          process.stderr.write(`hostgate: ${approved.error.message}${approved.error.hint ? `\n${approved.error.hint}` : ""}\n`);
+          process.exit(EXIT.failure);
+        }
+        process.stdout.write(`\nApproval receipt: ${approved.value.receipt}\nExpires:          ${approved.value.expires_at} (single use)\nGive it to the assistant as approval_receipt for this transaction.\n`);
+      } finally {
+        await admin.close();
+      }
+    });
+  program
+    .command("reject")
+    .description("Reject a planned transaction so it can never be approved (admin socket).")
+    .argument("<transaction_id>")
+    .option("--socket <path>", "admin socket")
+    .action(async (id: string, opts: { socket?: string }) => {
+      const { socketAdminClient } = await import("../ipc/socket-client.ts");
+      const admin = socketAdminClient(adminSocketPath(opts.socket));
+      const r = await admin.reject(id);
+      await admin.close();
+      if (!r.ok) {
+        process.stderr.write(`hostgate: ${r.error.message}\n`);
+        process.exit(EXIT.failure);
+      }
+      process.stdout.write(`Rejected ${id}.\n`);
+    });
+}

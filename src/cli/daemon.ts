@@ -1,0 +1,56 @@
+import { join } from "node:path";
+import type { Command } from "commander";
+import { EXIT, loadConfigOrExit, log } from "./common.ts";
+
+/**
+ * `hostgate daemon`: the privileged process (run it as a systemd service). Serves agent.sock (mode 0660) for
+ * the MCP front and admin.sock (mode 0600) for `hostgate approve`, plus an optional tcp:// listener with a
+ * token (daemon.listen + daemon.token / HOSTGATE_TOKEN). vsock:// is refused with an explanation.
+ */
+export function registerDaemonCommand(program: Command): void {
+  program
+    .command("daemon")
+    .description("Run the privileged hostgate daemon (agent.sock, admin.sock, optional tcp:// with a token).")
+    .option("-c, --config <path>", "configuration file (must exist)")
+    .option("--listen <uri>", "extra agent listener: tcp://HOST:PORT (needs a token)")
+    .action(async (opts: { config?: string; listen?: string }) => {
+      const config = loadConfigOrExit(opts.config);
+      const [{ composeDaemon }, { serveIpc, parseListenUri }] = await Promise.all([import("../daemon/compose.ts"), import("../ipc/server.ts")]);
+      const listen = opts.listen ?? config.daemon.listen;
+      const token = process.env.HOSTGATE_TOKEN || config.daemon.token;
+      let tcp: ReturnType<typeof parseListenUri> | null = null;
+      try {
+        tcp = listen ? parseListenUri(listen, token) : null;
+      } catch (err) {
+        log((err as Error).message);
+        process.exit(EXIT.usage);
+      }
+      const composed = await composeDaemon(config, { mode: "system", announce: log });
+      try {
+        composed.openStores();
+      } catch (err) {
+        log(`cannot open state in ${composed.stateDir}: ${(err as Error).message}`);
+        process.exit(EXIT.failure);
+      }
+      const clients = { agent: composed.service.agent("agent"), admin: composed.service.admin("admin") };
+      const agentPath = config.daemon.agent_socket ?? join(composed.runtimeDir, "agent.sock");
+      const adminPath = config.daemon.admin_socket ?? join(composed.runtimeDir, "admin.sock");
+      const listeners: import("../ipc/server.ts").IpcListener[] = [];
+      try {
+        listeners.push(await serveIpc({ kind: "unix", path: agentPath, mode: 0o660 }, "agent", clients));
+        listeners.push(await serveIpc({ kind: "unix", path: adminPath, mode: 0o600 }, "admin", clients));
+        if (tcp?.kind === "tcp") listeners.push(await serveIpc(tcp, "agent", clients));
+      } catch (err) {
+        log((err as Error).message);
+        await Promise.all(listeners.map((l) => l.close()));
+        await composed.close();
+        process.exit(EXIT.failure);
+      }
+      log(`daemon ready: state ${composed.stateDir}; ${listeners.map((l) => l.address).join(", ")}`);
+      const stop = (): void => {
+        void Promise.all(listeners.map((l) => l.close())).then(() => composed.close()).finally(() => process.exit(EXIT.ok));
+      };
+      process.once("SIGINT", stop);
+      process.once("SIGTERM", stop);
+    });
+}

@@ -1,0 +1,28 @@
+import { z } from "zod";
+import { defineReadOnlyAction } from "../action.ts";
+import { managerFor, uriOrNull, unitRowSchema, userParam } from "./systemd-schemas.ts";
+
+/**
+ * ListFailedUnits (direct tool list_failed_units, toolset `systemd`): units in the failed state, any type
+ * (`systemctl list-units --failed`); `uri` is null for types that are not represented as resources.
+ */
+export const ListFailedUnits = defineReadOnlyAction({
+  name: "ListFailedUnits",
+  title: "List failed units",
+  description: "Lists units whose state is failed (like `systemctl --failed`), with resource URIs where the type is represented. Follow up with get_service_status or read_unit.",
+  params: z.object({ user: userParam }),
+  output: z.object({ units: z.array(unitRowSchema) }),
+  risk_level: "low",
+  access: "read_only",
+  families: "all",
+  min_role: "observer",
+  toolsets: ["systemd"],
+  host_derived: true,
+  async run(p, ctx) {
+    const manager = managerFor(ctx.units, p.user);
+    const rows = await manager.listUnits({ states: ["failed"] });
+    return {
+      units: rows.map((r) => ({ uri: uriOrNull(manager.ref, r.unit), ...r })),
+    };
+  },
+});

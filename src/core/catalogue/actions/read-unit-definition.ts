@@ -1,0 +1,27 @@
+import { z } from "zod";
+import { defineReadOnlyAction } from "../action.ts";
+import { parseUnitUri } from "../../systemd/uri.ts";
+import { uriParam } from "./systemd-schemas.ts";
+
+/**
+ * ReadUnitDefinition (tool read_unit_definition, toolset resource_api_fallback): the unit file and its
+ * drop-ins as text (like `systemctl cat`), secrets in Environment=/SetCredential= redacted. Accepts the base
+ * URI (or its /definition form). Errors as ReadUnit.
+ */
+export const ReadUnitDefinition = defineReadOnlyAction({
+  name: "ReadUnitDefinition",
+  title: "Read a unit's definition",
+  description: "Returns the unit file (FragmentPath) and drop-ins of a unit as text, each preceded by '# <path>'. Takes the base unit URI from list_units. Larger than read_unit: use it only when configuration matters.",
+  params: z.object({ uri: uriParam }),
+  output: z.object({ fragment_path: z.string().nullable(), drop_in_paths: z.array(z.string()), text: z.string() }),
+  risk_level: "low",
+  access: "read_only",
+  families: "all",
+  min_role: "observer",
+  toolsets: ["resource_api_fallback"],
+  host_derived: true,
+  async run(p, ctx) {
+    const u = parseUnitUri(p.uri);
+    return ctx.units.get(u.manager).getDefinition(u.unit);
+  },
+});

@@ -1,0 +1,27 @@
+/**
+ * The systemd catalogue entries. Read-only: ListUnits, ReadUnit, ReadUnitDefinition (toolset
+ * resource_api_fallback), ListUnitTypes, GetServiceStatus, ListFailedUnits (toolset systemd). Mutating
+ * (plan/execute only, never direct tools): StartService, StopService, RestartService, ReloadService,
+ * EnableService, DisableService.
+ */
+import type { Action } from "../action.ts";
+import { DisableService } from "./disable-service.ts";
+import { EnableService } from "./enable-service.ts";
+import { GetServiceStatus } from "./get-service-status.ts";
+import { ListFailedUnits } from "./list-failed-units.ts";
+import { ListUnitTypes } from "./list-unit-types.ts";
+import { ListUnits } from "./list-units.ts";
+import { ReadUnitDefinition } from "./read-unit-definition.ts";
+import { ReadUnit } from "./read-unit.ts";
+import { ReloadService } from "./reload-service.ts";
+import { RestartService } from "./restart-service.ts";
+import { StartService } from "./start-service.ts";
+import { StopService } from "./stop-service.ts";
+
+export { DisableService, EnableService, GetServiceStatus, ListFailedUnits, ListUnitTypes, ListUnits, ReadUnit, ReadUnitDefinition, ReloadService, RestartService, StartService, StopService };
+
+/** All systemd actions, read-only first. */
+export const systemdActions: readonly Action[] = [
+  ListUnits, ReadUnit, ReadUnitDefinition, ListUnitTypes, GetServiceStatus, ListFailedUnits,
+  StartService, StopService, RestartService, ReloadService, EnableService, DisableService,
+];

@@ -1,0 +1,114 @@
+import { join } from "node:path";
+import { openAuditStore } from "../adapters/audit-sqlite.ts";
+import { nodeCrypto } from "../adapters/crypto-node.ts";
+import { LinuxHostProbe } from "../adapters/host-linux.ts";
+import { acquireStateLock } from "../adapters/state-lock.ts";
+import { SqliteTransactionStore } from "../adapters/transaction-sqlite.ts";
+import { audit } from "../app/audit-log.ts";
+import { DaemonService, type ServiceExtras } from "../app/daemon-service.ts";
+import type { DaemonDeps, StepProposer } from "../app/deps.ts";
+import { readHostIdentity } from "../app/host-identity.ts";
+import type { Action, ActionContext } from "../core/catalogue/action.ts";
+import { CATALOGUE } from "../core/catalogue/index.ts";
+import type { Config } from "../config/schema.ts";
+import type { AuditStore } from "../ports/audit-store.ts";
+import type { Clock, HostProbe } from "../ports/host-probe.ts";
+import type { TransactionStore } from "../ports/transaction-store.ts";
+import { runtimeDir, stateDir, type DaemonMode } from "./paths.ts";
+import { selectBackend } from "./select-backend.ts";
+
+/** Test and embedding overrides for {@link composeDaemon}. */
+export interface ComposeOptions {
+  mode: DaemonMode;
+  clock?: Clock;
+  host?: HostProbe;
+  catalogue?: readonly Action[];
+  llm?: StepProposer | null;
+  extras?: ServiceExtras;
+  /** Lines for stderr at start (backend selection, warnings). Default: write them. */
+  announce?: (line: string) => void;
+}
+
+/** A composed daemon: its service, where it keeps state and sockets, and how to stop it. */
+export interface ComposedDaemon {
+  service: DaemonService;
+  stateDir: string;
+  runtimeDir: string;
+  /** Opens the stores now (the system daemon does this at start; embedded mode waits for the first need). */
+  openStores(): { transactions: TransactionStore; audit: AuditStore };
+  close(): Promise<void>;
+}
+
+/**
+ * The composition root shared by `hostgate daemon` and the embedded daemon: the only place that picks
+ * adapters for the ports. Stores open lazily (read-only queries never touch SQLite); on opening, any
+ * transaction a stopped daemon left `executing` becomes `unknown` and is recorded in the audit chain.
+ */
+export async function composeDaemon(config: Config, opts: ComposeOptions): Promise<ComposedDaemon> {
+  const announce = opts.announce ?? ((line: string) => process.stderr.write(`hostgate: ${line}\n`));
+  const host = opts.host ?? new LinuxHostProbe();
+  const clock = opts.clock ?? { now: () => Date.now() };
+  const identity = await readHostIdentity(host);
+  const backend = await selectBackend(config.backend, host);
+  announce(backend.startup_line);
+  if (backend.warning) announce(backend.warning.replace(/^hostgate: /, ""));
+  const state = stateDir(opts.mode, config.state.dir);
+  const runtime = runtimeDir(opts.mode, state);
+  const ctx: ActionContext = { host, clock, family: identity.family, units: backend.units };
+
+  let transactions: TransactionStore | null = null;
+  let auditStore: AuditStore | null = null;
+  let releaseLock: (() => void) | null = null;
+  const openAudit = (): AuditStore => {
+    if (auditStore) return auditStore;
+    releaseLock ??= acquireStateLock(state);
+    auditStore = openAuditStore(state, {
+      checkpointEvery: config.audit.checkpoint_every,
+      checkpointIdleMs: config.audit.checkpoint_idle_ms,
+      secretPatterns: config.audit.secret_patterns,
+      ...(config.audit.checkpoint_copy ? { checkpointCopy: config.audit.checkpoint_copy.endsWith("/") ? { type: "directory", path: config.audit.checkpoint_copy } : { type: "file", path: config.audit.checkpoint_copy } } : {}),
+    });
+    return auditStore;
+  };
+  const openTransactions = (): TransactionStore => {
+    if (transactions) return transactions;
+    releaseLock ??= acquireStateLock(state);
+    const store = new SqliteTransactionStore(join(state, "state.db"));
+    const interrupted = store.recoverInterrupted(clock.now());
+    for (const id of interrupted) {
+      void audit(openAudit(), "daemon.recovered", "daemon", { transaction_id: id, status: "unknown", message: "daemon stopped while the step ran; not re-run" }, true).catch(() => undefined);
+    }
+    transactions = store;
+    return store;
+  };
+  const deps: DaemonDeps = {
+    ctx,
+    catalogue: opts.catalogue ?? CATALOGUE,
+    hostname: identity.hostname,
+    clock,
+    crypto: nodeCrypto,
+    transactions: openTransactions,
+    audit: openAudit,
+    llm: opts.llm ?? null,
+    facts: {
+      mode: opts.mode === "system" ? "system daemon" : "embedded daemon",
+      pid: String(process.pid),
+      backend: `${backend.type} (${backend.reason})`,
+      ...(backend.warning ? { backend_warning: backend.warning } : {}),
+      state_dir: state,
+      runtime_dir: runtime,
+    },
+  };
+  return {
+    service: new DaemonService(deps, opts.extras),
+    stateDir: state,
+    runtimeDir: runtime,
+    openStores: () => ({ transactions: openTransactions(), audit: openAudit() }),
+    close: async () => {
+      transactions?.close();
+      auditStore?.close();
+      releaseLock?.();
+      await backend.units.close();
+    },
+  };
+}

@@ -1,0 +1,26 @@
+import { homedir } from "node:os";
+import { join } from "node:path";
+
+/** Whether paths are for the system daemon (`hostgate daemon`) or one user's embedded daemon. */
+export type DaemonMode = "system" | "embedded";
+
+/**
+ * Where state lives: config `state.dir`, else HOSTGATE_STATE_DIR, else /var/lib/hostgate for the system
+ * daemon, else $XDG_STATE_HOME/hostgate (~/.local/state/hostgate) for the embedded one (DESIGN.md).
+ */
+export function stateDir(mode: DaemonMode, configured: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
+  if (configured) return configured;
+  if (env.HOSTGATE_STATE_DIR) return env.HOSTGATE_STATE_DIR;
+  if (mode === "system") return "/var/lib/hostgate";
+  return join(env.XDG_STATE_HOME || join(homedir(), ".local", "state"), "hostgate");
+}
+
+/**
+ * Where sockets live: HOSTGATE_RUNTIME_DIR, else /run/hostgate for the system daemon, else
+ * $XDG_RUNTIME_DIR/hostgate (falling back to the state directory when XDG_RUNTIME_DIR is unset).
+ */
+export function runtimeDir(mode: DaemonMode, state: string, env: NodeJS.ProcessEnv = process.env): string {
+  if (env.HOSTGATE_RUNTIME_DIR) return env.HOSTGATE_RUNTIME_DIR;
+  if (mode === "system") return "/run/hostgate";
+  return env.XDG_RUNTIME_DIR ? join(env.XDG_RUNTIME_DIR, "hostgate") : join(state, "run");
+}

@@ -1,0 +1,43 @@
+import { describe, expect, it } from "vitest";
+import { HostgateError } from "../core/errors.ts";
+import { selectBackend } from "./select-backend.ts";
+
+const host = (comm: string | null) => ({
+  readText: (path: string) => {
+    expect(path).toBe("/proc/1/comm");
+    return comm === null ? Promise.reject(new HostgateError("not_found", "no")) : Promise.resolve(`${comm}\n`);
+  },
+});
+
+describe("selectBackend", () => {
+  it("auto: dbus when PID 1 is systemd, without connecting", async () => {
+    const s = await selectBackend(undefined, host("systemd"));
+    expect(s).toMatchObject({ type: "dbus", reason: "auto: PID 1 is systemd", warning: null });
+    expect(s.startup_line).toBe("backend=dbus (system manager at unix:path=/run/dbus/system_bus_socket)");
+    await s.units.close();
+  });
+
+  it("auto: mock with a loud warning when PID 1 is not systemd", async () => {
+    const s = await selectBackend({}, host("process_api"));
+    expect(s.type).toBe("mock");
+    expect(s.reason).toContain("process_api");
+    expect(s.warning).toMatch(/WARNING.*MOCK.*SIMULATED/);
+    expect(s.startup_line).toMatch(/^backend=mock/);
+    expect((await s.units.system.listUnits()).length).toBeGreaterThan(10);
+  });
+
+  it("auto: mock when /proc/1/comm is unreadable", async () => {
+    expect((await selectBackend(undefined, host(null))).warning).toContain("unreadable");
+  });
+
+  it("honours an explicit type and never reads /proc/1/comm for it", async () => {
+    const never = { readText: () => Promise.reject(new Error("must not be called")) };
+    const s = await selectBackend({ type: "dbus", bus_address: "unix:path=/x/bus", user_managers: [{ user: "alice", bus_address: "unix:path=/run/user/1000/bus" }] }, never);
+    expect(s.startup_line).toBe("backend=dbus (system manager at unix:path=/x/bus; user managers: alice)");
+    expect(s.units.users).toEqual(["alice"]);
+    expect(() => s.units.user("bob")).toThrow(expect.objectContaining({ code: "user_manager_unavailable" }) as Error);
+    await expect(s.units.system.listUnits()).rejects.toMatchObject({ code: "backend_error" });
+    const m = await selectBackend({ type: "mock" }, never);
+    expect(m).toMatchObject({ type: "mock", warning: null, reason: "configured" });
+  });
+});

@@ -1,0 +1,73 @@
+/**
+ * Chooses the systemd backend from config (`backend.type`) and builds the UnitManagerSet lazily: no bus is
+ * contacted here. `dbus` and `mock` are honoured as given; when the type is absent, dbus is chosen if PID 1
+ * is systemd (/proc/1/comm), otherwise mock with a warning line for stderr and doctor. There is never a
+ * runtime fallback from dbus to mock.
+ */
+import { DbusUnitManager, DEFAULT_SYSTEM_BUS } from "../adapters/systemd-dbus.ts";
+import { createMockUnitManagers } from "../adapters/systemd-mock.ts";
+import { createUnitManagerSet } from "../adapters/unit-manager-set.ts";
+import type { HostProbe } from "../ports/host-probe.ts";
+import type { UnitManager, UnitManagerSet } from "../ports/unit-manager.ts";
+
+/** The `backend` config section (snake_case keys as in the YAML). */
+export interface SystemdBackendConfig {
+  /** `dbus` | `mock`; absent = auto (dbus when PID 1 is systemd). */
+  type?: "dbus" | "mock";
+  /** System bus address; default unix:path=/run/dbus/system_bus_socket. */
+  bus_address?: string;
+  /** Root prefix for reading unit files (FragmentPath/DropInPaths); default "/". */
+  file_root?: string;
+  /** User managers to represent: login name + that user's bus (e.g. unix:path=/run/user/1000/bus). */
+  user_managers?: { user: string; bus_address: string; file_root?: string }[];
+}
+
+/** What was selected and why. `startup_line` goes to stderr at start; `warning` too when not null. */
+export interface BackendSelection {
+  type: "dbus" | "mock";
+  /** "configured" or "auto: PID 1 is systemd" / "auto: PID 1 is <comm>, not systemd". */
+  reason: string;
+  units: UnitManagerSet;
+  /** e.g. `backend=dbus (system manager at unix:path=/run/dbus/system_bus_socket)`; announces a choice, not a connection. */
+  startup_line: string;
+  warning: string | null;
+}
+
+async function pid1Comm(host: Pick<HostProbe, "readText">): Promise<string | null> {
+  try {
+    return (await host.readText("/proc/1/comm", { maxBytes: 64 })).trim();
+  } catch {
+    return null;
+  }
+}
+
+/** Selects and builds the backend. Reads /proc/1/comm only when `cfg.type` is absent. */
+export async function selectBackend(cfg: SystemdBackendConfig | undefined, host: Pick<HostProbe, "readText">): Promise<BackendSelection> {
+  let type = cfg?.type;
+  let reason = "configured";
+  let warning: string | null = null;
+  if (type === undefined) {
+    const comm = await pid1Comm(host);
+    if (comm === "systemd") {
+      type = "dbus";
+      reason = "auto: PID 1 is systemd";
+    } else {
+      type = "mock";
+      reason = `auto: PID 1 is ${comm === null ? "unknown" : JSON.stringify(comm)}, not systemd`;
+      warning = `hostgate: WARNING: PID 1 is not systemd (${comm ?? "unreadable /proc/1/comm"}); using the MOCK systemd backend — unit data is SIMULATED, not this host's. Set backend.type: dbus (and backend.bus_address) to use a real manager.`;
+    }
+  }
+  if (type === "mock") {
+    return { type, reason, units: createMockUnitManagers(), startup_line: "backend=mock (in-memory simulated systemd)", warning };
+  }
+  const address = cfg?.bus_address ?? DEFAULT_SYSTEM_BUS;
+  const system = new DbusUnitManager({ busAddress: address, fileRoot: cfg?.file_root ?? "/" });
+  const users = new Map<string, UnitManager>();
+  for (const u of cfg?.user_managers ?? []) {
+    users.set(u.user, new DbusUnitManager({ busAddress: u.bus_address, ref: { scope: "user", user: u.user }, fileRoot: u.file_root ?? "/" }));
+  }
+  return {
+    type, reason, units: createUnitManagerSet(system, users), warning,
+    startup_line: `backend=dbus (system manager at ${address}${users.size > 0 ? `; user managers: ${[...users.keys()].join(", ")}` : ""})`,
+  };
+}

@@ -1,0 +1,144 @@
+import { chmodSync, existsSync, unlinkSync, mkdirSync } from "node:fs";
+import { createConnection, createServer, type Server, type Socket } from "node:net";
+import { dirname } from "node:path";
+import { createHash, timingSafeEqual } from "node:crypto";
+import type { AdminClient, DaemonClient } from "./client.ts";
+import { ADMIN_METHODS, AGENT_METHODS } from "./methods.ts";
+import { PROTOCOL_VERSION } from "./protocol.ts";
+import { IpcRequestSchema, lineReader, type IpcResponse } from "./wire.ts";
+
+/** Where a daemon listens: a Unix socket path (with file mode), or tcp://host:port with a required token. */
+export type ListenSpec =
+  | { kind: "unix"; path: string; mode: number; gid?: number | undefined }
+  | { kind: "tcp"; host: string; port: number; token: string };
+
+/**
+ * Parses a listen URI: an absolute path or unix:PATH, tcp://HOST:PORT (token required), and vsock://…, which
+ * is refused: Node.js has no AF_VSOCK sockets, and we do not pretend. Throws Error with what to do instead.
+ */
+export function parseListenUri(uri: string, token: string | undefined): { kind: "unix"; path: string } | { kind: "tcp"; host: string; port: number; token: string } {
+  if (uri.startsWith("vsock://")) {
+    throw new Error(`${uri}: vsock is not supported (Node.js has no AF_VSOCK sockets). Tunnel the Unix socket over SSH instead: ssh -fN -L /tmp/hostgate.sock:/run/hostgate/agent.sock user@vm, then HOSTGATE_SOCKET=/tmp/hostgate.sock.`);
+  }
+  if (uri.startsWith("tcp://")) {
+    const m = /^tcp:\/\/(\[[^\]]+\]|[^:/]+):(\d{1,5})$/.exec(uri);
+    if (!m || Number(m[2]) > 65535) throw new Error(`${uri}: expected tcp://HOST:PORT, e.g. tcp://127.0.0.1:7420.`);
+    if (!token || token.length < 32) throw new Error(`${uri}: a tcp:// listener needs a token of at least 32 characters (daemon.token or HOSTGATE_TOKEN).`);
+    return { kind: "tcp", host: m[1]!.replace(/^\[|\]$/g, ""), port: Number(m[2]), token };
+  }
+  const path = uri.startsWith("unix:") ? uri.slice(5) : uri;
+  if (!path.startsWith("/")) throw new Error(`${uri}: expected an absolute socket path, unix:PATH or tcp://HOST:PORT.`);
+  return { kind: "unix", path };
+}
+
+/** Constant-time token comparison (hashing first equalises lengths). */
+export function tokenEquals(presented: string, expected: string): boolean {
+  return timingSafeEqual(createHash("sha256").update(presented).digest(), createHash("sha256").update(expected).digest());
+}
+
+/** Removes a socket file left by a dead daemon; refuses when a live daemon still answers on it. */
+async function clearStaleSocket(path: string): Promise<void> {
+  if (!existsSync(path)) return;
+  const live = await new Promise<boolean>((resolve) => {
+    const probe = createConnection(path);
+    probe.once("connect", () => { probe.destroy(); resolve(true); });
+    probe.once("error", () => { resolve(false); });
+  });
+  if (live) throw new Error(`Another hostgate daemon is listening on ${path}. Stop it first, or point this one elsewhere.`);
+  unlinkSync(path);
+}
+
+/** A running listener. */
+export interface IpcListener {
+  address: string;
+  close(): Promise<void>;
+}
+
+/**
+ * Serves the daemon protocol on one socket for one role. Agent sockets answer the agent methods; admin
+ * sockets the admin methods; anything else is `forbidden_method` (e.g. approve over agent.sock). Every
+ * request is validated (envelope, protocol version, params schema) before it reaches the service; one bad
+ * request never closes the connection, a bad token on tcp:// does.
+ */
+export async function serveIpc(spec: ListenSpec, role: "agent" | "admin", clients: { agent: DaemonClient; admin: AdminClient }): Promise<IpcListener> {
+  const sockets = new Set<Socket>();
+  const handle = async (line: string): Promise<IpcResponse> => {
+    let raw: unknown;
+    try {
+      raw = JSON.parse(line);
+    } catch {
+      return { v: PROTOCOL_VERSION, id: null, ok: false, error: { code: "protocol_error", message: "The message is not JSON." } };
+    }
+    const id = typeof raw === "object" && raw !== null && "id" in raw && (typeof raw.id === "number" || typeof raw.id === "string") ? raw.id : null;
+    const req = IpcRequestSchema.safeParse(raw);
+    if (!req.success) {
+      const v = (raw as { v?: unknown } | null)?.v;
+      const message = v !== PROTOCOL_VERSION ? `Protocol version ${JSON.stringify(v)} is not ${PROTOCOL_VERSION}: update hostgate on both sides.` : `Malformed request: ${req.error.issues.map((i) => i.message).join("; ")}`;
+      return { v: PROTOCOL_VERSION, id, ok: false, error: { code: "protocol_error", message } };
+    }
+    if (spec.kind === "tcp" && !tokenEquals(req.data.token ?? "", spec.token)) {
+      return { v: PROTOCOL_VERSION, id, ok: false, error: { code: "unauthorized", message: "Missing or wrong token.", hint: "Set HOSTGATE_TOKEN to the daemon's daemon.token." } };
+    }
+    const table: Record<string, { params: { safeParse(v: unknown): { success: boolean; data?: unknown; error?: { issues: { path: PropertyKey[]; message: string }[] } } }; call: (c: never, p: never) => Promise<unknown> }> = role === "agent" ? AGENT_METHODS : ADMIN_METHODS;
+    const method = Object.hasOwn(table, req.data.method) ? table[req.data.method] : undefined;
+    if (!method) {
+      const other = role === "agent" ? Object.hasOwn(ADMIN_METHODS, req.data.method) : Object.hasOwn(AGENT_METHODS, req.data.method);
+      return { v: PROTOCOL_VERSION, id, ok: false, error: other
+        ? { code: "forbidden_method", message: `${req.data.method} is not available on the ${role} socket.`, hint: role === "agent" ? "Approvals happen only on the admin socket, by a human running `hostgate approve <txid>`." : "Use the agent socket." }
+        : { code: "protocol_error", message: `Unknown method ${req.data.method}.` } };
+    }
+    const params = method.params.safeParse(req.data.params);
+    if (!params.success) {
+      return { v: PROTOCOL_VERSION, id, ok: false, error: { code: "invalid_params", message: `Invalid params for ${req.data.method}: ${(params.error?.issues ?? []).map((i) => `${i.path.join(".") || "params"}: ${i.message}`).join("; ")}` } };
+    }
+    try {
+      const client = role === "agent" ? clients.agent : clients.admin;
+      const result = await method.call(client as never, params.data as never);
+      return { v: PROTOCOL_VERSION, id, ok: true, result };
+    } catch (err) {
+      return { v: PROTOCOL_VERSION, id, ok: false, error: { code: "internal_error", message: (err as Error).message } };
+    }
+  };
+  const server: Server = createServer((socket) => {
+    sockets.add(socket);
+    socket.on("close", () => sockets.delete(socket));
+    socket.on("error", () => socket.destroy());
+    socket.on("data", lineReader((line) => {
+      void handle(line).then((resp) => {
+        if (!socket.writable) return;
+        socket.write(`${JSON.stringify(resp)}\n`);
+        if (!resp.ok && resp.error.code === "unauthorized") socket.end();
+      });
+    }, () => { socket.write(`${JSON.stringify({ v: PROTOCOL_VERSION, id: null, ok: false, error: { code: "protocol_error", message: "Message too large." } })}\n`); }));
+  });
+  if (spec.kind === "unix") {
+    mkdirSync(dirname(spec.path), { recursive: true, mode: 0o755 });
+    await clearStaleSocket(spec.path);
+  }
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    if (spec.kind === "unix") {
+      // Create the socket with no permissions for others, then open it up to the intended mode.
+      const old = process.umask(0o177);
+      server.listen(spec.path, () => { process.umask(old); resolve(); });
+    } else {
+      server.listen(spec.port, spec.host, () => { resolve(); });
+    }
+  });
+  let address: string;
+  if (spec.kind === "unix") {
+    chmodSync(spec.path, spec.mode);
+    address = spec.path;
+  } else {
+    const a = server.address() as { address: string; port: number };
+    address = `tcp://${a.address.includes(":") ? `[${a.address}]` : a.address}:${a.port}`;
+  }
+  return {
+    address,
+    close: () => new Promise<void>((resolve) => {
+      for (const s of sockets) s.destroy();
+      server.close(() => { resolve(); });
+      if (spec.kind === "unix" && existsSync(spec.path)) { try { unlinkSync(spec.path); } catch { /* already gone */ } }
+    }),
+  };
+}

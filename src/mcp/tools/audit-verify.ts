@@ -1,0 +1,26 @@
+import { z } from "zod";
+import { fixedTool } from "./fixed.ts";
+
+const VerifyOutput = z.object({
+  status: z.enum(["intact", "broken", "cannot_verify"]),
+  anchored_seq: z.number().optional(),
+  last_seq: z.number().optional(),
+  checked: z.number().optional(),
+  signatures_checked: z.boolean().optional(),
+  reason: z.string().optional(),
+  first_bad_seq: z.number().optional(),
+  why: z.string().optional(),
+  detail: z.string().optional(),
+});
+
+/** `audit_verify`: verify the Ed25519-signed, hash-chained audit log against its checkpoints. */
+export const auditVerifyTool = fixedTool({
+  name: "audit_verify",
+  title: "Verify the audit chain",
+  description: "Verify the signed audit chain (hashes, Ed25519 signatures, order, and truncation against signed checkpoints), fully or from since_seq. Answers intact (anchored up to a checkpoint seq), broken (reason and first offending seq) or cannot_verify (why). Read-only.",
+  input: z.object({ since_seq: z.number().int().min(0).optional() }).strict(),
+  output: VerifyOutput,
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  toolsets: ["audit"],
+  call: (client, args) => client.auditVerify(args),
+});

@@ -1,0 +1,49 @@
+import { z } from "zod";
+import type { DaemonClient } from "../../ipc/client.ts";
+import type { Outcome } from "../../ipc/protocol.ts";
+import { errorResult } from "../result.ts";
+import type { ToolAnnotations, ToolSpec } from "../tool-spec.ts";
+
+/** The data of a fixed tool (plan, execute, history…): schemas, annotations, groups and one daemon call. */
+export interface FixedToolDef<I extends z.ZodType> {
+  name: string;
+  title: string;
+  description: string;
+  input: I;
+  output: z.ZodType;
+  annotations: ToolAnnotations;
+  toolsets: readonly string[];
+  call(client: DaemonClient, args: z.infer<I>): Promise<Outcome<unknown>>;
+}
+
+const jsonSchema = (schema: z.ZodType, io: "input" | "output"): Record<string, unknown> => {
+  const s = z.toJSONSchema(schema, { io, unrepresentable: "any" }) as Record<string, unknown>;
+  delete s.$schema;
+  return s.type === "object" ? s : { type: "object", properties: {}, ...s };
+};
+
+/**
+ * Builds a ToolSpec from a fixed tool's data. Arguments are checked against the input schema here only to
+ * give the model a precise `invalid_params` result; the daemon validates again and decides everything else.
+ */
+export function fixedTool<I extends z.ZodType>(def: FixedToolDef<I>): ToolSpec {
+  return {
+    name: def.name,
+    title: def.title,
+    description: def.description,
+    inputSchema: jsonSchema(def.input, "input"),
+    outputSchema: jsonSchema(def.output, "output"),
+    annotations: def.annotations,
+    toolsets: def.toolsets,
+    handler: async (args, client) => {
+      const parsed = def.input.safeParse(args);
+      if (!parsed.success) {
+        return errorResult({ code: "invalid_params", message: `Invalid arguments for ${def.name}: ${parsed.error.issues.map((i) => `${i.path.join(".") || "arguments"}: ${i.message}`).join("; ")}.`, hint: "The tool's inputSchema lists the accepted values." });
+      }
+      const r = await def.call(client, parsed.data);
+      if (!r.ok) return errorResult(r.error);
+      const value = r.value as Record<string, unknown>;
+      return { content: [{ type: "text", text: JSON.stringify(value) }], structuredContent: value };
+    },
+  };
+}

@@ -1,0 +1,77 @@
+/**
+ * The UnitManager port: one systemd manager (the system manager, or one user's manager). Implemented by
+ * adapters/systemd-dbus.ts (real systemd over D-Bus) and adapters/systemd-mock.ts (in-memory).
+ *
+ * Errors (HostgateError codes): `no_such_unit` (the unit is not loaded and has no unit file: LoadState
+ * not-found), `invalid_unit_name` (the name fails core/systemd/unit-name rules; checked before any I/O),
+ * `backend_error` (the manager could not be reached or answered with an unexpected D-Bus error; the message
+ * names the bus address), `timeout` (a job did not finish in time), `permission_denied` (the manager
+ * refused: org.freedesktop.DBus.Error.AccessDenied / InteractiveAuthorizationRequired).
+ */
+import type { ServiceStatus, UnitDefinition, UnitListEntry, UnitState, JobOutcome } from "../core/systemd/payload.ts";
+import type { ManagerRef } from "../core/systemd/uri.ts";
+import type { UnitType } from "../core/systemd/unit-name.ts";
+
+/** Filters for {@link UnitManager.listUnits}. All are ANDed; an empty or absent filter matches everything. */
+export interface ListUnitsQuery {
+  /** Unit types to include (e.g. ["service", "timer"]). */
+  types?: readonly UnitType[];
+  /** systemctl --state semantics: a unit matches when its load, active or sub state is one of these. */
+  states?: readonly string[];
+  /** Shell-style unit-name globs (`*`, `?`, `[...]`) as in `systemctl list-units PATTERN`. */
+  patterns?: readonly string[];
+}
+
+/** Options for job-based operations. */
+export interface JobOptions {
+  /** How long to wait for the job's JobRemoved signal, in milliseconds. Default 30 000. */
+  timeoutMs?: number;
+}
+
+/** One systemd manager. Adapters connect lazily on the first call; `close` releases the connection. */
+export interface UnitManager {
+  /** Which manager this is. */
+  readonly ref: ManagerRef;
+  /**
+   * Units currently known to the manager, with `systemctl list-units --all` semantics (loaded units in
+   * any state plus units referenced but not found), sorted by unit name.
+   */
+  listUnits(query?: ListUnitsQuery): Promise<UnitListEntry[]>;
+  /** Compact runtime state of one unit. Loads the unit's state if it is not in memory. */
+  getUnit(unit: string): Promise<UnitState>;
+  /** Service status (unit must be a .service). */
+  getServiceStatus(unit: string): Promise<ServiceStatus>;
+  /** FragmentPath + DropInPaths and their text (secrets redacted). */
+  getDefinition(unit: string): Promise<UnitDefinition>;
+  /** StartUnit(mode replace), waiting for JobRemoved. */
+  startUnit(unit: string, opts?: JobOptions): Promise<JobOutcome>;
+  /** StopUnit(mode replace), waiting for JobRemoved. */
+  stopUnit(unit: string, opts?: JobOptions): Promise<JobOutcome>;
+  /** RestartUnit(mode replace), waiting for JobRemoved. */
+  restartUnit(unit: string, opts?: JobOptions): Promise<JobOutcome>;
+  /** ReloadUnit(mode replace), waiting for JobRemoved. */
+  reloadUnit(unit: string, opts?: JobOptions): Promise<JobOutcome>;
+  /** EnableUnitFiles(runtime=false, force=false) followed by a manager Reload. */
+  enableUnitFiles(units: readonly string[]): Promise<JobOutcome>;
+  /** DisableUnitFiles(runtime=false) followed by a manager Reload. */
+  disableUnitFiles(units: readonly string[]): Promise<JobOutcome>;
+  /** Releases the connection (idempotent). */
+  close(): Promise<void>;
+}
+
+/**
+ * The managers hostgate represents on one host: the system manager and zero or more user managers. This is
+ * what ActionContext.units holds.
+ */
+export interface UnitManagerSet {
+  /** The system manager. */
+  readonly system: UnitManager;
+  /** User names whose managers are represented (resources/list walks them), in a stable order. */
+  readonly users: readonly string[];
+  /** The manager of `user`; throws HostgateError `user_manager_unavailable` when not represented. */
+  user(user: string): UnitManager;
+  /** The manager a ManagerRef points at (see {@link user} for errors). */
+  get(ref: ManagerRef): UnitManager;
+  /** Closes every manager. */
+  close(): Promise<void>;
+}

@@ -1,0 +1,66 @@
+// The UnitManager contract against every adapter: mock, a real `systemd --user`, a real PID-1 systemd in nspawn.
+import { describe, it } from "vitest";
+import { DbusUnitManager } from "../src/adapters/systemd-dbus.ts";
+import { MockUnitManager, createMockUnitManagers } from "../src/adapters/systemd-mock.ts";
+import { createUnitManagerSet } from "../src/adapters/unit-manager-set.ts";
+import { describeUnitManagerContract } from "./contract/unit-manager-contract.ts";
+import { nspawnPrereqs, startNspawn } from "./peers/nspawn.ts";
+import { REQUIRE_PEERS } from "./peers/proc.ts";
+import { startUserManager, userManagerPrereqs } from "./peers/systemd-user.ts";
+import { PEER_UNITS } from "./peers/test-units.ts";
+
+describeUnitManagerContract("mock", () => Promise.resolve({
+  units: createMockUnitManagers(),
+  ref: { scope: "system" },
+  known: {
+    running: "nginx.service", reloadable: "nginx.service", withDropIn: "nginx.service", installable: "cron.service", timer: "backup.timer",
+    escaped: "systemd-fsck@dev-disk-by\\x2duuid-1234\\x2dABCD.service", secret: "abc123", rootMount: "-.mount",
+  },
+  stop: () => Promise.resolve(),
+}));
+
+/** Registers the peer's contract, or a loud skip (a failure under HOSTGATE_REQUIRE_PEERS=1) when prerequisites are missing. */
+function peerContract(name: string, missing: string | null, register: () => void): void {
+  if (missing === null) {
+    register();
+    return;
+  }
+  if (REQUIRE_PEERS) {
+    describe(`UnitManager contract: ${name}`, () => {
+      it("has its prerequisites (HOSTGATE_REQUIRE_PEERS=1)", () => {
+        throw new Error(`peer ${name} unavailable: ${missing}`);
+      });
+    });
+    return;
+  }
+  console.warn(`\n*** SKIPPING UnitManager contract for ${name}: ${missing} (set HOSTGATE_REQUIRE_PEERS=1 to fail instead) ***\n`);
+  describe.skip(`UnitManager contract: ${name} (SKIPPED: ${missing})`, () => {
+    it("needs its peer", () => undefined);
+  });
+}
+
+peerContract("dbus, real systemd --user", userManagerPrereqs(), () => {
+  describeUnitManagerContract("dbus, real systemd --user", async () => {
+    const peer = await startUserManager();
+    const user = new DbusUnitManager({ busAddress: peer.busAddress, ref: { scope: "user", user: peer.user } });
+    return {
+      units: createUnitManagerSet(new MockUnitManager(), new Map([[peer.user, user]])),
+      ref: { scope: "user", user: peer.user },
+      known: { ...PEER_UNITS },
+      stop: () => peer.stop(),
+    };
+  });
+});
+
+peerContract("dbus, PID-1 systemd in nspawn", nspawnPrereqs(), () => {
+  describeUnitManagerContract("dbus, PID-1 systemd in nspawn", async () => {
+    const peer = await startNspawn();
+    const system = new DbusUnitManager({ busAddress: peer.busAddress, fileRoot: peer.fileRoot });
+    return {
+      units: createUnitManagerSet(system, new Map()),
+      ref: { scope: "system" },
+      known: { ...PEER_UNITS, rootMount: "-.mount" },
+      stop: () => peer.stop(),
+    };
+  });
+});
