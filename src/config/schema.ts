@@ -43,7 +43,7 @@ export const ConfigSchema = z.object({
   planner: z.object({
     mode: z.enum(["deterministic", "llm"]).default("deterministic").describe("How plan { intent } is turned into steps"),
     llm: z.object({
-      base_url: z.string().url().describe("OpenAI-compatible endpoint, e.g. http://127.0.0.1:8080/v1"),
+      base_url: z.url().describe("OpenAI-compatible endpoint, e.g. http://127.0.0.1:8080/v1"),
       model: z.string().min(1),
       api_key_env: z.string().regex(/^[A-Z_][A-Z0-9_]*$/).optional().describe("Environment variable holding the API key"),
       timeout_ms: z.number().int().min(100).max(120_000).default(20_000),
