@@ -1,4 +1,6 @@
+import { nodeHasher } from "../adapters/hasher-node.ts";
 import { LinuxHostProbe } from "../adapters/host-linux.ts";
+import { LinuxHostMutator } from "../adapters/host-mutator-linux.ts";
 import { describeAction } from "../app/describe.ts";
 import { readHostIdentity } from "../app/host-identity.ts";
 import { queryAction } from "../app/query.ts";
@@ -25,7 +27,14 @@ export async function createEmbeddedDaemon(opts: EmbeddedOptions = {}): Promise<
   const host = opts.host ?? new LinuxHostProbe();
   const identity = await readHostIdentity(host);
   const family = opts.family ?? identity.family;
-  const ctx: ActionContext = { host, clock: opts.clock ?? { now: () => Date.now() }, family };
+  const ctx: ActionContext = {
+    host,
+    clock: opts.clock ?? { now: () => Date.now() },
+    family,
+    mutator: new LinuxHostMutator(),
+    hash: nodeHasher,
+    self_pid: process.pid,
+  };
   const catalogue = opts.catalogue ?? CATALOGUE;
   const described: DescribeResult = {
     protocol_version: PROTOCOL_VERSION,

@@ -1,4 +1,6 @@
 import type { z } from "zod";
+import type { Hasher } from "../../ports/hasher.ts";
+import type { HostMutator } from "../../ports/host-mutator.ts";
 import type { Clock, HostProbe } from "../../ports/host-probe.ts";
 
 /** How dangerous an action or command is (DESIGN.md, Words: risk). Ordered low < medium < high < critical. */
@@ -21,6 +23,12 @@ export interface ActionContext {
   clock: Clock;
   /** The detected distro family of the host the action runs on. */
   family: DistroFamily;
+  /** The only way to change the host; used by `MutatingAction.apply` alone, never by `preview` or `run`. */
+  mutator: HostMutator;
+  /** SHA-256 for previews and preconditions (core cannot import node:crypto). */
+  hash: Hasher;
+  /** The pid of the daemon process, which SignalProcess refuses to signal. */
+  self_pid: number;
 }
 
 interface ActionBase<P extends z.ZodType, O extends z.ZodType> {
