@@ -1,5 +1,5 @@
 import { constants as fsConstants } from "node:fs";
-import { lstat, open, rename, unlink, type FileHandle } from "node:fs/promises";
+import { open, rename, unlink, type FileHandle } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import type { ExecResult } from "../core/exec.ts";
 import { HostgateError } from "../core/errors.ts";

@@ -72,11 +72,15 @@ export interface Preview {
 /**
  * A mutating action: only ever run by the daemon's execute path with a valid receipt, never as a direct
  * tool. `preview` must not change the host; `apply` performs the change and returns its output.
+ * `apply` receives the approved preview (already re-computed under the lock and matched against the
+ * receipt's preview_hash) so it can turn the state the human saw into a precondition (WriteFile: the
+ * content hash; SignalProcess: the process start time). Failures throw HostgateError: `action_failed`
+ * (ran and failed), `precondition_failed` (host changed since the preview), `timeout` (outcome unknown).
  */
 export interface MutatingAction<P extends z.ZodType = z.ZodType, O extends z.ZodType = z.ZodType> extends ActionBase<P, O> {
   access: "mutating";
   preview(params: z.infer<P>, ctx: ActionContext): Promise<Preview>;
-  apply(params: z.infer<P>, ctx: ActionContext): Promise<z.infer<O>>;
+  apply(params: z.infer<P>, ctx: ActionContext, approved: Preview): Promise<z.infer<O>>;
 }
 
 /** Any catalogue entry. */
