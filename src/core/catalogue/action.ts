@@ -67,6 +67,8 @@ export interface Preview {
   text: string;
   current?: unknown;
   intended?: unknown;
+  /** Loud, human-facing warnings (e.g. "ESSENTIAL packages would be removed"); also repeated in `text`. */
+  warnings?: string[];
 }
 
 /**
