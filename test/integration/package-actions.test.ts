@@ -64,7 +64,7 @@ describe.skipIf(!hasAptIndex)("package actions with real apt-get -s", () => {
   });
 
   // MUTATES THE HOST: installs and removes the tiny `hello` package for real. Opt-in only:
-  // HOSTGATE_TEST_APT_APPLY=1 (needs root and network; ~10 s).
+  // HOSTGATE_TEST_APT_APPLY=1 (needs root and network; about 60 s on the dev machine, so not run by default).
   it.skipIf(process.env.HOSTGATE_TEST_APT_APPLY !== "1" || process.getuid?.() !== 0)("REAL install + remove of hello (opt-in)", async () => {
     const ctx = await realContext();
     const installed = await installPackage.apply({ name: "hello" }, ctx, await installPackage.preview({ name: "hello" }, ctx));

@@ -33,7 +33,7 @@ describe("SignalProcess against a real child process", () => {
     const preview = await signalProcess.preview({ pid, signal: "TERM" }, ctx);
     const exited = once(child, "exit");
     expect(await signalProcess.apply({ pid, signal: "TERM" }, ctx, preview)).toEqual({ pid, signal: "SIGTERM", name: "sleep" });
-    const [code, signal] = await exited;
+    const [code, signal] = (await exited) as [number | null, string | null];
     expect(code).toBeNull();
     expect(signal).toBe("SIGTERM");
   });
