@@ -33,7 +33,8 @@ export interface HostMutator {
    * Replaces `path` atomically: writes a temp file in the same directory, fsyncs it, gives it the mode
    * and (on overwrite, when permitted) the owner of the file it replaces, re-checks `expectedSha256`,
    * renames it over `path` and fsyncs the directory. Readers see the old or the new content, never a mix.
-   * `content` is written as UTF-8.
+   * `content` is written as UTF-8. A symlink or non-regular file at `path` is always
+   * `precondition_failed`, with or without `expectedSha256`: hostgate never writes through symlinks.
    */
   writeFileAtomic(path: string, content: string, opts: WriteFileOptions): Promise<void>;
   /** Sends `signal` to process `pid` (kill(2)). `not_found` when the process does not exist. */
