@@ -70,10 +70,10 @@ describe("systemd catalogue", () => {
 
   it("apply runs the job and returns the new state", async () => {
     const c = ctx();
-    const r = await StopService.apply({ unit: "nginx" }, c);
+    const r = await StopService.apply({ unit: "nginx" }, c, { summary: "", text: "" });
     expect(r.outcome).toEqual({ unit: "nginx.service", operation: "stop", result: "done" });
     expect(r.state.active_state).toBe("inactive");
-    expect((await DisableService.apply({ unit: "cron" }, c)).state.unit_file_state).toBe("disabled");
-    await expect(ReloadService.apply({ unit: "cron" }, c)).rejects.toMatchObject({ code: "backend_error" });
+    expect((await DisableService.apply({ unit: "cron" }, c, { summary: "", text: "" })).state.unit_file_state).toBe("disabled");
+    await expect(ReloadService.apply({ unit: "cron" }, c, { summary: "", text: "" })).rejects.toMatchObject({ code: "backend_error" });
   });
 });

@@ -72,10 +72,10 @@ export class LinuxHostProbe implements HostProbe {
     }
   }
 
-  async stat(path: string): Promise<{ size: number; mtime_ms: number; is_file: boolean; is_directory: boolean; is_symlink: boolean }> {
+  async stat(path: string): Promise<{ size: number; mtime_ms: number; is_file: boolean; is_directory: boolean; is_symlink: boolean; mode: number }> {
     try {
       const s = await lstat(path);
-      return { size: s.size, mtime_ms: s.mtimeMs, is_file: s.isFile(), is_directory: s.isDirectory(), is_symlink: s.isSymbolicLink() };
+      return { size: s.size, mtime_ms: s.mtimeMs, is_file: s.isFile(), is_directory: s.isDirectory(), is_symlink: s.isSymbolicLink(), mode: s.mode & 0o7777 };
     } catch (err) {
       throw fsError(err, path);
     }

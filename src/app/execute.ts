@@ -95,7 +95,7 @@ async function runStep(deps: DaemonDeps, step: Step, actor: string): Promise<Ste
     try {
       let timer: NodeJS.Timeout | undefined;
       const timeout = new Promise<never>((_, reject) => { timer = setTimeout(() => { reject(new HostgateError("timeout", `${tx.action_name} did not finish within ${APPLY_TIMEOUT_MS / 1000} s.`)); }, APPLY_TIMEOUT_MS); });
-      const run = action.access === "mutating" ? action.apply(tx.params, deps.ctx) : action.run(tx.params, deps.ctx);
+      const run = action.access === "mutating" ? action.apply(tx.params, deps.ctx, fresh.preview) : action.run(tx.params, deps.ctx);
       const output: unknown = redactDeep(await Promise.race([run, timeout]).finally(() => { clearTimeout(timer); })).value;
       deps.transactions().finish(tx.id, "succeeded", output, null, deps.clock.now());
       await audit(deps.audit(), "execute.result", actor, { transaction_id: tx.id, action: tx.action_name, status: "succeeded" }).catch(() => undefined);

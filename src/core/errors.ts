@@ -36,6 +36,10 @@ export type ErrorCode =
   | "forbidden_method"
   | "unauthorized"
   | "protocol_error"
+  /** The host changed since the preview (e.g. a file's content hash); re-plan. */
+  | "precondition_failed"
+  /** A mutating action ran and failed (e.g. a package tool exited non-zero); details carry the exit. */
+  | "action_failed"
   | "internal_error";
 
 /** An error with a stable code. `hint` tells the caller how to recover; `details` is structured context. */

@@ -39,7 +39,8 @@ export interface HostProbe {
   readDir(path: string): Promise<string[]>;
   readLink(path: string): Promise<string>;
   realPath(path: string): Promise<string>;
-  stat(path: string): Promise<{ size: number; mtime_ms: number; is_file: boolean; is_directory: boolean; is_symlink: boolean }>;
+  /** lstat(2): does not follow a final symlink. `mode` is the permission bits (0o7777 mask). */
+  stat(path: string): Promise<{ size: number; mtime_ms: number; is_file: boolean; is_directory: boolean; is_symlink: boolean; mode?: number }>;
   statFs(path: string): Promise<StatFs>;
   networkAddresses(): Record<string, InterfaceAddress[]>;
   run(argv: readonly string[], opts?: RunOptions): Promise<ExecResult>;

@@ -1,4 +1,6 @@
 import type { z } from "zod";
+import type { Hasher } from "../../ports/hasher.ts";
+import type { HostMutator } from "../../ports/host-mutator.ts";
 import type { Clock, HostProbe } from "../../ports/host-probe.ts";
 import type { UnitManagerSet } from "../../ports/unit-manager.ts";
 
@@ -24,6 +26,12 @@ export interface ActionContext {
   family: DistroFamily;
   /** The systemd managers of the host (system + represented user managers); see ports/unit-manager.ts. */
   units: UnitManagerSet;
+  /** The only way to change the host; used by `MutatingAction.apply` alone, never by `preview` or `run`. */
+  mutator: HostMutator;
+  /** SHA-256 for previews and preconditions (core cannot import node:crypto). */
+  hash: Hasher;
+  /** The pid of the daemon process, which SignalProcess refuses to signal. */
+  self_pid: number;
 }
 
 interface ActionBase<P extends z.ZodType, O extends z.ZodType> {
@@ -62,16 +70,22 @@ export interface Preview {
   text: string;
   current?: unknown;
   intended?: unknown;
+  /** Loud, human-facing warnings (e.g. "ESSENTIAL packages would be removed"); also repeated in `text`. */
+  warnings?: string[];
 }
 
 /**
  * A mutating action: only ever run by the daemon's execute path with a valid receipt, never as a direct
  * tool. `preview` must not change the host; `apply` performs the change and returns its output.
+ * `apply` receives the approved preview (already re-computed under the lock and matched against the
+ * receipt's preview_hash) so it can turn the state the human saw into a precondition (WriteFile: the
+ * content hash; SignalProcess: the process start time). Failures throw HostgateError: `action_failed`
+ * (ran and failed), `precondition_failed` (host changed since the preview), `timeout` (outcome unknown).
  */
 export interface MutatingAction<P extends z.ZodType = z.ZodType, O extends z.ZodType = z.ZodType> extends ActionBase<P, O> {
   access: "mutating";
   preview(params: z.infer<P>, ctx: ActionContext): Promise<Preview>;
-  apply(params: z.infer<P>, ctx: ActionContext): Promise<z.infer<O>>;
+  apply(params: z.infer<P>, ctx: ActionContext, approved: Preview): Promise<z.infer<O>>;
 }
 
 /** Any catalogue entry. */

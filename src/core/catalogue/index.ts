@@ -11,6 +11,7 @@ import listProcesses from "./actions/list-processes.ts";
 import readJournal from "./actions/read-journal.ts";
 import readLogFile from "./actions/read-log-file.ts";
 import searchPackages from "./actions/search-packages.ts";
+import { packageFileProcessActions } from "./actions/mutating.ts";
 import { systemdActions } from "./actions/systemd.ts";
 
 /**
@@ -32,6 +33,7 @@ export const CATALOGUE: readonly Action[] = [
   searchPackages,
   getPackageInfo,
   ...systemdActions,
+  ...packageFileProcessActions,
 ] as Action[];
 
 /** The actions offered on a host of the given family. */

@@ -1,0 +1,116 @@
+import { createTwoFilesPatch } from "diff";
+import { z } from "zod";
+import { defineMutatingAction, type ActionContext, type Preview } from "../action.ts";
+import { HostgateError } from "../../errors.ts";
+import { utf8Length } from "../../limits.ts";
+import { checkWritePath, refuseForbidden } from "./write-path-rules.ts";
+
+/** Largest new content and largest current file WriteFile handles, in bytes (UTF-8). */
+export const MAX_FILE_BYTES = 1024 * 1024;
+/** Mode of a file WriteFile creates when `mode` is not given. */
+const DEFAULT_MODE = 0o644;
+
+/** `420` → `"0644"`. */
+export function octalMode(mode: number): string {
+  return mode.toString(8).padStart(4, "0");
+}
+
+/** The file as it is now. `sha256` is over its content as UTF-8 text (see Hasher); null fields when absent. */
+export const currentFileSchema = z.object({
+  exists: z.boolean(),
+  sha256: z.string().nullable(),
+  size: z.number().nullable(),
+  mode: z.string().nullable(),
+});
+type CurrentFile = z.infer<typeof currentFileSchema>;
+
+const params = z.object({
+  path: z.string().min(1).max(1024).describe("Absolute, normalised path of the file to create or replace"),
+  content: z.string().max(MAX_FILE_BYTES).describe("The complete new content (UTF-8), not a patch"),
+  mode: z.string().regex(/^[01]?[0-7]{3}$/, "octal permission bits such as 0644; setuid/setgid are not allowed").optional()
+    .describe("Octal permission bits, e.g. 0644. Default: keep the existing file's mode, 0644 for a new file"),
+}).strict();
+
+/** Reads the file's current state and text; refuses symlinks, non-regular files and files over 1 MiB. */
+async function inspect(path: string, ctx: ActionContext): Promise<{ current: CurrentFile; text: string }> {
+  const slash = path.lastIndexOf("/");
+  const dir = path.slice(0, slash) || "/";
+  let realDir: string;
+  try {
+    realDir = await ctx.host.realPath(dir);
+  } catch (err) {
+    if (err instanceof HostgateError && err.code === "not_found") {
+      throw new HostgateError("not_found", `The directory ${dir} does not exist.`, { hint: "WriteFile does not create directories; pick an existing one." });
+    }
+    throw err;
+  }
+  refuseForbidden(path, `${realDir === "/" ? "" : realDir}/${path.slice(slash + 1)}`);
+  let st;
+  try {
+    st = await ctx.host.stat(path);
+  } catch (err) {
+    if (err instanceof HostgateError && err.code === "not_found") return { current: { exists: false, sha256: null, size: null, mode: null }, text: "" };
+    throw err;
+  }
+  if (st.is_symlink) throw new HostgateError("forbidden_path", `${path} is a symlink; hostgate does not write through symlinks.`, { hint: "Write the symlink's target path instead." });
+  if (!st.is_file) throw new HostgateError("invalid_params", `${path} exists and is not a regular file.`);
+  if (st.size > MAX_FILE_BYTES) {
+    throw new HostgateError("invalid_params", `${path} is ${st.size} bytes; WriteFile replaces files up to ${MAX_FILE_BYTES} bytes.`);
+  }
+  const text = await ctx.host.readText(path);
+  return { current: { exists: true, sha256: ctx.hash.sha256Hex(text), size: st.size, mode: st.mode === undefined ? null : octalMode(st.mode) }, text };
+}
+
+/** Unified diff with a/ b/ labels and 3 lines of context, or a one-line note for binary content. */
+export function renderDiff(path: string, before: string, after: string, existed: boolean): string {
+  if (before.includes("\0") || after.includes("\0")) return `Binary file changes: ${existed ? `a${path}` : "/dev/null"} → b${path} (content not shown)\n`;
+  if (before === after) return "(content unchanged)\n";
+  const patch = createTwoFilesPatch(existed ? `a${path}` : "/dev/null", `b${path}`, before, after, undefined, undefined, { context: 3 });
+  return patch.replace(/^=+\n/, "");
+}
+
+/**
+ * WriteFile: create or replace one file with complete new content. The preview is a unified diff plus the
+ * current and intended hash, size and mode; apply writes atomically with the precondition that the file
+ * still has the content hash the approved preview showed (or still does not exist).
+ */
+export default defineMutatingAction({
+  name: "WriteFile",
+  title: "Write a file",
+  description: "Create or replace one file with the given complete content (atomic rename; existing mode and owner kept unless `mode` is given). The plan shows a unified diff. Refuses account databases, sudoers, /boot, /proc, /sys, /dev, private keys, symlinks and files over 1 MiB.",
+  params,
+  output: z.object({ path: z.string(), sha256: z.string(), size: z.number(), mode: z.string(), created: z.boolean() }),
+  risk_level: "high",
+  access: "mutating",
+  families: "all",
+  min_role: "operator",
+  toolsets: [],
+  host_derived: true,
+  async preview(p, ctx): Promise<Preview> {
+    checkWritePath(p.path);
+    const size = utf8Length(p.content);
+    if (size > MAX_FILE_BYTES) throw new HostgateError("invalid_params", `content is ${size} bytes; the limit is ${MAX_FILE_BYTES}.`);
+    const { current, text } = await inspect(p.path, ctx);
+    const mode = p.mode ?? current.mode ?? octalMode(DEFAULT_MODE);
+    const intended = { sha256: ctx.hash.sha256Hex(p.content), size, mode: octalMode(parseInt(mode, 8)) };
+    const head = current.exists
+      ? `Replace ${p.path}: ${current.size} → ${size} bytes, mode ${current.mode ?? "?"} → ${intended.mode}`
+      : `Create ${p.path}: ${size} bytes, mode ${intended.mode}`;
+    return {
+      summary: head,
+      text: `${head}\ncurrent sha256: ${current.sha256 ?? "(absent)"}\nnew sha256:     ${intended.sha256}\n\n${renderDiff(p.path, text, p.content, current.exists)}`,
+      current,
+      intended,
+    };
+  },
+  async apply(p, ctx, approved) {
+    const seen = currentFileSchema.safeParse(approved.current);
+    if (!seen.success) throw new HostgateError("internal_error", "WriteFile.apply needs the approved preview's `current` file state.");
+    checkWritePath(p.path);
+    // Without an explicit mode the mutator keeps the replaced file's mode (or uses 0644 for a new file).
+    const explicit = p.mode === undefined ? {} : { mode: parseInt(p.mode, 8) };
+    await ctx.mutator.writeFileAtomic(p.path, p.content, { ...explicit, expectedSha256: seen.data.exists ? seen.data.sha256 : null });
+    const mode = p.mode ?? seen.data.mode ?? octalMode(DEFAULT_MODE);
+    return { path: p.path, sha256: ctx.hash.sha256Hex(p.content), size: utf8Length(p.content), mode: octalMode(parseInt(mode, 8)), created: !seen.data.exists };
+  },
+});

@@ -1,0 +1,47 @@
+import type { ExecResult } from "../core/exec.ts";
+import type { RunOptions } from "./host-probe.ts";
+
+/** POSIX signals a mutating action may send, by their full names as `kill -l` prints them with `SIG`. */
+export type SignalName = "SIGTERM" | "SIGKILL" | "SIGHUP" | "SIGINT" | "SIGUSR1" | "SIGUSR2" | "SIGSTOP" | "SIGCONT";
+
+/** Options for {@link HostMutator.writeFileAtomic}. */
+export interface WriteFileOptions {
+  /**
+   * Permission bits (0o0000–0o7777) of the new file. When omitted, an existing file keeps its mode and a
+   * new file gets 0o644.
+   */
+  mode?: number;
+  /**
+   * Precondition on the file's current content, checked right before the rename:
+   * - a hex SHA-256 string: the file must exist as a regular file (not a symlink) and the SHA-256 of its
+   *   content, decoded as UTF-8 and re-encoded (see {@link Hasher}), must equal it;
+   * - `null`: the file must not exist;
+   * - omitted: no precondition.
+   * A mismatch throws HostgateError `precondition_failed` and leaves the file untouched.
+   */
+  expectedSha256?: string | null;
+}
+
+/**
+ * The only way catalogue actions change the host. Implemented by `adapters/host-mutator-linux.ts`.
+ * Used only by `MutatingAction.apply`, never by `preview`. Every method throws HostgateError:
+ * `not_found` (path's directory or pid missing), `permission_denied`, `precondition_failed`,
+ * `unavailable` (any other OS failure).
+ */
+export interface HostMutator {
+  /**
+   * Replaces `path` atomically: writes a temp file in the same directory, fsyncs it, gives it the mode
+   * and (on overwrite, when permitted) the owner of the file it replaces, re-checks `expectedSha256`,
+   * renames it over `path` and fsyncs the directory. Readers see the old or the new content, never a mix.
+   * `content` is written as UTF-8. A symlink or non-regular file at `path` is always
+   * `precondition_failed`, with or without `expectedSha256`: hostgate never writes through symlinks.
+   */
+  writeFileAtomic(path: string, content: string, opts: WriteFileOptions): Promise<void>;
+  /** Sends `signal` to process `pid` (kill(2)). `not_found` when the process does not exist. */
+  signal(pid: number, signal: SignalName): Promise<void>;
+  /**
+   * Runs a program directly (argv[0] is executed, never a shell) for package tools. Same semantics and
+   * result as HostProbe.run; callers pass an explicit `timeoutMs` sized for the tool.
+   */
+  run(argv: readonly string[], opts: RunOptions): Promise<ExecResult>;
+}

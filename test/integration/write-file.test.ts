@@ -1,0 +1,119 @@
+import { createHash } from "node:crypto";
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync, existsSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { ActionContext } from "../../src/core/catalogue/action.ts";
+import writeFile from "../../src/core/catalogue/actions/write-file.ts";
+import { errorCode, realContext } from "../helpers/real-context.ts";
+
+const sha = (s: string | Buffer): string => createHash("sha256").update(s).digest("hex");
+const lines = (n: number, changed = -1): string => Array.from({ length: n }, (_, i) => (i === changed ? `CHANGED ${i}` : `line ${i}`)).join("\n") + "\n";
+
+describe("WriteFile on a real temp directory", () => {
+  let dir: string;
+  let ctx: ActionContext;
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), "hostgate-write-"));
+    ctx = await realContext();
+  });
+  afterEach(() => { rmSync(dir, { recursive: true, force: true }); });
+
+  it("creates a new file: preview shows /dev/null → b/path and does not touch the disk; apply writes it 0644", async () => {
+    const path = join(dir, "new.conf");
+    const params = { path, content: "a = 1\nb = 2\n" };
+    const preview = await writeFile.preview(params, ctx);
+    expect(existsSync(path)).toBe(false);
+    expect(preview.current).toEqual({ exists: false, sha256: null, size: null, mode: null });
+    expect(preview.intended).toEqual({ sha256: sha(params.content), size: 12, mode: "0644" });
+    expect(preview.text).toContain("--- /dev/null\n");
+    expect(preview.text).toContain(`+++ b${path}\n`);
+    expect(preview.text).toContain("+a = 1\n+b = 2\n");
+    const out = await writeFile.apply(params, ctx, preview);
+    expect(out).toEqual({ path, sha256: sha(params.content), size: 12, mode: "0644", created: true });
+    expect(readFileSync(path, "utf8")).toBe(params.content);
+    expect(statSync(path).mode & 0o7777).toBe(0o644);
+    expect(readdirSync(dir)).toEqual(["new.conf"]); // no temp file left behind
+  });
+
+  it("overwrites with a 3-line-context unified diff and keeps the existing mode", async () => {
+    const path = join(dir, "app.conf");
+    const before = lines(20);
+    writeFileSync(path, before);
+    chmodSync(path, 0o600);
+    const params = { path, content: lines(20, 10) };
+    const preview = await writeFile.preview(params, ctx);
+    expect(preview.current).toEqual({ exists: true, sha256: sha(before), size: Buffer.byteLength(before), mode: "0600" });
+    expect(preview.text).toContain(`--- a${path}\n+++ b${path}\n@@ -8,7 +8,7 @@\n line 7\n line 8\n line 9\n-line 10\n+CHANGED 10\n line 11\n line 12\n line 13\n`);
+    expect(preview.text).not.toContain("line 6\n");
+    await writeFile.apply(params, ctx, preview);
+    expect(readFileSync(path, "utf8")).toBe(params.content);
+    expect(statSync(path).mode & 0o7777).toBe(0o600);
+  });
+
+  it("applies an explicit mode and rejects setuid modes in the params schema", async () => {
+    const path = join(dir, "script.sh");
+    const params = { path, content: "#!/bin/sh\n", mode: "0750" };
+    const preview = await writeFile.preview(params, ctx);
+    expect((preview.intended as { mode: string }).mode).toBe("0750");
+    await writeFile.apply(params, ctx, preview);
+    expect(statSync(path).mode & 0o7777).toBe(0o750);
+    expect(writeFile.params.safeParse({ path, content: "", mode: "4755" }).success).toBe(false);
+    expect(writeFile.params.safeParse({ path, content: "", extra: 1 }).success).toBe(false);
+  });
+
+  it("is deterministic: two previews of the same params and file are identical JSON", async () => {
+    const path = join(dir, "same.conf");
+    writeFileSync(path, lines(50));
+    const params = { path, content: lines(50, 25) };
+    expect(JSON.stringify(await writeFile.preview(params, ctx))).toBe(JSON.stringify(await writeFile.preview(params, ctx)));
+  });
+
+  it("refuses with precondition_failed when the file changes between preview and apply, leaving the change intact", async () => {
+    const path = join(dir, "race.conf");
+    writeFileSync(path, "original\n");
+    const preview = await writeFile.preview({ path, content: "mine\n" }, ctx);
+    writeFileSync(path, "someone else\n");
+    expect(await errorCode(() => writeFile.apply({ path, content: "mine\n" }, ctx, preview))).toBe("precondition_failed");
+    expect(readFileSync(path, "utf8")).toBe("someone else\n");
+    expect(readdirSync(dir)).toEqual(["race.conf"]);
+  });
+
+  it("refuses with precondition_failed when a file appears after a create preview", async () => {
+    const path = join(dir, "late.conf");
+    const preview = await writeFile.preview({ path, content: "mine\n" }, ctx);
+    writeFileSync(path, "appeared\n");
+    expect(await errorCode(() => writeFile.apply({ path, content: "mine\n" }, ctx, preview))).toBe("precondition_failed");
+    expect(readFileSync(path, "utf8")).toBe("appeared\n");
+  });
+
+  it("says 'binary file changes' instead of dumping binary content", async () => {
+    const path = join(dir, "blob.bin");
+    writeFileSync(path, Buffer.from([0x7f, 0x45, 0x4c, 0x46, 0x00, 0x01, 0x53, 0x45, 0x43, 0x52, 0x45, 0x54]));
+    const preview = await writeFile.preview({ path, content: "text now\n" }, ctx);
+    expect(preview.text).toContain("Binary file changes");
+    expect(preview.text).not.toContain("SECRET");
+    expect(preview.text).not.toContain("\0");
+  });
+
+  it.each(["/etc/shadow", "/etc/sudoers", "/etc/passwd", "/boot/x", "/proc/sys/vm/swappiness", "/sys/kernel/x", "/dev/null", "/root/.ssh/id_rsa", "/etc/ssl/private/x.key", "/srv/cert.pem"])(
+    "refuses %s with forbidden_path before reading it",
+    async (path) => {
+      expect(await errorCode(() => writeFile.preview({ path, content: "x" }, ctx))).toBe("forbidden_path");
+    },
+  );
+
+  it("refuses a path whose directory is a symlink into a forbidden place, and a symlink file", async () => {
+    symlinkSync("/etc", join(dir, "etc-link"));
+    expect(await errorCode(() => writeFile.preview({ path: join(dir, "etc-link", "shadow"), content: "x" }, ctx))).toBe("forbidden_path");
+    symlinkSync("/etc/hostname", join(dir, "host-link"));
+    expect(await errorCode(() => writeFile.preview({ path: join(dir, "host-link"), content: "x" }, ctx))).toBe("forbidden_path");
+  });
+
+  it("refuses malformed paths, a missing directory and a directory target", async () => {
+    expect(await errorCode(() => writeFile.preview({ path: `${dir}/../x`, content: "x" }, ctx))).toBe("invalid_params");
+    expect(await errorCode(() => writeFile.preview({ path: "relative/x", content: "x" }, ctx))).toBe("invalid_params");
+    expect(await errorCode(() => writeFile.preview({ path: join(dir, "missing", "x"), content: "x" }, ctx))).toBe("not_found");
+    expect(await errorCode(() => writeFile.preview({ path: dir, content: "x" }, ctx))).toBe("invalid_params");
+  });
+});
