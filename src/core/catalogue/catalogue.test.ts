@@ -1,0 +1,49 @@
+import { describe, expect, it } from "vitest";
+import { toolNameOf } from "./action.ts";
+import { CATALOGUE } from "./index.ts";
+
+/**
+ * The drift test (reference: daemon-approval, "a drift test compares the explicit read-only and mutating
+ * classifications with the live catalogue"). Adding an action, or changing one's access, fails here until
+ * the sets below are updated on purpose, in review.
+ */
+const READ_ONLY = [
+  "GetDiskUsage", "GetLoad", "GetMemoryUsage", "GetNetworkInterfaces", "GetPackageInfo", "GetProcess", "GetServiceStatus", "GetSystemInfo",
+  "ListFailedUnits", "ListListeningPorts", "ListProcesses", "ListUnitTypes", "ListUnits", "ReadJournal", "ReadLogFile", "ReadUnit",
+  "ReadUnitDefinition", "SearchPackages",
+];
+const MUTATING = [
+  "DisableService", "EnableService", "InstallPackage", "ReloadService", "RemovePackage", "RestartService", "SignalProcess", "StartService",
+  "StopService", "UpdatePackageIndex", "WriteFile",
+];
+
+describe("catalogue classification", () => {
+  it("every action declares access explicitly, and the sets match the reviewed lists", () => {
+    for (const a of CATALOGUE) expect(["read_only", "mutating"], a.name).toContain(a.access);
+    expect(CATALOGUE.filter((a) => a.access === "read_only").map((a) => a.name).sort()).toEqual(READ_ONLY);
+    expect(CATALOGUE.filter((a) => a.access === "mutating").map((a) => a.name).sort()).toEqual(MUTATING);
+  });
+
+  it("names are unique, PascalCase, and their tool names snake_case", () => {
+    const names = CATALOGUE.map((a) => a.name);
+    expect(new Set(names).size).toBe(names.length);
+    for (const n of names) {
+      expect(n).toMatch(/^[A-Z][A-Za-z0-9]+$/);
+      expect(toolNameOf(n)).toMatch(/^[a-z][a-z0-9_]+$/);
+    }
+  });
+
+  it("a low-risk mutating action (the package index update) is still mutating", () => {
+    const update = CATALOGUE.find((a) => a.name === "UpdatePackageIndex")!;
+    expect(update.risk_level).toBe("low");
+    expect(update.access).toBe("mutating");
+  });
+
+  it("mutating actions have a preview and an apply, and belong to no toolset (never direct tools)", () => {
+    for (const a of CATALOGUE.filter((x) => x.access === "mutating")) {
+      expect(a.toolsets, a.name).toEqual([]);
+      expect(typeof (a as { preview?: unknown }).preview, a.name).toBe("function");
+      expect(typeof (a as { apply?: unknown }).apply, a.name).toBe("function");
+    }
+  });
+});
