@@ -12,8 +12,17 @@ export async function audit(store: AuditStore, kind: string, actor: string, payl
   return store.append({ kind, actor, payload: clean }, { durable });
 }
 
-/** The newest checkpoint as `{seq, hash}`, for execute results and receipts; null before the first one. */
+/**
+ * Signs a checkpoint at the current head and returns it as `{seq, hash}`, for execute results and receipts:
+ * whoever holds it can later prove the chain was not cut below that point. Approvals and executions are rare,
+ * so a checkpoint each costs one signature. Falls back to the newest existing checkpoint if signing fails.
+ */
 export function checkpointRef(store: AuditStore): { seq: number; hash: string } | null {
-  const cp = store.latestCheckpoint();
+  let cp;
+  try {
+    cp = store.checkpointNow();
+  } catch {
+    cp = store.latestCheckpoint();
+  }
   return cp ? { seq: cp.seq, hash: cp.hash } : null;
 }

@@ -19,6 +19,7 @@ const FILES: Record<string, string> = {
   "hg-sleep.service.d/override.conf": "[Service]\nEnvironment=HG_API_TOKEN=s3cret-value MODE=test\n",
   "hg-oneshot.service": "[Unit]\nDescription=hostgate test oneshot\n\n[Service]\nType=oneshot\nExecStart=/bin/true\nRemainAfterExit=yes\n",
   "hg-tick.timer": "[Unit]\nDescription=hostgate test timer\n\n[Timer]\nOnCalendar=*-*-* 03:00:00\nUnit=hg-oneshot.service\n\n[Install]\nWantedBy=timers.target\n",
+  "hg-slow.service": "[Unit]\nDescription=hostgate test unit that takes 4 s to stop\n\n[Service]\nExecStart=/bin/sleep infinity\nExecStop=/bin/sleep 4\n",
   "hg-dash\\x2dname.service": "[Unit]\nDescription=hostgate escaped name\n\n[Service]\nExecStart=/bin/sleep infinity\n",
 };
 
