@@ -4,6 +4,7 @@ import { nodeCrypto } from "../adapters/crypto-node.ts";
 import { nodeHasher } from "../adapters/hasher-node.ts";
 import { LinuxHostProbe } from "../adapters/host-linux.ts";
 import { LinuxHostMutator } from "../adapters/host-mutator-linux.ts";
+import { openAiPlanner } from "../adapters/planner-openai.ts";
 import { acquireStateLock } from "../adapters/state-lock.ts";
 import { SqliteTransactionStore } from "../adapters/transaction-sqlite.ts";
 import { audit } from "../app/audit-log.ts";
@@ -91,7 +92,9 @@ export async function composeDaemon(config: Config, opts: ComposeOptions): Promi
     crypto: nodeCrypto,
     transactions: openTransactions,
     audit: openAudit,
-    llm: opts.llm ?? null,
+    llm: opts.llm !== undefined ? opts.llm : config.planner.mode === "llm" && config.planner.llm
+      ? openAiPlanner({ ...config.planner.llm, api_key: config.planner.llm.api_key_env ? process.env[config.planner.llm.api_key_env] : undefined })
+      : null,
     facts: {
       mode: opts.mode === "system" ? "system daemon" : "embedded daemon",
       pid: String(process.pid),
