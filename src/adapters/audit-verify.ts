@@ -9,7 +9,7 @@ import type { AuditEntry, Checkpoint } from "../core/audit/entry.ts";
 import { KIND_GENESIS, KIND_KEY_ROTATION } from "../core/audit/entry.ts";
 import { CHAIN_START, ChainWalker, checkCheckpoints, checkEntrySelf, firstFault, parseRotation, trustClosure, verifyResult } from "../core/audit/verify.ts";
 import type { Fault, KeyRing, VerifyResult, WalkStart } from "../core/audit/verify.ts";
-import { ENTRY_COLUMNS, openReadOnly, readAnnouncements, readDbCheckpoints } from "./audit-sqlite-schema.ts";
+import { ENTRY_COLUMNS, openReadOnlyAnywhere, readAnnouncements, readDbCheckpoints } from "./audit-sqlite-schema.ts";
 import { nodeAuditCrypto } from "./signer-ed25519.ts";
 
 /**
@@ -41,19 +41,26 @@ export interface WorkerSetup {
   signatures: boolean;
 }
 
-/** Verifies the database at `path`; unreadable or not an audit store → cannot_verify "unreadable_store". */
+/** Verifies the database at `path` (also on a read-only filesystem); unreadable or not an audit store → cannot_verify "unreadable_store". */
 export async function verifyAuditDb(path: string, opts: VerifyOptions): Promise<VerifyResult> {
-  let db: Database.Database;
+  let opened: ReturnType<typeof openReadOnlyAnywhere>;
   try {
-    db = openReadOnly(path);
-    db.prepare("SELECT 1 FROM audit_entries LIMIT 1").all();
+    opened = openReadOnlyAnywhere(path);
   } catch (err) {
     return { status: "cannot_verify", why: "unreadable_store", detail: `cannot read audit database ${path}: ${(err as Error).message}` };
   }
   try {
-    return await verifyOpenDb(db, path, opts);
+    opened.db.prepare("SELECT 1 FROM audit_entries LIMIT 1").all();
+  } catch (err) {
+    opened.db.close();
+    opened.cleanup();
+    return { status: "cannot_verify", why: "unreadable_store", detail: `${path} is not a hostgate audit database: ${(err as Error).message}` };
+  }
+  try {
+    return await verifyOpenDb(opened.db, opened.path, opts);
   } finally {
-    db.close();
+    opened.db.close();
+    opened.cleanup();
   }
 }
 

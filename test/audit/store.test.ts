@@ -55,7 +55,7 @@ describe("SqliteAuditStore", () => {
     expect(store.query({ since_ts: 5_000 }).map((e) => e.seq)).toEqual([4]);
     expect(store.query({ since_seq: 3, until_seq: 3 }).map((e) => e.seq)).toEqual([3]);
     expect(store.query({ limit: 2, order: "desc" }).map((e) => e.seq)).toEqual([4, 3]);
-    expect(store.query({ since_seq: 2 })[0]!.hash).toBe(results[0]!.hash);
+    expect(store.query({ since_seq: 2 })[0]?.hash).toBe(results[0]?.hash);
     store.close();
   });
 
