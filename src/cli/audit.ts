@@ -3,7 +3,6 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import { once } from "node:events";
 import type { Command } from "commander";
-import { InvalidArgumentError } from "commander";
 import { canonicalJson } from "../core/audit/canonical.ts";
 import type { VerifyResult } from "../core/audit/verify.ts";
 import { HostgateError } from "../core/errors.ts";
@@ -41,7 +40,7 @@ export function registerAuditCommand(program: Command, io: CliIo = defaultIo): C
   audit
     .command("verify")
     .description("Verify the audit chain: exit 0 intact, 1 broken, 2 cannot verify.")
-    .option("--since <seq>", "verify from this seq (the entry before it is taken as given)", parseSeq)
+    .option("--since <seq>", "verify from this seq (the entry before it is taken as given)")
     .option("--public-key <file>", "trusted public key(s), PEM, from `hostgate audit public-key` (default: keys in the state dir)")
     .option("--db <file>", "audit database (default: <state dir>/audit.db)")
     .option("--jsonl <file>", "verify a JSON Lines export instead of a database")
@@ -81,7 +80,8 @@ export function registerAuditCommand(program: Command, io: CliIo = defaultIo): C
 }
 
 interface VerifyFlags {
-  since?: number;
+  /** A positive integer (as typed); anything else is bad input (exit 2). */
+  since?: string | number;
   publicKey?: string;
   db?: string;
   jsonl?: string;
@@ -91,15 +91,14 @@ interface VerifyFlags {
   json?: boolean;
 }
 
-function parseSeq(v: string): number {
-  const n = Number(v);
-  if (!Number.isSafeInteger(n) || n < 1) throw new InvalidArgumentError("expected a positive integer seq");
-  return n;
-}
 
 /** Runs `audit verify` with the given flags; never throws (bad input becomes cannot_verify). */
 export async function runVerify(o: VerifyFlags): Promise<VerifyResult> {
   const stateDir = o.stateDir ?? defaultStateDir();
+  const since = o.since === undefined ? undefined : Number(o.since);
+  if (since !== undefined && (!Number.isSafeInteger(since) || since < 1)) {
+    return { status: "cannot_verify", why: "bad_input", detail: `--since must be a positive integer seq, not ${JSON.stringify(o.since)}` };
+  }
   let trusted: Map<string, string>;
   let extra: ReturnType<typeof readCheckpointCopy> = [];
   try {
@@ -108,7 +107,7 @@ export async function runVerify(o: VerifyFlags): Promise<VerifyResult> {
   } catch (err) {
     return { status: "cannot_verify", why: "bad_input", detail: (err as Error).message };
   }
-  const opts = { trusted, since_seq: o.since, signatures: o.hashOnly !== true, extra_checkpoints: extra };
+  const opts = { trusted, since_seq: since, signatures: o.hashOnly !== true, extra_checkpoints: extra };
   if (o.jsonl !== undefined) return verifyAuditJsonl(o.jsonl, opts);
   const db = o.db ?? auditPaths(stateDir).dbPath;
   if (!existsSync(db)) return { status: "cannot_verify", why: "unreadable_store", detail: `no audit database at ${db}` };
