@@ -328,7 +328,8 @@ export class SqliteAuditStore implements AuditStore {
     add("ts >= ?", filter.since_ts);
     add("seq >= ?", filter.since_seq);
     add("seq <= ?", filter.until_seq);
-    const limit = Math.min(Math.max(1, Math.trunc(filter.limit ?? 100)), 10_000);
+    const requested = Number.isFinite(filter.limit) ? Math.trunc(filter.limit!) : 100;
+    const limit = Math.min(Math.max(1, requested), 10_000);
     const order = filter.order === "desc" ? "DESC" : "ASC";
     const sql = `SELECT ${ENTRY_COLUMNS} FROM audit_entries ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY seq ${order} LIMIT ${limit}`;
     try {

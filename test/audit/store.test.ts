@@ -166,3 +166,23 @@ describe("key rotation", () => {
     expect(Ed25519Signer.open(dir).keyId).toBe(keyId);
   });
 });
+
+describe("parallel verification with rotations", () => {
+  it("follows rotations inside and at the edge of worker ranges", async () => {
+    const dir = tmp();
+    const store = openAuditStore(dir, idle);
+    // 40 entries: genesis, rotations at seq 20 (the first entry of the second of two ranges) and at seq 31.
+    for (let i = 2; i < 20; i++) await store.append({ kind: "step", actor: "x", payload: { i } });
+    const first = await store.rotateKey();
+    for (let i = 21; i < 31; i++) await store.append({ kind: "step", actor: "x", payload: { i } });
+    await store.rotateKey();
+    for (let i = 32; i <= 40; i++) await store.append({ kind: "step", actor: "x", payload: { i } });
+    store.close();
+    expect(first.seq).toBe(20);
+    const trusted = readPublicKeyDir(join(dir, "audit-keys"));
+    const db = join(dir, "audit.db");
+    for (const workers of [0, 2, 3]) {
+      expect(await verifyAuditDb(db, { trusted, workers, parallel_threshold: 1 })).toMatchObject({ status: "intact", last_seq: 40, checked: 40 });
+    }
+  });
+});

@@ -1,7 +1,9 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { verifyEntries } from "../../src/core/audit/verify.ts";
+import { KIND_KEY_ROTATION, rotationProofInput } from "../../src/core/audit/entry.ts";
 import type { AuditEntry, Checkpoint } from "../../src/core/audit/entry.ts";
+import { sign } from "node:crypto";
 import { nodeAuditCrypto } from "../../src/adapters/signer-ed25519.ts";
 import { attackerKey, forgeCheckpoint, forgeEntry, forgeGenesis } from "./helpers.ts";
 
@@ -69,5 +71,24 @@ describe("verification properties", () => {
       copy[k - 1]!.actor = "someone else";
       expect(verifyEntries({ entries: copy, checkpoints, trusted: new Map(), crypto: nodeAuditCrypto, signatures: false })).toMatchObject({ status: "broken", reason: "hash_mismatch", first_bad_seq: k });
     }));
+  });
+});
+
+describe("key schedule", () => {
+  it("after a rotation, an entry signed by the retired (still trusted) key is a bad_signature", () => {
+    const a = attackerKey();
+    const b = attackerKey();
+    const proofBody = { old_key_id: a.keyId, new_key_id: b.keyId, new_public_key: b.publicKey };
+    const proof = sign(null, rotationProofInput(proofBody), b.key).toString("base64url");
+    const g = forgeGenesis(a);
+    const e2 = forgeEntry(g, a, "step", { n: 2 });
+    const rot = forgeEntry(e2, a, KIND_KEY_ROTATION, { ...proofBody, proof });
+    const e4 = forgeEntry(rot, b, "step", { n: 4 });
+    const onlyA = new Map([[a.keyId, a.publicKey]]);
+    expect(verifyEntries({ entries: [g, e2, rot, e4], checkpoints: [], trusted: onlyA, crypto: nodeAuditCrypto })).toMatchObject({ status: "intact", last_seq: 4 });
+    const stale = forgeEntry(rot, a, "step", { n: 4 });
+    expect(verifyEntries({ entries: [g, e2, rot, stale], checkpoints: [], trusted: onlyA, crypto: nodeAuditCrypto })).toMatchObject({ status: "broken", reason: "bad_signature", first_bad_seq: 4 });
+    const badProof = forgeEntry(e2, a, KIND_KEY_ROTATION, { ...proofBody, proof: sign(null, rotationProofInput(proofBody), a.key).toString("base64url") });
+    expect(verifyEntries({ entries: [g, e2, badProof], checkpoints: [], trusted: onlyA, crypto: nodeAuditCrypto })).toMatchObject({ status: "broken", reason: "bad_signature", first_bad_seq: 3 });
   });
 });
