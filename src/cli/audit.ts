@@ -8,7 +8,7 @@ import type { VerifyResult } from "../core/audit/verify.ts";
 import { HostgateError } from "../core/errors.ts";
 import { readCheckpointCopy } from "../adapters/audit-checkpoint-copy.ts";
 import { auditPaths } from "../adapters/audit-sqlite.ts";
-import { ENTRY_COLUMNS, openReadOnly, readDbCheckpoints } from "../adapters/audit-sqlite-schema.ts";
+import { ENTRY_COLUMNS, openReadOnly, openReadOnlyAnywhere, readDbCheckpoints } from "../adapters/audit-sqlite-schema.ts";
 import { verifyAuditDb, verifyAuditJsonl } from "../adapters/audit-verify.ts";
 import { parsePublicKeys, publicKeyPem, rawPublicKey, readPublicKeyDir } from "../adapters/signer-ed25519.ts";
 import { createPrivateKey, createPublicKey } from "node:crypto";
@@ -150,12 +150,13 @@ export function describe(r: VerifyResult): string {
  * order as `{"type":"entry",…}`, then every stored checkpoint as `{"type":"checkpoint",…}`; canonical JSON lines.
  */
 export async function exportJsonl(dbPath: string, outFile: string | undefined, io: CliIo): Promise<void> {
-  let db;
+  let opened;
   try {
-    db = openReadOnly(dbPath);
+    opened = openReadOnlyAnywhere(dbPath);
   } catch (err) {
     throw new HostgateError("unavailable", `cannot read audit database ${dbPath}: ${(err as Error).message}`, { hint: "Pass --db FILE or --state-dir DIR." });
   }
+  const db = opened.db;
   const stream = outFile === undefined ? null : createWriteStream(outFile);
   const write = async (line: string): Promise<void> => {
     if (stream === null) io.out(line);
@@ -169,6 +170,7 @@ export async function exportJsonl(dbPath: string, outFile: string | undefined, i
     for (const cp of readDbCheckpoints(db)) await write(`${canonicalJson({ ...cp, type: "checkpoint" })}\n`);
   } finally {
     db.close();
+    opened.cleanup();
     if (stream !== null) {
       stream.end();
       await once(stream, "close");
