@@ -96,18 +96,25 @@ describe("SqliteAuditStore", () => {
     for (const s of secrets) expect(bytes).not.toContain(s);
   });
 
-  it("writes checkpoints every N entries and when idle, copies them, and reports the latest", async () => {
-    const dir = tmp();
+  it("writes a checkpoint every N entries and copies it to the second place", async () => {
     const copy = join(tmp(), "elsewhere", "cp.jsonl");
-    const store = openAuditStore(dir, { checkpointEvery: 5, checkpointIdleMs: 30, checkpointCopy: { type: "file", path: copy } });
-    for (let i = 0; i < 7; i++) await store.append({ kind: "step", actor: "x", payload: { i } });
-    expect(store.latestCheckpoint()?.seq).toBe(5);
-    await new Promise((r) => setTimeout(r, 120));
-    const head = store.query({ order: "desc", limit: 1 })[0]!;
-    expect(store.latestCheckpoint()).toMatchObject({ seq: 8, hash: head.hash, key_id: head.key_id });
-    const lines = readFileSync(copy, "utf8").trim().split("\n").map((l) => JSON.parse(l) as { seq: number; hash: string });
-    expect(lines.map((l) => l.seq)).toEqual([5, 8]);
-    expect(lines[1]!.hash).toBe(head.hash);
+    const store = openAuditStore(tmp(), { checkpointEvery: 5, checkpointIdleMs: 0, checkpointCopy: { type: "file", path: copy } });
+    for (let i = 0; i < 11; i++) await store.append({ kind: "step", actor: "x", payload: { i } });
+    const tenth = store.query({ since_seq: 10, until_seq: 10 })[0]!;
+    expect(store.latestCheckpoint()).toMatchObject({ seq: 10, hash: tenth.hash, key_id: tenth.key_id });
+    const lines = readFileSync(copy, "utf8").trim().split("\n").map((l) => JSON.parse(l) as { seq: number; hash: string; chain: string });
+    expect(lines.map((l) => l.seq)).toEqual([5, 10]);
+    expect(lines[1]!.hash).toBe(tenth.hash);
+    expect(lines[0]!.chain).toBe(store.query({ limit: 1 })[0]!.hash);
+    store.close();
+  });
+
+  it("writes a checkpoint when idle once the head has moved", async () => {
+    const store = openAuditStore(tmp(), { checkpointEvery: 1000, checkpointIdleMs: 20 });
+    await store.append({ kind: "step", actor: "x", payload: {} });
+    const head = await store.append({ kind: "step", actor: "x", payload: {} });
+    for (let waited = 0; store.latestCheckpoint()?.seq !== head.seq && waited < 2000; waited += 10) await new Promise((r) => setTimeout(r, 10));
+    expect(store.latestCheckpoint()).toMatchObject({ seq: head.seq, hash: head.hash });
     store.close();
   });
 
