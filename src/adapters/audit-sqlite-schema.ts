@@ -1,3 +1,6 @@
+import { copyFileSync, existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import Database from "better-sqlite3";
 import type { AuditEntry, Checkpoint } from "../core/audit/entry.ts";
 
@@ -59,4 +62,36 @@ export function readAnnouncements(db: Database.Database): AuditEntry[] {
   return db
     .prepare(`SELECT ${ENTRY_COLUMNS} FROM audit_entries WHERE kind IN ('audit.genesis', 'audit.key_rotation') ORDER BY pos`)
     .all() as AuditEntry[];
+}
+
+/**
+ * Opens a database read-only even when it lives on a read-only filesystem: a WAL database there cannot be opened in
+ * place (SQLite needs to create its `-shm` file, and this build has no URI `immutable` support), so the database and
+ * its `-wal` are copied to a private temporary directory and the copy is opened. `cleanup` removes the copy.
+ */
+export function openReadOnlyAnywhere(path: string): { db: Database.Database; path: string; cleanup: () => void } {
+  try {
+    const db = openReadOnly(path);
+    try {
+      db.prepare("SELECT count(*) FROM sqlite_master").get();
+    } catch (err) {
+      db.close();
+      throw err;
+    }
+    return { db, path, cleanup: () => undefined };
+  } catch (err) {
+    if ((err as { code?: string }).code !== "SQLITE_CANTOPEN" || !existsSync(path)) throw err;
+  }
+  const dir = mkdtempSync(join(tmpdir(), "hostgate-audit-ro-"));
+  const copy = join(dir, "audit.db");
+  try {
+    copyFileSync(path, copy);
+    if (existsSync(`${path}-wal`)) copyFileSync(`${path}-wal`, `${copy}-wal`);
+    return { db: openReadOnly(copy), path: copy, cleanup: () => {
+        rmSync(dir, { recursive: true, force: true });
+      } };
+  } catch (err) {
+    rmSync(dir, { recursive: true, force: true });
+    throw err;
+  }
 }

@@ -1,4 +1,4 @@
-import { mkdirSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import Database from "better-sqlite3";
 import { CanonicalEncodingError, canonicalJson } from "../core/audit/canonical.ts";
@@ -23,9 +23,9 @@ import type { AuditAppend, AuditQuery, AuditStore } from "../ports/audit-store.t
 import type { Signer } from "../ports/signer.ts";
 import { checkpointCopyPath, readCheckpointCopy, writeCheckpointCopy } from "./audit-checkpoint-copy.ts";
 import type { CheckpointCopyTarget } from "./audit-checkpoint-copy.ts";
-import { AUDIT_SCHEMA, ENTRY_COLUMNS, readDbCheckpoints } from "./audit-sqlite-schema.ts";
+import { AUDIT_SCHEMA, ENTRY_COLUMNS, openReadOnlyAnywhere, readDbCheckpoints } from "./audit-sqlite-schema.ts";
 import { verifyAuditDb } from "./audit-verify.ts";
-import { Ed25519Signer, nodeAuditCrypto } from "./signer-ed25519.ts";
+import { Ed25519Signer, nodeAuditCrypto, readPublicKeyDir } from "./signer-ed25519.ts";
 
 /** Options of {@link SqliteAuditStore.open}. Defaults in brackets. */
 export interface SqliteAuditStoreOptions {
@@ -50,8 +50,17 @@ export interface SqliteAuditStoreOptions {
   clock?: () => number;
   /** Worker threads for verify [available cores]. */
   verifyWorkers?: number;
-  /** Called with problems that do not fail an append (a checkpoint copy that could not be written). */
+  /** Called with problems that do not fail an append (a checkpoint copy that could not be written, read-only fallback). */
   onWarning?: (message: string) => void;
+}
+
+/** Options of {@link SqliteAuditStore.openReadOnly}. */
+export interface ReadOnlyAuditStoreOptions {
+  dbPath: string;
+  /** Directory of `<key_id>.pub` files used as trusted keys by verify (e.g. `<stateDir>/audit-keys`). */
+  keyDir: string;
+  checkpointCopy?: CheckpointCopyTarget | null;
+  verifyWorkers?: number;
 }
 
 interface Pending {
@@ -87,16 +96,20 @@ export class SqliteAuditStore implements AuditStore {
   private genesisHash: string | null;
   private syncFull = false;
   private closed = false;
+  private cleanup: () => void = () => undefined;
 
   private constructor(
     private readonly opts: SqliteAuditStoreOptions,
     db: Database.Database,
+    /** Why the store is read-only, or null when it is writable. */
+    readonly readOnlyReason: string | null = null,
+    private readonly trustedKeys: () => Map<string, string> = () => opts.signer.knownPublicKeys(),
   ) {
     this.db = db;
     this.clock = opts.clock ?? Date.now;
     this.rules = redactionRules(opts.secretPatterns);
     if (opts.checkpointCopy) checkpointCopyPath(opts.checkpointCopy);
-    this.insert = db.prepare(`INSERT INTO audit_entries (pos, ${ENTRY_COLUMNS}) VALUES (@seq, @seq, @ts, @kind, @actor, @payload, @prev_hash, @hash, @key_id, @signature)`);
+    this.insert = readOnlyReason !== null ? db.prepare("SELECT 1") : db.prepare(`INSERT INTO audit_entries (pos, ${ENTRY_COLUMNS}) VALUES (@seq, @seq, @ts, @kind, @actor, @payload, @prev_hash, @hash, @key_id, @signature)`);
     this.insertMany = db.transaction((rows: AuditEntry[]) => {
       for (const r of rows) this.insert.run(r);
     });
@@ -135,6 +148,38 @@ export class SqliteAuditStore implements AuditStore {
       db.close();
       throw err;
     }
+    return store;
+  }
+
+  /**
+   * Opens an existing store read-only: `query`, `latestCheckpoint` and `verify` work; `append`, `checkpointNow` and
+   * `rotateKey` fail with `audit_unavailable`. For a store on a read-only or failing disk, so history and
+   * verification stay available while every mutation is refused. Throws `audit_unavailable` if it cannot be read.
+   */
+  static openReadOnly(opts: ReadOnlyAuditStoreOptions, reason = "opened read-only"): SqliteAuditStore {
+    let opened: ReturnType<typeof openReadOnlyAnywhere>;
+    try {
+      opened = openReadOnlyAnywhere(opts.dbPath);
+      opened.db.prepare("SELECT 1 FROM audit_entries LIMIT 1").all();
+    } catch (err) {
+      throw unavailable(`cannot read the audit database ${opts.dbPath}`, err);
+    }
+    const signer: Signer = {
+      keyId: "",
+      publicKey: "",
+      sign: () => {
+        throw new HostgateError("audit_unavailable", `the audit store is read-only (${reason})`);
+      },
+      knownPublicKeys: () => readPublicKeyDir(opts.keyDir),
+      prepareRotation: () => {
+        throw new HostgateError("audit_unavailable", `the audit store is read-only (${reason})`);
+      },
+      commitRotation: () => undefined,
+      abortRotation: () => undefined,
+      recover: () => undefined,
+    };
+    const store = new SqliteAuditStore({ dbPath: opened.path, signer, checkpointCopy: opts.checkpointCopy, verifyWorkers: opts.verifyWorkers, checkpointIdleMs: 0 }, opened.db, reason);
+    store.cleanup = opened.cleanup;
     return store;
   }
 
@@ -181,6 +226,11 @@ export class SqliteAuditStore implements AuditStore {
         throw new HostgateError("invalid_params", `audit actor must be a string of at most ${MAX_ACTOR_LENGTH} characters`);
       }
       payloadText = encodePayload(redactValue(input.payload, this.rules));
+      if (this.readOnlyReason !== null) {
+        throw new HostgateError("audit_unavailable", `the audit store is read-only (${this.readOnlyReason}); the action is refused because it cannot be audited`, {
+          hint: "Make the state directory writable (free space, remount read-write), then restart the daemon.",
+        });
+      }
       if (this.closed) throw new HostgateError("audit_unavailable", "the audit store is closed", { hint: "Reopen the store; the action was not recorded." });
     } catch (err) {
       return Promise.reject(err instanceof Error ? err : new Error(String(err)));
@@ -245,6 +295,7 @@ export class SqliteAuditStore implements AuditStore {
   }
 
   checkpointNow(): Checkpoint {
+    if (this.readOnlyReason !== null) throw new HostgateError("audit_unavailable", `the audit store is read-only (${this.readOnlyReason}); no checkpoint written`);
     this.flush(false);
     if (this.checkpoint !== null && this.checkpoint.seq === this.committed.seq) return this.checkpoint;
     const signer = this.opts.signer;
@@ -277,7 +328,8 @@ export class SqliteAuditStore implements AuditStore {
     add("ts >= ?", filter.since_ts);
     add("seq >= ?", filter.since_seq);
     add("seq <= ?", filter.until_seq);
-    const limit = Math.min(Math.max(1, Math.trunc(filter.limit ?? 100)), 10_000);
+    const requested = Number.isFinite(filter.limit) ? Math.trunc(filter.limit!) : 100;
+    const limit = Math.min(Math.max(1, requested), 10_000);
     const order = filter.order === "desc" ? "DESC" : "ASC";
     const sql = `SELECT ${ENTRY_COLUMNS} FROM audit_entries ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY seq ${order} LIMIT ${limit}`;
     try {
@@ -298,7 +350,7 @@ export class SqliteAuditStore implements AuditStore {
       }
     }
     return verifyAuditDb(this.opts.dbPath, {
-      trusted: this.opts.signer.knownPublicKeys(),
+      trusted: this.trustedKeys(),
       since_seq: opts.since_seq,
       signatures: opts.signatures,
       workers: this.opts.verifyWorkers,
@@ -325,10 +377,11 @@ export class SqliteAuditStore implements AuditStore {
     if (this.idleTimer !== null) clearInterval(this.idleTimer);
     try {
       this.flush(false);
-      if (this.committed.seq > (this.checkpoint?.seq ?? 0)) this.tryCheckpoint();
+      if (this.readOnlyReason === null && this.committed.seq > (this.checkpoint?.seq ?? 0)) this.tryCheckpoint();
     } finally {
       this.closed = true;
       this.db.close();
+      this.cleanup();
     }
   }
 }
@@ -340,10 +393,20 @@ export function auditPaths(stateDir: string): { dbPath: string; keyDir: string }
 
 /**
  * The daemon's entry point: opens (creating on first start) the signing key under `<stateDir>/audit-keys/` and the
- * store at `<stateDir>/audit.db`. Other options as in {@link SqliteAuditStoreOptions}.
+ * store at `<stateDir>/audit.db`. Other options as in {@link SqliteAuditStoreOptions}. With `readOnlyFallback`
+ * (default false), a store that exists but cannot be opened for writing is opened read-only instead (see
+ * {@link SqliteAuditStore.openReadOnly}; `readOnlyReason` says why, `onWarning` is told): history and verify keep
+ * working, every append is refused.
  */
-export function openAuditStore(stateDir: string, opts: Omit<SqliteAuditStoreOptions, "dbPath" | "signer"> = {}): SqliteAuditStore {
-  return SqliteAuditStore.open({ ...opts, dbPath: auditPaths(stateDir).dbPath, signer: Ed25519Signer.open(stateDir) });
+export function openAuditStore(stateDir: string, opts: Omit<SqliteAuditStoreOptions, "dbPath" | "signer"> & { readOnlyFallback?: boolean } = {}): SqliteAuditStore {
+  const { dbPath, keyDir } = auditPaths(stateDir);
+  try {
+    return SqliteAuditStore.open({ ...opts, dbPath, signer: Ed25519Signer.open(stateDir) });
+  } catch (err) {
+    if (opts.readOnlyFallback !== true || !(err instanceof HostgateError) || err.code !== "audit_unavailable" || !existsSync(dbPath)) throw err;
+    opts.onWarning?.(`audit store opened read-only: ${err.message}`);
+    return SqliteAuditStore.openReadOnly({ dbPath, keyDir, checkpointCopy: opts.checkpointCopy, verifyWorkers: opts.verifyWorkers }, err.message);
+  }
 }
 
 function encodePayload(value: JsonValue): string {

@@ -7,9 +7,9 @@ import { Worker } from "node:worker_threads";
 import type Database from "better-sqlite3";
 import type { AuditEntry, Checkpoint } from "../core/audit/entry.ts";
 import { KIND_GENESIS, KIND_KEY_ROTATION } from "../core/audit/entry.ts";
-import { CHAIN_START, ChainWalker, checkCheckpoints, checkEntrySelf, firstFault, parseRotation, trustClosure, verifyResult } from "../core/audit/verify.ts";
-import type { Fault, KeyRing, VerifyResult, WalkStart } from "../core/audit/verify.ts";
-import { ENTRY_COLUMNS, openReadOnly, readAnnouncements, readDbCheckpoints } from "./audit-sqlite-schema.ts";
+import { CHAIN_START, ChainWalker, checkCheckpoints, checkEntrySelf, firstFault, parseRotation, rangesJoin, trustClosure, verifyResult } from "../core/audit/verify.ts";
+import type { Fault, KeyRing, RangeSummary, VerifyResult, WalkStart } from "../core/audit/verify.ts";
+import { ENTRY_COLUMNS, openReadOnlyAnywhere, readAnnouncements, readDbCheckpoints } from "./audit-sqlite-schema.ts";
 import { nodeAuditCrypto } from "./signer-ed25519.ts";
 
 /**
@@ -33,27 +33,49 @@ export interface VerifyOptions {
   extra_checkpoints?: readonly Checkpoint[];
 }
 
+/** What a worker answers for its range (see audit-verify-worker.ts); `error` is set instead when it failed. */
+export interface RangeResult {
+  count: number;
+  /** First per-entry (hash or signature) fault in the range. */
+  self: Fault | null;
+  /** First order/link fault of the range walked on its own (meaningful only within the range). */
+  walk_fault: Fault | null;
+  first: RangeSummary["first"];
+  last: RangeSummary["last"];
+  /** Stored hashes at checkpoint seqs found in the range. */
+  hashes: [number, string][];
+  error: string | null;
+}
+
 /** A job for a worker: a storage-position range of a database, or a slice of entries. */
 export type SelfCheckJob = { kind: "db"; path: string; from_pos: number; to_pos: number } | { kind: "rows"; entries: AuditEntry[]; first_pos: number };
 /** `workerData` of a verify worker. */
 export interface WorkerSetup {
   keys: [string, string][];
   signatures: boolean;
+  checkpoint_seqs: number[];
 }
 
-/** Verifies the database at `path`; unreadable or not an audit store → cannot_verify "unreadable_store". */
+/** Verifies the database at `path` (also on a read-only filesystem); unreadable or not an audit store → cannot_verify "unreadable_store". */
 export async function verifyAuditDb(path: string, opts: VerifyOptions): Promise<VerifyResult> {
-  let db: Database.Database;
+  let opened: ReturnType<typeof openReadOnlyAnywhere>;
   try {
-    db = openReadOnly(path);
-    db.prepare("SELECT 1 FROM audit_entries LIMIT 1").all();
+    opened = openReadOnlyAnywhere(path);
   } catch (err) {
     return { status: "cannot_verify", why: "unreadable_store", detail: `cannot read audit database ${path}: ${(err as Error).message}` };
   }
   try {
-    return await verifyOpenDb(db, path, opts);
+    opened.db.prepare("SELECT 1 FROM audit_entries LIMIT 1").all();
+  } catch (err) {
+    opened.db.close();
+    opened.cleanup();
+    return { status: "cannot_verify", why: "unreadable_store", detail: `${path} is not a hostgate audit database: ${(err as Error).message}` };
+  }
+  try {
+    return await verifyOpenDb(opened.db, opened.path, opts);
   } finally {
-    db.close();
+    opened.db.close();
+    opened.cleanup();
   }
 }
 
@@ -70,29 +92,20 @@ async function verifyOpenDb(db: Database.Database, path: string, opts: VerifyOpt
     start = startAfter(anchor);
     afterPos = anchor.pos;
   }
+  const rows = (): Iterable<AuditEntry & { pos: number }> =>
+    db.prepare(`SELECT pos, ${ENTRY_COLUMNS} FROM audit_entries WHERE pos > ? ORDER BY pos`).iterate(afterPos) as Iterable<AuditEntry & { pos: number }>;
   const range = db.prepare("SELECT min(pos) AS lo, max(pos) AS hi, count(*) AS n FROM audit_entries WHERE pos > ?").get(afterPos) as { lo: number | null; hi: number | null; n: number };
   const workers = opts.workers ?? availableParallelism();
-  const parallel = workers > 0 && range.n >= (opts.parallel_threshold ?? 20_000) && range.lo !== null && range.hi !== null;
-  const jobs: Promise<{ fault: Fault | null; count: number }>[] = [];
-  if (parallel) {
-    const span = range.hi! - range.lo! + 1;
-    const pool = startPool(workers, keys, signatures);
-    try {
-      for (let w = 0; w < workers; w++) {
-        const from = range.lo! + Math.floor((span * w) / workers);
-        const to = range.lo! + Math.floor((span * (w + 1)) / workers) - 1;
-        jobs.push(pool.run(w, { kind: "db", path, from_pos: from, to_pos: to }));
-      }
-      const walker = walk(lightRows(db, afterPos), start, checkpoints, null);
-      const results = await Promise.all(jobs);
-      return finish(walker, results.map((r) => r.fault), checkpoints, keys, start, signatures);
-    } finally {
-      await pool.close();
+  const ctx: Ctx = { start, checkpoints, keys, signatures };
+  if (workers > 0 && range.lo !== null && range.hi !== null && range.n >= (opts.parallel_threshold ?? 20_000)) {
+    const span = range.hi - range.lo + 1;
+    const jobs: SelfCheckJob[] = [];
+    for (let w = 0; w < workers; w++) {
+      jobs.push({ kind: "db", path, from_pos: range.lo + Math.floor((span * w) / workers), to_pos: range.lo + Math.floor((span * (w + 1)) / workers) - 1 });
     }
+    return combine(await runJobs(jobs, ctx), ctx, rows);
   }
-  const inline: Fault[] = [];
-  const walker = walk(db.prepare(`SELECT pos, ${ENTRY_COLUMNS} FROM audit_entries WHERE pos > ? ORDER BY pos`).iterate(afterPos) as Iterable<AuditEntry & { pos: number }>, start, checkpoints, { keys, signatures, out: inline });
-  return finish(walker, inline, checkpoints, keys, start, signatures);
+  return sequential(rows(), ctx, signatures, []);
 }
 
 /**
@@ -143,41 +156,49 @@ export async function verifyEntryList(entries: readonly AuditEntry[], checkpoint
     list = entries.slice(idx + 1);
   }
   const workers = opts.workers ?? availableParallelism();
-  const iter = list.map((e, i) => ({ ...e, pos: firstPos + i }));
+  const ctx: Ctx = { start, checkpoints, keys, signatures };
+  const rows = (): Iterable<AuditEntry & { pos: number }> => list.map((e, i) => ({ ...e, pos: firstPos + i }));
   if (workers > 0 && list.length >= (opts.parallel_threshold ?? 20_000)) {
-    const pool = startPool(workers, keys, signatures);
-    try {
-      const jobs: Promise<{ fault: Fault | null; count: number }>[] = [];
-      for (let w = 0; w < workers; w++) {
-        const a = Math.floor((list.length * w) / workers);
-        const b = Math.floor((list.length * (w + 1)) / workers);
-        jobs.push(pool.run(w, { kind: "rows", entries: list.slice(a, b), first_pos: firstPos + a }));
-      }
-      const walker = walk(iter, start, checkpoints, null);
-      const results = await Promise.all(jobs);
-      return finish(walker, results.map((r) => r.fault), checkpoints, keys, start, signatures);
-    } finally {
-      await pool.close();
+    const jobs: SelfCheckJob[] = [];
+    for (let w = 0; w < workers; w++) {
+      const a = Math.floor((list.length * w) / workers);
+      jobs.push({ kind: "rows", entries: list.slice(a, Math.floor((list.length * (w + 1)) / workers)), first_pos: firstPos + a });
     }
+    return combine(await runJobs(jobs, ctx), ctx, rows);
   }
-  const inline: Fault[] = [];
-  const walker = walk(iter, start, checkpoints, { keys, signatures, out: inline });
-  return finish(walker, inline, checkpoints, keys, start, signatures);
+  return sequential(rows(), ctx, signatures, []);
+}
+
+interface Ctx {
+  start: WalkStart;
+  checkpoints: readonly Checkpoint[];
+  keys: KeyRing;
+  signatures: boolean;
 }
 
 /**
- * Rows for the main thread's walk when workers do the per-entry checks: only the columns the walk needs
- * (payload only for genesis and rotation entries, whose payload the walk parses), read as raw arrays.
+ * Joins the workers' ranges. When they join cleanly the chain is checked against its checkpoints. When anything is
+ * off, the exact first fault is found by a sequential hash-only walk in this thread, merged with the signature
+ * faults the workers found (a signature check depends only on its own entry, so their positions are exact).
  */
-function* lightRows(db: Database.Database, afterPos: number): Iterable<AuditEntry & { pos: number }> {
-  const stmt = db
-    .prepare(
-      `SELECT pos, seq, ts, kind, prev_hash, hash, key_id, CASE WHEN kind IN ('${KIND_GENESIS}', '${KIND_KEY_ROTATION}') THEN payload ELSE '' END FROM audit_entries WHERE pos > ? ORDER BY pos`,
-    )
-    .raw(true);
-  for (const r of stmt.iterate(afterPos) as Iterable<[number, number, number, string, string, string, string, string]>) {
-    yield { pos: r[0], seq: r[1], ts: r[2], kind: r[3], actor: "", payload: r[7], prev_hash: r[4], hash: r[5], key_id: r[6], signature: "" };
+function combine(results: readonly RangeResult[], ctx: Ctx, rows: () => Iterable<AuditEntry & { pos: number }>): VerifyResult {
+  const summaries = results.map((r) => ({ first: r.first, last: r.last, fault: r.self ?? r.walk_fault }));
+  if (rangesJoin(ctx.start, summaries)) {
+    const lastRange = results.findLast((r) => r.first !== null);
+    const walked = { lastSeq: lastRange?.last.seq ?? ctx.start.seq - 1, count: results.reduce((n, r) => n + r.count, 0) };
+    const hashesAt = new Map(results.flatMap((r) => r.hashes));
+    const cps = checkCheckpoints(ctx.checkpoints, { keys: ctx.keys, crypto: nodeAuditCrypto, lastSeq: walked.lastSeq, fromSeq: ctx.start.seq, hashesAt, signatures: ctx.signatures });
+    return verifyResult(cps.faults, walked, cps.anchored_seq, ctx.signatures);
   }
+  const workerFaults = results.map((r) => r.self).filter((f): f is Fault => f !== null);
+  return sequential(rows(), ctx, false, workerFaults);
+}
+
+/** One-thread verification: walk + per-entry checks (`signatures` chooses whether this thread checks signatures). */
+function sequential(rows: Iterable<AuditEntry & { pos: number }>, ctx: Ctx, signatures: boolean, known: readonly Fault[]): VerifyResult {
+  const inline: Fault[] = [];
+  const walker = walk(rows, ctx.start, ctx.checkpoints, { keys: ctx.keys, signatures, out: inline });
+  return finish(walker, [...known, ...inline], ctx.checkpoints, ctx.keys, ctx.start, ctx.signatures);
 }
 
 function startAfter(anchor: AuditEntry): WalkStart {
@@ -229,34 +250,27 @@ function spawnWorker(url: URL, setup: WorkerSetup): Worker {
   return new Worker(code, { eval: true, workerData: setup });
 }
 
-interface Pool {
-  run(worker: number, job: SelfCheckJob): Promise<{ fault: Fault | null; count: number }>;
-  close(): Promise<void>;
-}
-
-/** Starts `n` verify workers. Under a TypeScript loader (tests, tsx) the workers load the same loader. */
-function startPool(n: number, keys: KeyRing, signatures: boolean): Pool {
+/** Runs one job per worker thread and collects their results in job order. */
+async function runJobs(jobs: readonly SelfCheckJob[], ctx: Ctx): Promise<RangeResult[]> {
   const url = new URL("./audit-verify-worker.ts", import.meta.url);
-  const setup: WorkerSetup = { keys: [...keys], signatures };
-  const workers = Array.from({ length: n }, () => spawnWorker(url, setup));
-  return {
-    run(i, job) {
-      const w = workers[i % n]!;
-      return new Promise((resolve, reject) => {
-        const onError = (err: Error): void => {
-          reject(err);
-        };
-        w.once("error", onError);
-        w.once("message", (m: { fault: Fault | null; count: number; error: string | null }) => {
-          w.off("error", onError);
-          if (m.error !== null) reject(new Error(`verify worker failed: ${m.error}`));
-          else resolve(m);
-        });
-        w.postMessage(job);
-      });
-    },
-    async close() {
-      await Promise.all(workers.map((w) => w.terminate()));
-    },
-  };
+  const setup: WorkerSetup = { keys: [...ctx.keys], signatures: ctx.signatures, checkpoint_seqs: ctx.checkpoints.map((c) => c.seq) };
+  const workers = jobs.map(() => spawnWorker(url, setup));
+  try {
+    return await Promise.all(
+      jobs.map(
+        (job, i) =>
+          new Promise<RangeResult>((resolve, reject) => {
+            const w = workers[i]!;
+            w.once("error", reject);
+            w.once("message", (m: RangeResult) => {
+              if (m.error !== null) reject(new Error(`audit verify worker failed: ${m.error}`));
+              else resolve(m);
+            });
+            w.postMessage(job);
+          }),
+      ),
+    );
+  } finally {
+    await Promise.all(workers.map((w) => w.terminate()));
+  }
 }

@@ -3,13 +3,12 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import { once } from "node:events";
 import type { Command } from "commander";
-import { InvalidArgumentError } from "commander";
 import { canonicalJson } from "../core/audit/canonical.ts";
 import type { VerifyResult } from "../core/audit/verify.ts";
 import { HostgateError } from "../core/errors.ts";
 import { readCheckpointCopy } from "../adapters/audit-checkpoint-copy.ts";
 import { auditPaths } from "../adapters/audit-sqlite.ts";
-import { ENTRY_COLUMNS, openReadOnly, readDbCheckpoints } from "../adapters/audit-sqlite-schema.ts";
+import { ENTRY_COLUMNS, openReadOnly, openReadOnlyAnywhere, readDbCheckpoints } from "../adapters/audit-sqlite-schema.ts";
 import { verifyAuditDb, verifyAuditJsonl } from "../adapters/audit-verify.ts";
 import { parsePublicKeys, publicKeyPem, rawPublicKey, readPublicKeyDir } from "../adapters/signer-ed25519.ts";
 import { createPrivateKey, createPublicKey } from "node:crypto";
@@ -41,7 +40,7 @@ export function registerAuditCommand(program: Command, io: CliIo = defaultIo): C
   audit
     .command("verify")
     .description("Verify the audit chain: exit 0 intact, 1 broken, 2 cannot verify.")
-    .option("--since <seq>", "verify from this seq (the entry before it is taken as given)", parseSeq)
+    .option("--since <seq>", "verify from this seq (the entry before it is taken as given)")
     .option("--public-key <file>", "trusted public key(s), PEM, from `hostgate audit public-key` (default: keys in the state dir)")
     .option("--db <file>", "audit database (default: <state dir>/audit.db)")
     .option("--jsonl <file>", "verify a JSON Lines export instead of a database")
@@ -81,7 +80,8 @@ export function registerAuditCommand(program: Command, io: CliIo = defaultIo): C
 }
 
 interface VerifyFlags {
-  since?: number;
+  /** A positive integer (as typed); anything else is bad input (exit 2). */
+  since?: string | number;
   publicKey?: string;
   db?: string;
   jsonl?: string;
@@ -91,15 +91,14 @@ interface VerifyFlags {
   json?: boolean;
 }
 
-function parseSeq(v: string): number {
-  const n = Number(v);
-  if (!Number.isSafeInteger(n) || n < 1) throw new InvalidArgumentError("expected a positive integer seq");
-  return n;
-}
 
 /** Runs `audit verify` with the given flags; never throws (bad input becomes cannot_verify). */
 export async function runVerify(o: VerifyFlags): Promise<VerifyResult> {
   const stateDir = o.stateDir ?? defaultStateDir();
+  const since = o.since === undefined ? undefined : Number(o.since);
+  if (since !== undefined && (!Number.isSafeInteger(since) || since < 1)) {
+    return { status: "cannot_verify", why: "bad_input", detail: `--since must be a positive integer seq, not ${JSON.stringify(o.since)}` };
+  }
   let trusted: Map<string, string>;
   let extra: ReturnType<typeof readCheckpointCopy> = [];
   try {
@@ -108,7 +107,7 @@ export async function runVerify(o: VerifyFlags): Promise<VerifyResult> {
   } catch (err) {
     return { status: "cannot_verify", why: "bad_input", detail: (err as Error).message };
   }
-  const opts = { trusted, since_seq: o.since, signatures: o.hashOnly !== true, extra_checkpoints: extra };
+  const opts = { trusted, since_seq: since, signatures: o.hashOnly !== true, extra_checkpoints: extra };
   if (o.jsonl !== undefined) return verifyAuditJsonl(o.jsonl, opts);
   const db = o.db ?? auditPaths(stateDir).dbPath;
   if (!existsSync(db)) return { status: "cannot_verify", why: "unreadable_store", detail: `no audit database at ${db}` };
@@ -151,12 +150,13 @@ export function describe(r: VerifyResult): string {
  * order as `{"type":"entry",…}`, then every stored checkpoint as `{"type":"checkpoint",…}`; canonical JSON lines.
  */
 export async function exportJsonl(dbPath: string, outFile: string | undefined, io: CliIo): Promise<void> {
-  let db;
+  let opened;
   try {
-    db = openReadOnly(dbPath);
+    opened = openReadOnlyAnywhere(dbPath);
   } catch (err) {
     throw new HostgateError("unavailable", `cannot read audit database ${dbPath}: ${(err as Error).message}`, { hint: "Pass --db FILE or --state-dir DIR." });
   }
+  const db = opened.db;
   const stream = outFile === undefined ? null : createWriteStream(outFile);
   const write = async (line: string): Promise<void> => {
     if (stream === null) io.out(line);
@@ -170,6 +170,7 @@ export async function exportJsonl(dbPath: string, outFile: string | undefined, i
     for (const cp of readDbCheckpoints(db)) await write(`${canonicalJson({ ...cp, type: "checkpoint" })}\n`);
   } finally {
     db.close();
+    opened.cleanup();
     if (stream !== null) {
       stream.end();
       await once(stream, "close");

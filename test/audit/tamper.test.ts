@@ -68,6 +68,7 @@ const matrix: [string, () => string, { reason: string; first_bad_seq: number }][
     insertRow(db, 32, { ...forged, key_id: rows[0]!.key_id });
   }), { reason: "hash_mismatch", first_bad_seq: 32 }],
   ["reorder two rows", () => victim((db) => db.exec("UPDATE audit_entries SET pos = -1 WHERE pos = 12; UPDATE audit_entries SET pos = 12 WHERE pos = 13; UPDATE audit_entries SET pos = 13 WHERE pos = -1")), { reason: "reordered", first_bad_seq: 12 }],
+  ["reorder two rows across the boundary between two workers' ranges (positions 15|16)", () => victim((db) => db.exec("UPDATE audit_entries SET pos = -1 WHERE pos = 15; UPDATE audit_entries SET pos = 15 WHERE pos = 16; UPDATE audit_entries SET pos = 16 WHERE pos = -1")), { reason: "reordered", first_bad_seq: 15 }],
   ["truncate the tail below the last checkpoint", () => victim((db) => db.prepare("DELETE FROM audit_entries WHERE seq >= 26").run()), { reason: "truncated", first_bad_seq: 26 }],
   ["truncate the tail and the stored checkpoints (the copy still knows)", () => victim((db) => {
     db.prepare("DELETE FROM audit_entries WHERE seq >= 26").run();

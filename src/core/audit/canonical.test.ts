@@ -33,7 +33,7 @@ describe("canonicalJson rejects values without one encoding", () => {
     ["function", { f: () => 1 }, "/f"],
     ["Date", { d: new Date(0) }, "/d"],
     ["Map", new Map(), ""],
-    ["sparse array", [1, , 3], "/1"], // eslint-disable-line no-sparse-arrays
+    ["sparse array", [1, , 3], "/1"],
   ];
   it.each(bad)("%s", (_name, value, path) => {
     let err: unknown;

@@ -188,6 +188,11 @@ export class ChainWalker {
     return this.pos;
   }
 
+  /** Where the walk stands: the last in-order entry's seq, hash and ts, and the key expected to sign the next one. */
+  get head(): { seq: number; hash: string; ts: number; key_id: string | null } {
+    return { seq: this.lastSeq, hash: this.prevHash, ts: this.prevTs, key_id: this.activeKey };
+  }
+
   /** Feeds the next entry in storage order; `pos` is its storage position (default: how many were pushed before). */
   push(e: AuditEntry, pos: number = this.pos): void {
     this.pos++;
@@ -272,6 +277,32 @@ export function checkCheckpoints(
     }
   }
   return { faults, anchored_seq: anchored };
+}
+
+/** A verified stretch of storage (one worker's range): its ends, the key active after it, and any fault inside. */
+export interface RangeSummary {
+  /** The first entry's link fields (null for an empty range). */
+  first: { seq: number; prev_hash: string; ts: number; key_id: string } | null;
+  /** The walker head after the range. */
+  last: { seq: number; hash: string; ts: number; key_id: string | null };
+  fault: Fault | null;
+}
+
+/**
+ * True when consecutive ranges (each walked from its own first entry) join into one chain after `start`: each
+ * range's first entry follows the previous range's last entry (seq, prev_hash, ts, signing key) and no range has a
+ * fault. When false, the caller re-walks sequentially to find the exact first fault.
+ */
+export function rangesJoin(start: WalkStart, ranges: readonly RangeSummary[]): boolean {
+  let prev = { seq: start.seq - 1, hash: start.prev_hash, ts: start.prev_ts, key_id: start.key_id };
+  for (const r of ranges) {
+    if (r.fault !== null) return false;
+    if (r.first === null) continue;
+    if (r.first.seq !== prev.seq + 1 || r.first.prev_hash !== prev.hash || r.first.ts < prev.ts) return false;
+    if (r.first.seq !== 1 && prev.key_id !== null && r.first.key_id !== prev.key_id) return false;
+    prev = r.last;
+  }
+  return true;
 }
 
 /** Picks the first fault: lowest storage position, then lowest seq; chain faults always precede checkpoint faults. */
