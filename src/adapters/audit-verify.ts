@@ -252,7 +252,7 @@ function spawnWorker(url: URL, setup: WorkerSetup): Worker {
 
 /** Runs one job per worker thread and collects their results in job order. */
 async function runJobs(jobs: readonly SelfCheckJob[], ctx: Ctx): Promise<RangeResult[]> {
-  const url = new URL("./audit-verify-worker.ts", import.meta.url);
+  const url = new URL(import.meta.url.endsWith(".ts") ? "./audit-verify-worker.ts" : "./audit-verify-worker.js", import.meta.url);
   const setup: WorkerSetup = { keys: [...ctx.keys], signatures: ctx.signatures, checkpoint_seqs: ctx.checkpoints.map((c) => c.seq) };
   const workers = jobs.map(() => spawnWorker(url, setup));
   try {

@@ -68,7 +68,10 @@ export async function composeDaemon(config: Config, opts: ComposeOptions): Promi
     auditStore = openAuditStore(state, {
       checkpointEvery: config.audit.checkpoint_every,
       checkpointIdleMs: config.audit.checkpoint_idle_ms,
-      secretPatterns: config.audit.secret_patterns,
+      // Receipts (hgr_…) never reach the log, wherever they appear (DESIGN.md; issue: audit).
+      secretPatterns: [/hgr_[A-Za-z0-9_-]{20,}/, ...config.audit.secret_patterns],
+      readOnlyFallback: true,
+      onWarning: (line: string) => { announce(line); },
       ...(config.audit.checkpoint_copy ? { checkpointCopy: config.audit.checkpoint_copy.endsWith("/") ? { type: "directory", path: config.audit.checkpoint_copy } : { type: "file", path: config.audit.checkpoint_copy } } : {}),
     });
     return auditStore;

@@ -29,7 +29,7 @@ export function startDaemon(configYaml: string, opts: { dir?: string; args?: str
   let err = "";
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => { child.kill("SIGKILL"); reject(new Error(`daemon did not start: ${err}`)); }, 20_000);
-    child.stderr!.on("data", (c: Buffer) => {
+    child.stderr.on("data", (c: Buffer) => {
       err += c.toString();
       const m = /daemon ready: state \S+; (.*)$/m.exec(err);
       if (!m) return;
@@ -40,7 +40,7 @@ export function startDaemon(configYaml: string, opts: { dir?: string; args?: str
         adminSocket: join(dir, "run", "admin.sock"),
         addresses: m[1]!.split(", "),
         stderr: () => err,
-        stop: (signal = "SIGTERM") => new Promise((done) => {
+        stop: (signal: NodeJS.Signals = "SIGTERM") => new Promise<void>((done) => {
           if (child.exitCode !== null || child.signalCode !== null) { done(); return; }
           child.once("exit", () => { done(); });
           child.kill(signal);
