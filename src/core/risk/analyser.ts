@@ -1,4 +1,5 @@
-import type { Node, Tree } from "web-tree-sitter";
+import type { Tree } from "web-tree-sitter";
+import { copyTree, type SyntaxNode as Node } from "./syntax.ts";
 import { commandName, innerCmd, optionsOf, type Cmd, type Redirect, type Stdin } from "./command.ts";
 import { fileWrites } from "./effects.ts";
 import { LIMITS } from "./limits.ts";
@@ -37,6 +38,7 @@ interface Ctx {
   seen: Set<string>;
   commands: FoundCommand[];
   nodes: number;
+  nesting: number;
   parses: number;
   cmds: number;
   complex: boolean;
@@ -64,7 +66,7 @@ export interface Findings {
 export function analyse(text: string, parser: ShellParser, rules: RuleBook, interpreter: string): Findings {
   const ctx: Ctx = {
     parser, rules, input: text, ascii: !/[^\x00-\x7f]/.test(text), signals: [], seen: new Set(), commands: [],
-    nodes: 0, parses: 0, cmds: 0, complex: false,
+    nodes: 0, nesting: 0, parses: 0, cmds: 0, complex: false,
   };
   const scope: Scope = { depth: 0, origin: null, vars: new Map(), cwd: undefined, written: new Map(), functions: new Set(), via: [] };
   const shell = commandName(interpreter || "bash");
@@ -126,13 +128,17 @@ function analyseText(text: string, ctx: Ctx, scope: Scope): void {
     tree = null;
   }
   if (!tree) return tooComplex(ctx, scope, null, "parse budget exceeded");
+  let copy: ReturnType<typeof copyTree>;
   try {
-    const root = tree.rootNode;
-    if (root.hasError) emit(ctx, scope, "unparseable", firstError(root) ?? root);
-    walk(root, ctx, scope);
+    copy = copyTree(tree, text, LIMITS.maxNodes - ctx.nodes);
   } finally {
     tree.delete();
   }
+  if (!copy) return tooComplex(ctx, scope, null, `more than ${LIMITS.maxNodes} syntax nodes`);
+  ctx.nodes += copy.count;
+  const root = copy.root;
+  if (root.hasError) emit(ctx, scope, "unparseable", firstError(root) ?? root);
+  walk(root, ctx, scope);
   const alt = runtimeRewrite(text);
   if (alt !== null && !ctx.complex) analyseText(alt, ctx, { ...scope, depth: scope.depth + 1, origin: scope.origin ?? spanOf(ctx, scope, null) });
 }
@@ -170,7 +176,16 @@ const LEAVES = new Set(["word", "raw_string", "string_content", "number", "comme
 
 function walk(node: Node, ctx: Ctx, scope: Scope): void {
   if (ctx.complex) return;
-  if (++ctx.nodes > LIMITS.maxNodes) return tooComplex(ctx, scope, node, `more than ${LIMITS.maxNodes} syntax nodes`);
+  if (ctx.nesting >= LIMITS.maxNesting) return tooComplex(ctx, scope, node, `syntax nested deeper than ${LIMITS.maxNesting}`);
+  ctx.nesting++;
+  try {
+    walkNode(node, ctx, scope);
+  } finally {
+    ctx.nesting--;
+  }
+}
+
+function walkNode(node: Node, ctx: Ctx, scope: Scope): void {
   switch (node.type) {
     case "command":
       runStatement(node, ctx, scope, { kind: "none" });

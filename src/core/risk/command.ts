@@ -1,4 +1,4 @@
-import type { Node } from "web-tree-sitter";
+import type { SyntaxNode as Node } from "./syntax.ts";
 import type { Arg } from "./words.ts";
 import { parseOptions, type OptionSpec, type ParsedOptions } from "./options.ts";
 

@@ -10,6 +10,8 @@ export const LIMITS = {
   maxDepth: 8,
   /** Syntax nodes visited across all parses of one line. */
   maxNodes: 60_000,
+  /** Syntax nesting (substitutions inside substitutions, nested groups) the walker follows. */
+  maxNesting: 400,
   /** Simple commands inspected across all parses of one line. */
   maxCommands: 4_000,
   /** Number of re-parses (nested strings, alternatives) for one line. */

@@ -1,4 +1,4 @@
-import type { Node } from "web-tree-sitter";
+import type { SyntaxNode as Node } from "./syntax.ts";
 
 /**
  * A shell word as the engine understands it before it runs.
