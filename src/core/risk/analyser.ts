@@ -40,6 +40,8 @@ interface Ctx {
   nodes: number;
   nesting: number;
   parses: number;
+  parsedChars: number;
+  words: number;
   cmds: number;
   complex: boolean;
 }
@@ -66,7 +68,7 @@ export interface Findings {
 export function analyse(text: string, parser: ShellParser, rules: RuleBook, interpreter: string): Findings {
   const ctx: Ctx = {
     parser, rules, input: text, ascii: !/[^\x00-\x7f]/.test(text), signals: [], seen: new Set(), commands: [],
-    nodes: 0, nesting: 0, parses: 0, cmds: 0, complex: false,
+    nodes: 0, nesting: 0, parses: 0, parsedChars: 0, words: 0, cmds: 0, complex: false,
   };
   const scope: Scope = { depth: 0, origin: null, vars: new Map(), cwd: undefined, written: new Map(), functions: new Set(), via: [] };
   const shell = commandName(interpreter || "bash");
@@ -121,6 +123,12 @@ function analyseText(text: string, ctx: Ctx, scope: Scope): void {
   if (ctx.complex) return;
   if (scope.depth > LIMITS.maxDepth) return tooComplex(ctx, scope, null, `strings nested deeper than ${LIMITS.maxDepth}`);
   if (++ctx.parses > LIMITS.maxParses) return tooComplex(ctx, scope, null, `more than ${LIMITS.maxParses} nested strings`);
+  ctx.parsedChars += text.length;
+  if (ctx.parsedChars > LIMITS.maxParsedChars) return tooComplex(ctx, scope, null, `more than ${LIMITS.maxParsedChars} characters to parse`);
+  const shape = preScan(text);
+  if (shape.nesting > LIMITS.maxNesting) return tooComplex(ctx, scope, null, `brackets nested deeper than ${LIMITS.maxNesting}`);
+  if (shape.tokens > LIMITS.maxTokens) return tooComplex(ctx, scope, null, `more than ${LIMITS.maxTokens} operators, brackets and quotes`);
+  if (shape.words > LIMITS.maxWords) return tooComplex(ctx, scope, null, `more than ${LIMITS.maxWords} words`);
   let tree: Tree | null;
   try {
     tree = ctx.parser.parse(text);
@@ -128,9 +136,9 @@ function analyseText(text: string, ctx: Ctx, scope: Scope): void {
     tree = null;
   }
   if (!tree) return tooComplex(ctx, scope, null, "parse budget exceeded");
-  let copy: ReturnType<typeof copyTree>;
+  let copy: ReturnType<typeof copyTree> = null;
   try {
-    copy = copyTree(tree, text, LIMITS.maxNodes - ctx.nodes);
+    if (tree.rootNode.descendantCount + ctx.nodes <= LIMITS.maxNodes) copy = copyTree(tree, text, LIMITS.maxNodes - ctx.nodes);
   } finally {
     tree.delete();
   }
@@ -142,6 +150,36 @@ function analyseText(text: string, ctx: Ctx, scope: Scope): void {
   const alt = runtimeRewrite(text);
   if (alt !== null && !ctx.complex) analyseText(alt, ctx, { ...scope, depth: scope.depth + 1, origin: scope.origin ?? spanOf(ctx, scope, null) });
 }
+
+/**
+ * Upper estimates read before parsing, so pathological inputs never reach the parser: bracket nesting
+ * (outside single quotes), shell tokens likely to become syntax nodes (operators, brackets, quotes, `$`),
+ * and whitespace-separated words. Quoting mistakes only make the estimates larger.
+ */
+function preScan(text: string): { nesting: number; tokens: number; words: number } {
+  let depth = 0;
+  let nesting = 0;
+  let tokens = 0;
+  let words = 0;
+  let single = false;
+  let inWord = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    const space = c === 0x20 || c === 0x09 || c === 0x0a;
+    if (!space && !inWord) words++;
+    inWord = !space;
+    if (TOKEN[c] === 1) tokens++;
+    if (c === 0x27) single = !single;
+    else if (single) continue;
+    else if (c === 0x28 || c === 0x7b || c === 0x5b) { if (++depth > nesting) nesting = depth; }
+    else if (c === 0x29 || c === 0x7d || c === 0x5d) { if (depth > 0) depth--; }
+    else if (c === 0x5c) i++;
+  }
+  return { nesting, tokens, words };
+}
+
+const TOKEN = new Uint8Array(128);
+for (const ch of "(){}[]$|;&\n'\"`<>") TOKEN[ch.charCodeAt(0)] = 1;
 
 function firstError(node: Node): Node | null {
   if (node.isError || node.isMissing) return node;
@@ -430,6 +468,8 @@ function applyRules(cmd: Cmd, ctx: Ctx, scope: Scope): void {
 function inspect(cmd: Cmd, ctx: Ctx, scope: Scope): void {
   if (ctx.complex) return;
   if (++ctx.cmds > LIMITS.maxCommands) return tooComplex(ctx, scope, cmd.node, `more than ${LIMITS.maxCommands} commands`);
+  ctx.words += cmd.args.length + 1;
+  if (ctx.words > LIMITS.maxWords) return tooComplex(ctx, scope, cmd.node, `more than ${LIMITS.maxWords} words in commands`);
   const a0 = cmd.argv0;
   if (a0.nonAscii) {
     record(cmd, ctx, scope, true);
