@@ -243,8 +243,15 @@ function walkNode(node: Node, ctx: Ctx, scope: Scope): void {
     case "function_definition":
       functionDefinition(node, ctx, scope);
       return;
-    case "subshell":
     case "command_substitution":
+      if (node.text.startsWith("`") && node.text.includes("\\")) {
+        // Inside backticks the shell removes \` \\ \$ before parsing, so `\`cmd\`` nests a substitution.
+        const inner = node.text.slice(1, -1).replace(/\\([`\\$])/g, "$1");
+        analyseText(inner, ctx, { ...childScope(scope), depth: scope.depth + 1, origin: spanOf(ctx, scope, node) });
+      }
+      for (const c of node.namedChildren) if (c) walk(c, ctx, childScope(scope));
+      return;
+    case "subshell":
     case "process_substitution":
       for (const c of node.namedChildren) if (c) walk(c, ctx, childScope(scope));
       return;
@@ -267,9 +274,11 @@ function flattenPipeline(node: Node): Node[] {
 function runPipeline(stages: Node[], ctx: Ctx, scope: Scope, first: Cmd | null): void {
   let prev: Cmd | null = first;
   let started = first !== null;
+  let prevNode: Node | null = null;
   for (const stage of stages) {
-    const stdin: Stdin = started ? { kind: "pipe", from: prev } : { kind: "none" };
+    const stdin: Stdin = started ? { kind: "pipe", from: prev, fromNode: prevNode } : { kind: "none" };
     prev = runStatement(stage, ctx, scope, stdin);
+    prevNode = stage;
     started = true;
   }
 }
@@ -288,6 +297,7 @@ function argOf(node: Node, ctx: Ctx, scope: Scope): Arg {
  */
 function runStatement(node: Node, ctx: Ctx, scope: Scope, stdin: Stdin): Cmd | null {
   if (node.type === "command") return simpleCommand(node, [], [], ctx, scope, stdin);
+  if (node.type === "negated_command" && node.namedChildren.length === 1) return runStatement(node.namedChildren[0]!, ctx, scope, stdin);
   if (node.type !== "redirected_statement") {
     walk(node, ctx, scope);
     return null;
@@ -317,7 +327,13 @@ function runStatement(node: Node, ctx: Ctx, scope: Scope, stdin: Stdin): Cmd | n
   if (body?.type === "command") {
     cmd = simpleCommand(body, redirects, extraArgs, ctx, scope, effectiveStdin);
   } else {
-    if (body) walk(body, ctx, scope);
+    if (body?.type === "list" && effectiveStdin.kind !== "none") {
+      // `a && b <<EOF`: the grammar hangs the here-document on the list; the shell gives it to the last command.
+      const kids = body.namedChildren;
+      for (const k of kids.slice(0, -1)) walk(k, ctx, scope);
+      const last = kids[kids.length - 1];
+      if (last) runStatement(last, ctx, scope, effectiveStdin);
+    } else if (body) walk(body, ctx, scope);
     const synthetic: Cmd = {
       name: "", argv0: literalArg(""), args: extraArgs, assigns: [], redirects, stdin: effectiveStdin, via: scope.via, node,
       cwd: scope.cwd, everyPathUnder: false, unknownOperands: false, synthetic: true,
@@ -352,7 +368,7 @@ function collectRedirect(
     for (const c of r.children) {
       if (!c) continue;
       if (c.type === "heredoc_body") {
-        body = c.text;
+        body = bashHeredocBody(r, c);
         for (const sub of c.descendantsOfType(["command_substitution", "process_substitution"])) if (sub) walk(sub, ctx, scope);
       } else if (c.isNamed && c.type !== "heredoc_start" && c.type !== "heredoc_end") {
         const lead = c.type === "pipeline" ? c.child(0) : null;
@@ -364,6 +380,24 @@ function collectRedirect(
   }
   walk(r, ctx, scope);
   return null;
+}
+
+/**
+ * The here-document body as bash reads it: lines up to one that is exactly the delimiter (after leading
+ * tabs with `<<-`). tree-sitter-bash 0.25 also ends a body at a line that merely starts with the delimiter
+ * (`EOF'`), which would hide the rest of the body; reading the source again closes that gap.
+ */
+function bashHeredocBody(redirect: Node, body: Node): string {
+  const start = redirect.children.find((c) => c.type === "heredoc_start");
+  const delim = (start?.text ?? "").replace(/^(['"])(.*)\1$/s, "$2").replace(/\\(.)/g, "$1");
+  const strip = redirect.text.startsWith("<<-");
+  const lines = body.source.slice(body.startIndex).split("\n");
+  const out: string[] = [];
+  for (const line of lines) {
+    if ((strip ? line.replace(/^\t+/, "") : line) === delim) break;
+    out.push(line);
+  }
+  return out.join("\n") + (out.length ? "\n" : "");
 }
 
 function assignment(node: Node, ctx: Ctx, scope: Scope): { name: string; value: Arg } {
@@ -498,9 +532,10 @@ function inspect(cmd: Cmd, ctx: Ctx, scope: Scope): void {
     analyseCode(scriptWritten, ctx, scope, cmd);
     return;
   }
+  if (RESERVED.has(cmd.name) && !a0.dynamic) return reservedWord(cmd, ctx, scope);
   trackState(cmd, scope);
   applyRules(cmd, ctx, scope);
-  if (cmd.name in WRAPPERS) return unwrap(cmd, ctx, scope);
+  if (Object.hasOwn(WRAPPERS, cmd.name)) return unwrap(cmd, ctx, scope);
   if (SHELLS.has(cmd.name)) return shell(cmd, ctx, scope);
   if (INTERPRETERS.has(cmd.name)) return interpreter(cmd, ctx, scope);
   switch (cmd.name) {
@@ -520,6 +555,26 @@ function inspect(cmd: Cmd, ctx: Ctx, scope: Scope): void {
   const level = baseLevel(cmd.name);
   if (level === "medium") emit(ctx, scope, "mutating_command", cmd.node, cmd.name);
   else if (level !== "low") emit(ctx, scope, "unknown_command", cmd.node, cmd.name);
+}
+
+/** Shell reserved words; seen as a command name only when the grammar could not place them. */
+const RESERVED = new Set(["if", "then", "else", "elif", "fi", "do", "done", "while", "until", "for", "in", "case", "esac", "{", "}", "!", "coproc", "select", "function"]);
+
+/**
+ * tree-sitter-bash reads some valid lines (`! if …; then …; fi`, `! { …; }`) as commands named `if`,
+ * `then`, `{`… Bash would run the words after the reserved word, so judge them as a command.
+ */
+function reservedWord(cmd: Cmd, ctx: Ctx, scope: Scope): void {
+  let rest = cmd.args;
+  if (cmd.name === "case" || cmd.name === "for" || cmd.name === "select") {
+    const close = rest.findIndex((a) => a.text.endsWith(")") || a.text === "do");
+    const inAt = rest.findIndex((a) => a.text === "in");
+    rest = close >= 0 ? rest.slice(close + 1) : inAt >= 0 ? rest.slice(inAt + 2) : [];
+  } else if (cmd.name === "function") {
+    rest = [];
+  }
+  while (rest[0] && (RESERVED.has(rest[0].text) || /^[A-Za-z_][A-Za-z0-9_]*=/.test(rest[0].text))) rest = rest.slice(1);
+  if (rest.length > 0) inspect(innerCmd(cmd, rest, { via: cmd.via }), ctx, scope);
 }
 
 function globToRegExp(glob: string): RegExp {
@@ -616,9 +671,15 @@ function stdinCode(cmd: Cmd, ctx: Ctx, scope: Scope, readable: boolean): void {
   }
   // A pipe: walk upstream to see what produces the code.
   const upstream: Cmd[] = [];
-  for (let c: Cmd | null = s.from; c && upstream.length < 64; c = c.stdin.kind === "pipe" ? c.stdin.from : null) upstream.push(c);
-  const names = upstream.map((c) => c.name);
-  const subs = upstream.flatMap((c) => [...c.args, c.argv0].flatMap((a) => a.subs));
+  const compound: Node[] = [];
+  let c: Cmd | null = s.from;
+  if (!c && s.fromNode) compound.push(s.fromNode);
+  for (; c && upstream.length < 64; c = c.stdin.kind === "pipe" ? c.stdin.from : null) {
+    upstream.push(c);
+    if (c.stdin.kind === "pipe" && !c.stdin.from && c.stdin.fromNode) compound.push(c.stdin.fromNode);
+  }
+  const names = upstream.map((u) => u.name);
+  const subs = [...upstream.flatMap((u) => [...u.args, u.argv0].flatMap((a) => a.subs)), ...compound];
   const kinds = sourceKinds(subs);
   if (names.some((n) => DOWNLOADERS.has(n)) || kinds.download) return emit(ctx, scope, "download_to_interpreter", cmd.node);
   if (names.some((n) => TRANSFORMERS.has(n) && n !== "printf") || kinds.decode) return emit(ctx, scope, "decoded_to_interpreter", cmd.node);
@@ -692,7 +753,10 @@ function unwrap(cmd: Cmd, ctx: Ctx, scope: Scope): void {
   if ((cmd.name === "flock" || cmd.name === "runuser") && cmdFlag.length) return codeFromArgs(cmdFlag.map(literalArg), ctx, scope, cmd);
   let rest = p.stop >= 0 ? cmd.args.slice(p.stop) : [];
   const assigns: { name: string; value: Arg }[] = [];
-  if (spec.assignments) {
+  rest = rest.slice(spec.skip ?? 0);
+  if (cmd.name === "watch") return codeFromArgs(rest, ctx, scope, cmd);
+  {
+    // env documents NAME=VALUE operands; sudo and others accept them too, and no command is named X=y.
     while (rest[0] && /^[A-Za-z_][A-Za-z0-9_]*=/.test(rest[0].text)) {
       const t = rest[0].text;
       const eq = t.indexOf("=");
@@ -700,8 +764,6 @@ function unwrap(cmd: Cmd, ctx: Ctx, scope: Scope): void {
       rest = rest.slice(1);
     }
   }
-  rest = rest.slice(spec.skip ?? 0);
-  if (cmd.name === "watch") return codeFromArgs(rest, ctx, scope, cmd);
   if (cmd.name === "xargs") return xargs(cmd, rest, ctx, scope);
   if (rest.length === 0) {
     if (spec.shellFlags?.some((f) => p.flags.has(f)) || spec.bare === "shell") emit(ctx, scope, "interactive_shell", cmd.node, cmd.name);

@@ -12,7 +12,7 @@ export interface Redirect {
 /** Where a command's standard input comes from, as far as the text shows. */
 export type Stdin =
   | { kind: "none" }
-  | { kind: "pipe"; from: Cmd | null }
+  | { kind: "pipe"; from: Cmd | null; fromNode?: Node | null }
   | { kind: "heredoc"; body: string }
   | { kind: "herestring"; arg: Arg }
   | { kind: "file"; arg: Arg };

@@ -14,7 +14,8 @@ export class SyntaxNode {
   private named: SyntaxNode[] | null = null;
 
   constructor(
-    private readonly source: string,
+    /** The whole string this tree was parsed from. */
+    readonly source: string,
     readonly type: string,
     readonly isNamed: boolean,
     readonly isMissing: boolean,

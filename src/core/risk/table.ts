@@ -21,6 +21,7 @@ systemd-cgtop busctl resolvectl networkctl ip iptables-save nft ufw firewall-cmd
 apt-cache dpkg dpkg-query rpm apt dnf yum zypper pacman apk snap flatpak npm pip pip3 git docker podman kubectl
 systemctl service crontab tee time fc logger column iconv shasum numfmt factor expr bc dc cal ncal watch
 lsattr getfacl namei lslocks lsns lsipc chage ldd nm objdump readelf size true yes tput clear reset
+iptables ip6tables fdisk sfdisk parted gdisk sgdisk shutdown reboot halt poweroff init telinit
 `.trim().split(/\s+/));
 
 /** Commands that change files or the system in ordinary, recoverable ways. */

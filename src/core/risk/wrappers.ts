@@ -19,8 +19,6 @@ export interface WrapperSpec {
   shellFlags?: readonly string[];
   /** Inner command defaults to this when absent (xargs runs echo). */
   defaultCommand?: string;
-  /** Leading NAME=VALUE operands are environment assignments (env). */
-  assignments?: boolean;
 }
 
 const P = true;
@@ -35,7 +33,7 @@ export const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
   },
   doas: { options: { posix: P, shortArgs: "uC" }, bare: "none", shellFlags: ["-s"] },
   pkexec: { options: { posix: P, longArgs: ["user"] }, bare: "shell" },
-  env: { options: { posix: P, shortArgs: "uCS", longArgs: ["unset", "chdir", "split-string", "block-signal", "default-signal", "ignore-signal"], longFlags: ["ignore-environment", "null", "debug"] }, bare: "none", assignments: true },
+  env: { options: { posix: P, shortArgs: "uCS", longArgs: ["unset", "chdir", "split-string", "block-signal", "default-signal", "ignore-signal"], longFlags: ["ignore-environment", "null", "debug"] }, bare: "none" },
   nice: { options: { posix: P, shortArgs: "n", longArgs: ["adjustment"] }, bare: "none" },
   timeout: { options: { posix: P, shortArgs: "sk", longArgs: ["signal", "kill-after"], longFlags: ["preserve-status", "foreground", "verbose"] }, skip: 1, bare: "none" },
   nohup: { options: { posix: P }, bare: "none" },

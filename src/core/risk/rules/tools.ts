@@ -64,8 +64,8 @@ const TOOLS: Readonly<Record<string, ToolSpec>> = {
 
 /** The verb (and second-level verb for groups) after the tool's global options. */
 export function verbOf(cmd: Cmd): { tool: ToolSpec; verb: string } | null {
-  const tool = TOOLS[cmd.name];
-  if (!tool) return null;
+  if (!Object.hasOwn(TOOLS, cmd.name)) return null;
+  const tool = TOOLS[cmd.name]!;
   const ops = optionsOf(cmd, tool.options).operands.map((a) => a.text);
   let verb = ops[0] ?? "";
   if (tool.groups?.includes(verb)) verb = ops[1] ?? "";
