@@ -121,28 +121,28 @@ function tooComplex(ctx: Ctx, scope: Scope, node: Node | null, why: string): voi
 
 function analyseText(text: string, ctx: Ctx, scope: Scope): void {
   if (ctx.complex) return;
-  if (scope.depth > LIMITS.maxDepth) return tooComplex(ctx, scope, null, `strings nested deeper than ${LIMITS.maxDepth}`);
-  if (++ctx.parses > LIMITS.maxParses) return tooComplex(ctx, scope, null, `more than ${LIMITS.maxParses} nested strings`);
+  if (scope.depth > LIMITS.maxDepth) { tooComplex(ctx, scope, null, `strings nested deeper than ${LIMITS.maxDepth}`); return; }
+  if (++ctx.parses > LIMITS.maxParses) { tooComplex(ctx, scope, null, `more than ${LIMITS.maxParses} nested strings`); return; }
   ctx.parsedChars += text.length;
-  if (ctx.parsedChars > LIMITS.maxParsedChars) return tooComplex(ctx, scope, null, `more than ${LIMITS.maxParsedChars} characters to parse`);
+  if (ctx.parsedChars > LIMITS.maxParsedChars) { tooComplex(ctx, scope, null, `more than ${LIMITS.maxParsedChars} characters to parse`); return; }
   const shape = preScan(text);
-  if (shape.nesting > LIMITS.maxNesting) return tooComplex(ctx, scope, null, `brackets nested deeper than ${LIMITS.maxNesting}`);
-  if (shape.tokens > LIMITS.maxTokens) return tooComplex(ctx, scope, null, `more than ${LIMITS.maxTokens} operators, brackets and quotes`);
-  if (shape.words > LIMITS.maxWords) return tooComplex(ctx, scope, null, `more than ${LIMITS.maxWords} words`);
+  if (shape.nesting > LIMITS.maxNesting) { tooComplex(ctx, scope, null, `brackets nested deeper than ${LIMITS.maxNesting}`); return; }
+  if (shape.tokens > LIMITS.maxTokens) { tooComplex(ctx, scope, null, `more than ${LIMITS.maxTokens} operators, brackets and quotes`); return; }
+  if (shape.words > LIMITS.maxWords) { tooComplex(ctx, scope, null, `more than ${LIMITS.maxWords} words`); return; }
   let tree: Tree | null;
   try {
     tree = ctx.parser.parse(text);
   } catch {
     tree = null;
   }
-  if (!tree) return tooComplex(ctx, scope, null, "parse budget exceeded");
+  if (!tree) { tooComplex(ctx, scope, null, "parse budget exceeded"); return; }
   let copy: ReturnType<typeof copyTree> = null;
   try {
     if (tree.rootNode.descendantCount + ctx.nodes <= LIMITS.maxNodes) copy = copyTree(tree, text, LIMITS.maxNodes - ctx.nodes);
   } finally {
     tree.delete();
   }
-  if (!copy) return tooComplex(ctx, scope, null, `more than ${LIMITS.maxNodes} syntax nodes`);
+  if (!copy) { tooComplex(ctx, scope, null, `more than ${LIMITS.maxNodes} syntax nodes`); return; }
   ctx.nodes += copy.count;
   const root = copy.root;
   if (root.hasError) emit(ctx, scope, "unparseable", firstError(root) ?? root);
@@ -214,7 +214,7 @@ const LEAVES = new Set(["word", "raw_string", "string_content", "number", "comme
 
 function walk(node: Node, ctx: Ctx, scope: Scope): void {
   if (ctx.complex) return;
-  if (ctx.nesting >= LIMITS.maxNesting) return tooComplex(ctx, scope, node, `syntax nested deeper than ${LIMITS.maxNesting}`);
+  if (ctx.nesting >= LIMITS.maxNesting) { tooComplex(ctx, scope, node, `syntax nested deeper than ${LIMITS.maxNesting}`); return; }
   ctx.nesting++;
   try {
     walkNode(node, ctx, scope);
@@ -501,9 +501,9 @@ function applyRules(cmd: Cmd, ctx: Ctx, scope: Scope): void {
 
 function inspect(cmd: Cmd, ctx: Ctx, scope: Scope): void {
   if (ctx.complex) return;
-  if (++ctx.cmds > LIMITS.maxCommands) return tooComplex(ctx, scope, cmd.node, `more than ${LIMITS.maxCommands} commands`);
+  if (++ctx.cmds > LIMITS.maxCommands) { tooComplex(ctx, scope, cmd.node, `more than ${LIMITS.maxCommands} commands`); return; }
   ctx.words += cmd.args.length + 1;
-  if (ctx.words > LIMITS.maxWords) return tooComplex(ctx, scope, cmd.node, `more than ${LIMITS.maxWords} words in commands`);
+  if (ctx.words > LIMITS.maxWords) { tooComplex(ctx, scope, cmd.node, `more than ${LIMITS.maxWords} words in commands`); return; }
   const a0 = cmd.argv0;
   if (a0.nonAscii) {
     record(cmd, ctx, scope, true);
@@ -532,25 +532,25 @@ function inspect(cmd: Cmd, ctx: Ctx, scope: Scope): void {
     analyseCode(scriptWritten, ctx, scope, cmd);
     return;
   }
-  if (RESERVED.has(cmd.name) && !a0.dynamic) return reservedWord(cmd, ctx, scope);
+  if (RESERVED.has(cmd.name) && !a0.dynamic) { reservedWord(cmd, ctx, scope); return; }
   trackState(cmd, scope);
   applyRules(cmd, ctx, scope);
-  if (Object.hasOwn(WRAPPERS, cmd.name)) return unwrap(cmd, ctx, scope);
-  if (SHELLS.has(cmd.name)) return shell(cmd, ctx, scope);
-  if (INTERPRETERS.has(cmd.name)) return interpreter(cmd, ctx, scope);
+  if (Object.hasOwn(WRAPPERS, cmd.name)) { unwrap(cmd, ctx, scope); return; }
+  if (SHELLS.has(cmd.name)) { shell(cmd, ctx, scope); return; }
+  if (INTERPRETERS.has(cmd.name)) { interpreter(cmd, ctx, scope); return; }
   switch (cmd.name) {
-    case "eval": return codeFromArgs(cmd.args, ctx, scope, cmd);
-    case "source": case ".": return sourceFile(cmd.args[0], ctx, scope, cmd);
+    case "eval": { codeFromArgs(cmd.args, ctx, scope, cmd); return; }
+    case "source": case ".": { sourceFile(cmd.args[0], ctx, scope, cmd); return; }
     case "alias":
       for (const a of cmd.args) {
         const eq = a.text.indexOf("=");
         if (eq > 0) codeFromArgs([{ ...a, text: a.text.slice(eq + 1) }], ctx, scope, cmd);
       }
       return;
-    case "su": case "sg": return suLike(cmd, ctx, scope);
-    case "find": return findExec(cmd, ctx, scope);
-    case "fd": case "fdfind": return fdExec(cmd, ctx, scope);
-    case "sed": return sedExec(cmd, ctx, scope);
+    case "su": case "sg": { suLike(cmd, ctx, scope); return; }
+    case "find": { findExec(cmd, ctx, scope); return; }
+    case "fd": case "fdfind": { fdExec(cmd, ctx, scope); return; }
+    case "sed": { sedExec(cmd, ctx, scope); return; }
   }
   const level = baseLevel(cmd.name);
   if (level === "medium") emit(ctx, scope, "mutating_command", cmd.node, cmd.name);
@@ -681,15 +681,15 @@ function stdinCode(cmd: Cmd, ctx: Ctx, scope: Scope, readable: boolean): void {
   const names = upstream.map((u) => u.name);
   const subs = [...upstream.flatMap((u) => [...u.args, u.argv0].flatMap((a) => a.subs)), ...compound];
   const kinds = sourceKinds(subs);
-  if (names.some((n) => DOWNLOADERS.has(n)) || kinds.download) return emit(ctx, scope, "download_to_interpreter", cmd.node);
-  if (names.some((n) => TRANSFORMERS.has(n) && n !== "printf") || kinds.decode) return emit(ctx, scope, "decoded_to_interpreter", cmd.node);
+  if (names.some((n) => DOWNLOADERS.has(n)) || kinds.download) { emit(ctx, scope, "download_to_interpreter", cmd.node); return; }
+  if (names.some((n) => TRANSFORMERS.has(n) && n !== "printf") || kinds.decode) { emit(ctx, scope, "decoded_to_interpreter", cmd.node); return; }
   const src = upstream[0];
   if (readable && src && upstream.length === 1) {
     if (src.name === "echo" || src.name === "printf") {
       const words = src.args.filter((a, i) => !(src.name === "echo" && i === 0 && /^-[neE]+$/.test(a.text)));
-      return codeFromArgs(words.map((a) => ({ ...a, text: a.text.replace(/\\n/g, "\n") })), ctx, scope, cmd);
+      codeFromArgs(words.map((a) => ({ ...a, text: a.text.replace(/\\n/g, "\n") })), ctx, scope, cmd); return;
     }
-    if (src.name === "cat" && src.args.length === 0) return stdinCode({ ...cmd, stdin: src.stdin }, ctx, scope, readable);
+    if (src.name === "cat" && src.args.length === 0) { stdinCode({ ...cmd, stdin: src.stdin }, ctx, scope, readable); return; }
   }
   emit(ctx, scope, "opaque_code", cmd.node, "code piped from another command");
 }
@@ -705,41 +705,41 @@ function shell(cmd: Cmd, ctx: Ctx, scope: Scope): void {
     return;
   }
   const script = p.operands[0];
-  if (script && !hasFlag(p, "-s")) return sourceFile(script, ctx, scope, cmd);
+  if (script && !hasFlag(p, "-s")) { sourceFile(script, ctx, scope, cmd); return; }
   stdinCode(cmd, ctx, scope, true);
 }
 
 function interpreter(cmd: Cmd, ctx: Ctx, scope: Scope): void {
   const subs = cmd.args.flatMap((a) => a.subs);
   const kinds = sourceKinds(subs);
-  if (kinds.download) return emit(ctx, scope, "download_to_interpreter", cmd.node);
+  if (kinds.download) { emit(ctx, scope, "download_to_interpreter", cmd.node); return; }
   const p = parseOptions(cmd.args, { posix: true, shortArgs: "cemWXI" });
   const keys = [...p.flags.keys()];
   if (p.operands.length === 0 && keys.length > 0 && keys.every((k) => ["-V", "--version", "-v", "-h", "--help"].includes(k))) return;
   const code = keys.some((k) => ["-c", "-e", "-m", "--eval", "--execute", "-E"].includes(k));
-  if (code || p.operands.length > 0) return emit(ctx, scope, "interpreter_code", cmd.node, cmd.name);
+  if (code || p.operands.length > 0) { emit(ctx, scope, "interpreter_code", cmd.node, cmd.name); return; }
   stdinCode(cmd, ctx, scope, false);
   emit(ctx, scope, "interpreter_code", cmd.node, cmd.name);
 }
 
 function sourceFile(file: Arg | undefined, ctx: Ctx, scope: Scope, at: Cmd): void {
-  if (!file) return emit(ctx, scope, "opaque_code", at.node, "nothing to source");
+  if (!file) { emit(ctx, scope, "opaque_code", at.node, "nothing to source"); return; }
   if (file.subs.length > 0) {
     const kinds = sourceKinds(file.subs);
-    if (kinds.download) return emit(ctx, scope, "download_to_interpreter", at.node);
-    if (kinds.decode) return emit(ctx, scope, "decoded_to_interpreter", at.node);
-    return emit(ctx, scope, "opaque_code", at.node, "code produced by a substitution");
+    if (kinds.download) { emit(ctx, scope, "download_to_interpreter", at.node); return; }
+    if (kinds.decode) { emit(ctx, scope, "decoded_to_interpreter", at.node); return; }
+    emit(ctx, scope, "opaque_code", at.node, "code produced by a substitution"); return;
   }
   const written = scope.written.get(normalisePath(file.text, scope.cwd));
-  if (written !== undefined && !file.dynamic) return analyseCode(written, ctx, scope, at);
+  if (written !== undefined && !file.dynamic) { analyseCode(written, ctx, scope, at); return; }
   emit(ctx, scope, "runs_script", at.node, file.display);
 }
 
 function suLike(cmd: Cmd, ctx: Ctx, scope: Scope): void {
   const p = parseOptions(cmd.args, { shortArgs: "cgGsw", longArgs: ["command", "group", "supp-group", "shell", "whitelist-environment", "session-command"] });
   const code = [...(p.flags.get("-c") ?? []), ...(p.flags.get("--command") ?? []), ...(p.flags.get("--session-command") ?? [])];
-  if (code.length) return codeFromArgs(code.map(literalArg), ctx, scope, cmd);
-  if (cmd.name === "sg" && p.operands[1]) return codeFromArgs(p.operands.slice(1), ctx, scope, cmd);
+  if (code.length) { codeFromArgs(code.map(literalArg), ctx, scope, cmd); return; }
+  if (cmd.name === "sg" && p.operands[1]) { codeFromArgs(p.operands.slice(1), ctx, scope, cmd); return; }
   emit(ctx, scope, "interactive_shell", cmd.node);
 }
 
@@ -748,13 +748,13 @@ function unwrap(cmd: Cmd, ctx: Ctx, scope: Scope): void {
   const p = parseOptions(cmd.args, spec.options);
   if (spec.noExec?.some((f) => p.flags.has(f))) return;
   const env = [...(p.flags.get("-S") ?? []), ...(p.flags.get("--split-string") ?? [])];
-  if (cmd.name === "env" && env.length) return codeFromArgs(env.map(literalArg), ctx, scope, cmd);
+  if (cmd.name === "env" && env.length) { codeFromArgs(env.map(literalArg), ctx, scope, cmd); return; }
   const cmdFlag = [...(p.flags.get("-c") ?? []), ...(p.flags.get("--command") ?? [])];
-  if ((cmd.name === "flock" || cmd.name === "runuser") && cmdFlag.length) return codeFromArgs(cmdFlag.map(literalArg), ctx, scope, cmd);
+  if ((cmd.name === "flock" || cmd.name === "runuser") && cmdFlag.length) { codeFromArgs(cmdFlag.map(literalArg), ctx, scope, cmd); return; }
   let rest = p.stop >= 0 ? cmd.args.slice(p.stop) : [];
   const assigns: { name: string; value: Arg }[] = [];
   rest = rest.slice(spec.skip ?? 0);
-  if (cmd.name === "watch") return codeFromArgs(rest, ctx, scope, cmd);
+  if (cmd.name === "watch") { codeFromArgs(rest, ctx, scope, cmd); return; }
   {
     // env documents NAME=VALUE operands; sudo and others accept them too, and no command is named X=y.
     while (rest[0] && /^[A-Za-z_][A-Za-z0-9_]*=/.test(rest[0].text)) {
@@ -764,7 +764,7 @@ function unwrap(cmd: Cmd, ctx: Ctx, scope: Scope): void {
       rest = rest.slice(1);
     }
   }
-  if (cmd.name === "xargs") return xargs(cmd, rest, ctx, scope);
+  if (cmd.name === "xargs") { xargs(cmd, rest, ctx, scope); return; }
   if (rest.length === 0) {
     if (spec.shellFlags?.some((f) => p.flags.has(f)) || spec.bare === "shell") emit(ctx, scope, "interactive_shell", cmd.node, cmd.name);
     if (assigns.length) applyRules({ ...cmd, assigns, synthetic: true }, ctx, scope);

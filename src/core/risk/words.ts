@@ -127,6 +127,10 @@ function addUnquoted(arg: Arg, raw: string, quoted: boolean): void {
     add(arg, unescapeDouble(raw));
     return;
   }
+  if (!/[\\*?[{]/.test(raw)) {
+    add(arg, raw);
+    return;
+  }
   let out = "";
   for (let i = 0; i < raw.length; i++) {
     const ch = raw[i]!;
@@ -188,6 +192,7 @@ function stripQuotes(s: string): string {
 }
 
 function unescapeDouble(s: string): string {
+  if (!s.includes("\\")) return s;
   return s.replace(/\\([$`"\\\n])/g, (_m, c: string) => (c === "\n" ? "" : c));
 }
 

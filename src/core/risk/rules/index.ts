@@ -36,7 +36,7 @@ export function buildRuleBook(rules: readonly Rule[]): RuleBook {
     const where = `risk rule "${rule.id}"`;
     if (!/^[a-z][a-z0-9_]*$/.test(rule.id)) throw new Error(`${where}: id must be snake_case`);
     if (byId.has(rule.id)) throw new Error(`${where}: duplicate id`);
-    if (!RISK_LEVELS.includes(rule.severity)) throw new Error(`${where}: unknown severity "${String(rule.severity)}"`);
+    if (!RISK_LEVELS.includes(rule.severity)) throw new Error(`${where}: unknown severity "${rule.severity as string}"`);
     if (!rule.reason.trim()) throw new Error(`${where}: empty reason`);
     if (rule.examples.match.length === 0) throw new Error(`${where}: needs at least one must-match example`);
     if ((rule.commands === undefined) !== (rule.test === undefined)) throw new Error(`${where}: commands and test go together`);
