@@ -145,7 +145,7 @@ function analyseText(text: string, ctx: Ctx, scope: Scope): void {
   if (!copy) { tooComplex(ctx, scope, null, `more than ${LIMITS.maxNodes} syntax nodes`); return; }
   ctx.nodes += copy.count;
   const root = copy.root;
-  if (root.hasError) emit(ctx, scope, "unparseable", firstError(root) ?? root);
+  if (copy.hasError) emit(ctx, scope, "unparseable", firstError(root) ?? root);
   walk(root, ctx, scope);
   const alt = runtimeRewrite(text);
   if (alt !== null && !ctx.complex) analyseText(alt, ctx, { ...scope, depth: scope.depth + 1, origin: scope.origin ?? spanOf(ctx, scope, null) });

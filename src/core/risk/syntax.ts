@@ -83,15 +83,35 @@ export class SyntaxNode {
  * Copies `tree` (parsed from `source`) into SyntaxNodes with one cursor walk, without recursion.
  * Returns null when the tree has more than `maxNodes` nodes (the caller treats that as too complex).
  */
-export function copyTree(tree: Tree, source: string, maxNodes: number): { root: SyntaxNode; count: number } | null {
+export function copyTree(tree: Tree, source: string, maxNodes: number): { root: SyntaxNode; count: number; hasError: boolean } | null {
+  const hasError = tree.rootNode.hasError;
   const cursor = tree.walk();
+  const language = tree.language;
+  let typeInfo = typeInfoByLanguage.get(language);
+  if (!typeInfo) {
+    typeInfo = new Map();
+    typeInfoByLanguage.set(language, typeInfo);
+  }
+  // Each cursor property is a call into WebAssembly: read the type id once, cache names and namedness.
+  const make = (): SyntaxNode => {
+    const id = cursor.nodeTypeId;
+    let info = typeInfo!.get(id);
+    if (!info) {
+      info = { type: language.types[id] ?? "ERROR", named: cursor.nodeIsNamed };
+      typeInfo!.set(id, info);
+    }
+    const start = cursor.startIndex;
+    const end = cursor.endIndex;
+    // A MISSING node (inserted by error recovery) has zero width; only consulted when the tree has errors.
+    const missing = hasError && start === end && info.type !== "heredoc_body";
+    const field = cursor.currentFieldId;
+    return new SyntaxNode(source, info.type, info.named, missing, start, end, field ? (language.fields[field] ?? null) : null);
+  };
   try {
-    const make = (): SyntaxNode =>
-      new SyntaxNode(source, cursor.nodeType, cursor.nodeIsNamed, cursor.nodeIsMissing, cursor.startIndex, cursor.endIndex, cursor.currentFieldName);
     const root = make();
     const path: SyntaxNode[] = [root];
     let count = 1;
-    if (!cursor.gotoFirstChild()) return { root, count };
+    if (!cursor.gotoFirstChild()) return { root, count, hasError };
     for (;;) {
       const node = make();
       if (++count > maxNodes) return null;
@@ -104,13 +124,15 @@ export function copyTree(tree: Tree, source: string, maxNodes: number): { root: 
       while (!cursor.gotoNextSibling()) {
         cursor.gotoParent();
         finish(path.pop()!);
-        if (path.length === 0) return { root, count };
+        if (path.length === 0) return { root, count, hasError };
       }
     }
   } finally {
     cursor.delete();
   }
 }
+
+const typeInfoByLanguage = new WeakMap<object, Map<number, { type: string; named: boolean }>>();
 
 function finish(n: SyntaxNode): void {
   n.hasError = n.isError || n.isMissing || n.children.some((c) => c.hasError);
