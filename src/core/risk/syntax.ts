@@ -95,10 +95,10 @@ export function copyTree(tree: Tree, source: string, maxNodes: number): { root: 
   // Each cursor property is a call into WebAssembly: read the type id once, cache names and namedness.
   const make = (): SyntaxNode => {
     const id = cursor.nodeTypeId;
-    let info = typeInfo!.get(id);
+    let info = typeInfo.get(id);
     if (!info) {
       info = { type: language.types[id] ?? "ERROR", named: cursor.nodeIsNamed };
-      typeInfo!.set(id, info);
+      typeInfo.set(id, info);
     }
     const start = cursor.startIndex;
     const end = cursor.endIndex;
