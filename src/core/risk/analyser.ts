@@ -551,6 +551,8 @@ function inspect(cmd: Cmd, ctx: Ctx, scope: Scope): void {
     case "find": { findExec(cmd, ctx, scope); return; }
     case "fd": case "fdfind": { fdExec(cmd, ctx, scope); return; }
     case "sed": { sedExec(cmd, ctx, scope); return; }
+    case "at": case "batch": { atJob(cmd, ctx, scope); return; }
+    case "ssh": { sshRemote(cmd, ctx, scope); return; }
   }
   const level = baseLevel(cmd.name);
   if (level === "medium") emit(ctx, scope, "mutating_command", cmd.node, cmd.name);
@@ -722,8 +724,29 @@ function interpreter(cmd: Cmd, ctx: Ctx, scope: Scope): void {
   emit(ctx, scope, "interpreter_code", cmd.node, cmd.name);
 }
 
+/** at/batch run the job they read on standard input (or from -f FILE) later, in a shell. */
+function atJob(cmd: Cmd, ctx: Ctx, scope: Scope): void {
+  const p = parseOptions(cmd.args, { shortArgs: "fqtM" });
+  if (p.flags.has("-l") || p.flags.has("-r") || p.flags.has("-d") || p.flags.has("-c")) return;
+  const file = p.flags.get("-f")?.[0];
+  emit(ctx, scope, "unknown_command", cmd.node, "schedules a job");
+  if (file !== undefined) sourceFile(literalArg(file), ctx, scope, cmd);
+  else stdinCode(cmd, ctx, scope, true);
+}
+
+const SSH_OPTS: OptionSpec = { posix: true, shortArgs: "BbcDEeFIiJLlmOoPpQRSWw" };
+
+/** ssh HOST COMMAND…: the command runs in a shell on the remote host; judge it like sh -c. */
+function sshRemote(cmd: Cmd, ctx: Ctx, scope: Scope): void {
+  const p = parseOptions(cmd.args, SSH_OPTS);
+  const remote = p.operands.slice(1);
+  emit(ctx, scope, "unknown_command", cmd.node, "ssh runs commands on another host");
+  if (remote.length) codeFromArgs(remote, ctx, scope, cmd);
+}
+
 function sourceFile(file: Arg | undefined, ctx: Ctx, scope: Scope, at: Cmd): void {
   if (!file) { emit(ctx, scope, "opaque_code", at.node, "nothing to source"); return; }
+  if (file.text === "/dev/stdin" || file.text === "-" || file.text === "/proc/self/fd/0") { stdinCode(at, ctx, scope, true); return; }
   if (file.subs.length > 0) {
     const kinds = sourceKinds(file.subs);
     if (kinds.download) { emit(ctx, scope, "download_to_interpreter", at.node); return; }
@@ -783,6 +806,17 @@ function xargs(cmd: Cmd, rest: Arg[], ctx: Ctx, scope: Scope): void {
   if (src && (src.name === "echo" || src.name === "printf") && src.args.every((a) => !a.dynamic)) {
     extra = src.args.flatMap((a) => a.text.split(/\s+/)).filter((t) => t && !/^-[neE]+$/.test(t)).map(literalArg);
     unknown = false;
+  }
+  const p = parseOptions(cmd.args, WRAPPERS.xargs!.options);
+  const replace = [...(p.flags.get("-I") ?? []), ...(p.flags.get("--replace") ?? []), ...(p.flags.has("-i") ? ["{}"] : [])][0];
+  if (replace) {
+    // -I STR: each input item replaces STR inside the arguments (unknown items: the empty worst case).
+    const items = unknown ? [""] : extra.map((a) => a.text).slice(0, 4);
+    for (const item of items) {
+      const replaced = argv.map((a) => (a.text.includes(replace) ? { ...a, text: a.text.split(replace).join(item), dynamic: a.dynamic || unknown } : a));
+      inspect(innerCmd(cmd, replaced, { unknownOperands: unknown, stdin: { kind: "none" } }), ctx, scope);
+    }
+    return;
   }
   inspect(innerCmd(cmd, [...argv, ...extra], { unknownOperands: unknown, stdin: { kind: "none" } }), ctx, scope);
 }

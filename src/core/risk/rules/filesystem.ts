@@ -1,4 +1,4 @@
-import type { Cmd } from "../command.ts";
+import { optionsOf, type Cmd } from "../command.ts";
 import { fileWrites } from "../effects.ts";
 import { deletionSeverity, isBlockDevice, isSystemPath, normalisePath, writeSeverity } from "../paths.ts";
 import type { Rule } from "../rule.ts";
@@ -85,6 +85,39 @@ export const FILESYSTEM_RULES: readonly Rule[] = [
     examples: { match: ["rm /var/log/syslog", "rm -f /usr/bin/python3"], noMatch: ["rm /tmp/x", "rm notes.txt"] },
   },
   {
+    id: "move_system_path", severity: "critical",
+    reason: "moves a system directory, account or configuration file away (the same as deleting it)",
+    commands: ["mv"],
+    test: (cmd) => mvSources(cmd).some((p) => (deletionSeverity(p) === "critical" && p.split("/").length <= 2) || p.startsWith("/etc/") || writeSeverity(p) === "critical"),
+    examples: { match: ["mv /etc /tmp/x", "mv /etc/passwd /tmp/", "sudo mv /usr /usr.old"], noMatch: ["mv a.txt b.txt", "mv /tmp/x /tmp/y"] },
+  },
+  {
+    id: "move_system_tree", severity: "high",
+    reason: "moves files inside the system tree",
+    commands: ["mv"],
+    test: (cmd) => mvSources(cmd).some((p) => isSystemPath(p)),
+    examples: { match: ["mv /var/lib/mysql /var/lib/mysql.old"], noMatch: ["mv ./a ./b"] },
+  },
+  {
+    id: "extract_into_system", severity: "high",
+    reason: "unpacks an archive into the system tree, overwriting what is there",
+    commands: ["tar", "unzip", "cpio", "rsync"],
+    test: (cmd) => {
+      const t = cmd.args.map((a) => a.text);
+      const dirs: string[] = [];
+      for (let i = 0; i < t.length; i++) {
+        const x = t[i]!;
+        if (x === "-C" || x === "--directory" || (cmd.name === "unzip" && x === "-d")) dirs.push(t[i + 1] ?? "");
+        else if (x.startsWith("--directory=")) dirs.push(x.slice(12));
+        else if (cmd.name === "tar" && /^-[A-Za-z]*C$/.test(x)) dirs.push(t[i + 1] ?? "");
+      }
+      if (cmd.name === "rsync") return t.length >= 2 && !t[t.length - 1]!.startsWith("-") && isSystemPath(normalisePath(t[t.length - 1]!, cmd.cwd));
+      const extract = cmd.name !== "tar" || t.some((x) => /^(-[A-Za-z]*x|x[A-Za-z]*$|--extract|--get)/.test(x));
+      return extract && dirs.some((d) => isSystemPath(normalisePath(d, cmd.cwd)));
+    },
+    examples: { match: ["tar -C / -xf evil.tar", "tar xzf a.tgz -C /etc", "unzip a.zip -d /usr/local"], noMatch: ["tar -C ./out -xf a.tar", "tar -C / -cf /tmp/b.tar etc"] },
+  },
+  {
     id: "find_delete_system", severity: "critical",
     reason: "find -delete over a system directory or the root",
     commands: ["find"],
@@ -99,6 +132,13 @@ export const FILESYSTEM_RULES: readonly Rule[] = [
     examples: { match: ["find ./tmp -name '*.o' -delete"], noMatch: ["find . -name '*.o'"] },
   },
 ];
+
+const MV = { shortArgs: "tS", longArgs: ["target-directory", "suffix", "backup"], longFlags: ["force", "interactive", "no-clobber", "verbose", "update", "strip-trailing-slashes", "no-target-directory"] };
+function mvSources(cmd: Cmd): string[] {
+  const p = optionsOf(cmd, MV);
+  const ops = p.operands.map((a) => targetPath(cmd, a));
+  return p.flags.has("-t") || p.flags.has("--target-directory") ? ops : ops.slice(0, -1);
+}
 
 function findStarts(cmd: Cmd): string[] {
   const out: string[] = [];
