@@ -9,7 +9,7 @@ import type { Rule } from "./rule.ts";
 import { scanSed } from "./sed.ts";
 import { DOWNLOADERS, INTERPRETERS, SHELLS, TRANSFORMERS, baseLevel, knownNames } from "./table.ts";
 import type { FoundCommand, Signal, Span } from "./types.ts";
-import { literalArg, resolveWord, type Arg } from "./words.ts";
+import { literalArg, resolveWord, staticOutput, type Arg } from "./words.ts";
 import { WRAPPERS } from "./wrappers.ts";
 
 /**
@@ -515,6 +515,10 @@ function inspect(cmd: Cmd, ctx: Ctx, scope: Scope): void {
     if (a0.text === "" || /\s/.test(a0.text)) {
       record(cmd, ctx, scope, true);
       applyRules({ ...cmd, synthetic: true }, ctx, scope);
+      // `$SHELL -c '…'`: whatever the program is, a -c string is most likely code; judge it as such.
+      const c = cmd.args.findIndex((a) => /^-[a-zA-Z]*c$/.test(a.text));
+      if (c >= 0 && cmd.args[c + 1]) codeFromArgs([cmd.args[c + 1]!], ctx, scope, cmd);
+      if (/\s/.test(a0.text)) analyseCode([a0.text, ...cmd.args.map((a) => a.text)].join(" "), ctx, scope, cmd);
       return;
     }
   }
@@ -662,6 +666,7 @@ function stdinCode(cmd: Cmd, ctx: Ctx, scope: Scope, readable: boolean): void {
     return;
   }
   if (s.kind === "file") {
+    if (s.arg.subs.length > 0) { sourceFile(s.arg, ctx, scope, cmd); return; }
     const written = scope.written.get(normalisePath(s.arg.text, scope.cwd));
     if (readable && written !== undefined) analyseCode(written, ctx, scope, cmd);
     else emit(ctx, scope, "opaque_code", cmd.node, "script read from a file");
@@ -746,6 +751,9 @@ function sshRemote(cmd: Cmd, ctx: Ctx, scope: Scope): void {
 
 function sourceFile(file: Arg | undefined, ctx: Ctx, scope: Scope, at: Cmd): void {
   if (!file) { emit(ctx, scope, "opaque_code", at.node, "nothing to source"); return; }
+  const sub = file.subs.length === 1 && file.subs[0]!.type === "process_substitution" ? file.subs[0]! : null;
+  const out = sub ? staticOutput(sub, lookupIn(scope)) : null;
+  if (out !== null) { analyseCode(out, ctx, scope, at); return; }
   if (file.text === "/dev/stdin" || file.text === "-" || file.text === "/proc/self/fd/0") { stdinCode(at, ctx, scope, true); return; }
   if (file.subs.length > 0) {
     const kinds = sourceKinds(file.subs);

@@ -78,11 +78,13 @@ function addNode(arg: Arg, node: Node, lookup: VarLookup, quoted: boolean): void
       addExpansion(arg, node, lookup);
       return;
     case "command_substitution":
-    case "process_substitution":
+    case "process_substitution": {
       arg.dynamic = true;
       arg.subs.push(node);
-      add(arg, "", node.type === "process_substitution" ? "<(…)" : "$(…)");
+      const out = node.type === "command_substitution" ? staticOutput(node, lookup) : null;
+      add(arg, out ?? "", node.type === "process_substitution" ? "<(…)" : "$(…)");
       return;
+    }
     case "arithmetic_expansion":
       arg.dynamic = true;
       add(arg, "", "$((…))");
@@ -185,6 +187,29 @@ function addExpansion(arg: Arg, node: Node, lookup: VarLookup): void {
     return;
   }
   addVariable(arg, name!, "", (n) => (rest ? undefined : lookup(n)));
+}
+
+/**
+ * The output of `$(echo …)` / `$(printf …)` with static arguments, trailing newlines removed as the shell
+ * does; null for anything else. Lets `$(echo rm) -rf /` be judged as `rm -rf /`.
+ */
+export function staticOutput(sub: Node, lookup: VarLookup = NO_VARS): string | null {
+  const inner = sub.namedChildren;
+  if (inner.length !== 1 || inner[0]!.type !== "command") return null;
+  const cmd = inner[0]!;
+  const nameNode = cmd.childForFieldName("name");
+  if (!nameNode) return null;
+  const name = resolveWord(nameNode, lookup);
+  if (name.dynamic || (name.text !== "echo" && name.text !== "printf")) return null;
+  const words: string[] = [];
+  for (const a of cmd.childrenForFieldName("argument")) {
+    const w = resolveWord(a, lookup);
+    if (w.dynamic) return null;
+    words.push(w.text);
+  }
+  if (name.text === "echo" && words[0] && /^-[neE]+$/.test(words[0])) words.shift();
+  const text = name.text === "printf" ? (words[0] ?? "").replace(/%s/g, () => words.splice(1, 1)[0] ?? "").replace(/\\n/g, "\n") : words.join(" ");
+  return text.replace(/\n+$/, "");
 }
 
 function stripQuotes(s: string): string {

@@ -42,6 +42,13 @@ export const AVAILABILITY_RULES: readonly Rule[] = [
     examples: { match: ["systemctl stop sshd", "service ssh stop", "ip link set eth0 down", "pkill sshd", "systemctl disable --now ssh.service"], noMatch: ["systemctl status sshd", "systemctl reload sshd", "ip addr show"] },
   },
   {
+    id: "init_script_stop", severity: "critical",
+    reason: "stops SSH or networking through its init script, cutting off remote access",
+    commands: ["ssh", "sshd", "networking", "network", "network-manager", "NetworkManager"],
+    test: (cmd) => /(^|\/)(init\.d|rc\.d)\//.test(cmd.argv0.text) && STOP.has(cmd.args[0]?.text ?? ""),
+    examples: { match: ["/etc/init.d/ssh stop", "sudo /etc/init.d/networking stop"], noMatch: ["/etc/init.d/ssh status", "ssh host"] },
+  },
+  {
     id: "firewall_disable", severity: "critical",
     reason: "disables or flushes the firewall",
     commands: ["ufw", "iptables", "ip6tables", "nft", "systemctl", "service", "firewall-cmd", "setenforce"],
