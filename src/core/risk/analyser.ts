@@ -244,10 +244,11 @@ function walkNode(node: Node, ctx: Ctx, scope: Scope): void {
       functionDefinition(node, ctx, scope);
       return;
     case "command_substitution":
-      if (node.text.startsWith("`") && node.text.includes("\\")) {
-        // Inside backticks the shell removes \` \\ \$ before parsing, so `\`cmd\`` nests a substitution.
-        const inner = node.text.slice(1, -1).replace(/\\([`\\$])/g, "$1");
-        analyseText(inner, ctx, { ...childScope(scope), depth: scope.depth + 1, origin: spanOf(ctx, scope, node) });
+      if (node.text.startsWith("`")) {
+        // Bash ends `…` at the first unescaped backquote and removes \` \\ \$ before parsing the inside, so
+        // `\`cmd\`` nests a substitution; re-read it from the source when backslashes are involved.
+        const raw = backquoteBody(node.source, node.startIndex);
+        if (raw.includes("\\")) analyseText(raw.replace(/\\([`\\$])/g, "$1"), ctx, { ...childScope(scope), depth: scope.depth + 1, origin: spanOf(ctx, scope, node) });
       }
       for (const c of node.namedChildren) if (c) walk(c, ctx, childScope(scope));
       return;
@@ -380,6 +381,13 @@ function collectRedirect(
   }
   walk(r, ctx, scope);
   return null;
+}
+
+/** Text between a backquote at `start` and the next unescaped backquote (or the end of the source). */
+function backquoteBody(source: string, start: number): string {
+  let i = start + 1;
+  while (i < source.length && source[i] !== "`") i += source[i] === "\\" ? 2 : 1;
+  return source.slice(start + 1, Math.min(i, source.length));
 }
 
 /**

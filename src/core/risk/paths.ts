@@ -49,6 +49,9 @@ export function deletionSeverity(p: string): RiskLevel | null {
   if (TEMP_ROOTS.includes(p)) return "high";
   if (TEMP_ROOTS.some((t) => under(p, t))) return null;
   if (p.startsWith("/home/")) return p.split("/").length <= 3 ? "critical" : "high";
+  // Logs and caches below their service directory: routine cleanup, but a human should see log deletion.
+  if (/^\/var\/log\/[^/]+/.test(p)) return "high";
+  if (/^\/var\/cache\/[^/]+/.test(p)) return null;
   if (SYSTEM_ROOTS.some((r) => under(p, r))) return "critical";
   return null;
 }
@@ -91,7 +94,7 @@ const CRITICAL_WRITE = [
 ];
 
 /** Files that change how the host behaves; writing them needs a human. */
-const HIGH_WRITE = [/^\/etc\//, /^\/proc\//, /^\/sys\//, /^\/usr\//, /^\/lib/, /^\/var\/lib\//, /^\/root\//, /^\/dev\//];
+const HIGH_WRITE = [/^\/var\/log\//, /^\/etc\//, /^\/proc\//, /^\/sys\//, /^\/usr\//, /^\/lib/, /^\/var\/lib\//, /^\/root\//, /^\/dev\//];
 
 /** Severity of writing (creating, overwriting, appending to) the file `p`; null for harmless sinks. */
 export function writeSeverity(p: string): RiskLevel | null {

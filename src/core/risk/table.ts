@@ -18,7 +18,7 @@ lspci lsusb lsmod vmstat iostat mpstat pidstat sar nproc getent last lastlog w w
 export declare typeset local readonly set unset shift return exit break continue wait jobs history hash
 alias unalias read getconf arch tty stty zcat zless zgrep bzcat xzcat openssl systemd-analyze systemd-cgls
 systemd-cgtop busctl resolvectl networkctl ip iptables-save nft ufw firewall-cmd sysctl mount swapon
-apt-cache dpkg dpkg-query rpm apt dnf yum zypper pacman apk snap flatpak npm pip pip3 git docker podman kubectl
+apt-cache dpkg dpkg-query rpm apt apt-get dnf yum zypper pacman apk snap flatpak npm pip pip3 git docker podman kubectl
 systemctl service crontab tee time fc logger column iconv shasum numfmt factor expr bc dc cal ncal watch
 lsattr getfacl namei lslocks lsns lsipc chage ldd nm objdump readelf size true yes tput clear reset
 iptables ip6tables fdisk sfdisk parted gdisk sgdisk shutdown reboot halt poweroff init telinit

@@ -13,6 +13,16 @@ const units = (cmd: Cmd): string[] => cmd.args.filter((a) => !a.text.startsWith(
 const systemctlVerb = (cmd: Cmd): string => cmd.args.find((a) => !a.text.startsWith("-"))?.text ?? "";
 const serviceVerb = (cmd: Cmd): { unit: string; verb: string } => ({ unit: cmd.args[0]?.text ?? "", verb: cmd.args[1]?.text ?? "" });
 
+const PKG_REMOVERS = new Set(["apt", "apt-get", "dnf", "yum", "zypper", "apk", "pacman", "dpkg", "rpm"]);
+const REMOVE_VERB = /^(remove|purge|erase|autoremove|del|-r|-R|-e|-P|--remove|--purge|--erase|-Rs|-Rns|-Rdd)$/;
+/** True when a package manager is asked to remove a package whose name matches `names`. */
+function removesPackage(cmd: Cmd, names: RegExp): boolean {
+  const t = cmd.args.map((a) => a.text);
+  return t.some((x) => REMOVE_VERB.test(x)) && t.some((x) => names.test(x.replace(/[:=].*$/, "")));
+}
+/** Packages without which the host does not boot, log in or manage packages. */
+const CORE_PACKAGES = /^(systemd|systemd-sysv|init|linux-image.*|kernel.*|kernel-core|glibc|libc6|libc-bin|bash|coreutils|util-linux|sudo|passwd|login|openssh-server|dpkg|apt|rpm|dnf|yum|python3|libpam.*|pam|grub.*|e2fsprogs|mount)$/;
+
 /** Availability: shutting the host down, cutting remote access, disabling the firewall, fork bombs. */
 export const AVAILABILITY_RULES: readonly Rule[] = [
   {
@@ -29,17 +39,25 @@ export const AVAILABILITY_RULES: readonly Rule[] = [
   {
     id: "remote_access_cut", severity: "critical",
     reason: "stops SSH or networking, cutting off remote access to the host",
-    commands: ["systemctl", "service", "pkill", "killall", "ifdown", "ip", "ifconfig", "nmcli"],
+    commands: ["systemctl", "service", "pkill", "killall", "ifdown", "ip", "ifconfig", "nmcli", "kill", "apt", "apt-get", "dnf", "yum", "zypper", "apk", "pacman", "dpkg", "rpm"],
     test: (cmd) => {
       if (cmd.name === "systemctl") return STOP.has(systemctlVerb(cmd)) && units(cmd).some((u) => SSH_UNITS.test(u) || NET_UNITS.test(u));
       if (cmd.name === "service") { const s = serviceVerb(cmd); return STOP.has(s.verb) && (SSH_UNITS.test(s.unit) || NET_UNITS.test(s.unit)); }
       if (cmd.name === "pkill" || cmd.name === "killall") return cmd.args.some((a) => /^(sshd?|NetworkManager|systemd-networkd)$/.test(a.text));
       if (cmd.name === "ifdown") return true;
-      if (cmd.name === "ip") return cmd.args.some((a) => a.text === "down") && cmd.args.some((a) => a.text === "link") || cmd.args.some((a) => a.text === "flush");
+      if (cmd.name === "ip") {
+        const t = cmd.args.map((a) => a.text);
+        return (t.includes("down") && t.includes("link")) || t.includes("flush") || (t.some((x) => /^r(o(u(te?)?)?)?$/.test(x)) && t.some((x) => /^del(ete)?$/.test(x)) && t.includes("default"));
+      }
+      if (cmd.name === "kill") return cmd.args.some((a) => a.subs.some((s) => /\b(pgrep|pidof)\b[^)]*\bsshd?\b/.test(s.text)));
+      if (PKG_REMOVERS.has(cmd.name)) return removesPackage(cmd, /^(openssh-server|openssh|ssh|sshd|network-manager|NetworkManager|netplan\.io|ifupdown|systemd-networkd)$/);
       if (cmd.name === "ifconfig") return cmd.args.some((a) => a.text === "down");
       return cmd.args.some((a) => a.text === "off") && cmd.args.some((a) => /^(networking|radio)$/.test(a.text)) || cmd.args.some((a) => a.text === "down");
     },
-    examples: { match: ["systemctl stop sshd", "service ssh stop", "ip link set eth0 down", "pkill sshd", "systemctl disable --now ssh.service"], noMatch: ["systemctl status sshd", "systemctl reload sshd", "ip addr show"] },
+    examples: {
+      match: ["systemctl stop sshd", "service ssh stop", "ip link set eth0 down", "pkill sshd", "systemctl disable --now ssh.service", "ip route del default", "kill -9 $(pgrep sshd)", "apt-get remove -y openssh-server"],
+      noMatch: ["systemctl status sshd", "systemctl reload sshd", "ip addr show", "ip route del 10.0.0.0/8", "kill 1234", "apt-get install openssh-server"],
+    },
   },
   {
     id: "init_script_stop", severity: "critical",
@@ -102,6 +120,27 @@ export const AVAILABILITY_RULES: readonly Rule[] = [
     commands: ["crontab"],
     test: (cmd) => cmd.args.some((a) => /^-[a-zA-Z]*r/.test(a.text)) || !cmd.args.some((a) => a.text === "-l" || a.text === "-T"),
     examples: { match: ["crontab -r", "crontab jobs.txt", "crontab -e"], noMatch: ["crontab -l", "crontab -u www -l"] },
+  },
+  {
+    id: "remove_core_package", severity: "critical",
+    reason: "removes a package the host needs to boot, log in or manage software",
+    commands: [...PKG_REMOVERS],
+    test: (cmd) => removesPackage(cmd, CORE_PACKAGES),
+    examples: { match: ["dnf remove -y systemd", "apt-get purge -y 'linux-image-*'", "rpm -e --nodeps glibc"], noMatch: ["apt-get remove -y nginx", "apt list --installed"] },
+  },
+  {
+    id: "network_change", severity: "high",
+    reason: "changes addresses, routes or links; a mistake cuts the host off",
+    commands: ["ip", "ifconfig", "route", "nmcli", "netplan", "ifup", "brctl", "tc"],
+    test: (cmd) => {
+      const t = cmd.args.map((a) => a.text);
+      if (cmd.name === "ip") return t.some((x) => /^(add|del|delete|set|change|replace|flush|append|prepend|restore)$/.test(x));
+      if (cmd.name === "ifconfig" || cmd.name === "route") return t.length > (cmd.name === "route" ? 1 : 1) && !t.every((x) => /^(-a|-n|-v|-s|-e)$/.test(x));
+      if (cmd.name === "nmcli") return t.some((x) => /^(modify|mod|delete|del|down|up|add|off|connect|disconnect|reload)$/.test(x));
+      if (cmd.name === "tc") return t.some((x) => /^(add|del|delete|change|replace)$/.test(x));
+      return !t.every((x) => /^(get|info|--help|show)$/.test(x));
+    },
+    examples: { match: ["ip route del 10.0.0.0/8", "ip addr add 10.0.0.2/24 dev eth0", "netplan apply"], noMatch: ["ip addr show", "ip -br link", "nmcli device status"] },
   },
   {
     id: "kill_all", severity: "critical",

@@ -117,6 +117,22 @@ export const TOOL_RULES: readonly Rule[] = [
     examples: { match: ["kubectl proxy --port=8001", "kubectl run dbg --image=alpine", "docker exec -it web sh", "docker container exec web ls"], noMatch: ["kubectl get pods", "docker ps -a"] },
   },
   {
+    id: "destructive_subcommand", severity: "high",
+    reason: "deletes workloads, volumes, infrastructure or shared history (namespaces, volumes, prune, destroy, force push)",
+    commands: ["kubectl", "docker", "podman", "terraform", "tofu", "helm", "git", "pulumi"],
+    test: (cmd) => {
+      const t = cmd.args.map((a) => a.text);
+      switch (cmd.name) {
+        case "kubectl": return ["delete", "drain", "replace"].includes(verbOf(cmd)?.verb ?? "") || (t.includes("scale") && t.some((x) => /^--replicas=0$/.test(x)));
+        case "docker": case "podman": return t.includes("prune") || (t.includes("volume") && t.some((x) => x === "rm" || x === "remove")) || (t[0] === "rm" && t.some((x) => x.startsWith("-") && /[vf]/.test(x)));
+        case "terraform": case "tofu": case "pulumi": return t.includes("destroy") || t.some((x) => /^-?-auto-approve$|^--yes$/.test(x)) || (t.includes("state") && t.includes("rm"));
+        case "helm": return t.some((x) => /^(uninstall|delete|del|un)$/.test(x));
+        default: return t[0] === "push" && t.some((x) => /^(-f|--force|--force-with-lease|--mirror|--delete|-d)$/.test(x) || /^\+/.test(x));
+      }
+    },
+    examples: { match: ["kubectl delete ns prod", "docker system prune -af --volumes", "terraform destroy -auto-approve", "git push --force origin main", "helm uninstall prod"], noMatch: ["kubectl get ns", "git push origin main", "docker ps", "terraform plan"] },
+  },
+  {
     id: "container_host_access", severity: "high",
     reason: "a container with host privileges or the host filesystem mounted (container escape)",
     commands: ["docker", "podman", "kubectl", "nerdctl"],
