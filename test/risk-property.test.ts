@@ -87,7 +87,7 @@ const PREFIXES: readonly ((c: string) => string)[] = [
   (c) => (/^[a-z]+ /.test(c) ? `/usr/bin/${c}` : c), (c) => `systemd-run ${c}`, (c) => `unbuffer ${c}`, (c) => `! ${c}`,
 ];
 const CONTEXTS: readonly ((c: string) => string)[] = [
-  (c) => `sh -c ${sq(c)}`, (c) => `bash -lc ${dq(c)}`, (c) => `eval ${sq(c)}`, (c) => `echo $( ${c} )`, (c) => `echo \`${c.replace(/`/g, "\\`")}\``,
+  (c) => `sh -c ${sq(c)}`, (c) => `bash -lc ${dq(c)}`, (c) => `eval ${sq(c)}`, (c) => `echo $( ${c} )`, (c) => `echo \`${c.replace(/\\/g, "\\\\").replace(/`/g, "\\`")}\``,
   (c) => `( ${c} )`, (c) => `{ ${c}; }`, (c) => `true && ${c}`, (c) => `false || ${c}`, (c) => `${c} &`, (c) => `ls; ${c}`, (c) => `ls\n${c}`,
   (c) => `if true; then ${c}; fi`, (c) => `for i in 1; do ${c}; done`, (c) => `while false; do ${c}; done`, (c) => `f(){ ${c}; }; f`,
   (c) => `cat <( ${c} )`, (c) => `x="$( ${c} )"`, (c) => `bash <<'EOF'\n${c}\nEOF`, (c) => `echo ${sq(c)} | sh`,
