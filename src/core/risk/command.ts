@@ -1,0 +1,74 @@
+import type { SyntaxNode as Node } from "./syntax.ts";
+import type { Arg } from "./words.ts";
+import { parseOptions, type OptionSpec, type ParsedOptions } from "./options.ts";
+
+/** A redirection attached to a command: operator (`>`, `>>`, `<`, `&>`, `<<`, `<<<`…), target word. */
+export interface Redirect {
+  op: string;
+  target: Arg | null;
+  node: Node;
+}
+
+/** Where a command's standard input comes from, as far as the text shows. */
+export type Stdin =
+  | { kind: "none" }
+  | { kind: "pipe"; from: Cmd | null; fromNode?: Node | null }
+  | { kind: "heredoc"; body: string }
+  | { kind: "herestring"; arg: Arg }
+  | { kind: "file"; arg: Arg };
+
+/**
+ * One simple command as the rules see it, after wrapper removal. `name` is the normalised command name
+ * (basename, quotes and escapes removed); `args` are the words after it. `everyPathUnder` is set when the
+ * command is applied to every file below its operands (find -exec, fd -x); `unknownOperands` when more
+ * operands arrive at run time (xargs).
+ */
+export interface Cmd {
+  name: string;
+  argv0: Arg;
+  args: Arg[];
+  assigns: { name: string; value: Arg }[];
+  redirects: Redirect[];
+  stdin: Stdin;
+  via: string[];
+  node: Node;
+  cwd: string | undefined;
+  everyPathUnder: boolean;
+  unknownOperands: boolean;
+  /** Set for the pseudo-command that carries a compound statement's redirects. */
+  synthetic: boolean;
+  optionCache?: Map<OptionSpec, ParsedOptions>;
+}
+
+/** The command name the shell will look up: the last path segment of the resolved first word. */
+export function commandName(text: string): string {
+  const i = text.lastIndexOf("/");
+  return i >= 0 ? text.slice(i + 1) : text;
+}
+
+/** Parses `cmd`'s options against `spec` (cached per spec object, so keep specs as constants). */
+export function optionsOf(cmd: Cmd, spec: OptionSpec): ParsedOptions {
+  cmd.optionCache ??= new Map();
+  let parsed = cmd.optionCache.get(spec);
+  if (!parsed) {
+    parsed = parseOptions(cmd.args, spec);
+    cmd.optionCache.set(spec, parsed);
+  }
+  return parsed;
+}
+
+/** Copy of `cmd` that runs `argv` instead (wrapper removal, find -exec). */
+export function innerCmd(outer: Cmd, argv: Arg[], extra: Partial<Cmd> = {}): Cmd {
+  const argv0 = argv[0]!;
+  return {
+    ...outer,
+    name: commandName(argv0.text),
+    argv0,
+    args: argv.slice(1),
+    assigns: [],
+    via: [...outer.via, outer.name],
+    optionCache: undefined,
+    synthetic: false,
+    ...extra,
+  };
+}

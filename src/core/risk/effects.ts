@@ -1,0 +1,72 @@
+import type { Cmd } from "./command.ts";
+import { optionsOf } from "./command.ts";
+import { flagValues, hasFlag } from "./options.ts";
+import { scanSed } from "./sed.ts";
+import { literalArg, type Arg } from "./words.ts";
+
+/**
+ * Files a command writes, as far as its text shows: output redirections, and the writing arguments of
+ * common tools (tee, cp/mv/install, dd of=, sed -i and sed w, find -fprint, base64 -o, curl -o, wget -O,
+ * sort -o, truncate, touch, shred). Input redirections and descriptor duplication (`2>&1`) are not writes.
+ */
+export function fileWrites(cmd: Cmd): Arg[] {
+  const out: Arg[] = [];
+  for (const r of cmd.redirects) {
+    if (!r.target) continue;
+    if (/^[0-9]*(>|>>|&>|&>>|>\||<>)$/.test(r.op)) out.push(r.target);
+    else if (/^[0-9]*>&$/.test(r.op) && !/^[0-9-]+$/.test(r.target.text)) out.push(r.target);
+  }
+  if (cmd.synthetic) return out;
+  const opnds = (spec: Parameters<typeof optionsOf>[1]): Arg[] => optionsOf(cmd, spec).operands;
+  switch (cmd.name) {
+    case "tee":
+      out.push(...opnds({ longFlags: ["append", "ignore-interrupts", "output-error"] }));
+      break;
+    case "cp": case "mv": case "install": case "ln": case "rsync": case "scp": {
+      const p = optionsOf(cmd, { shortArgs: "tSmogeb", longArgs: ["target-directory", "suffix", "mode", "owner", "group", "rsh"] });
+      const t = flagValues(p, "-t", "--target-directory");
+      if (t.length) out.push(...t.map(literalArg));
+      else if (p.operands.length >= 2) out.push(p.operands[p.operands.length - 1]!);
+      break;
+    }
+    case "dd":
+      for (const a of cmd.args) if (a.text.startsWith("of=")) out.push({ ...a, text: a.text.slice(3) });
+      break;
+    case "sed": {
+      const p = optionsOf(cmd, { shortArgs: "efl", longArgs: ["expression", "file", "line-length"], longFlags: ["in-place", "quiet", "silent", "regexp-extended", "separate", "null-data", "debug", "posix", "sandbox", "unbuffered", "zero-terminated"] });
+      const scripts = flagValues(p, "-e", "--expression");
+      const hasScriptFlag = scripts.length > 0 || hasFlag(p, "-f", "--file");
+      if (!hasScriptFlag && p.operands[0]) scripts.push(p.operands[0].text);
+      for (const s of scripts) for (const w of scanSed(s).writes) out.push(literalArg(w));
+      const inPlace = hasFlag(p, "-i", "--in-place") || [...p.flags.keys()].some((k) => k.startsWith("-i"));
+      if (inPlace) out.push(...p.operands.slice(hasScriptFlag ? 0 : 1));
+      break;
+    }
+    case "find": {
+      for (let i = 0; i < cmd.args.length; i++) {
+        const t = cmd.args[i]!.text;
+        if (t === "-fprint" || t === "-fprint0" || t === "-fprintf" || t === "-fls") {
+          const f = cmd.args[i + 1];
+          if (f) out.push(f);
+        }
+      }
+      break;
+    }
+    case "base64": case "base32": case "basenc":
+      out.push(...flagValues(optionsOf(cmd, { shortArgs: "ow", longArgs: ["output", "wrap"] }), "-o", "--output").map(literalArg));
+      break;
+    case "sort":
+      out.push(...flagValues(optionsOf(cmd, { shortArgs: "otkST", longArgs: ["output", "field-separator", "key", "buffer-size", "temporary-directory"] }), "-o", "--output").map(literalArg));
+      break;
+    case "curl":
+      out.push(...flagValues(optionsOf(cmd, { shortArgs: "oXdHuAeEFrTwxy", longArgs: ["output", "request", "data", "header", "user", "user-agent"] }), "-o", "--output").filter((v) => v !== "-").map(literalArg));
+      break;
+    case "wget":
+      out.push(...flagValues(optionsOf(cmd, { shortArgs: "OPoa", longArgs: ["output-document", "directory-prefix", "output-file"] }), "-O", "--output-document", "-P", "--directory-prefix").filter((v) => v !== "-").map(literalArg));
+      break;
+    case "truncate": case "touch": case "shred":
+      out.push(...opnds({ shortArgs: "srdtn", longArgs: ["size", "reference", "date", "iterations"] }));
+      break;
+  }
+  return out;
+}

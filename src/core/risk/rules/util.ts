@@ -1,0 +1,32 @@
+import { optionsOf, type Cmd } from "../command.ts";
+import { hasFlag, type OptionSpec } from "../options.ts";
+import { globBase, normalisePath } from "../paths.ts";
+import type { Arg } from "../words.ts";
+
+/** Normalised path an operand names, with the working directory applied and a glob cut to its base. */
+export function targetPath(cmd: Cmd, a: Arg): string {
+  const p = normalisePath(a.text, cmd.cwd);
+  return a.glob ? globBase(p) : p;
+}
+
+/** Option grammars shared by several rules (kept as constants so parses are cached per command). */
+export const SPECS = {
+  rm: { longFlags: ["recursive", "force", "interactive", "dir", "verbose", "no-preserve-root", "preserve-root", "one-file-system"], aliases: { R: "recursive", r: "recursive" } },
+  chmod: { shortArgs: "", longArgs: ["reference"], longFlags: ["recursive", "changes", "silent", "quiet", "verbose", "no-preserve-root", "preserve-root", "dereference", "no-dereference"], aliases: { R: "recursive" } },
+  chown: { shortArgs: "", longArgs: ["reference", "from"], longFlags: ["recursive", "changes", "silent", "quiet", "verbose", "no-preserve-root", "preserve-root", "dereference", "no-dereference"], aliases: { R: "recursive" } },
+} satisfies Record<string, OptionSpec>;
+
+/** True when the command recurses: its recursive flag, or it is applied to every file below (find -exec). */
+export function recursive(cmd: Cmd, spec: OptionSpec): boolean {
+  return cmd.everyPathUnder || hasFlag(optionsOf(cmd, spec), "--recursive");
+}
+
+/** The operands after option parsing. */
+export function operands(cmd: Cmd, spec: OptionSpec): Arg[] {
+  return optionsOf(cmd, spec).operands;
+}
+
+/** First operand that is not an option, for tools with subcommands after global options. */
+export function subcommand(cmd: Cmd, spec: OptionSpec = { posix: true }): string {
+  return optionsOf(cmd, spec).operands[0]?.text ?? "";
+}
