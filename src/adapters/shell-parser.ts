@@ -1,3 +1,4 @@
+import { createRiskEngine, type RiskEngine } from "../core/risk/index.ts";
 import { createRequire } from "node:module";
 import { readFile } from "node:fs/promises";
 import type { Tree } from "web-tree-sitter";
@@ -35,4 +36,15 @@ async function load(): Promise<ShellParser> {
       return parser.parse(text, null, { progressCallback: () => performance.now() > deadline });
     },
   };
+}
+
+let engine: Promise<RiskEngine> | null = null;
+
+/** The process-wide risk engine over the tree-sitter-bash parser, created on first use (loads the wasm lazily). */
+export function loadRiskEngine(): Promise<RiskEngine> {
+  engine ??= loadShellParser().then((p) => createRiskEngine(p)).catch((err: unknown) => {
+    engine = null;
+    throw err;
+  });
+  return engine;
 }

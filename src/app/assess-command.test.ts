@@ -1,10 +1,11 @@
+import { loadRiskEngine } from "../adapters/shell-parser.ts";
 import { describe, expect, it } from "vitest";
 import { HostgateError } from "../core/errors.ts";
 import { assessCommand, AssessCommandInputSchema, CommandAssessmentSchema } from "./assess-command.ts";
 
 async function errorOf(input: unknown): Promise<HostgateError> {
   try {
-    await assessCommand(input);
+    await assessCommand(input, { engine: await loadRiskEngine() });
   } catch (err) {
     if (err instanceof HostgateError) return err;
     throw err;
@@ -14,7 +15,7 @@ async function errorOf(input: unknown): Promise<HostgateError> {
 
 describe("assessCommand", () => {
   it("returns the engine's verdict labelled as risk-engine-only, matching the output schema", async () => {
-    const out = await assessCommand({ command: "rm -rf /var/lib/postgresql/old-backup", target: "pg-primary" });
+    const out = await assessCommand({ command: "rm -rf /var/lib/postgresql/old-backup", target: "pg-primary" }, { engine: await loadRiskEngine() });
     expect(CommandAssessmentSchema.parse(out)).toEqual(out);
     expect(out.decision).toBe("deny");
     expect(out.risk_level).toBe("critical");
@@ -24,7 +25,7 @@ describe("assessCommand", () => {
     expect(out.signals[0]!.span).toEqual({ start: 0, end: 37 });
   });
   it("allows a read-only command and reports no signals", async () => {
-    const out = await assessCommand({ command: "df -h", interpreter: "sh" });
+    const out = await assessCommand({ command: "df -h", interpreter: "sh" }, { engine: await loadRiskEngine() });
     expect([out.decision, out.risk_level, out.signals.length, out.interpreter]).toEqual(["allow", "low", 0, "sh"]);
   });
   it("rejects NUL and other control characters with invalid_params", async () => {
@@ -33,7 +34,7 @@ describe("assessCommand", () => {
       expect(e.code).toBe("invalid_params");
       expect(e.message).toMatch(/control character/);
     }
-    expect((await assessCommand({ command: "ls\t-l\nls" })).decision).toBe("allow");
+    expect((await assessCommand({ command: "ls\t-l\nls" }, { engine: await loadRiskEngine() })).decision).toBe("allow");
   });
   it("rejects oversized, empty, missing and unknown fields", async () => {
     expect((await errorOf({ command: "x".repeat(64 * 1024 + 1) })).message).toMatch(/limit is 65536/);

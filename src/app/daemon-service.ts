@@ -1,5 +1,5 @@
 import { actionsFor } from "../core/catalogue/index.ts";
-import { toHostgateError } from "../core/errors.ts";
+import { HostgateError, toHostgateError } from "../core/errors.ts";
 import type { AdminClient, DaemonClient, ResourceContents, ResourceEntry, ResourceTemplateEntry } from "../ipc/client.ts";
 import {
   PROTOCOL_VERSION, type ApproveResult, type DescribeResult, type DoctorResult, type ExecuteInput, type ExecuteResult, type HistoryInput,
@@ -61,7 +61,7 @@ export class DaemonService {
       doctor: (): Promise<Outcome<DoctorResult>> => outcome(() => doctor(d)),
       auditVerify: (input) => outcome(async () => ({ ...(await d.audit().verify(input.since_seq === undefined ? {} : { since_seq: input.since_seq })) })),
       planCommand: (input: unknown) => outcome(() => {
-        if (!this.extras.planCommand) throw toHostgateError(new Error("plan_command is not available in this build"));
+        if (!this.extras.planCommand) throw new HostgateError("unavailable", "plan_command is not available in this daemon.");
         return this.extras.planCommand(input);
       }),
       listResources: (): Promise<Outcome<ResourceEntry[]>> => outcome(() => listUnitResources(d.ctx.units)),

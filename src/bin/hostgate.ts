@@ -2,6 +2,7 @@ import { Command, CommanderError } from "commander";
 import { registerApproveCommands } from "../cli/approve.ts";
 import { registerDaemonCommand } from "../cli/daemon.ts";
 import { registerMcpCommand } from "../cli/mcp.ts";
+import { registerRiskCommand } from "../cli/risk.ts";
 import { registerServeCommand } from "../cli/serve.ts";
 
 /** The `hostgate` binary: one subcommand per file under src/cli/. Usage errors exit 2. */
@@ -15,6 +16,7 @@ registerMcpCommand(program);
 registerServeCommand(program);
 registerDaemonCommand(program);
 registerApproveCommands(program);
+registerRiskCommand(program);
 // The audit commands load SQLite and the verifiers: only when asked for (start-up time of `hostgate mcp`).
 if ([undefined, "audit", "help", "--help", "-h"].includes(process.argv[2])) {
   const { registerAuditCommand } = await import("../cli/audit.ts");

@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { assessCommand, type CommandAssessment } from "../app/assess-command.ts";
+import type { CommandAssessment } from "../app/assess-command.ts";
 import { HostgateError, toHostgateError } from "../core/errors.ts";
 
 /** Exit codes of `hostgate risk`: allow 0, require_approval 3, deny 4, bad input 2. */
@@ -31,7 +31,8 @@ export function registerRiskCommand(program: Command, io: RiskIo = defaultIo): C
     .option("--interpreter <name>", "shell that would run it (default bash)")
     .action(async (command: string, opts: { json?: boolean; interpreter?: string }) => {
       try {
-        const result = await assessCommand({ command, ...(opts.interpreter ? { interpreter: opts.interpreter } : {}) });
+        const [{ assessCommand }, { loadRiskEngine }] = await Promise.all([import("../app/assess-command.ts"), import("../adapters/shell-parser.ts")]);
+        const result = await assessCommand({ command, ...(opts.interpreter ? { interpreter: opts.interpreter } : {}) }, { engine: await loadRiskEngine() });
         io.out(opts.json ? JSON.stringify(result, null, 2) + "\n" : summary(command, result));
         io.setExitCode(RISK_EXIT[result.decision]);
       } catch (err) {

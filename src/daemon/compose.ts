@@ -108,7 +108,12 @@ export async function composeDaemon(config: Config, opts: ComposeOptions): Promi
     },
   };
   return {
-    service: new DaemonService(deps, opts.extras),
+    service: new DaemonService(deps, opts.extras ?? {
+      planCommand: async (input) => {
+        const [{ assessCommand }, { loadRiskEngine }] = await Promise.all([import("../app/assess-command.ts"), import("../adapters/shell-parser.ts")]);
+        return assessCommand(input, { engine: loadRiskEngine() });
+      },
+    }),
     stateDir: state,
     runtimeDir: runtime,
     openStores: () => ({ transactions: openTransactions(), audit: openAudit() }),

@@ -9,10 +9,11 @@ import { directTool } from "./tools/direct.ts";
 import { doctorTool } from "./tools/doctor.ts";
 import { executeTool } from "./tools/execute.ts";
 import { historyTool } from "./tools/history.ts";
+import { planCommandTool } from "./tools/plan-command.ts";
 import { planTool } from "./tools/plan.ts";
 
 /** The fixed tools every hostgate offers, besides one direct tool per read-only action. */
-export const FIXED_TOOLS: readonly ToolSpec[] = [planTool, executeTool, historyTool, doctorTool, auditVerifyTool];
+export const FIXED_TOOLS: readonly ToolSpec[] = [planTool, executeTool, historyTool, doctorTool, auditVerifyTool, planCommandTool];
 
 /** Every tool this front can offer for the daemon's catalogue, before exposure rules. */
 export async function allTools(client: DaemonClient): Promise<ToolSpec[]> {

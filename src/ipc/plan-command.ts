@@ -1,0 +1,27 @@
+import { z } from "zod";
+
+/** Wire schemas of plan_command / `hostgate risk` (shared by the daemon, the MCP tool and the CLI). */
+
+/** Wire input (snake_case). `command` ≤ 64 KiB of UTF-8, no NUL or C0 controls other than tab and newline. */
+export const AssessCommandInputSchema = z.strictObject({
+  command: z.string().min(1, "command is empty").describe("The shell command line to judge, as it would be passed to the interpreter."),
+  target: z.string().max(1024).optional().describe("Host the command is meant for (informational until the policy engine exists)."),
+  interpreter: z.string().max(64).optional().describe("Shell that will run the line: sh, bash, dash, zsh… (default bash). Anything else is treated as code the engine cannot read."),
+});
+export type AssessCommandInput = z.infer<typeof AssessCommandInputSchema>;
+
+const SpanSchema = z.object({ start: z.number().int(), end: z.number().int() }).describe("UTF-8 byte offsets into `command`, end exclusive.");
+const LevelSchema = z.enum(["low", "medium", "high", "critical"]);
+
+/** Wire output (snake_case). */
+export const CommandAssessmentSchema = z.object({
+  decision: z.enum(["allow", "deny", "require_approval"]),
+  risk_level: LevelSchema,
+  reason: z.string().describe("One line: the most severe signal, or why the command is allowed."),
+  signals: z.array(z.object({ id: z.string(), severity: LevelSchema, reason: z.string(), span: SpanSchema })),
+  commands: z.array(z.object({ name: z.string(), argv: z.array(z.string()), via: z.array(z.string()), depth: z.number().int(), dynamic: z.boolean(), span: SpanSchema })),
+  target: z.string().nullable(),
+  interpreter: z.string(),
+  policy: z.object({ source: z.literal("risk_engine_only"), note: z.string() }),
+});
+export type CommandAssessment = z.infer<typeof CommandAssessmentSchema>;
