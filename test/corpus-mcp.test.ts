@@ -219,14 +219,21 @@ const TESTS: Record<string, () => Promise<void>> = {
     expect(msg).toMatchObject({ id: 36, error: { code: -32602 } });
   },
   async M038() {
-    // No tool starts processes or takes interactive input: every advertised tool is read-only, and none
-    // accepts a command line. The exec issue adds command tools, each behind the risk engine.
+    // No tool starts a process or takes interactive input. The one tool that accepts a command line,
+    // plan_command, only analyses it (read-only); the only tool that changes anything, execute, runs
+    // catalogue actions a human approved, never model text.
     const client = await connectHttp(serve.url, "legacy");
     try {
-      for (const t of (await client.listTools()).tools) {
-        expect(t.annotations?.readOnlyHint).toBe(true);
-        expect(Object.keys((t.inputSchema.properties ?? {}) as object)).not.toContain("command");
+      const tools = (await client.listTools()).tools;
+      for (const t of tools) {
+        const props = Object.keys((t.inputSchema.properties ?? {}) as object);
+        if (t.name === "plan_command") expect(t.annotations?.readOnlyHint).toBe(true);
+        else expect(props, t.name).not.toContain("command");
+        expect(props, t.name).not.toContain("input");
       }
+      expect(tools.filter((t) => t.annotations?.destructiveHint).map((t) => t.name)).toEqual(["execute"]);
+      const r = await client.callTool({ name: "plan_command", arguments: { command: "python3 -i" } });
+      expect((r.structuredContent as { decision: string }).decision).not.toBe("allow");
     } finally {
       await client.close();
     }

@@ -54,10 +54,12 @@ describe.each(transports)("read-only tools over $name", ({ era, connect }) => {
     else expect(version).not.toBe("2026-07-28");
   });
 
-  it("lists every read-only tool, with package tools for this Debian host", async () => {
-    const names = (await client.listTools()).tools.map((t) => t.name).sort();
-    expect(names).toEqual(["get_disk_usage", "get_load", "get_memory_usage", "get_network_interfaces", "get_package_info", "get_process", "get_system_info",
-      "list_listening_ports", "list_processes", "read_journal", "read_log_file", "search_packages"]);
+  it("lists every tool, with package tools for this Debian host and no mutating action as a direct tool", async () => {
+    const tools = (await client.listTools()).tools;
+    expect(tools.map((t) => t.name).sort()).toEqual(["audit_verify", "doctor", "execute", "get_disk_usage", "get_load", "get_memory_usage", "get_network_interfaces",
+      "get_package_info", "get_process", "get_service_status", "get_system_info", "history", "list_failed_units", "list_listening_ports", "list_processes",
+      "list_unit_types", "list_units", "plan", "plan_command", "read_journal", "read_log_file", "read_unit", "read_unit_definition", "search_packages"]);
+    expect(tools.filter((t) => t.annotations?.readOnlyHint === false).map((t) => t.name).sort()).toEqual(["execute", "plan"]);
   });
 
   it("get_system_info matches os-release, uname and the hostname", async () => {
