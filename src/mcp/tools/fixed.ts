@@ -27,12 +27,15 @@ const jsonSchema = (schema: z.ZodType, io: "input" | "output"): Record<string, u
  * give the model a precise `invalid_params` result; the daemon validates again and decides everything else.
  */
 export function fixedTool<I extends z.ZodType>(def: FixedToolDef<I>): ToolSpec {
+  // JSON Schemas are built on first use (the first tools/list), not at import: start-up time matters.
+  let input: Record<string, unknown> | undefined;
+  let output: Record<string, unknown> | undefined;
   return {
     name: def.name,
     title: def.title,
     description: def.description,
-    inputSchema: jsonSchema(def.input, "input"),
-    outputSchema: jsonSchema(def.output, "output"),
+    get inputSchema() { return (input ??= jsonSchema(def.input, "input")); },
+    get outputSchema() { return (output ??= jsonSchema(def.output, "output")); },
     annotations: def.annotations,
     toolsets: def.toolsets,
     handler: async (args, client) => {
