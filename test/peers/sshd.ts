@@ -1,0 +1,69 @@
+import { execFileSync, spawn } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { stopTree, waitFor } from "./proc.ts";
+
+/** A real OpenSSH server on 127.0.0.1 with a throwaway host key and one client key (TESTING-PEERS.md recipe). */
+export interface SshdPeer {
+  port: number;
+  clientKey: string;
+  dir: string;
+  stop(): Promise<void>;
+}
+
+/** Why the peer cannot start here, or null. */
+export function sshdPrereqs(): string | null {
+  if (process.getuid?.() !== 0) return "needs root";
+  if (!existsSync("/usr/sbin/sshd")) return "no /usr/sbin/sshd (apt-get install openssh-server)";
+  if (!existsSync("/usr/bin/ssh")) return "no /usr/bin/ssh (apt-get install openssh-client)";
+  return null;
+}
+
+async function freePort(): Promise<number> {
+  const s = createServer();
+  await new Promise<void>((r) => s.listen(0, "127.0.0.1", r));
+  const port = (s.address() as { port: number }).port;
+  await new Promise<void>((r) => s.close(() => { r(); }));
+  return port;
+}
+
+/** Starts sshd in a private mount namespace (empty /root, so root's shell init does not run). */
+export async function startSshd(): Promise<SshdPeer> {
+  const dir = mkdtempSync(join(tmpdir(), "hg-sshd-"));
+  const port = await freePort();
+  execFileSync("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-f", join(dir, "host_key")]);
+  execFileSync("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-f", join(dir, "client_key")]);
+  writeFileSync(join(dir, "authorized_keys"), readFileSync(join(dir, "client_key.pub")));
+  const conf = join(dir, "sshd_config");
+  writeFileSync(conf, [
+    `Port ${port}`, "ListenAddress 127.0.0.1", `HostKey ${join(dir, "host_key")}`, `PidFile ${join(dir, "sshd.pid")}`,
+    `AuthorizedKeysFile ${join(dir, "authorized_keys")}`, "PermitRootLogin prohibit-password", "PasswordAuthentication no",
+    "KbdInteractiveAuthentication no", "UsePAM no", "StrictModes no", "MaxSessions 64", "MaxStartups 100:30:200",
+    "AllowStreamLocalForwarding yes", "StreamLocalBindUnlink yes", "",
+  ].join("\n"));
+  mkdirSync("/run/sshd", { recursive: true });
+  execFileSync("/usr/sbin/sshd", ["-t", "-f", conf]);
+  const child = spawn("unshare", ["--mount", "--propagation", "private", "sh", "-c", `mount -t tmpfs -o mode=700 tmpfs /root && exec /usr/sbin/sshd -D -f ${conf} -E ${join(dir, "sshd.log")}`], { stdio: "ignore", detached: true });
+  child.unref();
+  const pid = child.pid!;
+  await waitFor("sshd to listen", () => existsSync(join(dir, "sshd.pid")), 10_000);
+  return {
+    port,
+    clientKey: join(dir, "client_key"),
+    dir,
+    stop: async () => {
+      await stopTree(pid, 3000);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** `ssh -N -L local:remote` through the peer; resolves once the local socket exists. Returns a stop function. */
+export async function forwardUnixSocket(peer: SshdPeer, localPath: string, remotePath: string): Promise<() => Promise<void>> {
+  const child = spawn("ssh", ["-N", "-i", peer.clientKey, "-p", String(peer.port), "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null",
+    "-o", "BatchMode=yes", "-o", "ExitOnForwardFailure=yes", "-o", "StreamLocalBindUnlink=yes", "-L", `${localPath}:${remotePath}`, "root@127.0.0.1"], { stdio: "ignore" });
+  await waitFor("the ssh tunnel socket", () => existsSync(localPath), 10_000);
+  return () => stopTree(child.pid!, 2000);
+}
