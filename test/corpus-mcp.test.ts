@@ -226,7 +226,7 @@ const TESTS: Record<string, () => Promise<void>> = {
     try {
       const tools = (await client.listTools()).tools;
       for (const t of tools) {
-        const props = Object.keys((t.inputSchema.properties ?? {}) as object);
+        const props = Object.keys(t.inputSchema.properties ?? {});
         if (t.name === "plan_command") expect(t.annotations?.readOnlyHint).toBe(true);
         else expect(props, t.name).not.toContain("command");
         expect(props, t.name).not.toContain("input");

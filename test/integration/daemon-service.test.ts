@@ -128,7 +128,7 @@ describe("daemon protocol refusals", () => {
   beforeAll(async () => {
     d = await daemon();
     const l = await serveIpc({ kind: "unix", path, mode: 0o600 }, "agent", { agent: d.service.agent("a"), admin: d.service.admin("b") });
-    close = l.close;
+    close = () => l.close();
   });
   afterAll(async () => { await close(); await d.close(); });
 
