@@ -4,7 +4,7 @@
 // sources through tsx when there is no build yet.
 import { existsSync } from "node:fs";
 
-const compiled = new URL("../dist/bin/hostgate.js", import.meta.url);
+const compiled = new URL("../dist/hostgate.js", import.meta.url);
 if (existsSync(compiled)) {
   await import(compiled.href);
 } else {

@@ -1,0 +1,20 @@
+// Builds dist/: one ESM bundle of the CLI (code-split at its lazy imports) plus the audit-verify worker.
+// Bundling matters for start-up: clients spawn `hostgate mcp` often, and loading ~150 small ES modules
+// (ours and the SDK's) cost more than parsing one bundle. Native and wasm-carrying packages stay external.
+import { build } from "esbuild";
+import { rmSync } from "node:fs";
+
+rmSync(new URL("../dist", import.meta.url), { recursive: true, force: true });
+await build({
+  entryPoints: { hostgate: "src/bin/hostgate.ts", "audit-verify-worker": "src/adapters/audit-verify-worker.ts" },
+  outdir: "dist",
+  bundle: true,
+  splitting: true,
+  format: "esm",
+  platform: "node",
+  target: "node20",
+  sourcemap: true,
+  logLevel: "warning",
+  external: ["better-sqlite3", "@jellybrick/dbus-next", "web-tree-sitter", "tree-sitter-bash", "ssh2", "tsx", "yaml"],
+  banner: { js: "import { createRequire as __hostgateCreateRequire } from 'node:module'; const require = __hostgateCreateRequire(import.meta.url);" },
+});
