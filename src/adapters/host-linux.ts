@@ -4,6 +4,7 @@ import { access, open, readdir, readFile, readlink, realpath, lstat, statfs } fr
 import { networkInterfaces } from "node:os";
 import { delimiter, join } from "node:path";
 import type { ExecResult } from "../core/exec.ts";
+import { isWithinRoot } from "../core/paths.ts";
 import { HostgateError } from "../core/errors.ts";
 import type { HostProbe, InterfaceAddress, RunOptions, StatFs } from "../ports/host-probe.ts";
 
@@ -45,6 +46,43 @@ export class LinuxHostProbe implements HostProbe {
       throw fsError(err, path);
     } finally {
       await handle?.close();
+    }
+  }
+
+  async readTailConfined(path: string, within: string, opts: { maxBytes: number; maxLines: number }): Promise<{ text: string; size: number; startOffset: number }> {
+    let handle;
+    try {
+      handle = await open(path, fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW | fsConstants.O_NONBLOCK);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === "ELOOP") throw new HostgateError("forbidden_path", `${path} is a symlink.`, { hint: `Pass the real path of a file under ${within}.` });
+      throw fsError(err, path);
+    }
+    try {
+      const opened = await readlink(`/proc/self/fd/${handle.fd}`);
+      if (!isWithinRoot(opened, within)) {
+        throw new HostgateError("forbidden_path", `${path} opened as ${opened}, outside ${within}.`, { hint: `Pass a file under ${within}.` });
+      }
+      const st = await handle.stat();
+      if (!st.isFile()) throw new HostgateError("forbidden_path", `${path} is not a regular file.`);
+      if (st.nlink > 1) throw new HostgateError("forbidden_path", `${path} has ${st.nlink} hard links; a hard link can expose a file from outside ${within}.`);
+      const CHUNK = 64 * 1024;
+      let end = st.size;
+      let text = "";
+      let lines = 0;
+      while (end > 0 && lines <= opts.maxLines && st.size - end < opts.maxBytes) {
+        const start = Math.max(0, end - CHUNK, st.size - opts.maxBytes);
+        const buf = Buffer.alloc(end - start);
+        const { bytesRead } = await handle.read(buf, 0, end - start, start);
+        const chunk = buf.subarray(0, bytesRead).toString("utf8");
+        lines += chunk.split("\n").length - 1;
+        text = chunk + text;
+        end = start;
+      }
+      return { text, size: st.size, startOffset: end };
+    } catch (err) {
+      throw err instanceof HostgateError ? err : fsError(err, path);
+    } finally {
+      await handle.close();
     }
   }
 

@@ -1,5 +1,5 @@
 import { constants as fsConstants } from "node:fs";
-import { open, rename, unlink, type FileHandle } from "node:fs/promises";
+import { open, rename, unlink, type FileHandle, realpath } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import type { ExecResult } from "../core/exec.ts";
 import { HostgateError } from "../core/errors.ts";
@@ -78,6 +78,9 @@ export class LinuxHostMutator implements HostMutator {
       handle = undefined;
       // Re-check as late as possible: the window between this read and rename is the only race left.
       if (opts.expectedSha256 !== undefined) this.check(path, (await currentHash(path, this.hasher))?.sha256 ?? null, opts.expectedSha256);
+      if (opts.expectedRealDir !== undefined && (await realpath(dir)) !== opts.expectedRealDir) {
+        throw new HostgateError("precondition_failed", `${dir} no longer resolves to ${opts.expectedRealDir}; nothing was written.`, { hint: "A directory on the path changed after approval. Plan the change again." });
+      }
       await rename(temp, path);
       renamed = true;
       const dirHandle = await open(dir, fsConstants.O_RDONLY | fsConstants.O_DIRECTORY);

@@ -1,3 +1,4 @@
+import { systemdActions } from "../core/catalogue/actions/systemd.ts";
 import { actionsFor } from "../core/catalogue/index.ts";
 import { HostgateError, toHostgateError } from "../core/errors.ts";
 import type { AdminClient, DaemonClient, ResourceContents, ResourceEntry, ResourceTemplateEntry } from "../ipc/client.ts";
@@ -15,6 +16,8 @@ import { history } from "./history.ts";
 import { plan } from "./plan.ts";
 import { queryAction } from "./query.ts";
 import { listUnitResources, readUnitResource, unitResourceTemplates } from "./unit-resources.ts";
+
+const SYSTEMD_ACTIONS = new Set(systemdActions.map((a) => a.name));
 
 /** Runs a use case and turns any thrown error into `{ ok: false }` with its stable code. */
 async function outcome<T>(fn: () => Promise<T> | T): Promise<Outcome<T>> {
@@ -41,6 +44,7 @@ export class DaemonService {
   /** The agent-side client for one caller. */
   agent(actor: string): DaemonClient {
     const d = this.deps;
+    const simulated = (action: string): boolean => d.facts.backend_type === "mock" && SYSTEMD_ACTIONS.has(action);
     const described: DescribeResult = {
       protocol_version: PROTOCOL_VERSION,
       host: { hostname: d.hostname, family: d.ctx.family },
@@ -50,12 +54,19 @@ export class DaemonService {
       describe: () => Promise.resolve(described),
       query: async (action: string, args: unknown): Promise<QueryResult> => {
         const r = await queryAction(action, args, d.ctx, d.hostname, d.catalogue);
+        if (r.ok && simulated(action)) r.meta.simulated = true;
         if (!r.ok && (r.error.code === "not_read_only" || r.error.code === "unknown_action")) {
           await audit(d.audit(), "query.refused", actor, { action, code: r.error.code }).catch(() => undefined);
         }
         return r;
       },
-      plan: (input: PlanInput): Promise<Outcome<PlanResult>> => outcome(() => plan(d, input, actor)),
+      plan: (input: PlanInput): Promise<Outcome<PlanResult>> => outcome(async () => {
+        const result = await plan(d, input, actor);
+        if (result.steps.some((s) => simulated(s.action_name))) {
+          result.next = `SIMULATED: the systemd backend is the in-memory mock (${d.facts.backend ?? "mock"}); these steps change nothing on this host. ${result.next}`;
+        }
+        return result;
+      }),
       execute: (input: ExecuteInput): Promise<Outcome<ExecuteResult>> => outcome(() => execute(d, input, actor)),
       history: (input: HistoryInput): Promise<Outcome<HistoryResult>> => outcome(() => history(d, input)),
       doctor: (): Promise<Outcome<DoctorResult>> => outcome(() => doctor(d)),

@@ -18,6 +18,9 @@ export async function doctor(deps: DaemonDeps): Promise<DoctorResult> {
     }
   };
   checks.push({ name: "daemon", status: "ok", detail: `${deps.facts.mode ?? "daemon"} on ${deps.hostname} (${deps.ctx.family} family), pid ${deps.facts.pid ?? "?"}` });
+  checks.push(deps.facts.mode === "embedded daemon"
+    ? { name: "approval separation", status: "warn", detail: "embedded daemon: its admin socket belongs to your user, so any process running as you (an assistant with a shell included) could reach it and approve. For real separation run `hostgate daemon` as another user and point clients at its agent socket." }
+    : { name: "approval separation", status: "ok", detail: "system daemon: receipts are minted only on its admin socket (mode 0600, the daemon's user)" });
   checks.push({ name: "planner", status: "ok", detail: deps.llm ? `llm (${deps.llm.name}); proposals are validated against the catalogue` : "deterministic rules over the catalogue" });
   checks.push({ name: "systemd backend", status: deps.facts.backend_warning ? "warn" : "ok", detail: deps.facts.backend ?? "unknown" });
   await guard("state store", () => {

@@ -1,6 +1,7 @@
 import type { Action, Preview } from "../core/catalogue/action.ts";
 import { findAction } from "../core/catalogue/index.ts";
 import { HostgateError } from "../core/errors.ts";
+import { findControlCharacter } from "../core/limits.ts";
 import { planIntent } from "../core/planner/rules.ts";
 import { previewHashInput } from "../core/transaction/preview-hash.ts";
 import { PLAN_TTL_MS, type Transaction } from "../core/transaction/transaction.ts";
@@ -22,6 +23,8 @@ export async function prepareStep(deps: DaemonDeps, actionName: string, rawParam
       hint: `Use one of: ${deps.catalogue.map((a) => a.name).join(", ")}.`,
     });
   }
+  const control = findControlCharacter(rawParams ?? {}, "params");
+  if (control) throw new HostgateError("invalid_params", `${control} contains a control character (NUL, ESC or another C0 byte).`, { hint: "Remove control characters; only tab, newline and carriage return are allowed in text." });
   const parsed = action.params.safeParse(rawParams ?? {});
   if (!parsed.success) {
     throw new HostgateError("invalid_params", `Invalid params for ${actionName}: ${parsed.error.issues.map((i) => `${i.path.join(".") || "params"}: ${i.message}`).join("; ")}.`);

@@ -4,8 +4,21 @@ import type { ShowResult } from "../ipc/protocol.ts";
 import { adminSocketPath } from "./admin-socket.ts";
 import { EXIT } from "./common.ts";
 
+/**
+ * Makes text safe to show a human deciding on it: every control character except newline and tab (CR, ESC and
+ * the rest of C0/C1, DEL) and every bidirectional or zero-width formatting character is shown as a visible
+ * escape such as `\r`, `\x1b` or `<U+202E>`, so a preview cannot move the cursor, hide text or reorder it.
+ */
+export function visible(text: string): string {
+  return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]/g, (c) => {
+    if (c === "\r") return "\\r";
+    const code = c.charCodeAt(0);
+    return code < 0x100 ? `\\x${code.toString(16).padStart(2, "0")}` : `<U+${code.toString(16).toUpperCase().padStart(4, "0")}>`;
+  });
+}
+
 function render(tx: ShowResult): string {
-  return [
+  return visible([
     `Transaction  ${tx.transaction_id}`,
     `Action       ${tx.action_name} ${JSON.stringify(tx.params)}`,
     `Risk         ${tx.risk_level.toUpperCase()}`,
@@ -13,11 +26,9 @@ function render(tx: ShowResult): string {
     `Planned by   ${tx.actor} at ${tx.created_at}`,
     `Preview hash ${tx.preview_hash}`,
     "",
-    tx.preview.summary,
-    "",
     tx.preview.text,
     "",
-  ].join("\n");
+  ].join("\n"));
 }
 
 /** What the human must type: "yes" for low/medium risk; the transaction id's first 8 characters above that. */

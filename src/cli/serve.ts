@@ -26,8 +26,9 @@ export function registerServeCommand(program: Command): void {
         log((err as Error).message);
         process.exit(EXIT.usage);
       }
-      log(`connect a client, e.g.: claude mcp add --transport http hostgate ${started.url}`);
-      log("or in .mcp.json / .cursor/mcp.json: {\"mcpServers\":{\"hostgate\":{\"type\":\"http\",\"url\":\"" + started.url + "\"}}}");
+      const clientUrl = started.url.replace("://0.0.0.0:", "://<this host's address>:").replace("://[::]:", "://<this host's address>:");
+      log(`connect a client, e.g.: claude mcp add --transport http hostgate ${clientUrl}`);
+      log("or in .mcp.json / .cursor/mcp.json: {\"mcpServers\":{\"hostgate\":{\"type\":\"http\",\"url\":\"" + clientUrl + "\"}}}");
       const stop = (): void => { void started.close().then(close).finally(() => process.exit(EXIT.ok)); };
       process.once("SIGINT", stop);
       process.once("SIGTERM", stop);

@@ -51,7 +51,11 @@ export function loadConfig(opts: { path?: string; env?: NodeJS.ProcessEnv; overr
     const { parseDocument } = createRequire(import.meta.url)("yaml") as typeof import("yaml");
     const doc = parseDocument(text, { uniqueKeys: true, prettyErrors: true });
     if (doc.errors.length > 0) throw new ConfigError(`${path} is not valid YAML:\n${doc.errors.map((e) => `  ${e.message}`).join("\n")}`);
-    raw = doc.toJS() ?? {};
+    try {
+      raw = doc.toJS({ maxAliasCount: 100 }) ?? {};
+    } catch (err) {
+      throw new ConfigError(`${path} cannot be read as configuration: ${(err as Error).message}`);
+    }
     if (typeof raw !== "object" || Array.isArray(raw)) throw new ConfigError(`${path} must hold a YAML mapping at the top level.`);
     source = path;
   }

@@ -152,3 +152,14 @@ describe("redactDeep", () => {
     expect(input.s).toContain(GH_TOKEN); // input not mutated
   });
 });
+
+describe("secrets found by the newcomer review", () => {
+  it("redacts URL credentials, Slack tokens and mysql -pSECRET, and keeps ports and pids", () => {
+    expect(redactSecrets("postgres://user:s3cretpw@db:5432/x").text).toBe("postgres://user:[redacted:url_credentials]@db:5432/x");
+    expect(redactSecrets("token xoxb-1234567890-abcdefghij").text).not.toContain("xoxb-1234567890");
+    expect(redactSecrets("mysql -u root -pS3cretPass db").text).toBe("mysql -u root -p[redacted:mysql_password_flag] db");
+    expect(redactSecrets("-pS3cretPass").text).toBe("-p[redacted:mysql_password_flag]");
+    expect(redactSecrets("ssh -p2222 host").text).toBe("ssh -p2222 host");
+    expect(redactSecrets("mkdir -p /var/tmp/x").text).toBe("mkdir -p /var/tmp/x");
+  });
+});

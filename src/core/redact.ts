@@ -9,6 +9,10 @@ const PATTERNS: readonly { name: string; re: RegExp; keep?: true }[] = [
   { name: "ssh_private_key", re: /-----BEGIN OPENSSH PRIVATE KEY-----[\s\S]*?(?:-----END OPENSSH PRIVATE KEY-----|$)/g },
   // crypt(5): `$id$salt$hash`, also `$5$/$6$rounds=N$salt$hash` and yescrypt `$y$params$salt$hash`
   { name: "shadow_hash", re: /\$(?:1|2[abxy]?|5|6|y|gy|7)\$(?:[^\s:$]{0,64}\$){1,3}[./A-Za-z0-9]{16,}/g },
+  { name: "url_credentials", re: /(\b[a-z][a-z0-9+.-]*:\/\/[^\s:/@]+:)[^\s@/]+(?=@)/gi, keep: true },
+  { name: "slack_token", re: /\bxox[abposr]-[A-Za-z0-9-]{10,}/g },
+  // mysql/mariadb `-pSECRET` (no space). Values without a letter (ports, pids: ssh -p2222, ps -p1) are kept.
+  { name: "mysql_password_flag", re: /((?:^|\s)-p)(?=\S*[A-Za-z])(\S{3,})(?=\s|$)/g, keep: true },
   { name: "aws_access_key", re: /\b(?:AKIA|ASIA)[A-Z0-9]{16}\b/g },
   { name: "github_token", re: /\bgh[pousr]_[A-Za-z0-9]{36,}\b/g },
   { name: "bearer_token", re: /\b(Bearer\s+)[A-Za-z0-9._~+/-]{16,}=*/gi , keep: true },

@@ -102,6 +102,7 @@ export async function composeDaemon(config: Config, opts: ComposeOptions): Promi
       mode: opts.mode === "system" ? "system daemon" : "embedded daemon",
       pid: String(process.pid),
       backend: `${backend.type} (${backend.reason})`,
+      backend_type: backend.type,
       ...(backend.warning ? { backend_warning: backend.warning } : {}),
       state_dir: state,
       runtime_dir: runtime,

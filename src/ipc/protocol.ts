@@ -39,6 +39,8 @@ export const ProvenanceSchema = z.object({
   duration_ms: z.number(),
   untrusted: z.boolean(),
   redactions: z.number(),
+  /** True when the data comes from the mock systemd backend, not this host's manager. */
+  simulated: z.boolean().optional(),
 });
 
 export const ErrorBodySchema = z.object({ code: z.string(), message: z.string(), hint: z.string().optional() });

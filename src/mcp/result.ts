@@ -5,6 +5,8 @@ import type { ToolResult } from "./tool-spec.ts";
 export const META_UNTRUSTED = "dev.hostgate/untrusted";
 export const META_PROVENANCE = "dev.hostgate/provenance";
 export const META_ERROR_CODE = "dev.hostgate/error_code";
+/** Set when the data is simulated (the mock systemd backend), not read from this host. */
+export const META_SIMULATED = "dev.hostgate/simulated";
 
 /** Largest text a result may carry (DESIGN.md: an answer 1 MiB). */
 export const ANSWER_CAP_BYTES = 1024 * 1024;
@@ -30,6 +32,6 @@ export function queryToolResult(result: QueryResult): ToolResult {
   return {
     content: [{ type: "text", text }],
     structuredContent: result.data,
-    _meta: { [META_UNTRUSTED]: result.meta.untrusted, [META_PROVENANCE]: result.meta },
+    _meta: { [META_UNTRUSTED]: result.meta.untrusted, [META_PROVENANCE]: result.meta, ...(result.meta.simulated ? { [META_SIMULATED]: true } : {}) },
   };
 }

@@ -7,6 +7,11 @@ export type SignalName = "SIGTERM" | "SIGKILL" | "SIGHUP" | "SIGINT" | "SIGUSR1"
 /** Options for {@link HostMutator.writeFileAtomic}. */
 export interface WriteFileOptions {
   /**
+   * The directory the approved preview resolved (realpath). When given, the write happens only if the file's
+   * directory still resolves to it right before the rename; otherwise `precondition_failed`.
+   */
+  expectedRealDir?: string;
+  /**
    * Permission bits (0o0000–0o7777) of the new file. When omitted, an existing file keeps its mode and a
    * new file gets 0o644.
    */

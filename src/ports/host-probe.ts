@@ -36,6 +36,14 @@ export interface HostProbe {
   readText(path: string, opts?: { maxBytes?: number }): Promise<string>;
   /** Reads up to `length` bytes starting at byte `start` (for tails of large files). */
   readRange(path: string, start: number, length: number): Promise<string>;
+  /**
+   * Reads the end of a file confined to `within`: the file is opened first, and the path the kernel reports for
+   * the open descriptor must lie under `within` (so a directory swapped for a symlink between a check and the
+   * open cannot redirect the read); it must be a regular file with a single link (no hard link to a file
+   * elsewhere). Reads backwards until `maxLines` + 1 line breaks or `maxBytes`. Throws `forbidden_path` when the
+   * confinement fails, `not_found` / `permission_denied` as usual.
+   */
+  readTailConfined(path: string, within: string, opts: { maxBytes: number; maxLines: number }): Promise<{ text: string; size: number; startOffset: number }>;
   readDir(path: string): Promise<string[]>;
   readLink(path: string): Promise<string>;
   realPath(path: string): Promise<string>;

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { linkSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
@@ -30,6 +30,19 @@ afterAll(async () => {
   await client.close();
   rmSync(logDir, { recursive: true, force: true });
   rmSync(outside, { recursive: true, force: true });
+});
+
+it("read_log_file refuses a hard link to a file outside /var/log", async () => {
+  const secret = `/var/cache/hostgate-secret-${process.pid}`;
+  writeFileSync(secret, `${PEM}\n`);
+  try {
+    linkSync(secret, `${logDir}/hard.log`);
+    const r = await client.callTool({ name: "read_log_file", arguments: { path: `${logDir}/hard.log` } });
+    expect(r.isError).toBe(true);
+    expect(JSON.stringify(r)).toContain("hard link");
+  } finally {
+    rmSync(secret, { force: true });
+  }
 });
 
 it("no read-only tool returns a planted private key", async () => {

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync, existsSync } from "node:fs";
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync, existsSync, realpathSync, mkdirSync, renameSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -24,7 +24,7 @@ describe("WriteFile on a real temp directory", () => {
     const params = { path, content: "a = 1\nb = 2\n" };
     const preview = await writeFile.preview(params, ctx);
     expect(existsSync(path)).toBe(false);
-    expect(preview.current).toEqual({ exists: false, sha256: null, size: null, mode: null });
+    expect(preview.current).toEqual({ exists: false, sha256: null, size: null, mode: null, real_dir: realpathSync(dir) });
     expect(preview.intended).toEqual({ sha256: sha(params.content), size: 12, mode: "0644" });
     expect(preview.text).toContain("--- /dev/null\n");
     expect(preview.text).toContain(`+++ b${path}\n`);
@@ -43,7 +43,7 @@ describe("WriteFile on a real temp directory", () => {
     chmodSync(path, 0o600);
     const params = { path, content: lines(20, 10) };
     const preview = await writeFile.preview(params, ctx);
-    expect(preview.current).toEqual({ exists: true, sha256: sha(before), size: Buffer.byteLength(before), mode: "0600" });
+    expect(preview.current).toEqual({ exists: true, sha256: sha(before), size: Buffer.byteLength(before), mode: "0600", real_dir: realpathSync(dir) });
     expect(preview.text).toContain(`--- a${path}\n+++ b${path}\n@@ -8,7 +8,7 @@\n line 7\n line 8\n line 9\n-line 10\n+CHANGED 10\n line 11\n line 12\n line 13\n`);
     expect(preview.text).not.toContain("line 6\n");
     await writeFile.apply(params, ctx, preview);
@@ -115,5 +115,26 @@ describe("WriteFile on a real temp directory", () => {
     expect(await errorCode(() => writeFile.preview({ path: "relative/x", content: "x" }, ctx))).toBe("invalid_params");
     expect(await errorCode(() => writeFile.preview({ path: join(dir, "missing", "x"), content: "x" }, ctx))).toBe("not_found");
     expect(await errorCode(() => writeFile.preview({ path: dir, content: "x" }, ctx))).toBe("invalid_params");
+  });
+});
+
+describe("WriteFile: a directory swapped for a symlink after approval (review finding)", () => {
+  it("changes the preview, and apply with the approved preview writes nothing", async () => {
+    const ctx = await realContext();
+    const root = mkdtempSync(join(tmpdir(), "hg-swap-"));
+    const approvedDir = join(root, "conf");
+    const elsewhere = join(root, "elsewhere");
+    mkdirSync(approvedDir);
+    mkdirSync(elsewhere);
+    const params = { path: join(approvedDir, "app.conf"), content: "x\n" };
+    const approved = await writeFile.preview(params, ctx);
+    renameSync(approvedDir, join(root, "conf.real"));
+    symlinkSync(elsewhere, approvedDir);
+    const now = await writeFile.preview(params, ctx);
+    expect(JSON.stringify(now)).not.toBe(JSON.stringify(approved));
+    expect(now.summary).toContain("resolves to");
+    await expect(writeFile.apply(params, ctx, approved)).rejects.toMatchObject({ code: "precondition_failed" });
+    expect(existsSync(join(elsewhere, "app.conf"))).toBe(false);
+    rmSync(root, { recursive: true, force: true });
   });
 });

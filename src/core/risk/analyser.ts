@@ -817,13 +817,22 @@ function unwrap(cmd: Cmd, ctx: Ctx, scope: Scope): void {
 function xargs(cmd: Cmd, rest: Arg[], ctx: Ctx, scope: Scope): void {
   const argv = rest.length ? rest : [literalArg("echo")];
   const src = cmd.stdin.kind === "pipe" ? cmd.stdin.from : null;
+  const p = parseOptions(cmd.args, WRAPPERS.xargs!.options);
+  // -0 / -d: items are split on NUL or the delimiter, not on blanks, so "rm -rf /" stays one item.
+  const wholeItems = p.flags.has("-0") || p.flags.has("--null") || p.flags.has("-d") || p.flags.has("--delimiter");
   let extra: Arg[] = [];
   let unknown = true;
   if (src && (src.name === "echo" || src.name === "printf") && src.args.every((a) => !a.dynamic)) {
-    extra = src.args.flatMap((a) => a.text.split(/\s+/)).filter((t) => t && !/^-[neE]+$/.test(t)).map(literalArg);
+    const words = src.args.map((a) => a.text).filter((t) => !/^-[neE]+$/.test(t));
+    extra = (wholeItems ? [words.join(" ")] : words.flatMap((t) => t.split(/\s+/))).filter(Boolean).map(literalArg);
     unknown = false;
   }
-  const p = parseOptions(cmd.args, WRAPPERS.xargs!.options);
+  // Items appended to a shell or interpreter are code assembled at run time: never resolved on our say-so.
+  const runner = argv[0] ? commandName(argv[0].text) : "";
+  if ((SHELLS.has(runner) || INTERPRETERS.has(runner)) && (unknown || extra.length > 0)) {
+    extra = (extra.length ? extra : [literalArg("")]).map((a) => ({ ...a, dynamic: true }));
+    unknown = true;
+  }
   const replace = [...(p.flags.get("-I") ?? []), ...(p.flags.get("--replace") ?? []), ...(p.flags.has("-i") ? ["{}"] : [])][0];
   if (replace) {
     // -I STR: each input item replaces STR inside the arguments (unknown items: the empty worst case).

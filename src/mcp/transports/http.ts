@@ -85,7 +85,7 @@ export async function startHttpServer(factory: () => Server, opts: HttpOptions):
   if (!isLoopbackBind(opts.host) && !opts.token) {
     throw new Error(`Refusing to listen on ${opts.host} without a bearer token: set server.token in the config or HOSTGATE_HTTP_TOKEN, and list the names clients use in server.allowed_hosts.`);
   }
-  const mcp = createMcpHandler(() => factory(), { maxRequestBodySize: opts.max_body_bytes, responseMode: "json" });
+  const mcp = createMcpHandler(() => factory(), { maxRequestBodySize: opts.max_body_bytes });
   const handle = toNodeHandler(mcp);
   const server = createServer((req, res) => {
     void (async () => {
@@ -105,7 +105,7 @@ export async function startHttpServer(factory: () => Server, opts: HttpOptions):
       }
       if (opts.token) {
         const auth = req.headers.authorization ?? "";
-        const presented = auth.startsWith("Bearer ") ? auth.slice(7) : "";
+        const presented = /^bearer\s+/i.test(auth) ? auth.replace(/^bearer\s+/i, "") : "";
         if (!tokenMatches(presented, opts.token)) {
           sendJson(res, 401, rpcError(null, -32600, "Missing or wrong bearer token: send Authorization: Bearer <server.token>."), { "www-authenticate": 'Bearer realm="hostgate"' });
           return;

@@ -5,7 +5,6 @@ import { isWithinRoot } from "../../paths.ts";
 
 /** The only directory read_log_file may read under (DESIGN.md: no read-only tool returns secrets). */
 export const LOG_ROOT = "/var/log";
-const CHUNK = 64 * 1024;
 const MAX_BYTES = 1024 * 1024;
 
 /**
@@ -39,18 +38,13 @@ export default defineReadOnlyAction({
     if (!isWithinRoot(params.path, LOG_ROOT)) refuse(`it is outside ${LOG_ROOT}`);
     const real = await ctx.host.realPath(params.path);
     if (!isWithinRoot(real, LOG_ROOT)) refuse(`it resolves to ${real}, outside ${LOG_ROOT}`);
-    const st = await ctx.host.stat(real);
-    if (!st.is_file) refuse("it is not a regular file");
     if (/\.(gz|xz|bz2|zst|lz4|zip)$/.test(real)) refuse("compressed files are not read");
-    // Read backwards in chunks until enough lines are collected or the byte cap is reached.
-    let end = st.size;
-    let text = "";
-    const wanted = params.lines + 1;
-    while (end > 0 && text.split("\n").length <= wanted && st.size - end < MAX_BYTES) {
-      const start = Math.max(0, end - CHUNK);
-      text = (await ctx.host.readRange(real, start, end - start)) + text;
-      end = start;
-    }
+    // Opened and checked again by the adapter: the path the kernel reports for the open file must be under the
+    // root, with a single link (no swap of a directory for a symlink after the check above, no hard links).
+    const tail = await ctx.host.readTailConfined(real, LOG_ROOT, { maxBytes: MAX_BYTES, maxLines: params.lines + 1 });
+    const text = tail.text;
+    const end = tail.startOffset;
+    const st = { size: tail.size };
     let lines = text.split("\n");
     if (lines[lines.length - 1] === "") lines.pop();
     if (end > 0) lines.shift(); // the first line is probably cut

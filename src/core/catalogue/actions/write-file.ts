@@ -21,6 +21,8 @@ export const currentFileSchema = z.object({
   sha256: z.string().nullable(),
   size: z.number().nullable(),
   mode: z.string().nullable(),
+  /** The parent directory with every symlink resolved: part of the preview hash, so a directory swapped after approval is plan_changed. */
+  real_dir: z.string(),
 });
 type CurrentFile = z.infer<typeof currentFileSchema>;
 
@@ -49,7 +51,7 @@ async function inspect(path: string, ctx: ActionContext): Promise<{ current: Cur
   try {
     st = await ctx.host.stat(path);
   } catch (err) {
-    if (err instanceof HostgateError && err.code === "not_found") return { current: { exists: false, sha256: null, size: null, mode: null }, text: "" };
+    if (err instanceof HostgateError && err.code === "not_found") return { current: { exists: false, sha256: null, size: null, mode: null, real_dir: realDir }, text: "" };
     throw err;
   }
   if (st.is_symlink) throw new HostgateError("forbidden_path", `${path} is a symlink; hostgate does not write through symlinks.`, { hint: "Write the symlink's target path instead." });
@@ -58,7 +60,7 @@ async function inspect(path: string, ctx: ActionContext): Promise<{ current: Cur
     throw new HostgateError("invalid_params", `${path} is ${st.size} bytes; WriteFile replaces files up to ${MAX_FILE_BYTES} bytes.`);
   }
   const text = await ctx.host.readText(path);
-  return { current: { exists: true, sha256: ctx.hash.sha256Hex(text), size: st.size, mode: st.mode === undefined ? null : octalMode(st.mode) }, text };
+  return { current: { exists: true, sha256: ctx.hash.sha256Hex(text), size: st.size, mode: st.mode === undefined ? null : octalMode(st.mode), real_dir: realDir }, text };
 }
 
 /** Unified diff with a/ b/ labels and 3 lines of context, or a one-line note for binary content. */
@@ -93,9 +95,11 @@ export default defineMutatingAction({
     const { current, text } = await inspect(p.path, ctx);
     const mode = p.mode ?? current.mode ?? octalMode(DEFAULT_MODE);
     const intended = { sha256: ctx.hash.sha256Hex(p.content), size, mode: octalMode(parseInt(mode, 8)) };
+    const dir = p.path.slice(0, p.path.lastIndexOf("/")) || "/";
+    const where = current.real_dir === dir ? "" : ` (directory resolves to ${current.real_dir})`;
     const head = current.exists
-      ? `Replace ${p.path}: ${current.size} → ${size} bytes, mode ${current.mode ?? "?"} → ${intended.mode}`
-      : `Create ${p.path}: ${size} bytes, mode ${intended.mode}`;
+      ? `Replace ${p.path}${where}: ${current.size} → ${size} bytes, mode ${current.mode ?? "?"} → ${intended.mode}`
+      : `Create ${p.path}${where}: ${size} bytes, mode ${intended.mode}`;
     return {
       summary: head,
       text: `${head}\ncurrent sha256: ${current.sha256 ?? "(absent)"}\nnew sha256:     ${intended.sha256}\n\n${renderDiff(p.path, text, p.content, current.exists)}`,
@@ -109,7 +113,9 @@ export default defineMutatingAction({
     checkWritePath(p.path);
     // Without an explicit mode the mutator keeps the replaced file's mode (or uses 0644 for a new file).
     const explicit = p.mode === undefined ? {} : { mode: parseInt(p.mode, 8) };
-    await ctx.mutator.writeFileAtomic(p.path, p.content, { ...explicit, expectedSha256: seen.data.exists ? seen.data.sha256 : null });
+    // Write into the directory the human approved, resolved, and only if it still resolves there.
+    const target = `${seen.data.real_dir === "/" ? "" : seen.data.real_dir}/${p.path.slice(p.path.lastIndexOf("/") + 1)}`;
+    await ctx.mutator.writeFileAtomic(target, p.content, { ...explicit, expectedSha256: seen.data.exists ? seen.data.sha256 : null, expectedRealDir: seen.data.real_dir });
     const mode = p.mode ?? seen.data.mode ?? octalMode(DEFAULT_MODE);
     return { path: p.path, sha256: ctx.hash.sha256Hex(p.content), size: utf8Length(p.content), mode: octalMode(parseInt(mode, 8)), created: !seen.data.exists };
   },

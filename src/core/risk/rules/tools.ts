@@ -95,8 +95,20 @@ function mutates(cmd: Cmd): boolean {
 const DOCKER_PRIV = /^(--privileged|--pid=host|--net=host|--network=host|--ipc=host|--uts=host|--userns=host|--cap-add|--device|--security-opt)/;
 const HOST_MOUNT = /^(\/|\/etc|\/root|\/var\/run\/docker\.sock|\/run|\/var|\/usr|\/boot|\/proc|\/sys|\/dev)(:|$)/;
 
+/** dpkg(1) actions that unpack or remove packages (the rest, -l -L -s -S --status…, only read). */
+const DPKG_CHANGE = /^(-[irPxX]|--(install|remove|purge|unpack|configure|extract|set-selections|triggers-only|clear-selections|force-\S+))/;
+/** rpm(8) modes that change the package database: -i -U -F -e (query -q and verify -V read). */
+const RPM_CHANGE = /^(-[iUFe]|--(install|upgrade|freshen|erase|reinstall))/;
+
 /** Subcommand-level rules for tools that both read and change state. */
 export const TOOL_RULES: readonly Rule[] = [
+  {
+    id: "local_package_file", severity: "high",
+    reason: "installs or removes packages with dpkg/rpm directly: maintainer scripts run as root and no repository signature is checked",
+    commands: ["dpkg", "rpm"],
+    test: (cmd) => cmd.args.some((a) => (cmd.name === "dpkg" ? DPKG_CHANGE : RPM_CHANGE).test(a.text)),
+    examples: { match: ["dpkg -i x.deb", "dpkg --purge nginx", "rpm -Uvh pkg.rpm", "rpm -e nginx"], noMatch: ["dpkg -l", "dpkg -L bash", "dpkg --status bash", "rpm -qa", "rpm -qi bash"] },
+  },
   {
     id: "mutating_subcommand", severity: "medium",
     reason: "a subcommand that changes state (install, commit, apply, restart…)",
