@@ -21,7 +21,7 @@ function quantile(sorted: number[], q: number): number {
 function coldStart(): Promise<number> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const child = spawn(process.execPath, [HOSTGATE_BIN, "mcp"], { stdio: ["pipe", "pipe", "ignore"] });
+    const child = spawn(HOSTGATE_BIN, ["mcp"], { stdio: ["pipe", "pipe", "ignore"] });
     let out = "";
     child.stdout.on("data", (c: Buffer) => {
       out += c.toString();
@@ -42,7 +42,8 @@ const cold: number[] = [];
 for (let i = 0; i < COLD_RUNS; i++) cold.push(await coldStart());
 cold.sort((a, b) => a - b);
 
-const transport = new StdioClientTransport({ command: process.execPath, args: [HOSTGATE_BIN, "mcp"], stderr: "ignore" });
+// Spawned as an installed binary is (through its shebang), as clients configured per the README do.
+const transport = new StdioClientTransport({ command: HOSTGATE_BIN, args: ["mcp"], stderr: "ignore" });
 const client = new Client({ name: "bench", version: "1" });
 await client.connect(transport);
 const calls: Record<string, { p50_us: number; p99_us: number }> = {};
