@@ -13,6 +13,12 @@ import { ListUnits } from "../src/core/catalogue/actions/list-units.ts";
 import type { ActionContext } from "../src/core/catalogue/action.ts";
 import { SUPPORTED_UNIT_TYPES } from "../src/core/systemd/unit-name.ts";
 import { formatUnitUri } from "../src/core/systemd/uri.ts";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Client } from "@modelcontextprotocol/client";
+import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import { HOSTGATE_BIN } from "../test/helpers/hostgate.ts";
 import { nspawnPrereqs, startNspawn } from "../test/peers/nspawn.ts";
 
 function pct(xs: number[], p: number): number {
@@ -66,6 +72,19 @@ try {
   const systemctlList = await time(Math.min(iterations, 30), () => nsenter(["systemctl", "list-units", "--all", "--no-legend", "--plain", `--type=${types.join(",")}`]));
   const systemctlCount = nsenter(["systemctl", "list-units", "--all", "--no-legend", "--plain", `--type=${types.join(",")}`]).stdout.trim().split("\n").length;
 
+  // The same reads over MCP: the SDK client ↔ `hostgate mcp` (stdio) ↔ embedded daemon ↔ this container's bus.
+  const mcpDir = mkdtempSync(join(tmpdir(), "hg-bench-mcp-"));
+  writeFileSync(join(mcpDir, "config.yaml"), `backend:\n  type: dbus\n  bus_address: "${peer.busAddress}"\n  file_root: "${peer.fileRoot}"\n`);
+  const mcp = new Client({ name: "bench", version: "1" });
+  await mcp.connect(new StdioClientTransport({ command: HOSTGATE_BIN, args: ["mcp", "--config", join(mcpDir, "config.yaml")], env: { ...process.env, XDG_RUNTIME_DIR: join(mcpDir, "run"), XDG_STATE_HOME: join(mcpDir, "state") } as Record<string, string>, stderr: "ignore" }));
+  const uris = loaded.map((u) => formatUnitUri({ scope: "system" }, u));
+  for (let i = 0; i < 100; i++) await mcp.callTool({ name: "read_unit", arguments: { uri: uris[i % uris.length]! } });
+  const mcpReadUnit = await time(iterations, (i) => mcp.callTool({ name: "read_unit", arguments: { uri: uris[i % uris.length]! } }));
+  const mcpResourceRead = await time(iterations, (i) => mcp.readResource({ uri: uris[i % uris.length]! }));
+  const mcpListUnits = await time(Math.max(20, iterations / 4), () => mcp.callTool({ name: "list_units", arguments: { limit: 500 } }));
+  await mcp.close();
+  rmSync(mcpDir, { recursive: true, force: true });
+
   const stateBytes: number[] = [];
   for (const u of loaded) stateBytes.push(Buffer.byteLength(JSON.stringify(await m.getUnit(u))));
   const listOut = await ListUnits.run(ListUnits.params.parse({ limit: 1000 }), ctx);
@@ -83,6 +102,9 @@ try {
     read_unit_resource_ms: { p50: pct(readResource, 50), p99: pct(readResource, 99) },
     list_units_ms: { p50: pct(listUnits, 50), p99: pct(listUnits, 99) },
     list_units_tool_ms: { p50: pct(listTool, 50), p99: pct(listTool, 99) },
+    mcp_read_unit_ms: { p50: pct(mcpReadUnit, 50), p99: pct(mcpReadUnit, 99) },
+    mcp_resources_read_ms: { p50: pct(mcpResourceRead, 50), p99: pct(mcpResourceRead, 99) },
+    mcp_list_units_ms: { p50: pct(mcpListUnits, 50), p99: pct(mcpListUnits, 99) },
     systemctl_show_spawn_ms: { p50: pct(systemctlShow, 50), p99: pct(systemctlShow, 99) },
     systemctl_list_units_spawn_ms: { p50: pct(systemctlList, 50), p99: pct(systemctlList, 99) },
     payload_bytes_per_unit: {
