@@ -2,7 +2,7 @@
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["node_modules/", ".cache/", ".test-results/", ".scratch/", "dist/", "bin/", "scripts/build.mjs", "test/fixtures/"] },
+  { ignores: ["node_modules/", ".cache/", ".test-results/", ".scratch/", "dist/", "bin/", "scripts/build.mjs", "eslint.config.js", "test/fixtures/"] },
   ...tseslint.configs.strictTypeChecked,
   {
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },

@@ -76,7 +76,7 @@ try {
   const mcpDir = mkdtempSync(join(tmpdir(), "hg-bench-mcp-"));
   writeFileSync(join(mcpDir, "config.yaml"), `backend:\n  type: dbus\n  bus_address: "${peer.busAddress}"\n  file_root: "${peer.fileRoot}"\n`);
   const mcp = new Client({ name: "bench", version: "1" });
-  await mcp.connect(new StdioClientTransport({ command: HOSTGATE_BIN, args: ["mcp", "--config", join(mcpDir, "config.yaml")], env: { ...process.env, XDG_RUNTIME_DIR: join(mcpDir, "run"), XDG_STATE_HOME: join(mcpDir, "state") } as Record<string, string>, stderr: "ignore" }));
+  await mcp.connect(new StdioClientTransport({ command: HOSTGATE_BIN, args: ["mcp", "--config", join(mcpDir, "config.yaml")], env: { ...process.env, XDG_RUNTIME_DIR: join(mcpDir, "run"), XDG_STATE_HOME: join(mcpDir, "state") }, stderr: "ignore" }));
   const uris = loaded.map((u) => formatUnitUri({ scope: "system" }, u));
   for (let i = 0; i < 100; i++) await mcp.callTool({ name: "read_unit", arguments: { uri: uris[i % uris.length]! } });
   const mcpReadUnit = await time(iterations, (i) => mcp.callTool({ name: "read_unit", arguments: { uri: uris[i % uris.length]! } }));
