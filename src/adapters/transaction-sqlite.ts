@@ -125,7 +125,7 @@ export class SqliteTransactionStore implements TransactionStore {
       WHERE id = ? AND state = 'approved' AND receipt_hash = ? AND receipt_consumed_at IS NULL AND receipt_expires_at > ?`).run(now, now, id, receiptHash, now).changes === 1;
   }
 
-  finish(id: string, state: "succeeded" | "failed", result: unknown, error: { code: string; message: string } | null, now: number): boolean {
+  finish(id: string, state: "succeeded" | "failed" | "unknown", result: unknown, error: { code: string; message: string } | null, now: number): boolean {
     return this.db.prepare("UPDATE transactions SET state = ?, result = ?, error = ?, updated_at = ? WHERE id = ? AND state = 'executing'")
       .run(state, result === undefined ? null : JSON.stringify(result), error === null ? null : JSON.stringify(error), now, id).changes === 1;
   }

@@ -74,8 +74,10 @@ async function runStep(deps: DaemonDeps, step: Step, actor: string): Promise<Ste
     }
     const fail = async (err: HostgateError, refused: boolean): Promise<StepResult> => {
       const error = { code: err.code, message: err.message, ...(err.hint ? { hint: err.hint } : {}) };
-      deps.transactions().finish(tx.id, "failed", null, { code: err.code, message: err.message }, deps.clock.now());
-      await audit(deps.audit(), refused ? "execute.refused" : "execute.result", actor, { transaction_id: tx.id, action: tx.action_name, status: "failed", code: err.code, message: err.message }).catch(() => undefined);
+      // A step that timed out may still be changing the host: its outcome is unknown, never "failed and safe".
+      const state = !refused && err.code === "timeout" ? "unknown" : "failed";
+      deps.transactions().finish(tx.id, state, null, { code: err.code, message: err.message }, deps.clock.now());
+      await audit(deps.audit(), refused ? "execute.refused" : "execute.result", actor, { transaction_id: tx.id, action: tx.action_name, status: state, code: err.code, message: err.message }).catch(() => undefined);
       return { ...base, status: refused ? "refused" : "failed", output: null, error, duration_ms: deps.clock.now() - started };
     };
     let fresh;

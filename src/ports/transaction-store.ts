@@ -28,8 +28,8 @@ export interface TransactionStore {
   reject(id: string, by: string, now: number): boolean;
   /** approved → executing, consuming the receipt: wins only with the matching hash, unconsumed and unexpired. */
   consumeReceipt(id: string, receiptHash: string, now: number): boolean;
-  /** executing → succeeded | failed, with the step's result or error. */
-  finish(id: string, state: "succeeded" | "failed", result: unknown, error: { code: string; message: string } | null, now: number): boolean;
+  /** executing → succeeded | failed | unknown (a timed-out apply may still be running), with the result or error. */
+  finish(id: string, state: "succeeded" | "failed" | "unknown", result: unknown, error: { code: string; message: string } | null, now: number): boolean;
   /** planned | approved → expired. */
   expire(id: string, now: number): boolean;
   /** At start: every transaction left `executing` by a stopped daemon becomes `unknown`. Returns their ids. */
