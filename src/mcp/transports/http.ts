@@ -1,8 +1,8 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { timingSafeEqual, createHash } from "node:crypto";
 import { toNodeHandler } from "@modelcontextprotocol/node";
 import { createMcpHandler, type Server } from "@modelcontextprotocol/server";
+import { tokenEquals } from "../../ipc/server.ts";
 import { checkEnvelope, PARSE_ERROR, rpcError, type EnvelopeError } from "./envelope.ts";
 import { hostAllowed, isLoopbackBind, originAllowed } from "./host-guard.ts";
 
@@ -29,12 +29,6 @@ function sendJson(res: ServerResponse, status: number, body: EnvelopeError | Rec
   res.end(text);
 }
 
-/** Constant-time comparison of a presented bearer token with the configured one (hashes equalise lengths). */
-export function tokenMatches(presented: string, expected: string): boolean {
-  const a = createHash("sha256").update(presented).digest();
-  const b = createHash("sha256").update(expected).digest();
-  return timingSafeEqual(a, b);
-}
 
 /**
  * Reads a request body up to `limit` bytes. Resolves null after answering 413 itself when the declared
@@ -106,7 +100,7 @@ export async function startHttpServer(factory: () => Server, opts: HttpOptions):
       if (opts.token) {
         const auth = req.headers.authorization ?? "";
         const presented = /^bearer\s+/i.test(auth) ? auth.replace(/^bearer\s+/i, "") : "";
-        if (!tokenMatches(presented, opts.token)) {
+        if (!tokenEquals(presented, opts.token)) {
           sendJson(res, 401, rpcError(null, -32600, "Missing or wrong bearer token: send Authorization: Bearer <server.token>."), { "www-authenticate": 'Bearer realm="hostgate"' });
           return;
         }
