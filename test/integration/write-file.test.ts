@@ -138,3 +138,13 @@ describe("WriteFile: a directory swapped for a symlink after approval (review fi
     rmSync(root, { recursive: true, force: true });
   });
 });
+
+describe("WriteFile: a parent that is not a directory", () => {
+  it("is refused at plan time instead of planning a create", async () => {
+    const ctx = await realContext();
+    const root = mkdtempSync(join(tmpdir(), "hg-notdir-"));
+    writeFileSync(join(root, "file"), "x");
+    await expect(writeFile.preview({ path: join(root, "file", "child"), content: "y" }, ctx)).rejects.toMatchObject({ code: "invalid_params" });
+    rmSync(root, { recursive: true, force: true });
+  });
+});

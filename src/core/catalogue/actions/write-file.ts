@@ -46,6 +46,9 @@ async function inspect(path: string, ctx: ActionContext): Promise<{ current: Cur
     }
     throw err;
   }
+  if (!(await ctx.host.stat(realDir)).is_directory) {
+    throw new HostgateError("invalid_params", `${dir} is not a directory.`, { hint: "Pick a path whose parent is an existing directory." });
+  }
   refuseForbidden(path, `${realDir === "/" ? "" : realDir}/${path.slice(slash + 1)}`);
   let st;
   try {
