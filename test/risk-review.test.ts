@@ -21,3 +21,21 @@ describe("review findings", () => {
     for (const c of ["dpkg -l", "rpm -qa", "echo a b | xargs ls"]) expect((await engine()).assess(c).decision).toBe("allow");
   });
 });
+
+describe("second review: programs and commands built at run time", () => {
+  const HIGH = [
+    "cat /tmp/f | xargs env", "cat /tmp/f | xargs nice", "cat /tmp/f | xargs -I{} sed -n {} /etc/hosts", "cat /tmp/f | xargs sed -i",
+    "cat /tmp/f | xargs -I{} awk {}", "cat /tmp/f | xargs -I{} rsync -e {} a b", "sed -n \"$(cat /tmp/f)\" /etc/hosts", "awk \"$(cat /tmp/f)\"",
+    "apt-get install /tmp/x.deb", "apt install ./x.deb", "dnf install ./x.rpm", "snap install --dangerous x.snap", "pip install /tmp/evil.tar.gz",
+  ];
+  for (const command of HIGH) {
+    it(`${command} is never allowed`, async () => {
+      expect((await engine()).assess(command).decision).not.toBe("allow");
+    });
+  }
+  it("keeps everyday sed, awk, xargs and package installs as they were", async () => {
+    for (const c of ["sed -n 1p /etc/hosts", "awk '{print $1}' /etc/passwd", "find . -name '*.log' | xargs grep error", "apt-get install -y nginx"]) {
+      expect((await engine()).assess(c).decision).toBe("allow");
+    }
+  });
+});

@@ -3,6 +3,7 @@ import { findAction } from "../core/catalogue/index.ts";
 import { HostgateError } from "../core/errors.ts";
 import { findControlCharacter } from "../core/limits.ts";
 import { planIntent } from "../core/planner/rules.ts";
+import { agentPreview } from "../core/transaction/agent-preview.ts";
 import { previewHashInput } from "../core/transaction/preview-hash.ts";
 import { PLAN_TTL_MS, type Transaction } from "../core/transaction/transaction.ts";
 import type { PlanInput, PlanResult } from "../ipc/protocol.ts";
@@ -70,7 +71,7 @@ export async function plan(deps: DaemonDeps, input: PlanInput, actor: string): P
     };
     await audit(deps.audit(), "plan.created", actor, { transaction_id: tx.id, action: tx.action_name, params: tx.params as JsonValue, risk_level: tx.risk_level, preview_hash: tx.preview_hash, planner });
     deps.transactions().insert(tx);
-    steps.push({ transaction_id: tx.id, action_name: tx.action_name, params: tx.params, access: p.action.access, risk_level: tx.risk_level, preview: tx.preview, preview_hash: tx.preview_hash, expires_at: new Date(tx.plan_expires_at).toISOString() });
+    steps.push({ transaction_id: tx.id, action_name: tx.action_name, params: tx.params, access: p.action.access, risk_level: tx.risk_level, preview: agentPreview(tx.preview), preview_hash: tx.preview_hash, expires_at: new Date(tx.plan_expires_at).toISOString() });
   }
   return {
     planner,

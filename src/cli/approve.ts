@@ -6,21 +6,30 @@ import { EXIT } from "./common.ts";
 
 /**
  * Makes text safe to show a human deciding on it: every control character except newline and tab (CR, ESC and
- * the rest of C0/C1, DEL) and every bidirectional or zero-width formatting character is shown as a visible
- * escape such as `\r`, `\x1b` or `<U+202E>`, so a preview cannot move the cursor, hide text or reorder it.
+ * the rest of C0/C1, DEL), every format character (bidi controls, zero-width and invisible characters, tags,
+ * soft hyphen: Unicode Cf), line and paragraph separators, default-ignorable code points and Hangul fillers are
+ * shown as visible escapes such as `\r`, `\x1b` or `<U+202E>`, so a preview cannot move the cursor, hide text,
+ * reorder it or look like something else.
  */
 export function visible(text: string): string {
-  return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]/g, (c) => {
+  return text.replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}\u115f\u1160\u3164\uffa0]/gu, (c) => {
+    if (c === "\n" || c === "\t") return c;
     if (c === "\r") return "\\r";
-    const code = c.charCodeAt(0);
+    const code = c.codePointAt(0)!;
     return code < 0x100 ? `\\x${code.toString(16).padStart(2, "0")}` : `<U+${code.toString(16).toUpperCase().padStart(4, "0")}>`;
   });
+}
+
+/** Params on one line for the header, cut at 300 characters: the full change is in the preview below. */
+function paramsLine(params: Record<string, unknown>): string {
+  const text = JSON.stringify(params);
+  return text.length <= 300 ? text : `${text.slice(0, 300)}… (${text.length} characters; the full change is shown below)`;
 }
 
 function render(tx: ShowResult): string {
   return visible([
     `Transaction  ${tx.transaction_id}`,
-    `Action       ${tx.action_name} ${JSON.stringify(tx.params)}`,
+    `Action       ${tx.action_name} ${paramsLine(tx.params)}`,
     `Risk         ${tx.risk_level.toUpperCase()}`,
     `State        ${tx.state}`,
     `Planned by   ${tx.actor} at ${tx.created_at}`,

@@ -163,3 +163,33 @@ describe("secrets found by the newcomer review", () => {
     expect(redactSecrets("mkdir -p /var/tmp/x").text).toBe("mkdir -p /var/tmp/x");
   });
 });
+
+describe("secrets found by the second review", () => {
+  const CASES: [string, string][] = [
+    ['{"password": "JsonSecret99"}', "JsonSecret99"],
+    ["redis://:pw1234@host:6379", "pw1234"],
+    ["Authorization: Basic dXNlcjpwYXNzd29yZA==", "dXNlcjpwYXNzd29yZA"],
+    ["sshpass -p hunter2 ssh host", "hunter2"],
+    ["curl -u admin:s3cr3t https://x", "s3cr3t"],
+    ["DB_PASS=topsecret", "topsecret"],
+    ["passphrase=correcthorse", "correcthorse"],
+    ["<password>xmlsecret</password>", "xmlsecret"],
+    ["key sk_live_abcdefghijklmnop1234", "sk_live_abcdefghijklmnop1234"],
+    ["OPENAI sk-abcdefghijklmnopqrstuvwx", "sk-abcdefghijklmnopqrstuvwx"],
+    ["glpat-abcdefghijklmnopqrst", "glpat-abcdefghijklmnopqrst"],
+    ["AIzaSyA1234567890abcdefghijklmnopqrstuv", "AIzaSyA1234567890abcdefghijklmnopqrstuv"],
+    ["eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N", "dozjgNryP4J3jVmNHl0w5N"],
+    ["https://hooks.slack.com/services/T000/B000/XXXXXXXX", "B000/XXXXXXXX"],
+    ["$argon2id$v=19$m=65536,t=3,p=4$c29tZXNhbHQ$RdescudvJCsgt3ub", "RdescudvJCsgt3ub"],
+    ["$apr1$salt1234$abcdefghijklmnopqrstuv", "abcdefghijklmnopqrstuv"],
+    ["-----BEGIN PGP PRIVATE KEY BLOCK-----\nlQOYBGX0pgpbody\n-----END PGP PRIVATE KEY BLOCK-----", "lQOYBGX0pgpbody"],
+  ];
+  for (const [text, secret] of CASES) {
+    it(`redacts ${text.slice(0, 40)}`, () => {
+      expect(redactSecrets(text).text).not.toContain(secret);
+    });
+  }
+  it("redacts a PGP key split across lines", () => {
+    expect(redactLines(["-----BEGIN PGP PRIVATE KEY BLOCK-----", "lQOYBGX0pgpbodyline", "-----END PGP PRIVATE KEY BLOCK-----"]).lines.join("\n")).not.toContain("lQOYBGX0pgpbodyline");
+  });
+});

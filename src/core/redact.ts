@@ -5,19 +5,24 @@
  */
 /** `keep`: the first capture group is a label (e.g. `password=`) kept before the redaction marker. */
 const PATTERNS: readonly { name: string; re: RegExp; keep?: true }[] = [
-  { name: "private_key", re: /-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|$)/g },
-  { name: "ssh_private_key", re: /-----BEGIN OPENSSH PRIVATE KEY-----[\s\S]*?(?:-----END OPENSSH PRIVATE KEY-----|$)/g },
+  { name: "private_key", re: /-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|$)/g },
   // crypt(5): `$id$salt$hash`, also `$5$/$6$rounds=N$salt$hash` and yescrypt `$y$params$salt$hash`
-  { name: "shadow_hash", re: /\$(?:1|2[abxy]?|5|6|y|gy|7)\$(?:[^\s:$]{0,64}\$){1,3}[./A-Za-z0-9]{16,}/g },
-  { name: "url_credentials", re: /(\b[a-z][a-z0-9+.-]*:\/\/[^\s:/@]+:)[^\s@/]+(?=@)/gi, keep: true },
-  { name: "slack_token", re: /\bxox[abposr]-[A-Za-z0-9-]{10,}/g },
+  { name: "shadow_hash", re: /\$(?:1|2[abxy]?|5|6|y|gy|7|apr1|pbkdf2[-_a-z0-9]*)\$(?:[^\s:$]{0,64}\$){1,3}[./A-Za-z0-9+=]{16,}/g },
+  { name: "argon2_hash", re: /\$argon2(?:id|i|d)\$[^\s:]+/g },
+  { name: "url_credentials", re: /(\b[a-z][a-z0-9+.-]*:\/\/[^\s:/@]*:)[^\s@/]+(?=@)/gi, keep: true },
+  { name: "slack_token", re: /\bxox[abposr]-[A-Za-z0-9-]{10,}|\bxapp-[A-Za-z0-9-]{10,}|https:\/\/hooks\.slack\.com\/services\/[A-Za-z0-9/]+/g },
+  { name: "api_key", re: /\b(?:sk_live_|sk_test_|rk_live_|glpat-|npm_)[A-Za-z0-9_-]{16,}|\bsk-[A-Za-z0-9_-]{20,}|\bAIza[0-9A-Za-z_-]{35}\b/g },
+  { name: "jwt", re: /\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g },
   // mysql/mariadb `-pSECRET` (no space). Values without a letter (ports, pids: ssh -p2222, ps -p1) are kept.
   { name: "mysql_password_flag", re: /((?:^|\s)-p)(?=\S*[A-Za-z])(\S{3,})(?=\s|$)/g, keep: true },
+  { name: "sshpass", re: /(\bsshpass\s+-p\s*)(\S+)/g, keep: true },
+  { name: "user_password_flag", re: /((?:^|\s)(?:-u|--user)\s+[^\s:]+:)(\S+)/g, keep: true },
   { name: "aws_access_key", re: /\b(?:AKIA|ASIA)[A-Z0-9]{16}\b/g },
   { name: "github_token", re: /\bgh[pousr]_[A-Za-z0-9]{36,}\b/g },
-  { name: "bearer_token", re: /\b(Bearer\s+)[A-Za-z0-9._~+/-]{16,}=*/gi , keep: true },
-  { name: "credential_assignment", re: /((?:password|passwd|pwd|secret|token|api[_-]?key|access[_-]?key)\s*[=:]\s*)("[^"]*"|'[^']*'|[^\s&;,'"]+)/gi , keep: true },
-  { name: "credential_flag", re: /(--(?:password|passwd|secret|token|api-key)(?:=|\s+))(\S+)/gi , keep: true },
+  { name: "bearer_token", re: /\b((?:Bearer|Basic)\s+)[A-Za-z0-9._~+/-]{12,}=*/gi, keep: true },
+  { name: "xml_secret", re: /(<(?:password|passwd|secret|token|passphrase)>)[^<]*/gi, keep: true },
+  { name: "credential_assignment", re: /(["']?(?:password|passwd|pwd|pass|passphrase|secret|token|api[_-]?key|access[_-]?key|[A-Za-z0-9]+_(?:pass|password|secret|token|key))["']?\s*[=:]\s*)("[^"]*"|'[^']*'|[^\s&;,'"]+)/gi, keep: true },
+  { name: "credential_flag", re: /(--(?:password|passwd|secret|token|api-key)(?:=|\s+))(\S+)/gi, keep: true },
 ];
 
 /** Returns the text with secrets replaced by `[redacted:<kind>]`, and how many replacements were made. */
@@ -33,8 +38,8 @@ export function redactSecrets(text: string): { text: string; redactions: number 
   return { text: out, redactions };
 }
 
-const KEY_BEGIN = /-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----/;
-const KEY_END = /-----END [A-Z0-9 ]*PRIVATE KEY-----/;
+const KEY_BEGIN = /-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----/;
+const KEY_END = /-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----/;
 const KEY_BODY = /^[A-Za-z0-9+/=]{16,}$/;
 /** The last base64 line before END is as short as the key's length leaves it (e.g. `AAAB==`). */
 const KEY_LAST_BODY = /^[A-Za-z0-9+/]+={0,2}$/;

@@ -68,10 +68,15 @@ describe.skipIf(missing !== null)("approval workflow with real processes", () =>
     const target = join(work, "motd");
     writeFileSync(target, "old\n");
     const step = await planOne("WriteFile", { path: target, content: "new\n" });
-    expect((step.preview as Json).text).toContain("-old");
+    // The model sees its own added lines but not the current file (plan is not a way to read files) …
     expect((step.preview as Json).text).toContain("+new");
+    expect((step.preview as Json).text).not.toContain("-old");
     expect(readFileSync(target, "utf8")).toBe("old\n");
-    const receipt = await approved(step);
+    // … while the human at the terminal sees the whole diff.
+    const approval = await approveViaPty(daemon.adminSocket, step.transaction_id as string);
+    expect(approval.output).toContain("-old");
+    expect(approval.output).toContain("+new");
+    const receipt = approval.receipt!;
     const first = await executeStep(step, receipt);
     expect(firstResult(first)).toMatchObject({ status: "succeeded" });
     expect(first.value.checkpoint).toMatchObject({ seq: expect.any(Number) as number });

@@ -563,6 +563,7 @@ function inspect(cmd: Cmd, ctx: Ctx, scope: Scope): void {
     case "find": { findExec(cmd, ctx, scope); return; }
     case "fd": case "fdfind": { fdExec(cmd, ctx, scope); return; }
     case "sed": { sedExec(cmd, ctx, scope); return; }
+    case "awk": case "gawk": case "mawk": case "nawk": case "busybox-awk": { awkProgram(cmd, ctx, scope); return; }
     case "at": case "batch": { atJob(cmd, ctx, scope); return; }
     case "ssh": { sshRemote(cmd, ctx, scope); return; }
   }
@@ -814,6 +815,9 @@ function unwrap(cmd: Cmd, ctx: Ctx, scope: Scope): void {
   inspect(inner, ctx, scope);
 }
 
+/** Tools whose operands can be a program: fed by xargs from unseen input they run unseen code. */
+const XARGS_PROGRAM_TAKERS = new Set(["sed", "awk", "gawk", "mawk", "nawk", "perl", "rsync", "find", "xargs", "parallel", "ssh", "git"]);
+
 function xargs(cmd: Cmd, rest: Arg[], ctx: Ctx, scope: Scope): void {
   const argv = rest.length ? rest : [literalArg("echo")];
   const src = cmd.stdin.kind === "pipe" ? cmd.stdin.from : null;
@@ -829,6 +833,11 @@ function xargs(cmd: Cmd, rest: Arg[], ctx: Ctx, scope: Scope): void {
   }
   // Items appended to a shell or interpreter are code assembled at run time: never resolved on our say-so.
   const runner = argv[0] ? commandName(argv[0].text) : "";
+  // Input the engine cannot see, handed to a wrapper (env, nice, timeout…) or a program-taking tool (sed, awk,
+  // rsync -e…), becomes the command or program itself.
+  if (unknown && (Object.hasOwn(WRAPPERS, runner) || XARGS_PROGRAM_TAKERS.has(runner))) {
+    emit(ctx, scope, "dynamic_command_name", cmd.node, `xargs builds the ${runner} command from input the engine cannot see`);
+  }
   if ((SHELLS.has(runner) || INTERPRETERS.has(runner)) && (unknown || extra.length > 0)) {
     extra = (extra.length ? extra : [literalArg("")]).map((a) => ({ ...a, dynamic: true }));
     unknown = true;
@@ -867,6 +876,22 @@ function findExec(cmd: Cmd, ctx: Ctx, scope: Scope): void {
   }
 }
 
+const AWK_OPTS: OptionSpec = { shortArgs: "fvF", longArgs: ["file", "assign", "field-separator", "include", "load", "source"] };
+
+/**
+ * awk programs can run commands (`system()`, `| getline`, `print | "cmd"`): a program built at run time is opaque
+ * code; a literal one that pipes or calls system() is code in an interpreter the engine does not analyse.
+ */
+function awkProgram(cmd: Cmd, ctx: Ctx, scope: Scope): void {
+  const p = optionsOf(cmd, AWK_OPTS);
+  const programs = [...valueAfter(cmd, ["--source"]), ...(p.flags.has("-f") || p.flags.has("--file") ? [] : p.operands.slice(0, 1))];
+  if (p.flags.has("-f") || p.flags.has("--file")) emit(ctx, scope, "interpreter_code", cmd.node, "an awk program file");
+  for (const prog of programs) {
+    if (prog.dynamic) emit(ctx, scope, "opaque_code", cmd.node, "an awk program built at run time");
+    else if (/\bsystem\s*\(|\|\s*getline|\bprint[^;}]*\|/.test(prog.text)) emit(ctx, scope, "interpreter_code", cmd.node, "an awk program that runs commands");
+  }
+}
+
 const FD_OPTS: OptionSpec = { shortArgs: "etdEcjSx", longArgs: ["extension", "type", "max-depth", "exclude", "color", "threads", "size", "changed-within", "changed-before", "owner", "base-directory", "path-separator", "search-path", "max-results", "exact-depth", "min-depth"] };
 
 function fdExec(cmd: Cmd, ctx: Ctx, scope: Scope): void {
@@ -883,8 +908,16 @@ function fdExec(cmd: Cmd, ctx: Ctx, scope: Scope): void {
 
 const SED_OPTS: OptionSpec = { shortArgs: "efl", longArgs: ["expression", "file", "line-length"] };
 
+/** The argument after a flag such as -e, when the flag and its value are separate words. */
+const valueAfter = (cmd: Cmd, flags: readonly string[]): Arg[] => cmd.args.filter((_, i) => i > 0 && flags.includes(cmd.args[i - 1]!.text));
+
 function sedExec(cmd: Cmd, ctx: Ctx, scope: Scope): void {
   const p = optionsOf(cmd, SED_OPTS);
+  // A sed script built at run time can hold `e` (execute) or `w` commands the engine cannot see.
+  const byFlag = valueAfter(cmd, ["-e", "--expression"]);
+  if (byFlag.some((a) => a.dynamic) || (byFlag.length === 0 && !p.flags.has("-f") && p.operands[0]?.dynamic)) {
+    emit(ctx, scope, "opaque_code", cmd.node, "a sed script built at run time");
+  }
   const scripts = [...(p.flags.get("-e") ?? []), ...(p.flags.get("--expression") ?? [])];
   if (scripts.length === 0 && !p.flags.has("-f") && p.operands[0]) scripts.push(p.operands[0].text);
   for (const s of scripts) for (const text of scanSed(s).execs) if (text) analyseCode(text, ctx, scope, cmd);

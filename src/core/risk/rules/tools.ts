@@ -110,6 +110,17 @@ export const TOOL_RULES: readonly Rule[] = [
     examples: { match: ["dpkg -i x.deb", "dpkg --purge nginx", "rpm -Uvh pkg.rpm", "rpm -e nginx"], noMatch: ["dpkg -l", "dpkg -L bash", "dpkg --status bash", "rpm -qa", "rpm -qi bash"] },
   },
   {
+    id: "local_package_install", severity: "high",
+    reason: "installs a package from a local file or archive (maintainer or build scripts run with no repository signature)",
+    commands: ["apt", "apt-get", "dnf", "yum", "zypper", "snap", "pip", "pip3", "npm", "pnpm", "yarn"],
+    test: (cmd) => {
+      const t = cmd.args.map((a) => a.text);
+      if (!t.some((x) => /^(install|reinstall|localinstall|add|i)$/.test(x))) return false;
+      return t.includes("--dangerous") || t.some((x) => /^(\.{0,2}\/|~\/)|\.(deb|rpm|snap|tgz|tar\.gz|whl|zip)$/.test(x));
+    },
+    examples: { match: ["apt-get install /tmp/x.deb", "apt install ./x.deb", "dnf install ./x.rpm", "yum localinstall x.rpm", "snap install --dangerous x.snap", "pip install /tmp/evil.tar.gz", "npm install -g /tmp/evil.tgz"], noMatch: ["apt-get install nginx", "pip install requests", "npm install", "dnf install httpd"] },
+  },
+  {
     id: "mutating_subcommand", severity: "medium",
     reason: "a subcommand that changes state (install, commit, apply, restart…)",
     commands: Object.keys(TOOLS),
