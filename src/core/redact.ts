@@ -30,9 +30,12 @@ export function redactSecrets(text: string): { text: string; redactions: number 
   let redactions = 0;
   let out = text;
   for (const { name, re, keep } of PATTERNS) {
-    out = out.replace(re, (_match: string, label: unknown) => {
+    out = out.replace(re, (match: string, label: unknown) => {
+      const prefix = keep && typeof label === "string" ? label : "";
+      // Already redacted (a second pass): leave it, so redaction is idempotent.
+      if (match.slice(prefix.length).replace(/^["']/, "").startsWith("[redacted:")) return match;
       redactions++;
-      return `${keep && typeof label === "string" ? label : ""}[redacted:${name}]`;
+      return `${prefix}[redacted:${name}]`;
     });
   }
   return { text: out, redactions };

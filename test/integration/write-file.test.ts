@@ -148,3 +148,12 @@ describe("WriteFile: a parent that is not a directory", () => {
     rmSync(root, { recursive: true, force: true });
   });
 });
+
+describe("WriteFile: paths added after the second review", () => {
+  it("refuses /etc/ld.so.preload and /etc/security/opasswd", async () => {
+    const ctx = await realContext();
+    for (const path of ["/etc/ld.so.preload", "/etc/security/opasswd"]) {
+      expect(await errorCode(() => writeFile.preview({ path, content: "x" }, ctx)), path).toBe("forbidden_path");
+    }
+  });
+});

@@ -13,6 +13,8 @@ import { isWithinRoot } from "../../paths.ts";
 export const FORBIDDEN_FILES: readonly string[] = [
   "/etc/shadow", "/etc/gshadow", "/etc/passwd", "/etc/group", "/etc/sudoers",
   "/etc/shadow-", "/etc/gshadow-", "/etc/passwd-", "/etc/group-",
+  // Review additions: a preload list injects code into every process; opasswd holds old password hashes.
+  "/etc/ld.so.preload", "/etc/security/opasswd",
 ];
 
 /** Trees no file may be written under. */
