@@ -35,7 +35,7 @@ export class LinuxHostProbe implements HostProbe {
     }
   }
 
-  async readRange(path: string, start: number, length: number): Promise<string> {
+  private async readRange(path: string, start: number, length: number): Promise<string> {
     let handle;
     try {
       handle = await open(path, fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW | fsConstants.O_NONBLOCK);

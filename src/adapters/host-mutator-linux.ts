@@ -6,7 +6,7 @@ import { HostgateError } from "../core/errors.ts";
 import type { Hasher } from "../ports/hasher.ts";
 import type { HostMutator, SignalName, WriteFileOptions } from "../ports/host-mutator.ts";
 import type { RunOptions } from "../ports/host-probe.ts";
-import { nodeHasher } from "./hasher-node.ts";
+import { nodeCrypto } from "./crypto-node.ts";
 import { LinuxHostProbe } from "./host-linux.ts";
 
 const DEFAULT_NEW_MODE = 0o644;
@@ -52,7 +52,7 @@ async function currentHash(path: string, hasher: Hasher): Promise<{ sha256: stri
 export class LinuxHostMutator implements HostMutator {
   constructor(
     private readonly probe: LinuxHostProbe = new LinuxHostProbe(),
-    private readonly hasher: Hasher = nodeHasher,
+    private readonly hasher: Hasher = nodeCrypto,
   ) {}
 
   async writeFileAtomic(path: string, content: string, opts: WriteFileOptions): Promise<void> {

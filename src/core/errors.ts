@@ -10,7 +10,6 @@ export type ErrorCode =
   | "not_found"
   | "permission_denied"
   | "forbidden_path"
-  | "unsupported_distro"
   | "unavailable"
   | "answer_too_large"
   | "arguments_too_large"

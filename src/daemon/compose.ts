@@ -1,7 +1,6 @@
 import { join } from "node:path";
 import { openAuditStore } from "../adapters/audit-sqlite.ts";
 import { nodeCrypto } from "../adapters/crypto-node.ts";
-import { nodeHasher } from "../adapters/hasher-node.ts";
 import { LinuxHostProbe } from "../adapters/host-linux.ts";
 import { LinuxHostMutator } from "../adapters/host-mutator-linux.ts";
 import { openAiPlanner } from "../adapters/planner-openai.ts";
@@ -57,7 +56,7 @@ export async function composeDaemon(config: Config, opts: ComposeOptions): Promi
   if (backend.warning) announce(backend.warning.replace(/^hostgate: /, ""));
   const state = stateDir(opts.mode, config.state.dir);
   const runtime = runtimeDir(opts.mode, state);
-  const ctx: ActionContext = { host, clock, family: identity.family, units: backend.units, mutator: new LinuxHostMutator(), hash: nodeHasher, self_pid: process.pid };
+  const ctx: ActionContext = { host, clock, family: identity.family, units: backend.units, mutator: new LinuxHostMutator(), hash: nodeCrypto, self_pid: process.pid };
 
   let transactions: TransactionStore | null = null;
   let auditStore: AuditStore | null = null;

@@ -1,8 +1,7 @@
-import { createConnection } from "node:net";
 import { join } from "node:path";
 import type { Config } from "../config/schema.ts";
 import type { DaemonClient } from "../ipc/client.ts";
-import { serveIpc, type IpcListener } from "../ipc/server.ts";
+import { serveIpc, socketIsLive, type IpcListener } from "../ipc/server.ts";
 import { socketDaemonClient } from "../ipc/socket-client.ts";
 import { composeDaemon, type ComposeOptions, type ComposedDaemon } from "./compose.ts";
 
@@ -15,14 +14,6 @@ export interface EmbeddedDaemon {
   adminSocket: string;
   composed: ComposedDaemon | null;
   close(): Promise<void>;
-}
-
-function isLive(path: string): Promise<boolean> {
-  return new Promise((resolve) => {
-    const s = createConnection(path);
-    s.once("connect", () => { s.destroy(); resolve(true); });
-    s.once("error", () => { resolve(false); });
-  });
 }
 
 /**
@@ -40,7 +31,7 @@ export async function startEmbeddedDaemon(config: Config, opts: Omit<ComposeOpti
     const client = socketDaemonClient(agentSocket);
     return { client, role: "client", agentSocket, adminSocket, composed: null, close: () => client.close() };
   };
-  if (await isLive(agentSocket)) return asClient();
+  if (await socketIsLive(agentSocket)) return asClient();
   const listeners: IpcListener[] = [];
   const clients = { agent: composed.service.agent("mcp"), admin: composed.service.admin("admin") };
   try {
@@ -48,7 +39,7 @@ export async function startEmbeddedDaemon(config: Config, opts: Omit<ComposeOpti
     listeners.push(await serveIpc({ kind: "unix", path: adminSocket, mode: 0o600 }, "admin", clients));
   } catch (err) {
     await Promise.all(listeners.map((l) => l.close()));
-    if (await isLive(agentSocket)) return asClient();
+    if (await socketIsLive(agentSocket)) return asClient();
     throw err;
   }
   return {

@@ -36,15 +36,19 @@ export function tokenEquals(presented: string, expected: string): boolean {
   return timingSafeEqual(createHash("sha256").update(presented).digest(), createHash("sha256").update(expected).digest());
 }
 
-/** Removes a socket file left by a dead daemon; refuses when a live daemon still answers on it. */
-async function clearStaleSocket(path: string): Promise<void> {
-  if (!existsSync(path)) return;
-  const live = await new Promise<boolean>((resolve) => {
+/** Whether something accepts connections on a Unix socket path right now. */
+export function socketIsLive(path: string): Promise<boolean> {
+  return new Promise((resolve) => {
     const probe = createConnection(path);
     probe.once("connect", () => { probe.destroy(); resolve(true); });
     probe.once("error", () => { resolve(false); });
   });
-  if (live) throw new Error(`Another hostgate daemon is listening on ${path}. Stop it first, or point this one elsewhere.`);
+}
+
+/** Removes a socket file left by a dead daemon; refuses when a live daemon still answers on it. */
+async function clearStaleSocket(path: string): Promise<void> {
+  if (!existsSync(path)) return;
+  if (await socketIsLive(path)) throw new Error(`Another hostgate daemon is listening on ${path}. Stop it first, or point this one elsewhere.`);
   unlinkSync(path);
 }
 

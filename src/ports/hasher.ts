@@ -1,6 +1,6 @@
 /**
  * Cryptographic hashing for core/, which may not import node:crypto (DESIGN.md, Layers).
- * Implemented by `adapters/hasher-node.ts`.
+ * Implemented by `adapters/crypto-node.ts` (as part of the Crypto port).
  */
 export interface Hasher {
   /** Lower-case hex SHA-256 (64 characters) of the UTF-8 encoding of `data`. */

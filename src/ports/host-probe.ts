@@ -34,8 +34,6 @@ export interface InterfaceAddress {
  */
 export interface HostProbe {
   readText(path: string, opts?: { maxBytes?: number }): Promise<string>;
-  /** Reads up to `length` bytes starting at byte `start` (for tails of large files). */
-  readRange(path: string, start: number, length: number): Promise<string>;
   /**
    * Reads the end of a file confined to `within`: the file is opened first, and the path the kernel reports for
    * the open descriptor must lie under `within` (so a directory swapped for a symlink between a check and the

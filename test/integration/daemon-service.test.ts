@@ -53,15 +53,17 @@ describe("receipts expire by the daemon's clock", () => {
     expect(readFileSync(join(dir, "early"), "utf8")).toBe("x\n");
   });
 
-  it("keeps receipts out of the audit chain", async () => {
+  it("redacts a receipt that reaches an audit payload in free text, before signing", async () => {
     const agent = d.service.agent("test");
     const p = await agent.plan({ steps: [{ action: "ReloadService", params: { unit: "cron.service" } }] });
     if (!p.ok) throw new Error(p.error.message);
     const a = await d.service.admin("human").approve(p.value.steps[0]!.transaction_id);
     if (!a.ok) throw new Error(a.error.message);
-    await agent.execute({ steps: [{ transaction_id: p.value.steps[0]!.transaction_id, action_name: "ReloadService", params: p.value.steps[0]!.params, approval_receipt: `${a.value.receipt} ` }] });
-    const all = d.openStores().audit.query({ limit: 10_000 });
-    expect(JSON.stringify(all)).not.toContain(a.value.receipt);
+    // A careless future code path: the composed store must still keep the receipt out of the chain.
+    await d.openStores().audit.append({ kind: "test.note", actor: "test", payload: { note: `user pasted ${a.value.receipt} into chat` } }, { durable: true });
+    const all = JSON.stringify(d.openStores().audit.query({ limit: 10_000 }));
+    expect(all).toContain("user pasted");
+    expect(all).not.toContain(a.value.receipt);
   });
 });
 

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { DaemonClient } from "../../ipc/client.ts";
+import { wireJsonSchema } from "../../ipc/json-schema.ts";
 import type { Outcome } from "../../ipc/protocol.ts";
 import { errorResult } from "../result.ts";
 import type { ToolAnnotations, ToolSpec } from "../tool-spec.ts";
@@ -16,11 +17,6 @@ export interface FixedToolDef<I extends z.ZodType> {
   call(client: DaemonClient, args: z.infer<I>): Promise<Outcome<unknown>>;
 }
 
-const jsonSchema = (schema: z.ZodType, io: "input" | "output"): Record<string, unknown> => {
-  const s = z.toJSONSchema(schema, { io, unrepresentable: "any" }) as Record<string, unknown>;
-  delete s.$schema;
-  return s.type === "object" ? s : { type: "object", properties: {}, ...s };
-};
 
 /**
  * Builds a ToolSpec from a fixed tool's data. Arguments are checked against the input schema here only to
@@ -34,8 +30,8 @@ export function fixedTool<I extends z.ZodType>(def: FixedToolDef<I>): ToolSpec {
     name: def.name,
     title: def.title,
     description: def.description,
-    get inputSchema() { return (input ??= jsonSchema(def.input, "input")); },
-    get outputSchema() { return (output ??= jsonSchema(def.output, "output")); },
+    get inputSchema() { return (input ??= wireJsonSchema(def.input, "input")); },
+    get outputSchema() { return (output ??= wireJsonSchema(def.output, "output")); },
     annotations: def.annotations,
     toolsets: def.toolsets,
     handler: async (args, client) => {

@@ -42,14 +42,11 @@ export default defineReadOnlyAction({
     // Opened and checked again by the adapter: the path the kernel reports for the open file must be under the
     // root, with a single link (no swap of a directory for a symlink after the check above, no hard links).
     const tail = await ctx.host.readTailConfined(real, LOG_ROOT, { maxBytes: MAX_BYTES, maxLines: params.lines + 1 });
-    const text = tail.text;
-    const end = tail.startOffset;
-    const st = { size: tail.size };
-    let lines = text.split("\n");
+    let lines = tail.text.split("\n");
     if (lines[lines.length - 1] === "") lines.pop();
-    if (end > 0) lines.shift(); // the first line is probably cut
+    if (tail.startOffset > 0) lines.shift(); // the first line is probably cut
     if (params.grep !== undefined) lines = lines.filter((l) => l.includes(params.grep!));
     const truncated = lines.length > params.lines;
-    return { path: real, lines: lines.slice(-params.lines), file_size_bytes: st.size, truncated };
+    return { path: real, lines: lines.slice(-params.lines), file_size_bytes: tail.size, truncated };
   },
 });
