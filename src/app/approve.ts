@@ -7,7 +7,7 @@ import type { DaemonDeps } from "./deps.ts";
 
 function load(deps: DaemonDeps, id: string): Transaction {
   const tx = deps.transactions().get(id);
-  if (!tx) throw new HostgateError("unknown_transaction", `No transaction ${id}.`, { hint: "Copy the transaction_id from the plan output; `hostgate history` lists recent ones." });
+  if (!tx) throw new HostgateError("unknown_transaction", `No transaction ${id}.`, { hint: "Copy the transaction_id from the plan output; the history tool lists recent ones." });
   return tx;
 }
 
@@ -40,7 +40,7 @@ export async function approve(deps: DaemonDeps, id: string, approvedBy: string, 
   const expiresAt = now + RECEIPT_TTL_MS;
   await audit(deps.audit(), "approve", approvedBy, { transaction_id: id, action: tx.action_name, preview_hash: tx.preview_hash, receipt_expires_at: expiresAt }, true);
   if (!deps.transactions().approve(id, deps.crypto.sha256Hex(receipt), approvedBy, now, expiresAt)) {
-    throw new HostgateError("transaction_closed", `Transaction ${id} changed state while it was being approved.`, { hint: "Check `hostgate history` and plan again if needed." });
+    throw new HostgateError("transaction_closed", `Transaction ${id} changed state while it was being approved.`, { hint: "Check the history tool and plan again if needed." });
   }
   return { transaction_id: id, receipt, expires_at: new Date(expiresAt).toISOString(), preview_hash: tx.preview_hash, checkpoint: checkpointRef(deps.audit()) };
 }

@@ -71,12 +71,13 @@ export function registerApproveCommands(program: Command): void {
         }
         process.stdout.write(render(shown.value));
         if (shown.value.state !== "planned") {
-          process.stderr.write(`hostgate: this transaction is ${shown.value.state}; only planned transactions can be approved.\n`);
+          process.stderr.write(`hostgate: this transaction is in state ${shown.value.state}; only planned transactions can be approved.\n`);
           process.exit(EXIT.failure);
         }
         const word = confirmationWord(shown.value);
         const rl = createInterface({ input: process.stdin, output: process.stdout });
-        const answer = (await rl.question(`Type ${JSON.stringify(word)} to approve, anything else to cancel: `)).trim();
+        // End of input (Ctrl+D) or an interrupted prompt is a "no", never a crash.
+        const answer = (await rl.question(`Type ${JSON.stringify(word)} to approve, anything else to cancel: `).catch(() => "")).trim();
         rl.close();
         if (answer !== word) {
           process.stdout.write("Not approved.\n");

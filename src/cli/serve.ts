@@ -23,7 +23,8 @@ export function registerServeCommand(program: Command): void {
         started = await startHttpServer(factory, config.server);
         log(`listening on ${started.url} (${tools.length} tools, embedded daemon)`);
       } catch (err) {
-        log((err as Error).message);
+        const inUse = (err as NodeJS.ErrnoException).code === "EADDRINUSE";
+        log(`${(err as Error).message}${inUse ? ". Another server uses that port: pick another with --port N (0 = any free port) or server.port in the config." : ""}`);
         process.exit(EXIT.usage);
       }
       const clientUrl = started.url.replace("://0.0.0.0:", "://<this host's address>:").replace("://[::]:", "://<this host's address>:");

@@ -46,7 +46,7 @@ export class SocketConnection {
     try {
       socket = await this.connect();
     } catch (err) {
-      return { v: PROTOCOL_VERSION, id: null, ok: false, error: { code: "unavailable", message: `Cannot reach the hostgate daemon at ${this.address}: ${(err as Error).message}.`, hint: "Start it (`hostgate daemon`, or the systemd service), or check HOSTGATE_SOCKET." } };
+      return { v: PROTOCOL_VERSION, id: null, ok: false, error: { code: "unavailable", message: `Cannot reach the hostgate daemon at ${this.address}: ${(err as Error).message}.`, hint: "Zero-setup mode: start `hostgate serve` or `hostgate mcp` with the same XDG_RUNTIME_DIR as this command. Production: start `hostgate daemon` (or its service) and check HOSTGATE_SOCKET / --socket." } };
     }
     const id = this.nextId++;
     return new Promise((resolve) => {
