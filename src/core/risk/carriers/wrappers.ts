@@ -1,0 +1,82 @@
+import { commandName, innerCmd, type Cmd } from "../command.ts";
+import { codeFromArgs } from "../code.ts";
+import { emit, type Ctx, type Scope } from "../context.ts";
+import { applyRules, inspect } from "../inspect.ts";
+import { parseOptions } from "../options.ts";
+import { INTERPRETERS, SHELLS } from "../table.ts";
+import { literalArg, type Arg } from "../words.ts";
+import { WRAPPERS } from "../wrappers.ts";
+
+/** Carriers for wrappers (sudo, env, timeout…: the rest of the line is another command) and xargs. */
+
+export function unwrap(cmd: Cmd, ctx: Ctx, scope: Scope): void {
+  const spec = WRAPPERS[cmd.name]!;
+  const p = parseOptions(cmd.args, spec.options);
+  if (spec.noExec?.some((f) => p.flags.has(f))) return;
+  const env = [...(p.flags.get("-S") ?? []), ...(p.flags.get("--split-string") ?? [])];
+  if (cmd.name === "env" && env.length) { codeFromArgs(env.map(literalArg), ctx, scope, cmd); return; }
+  const cmdFlag = [...(p.flags.get("-c") ?? []), ...(p.flags.get("--command") ?? [])];
+  if ((cmd.name === "flock" || cmd.name === "runuser") && cmdFlag.length) { codeFromArgs(cmdFlag.map(literalArg), ctx, scope, cmd); return; }
+  let rest = p.stop >= 0 ? cmd.args.slice(p.stop) : [];
+  const assigns: { name: string; value: Arg }[] = [];
+  rest = rest.slice(spec.skip ?? 0);
+  if (cmd.name === "watch") { codeFromArgs(rest, ctx, scope, cmd); return; }
+  {
+    // env documents NAME=VALUE operands; sudo and others accept them too, and no command is named X=y.
+    while (rest[0] && /^[A-Za-z_][A-Za-z0-9_]*=/.test(rest[0].text)) {
+      const t = rest[0].text;
+      const eq = t.indexOf("=");
+      assigns.push({ name: t.slice(0, eq), value: { ...rest[0], text: t.slice(eq + 1) } });
+      rest = rest.slice(1);
+    }
+  }
+  if (cmd.name === "xargs") { xargs(cmd, rest, ctx, scope); return; }
+  if (rest.length === 0) {
+    if (spec.shellFlags?.some((f) => p.flags.has(f)) || spec.bare === "shell") emit(ctx, scope, "interactive_shell", cmd.node, cmd.name);
+    if (assigns.length) applyRules({ ...cmd, assigns, synthetic: true }, ctx, scope);
+    return;
+  }
+  const inner = innerCmd(cmd, rest, { assigns });
+  if (assigns.length) applyRules({ ...inner, synthetic: true }, ctx, scope);
+  inspect(inner, ctx, scope);
+}
+
+/** Tools whose operands can be a program: fed by xargs from unseen input they run unseen code. */
+const XARGS_PROGRAM_TAKERS = new Set(["sed", "awk", "gawk", "mawk", "nawk", "perl", "rsync", "find", "xargs", "parallel", "ssh", "git"]);
+
+export function xargs(cmd: Cmd, rest: Arg[], ctx: Ctx, scope: Scope): void {
+  const argv = rest.length ? rest : [literalArg("echo")];
+  const src = cmd.stdin.kind === "pipe" ? cmd.stdin.from : null;
+  const p = parseOptions(cmd.args, WRAPPERS.xargs!.options);
+  // -0 / -d: items are split on NUL or the delimiter, not on blanks, so "rm -rf /" stays one item.
+  const wholeItems = p.flags.has("-0") || p.flags.has("--null") || p.flags.has("-d") || p.flags.has("--delimiter");
+  let extra: Arg[] = [];
+  let unknown = true;
+  if (src && (src.name === "echo" || src.name === "printf") && src.args.every((a) => !a.dynamic)) {
+    const words = src.args.map((a) => a.text).filter((t) => !/^-[neE]+$/.test(t));
+    extra = (wholeItems ? [words.join(" ")] : words.flatMap((t) => t.split(/\s+/))).filter(Boolean).map(literalArg);
+    unknown = false;
+  }
+  // Items appended to a shell or interpreter are code assembled at run time: never resolved on our say-so.
+  const runner = argv[0] ? commandName(argv[0].text) : "";
+  // Input the engine cannot see, handed to a wrapper (env, nice, timeout…) or a program-taking tool (sed, awk,
+  // rsync -e…), becomes the command or program itself.
+  if (unknown && (Object.hasOwn(WRAPPERS, runner) || XARGS_PROGRAM_TAKERS.has(runner))) {
+    emit(ctx, scope, "dynamic_command_name", cmd.node, `xargs builds the ${runner} command from input the engine cannot see`);
+  }
+  if ((SHELLS.has(runner) || INTERPRETERS.has(runner)) && (unknown || extra.length > 0)) {
+    extra = (extra.length ? extra : [literalArg("")]).map((a) => ({ ...a, dynamic: true }));
+    unknown = true;
+  }
+  const replace = [...(p.flags.get("-I") ?? []), ...(p.flags.get("--replace") ?? []), ...(p.flags.has("-i") ? ["{}"] : [])][0];
+  if (replace) {
+    // -I STR: each input item replaces STR inside the arguments (unknown items: the empty worst case).
+    const items = unknown ? [""] : extra.map((a) => a.text).slice(0, 4);
+    for (const item of items) {
+      const replaced = argv.map((a) => (a.text.includes(replace) ? { ...a, text: a.text.split(replace).join(item), dynamic: a.dynamic || unknown } : a));
+      inspect(innerCmd(cmd, replaced, { unknownOperands: unknown, stdin: { kind: "none" } }), ctx, scope);
+    }
+    return;
+  }
+  inspect(innerCmd(cmd, [...argv, ...extra], { unknownOperands: unknown, stdin: { kind: "none" } }), ctx, scope);
+}

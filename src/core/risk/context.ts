@@ -1,0 +1,78 @@
+import type { SyntaxNode as Node } from "./syntax.ts";
+import type { Cmd } from "./command.ts";
+import type { RuleBook, ShellParser } from "./analyser.ts";
+import type { FoundCommand, Signal, Span } from "./types.ts";
+
+/** Mutable state of one analysis (one input line, all nested parses). */
+export interface Ctx {
+  parser: ShellParser;
+  rules: RuleBook;
+  input: string;
+  ascii: boolean;
+  signals: Signal[];
+  seen: Set<string>;
+  commands: FoundCommand[];
+  nodes: number;
+  nesting: number;
+  parses: number;
+  parsedChars: number;
+  words: number;
+  cmds: number;
+  complex: boolean;
+}
+
+/** Lexical state: what the shell knows at this point of the line. Subshells get a copy. */
+export interface Scope {
+  depth: number;
+  /** Span in the outer input that all findings of a re-parsed string point at. */
+  origin: Span | null;
+  vars: Map<string, string>;
+  cwd: string | undefined;
+  written: Map<string, string>;
+  functions: Set<string>;
+  via: string[];
+}
+
+export function toBytes(ctx: Ctx, index: number): number {
+  if (ctx.ascii) return index;
+  let bytes = 0;
+  for (let i = 0; i < index && i < ctx.input.length; i++) {
+    const c = ctx.input.charCodeAt(i);
+    if (c < 0x80) bytes += 1;
+    else if (c < 0x800) bytes += 2;
+    else if (c >= 0xd800 && c <= 0xdbff) { bytes += 4; i++; }
+    else bytes += 3;
+  }
+  return bytes;
+}
+
+export function spanOf(ctx: Ctx, scope: Scope, node: Node | null): Span {
+  if (scope.origin) return scope.origin;
+  if (!node) return { start: 0, end: toBytes(ctx, ctx.input.length) };
+  return { start: toBytes(ctx, node.startIndex), end: toBytes(ctx, node.endIndex) };
+}
+
+export function emit(ctx: Ctx, scope: Scope, id: string, node: Node | null, detail?: string): void {
+  const rule = ctx.rules.byId.get(id);
+  if (!rule) throw new Error(`risk engine: signal "${id}" has no rule`);
+  const span = spanOf(ctx, scope, node);
+  const key = `${id}@${span.start}:${span.end}`;
+  if (ctx.seen.has(key)) return;
+  ctx.seen.add(key);
+  ctx.signals.push({ id, severity: rule.severity, reason: detail ? `${rule.reason} (${detail})` : rule.reason, span });
+}
+
+export function tooComplex(ctx: Ctx, scope: Scope, node: Node | null, why: string): void {
+  ctx.complex = true;
+  emit(ctx, scope, "too_complex", node, why);
+}
+
+export function childScope(scope: Scope): Scope {
+  return { ...scope, vars: new Map(scope.vars), written: new Map(scope.written), functions: new Set(scope.functions) };
+}
+
+export const lookupIn = (scope: Scope) => (name: string): string | undefined => scope.vars.get(name);
+
+export function nested(scope: Scope, ctx: Ctx, at: Cmd, via: string): Scope {
+  return { ...childScope(scope), depth: scope.depth + 1, origin: spanOf(ctx, scope, at.node), via: [...at.via, via] };
+}

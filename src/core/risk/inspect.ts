@@ -1,0 +1,132 @@
+import { CARRIERS } from "./carriers/index.ts";
+import { innerCmd, type Cmd } from "./command.ts";
+import { analyseCode } from "./parse.ts";
+import { emit, spanOf, tooComplex, type Ctx, type Scope } from "./context.ts";
+import { codeFromArgs } from "./code.ts";
+import { fileWrites } from "./effects.ts";
+import { LIMITS } from "./limits.ts";
+import { normalisePath } from "./paths.ts";
+import type { Rule } from "./rule.ts";
+import { baseLevel, knownNames } from "./table.ts";
+import { literalArg } from "./words.ts";
+
+/** One simple command: record it, resolve what runs, apply the rules, hand it to its carrier. */
+
+export function record(cmd: Cmd, ctx: Ctx, scope: Scope, dynamic: boolean): void {
+  if (ctx.commands.length >= 1000) return;
+  ctx.commands.push({
+    name: cmd.name,
+    argv: [cmd.argv0.display, ...cmd.args.map((a) => a.display)],
+    via: cmd.via,
+    depth: scope.depth,
+    dynamic,
+    span: spanOf(ctx, scope, cmd.node),
+  });
+}
+
+export function applyRules(cmd: Cmd, ctx: Ctx, scope: Scope): void {
+  const run = (rule: Rule): void => {
+    if (rule.test?.(cmd)) emit(ctx, scope, rule.id, cmd.node);
+  };
+  for (const rule of ctx.rules.everyCommand) run(rule);
+  if (cmd.synthetic) return;
+  for (const rule of ctx.rules.byName.get(cmd.name) ?? []) run(rule);
+  for (const p of ctx.rules.prefixes) if (cmd.name.startsWith(p.prefix)) run(p.rule);
+}
+
+export function inspect(cmd: Cmd, ctx: Ctx, scope: Scope): void {
+  if (ctx.complex) return;
+  if (++ctx.cmds > LIMITS.maxCommands) { tooComplex(ctx, scope, cmd.node, `more than ${LIMITS.maxCommands} commands`); return; }
+  ctx.words += cmd.args.length + 1;
+  if (ctx.words > LIMITS.maxWords) { tooComplex(ctx, scope, cmd.node, `more than ${LIMITS.maxWords} words in commands`); return; }
+  const a0 = cmd.argv0;
+  if (a0.nonAscii) {
+    record(cmd, ctx, scope, true);
+    emit(ctx, scope, "non_ascii_command_word", cmd.node);
+    return;
+  }
+  if (a0.dynamic) {
+    emit(ctx, scope, "dynamic_command_name", cmd.node);
+    if (a0.text === "" || /\s/.test(a0.text)) {
+      record(cmd, ctx, scope, true);
+      applyRules({ ...cmd, synthetic: true }, ctx, scope);
+      // `$SHELL -c '…'`: whatever the program is, a -c string is most likely code; judge it as such.
+      const c = cmd.args.findIndex((a) => /^-[a-zA-Z]*c$/.test(a.text));
+      if (c >= 0 && cmd.args[c + 1]) codeFromArgs([cmd.args[c + 1]!], ctx, scope, cmd);
+      if (/\s/.test(a0.text)) analyseCode([a0.text, ...cmd.args.map((a) => a.text)].join(" "), ctx, scope, cmd);
+      return;
+    }
+  }
+  if (a0.glob) {
+    emit(ctx, scope, "glob_command_name", cmd.node);
+    record(cmd, ctx, scope, true);
+    const re = globToRegExp(cmd.name);
+    for (const cand of knownNames().filter((n) => re.test(n)).slice(0, 8)) inspect({ ...cmd, name: cand, argv0: literalArg(cand), optionCache: undefined }, ctx, scope);
+    return;
+  }
+  record(cmd, ctx, scope, a0.dynamic);
+  if (scope.functions.has(cmd.name) && !a0.text.includes("/")) return;
+  const scriptWritten = scope.written.get(normalisePath(a0.text, scope.cwd));
+  if (a0.text.includes("/") && scriptWritten !== undefined) {
+    analyseCode(scriptWritten, ctx, scope, cmd);
+    return;
+  }
+  if (RESERVED.has(cmd.name) && !a0.dynamic) { reservedWord(cmd, ctx, scope); return; }
+  trackState(cmd, scope);
+  applyRules(cmd, ctx, scope);
+  const carrier = CARRIERS.get(cmd.name);
+  if (carrier) { carrier(cmd, ctx, scope); return; }
+  const level = baseLevel(cmd.name);
+  if (level === "medium") emit(ctx, scope, "mutating_command", cmd.node, cmd.name);
+  else if (level !== "low") emit(ctx, scope, "unknown_command", cmd.node, cmd.name);
+}
+
+/** Shell reserved words; seen as a command name only when the grammar could not place them. */
+const RESERVED = new Set(["if", "then", "else", "elif", "fi", "do", "done", "while", "until", "for", "in", "case", "esac", "{", "}", "!", "coproc", "select", "function"]);
+
+/**
+ * tree-sitter-bash reads some valid lines (`! if …; then …; fi`, `! { …; }`) as commands named `if`,
+ * `then`, `{`… Bash would run the words after the reserved word, so judge them as a command.
+ */
+export function reservedWord(cmd: Cmd, ctx: Ctx, scope: Scope): void {
+  let rest = cmd.args;
+  if (cmd.name === "case" || cmd.name === "for" || cmd.name === "select") {
+    const close = rest.findIndex((a) => a.text.endsWith(")") || a.text === "do");
+    const inAt = rest.findIndex((a) => a.text === "in");
+    rest = close >= 0 ? rest.slice(close + 1) : inAt >= 0 ? rest.slice(inAt + 2) : [];
+  } else if (cmd.name === "function") {
+    rest = [];
+  }
+  while (rest[0] && (RESERVED.has(rest[0].text) || /^[A-Za-z_][A-Za-z0-9_]*=/.test(rest[0].text))) rest = rest.slice(1);
+  if (rest.length > 0) inspect(innerCmd(cmd, rest, { via: cmd.via }), ctx, scope);
+}
+
+export function globToRegExp(glob: string): RegExp {
+  let src = "";
+  for (const ch of glob) {
+    if (ch === "*") src += ".*";
+    else if (ch === "?") src += ".";
+    else if (ch === "[" || ch === "]" || ch === "!" || ch === "^" || ch === "-") src += ch === "!" ? "^" : ch;
+    else src += ch.replace(/[.+(){}|$\\/]/g, "\\$&");
+  }
+  try {
+    return new RegExp(`^${src}$`);
+  } catch {
+    return /^$/;
+  }
+}
+
+/** cd changes where relative paths point; echo/printf into a file remembers the text (write-then-run). */
+export function trackState(cmd: Cmd, scope: Scope): void {
+  if (cmd.name === "cd" || cmd.name === "pushd") {
+    const target = cmd.args.find((a) => !a.text.startsWith("-"));
+    if (!target) scope.cwd = "~";
+    else scope.cwd = target.dynamic ? undefined : normalisePath(target.text, scope.cwd ?? undefined);
+    if (scope.cwd && !scope.cwd.startsWith("/") && !scope.cwd.startsWith("~")) scope.cwd = undefined;
+    return;
+  }
+  if ((cmd.name === "echo" || cmd.name === "printf") && cmd.args.every((a) => !a.dynamic)) {
+    const text = cmd.args.filter((a, i) => !(cmd.name === "echo" && i === 0 && /^-[neE]+$/.test(a.text))).map((a) => a.text).join(" ");
+    for (const t of fileWrites(cmd)) if (!t.dynamic) scope.written.set(normalisePath(t.text, scope.cwd), text.replace(/\\n/g, "\n"));
+  }
+}
