@@ -6,6 +6,7 @@ import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "nod
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connectHttp, connectStdio, runHostgate, startServe, type ServeProcess } from "./helpers/hostgate.ts";
 import { rawHttp, toolsCall } from "./helpers/raw-http.ts";
+import { isolatedEnv } from "./helpers/isolated-env.ts";
 import { RawStdio } from "./helpers/raw-stdio.ts";
 import { rpcMessage } from "./helpers/rpc-body.ts";
 
@@ -254,7 +255,87 @@ const TESTS: Record<string, () => Promise<void>> = {
       await client.close();
     }
   },
+  async "T2-01"() {
+    const raw = new RawStdio([], isolatedEnv("bom"));
+    try {
+      raw.child.stdin.write(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(`${INIT(0)}\n`)]));
+      expect(await raw.waitFor((m) => m.id === 0)).toHaveProperty("result.protocolVersion");
+    } finally {
+      await raw.stop();
+    }
+  },
+  async "T2-02"() {
+    const bad = JSON.stringify({ jsonrpc: "2.0", id: "t202", method: "tools/call", params: { name: "get_load", arguments: "{}" } });
+    stdio.send(bad);
+    expect(await stdio.waitFor((m) => m.id === "t202")).toMatchObject({ error: { code: -32602 } });
+    stdio.send(toolsCall(2021, "get_load", {}));
+    stdio.send(JSON.stringify({ jsonrpc: "2.0", id: 2022, method: "ping" }));
+    expect(await stdio.waitFor((m) => m.id === 2021)).toHaveProperty("result.structuredContent.load1");
+    expect(await stdio.waitFor((m) => m.id === 2022)).toHaveProperty("result");
+    expect(rpcMessage((await rawHttp(serve.url, { body: bad })).body)).toMatchObject({ id: "t202", error: { code: -32602 } });
+    expect(rpcMessage((await rawHttp(serve.url, { body: toolsCall(2023, "get_load", {}) })).body)).toHaveProperty("result");
+  },
+  async "T2-03"() {
+    stdio.send(JSON.stringify({ jsonrpc: "2.0", id: "t203", method: "tools/call", params: { name: "get_load", arguments: {}, _meta: { progressToken: "tok-1" } } }));
+    expect(await stdio.waitFor((m) => m.id === "t203")).toHaveProperty("result.structuredContent.load1");
+  },
+  async "T2-04"() {
+    const raw = new RawStdio([], isolatedEnv("t204"));
+    try {
+      await raw.initialize();
+      const tokens: unknown[] = [{}, [1], null, true];
+      tokens.forEach((progressToken, i) => { raw.send(JSON.stringify({ jsonrpc: "2.0", id: 40 + i, method: "tools/call", params: { name: "get_load", arguments: {}, _meta: { progressToken } } })); });
+      for (let i = 0; i < tokens.length; i++) expect(await raw.waitFor((m) => m.id === 40 + i)).toMatchObject({ error: { code: -32602 } });
+      raw.send(toolsCall(44, "get_load", {}));
+      expect(await raw.waitFor((m) => m.id === 44)).toHaveProperty("result");
+      const exit = await raw.endInput();
+      expect(exit.code).toBe(0);
+      expect(exit.ms).toBeLessThan(2_000);
+    } finally {
+      await raw.stop();
+    }
+  },
+  async "T2-05"() {
+    const before = stdio.lines.length;
+    stdio.send(JSON.stringify({ jsonrpc: "2.0", id: "t205", method: "tools/call", params: { name: "list_processes", arguments: { limit: 3 }, _meta: { progressToken: "tok-1" } } }));
+    await stdio.waitFor((m) => m.id === "t205");
+    const progress = stdio.lines.slice(before).map((l) => JSON.parse(l) as { method?: string; params?: { progressToken?: unknown } }).filter((m) => m.method === "notifications/progress");
+    for (const p of progress) expect(p.params?.progressToken).toBe("tok-1");
+  },
+  async "T2-06"() {
+    for (const version of ["1900-01-01", "not-a-version"]) {
+      const r = await rawHttp(serve.url, { headers: { "mcp-protocol-version": version }, body: JSON.stringify({ jsonrpc: "2.0", id: 6, method: "tools/list" }) });
+      expect(r.status, version).toBe(400);
+    }
+  },
+  async "T2-07"() {
+    const raw = new RawStdio([], isolatedEnv("crlf"));
+    try {
+      raw.child.stdin.write(`${INIT(1)}\r\n${JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" })}\r\n${JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" })}\r\n`);
+      expect(await raw.waitFor((m) => m.id === 1)).toHaveProperty("result");
+      expect(await raw.waitFor((m) => m.id === 2)).toHaveProperty("result.tools");
+    } finally {
+      await raw.stop();
+    }
+  },
+  async "T2-08"() {
+    const raw = new RawStdio([], isolatedEnv("noinit"));
+    try {
+      raw.send(INIT(1));
+      await raw.waitFor((m) => m.id === 1);
+      raw.send(JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" }));
+      raw.send(JSON.stringify({ jsonrpc: "2.0", id: 3, method: "resources/list" }));
+      expect(await raw.waitFor((m) => m.id === 2)).toHaveProperty("result.tools");
+      expect(await raw.waitFor((m) => m.id === 3)).toSatisfy((m: Record<string, unknown>) => "result" in m || "error" in m);
+      expect(raw.child.exitCode).toBeNull();
+    } finally {
+      await raw.stop();
+    }
+  },
 };
+
+/** An initialize request of a 2025-06-18 client with the given id. */
+const INIT = (id: number): string => JSON.stringify({ jsonrpc: "2.0", id, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "qa", version: "1" } } });
 
 describe("corpus: mcp", () => {
   it("has a test for every mcp case", () => {

@@ -1,6 +1,9 @@
 import type { Command } from "commander";
 import { EXIT, loadConfigOrExit, log } from "./common.ts";
 
+/** Longest a front spends shutting down after its client closed stdin, in milliseconds. */
+const SHUTDOWN_DEADLINE_MS = 800;
+
 /** `hostgate mcp`: the MCP server over stdio, with the embedded daemon. */
 export function registerMcpCommand(program: Command): void {
   program
@@ -30,6 +33,11 @@ export function registerMcpCommand(program: Command): void {
       }
       const transport = new FramedStdioTransport();
       const handle = serveStdio(() => factory(), { transport, onerror: (e) => { log(`stdio: ${e.message}`); } });
-      transport.onclose = () => { void handle.close().then(close).finally(() => process.exit(EXIT.ok)); };
+      // stdin EOF ends the front whatever is pending: in-flight requests are cancelled by handle.close(), the
+      // daemon connection (or the embedded daemon) is closed, and a stuck close cannot hold the process.
+      transport.onclose = () => {
+        setTimeout(() => process.exit(EXIT.ok), SHUTDOWN_DEADLINE_MS).unref();
+        void handle.close().then(close).finally(() => process.exit(EXIT.ok));
+      };
     });
 }

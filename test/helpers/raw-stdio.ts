@@ -9,8 +9,8 @@ export class RawStdio {
   private waiters: (() => void)[] = [];
   private partial = "";
 
-  constructor(args: string[] = []) {
-    this.child = spawn(process.execPath, [HOSTGATE_BIN, "mcp", ...args], { stdio: ["pipe", "pipe", "pipe"] });
+  constructor(args: string[] = [], env: Record<string, string> = {}) {
+    this.child = spawn(process.execPath, [HOSTGATE_BIN, "mcp", ...args], { env: { ...process.env, ...env }, stdio: ["pipe", "pipe", "pipe"] });
     this.child.stdout.on("data", (c: Buffer) => {
       this.partial += c.toString();
       let nl;
@@ -46,6 +46,16 @@ export class RawStdio {
     this.send(JSON.stringify({ jsonrpc: "2.0", id: "init", method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } } }));
     await this.waitFor((m) => m.id === "init");
     this.send(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }));
+  }
+
+  /** Closes stdin and resolves with the exit code and how long the process took to exit after it, in ms. */
+  endInput(): Promise<{ code: number | null; ms: number }> {
+    const start = Date.now();
+    return new Promise((r) => {
+      if (this.child.exitCode !== null) { r({ code: this.child.exitCode, ms: 0 }); return; }
+      this.child.once("exit", (code) => { r({ code, ms: Date.now() - start }); });
+      this.child.stdin.end();
+    });
   }
 
   stop(): Promise<void> {

@@ -10,6 +10,8 @@ describe("checkEnvelope accepts well-formed messages", () => {
     ["notification with params", { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 1 } }],
     ["result response", { jsonrpc: "2.0", id: 5, result: {} }],
     ["error response", { jsonrpc: "2.0", id: "x", error: { code: -1, message: "no" } }],
+    ["string progressToken", { jsonrpc: "2.0", id: 1, method: "ping", params: { _meta: { progressToken: "tok-1" } } }],
+    ["integer progressToken and other _meta keys", { jsonrpc: "2.0", id: 1, method: "ping", params: { _meta: { progressToken: 7, "dev.x/y": {} } } }],
   ])("%s", (_label, msg) => {
     expect(checkEnvelope(msg)).toBeNull();
   });
@@ -41,6 +43,13 @@ describe("checkEnvelope rejects malformed messages", () => {
     ["error response without id", { jsonrpc: "2.0", error: { code: 1, message: "m" } }, INVALID_REQUEST, null],
     ["no method nor result", { jsonrpc: "2.0", id: 9 }, INVALID_REQUEST, 9],
     ["empty object", {}, INVALID_REQUEST, null],
+    ["progressToken {} (T2-04)", { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "get_load", _meta: { progressToken: {} } } }, INVALID_PARAMS, 1],
+    ["progressToken [1]", { jsonrpc: "2.0", id: 2, method: "tools/call", params: { _meta: { progressToken: [1] } } }, INVALID_PARAMS, 2],
+    ["progressToken null", { jsonrpc: "2.0", id: 3, method: "ping", params: { _meta: { progressToken: null } } }, INVALID_PARAMS, 3],
+    ["progressToken true", { jsonrpc: "2.0", id: 4, method: "ping", params: { _meta: { progressToken: true } } }, INVALID_PARAMS, 4],
+    ["progressToken 1.5", { jsonrpc: "2.0", id: 5, method: "ping", params: { _meta: { progressToken: 1.5 } } }, INVALID_PARAMS, 5],
+    ["_meta an array", { jsonrpc: "2.0", id: 6, method: "ping", params: { _meta: [] } }, INVALID_PARAMS, 6],
+    ["_meta null", { jsonrpc: "2.0", id: 7, method: "ping", params: { _meta: null } }, INVALID_PARAMS, 7],
   ])("%s → error %i with id %j", (_label, msg, code, id) => {
     const err = checkEnvelope(msg);
     expect(err).not.toBeNull();

@@ -21,6 +21,20 @@ export function rpcError(id: string | number | null, code: number, message: stri
 const isValidId = (id: unknown): id is string | number => typeof id === "string" || (typeof id === "number" && Number.isFinite(id));
 
 /**
+ * Checks `params._meta` (MCP: an object of reserved request metadata). `progressToken`, when present, must be
+ * a string or an integer (MCP ProgressToken); any other value left a stdio request unanswered in the SDK
+ * (corpus T2-04). Returns the problem as a sentence, or null.
+ */
+function checkMeta(meta: unknown): string | null {
+  if (meta === undefined) return null;
+  if (meta === null || typeof meta !== "object" || Array.isArray(meta)) return 'Invalid params: "_meta" must be a JSON object.';
+  if (!("progressToken" in meta)) return null;
+  const token = (meta).progressToken;
+  if (typeof token === "string" || (typeof token === "number" && Number.isSafeInteger(token))) return null;
+  return `Invalid params: "_meta.progressToken" must be a string or an integer, not ${JSON.stringify(token) ?? typeof token}.`;
+}
+
+/**
  * Checks one decoded JSON value. Returns null when it is a well-formed JSON-RPC request, notification or
  * response; otherwise the error response to send. Batches (arrays) are refused whole, before any element
  * runs: MCP removed batching after 2025-03-26, and batches skipped per-call checks elsewhere (M008).
@@ -38,7 +52,8 @@ export function checkEnvelope(value: unknown): EnvelopeError | null {
     if ("params" in msg && (msg.params === null || typeof msg.params !== "object" || Array.isArray(msg.params))) {
       return rpcError(id, INVALID_PARAMS, 'The "params" member must be a JSON object.');
     }
-    return null;
+    const meta = checkMeta((msg.params as Record<string, unknown> | undefined)?._meta);
+    return meta === null ? null : rpcError(id, INVALID_PARAMS, meta);
   }
   if ("result" in msg && "error" in msg) return rpcError(id, INVALID_REQUEST, 'A response carries "result" or "error", not both.');
   if ("result" in msg || "error" in msg) return "id" in msg ? null : rpcError(null, INVALID_REQUEST, "A response needs an id.");
