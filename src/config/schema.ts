@@ -28,7 +28,7 @@ export const ConfigSchema = z.object({
   }).strict()
     .refine((t) => !t.enable.some((n) => t.disable.includes(n)), { error: "a tool cannot appear in both tools.enable and tools.disable" })
     .default(() => ({ exposure: "all" as const, groups: {}, enable: [], disable: [] })),
-  backend: systemdBackendConfigSchema.optional().describe("systemd backend: type dbus | mock (absent: dbus when PID 1 is systemd, else mock with a warning)"),
+  backend: systemdBackendConfigSchema.optional().describe("systemd backend: type dbus | mock (absent: dbus when PID 1 is systemd, else none: the systemd tools answer unavailable; mock answers say SIMULATED)"),
   state: z.object({
     dir: z.string().startsWith("/").optional().describe("State directory (transactions, audit database, signing key); default $XDG_STATE_HOME/hostgate or /var/lib/hostgate for the system daemon"),
   }).strict().default(() => ({})),

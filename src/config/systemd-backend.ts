@@ -7,7 +7,7 @@ import { z } from "zod";
 
 const busAddress = z.string().min(1).max(1024).refine((s) => s.includes(":") && s.includes("="), "a D-Bus address such as unix:path=/run/dbus/system_bus_socket");
 
-/** `backend:` — every key optional; absent `type` means auto (dbus when PID 1 is systemd, else mock with a warning). */
+/** `backend:` — every key optional; absent `type` means auto (dbus when PID 1 is systemd, else none: unavailable). */
 export const systemdBackendConfigSchema = z.strictObject({
   type: z.enum(["dbus", "mock"]).optional(),
   bus_address: busAddress.optional(),

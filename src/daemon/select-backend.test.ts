@@ -17,17 +17,33 @@ describe("selectBackend", () => {
     await s.units.close();
   });
 
-  it("auto: mock with a loud warning when PID 1 is not systemd", async () => {
+  it("auto: no simulated units when PID 1 is not systemd; every systemd call answers unavailable with the reason", async () => {
     const s = await selectBackend({}, host("process_api"));
-    expect(s.type).toBe("mock");
+    expect(s.type).toBe("none");
     expect(s.reason).toContain("process_api");
-    expect(s.warning).toMatch(/WARNING.*MOCK.*SIMULATED/);
-    expect(s.startup_line).toMatch(/^backend=mock/);
-    expect((await s.units.system.listUnits()).length).toBeGreaterThan(10);
+    expect(s.warning).toMatch(/process_api.*unavailable.*backend\.type: mock/);
+    const err = await s.units.system.listUnits().catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: "unavailable" });
+    expect((err as Error).message).toContain("process_api");
+    await expect(s.units.system.restartUnit("nginx.service")).rejects.toMatchObject({ code: "unavailable" });
+    expect(() => s.units.user("alice")).toThrow(expect.objectContaining({ code: "unavailable" }) as Error);
   });
 
-  it("auto: mock when /proc/1/comm is unreadable", async () => {
-    expect((await selectBackend(undefined, host(null))).warning).toContain("unreadable");
+  it("auto: unavailable, not mock, when /proc/1/comm is unreadable", async () => {
+    const s = await selectBackend(undefined, host(null));
+    expect(s.type).toBe("none");
+    expect(s.warning).toContain("unreadable");
+  });
+
+  it("the configured mock says SIMULATED in every description and unit file", async () => {
+    const never = { readText: () => Promise.reject(new Error("must not be called")) };
+    const m = await selectBackend({ type: "mock" }, never);
+    expect(m.warning).toMatch(/SIMULATED/);
+    for (const u of await m.units.system.listUnits()) expect(u.description).toMatch(/^\[SIMULATED\] /);
+    expect((await m.units.system.getUnit("nginx.service")).description).toMatch(/^\[SIMULATED\]/);
+    expect((await m.units.system.getDefinition("nginx.service")).text).toMatch(/^# SIMULATED/);
+    expect((await m.units.user("alice").listUnits())[0]!.description).toMatch(/^\[SIMULATED\]/);
+    expect(m.units.system.simulated).toBe(true);
   });
 
   it("honours an explicit type and never reads /proc/1/comm for it", async () => {
@@ -38,6 +54,6 @@ describe("selectBackend", () => {
     expect(() => s.units.user("bob")).toThrow(expect.objectContaining({ code: "user_manager_unavailable" }) as Error);
     await expect(s.units.system.listUnits()).rejects.toMatchObject({ code: "backend_error" });
     const m = await selectBackend({ type: "mock" }, never);
-    expect(m).toMatchObject({ type: "mock", warning: null, reason: "configured" });
+    expect(m).toMatchObject({ type: "mock", reason: "configured" });
   });
 });

@@ -1,18 +1,21 @@
 /**
  * Chooses the systemd backend from config (`backend.type`) and builds the UnitManagerSet lazily: no bus is
  * contacted here. `dbus` and `mock` are honoured as given; when the type is absent, dbus is chosen if PID 1
- * is systemd (/proc/1/comm), otherwise mock with a warning line for stderr and doctor. There is never a
+ * is systemd (/proc/1/comm), otherwise `none`: every systemd call answers `unavailable` with the reason.
+ * The mock runs only when the config names it, and then its answers say SIMULATED. There is never a
  * runtime fallback from dbus to mock.
  */
 import { DbusUnitManager, DEFAULT_SYSTEM_BUS } from "../adapters/systemd-dbus.ts";
 import { createMockUnitManagers } from "../adapters/systemd-mock.ts";
+import { markSimulated } from "../adapters/systemd-simulated.ts";
+import { createUnavailableUnitManagers } from "../adapters/systemd-unavailable.ts";
 import { createUnitManagerSet } from "../adapters/unit-manager-set.ts";
 import type { HostProbe } from "../ports/host-probe.ts";
 import type { UnitManager, UnitManagerSet } from "../ports/unit-manager.ts";
 
 /** The `backend` config section (snake_case keys as in the YAML). */
 export interface SystemdBackendConfig {
-  /** `dbus` | `mock`; absent = auto (dbus when PID 1 is systemd). */
+  /** `dbus` | `mock`; absent = auto (dbus when PID 1 is systemd, else none). */
   type?: "dbus" | "mock";
   /** System bus address; default unix:path=/run/dbus/system_bus_socket. */
   bus_address?: string;
@@ -24,7 +27,8 @@ export interface SystemdBackendConfig {
 
 /** What was selected and why. `startup_line` goes to stderr at start; `warning` too when not null. */
 export interface BackendSelection {
-  type: "dbus" | "mock";
+  /** `none`: PID 1 is not systemd and no backend is configured; systemd tools answer `unavailable`. */
+  type: "dbus" | "mock" | "none";
   /** "configured" or "auto: PID 1 is systemd" / "auto: PID 1 is <comm>, not systemd". */
   reason: string;
   units: UnitManagerSet;
@@ -45,20 +49,23 @@ async function pid1Comm(host: Pick<HostProbe, "readText">): Promise<string | nul
 export async function selectBackend(cfg: SystemdBackendConfig | undefined, host: Pick<HostProbe, "readText">): Promise<BackendSelection> {
   let type = cfg?.type;
   let reason = "configured";
-  let warning: string | null = null;
   if (type === undefined) {
     const comm = await pid1Comm(host);
-    if (comm === "systemd") {
-      type = "dbus";
-      reason = "auto: PID 1 is systemd";
-    } else {
-      type = "mock";
-      reason = `auto: PID 1 is ${comm === null ? "unknown" : JSON.stringify(comm)}, not systemd`;
-      warning = `hostgate: WARNING: PID 1 is not systemd (${comm ?? "unreadable /proc/1/comm"}); using the MOCK systemd backend — unit data is SIMULATED, not this host's. Set backend.type: dbus (and backend.bus_address) to use a real manager.`;
+    if (comm !== "systemd") {
+      reason = `auto: PID 1 is ${comm === null ? "unknown (unreadable /proc/1/comm)" : JSON.stringify(comm)}, not systemd`;
+      const why = comm === null ? "/proc/1/comm is unreadable" : `PID 1 is ${JSON.stringify(comm)}, not systemd`;
+      return {
+        type: "none", reason, units: createUnavailableUnitManagers(why),
+        startup_line: `backend=none (${why}): the systemd tools answer unavailable`,
+        warning: `hostgate: NOTE: ${why}; the systemd tools and resources answer "unavailable". Set backend.type: mock to try them on SIMULATED units, or backend.type: dbus with backend.bus_address for a real manager.`,
+      };
     }
+    type = "dbus";
+    reason = "auto: PID 1 is systemd";
   }
   if (type === "mock") {
-    return { type, reason, units: createMockUnitManagers(), startup_line: "backend=mock (in-memory simulated systemd)", warning };
+    const warning = "hostgate: WARNING: backend.type is mock: every systemd answer is SIMULATED (in-memory units), not this host's.";
+    return { type, reason, units: markSimulated(createMockUnitManagers()), startup_line: "backend=mock (in-memory SIMULATED systemd, as configured)", warning };
   }
   const address = cfg?.bus_address ?? DEFAULT_SYSTEM_BUS;
   const system = new DbusUnitManager({ busAddress: address, fileRoot: cfg?.file_root ?? "/" });
@@ -67,7 +74,7 @@ export async function selectBackend(cfg: SystemdBackendConfig | undefined, host:
     users.set(u.user, new DbusUnitManager({ busAddress: u.bus_address, ref: { scope: "user", user: u.user }, fileRoot: u.file_root ?? "/" }));
   }
   return {
-    type, reason, units: createUnitManagerSet(system, users), warning,
+    type, reason, units: createUnitManagerSet(system, users), warning: null,
     startup_line: `backend=dbus (system manager at ${address}${users.size > 0 ? `; user managers: ${[...users.keys()].join(", ")}` : ""})`,
   };
 }

@@ -54,7 +54,14 @@ export const QueryResultSchema = z.discriminatedUnion("ok", [
 export type QueryResult = z.infer<typeof QueryResultSchema>;
 
 /** A preview as it travels: what a human reads at approve time and what the model shows the user. */
-export const PreviewSchema = z.object({ summary: z.string(), text: z.string(), current: z.unknown().optional(), intended: z.unknown().optional() });
+export const PreviewSchema = z.object({
+  summary: z.string(),
+  text: z.string(),
+  current: z.unknown().optional(),
+  intended: z.unknown().optional(),
+  /** Loud warnings for a human (e.g. essential packages removed), also in `text`; part of the output schema (issue 14). */
+  warnings: z.array(z.string()).optional(),
+});
 
 const StepRequestSchema = z.object({ action: z.string().min(1).max(128), params: z.record(z.string(), z.unknown()).default({}) }).strict();
 

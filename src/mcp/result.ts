@@ -8,6 +8,9 @@ export const META_ERROR_CODE = "dev.hostgate/error_code";
 /** Set when the data is simulated (the mock systemd backend), not read from this host. */
 export const META_SIMULATED = "dev.hostgate/simulated";
 
+/** The first text block of every simulated answer. */
+export const SIMULATED_NOTICE = "SIMULATED: this answer comes from hostgate's mock systemd backend (config backend.type: mock), not from this host's systemd.";
+
 /** Largest text a result may carry (DESIGN.md: an answer 1 MiB). */
 export const ANSWER_CAP_BYTES = 1024 * 1024;
 
@@ -29,8 +32,10 @@ export function queryToolResult(result: QueryResult): ToolResult {
   if (Buffer.byteLength(text) > ANSWER_CAP_BYTES) {
     return errorResult({ code: "answer_too_large", message: `The answer is ${Buffer.byteLength(text)} bytes; the limit is 1 MiB.`, hint: "Narrow the request with a lower limit or a filter, or page with cursor." });
   }
+  // Simulated data says so in the text a model reads first, not only in _meta (issue 14).
+  const notice = result.meta.simulated ? [{ type: "text" as const, text: SIMULATED_NOTICE }] : [];
   return {
-    content: [{ type: "text", text }],
+    content: [...notice, { type: "text", text }],
     structuredContent: result.data,
     _meta: { [META_UNTRUSTED]: result.meta.untrusted, [META_PROVENANCE]: result.meta, ...(result.meta.simulated ? { [META_SIMULATED]: true } : {}) },
   };

@@ -32,6 +32,8 @@ export interface JobOptions {
 export interface UnitManager {
   /** Which manager this is. */
   readonly ref: ManagerRef;
+  /** True for the mock backend: its data is simulated, and previews and answers must say so. */
+  readonly simulated?: boolean;
   /**
    * Units currently known to the manager, with `systemctl list-units --all` semantics (loaded units in
    * any state plus units referenced but not found), sorted by unit name.

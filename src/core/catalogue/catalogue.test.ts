@@ -17,6 +17,15 @@ const MUTATING = [
   "StopService", "UpdatePackageIndex", "WriteFile",
 ];
 
+describe("catalogue params are strict", () => {
+  // A typo'd filter must be an error naming the key, never silently ignored (unfiltered data): issue 14.
+  it.each(CATALOGUE.map((a) => [a.name, a] as const))("%s refuses an unknown argument, naming it", (_name, action) => {
+    const r = action.params.safeParse({ no_such_argument_x: 1 });
+    expect(r.success).toBe(false);
+    expect(JSON.stringify(r.error?.issues)).toContain("no_such_argument_x");
+  });
+});
+
 describe("catalogue classification", () => {
   it("every action declares access explicitly, and the sets match the reviewed lists", () => {
     for (const a of CATALOGUE) expect(["read_only", "mutating"], a.name).toContain(a.access);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseMountinfo, PSEUDO_FS_TYPES, unescapeMountField } from "./mountinfo.ts";
+import { parseMountinfo, PSEUDO_FS_TYPES, unescapeMountField, visibleMounts } from "./mountinfo.ts";
 
 describe("unescapeMountField", () => {
   it("decodes the kernel's octal escapes", () => {
@@ -21,9 +21,9 @@ describe("parseMountinfo", () => {
       "24 22 0:5 / /dev rw,nosuid shared:2 master:1 propagate_from:1 - devtmpfs udev rw,size=8000k",
     ].join("\n");
     expect(parseMountinfo(text)).toEqual([
-      { mount_id: 22, mount_point: "/", options: "rw,relatime", fs_type: "ext4", source: "/dev/sda1" },
-      { mount_id: 23, mount_point: "/proc", options: "rw,nosuid,nodev,noexec,relatime", fs_type: "proc", source: "proc" },
-      { mount_id: 24, mount_point: "/dev", options: "rw,nosuid", fs_type: "devtmpfs", source: "udev" },
+      { mount_id: 22, device: "8:1", root: "/", mount_point: "/", options: "rw,relatime", fs_type: "ext4", source: "/dev/sda1" },
+      { mount_id: 23, device: "0:21", root: "/", mount_point: "/proc", options: "rw,nosuid,nodev,noexec,relatime", fs_type: "proc", source: "proc" },
+      { mount_id: 24, device: "0:5", root: "/", mount_point: "/dev", options: "rw,nosuid", fs_type: "devtmpfs", source: "udev" },
     ]);
   });
 
@@ -44,5 +44,25 @@ describe("PSEUDO_FS_TYPES", () => {
     expect(PSEUDO_FS_TYPES.has("cgroup2")).toBe(true);
     expect(PSEUDO_FS_TYPES.has("ext4")).toBe(false);
     expect(PSEUDO_FS_TYPES.has("tmpfs")).toBe(false);
+  });
+});
+
+describe("visibleMounts (one row per file system, as df shows)", () => {
+  // The mountinfo of this machine: /dev/shm and /dev/pts mounted twice, /run/netns a bind mount of /.
+  const text = [
+    "24 27 0:6 / /dev rw,relatime - devtmpfs devtmpfs rw",
+    "25 24 0:23 / /dev/shm rw,relatime - tmpfs tmpfs rw,size=24684084k",
+    "26 24 0:24 / /dev/pts rw,relatime - devpts devpts rw,mode=600",
+    "27 1 254:0 / / rw,relatime - ext4 /dev/vda rw,discard",
+    "29 26 0:26 / /dev/pts rw,relatime - devpts devpts rw,mode=600",
+    "30 25 0:27 / /dev/shm rw,relatime - tmpfs tmpfs rw,size=24684084k",
+    "42 27 254:0 /run/netns /run/netns rw,relatime shared:1 - ext4 /dev/vda rw,discard",
+  ].join("\n");
+  it("keeps the last mount of an over-mounted point and the root-of-device entry of bind mounts", () => {
+    expect(visibleMounts(parseMountinfo(text)).map((m) => [m.mount_id, m.mount_point])).toEqual([[24, "/dev"], [27, "/"], [29, "/dev/pts"], [30, "/dev/shm"]]);
+  });
+  it("prefers root / over a shorter bind-mounted subtree, then the shorter mount point", () => {
+    const binds = ["50 1 8:2 /sub /a rw - ext4 /dev/sdb rw", "51 1 8:2 / /data/long rw - ext4 /dev/sdb rw", "52 1 8:2 / /d rw - ext4 /dev/sdb rw"].join("\n");
+    expect(visibleMounts(parseMountinfo(binds)).map((m) => m.mount_point)).toEqual(["/d"]);
   });
 });

@@ -1,6 +1,10 @@
 /** One mount from /proc/self/mountinfo. */
 export interface MountEntry {
   mount_id: number;
+  /** major:minor of the file system's device (st_dev). */
+  device: string;
+  /** The directory of the file system that forms the root of this mount ("/" unless a bind mount of a subtree). */
+  root: string;
   mount_point: string;
   fs_type: string;
   source: string;
@@ -25,6 +29,8 @@ export function parseMountinfo(text: string): MountEntry[] {
     if (sep < 0 || fields.length < sep + 3) continue;
     mounts.push({
       mount_id: Number(fields[0]),
+      device: fields[2]!,
+      root: unescapeMountField(fields[3]!),
       mount_point: unescapeMountField(fields[4]!),
       options: fields[5]!,
       fs_type: fields[sep + 1]!,
@@ -42,3 +48,22 @@ export const PSEUDO_FS_TYPES: ReadonlySet<string> = new Set([
   "proc", "sysfs", "devpts", "cgroup", "cgroup2", "pstore", "bpf", "tracefs", "debugfs", "securityfs", "mqueue",
   "hugetlbfs", "configfs", "fusectl", "autofs", "binfmt_misc", "rpc_pipefs", "nsfs", "efivarfs", "selinuxfs",
 ]);
+
+/**
+ * The mounts df(1) shows, one per file system: a mount point mounted over keeps only its last (visible) mount,
+ * and a device mounted several times (bind mounts) keeps the entry with root "/" and the shortest mount point,
+ * as coreutils df does without -a. Order follows the kept entries' positions in mountinfo.
+ */
+export function visibleMounts(mounts: readonly MountEntry[]): MountEntry[] {
+  const lastAt = new Map<string, MountEntry>();
+  for (const m of mounts) lastAt.set(m.mount_point, m);
+  const best = new Map<string, MountEntry>();
+  const better = (a: MountEntry, b: MountEntry): boolean =>
+    (a.root === "/") !== (b.root === "/") ? a.root === "/" : a.mount_point.length < b.mount_point.length;
+  for (const m of lastAt.values()) {
+    const seen = best.get(m.device);
+    if (seen === undefined || better(m, seen)) best.set(m.device, m);
+  }
+  const kept = new Set(best.values());
+  return mounts.filter((m) => kept.has(m));
+}

@@ -1,4 +1,4 @@
-import { ExecuteInputSchema, ExecuteResultSchema } from "../../ipc/protocol.ts";
+import { ExecuteInputSchema, ExecuteResultSchema, type ExecuteResult } from "../../ipc/protocol.ts";
 import { fixedTool } from "./fixed.ts";
 
 /** `execute`: run approved transactions, each exactly once, with the receipts a human minted. */
@@ -11,4 +11,10 @@ export const executeTool = fixedTool({
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
   toolsets: ["approval"],
   call: (client, args) => client.execute(args),
+  // Nothing succeeded (every step refused, or the first failed and the rest were skipped): an error result.
+  failure: (value) => {
+    const { results } = value as ExecuteResult;
+    if (results.some((r) => r.status === "succeeded")) return null;
+    return results.find((r) => r.error !== null)?.error ?? { code: "nothing_executed", message: "No step was executed." };
+  },
 });

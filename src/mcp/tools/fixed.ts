@@ -1,8 +1,8 @@
 import { z } from "zod";
 import type { DaemonClient } from "../../ipc/client.ts";
 import { wireJsonSchema } from "../../ipc/json-schema.ts";
-import type { Outcome } from "../../ipc/protocol.ts";
-import { errorResult } from "../result.ts";
+import type { ErrorBody, Outcome } from "../../ipc/protocol.ts";
+import { errorResult, META_ERROR_CODE } from "../result.ts";
 import type { ToolAnnotations, ToolSpec } from "../tool-spec.ts";
 
 /** The data of a fixed tool (plan, execute, history…): schemas, annotations, groups and one daemon call. */
@@ -15,6 +15,12 @@ export interface FixedToolDef<I extends z.ZodType> {
   annotations: ToolAnnotations;
   toolsets: readonly string[];
   call(client: DaemonClient, args: z.infer<I>): Promise<Outcome<unknown>>;
+  /**
+   * When a successful daemon answer still means the call achieved nothing (e.g. every execute step refused),
+   * the error to flag: the result is then `isError: true` with its structuredContent kept (it matches the
+   * outputSchema) and the code in `_meta`.
+   */
+  failure?(value: unknown): ErrorBody | null;
 }
 
 
@@ -42,7 +48,9 @@ export function fixedTool<I extends z.ZodType>(def: FixedToolDef<I>): ToolSpec {
       const r = await def.call(client, parsed.data);
       if (!r.ok) return errorResult(r.error);
       const value = r.value as Record<string, unknown>;
-      return { content: [{ type: "text", text: JSON.stringify(value) }], structuredContent: value };
+      const failure = def.failure?.(value) ?? null;
+      const result = { content: [{ type: "text" as const, text: JSON.stringify(value) }], structuredContent: value };
+      return failure ? { ...result, isError: true, _meta: { [META_ERROR_CODE]: failure.code } } : result;
     },
   };
 }

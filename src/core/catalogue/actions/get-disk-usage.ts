@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { defineReadOnlyAction } from "../action.ts";
-import { parseMountinfo, PSEUDO_FS_TYPES } from "../../host/mountinfo.ts";
+import { parseMountinfo, PSEUDO_FS_TYPES, visibleMounts } from "../../host/mountinfo.ts";
 
 const filesystem = z.object({
   source: z.string(),
@@ -29,7 +29,7 @@ function percent(used: number, avail: number): number | null {
 export default defineReadOnlyAction({
   name: "GetDiskUsage",
   title: "Disk usage",
-  description: "Size, used and available bytes, use %, and inode usage per mounted file system (like `df -B1` and `df -i`). Pseudo file systems are left out unless include_pseudo is true.",
+  description: "Size, used and available bytes, use %, and inode usage per mounted file system, one row each (like `df -B1` and `df -i`). Pseudo file systems are left out unless include_pseudo is true.",
   params: z.object({
     mount_point: z.string().max(1024).optional().describe("Only this mount point, e.g. /var"),
     include_pseudo: z.boolean().default(false).describe("Also list kernel pseudo file systems (proc, sysfs, cgroup…)"),
@@ -42,7 +42,9 @@ export default defineReadOnlyAction({
   toolsets: ["host"],
   host_derived: true,
   async run(params, ctx) {
-    const mounts = parseMountinfo(await ctx.host.readText("/proc/self/mountinfo"));
+    const all = parseMountinfo(await ctx.host.readText("/proc/self/mountinfo"));
+    // One row per file system, as df shows (over-mounted /dev/shm, bind mounts); a named mount point is always answered.
+    const mounts = params.mount_point === undefined ? visibleMounts(all) : visibleMounts(all.filter((m) => m.mount_point === params.mount_point));
     const filesystems: z.infer<typeof filesystem>[] = [];
     for (const m of mounts) {
       if (params.mount_point !== undefined && m.mount_point !== params.mount_point) continue;

@@ -13,7 +13,7 @@ export const GetServiceStatus = defineReadOnlyAction({
   name: "GetServiceStatus",
   title: "Get a service's status",
   description: "Status of one systemd service: load/active/sub state, unit file state, main PID, since, type, last result, restart count, ExecStart command lines and memory. Takes a literal unit name (nginx or nginx.service); for patterns use list_units(pattern=...).",
-  params: z.object({ unit: unitParam, user: userParam }),
+  params: z.strictObject({ unit: unitParam, user: userParam }),
   output: unitStateSchema.extend({
     unit: z.string(),
     service_type: z.string(),

@@ -10,7 +10,7 @@ export const ListFailedUnits = defineReadOnlyAction({
   name: "ListFailedUnits",
   title: "List failed units",
   description: "Lists units whose state is failed (like `systemctl --failed`), with resource URIs where the type is represented. Follow up with get_service_status or read_unit.",
-  params: z.object({ user: userParam }),
+  params: z.strictObject({ user: userParam }),
   output: z.object({ units: z.array(unitRowSchema) }),
   risk_level: "low",
   access: "read_only",

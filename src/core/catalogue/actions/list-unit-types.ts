@@ -21,7 +21,7 @@ export const ListUnitTypes = defineReadOnlyAction({
   name: "ListUnitTypes",
   title: "List supported unit types",
   description: "Lists the systemd unit types hostgate represents as resources (their {type} URI segment) with a one-line meaning and the URI templates. Other types (device, slice, scope, swap, automount) are not represented.",
-  params: z.object({}),
+  params: z.strictObject({}),
   output: z.object({
     types: z.array(z.object({ type: z.string(), about: z.string() })),
     uri_templates: z.array(z.string()),

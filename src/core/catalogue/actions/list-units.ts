@@ -19,7 +19,7 @@ export const ListUnits = defineReadOnlyAction({
     pattern: z.string().min(1).max(256).optional().describe("Unit-name glob, e.g. 'ssh*' or '*@*.service'."),
     limit: z.number().int().min(1).max(1000).default(200),
     cursor: z.string().max(256).optional().describe("next_cursor from a previous call."),
-  }),
+  }).strict(),
   output: z.object({ units: z.array(unitRowSchema), next_cursor: z.string().nullable() }),
   risk_level: "low",
   access: "read_only",

@@ -27,7 +27,7 @@ function messageText(value: unknown): string {
 export default defineReadOnlyAction({
   name: "ReadJournal",
   title: "Read the journal",
-  description: "Most recent systemd journal entries, newest last, optionally for one unit, since a time (e.g. '-1h', 'today', '2026-01-31 12:00'), and at or above a priority. Fails with code `unavailable` on hosts without journald; use read_log_file there.",
+  description: "Most recent systemd journal entries, newest last, optionally for one unit, since a time (e.g. '-1h', 'today', '2026-01-31 12:00'), and at or above a priority. Fails with code `unavailable` on hosts without a journal; use read_log_file there.",
   params: z.object({
     unit: z.string().regex(/^[A-Za-z0-9:_.\\@-]{1,255}$/, "a unit name such as nginx.service").optional(),
     since: z.string().regex(/^[0-9A-Za-z :.+-]{1,64}$/, "a journalctl time such as -1h, today or 2026-01-31 12:00").optional(),
@@ -49,15 +49,20 @@ export default defineReadOnlyAction({
         hint: "Read plain log files under /var/log with read_log_file instead.",
       });
     }
-    const argv = [journalctl, "--output=json", "--no-pager", "--quiet", `--lines=${params.limit}`];
+    // No --quiet: it also hides "No journal files were found.", which must not become an empty list (issue 14).
+    const argv = [journalctl, "--output=json", "--no-pager", `--lines=${params.limit}`];
     if (params.unit !== undefined) argv.push(`--unit=${params.unit}`);
     if (params.since !== undefined) argv.push(`--since=${params.since}`);
     if (params.priority !== undefined) argv.push(`--priority=${params.priority}`);
     if (params.grep !== undefined) argv.push(`--grep=${params.grep}`);
     const r = await ctx.host.run(argv, { timeoutMs: 10_000, maxOutputBytes: 4 * 1024 * 1024 });
+    if (r.stdout.trim() === "" && /No journal files were found/i.test(r.stderr)) {
+      throw new HostgateError("unavailable", "This host has no systemd journal: journalctl found no journal files (journald is not running or keeps no journal here).", {
+        hint: "Read plain log files under /var/log with read_log_file instead.",
+      });
+    }
     if (r.exit_code !== 0 && r.stdout.trim() === "") {
       const reason = r.stderr.trim().split("\n")[0] ?? "unknown error";
-      if (/No journal files were found/i.test(r.stderr)) return { entries: [], truncated: false };
       throw new HostgateError("unavailable", `journalctl failed: ${reason}`, { hint: "Check the unit name and since value, or read_log_file for /var/log." });
     }
     const entries: z.infer<typeof entry>[] = [];

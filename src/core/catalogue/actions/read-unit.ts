@@ -13,7 +13,7 @@ export const ReadUnit = defineReadOnlyAction({
   name: "ReadUnit",
   title: "Read a unit's state",
   description: "Returns the current state of one unit (description, load_state, active_state, sub_state, unit_file_state, main_pid, since) from its resource URI as listed by list_units. For the unit file use read_unit_definition.",
-  params: z.object({ uri: uriParam }),
+  params: z.strictObject({ uri: uriParam }),
   output: unitStateSchema,
   risk_level: "low",
   access: "read_only",

@@ -12,7 +12,7 @@ import type { UnitManager } from "../../../ports/unit-manager.ts";
 import { jobOutcomeSchema, managerFor, unitParam, userParam } from "./systemd-schemas.ts";
 
 /** Params of every mutating service action: a .service unit (bare names get .service) and an optional user manager. */
-export const serviceJobParams = z.object({ unit: unitParam, user: userParam });
+export const serviceJobParams = z.strictObject({ unit: unitParam, user: userParam });
 type Params = z.infer<typeof serviceJobParams>;
 
 /** "active (running) since 2025-…Z, main PID 612, unit file enabled" */
@@ -56,9 +56,11 @@ export function serviceJobAction(spec: ServiceJobSpec): MutatingAction<typeof se
       const current = await manager.getUnit(unit);
       const where = p.user === undefined ? "system manager" : `user manager of ${p.user}`;
       const change = spec.intended(current);
+      // The mock backend's previews say so, in what the model shows and what `hostgate approve` prints.
+      const sim = manager.simulated ? "SIMULATED (mock systemd backend; nothing on this host changes): " : "";
       return {
-        summary: `${spec.verb} ${unit}`,
-        text: `${spec.verb} ${unit} (${where}): ${describeState(current)} → ${change.text}`,
+        summary: `${sim}${spec.verb} ${unit}`,
+        text: `${sim}${spec.verb} ${unit} (${where}): ${describeState(current)} → ${change.text}`,
         current,
         intended: { unit, manager: where, operation: spec.verb, ...change.intended },
       };
