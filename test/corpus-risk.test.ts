@@ -29,8 +29,12 @@ describe("risk corpus", async () => {
   const engine = await testEngine();
   const falsePositives: string[] = [];
 
-  it("fixture matches the shared corpus when it is available", () => {
-    if (!existsSync(sharedPath)) return;
+  // Loud skip: without the shared corpus the copy cannot be compared; with HOSTGATE_REQUIRE_PEERS=1 that fails.
+  const sharedPresent = existsSync(sharedPath);
+  const required = process.env.HOSTGATE_REQUIRE_PEERS === "1";
+  if (!sharedPresent) process.stderr.write(`[risk corpus] SKIPPED: shared corpus not found at ${sharedPath} (set HOSTGATE_CORPUS); only the fixture copy is tested\n`);
+  it.skipIf(!sharedPresent && !required)("fixture matches the shared corpus", () => {
+    expect(sharedPresent, `shared corpus missing at ${sharedPath}`).toBe(true);
     const shared = parse(readFileSync(sharedPath, "utf8")).filter((c) => c.area === "risk");
     expect(cases.map((c) => c.id)).toEqual(shared.map((c) => c.id));
     expect(cases).toEqual(shared);
@@ -51,6 +55,9 @@ describe("risk corpus", async () => {
       } else if (KNOWN_DISAGREEMENTS[c.id] === undefined) {
         expect(got.decision, detail).toBe("allow");
         expect(got.risk_level, detail).toBe(level);
+      } else {
+        process.stderr.write(`[risk corpus] ${c.id}: expectation not asserted (${KNOWN_DISAGREEMENTS[c.id]!}); ${detail}\n`);
+        expect(got.decision, detail).not.toBe("deny");
       }
     });
   }

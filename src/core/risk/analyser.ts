@@ -3,7 +3,7 @@ import { commandName } from "./command.ts";
 import { emit, type Ctx, type Scope } from "./context.ts";
 import { analyseText } from "./parse.ts";
 import type { Rule } from "./rule.ts";
-import { SHELLS } from "./table.ts";
+import { FOREIGN_SHELLS, SHELLS } from "./table.ts";
 import type { FoundCommand, Signal } from "./types.ts";
 
 /**
@@ -50,6 +50,8 @@ export function analyse(text: string, parser: ShellParser, rules: RuleBook, inte
     // The line is fed to an interpreter the engine cannot read: it is code nobody analysed.
     emit(ctx, scope, "opaque_code", null, `interpreter "${shell}" is not a shell the engine can analyse`);
   } else {
+    // A shell with another grammar: what bash's grammar finds still counts, but the line stays at least high.
+    if (FOREIGN_SHELLS.has(shell)) emit(ctx, scope, "foreign_shell", null, shell);
     analyseText(text, ctx, scope);
   }
   return { signals: ctx.signals, commands: ctx.commands };

@@ -1,6 +1,7 @@
 import type { SyntaxNode as Node } from "./syntax.ts";
 import type { Arg } from "./words.ts";
 import { parseOptions, type OptionSpec, type ParsedOptions } from "./options.ts";
+import type { ProgramParse } from "./programs/spec.ts";
 
 /** A redirection attached to a command: operator (`>`, `>>`, `<`, `&>`, `<<`, `<<<`…), target word. */
 export interface Redirect {
@@ -38,6 +39,8 @@ export interface Cmd {
   /** Set for the pseudo-command that carries a compound statement's redirects. */
   synthetic: boolean;
   optionCache?: Map<OptionSpec, ParsedOptions>;
+  /** The command line read with the program's option table (programs/), cached; null when it has none. */
+  programCache?: ProgramParse | null;
 }
 
 /** The command name the shell will look up: the last path segment of the resolved first word. */
@@ -68,6 +71,7 @@ export function innerCmd(outer: Cmd, argv: Arg[], extra: Partial<Cmd> = {}): Cmd
     assigns: [],
     via: [...outer.via, outer.name],
     optionCache: undefined,
+    programCache: undefined,
     synthetic: false,
     ...extra,
   };

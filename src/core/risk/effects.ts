@@ -1,13 +1,18 @@
 import type { Cmd } from "./command.ts";
 import { optionsOf } from "./command.ts";
-import { flagValues, hasFlag } from "./options.ts";
+import { flagValues, hasFlag, type OptionSpec } from "./options.ts";
 import { scanSed } from "./sed.ts";
+import { operandWrites, optionValues } from "./programs/index.ts";
 import { literalArg, type Arg } from "./words.ts";
 
+/** awk's option grammar (gawk(1)): which operand is the program. */
+const AWK_OPTS: OptionSpec = { shortArgs: "fvF", longArgs: ["file", "assign", "field-separator", "include", "load", "source"] };
+
 /**
- * Files a command writes, as far as its text shows: output redirections, and the writing arguments of
- * common tools (tee, cp/mv/install, dd of=, sed -i and sed w, find -fprint, base64 -o, curl -o, wget -O,
- * sort -o, truncate, touch, shred). Input redirections and descriptor duplication (`2>&1`) are not writes.
+ * Files a command writes, as far as its text shows: output redirections; the writing arguments of common tools
+ * (cp/mv/install, dd of=, sed -i and sed w, awk's `print > "file"`, find -fprint, base64 -o, truncate, touch,
+ * shred); and what the program option tables (programs/table.ts) mark as written: tee's files, sort -o,
+ * curl -o, git --output, strace -o…. Input redirections and descriptor duplication (`2>&1`) are not writes.
  */
 export function fileWrites(cmd: Cmd): Arg[] {
   const out: Arg[] = [];
@@ -17,16 +22,24 @@ export function fileWrites(cmd: Cmd): Arg[] {
     else if (/^[0-9]*>&$/.test(r.op) && !/^[0-9-]+$/.test(r.target.text)) out.push(r.target);
   }
   if (cmd.synthetic) return out;
+  // The program's option table: options whose value is a file it writes, and positional outputs (tee, uniq, xxd).
+  // `-` is standard output; a value starting with `|` or `!` is a command (strace -o '|cmd'), judged elsewhere.
+  for (const v of optionValues(cmd, "writes")) if (v.text !== "-" && !/^[|!]/.test(v.text)) out.push(v);
+  out.push(...operandWrites(cmd).filter((a) => a.text !== "-"));
   const opnds = (spec: Parameters<typeof optionsOf>[1]): Arg[] => optionsOf(cmd, spec).operands;
   switch (cmd.name) {
-    case "tee":
-      out.push(...opnds({ longFlags: ["append", "ignore-interrupts", "output-error"] }));
-      break;
     case "cp": case "mv": case "install": case "ln": case "rsync": case "scp": {
       const p = optionsOf(cmd, { shortArgs: "tSmogeb", longArgs: ["target-directory", "suffix", "mode", "owner", "group", "rsh"] });
       const t = flagValues(p, "-t", "--target-directory");
       if (t.length) out.push(...t.map(literalArg));
       else if (p.operands.length >= 2) out.push(p.operands[p.operands.length - 1]!);
+      break;
+    }
+    case "awk": case "gawk": case "mawk": case "nawk": {
+      // print/printf > "file" and >> "file" inside a literal program (the first operand without -f).
+      const prog = optionsOf(cmd, AWK_OPTS);
+      const text = hasFlag(prog, "-f", "--file") ? "" : prog.operands[0]?.text ?? "";
+      for (const m of text.matchAll(/>>?\s*"([^"]+)"/g)) out.push(literalArg(m[1]!));
       break;
     }
     case "dd":
@@ -54,15 +67,6 @@ export function fileWrites(cmd: Cmd): Arg[] {
     }
     case "base64": case "base32": case "basenc":
       out.push(...flagValues(optionsOf(cmd, { shortArgs: "ow", longArgs: ["output", "wrap"] }), "-o", "--output").map(literalArg));
-      break;
-    case "sort":
-      out.push(...flagValues(optionsOf(cmd, { shortArgs: "otkST", longArgs: ["output", "field-separator", "key", "buffer-size", "temporary-directory"] }), "-o", "--output").map(literalArg));
-      break;
-    case "curl":
-      out.push(...flagValues(optionsOf(cmd, { shortArgs: "oXdHuAeEFrTwxy", longArgs: ["output", "request", "data", "header", "user", "user-agent"] }), "-o", "--output").filter((v) => v !== "-").map(literalArg));
-      break;
-    case "wget":
-      out.push(...flagValues(optionsOf(cmd, { shortArgs: "OPoa", longArgs: ["output-document", "directory-prefix", "output-file"] }), "-O", "--output-document", "-P", "--directory-prefix").filter((v) => v !== "-").map(literalArg));
       break;
     case "truncate": case "touch": case "shred":
       out.push(...opnds({ shortArgs: "srdtn", longArgs: ["size", "reference", "date", "iterations"] }));

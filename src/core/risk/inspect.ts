@@ -8,6 +8,7 @@ import { LIMITS } from "./limits.ts";
 import { normalisePath } from "./paths.ts";
 import type { Rule } from "./rule.ts";
 import { baseLevel, knownNames } from "./table.ts";
+import { programOf } from "./programs/index.ts";
 import { literalArg } from "./words.ts";
 
 /** One simple command: record it, resolve what runs, apply the rules, hand it to its carrier. */
@@ -61,7 +62,7 @@ export function inspect(cmd: Cmd, ctx: Ctx, scope: Scope): void {
     emit(ctx, scope, "glob_command_name", cmd.node);
     record(cmd, ctx, scope, true);
     const re = globToRegExp(cmd.name);
-    for (const cand of knownNames().filter((n) => re.test(n)).slice(0, 8)) inspect({ ...cmd, name: cand, argv0: literalArg(cand), optionCache: undefined }, ctx, scope);
+    for (const cand of knownNames().filter((n) => re.test(n)).slice(0, 8)) inspect({ ...cmd, name: cand, argv0: literalArg(cand), optionCache: undefined, programCache: undefined }, ctx, scope);
     return;
   }
   record(cmd, ctx, scope, a0.dynamic);
@@ -72,13 +73,42 @@ export function inspect(cmd: Cmd, ctx: Ctx, scope: Scope): void {
     return;
   }
   if (RESERVED.has(cmd.name) && !a0.dynamic) { reservedWord(cmd, ctx, scope); return; }
+  // A path names whatever file is there: only the system directories hold the program the name suggests. The
+  // command is still judged as that program too (its rules can only add signals).
+  if (a0.text.includes("/") && !isSystemProgramPath(normalisePath(a0.text, scope.cwd))) emit(ctx, scope, "untrusted_program_path", cmd.node, a0.display);
   trackState(cmd, scope);
   applyRules(cmd, ctx, scope);
+  optionCode(cmd, ctx, scope);
   const carrier = CARRIERS.get(cmd.name);
   if (carrier) { carrier(cmd, ctx, scope); return; }
   const level = baseLevel(cmd.name);
   if (level === "medium") emit(ctx, scope, "mutating_command", cmd.node, cmd.name);
   else if (level !== "low") emit(ctx, scope, "unknown_command", cmd.node, cmd.name);
+}
+
+/** Root-owned directories whose programs are the ones their names say (the fixed system PATH). */
+const SYSTEM_BIN_DIRS = new Set(["/usr/bin", "/bin", "/usr/sbin", "/sbin"]);
+
+/** True when `p` (normalised) is a program directly inside one of the system directories. */
+export function isSystemProgramPath(p: string): boolean {
+  const i = p.lastIndexOf("/");
+  return i > 0 && SYSTEM_BIN_DIRS.has(p.slice(0, i));
+}
+
+/**
+ * Options whose value is code (programs/table.ts): a command line is analysed as shell code, a program name is
+ * judged as the command it starts, and strace/ltrace `-o '|cmd'` outputs are commands.
+ */
+function optionCode(cmd: Cmd, ctx: Ctx, scope: Scope): void {
+  const p = programOf(cmd);
+  if (!p) return;
+  for (const u of p.uses) {
+    const v = u.value;
+    if (!v) continue;
+    if (u.def.effect === "command" || (u.def.effect === "program" && (v.dynamic || /\s/.test(v.text)))) codeFromArgs([v], ctx, scope, cmd);
+    else if (u.def.effect === "program") inspect(innerCmd(cmd, [v], { stdin: { kind: "none" } }), ctx, scope);
+    else if (u.def.effect === "writes" && /^[|!]/.test(v.text)) codeFromArgs([{ ...v, text: v.text.slice(1) }], ctx, scope, cmd);
+  }
 }
 
 /** Shell reserved words; seen as a command name only when the grammar could not place them. */

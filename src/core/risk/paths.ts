@@ -111,7 +111,7 @@ const SECRET = [
   /^\/etc\/ssh\/ssh_host_[a-z0-9]+_key$/,
   /(^|\/)\.ssh\/id_[a-z0-9_]+$/,
   /(^|\/)\.(aws\/credentials|docker\/config\.json|kube\/config|netrc|pgpass|git-credentials|vault-token)$/,
-  /^\/proc\/(\d+|self)\/(environ|mem)$/,
+  /^\/proc\/(\d+|self|thread-self|[^/]*[*?[][^/]*)\/(task\/[^/]+\/)?(environ|mem)$/,
   /^\/etc\/(ssl\/private|letsencrypt\/(live|archive))\//,
 ];
 

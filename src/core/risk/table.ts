@@ -35,6 +35,12 @@ git-lfs helm terraform ansible-playbook fallocate mkfifo sync nc ncat netcat soc
 /** Shells: `-c STRING` and standard input are code. */
 export const SHELLS = new Set(["sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "fish", "csh", "tcsh", "yash", "rbash"]);
 
+/**
+ * Shells whose grammar differs from bash's in ways that run code (fish's `(cmd)`, zsh's glob qualifiers and
+ * `=(cmd)`, csh's history and `:` modifiers): the engine reads their code with bash's grammar only as a hint.
+ */
+export const FOREIGN_SHELLS = new Set(["fish", "csh", "tcsh", "zsh"]);
+
 /** Other interpreters: `-c`/`-e` strings, scripts and standard input are code the engine cannot analyse. */
 export const INTERPRETERS = new Set([
   "python", "python2", "python3", "perl", "ruby", "node", "nodejs", "php", "lua", "luajit", "tclsh", "wish", "Rscript",

@@ -54,6 +54,15 @@ export function walkNode(node: Node, ctx: Ctx, scope: Scope): void {
     case "process_substitution":
       for (const c of node.namedChildren) if (c) walk(c, ctx, childScope(scope));
       return;
+    case "for_statement":
+    case "c_style_for_statement":
+    case "while_statement": {
+      // A loop whose body backgrounds a command starts a new process on every pass.
+      const body = node.childForFieldName("body");
+      if (body && body.descendantsOfType("&").length > 0) emit(ctx, scope, "background_loop", node);
+      for (const c of node.namedChildren) if (c) walk(c, ctx, scope);
+      return;
+    }
     default:
       if (LEAVES.has(node.type)) return;
       for (const c of node.namedChildren) if (c) walk(c, ctx, scope);
@@ -270,6 +279,14 @@ export function simpleCommand(node: Node, redirects: Redirect[], extraArgs: Arg[
     if (got.heredoc !== null) ownStdin = { kind: "heredoc", body: got.heredoc };
   }
   const nameNode = node.childForFieldName("name");
+  // tree-sitter-bash accepts words bash rejects inside a simple command (`echo (rm -rf /)` holds a subshell; in
+  // fish it is a command substitution): the line is not bash, so it is unparseable, and what is inside is judged.
+  for (const c of node.namedChildren) {
+    if (c.field === null && c.type !== "variable_assignment" && c.type !== "comment") {
+      emit(ctx, scope, "unparseable", c, `${c.type} inside a simple command`);
+      walk(c, ctx, childScope(scope));
+    }
+  }
   if (!nameNode) return null;
   const argv0 = argOf(nameNode, ctx, scope);
   const args = node.childrenForFieldName("argument").filter((a): a is Node => a !== null).map((a) => argOf(a, ctx, scope));

@@ -2,6 +2,7 @@ import { optionsOf, type Cmd } from "../command.ts";
 import { codeFromArgs, sourceFile, sourceKinds, stdinCode } from "../code.ts";
 import { emit, type Ctx, type Scope } from "../context.ts";
 import { hasFlag, parseOptions, type OptionSpec } from "../options.ts";
+import { FOREIGN_SHELLS } from "../table.ts";
 import { literalArg } from "../words.ts";
 
 /** Carriers for shells, interpreters and the programs that hand a shell its code (su, at, ssh). */
@@ -9,6 +10,7 @@ import { literalArg } from "../words.ts";
 const SHELL_OPTS: OptionSpec = { posix: true, shortArgs: "oO", longArgs: ["rcfile", "init-file"] };
 
 export function shell(cmd: Cmd, ctx: Ctx, scope: Scope): void {
+  if (FOREIGN_SHELLS.has(cmd.name)) emit(ctx, scope, "foreign_shell", cmd.node, cmd.name);
   const p = optionsOf(cmd, SHELL_OPTS);
   if (hasFlag(p, "-c")) {
     const code = p.operands[0];

@@ -1,4 +1,5 @@
 import type { Cmd } from "../command.ts";
+import { optionSignal, programOf } from "../programs/index.ts";
 import type { Rule } from "../rule.ts";
 
 const SSH_UNITS = /^(ssh|sshd|openssh|openssh-server|ssh\.socket|sshd\.socket|ssh\.service|sshd\.service|dropbear)(@.*)?(\.service|\.socket)?$/;
@@ -9,8 +10,10 @@ const POWER = new Set(["poweroff", "reboot", "halt", "kexec", "rescue", "emergen
 /** systemctl subcommands that only read (systemctl(1) "Unit Commands" that query). */
 const SYSTEMCTL_READ = new Set(["", "status", "show", "cat", "list-units", "list-unit-files", "list-sockets", "list-timers", "list-jobs", "list-dependencies", "list-machines", "list-automounts", "list-paths", "is-active", "is-enabled", "is-failed", "is-system-running", "get-default", "help", "show-environment", "--version", "--help"]);
 
-const units = (cmd: Cmd): string[] => cmd.args.filter((a) => !a.text.startsWith("-")).slice(1).map((a) => a.text);
-const systemctlVerb = (cmd: Cmd): string => cmd.args.find((a) => !a.text.startsWith("-"))?.text ?? "";
+/** systemctl's operands read with its option table, so `-H host`, `-t type`, `-p prop` values are not the verb. */
+const systemctlOperands = (cmd: Cmd): string[] => (programOf(cmd)?.operands ?? cmd.args.filter((a) => !a.text.startsWith("-"))).map((a) => a.text);
+const units = (cmd: Cmd): string[] => systemctlOperands(cmd).slice(1);
+const systemctlVerb = (cmd: Cmd): string => systemctlOperands(cmd)[0] ?? "";
 const serviceVerb = (cmd: Cmd): { unit: string; verb: string } => ({ unit: cmd.args[0]?.text ?? "", verb: cmd.args[1]?.text ?? "" });
 
 const PKG_REMOVERS = new Set(["apt", "apt-get", "dnf", "yum", "zypper", "apk", "pacman", "dpkg", "rpm"]);
@@ -55,7 +58,7 @@ export const AVAILABILITY_RULES: readonly Rule[] = [
       return cmd.args.some((a) => a.text === "off") && cmd.args.some((a) => /^(networking|radio)$/.test(a.text)) || cmd.args.some((a) => a.text === "down");
     },
     examples: {
-      match: ["systemctl stop sshd", "service ssh stop", "ip link set eth0 down", "pkill sshd", "systemctl disable --now ssh.service", "ip route del default", "kill -9 $(pgrep sshd)", "apt-get remove -y openssh-server"],
+      match: ["systemctl stop sshd", "systemctl -H admin@db.example.com stop sshd", "systemctl -t service stop sshd", "systemctl -M web1 --property MainPID stop sshd", "service ssh stop", "ip link set eth0 down", "pkill sshd", "systemctl disable --now ssh.service", "ip route del default", "kill -9 $(pgrep sshd)", "apt-get remove -y openssh-server"],
       noMatch: ["systemctl status sshd", "systemctl reload sshd", "ip addr show", "ip route del 10.0.0.0/8", "kill 1234", "apt-get install openssh-server"],
     },
   },
@@ -156,7 +159,8 @@ export const AVAILABILITY_RULES: readonly Rule[] = [
     test: (cmd) => {
       const t = cmd.args.map((a) => a.text);
       switch (cmd.name) {
-        case "sysctl": return t.some((x) => x === "-w" || x === "--write" || x === "-p" || x === "--load" || x === "--system" || /^[a-z0-9_.]+=/.test(x));
+        case "sysctl": return optionSignal(cmd, "kernel_change") || (programOf(cmd)?.operands ?? []).some((a) => a.text.includes("="))
+          || t.some((x) => x === "-w" || x === "--write" || x === "-p" || x === "--load" || x === "--system" || /^[a-z0-9_.]+=/.test(x));
         case "mount": return t.length > 0 && !t.every((x) => /^(-l|--show-labels|-t|\w+)$/.test(x) && !x.startsWith("/"));
         case "swapon": return !t.every((x) => /^(--show|-s|--summary|--bytes|--noheadings)$/.test(x));
         case "losetup": return !t.every((x) => /^(-a|--all|-l|--list|-J|--json)$/.test(x));
@@ -164,7 +168,7 @@ export const AVAILABILITY_RULES: readonly Rule[] = [
         default: return true;
       }
     },
-    examples: { match: ["sysctl -w net.ipv4.ip_forward=1", "mount /dev/sdb1 /mnt", "rmmod e1000"], noMatch: ["sysctl -a", "mount", "swapon --show"] },
+    examples: { match: ["sysctl -w net.ipv4.ip_forward=1", "sysctl kernel.sysrq=1", "sysctl -p /tmp/evil.conf", "sysctl -qw kernel.core_pattern='|/tmp/x'", "sysctl --sys", "mount /dev/sdb1 /mnt", "rmmod e1000"], noMatch: ["sysctl -a", "sysctl -n kernel.hostname", "mount", "swapon --show"] },
   },
   {
     id: "account_change", severity: "high",

@@ -1,5 +1,6 @@
 import { optionsOf, type Cmd } from "../command.ts";
 import { flagValues, hasFlag, type OptionSpec } from "../options.ts";
+import { optionValues } from "../programs/index.ts";
 import type { Rule } from "../rule.ts";
 import { scanSed } from "../sed.ts";
 import { SHELLS } from "../table.ts";
@@ -124,7 +125,7 @@ export const CODE_EXEC_RULES: readonly Rule[] = [
     id: "exec_env_var", severity: "high",
     reason: "sets an environment variable that makes programs load or run other code (LD_PRELOAD, GIT_SSH_COMMAND, PAGER, PATH…)",
     commands: ["*"],
-    test: (cmd) => cmd.assigns.some((a) => EXEC_ENV.test(a.name)),
-    examples: { match: ["GIT_SSH_COMMAND='sh -c id' git ls-remote origin", "LD_PRELOAD=x.so ls", "export PAGER=./x", "env PAGER=x man ls"], noMatch: ["FOO=1 ls", "LANG=C sort x"] },
+    test: (cmd) => cmd.assigns.some((a) => EXEC_ENV.test(a.name)) || optionValues(cmd, "env").some((a) => EXEC_ENV.test(a.text.split("=")[0]!)),
+    examples: { match: ["GIT_SSH_COMMAND='sh -c id' git ls-remote origin", "strace -f -E LD_PRELOAD=/tmp/x.so ls", "LD_PRELOAD=x.so ls", "export PAGER=./x", "env PAGER=x man ls"], noMatch: ["FOO=1 ls", "LANG=C sort x"] },
   },
 ];

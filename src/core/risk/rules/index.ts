@@ -3,6 +3,11 @@ import type { Rule } from "../rule.ts";
 import { RISK_LEVELS } from "../../catalogue/action.ts";
 import { AVAILABILITY_RULES } from "./availability.ts";
 import { CODE_EXEC_RULES } from "./code-exec.ts";
+import { CREDENTIAL_RULES } from "./credentials.ts";
+import { FAN_OUT_RULES } from "./fan-out.ts";
+import { NETWORK_RULES } from "./network.ts";
+import { OPTION_RULES } from "./options.ts";
+import { tableSignals } from "../programs/index.ts";
 import { FILESYSTEM_RULES } from "./filesystem.ts";
 import { PERMISSION_RULES } from "./permissions.ts";
 import { SECRET_RULES } from "./secrets.ts";
@@ -20,7 +25,16 @@ export const ALL_RULES: readonly Rule[] = [
   ...AVAILABILITY_RULES,
   ...SECRET_RULES,
   ...TOOL_RULES,
+  ...OPTION_RULES,
+  ...NETWORK_RULES,
+  ...FAN_OUT_RULES,
+  ...CREDENTIAL_RULES,
 ];
+
+// Every signal an option table names must be a rule, or the option would be read and then ignored.
+for (const id of tableSignals()) {
+  if (!ALL_RULES.some((r) => r.id === id)) throw new Error(`risk program table: option signal "${id}" has no rule`);
+}
 
 /**
  * Indexes rules for the analyser and checks their shape: unique snake_case ids, a known severity, a

@@ -1,5 +1,6 @@
 import type { Cmd } from "../command.ts";
 import { isCoreRoot, isSystemPath, writeSeverity } from "../paths.ts";
+import { programOf } from "../programs/index.ts";
 import type { Rule } from "../rule.ts";
 import { INTERPRETERS, SHELLS } from "../table.ts";
 import { SPECS, operands, recursive, targetPath } from "./util.ts";
@@ -11,7 +12,18 @@ const paths = (cmd: Cmd): string[] => {
   const hasRef = cmd.args.some((a) => a.text.startsWith("--reference"));
   return ops.slice(hasRef ? 0 : 1).map((a) => targetPath(cmd, a));
 };
-const mode = (cmd: Cmd): string => (cmd.name === "chmod" ? operands(cmd, SPECS.chmod)[0]?.text ?? "" : "");
+/** The mode given: chmod's first operand, or install/mkdir/mknod's -m/--mode value (programs/table.ts for install). */
+const mode = (cmd: Cmd): string => {
+  if (cmd.name === "chmod") return operands(cmd, SPECS.chmod)[0]?.text ?? "";
+  if (cmd.name === "install") return programOf(cmd)?.flags.get("--mode")?.at(-1)?.text ?? "";
+  return "";
+};
+/** Files whose mode is set: chmod's paths, or install's sources (the copies keep their program). */
+const modeTargets = (cmd: Cmd): string[] => {
+  if (cmd.name !== "install") return paths(cmd);
+  const ops = programOf(cmd)?.operands ?? [];
+  return ops.map((a) => targetPath(cmd, a));
+};
 const worldWritable = (m: string): boolean => /^0*[0-7]?[0-7][0-7][2367]$/.test(m) || /(^|,)(o|a)?[+=][rwxXst]*w/.test(m) && !/^[ug]+[+=]/.test(m);
 const setid = (m: string): boolean => /^0*[2-7][0-7]{3}$/.test(m) || /[+=][rwxXt]*s/.test(m);
 /** Programs that give a shell or arbitrary file access when setuid (GTFOBins "SUID" list, abridged). */
@@ -43,16 +55,16 @@ export const PERMISSION_RULES: readonly Rule[] = [
   {
     id: "setuid_shell", severity: "critical",
     reason: "sets setuid/setgid on a shell or a program that spawns one: root for any user",
-    commands: ["chmod"],
-    test: (cmd) => setid(mode(cmd)) && paths(cmd).some((p) => SHELL_LIKE.has(p.slice(p.lastIndexOf("/") + 1))),
-    examples: { match: ["chmod 4755 /bin/bash", "chmod u+s /usr/bin/find"], noMatch: ["chmod 755 /bin/tool", "chmod u+s ./mytool"] },
+    commands: ["chmod", "install"],
+    test: (cmd) => setid(mode(cmd)) && modeTargets(cmd).some((p) => SHELL_LIKE.has(p.slice(p.lastIndexOf("/") + 1))),
+    examples: { match: ["chmod 4755 /bin/bash", "chmod u+s /usr/bin/find", "install -m 4755 /bin/sh ./rootsh", "install --mode=u+s /usr/bin/python3 /tmp/py"], noMatch: ["chmod 755 /bin/tool", "chmod u+s ./mytool"] },
   },
   {
     id: "setuid", severity: "high",
     reason: "sets the setuid or setgid bit",
-    commands: ["chmod"],
+    commands: ["chmod", "install"],
     test: (cmd) => setid(mode(cmd)),
-    examples: { match: ["chmod u+s ./mytool", "chmod 2755 dir"], noMatch: ["chmod +x deploy.sh", "chmod 0755 x"] },
+    examples: { match: ["chmod u+s ./mytool", "chmod 2755 dir", "install -m 4755 ./tool /usr/local/bin/tool", "install -Dm6755 a b"], noMatch: ["chmod +x deploy.sh", "chmod 0755 x", "install -m 0755 ./tool /usr/local/bin/tool"] },
   },
   {
     id: "perm_critical_file", severity: "high",

@@ -71,6 +71,21 @@ export const STRUCTURAL_RULES: readonly Rule[] = [
     examples: { match: ["mkdir build", "rm notes.txt"], noMatch: ["ls", "sudo ls"] },
   },
   {
+    id: "untrusted_program_path", severity: "high",
+    reason: "runs a program by a path outside the root-owned system directories (/usr/bin, /bin, /usr/sbin, /sbin): its name says nothing about what it is",
+    examples: { match: ["./ls", "/tmp/x/cat /etc/hosts", "~/bin/ls", "/usr/bin/../../tmp/ls", "cd /tmp && ./ps aux"], noMatch: ["ls", "/usr/bin/ls -la", "/bin/cat /etc/hostname", "cd /usr/bin && ./ls"] },
+  },
+  {
+    id: "foreign_shell", severity: "high",
+    reason: "code for a shell whose grammar the engine does not have (fish, csh, tcsh, zsh…): it is read with bash's grammar only as a hint",
+    examples: { match: ["fish -c 'echo (ls)'", "tcsh -c 'ls'", "zsh -c 'ls *(e:id:)'"], noMatch: ["bash -c 'ls'", "sh -c 'ls'"] },
+  },
+  {
+    id: "background_loop", severity: "high",
+    reason: "a loop starts background processes on every pass, which can exhaust processes or memory",
+    examples: { match: ["for i in $(seq 1 100000); do sleep 999 & done", "while true; do nc -l 4444 & done", "until false; do (yes > /dev/null &); done"], noMatch: ["for f in *.log; do gzip \"$f\"; done", "sleep 10 &"] },
+  },
+  {
     id: "unknown_command", severity: "high",
     reason: "a command the engine has no knowledge of; a human must look",
     examples: { match: ["./build.sh", "frobnicate --all"], noMatch: ["ls -la", "df -h"] },

