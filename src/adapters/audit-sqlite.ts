@@ -16,8 +16,7 @@ import {
 import type { AuditEntry, Checkpoint } from "../core/audit/entry.ts";
 import { parseRotation } from "../core/audit/verify.ts";
 import type { VerifyResult } from "../core/audit/verify.ts";
-import { redactString, redactValue, redactionRules } from "../core/audit/redact.ts";
-import type { RedactionRules } from "../core/audit/redact.ts";
+import { compileExtraPatterns, redactDeep, redactSecrets } from "../core/redact.ts";
 import { HostgateError } from "../core/errors.ts";
 import type { AuditAppend, AuditQuery, AuditStore } from "../ports/audit-store.ts";
 import type { Signer } from "../ports/signer.ts";
@@ -85,7 +84,7 @@ export class SqliteAuditStore implements AuditStore {
   private readonly db: Database.Database;
   private readonly insert: Database.Statement;
   private readonly insertMany: (rows: AuditEntry[]) => void;
-  private readonly rules: RedactionRules;
+  private readonly extraPatterns: RegExp[];
   private readonly clock: () => number;
   private pending: Pending[] = [];
   private timer: NodeJS.Timeout | null = null;
@@ -107,7 +106,7 @@ export class SqliteAuditStore implements AuditStore {
   ) {
     this.db = db;
     this.clock = opts.clock ?? Date.now;
-    this.rules = redactionRules(opts.secretPatterns);
+    this.extraPatterns = compileExtraPatterns(opts.secretPatterns ?? []);
     if (opts.checkpointCopy) checkpointCopyPath(opts.checkpointCopy);
     this.insert = readOnlyReason !== null ? db.prepare("SELECT 1") : db.prepare(`INSERT INTO audit_entries (pos, ${ENTRY_COLUMNS}) VALUES (@seq, @seq, @ts, @kind, @actor, @payload, @prev_hash, @hash, @key_id, @signature)`);
     this.insertMany = db.transaction((rows: AuditEntry[]) => {
@@ -225,7 +224,8 @@ export class SqliteAuditStore implements AuditStore {
       if (typeof input.actor !== "string" || input.actor.length > MAX_ACTOR_LENGTH) {
         throw new HostgateError("invalid_params", `audit actor must be a string of at most ${MAX_ACTOR_LENGTH} characters`);
       }
-      payloadText = encodePayload(redactValue(input.payload, this.rules));
+      // The one redactor of answers and previews (core/redact.ts), plus the configured patterns.
+      payloadText = encodePayload(redactDeep(input.payload, { extra: this.extraPatterns }).value);
       if (this.readOnlyReason !== null) {
         throw new HostgateError("audit_unavailable", `the audit store is read-only (${this.readOnlyReason}); the action is refused because it cannot be audited`, {
           hint: "Make the state directory writable (free space, remount read-write), then restart the daemon.",
@@ -235,7 +235,7 @@ export class SqliteAuditStore implements AuditStore {
     } catch (err) {
       return Promise.reject(err instanceof Error ? err : new Error(String(err)));
     }
-    return this.commitEntry({ kind: input.kind, actor: redactString(input.actor, this.rules), payloadText }, opts.durable === true);
+    return this.commitEntry({ kind: input.kind, actor: redactSecrets(input.actor, { extra: this.extraPatterns }).text, payloadText }, opts.durable === true);
   }
 
   private commitEntry(e: { kind: string; actor: string; payloadText: string }, durable: boolean): Promise<{ seq: number; hash: string }> {

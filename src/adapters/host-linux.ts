@@ -6,7 +6,7 @@ import { delimiter, join } from "node:path";
 import type { ExecResult } from "../core/exec.ts";
 import { isWithinRoot } from "../core/paths.ts";
 import { HostgateError } from "../core/errors.ts";
-import type { HostProbe, InterfaceAddress, RunOptions, StatFs } from "../ports/host-probe.ts";
+import type { FileOwner, HostProbe, InterfaceAddress, RunOptions, StatFs } from "../ports/host-probe.ts";
 
 const DEFAULT_MAX_OUTPUT = 1024 * 1024;
 const DEFAULT_TIMEOUT_MS = 15_000;
@@ -49,7 +49,7 @@ export class LinuxHostProbe implements HostProbe {
     }
   }
 
-  async readTailConfined(path: string, within: string, opts: { maxBytes: number; maxLines: number }): Promise<{ text: string; size: number; startOffset: number }> {
+  async readTailConfined(path: string, within: string, opts: { maxBytes: number; maxLines: number }): Promise<{ text: string; size: number; startOffset: number; owner: FileOwner }> {
     let handle;
     try {
       handle = await open(path, fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW | fsConstants.O_NONBLOCK);
@@ -78,7 +78,7 @@ export class LinuxHostProbe implements HostProbe {
         text = chunk + text;
         end = start;
       }
-      return { text, size: st.size, startOffset: end };
+      return { text, size: st.size, startOffset: end, owner: { uid: st.uid, gid: st.gid, mode: st.mode & 0o7777 } };
     } catch (err) {
       throw err instanceof HostgateError ? err : fsError(err, path);
     } finally {

@@ -49,6 +49,10 @@ export const ConfigSchema = z.object({
       timeout_ms: z.number().int().min(100).max(120_000).default(20_000),
     }).strict().optional(),
   }).strict().refine((p) => p.mode !== "llm" || p.llm !== undefined, { error: "planner.mode llm needs planner.llm (base_url, model)" }).default(() => ({ mode: "deterministic" as const })),
+  logs: z.object({
+    readable: z.union([z.enum(["adm", "all"]), z.array(z.string().startsWith("/", "list absolute paths under /var/log")).min(1)]).optional()
+      .describe("Which logs read_log_file returns: adm (files readable by group adm or everyone; default of the system daemon), all (default embedded), or a list of absolute paths"),
+  }).strict().default(() => ({})),
   audit: z.object({
     checkpoint_every: z.number().int().min(1).max(1_000_000).default(1000).describe("Write a signed checkpoint after this many entries"),
     checkpoint_idle_ms: z.number().int().min(0).max(86_400_000).default(30_000).describe("…and this often while the head moved (0: never on a timer)"),

@@ -132,9 +132,19 @@ describe("redactLines", () => {
     expect(r.lines).toEqual(["Starting service", "[redacted:private_key]", "[redacted:private_key]", "next"]);
   });
 
-  it("leaves lists without keys untouched", () => {
-    const lines = ["one", "two", BODY[0]!];
+  it("leaves lists without keys untouched, also a lone key-shaped line inside the window", () => {
+    const lines = ["one", BODY[0]!, "two"];
     expect(redactLines(lines)).toEqual({ lines, redactions: 0 });
+    const hex = ["a".repeat(64), "x", "f0".repeat(32)]; // SHA-256 digests at the edges are not key lines
+    expect(redactLines(hex)).toEqual({ lines: hex, redactions: 0 });
+  });
+
+  it("treats key-shaped lines at a window's edge as a key cut by the window (no BEGIN, no END in view)", () => {
+    expect(redactLines(["one", "two", BODY[0]!]).lines).toEqual(["one", "two", "[redacted:private_key]"]);
+    expect(redactLines([BODY[1]!, BODY[2]!, "next"]).lines).toEqual(["[redacted:private_key]", "[redacted:private_key]", "next"]);
+    // four key lines anywhere are a key whose armour is gone
+    const mid = ["x", BODY[0]!, BODY[1]!, BODY[2]!, BODY[0]!, "y"];
+    expect(redactLines(mid).lines).toEqual(["x", ...Array<string>(4).fill("[redacted:private_key]"), "y"]);
   });
 });
 

@@ -1,97 +1,170 @@
-/**
- * Secret redaction applied to every string a read-only action returns (DESIGN.md: "a read-only tool never
- * returns secrets (private keys, /etc/shadow, tokens)"). Patterns are deliberately broad; a false redaction
- * costs a little context, a missed one leaks a credential.
- */
-/** `keep`: the first capture group is a label (e.g. `password=`) kept before the redaction marker. */
-const PATTERNS: readonly { name: string; re: RegExp; keep?: true }[] = [
-  { name: "private_key", re: /-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|$)/g },
-  // crypt(5): `$id$salt$hash`, also `$5$/$6$rounds=N$salt$hash` and yescrypt `$y$params$salt$hash`
-  { name: "shadow_hash", re: /\$(?:1|2[abxy]?|5|6|y|gy|7|apr1|pbkdf2[-_a-z0-9]*)\$(?:[^\s:$]{0,64}\$){1,3}[./A-Za-z0-9+=]{16,}/g },
-  { name: "argon2_hash", re: /\$argon2(?:id|i|d)\$[^\s:]+/g },
-  { name: "url_credentials", re: /(\b[a-z][a-z0-9+.-]*:\/\/[^\s:/@]*:)[^\s@/]+(?=@)/gi, keep: true },
-  { name: "slack_token", re: /\bxox[abposr]-[A-Za-z0-9-]{10,}|\bxapp-[A-Za-z0-9-]{10,}|https:\/\/hooks\.slack\.com\/services\/[A-Za-z0-9/]+/g },
-  { name: "api_key", re: /\b(?:sk_live_|sk_test_|rk_live_|glpat-|npm_)[A-Za-z0-9_-]{16,}|\bsk-[A-Za-z0-9_-]{20,}|\bAIza[0-9A-Za-z_-]{35}\b/g },
-  { name: "jwt", re: /\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g },
-  // mysql/mariadb `-pSECRET` (no space). Values without a letter (ports, pids: ssh -p2222, ps -p1) are kept.
-  { name: "mysql_password_flag", re: /((?:^|\s)-p)(?=\S*[A-Za-z])(\S{3,})(?=\s|$)/g, keep: true },
-  { name: "sshpass", re: /(\bsshpass\s+-p\s*)(\S+)/g, keep: true },
-  { name: "user_password_flag", re: /((?:^|\s)(?:-u|--user)\s+[^\s:]+:)(\S+)/g, keep: true },
-  { name: "aws_access_key", re: /\b(?:AKIA|ASIA)[A-Z0-9]{16}\b/g },
-  { name: "github_token", re: /\bgh[pousr]_[A-Za-z0-9]{36,}\b/g },
-  { name: "bearer_token", re: /\b((?:Bearer|Basic)\s+)[A-Za-z0-9._~+/-]{12,}=*/gi, keep: true },
-  { name: "xml_secret", re: /(<(?:password|passwd|secret|token|passphrase)>)[^<]*/gi, keep: true },
-  { name: "credential_assignment", re: /(["']?(?:password|passwd|pwd|pass|passphrase|secret|token|api[_-]?key|access[_-]?key|[A-Za-z0-9]+_(?:pass|password|secret|token|key))["']?\s*[=:]\s*)("[^"]*"|'[^']*'|[^\s&;,'"]+)/gi, keep: true },
-  { name: "credential_flag", re: /(--(?:password|passwd|secret|token|api-key)(?:=|\s+))(\S+)/gi, keep: true },
-];
+import { findKeySpans } from "./redact/private-keys.ts";
+import { LINE_RULES, type Rule } from "./redact/rules.ts";
 
-/** Returns the text with secrets replaced by `[redacted:<kind>]`, and how many replacements were made. */
-export function redactSecrets(text: string): { text: string; redactions: number } {
-  let redactions = 0;
-  let out = text;
-  for (const { name, re, keep } of PATTERNS) {
-    out = out.replace(re, (match: string, label: unknown) => {
-      const prefix = keep && typeof label === "string" ? label : "";
-      // Already redacted (a second pass): leave it, so redaction is idempotent.
-      if (match.slice(prefix.length).replace(/^["']/, "").startsWith("[redacted:")) return match;
-      redactions++;
-      return `${prefix}[redacted:${name}]`;
-    });
-  }
-  return { text: out, redactions };
+/**
+ * The one redactor of hostgate: every answer of a read-only action, every preview the model sees, every audit
+ * payload and actor goes through it before it leaves the daemon or is signed (DESIGN.md: "a read-only tool
+ * never returns secrets"). A secret becomes `[redacted:<kind>]`; labels stay (`password=[redacted:…]`).
+ *
+ * - Values are redacted whole: a quoted value to its closing quote (escaped quotes included), a URL password to
+ *   the last `@` of the authority, a token over all of its characters (rules.ts, scan.ts).
+ * - Linear time: every pattern is bounded, every value scanner reads a character once and the search resumes
+ *   after the value, the multi-line rule (private keys) searches each line once; text is processed line by
+ *   line, so a long line costs what the same bytes cost as short lines (bench/redact.ts).
+ * - Idempotent: an already redacted value is left alone.
+ * Patterns are deliberately broad: a false redaction costs a little context, a missed one leaks a credential.
+ */
+
+/** What replaces a secret of kind `kind`. */
+export function marker(kind: string): string {
+  return `[redacted:${kind}]`;
 }
 
-const KEY_BEGIN = /-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----/;
-const KEY_END = /-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----/;
-const KEY_BODY = /^[A-Za-z0-9+/=]{16,}$/;
-/** The last base64 line before END is as short as the key's length leaves it (e.g. `AAAB==`). */
-const KEY_LAST_BODY = /^[A-Za-z0-9+/]+={0,2}$/;
+const MARK = "[redacted:";
+
+/** Options: extra patterns from configuration (`audit.secret_patterns`), applied as whole-match rules. */
+export interface RedactOptions {
+  extra?: readonly RegExp[];
+}
+
+/** Compiles configured pattern strings (or RegExps) into global RegExps; throws SyntaxError on a bad one. */
+export function compileExtraPatterns(patterns: readonly (RegExp | string)[]): RegExp[] {
+  return patterns.map((p) => {
+    const re = typeof p === "string" ? new RegExp(p, "g") : p;
+    return re.global ? re : new RegExp(re.source, `${re.flags}g`);
+  });
+}
+
+/** Applies one rule to one line; `count.n` is incremented per redaction. */
+function applyRule(line: string, rule: Rule, count: { n: number }): string {
+  const re = rule.re;
+  re.lastIndex = 0;
+  let out = "";
+  let last = 0;
+  let m: RegExpExecArray | null;
+  while ((m = re.exec(line)) !== null) {
+    let from: number;
+    let to: number;
+    if (rule.kind === "token") {
+      from = m.index;
+      to = m.index + m[0].length;
+      if (rule.extend) to = Math.max(to, rule.extend(line, to));
+    } else if (rule.kind === "label") {
+      from = m.index + m[0].length;
+      to = rule.scan(line, from);
+    } else {
+      const found = rule.locate(line, m.index + m[0].length);
+      from = found?.from ?? -1;
+      to = found?.to ?? -1;
+    }
+    const already = from >= 0 && (line.startsWith(MARK, from) || line.startsWith(MARK, from + 1));
+    if (to > from && from >= last && !already) {
+      out += line.slice(last, from) + marker(rule.name);
+      last = to;
+      count.n++;
+    }
+    re.lastIndex = Math.max(m.index + Math.max(1, m[0].length), to);
+  }
+  return last === 0 ? line : out + line.slice(last);
+}
+
+/** Redacts one line (no newline inside) with every single-line rule, then the configured extras. */
+function redactLine(line: string, count: { n: number }, extra: readonly RegExp[]): string {
+  let out = line;
+  for (const rule of LINE_RULES) out = applyRule(out, rule, count);
+  for (const re of extra) out = applyRule(out, { name: "configured", kind: "token", re }, count);
+  return out;
+}
 
 /**
- * Redacts private keys that span several elements of a list of lines (a log tail splits a PEM block into
- * one string per line): everything from a BEGIN line to its END line, and the base64 body lines before an
- * END line whose BEGIN fell outside the tail. Returns the new list and the count of redacted lines.
+ * Redacts secrets in a text: private key blocks across lines (one marker per block, text around it kept),
+ * then every line. Returns the text and how many secrets were replaced.
  */
-export function redactLines(lines: readonly string[]): { lines: string[]; redactions: number } {
+export function redactSecrets(text: string, opts: RedactOptions = {}): { text: string; redactions: number } {
+  const count = { n: 0 };
+  const lines = text.split("\n");
+  const spans = findKeySpans(lines, false);
+  let joined = text;
+  if (spans.length > 0) {
+    // Rebuild the text with each span replaced by one marker (spans are in order and do not overlap).
+    const starts = [0];
+    for (let i = 0; i < lines.length - 1; i++) starts.push(starts[i]! + lines[i]!.length + 1);
+    let out = "";
+    let last = 0;
+    for (const s of spans) {
+      const from = starts[s.fromLine]! + s.fromCol;
+      const to = starts[s.toLine]! + s.toCol;
+      if (from < last) continue;
+      out += text.slice(last, from) + marker("private_key");
+      last = to;
+      count.n++;
+    }
+    joined = out + text.slice(last);
+  }
+  const out = (spans.length > 0 ? joined.split("\n") : lines).map((l) => redactLine(l, count, opts.extra ?? []));
+  return { text: out.join("\n"), redactions: count.n };
+}
+
+/**
+ * Redacts a list of lines that is a window of a longer text (a log tail): private keys whose lines are split
+ * over several elements (every line of a block becomes a marker, also a key cut by the window's edge), then
+ * every line on its own. Used before any filter runs on the window, so a filter only ever sees redacted text.
+ */
+export function redactLines(lines: readonly string[], opts: RedactOptions = {}): { lines: string[]; redactions: number } {
+  const count = { n: 0 };
   const out = [...lines];
-  let redactions = 0;
-  const blank = (i: number): void => { out[i] = "[redacted:private_key]"; redactions++; };
-  for (let i = 0; i < out.length; i++) {
-    if (KEY_BEGIN.test(out[i]!)) {
-      let j = i;
-      while (j < out.length && !KEY_END.test(out[j]!)) j++;
-      for (let k = i; k <= Math.min(j, out.length - 1); k++) blank(k);
-      i = j;
-    } else if (KEY_END.test(out[i]!)) {
-      for (let k = i - 1; k >= 0 && (k === i - 1 ? KEY_LAST_BODY : KEY_BODY).test(out[k]!.trim()); k--) blank(k);
-      blank(i);
+  for (const s of findKeySpans(lines, true)) {
+    for (let i = s.fromLine; i <= s.toLine; i++) {
+      if (out[i] === marker("private_key")) continue;
+      out[i] = marker("private_key");
+      count.n++;
     }
   }
-  return { lines: out, redactions };
+  for (let i = 0; i < out.length; i++) {
+    const r = redactSecrets(out[i]!, opts);
+    out[i] = r.text;
+    count.n += r.redactions;
+  }
+  return { lines: out, redactions: count.n };
 }
 
 /**
- * Applies {@link redactSecrets} to every string inside a JSON-like value, and {@link redactLines} to every
- * list of strings first; returns a new value and the count.
+ * Object keys whose values are secrets whatever their content: receipts, tokens, passwords, private keys, API
+ * keys, cookies, authorization headers, credentials; `*_token`, `*_secret`, `*_password` suffixes included.
+ * Matched case-insensitively against the whole key.
  */
-export function redactDeep<T>(value: T): { value: T; redactions: number } {
+export const SECRET_KEY_PATTERN =
+  /^(receipt|receipts|approval_receipt|token|tokens|secret|secrets|password|passwd|passphrase|private_key|privatekey|api_key|apikey|authorization|cookie|set_cookie|credentials?|[a-z0-9_]*_(token|secret|password|receipt))$/i;
+
+/**
+ * Returns a redacted deep copy of a JSON-like value: values under secret keys ({@link SECRET_KEY_PATTERN},
+ * not null) become a marker, lists of strings go through {@link redactLines} (keys split over elements), every
+ * other string through {@link redactSecrets}. Keys are kept; the input is not modified.
+ */
+export function redactDeep<T>(value: T, opts: RedactOptions = {}): { value: T; redactions: number } {
   let total = 0;
   const walk = (v: unknown): unknown => {
     if (typeof v === "string") {
-      const r = redactSecrets(v);
+      const r = redactSecrets(v, opts);
       total += r.redactions;
       return r.text;
     }
     if (Array.isArray(v)) {
       if (v.length > 0 && v.every((x) => typeof x === "string")) {
-        const r = redactLines(v);
+        const r = redactLines(v, opts);
         total += r.redactions;
-        return r.lines.map(walk);
+        return r.lines;
       }
       return v.map(walk);
     }
     if (v !== null && typeof v === "object") {
-      return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x)]));
+      return Object.fromEntries(Object.entries(v).map(([k, x]) => {
+        if (x !== null && SECRET_KEY_PATTERN.test(k) && !(typeof x === "string" && x.startsWith(MARK))) {
+          total++;
+          return [k, marker("secret_field")];
+        }
+        return [k, walk(x)];
+      }));
     }
     return v;
   };

@@ -1,8 +1,10 @@
+import { realpathSync } from "node:fs";
 import { join } from "node:path";
 import { openAuditStore } from "../adapters/audit-sqlite.ts";
 import { nodeCrypto } from "../adapters/crypto-node.ts";
 import { LinuxHostProbe } from "../adapters/host-linux.ts";
 import { LinuxHostMutator } from "../adapters/host-mutator-linux.ts";
+import { lookupGroupId } from "../adapters/os-groups.ts";
 import { openAiPlanner } from "../adapters/planner-openai.ts";
 import { acquireStateLock } from "../adapters/state-lock.ts";
 import { SqliteTransactionStore } from "../adapters/transaction-sqlite.ts";
@@ -11,12 +13,13 @@ import { DaemonService, type ServiceExtras } from "../app/daemon-service.ts";
 import type { DaemonDeps, StepProposer } from "../app/deps.ts";
 import { readHostIdentity } from "../app/host-identity.ts";
 import type { Action, ActionContext } from "../core/catalogue/action.ts";
+import type { LogReadPolicy } from "../core/catalogue/log-policy.ts";
 import { CATALOGUE } from "../core/catalogue/index.ts";
 import type { Config } from "../config/schema.ts";
 import type { AuditStore } from "../ports/audit-store.ts";
 import type { Clock, HostProbe } from "../ports/host-probe.ts";
 import type { TransactionStore } from "../ports/transaction-store.ts";
-import { runtimeDir, stateDir, type DaemonMode } from "./paths.ts";
+import { configDir, runtimeDir, stateDir, type DaemonMode } from "./paths.ts";
 import { selectBackend } from "./select-backend.ts";
 
 /** Test and embedding overrides for {@link composeDaemon}. */
@@ -56,7 +59,20 @@ export async function composeDaemon(config: Config, opts: ComposeOptions): Promi
   if (backend.warning) announce(backend.warning.replace(/^hostgate: /, ""));
   const state = stateDir(opts.mode, config.state.dir);
   const runtime = runtimeDir(opts.mode, state);
-  const ctx: ActionContext = { host, clock, family: identity.family, units: backend.units, mutator: new LinuxHostMutator(), hash: nodeCrypto, self_pid: process.pid };
+  const config_dir = configDir(opts.mode);
+  // WriteFile refuses hostgate's own state, sockets and configuration (issue 12).
+  const resolved = (p: string): string[] => {
+    try {
+      const real = realpathSync(p);
+      return real === p ? [p] : [p, real];
+    } catch {
+      return [p];
+    }
+  };
+  const protected_paths = [state, runtime, config_dir].flatMap(resolved);
+  const readable = config.logs.readable ?? (opts.mode === "system" ? "adm" : "all");
+  const logs_readable: LogReadPolicy = readable === "all" ? { kind: "all" } : readable === "adm" ? { kind: "group", name: "adm", gid: lookupGroupId("adm") } : { kind: "paths", paths: readable };
+  const ctx: ActionContext = { host, clock, family: identity.family, units: backend.units, mutator: new LinuxHostMutator(), hash: nodeCrypto, self_pid: process.pid, protected_paths, logs_readable };
 
   let transactions: TransactionStore | null = null;
   let auditStore: AuditStore | null = null;
@@ -67,8 +83,8 @@ export async function composeDaemon(config: Config, opts: ComposeOptions): Promi
     auditStore = openAuditStore(state, {
       checkpointEvery: config.audit.checkpoint_every,
       checkpointIdleMs: config.audit.checkpoint_idle_ms,
-      // Receipts (hgr_…) never reach the log, wherever they appear (DESIGN.md; issue: audit).
-      secretPatterns: [/hgr_[A-Za-z0-9_-]{20,}/, ...config.audit.secret_patterns],
+      // Receipts (hgr_…) are among the redactor's built-in kinds (core/redact/rules.ts); these are extra.
+      secretPatterns: config.audit.secret_patterns,
       readOnlyFallback: true,
       onWarning: (line: string) => { announce(line); },
       ...(config.audit.checkpoint_copy ? { checkpointCopy: config.audit.checkpoint_copy.endsWith("/") ? { type: "directory", path: config.audit.checkpoint_copy } : { type: "file", path: config.audit.checkpoint_copy } } : {}),
@@ -105,6 +121,7 @@ export async function composeDaemon(config: Config, opts: ComposeOptions): Promi
       ...(backend.warning ? { backend_warning: backend.warning } : {}),
       state_dir: state,
       runtime_dir: runtime,
+      logs_readable: typeof readable === "string" ? readable : readable.join(", "),
     },
   };
   return {

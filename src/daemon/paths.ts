@@ -24,3 +24,14 @@ export function runtimeDir(mode: DaemonMode, state: string, env: NodeJS.ProcessE
   if (mode === "system") return "/run/hostgate";
   return env.XDG_RUNTIME_DIR ? join(env.XDG_RUNTIME_DIR, "hostgate") : join(state, "run");
 }
+
+/**
+ * hostgate's configuration directory, where the audit public key is pinned outside the state directory:
+ * HOSTGATE_CONFIG_DIR, else /etc/hostgate for the system daemon, else $XDG_CONFIG_HOME/hostgate
+ * (~/.config/hostgate) for the embedded one.
+ */
+export function configDir(mode: DaemonMode, env: NodeJS.ProcessEnv = process.env): string {
+  if (env.HOSTGATE_CONFIG_DIR) return env.HOSTGATE_CONFIG_DIR;
+  if (mode === "system") return "/etc/hostgate";
+  return join(env.XDG_CONFIG_HOME || join(homedir(), ".config"), "hostgate");
+}

@@ -10,6 +10,14 @@ export interface StatFs {
   files_free: number;
 }
 
+/** Owner and permission bits of an opened file (fstat of the descriptor that was read). */
+export interface FileOwner {
+  uid: number;
+  gid: number;
+  /** Permission bits (0o7777 mask). */
+  mode: number;
+}
+
 /** Options for {@link HostProbe.run}. `timeoutMs` kills the child (SIGKILL) when exceeded. */
 export interface RunOptions {
   timeoutMs?: number;
@@ -41,7 +49,7 @@ export interface HostProbe {
    * elsewhere). Reads backwards until `maxLines` + 1 line breaks or `maxBytes`. Throws `forbidden_path` when the
    * confinement fails, `not_found` / `permission_denied` as usual.
    */
-  readTailConfined(path: string, within: string, opts: { maxBytes: number; maxLines: number }): Promise<{ text: string; size: number; startOffset: number }>;
+  readTailConfined(path: string, within: string, opts: { maxBytes: number; maxLines: number }): Promise<{ text: string; size: number; startOffset: number; owner: FileOwner }>;
   readDir(path: string): Promise<string[]>;
   readLink(path: string): Promise<string>;
   realPath(path: string): Promise<string>;

@@ -88,11 +88,11 @@ describe("SqliteAuditStore", () => {
     await store.append({ kind: "execute.result", actor: "uid:0", payload: { receipt: secrets[0]!, token: secrets[1]!, nested: { db_password: secrets[2]! }, argv: ["mysql", `--password=${secrets[3]!}`], note: `receipt ${secrets[0]!} was used` } }, { durable: true });
     await store.append({ kind: "approve", actor: `admin via ${secrets[0]!}`, payload: {} }, { durable: true });
     const [entry, approve] = store.query({ since_seq: 2 });
-    expect(JSON.parse(entry!.payload)).toEqual({ receipt: "[REDACTED]", token: "[REDACTED]", nested: { db_password: "[REDACTED]" }, argv: ["mysql", "--[REDACTED]"], note: "receipt [REDACTED] was used" });
-    expect(approve!.actor).toBe("admin via [REDACTED]");
+    expect(JSON.parse(entry!.payload)).toEqual({ receipt: "[redacted:secret_field]", token: "[redacted:secret_field]", nested: { db_password: "[redacted:secret_field]" }, argv: ["mysql", "--password=[redacted:credential_flag]"], note: "receipt [redacted:receipt] was used" });
+    expect(approve!.actor).toBe("admin via [redacted:receipt]");
     store.close();
     const bytes = readdirSync(dir).filter((f) => f.startsWith("audit.db")).map((f) => readFileSync(join(dir, f)).toString("latin1")).join("");
-    expect(bytes).toContain("[REDACTED]");
+    expect(bytes).toContain("[redacted:");
     for (const s of secrets) expect(bytes).not.toContain(s);
   });
 

@@ -9,7 +9,7 @@ import type { ActionContext } from "../../src/core/catalogue/action.ts";
 export async function realContext(overrides: Partial<ActionContext> = {}): Promise<ActionContext> {
   const host = new LinuxHostProbe();
   const { family } = await readHostIdentity(host);
-  return { host, clock: { now: () => Date.now() }, family, units: createMockUnitManagers(), mutator: new LinuxHostMutator(host), hash: nodeCrypto, self_pid: process.pid, ...overrides };
+  return { host, clock: { now: () => Date.now() }, family, units: createMockUnitManagers(), mutator: new LinuxHostMutator(host), hash: nodeCrypto, self_pid: process.pid, protected_paths: [], logs_readable: { kind: "all" }, ...overrides };
 }
 
 /** Runs `f` and returns the HostgateError code it throws, or null when it does not throw. */

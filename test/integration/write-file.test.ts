@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ActionContext } from "../../src/core/catalogue/action.ts";
 import writeFile from "../../src/core/catalogue/actions/write-file.ts";
+import { agentPreview } from "../../src/core/transaction/agent-preview.ts";
 import { errorCode, realContext } from "../helpers/real-context.ts";
 
 const sha = (s: string | Buffer): string => createHash("sha256").update(s).digest("hex");
@@ -154,6 +155,90 @@ describe("WriteFile: paths added after the second review", () => {
     const ctx = await realContext();
     for (const path of ["/etc/ld.so.preload", "/etc/security/opasswd"]) {
       expect(await errorCode(() => writeFile.preview({ path, content: "x" }, ctx)), path).toBe("forbidden_path");
+    }
+  });
+});
+
+describe("WriteFile: the plan tells the model only the intended state and a count (issue 12)", () => {
+  it("shows no current hash, size, mode, existence or line positions; identical for any current content", async () => {
+    const ctx = await realContext();
+    const root = mkdtempSync(join(tmpdir(), "hg-oracle-"));
+    try {
+      const secretFile = join(root, "secret.conf");
+      // The model guesses 5,000 lines; the file holds one of them (or none): the answer must not tell which.
+      const guesses = Array.from({ length: 5000 }, (_, i) => `pin=${String(i).padStart(4, "0")}`).join("\n") + "\n";
+      const views: string[] = [];
+      for (const current of ["pin=4242\n", "pin=0007\nother\n", null]) {
+        if (current === null) rmSync(secretFile, { force: true });
+        else { writeFileSync(secretFile, current); chmodSync(secretFile, 0o600); }
+        const preview = await writeFile.preview({ path: secretFile, content: guesses }, ctx);
+        const model = agentPreview(preview);
+        const text = JSON.stringify(model);
+        if (current !== null) {
+          const cur = preview.current as { sha256: string; size: number; mode: string };
+          expect(text).not.toContain(cur.sha256);
+          expect(text).not.toContain("0600");
+          expect(text).not.toContain("shown only to the approver");
+          expect(preview.text).toContain(cur.sha256); // the approver still sees it
+        }
+        expect(text).toContain(sha(guesses));
+        expect(text).toContain("5000 lines");
+        views.push(text);
+      }
+      expect(new Set(views).size).toBe(1);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  it("the preview_hash input still covers the current state (a changed file changes it)", async () => {
+    const ctx = await realContext();
+    const root = mkdtempSync(join(tmpdir(), "hg-oracle-"));
+    try {
+      const path = join(root, "a.conf");
+      writeFileSync(path, "one\n");
+      const a = await writeFile.preview({ path, content: "x\n" }, ctx);
+      writeFileSync(path, "two\n");
+      const b = await writeFile.preview({ path, content: "x\n" }, ctx);
+      expect(JSON.stringify(a)).not.toBe(JSON.stringify(b));
+      expect(JSON.stringify(agentPreview(a))).toBe(JSON.stringify(agentPreview(b)));
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  it("does not name the size of a file over the limit", async () => {
+    const ctx = await realContext();
+    const root = mkdtempSync(join(tmpdir(), "hg-oracle-"));
+    try {
+      const path = join(root, "big.log");
+      writeFileSync(path, Buffer.alloc(1024 * 1024 + 17, 97));
+      const err = await writeFile.preview({ path, content: "x" }, ctx).catch((e: unknown) => e as Error);
+      expect((err as { code?: string }).code).toBe("invalid_params");
+      expect((err as Error).message).not.toContain(String(1024 * 1024 + 17));
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("WriteFile refuses hostgate's own state, runtime and configuration (issue 12)", () => {
+  it("refuses the signing-key directory, state.db, the sockets' directory and the config locations, also through a symlink", async () => {
+    const root = mkdtempSync(join(tmpdir(), "hg-own-"));
+    try {
+      const state = join(root, "state");
+      const runtime = join(root, "run");
+      const conf = join(root, "config");
+      for (const d of [state, join(state, "audit-keys"), runtime, conf]) mkdirSync(d, { recursive: true });
+      const ctx = await realContext({ protected_paths: [state, runtime, conf] });
+      for (const path of [join(state, "audit-keys", "current.key"), join(state, "state.db"), join(state, "audit.db"), join(runtime, "admin.sock"), join(conf, "audit-key.pub"), "/etc/hostgate/config.yaml"]) {
+        expect(await errorCode(() => writeFile.preview({ path, content: "x" }, ctx)), path).toBe("forbidden_path");
+      }
+      symlinkSync(state, join(root, "innocent"));
+      expect(await errorCode(() => writeFile.preview({ path: join(root, "innocent", "state.db"), content: "x" }, ctx))).toBe("forbidden_path");
+      expect(await errorCode(() => writeFile.preview({ path: join(root, "fine.conf"), content: "x" }, ctx))).toBeNull();
+    } finally {
+      rmSync(root, { recursive: true, force: true });
     }
   });
 });

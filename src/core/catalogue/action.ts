@@ -3,6 +3,7 @@ import type { Hasher } from "../../ports/hasher.ts";
 import type { HostMutator } from "../../ports/host-mutator.ts";
 import type { Clock, HostProbe } from "../../ports/host-probe.ts";
 import type { UnitManagerSet } from "../../ports/unit-manager.ts";
+import type { LogReadPolicy } from "./log-policy.ts";
 
 /** How dangerous an action or command is (DESIGN.md, Words: risk). Ordered low < medium < high < critical. */
 export type RiskLevel = "low" | "medium" | "high" | "critical";
@@ -32,6 +33,13 @@ export interface ActionContext {
   hash: Hasher;
   /** The pid of the daemon process, which SignalProcess refuses to signal. */
   self_pid: number;
+  /**
+   * hostgate's own paths on this host, which WriteFile refuses: the state directory (keys, state.db, audit.db),
+   * the runtime directory (sockets), the configuration file and the key-pin directory. Absolute, normalised.
+   */
+  protected_paths: readonly string[];
+  /** Which log files ReadLogFile may return (configuration `logs.readable`). */
+  logs_readable: LogReadPolicy;
 }
 
 interface ActionBase<P extends z.ZodType, O extends z.ZodType> {
@@ -72,6 +80,13 @@ export interface Preview {
   intended?: unknown;
   /** Loud, human-facing warnings (e.g. "ESSENTIAL packages would be removed"); also repeated in `text`. */
   warnings?: string[];
+  /**
+   * What the model is shown instead of `summary`, `text`, `current` and `intended`, when the preview holds
+   * host state the model may not read (WriteFile: the current file's content, hash, size and mode). The
+   * approver sees everything; the preview_hash covers everything, this included. Absent: the generic rule of
+   * `agentPreview` (core/transaction/agent-preview.ts).
+   */
+  agent?: { summary: string; text: string; intended?: unknown };
 }
 
 /**

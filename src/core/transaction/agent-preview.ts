@@ -6,9 +6,15 @@ import { redactDeep } from "../redact.ts";
  * use `plan` as a way to read files it could not read otherwise (a WriteFile diff shows the current content).
  * So in a unified diff only headers, hunk markers and the model's own added lines are kept; each run of current
  * content (context and removed lines) becomes one line saying how many lines the approver will see. Then every
- * string is redacted for secrets. The preview_hash is always of the full preview.
+ * string is redacted for secrets. An action whose preview holds host state the model may not read says what
+ * the model sees in `preview.agent` (WriteFile: the intended state and a count only), used as is, redacted.
+ * The preview_hash is always of the full preview.
  */
 export function agentPreview(preview: Preview): Preview {
+  if (preview.agent !== undefined) {
+    const { summary, text, intended } = preview.agent;
+    return redactDeep({ summary, text, ...(intended === undefined ? {} : { intended }), ...(preview.warnings ? { warnings: preview.warnings } : {}) }).value;
+  }
   const lines = preview.text.split("\n");
   const out: string[] = [];
   let inDiff = false;

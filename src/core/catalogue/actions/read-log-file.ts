@@ -2,6 +2,8 @@ import { z } from "zod";
 import { defineReadOnlyAction } from "../action.ts";
 import { HostgateError } from "../../errors.ts";
 import { isWithinRoot } from "../../paths.ts";
+import { redactLines } from "../../redact.ts";
+import { logReadRefusal } from "../log-policy.ts";
 
 /** The only directory read_log_file may read under (DESIGN.md: no read-only tool returns secrets). */
 export const LOG_ROOT = "/var/log";
@@ -14,11 +16,11 @@ const MAX_BYTES = 1024 * 1024;
 export default defineReadOnlyAction({
   name: "ReadLogFile",
   title: "Read a log file",
-  description: "The last `lines` lines of a plain-text log file under /var/log (e.g. /var/log/syslog, /var/log/nginx/error.log). Paths outside /var/log, `..` segments and symlinks that leave /var/log are refused. Compressed rotations (.gz, .xz…) are refused.",
+  description: "The last `lines` lines of a plain-text log file under /var/log (e.g. /var/log/syslog, /var/log/nginx/error.log), secrets redacted. Paths outside /var/log, `..` segments and symlinks that leave /var/log are refused, and files the daemon's logs.readable setting excludes (by default of the system daemon: files not readable by group adm). Compressed rotations (.gz, .xz…) are refused.",
   params: z.object({
     path: z.string().min(1).max(1024).describe("Absolute path under /var/log"),
     lines: z.number().int().min(1).max(5000).default(100),
-    grep: z.string().max(1024).optional().describe("Only lines containing this substring (case-sensitive)"),
+    grep: z.string().max(1024).optional().describe("Only lines containing this substring (case-sensitive), matched after secrets are redacted"),
   }).strict(),
   output: z.object({ path: z.string(), lines: z.array(z.string()), file_size_bytes: z.number(), truncated: z.boolean() }),
   risk_level: "low",
@@ -42,9 +44,19 @@ export default defineReadOnlyAction({
     // Opened and checked again by the adapter: the path the kernel reports for the open file must be under the
     // root, with a single link (no swap of a directory for a symlink after the check above, no hard links).
     const tail = await ctx.host.readTailConfined(real, LOG_ROOT, { maxBytes: MAX_BYTES, maxLines: params.lines + 1 });
+    // Checked on the descriptor that was read (no swap between check and read); nothing is returned on refusal.
+    const refusal = logReadRefusal(ctx.logs_readable, real, tail.owner);
+    if (refusal !== null) {
+      throw new HostgateError("forbidden_path", `Refused ${JSON.stringify(params.path)}: ${refusal}.`, {
+        hint: "Read another log, or ask an administrator to widen logs.readable in the daemon's configuration (docs/configuration.md).",
+      });
+    }
     let lines = tail.text.split("\n");
     if (lines[lines.length - 1] === "") lines.pop();
     if (tail.startOffset > 0) lines.shift(); // the first line is probably cut
+    // Redact the whole window first (keys split over lines included), then filter: a filter only ever sees
+    // redacted text, so it cannot ask whether a hidden value starts with "L" (issue 12).
+    lines = redactLines(lines).lines;
     if (params.grep !== undefined) lines = lines.filter((l) => l.includes(params.grep!));
     const truncated = lines.length > params.lines;
     return { path: real, lines: lines.slice(-params.lines), file_size_bytes: tail.size, truncated };

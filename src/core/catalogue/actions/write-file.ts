@@ -49,7 +49,7 @@ async function inspect(path: string, ctx: ActionContext): Promise<{ current: Cur
   if (!(await ctx.host.stat(realDir)).is_directory) {
     throw new HostgateError("invalid_params", `${dir} is not a directory.`, { hint: "Pick a path whose parent is an existing directory." });
   }
-  refuseForbidden(path, `${realDir === "/" ? "" : realDir}/${path.slice(slash + 1)}`);
+  refuseForbidden(path, `${realDir === "/" ? "" : realDir}/${path.slice(slash + 1)}`, ctx.protected_paths);
   let st;
   try {
     st = await ctx.host.stat(path);
@@ -60,7 +60,8 @@ async function inspect(path: string, ctx: ActionContext): Promise<{ current: Cur
   if (st.is_symlink) throw new HostgateError("forbidden_path", `${path} is a symlink; hostgate does not write through symlinks.`, { hint: "Write the symlink's target path instead." });
   if (!st.is_file) throw new HostgateError("invalid_params", `${path} exists and is not a regular file.`);
   if (st.size > MAX_FILE_BYTES) {
-    throw new HostgateError("invalid_params", `${path} is ${st.size} bytes; WriteFile replaces files up to ${MAX_FILE_BYTES} bytes.`);
+    // The size is not named: the model must not learn the size of a file it cannot read.
+    throw new HostgateError("invalid_params", `${path} is larger than ${MAX_FILE_BYTES} bytes, the most WriteFile replaces.`);
   }
   const text = await ctx.host.readText(path);
   return { current: { exists: true, sha256: ctx.hash.sha256Hex(text), size: st.size, mode: st.mode === undefined ? null : octalMode(st.mode), real_dir: realDir }, text };
@@ -82,7 +83,7 @@ export function renderDiff(path: string, before: string, after: string, existed:
 export default defineMutatingAction({
   name: "WriteFile",
   title: "Write a file",
-  description: "Create or replace one file with the given complete content (atomic rename; existing mode and owner kept unless `mode` is given). The plan shows a unified diff. Refuses account databases, sudoers, /boot, /proc, /sys, /dev, private keys, symlinks and files over 1 MiB.",
+  description: "Create or replace one file with the given complete content (atomic rename; existing mode and owner kept unless `mode` is given). The approver sees a unified diff against the current file; the plan shows you only the intended content's hash, size and line count. Refuses account databases, sudoers, /boot, /proc, /sys, /dev, hostgate's own state, runtime and configuration directories, private keys, symlinks and files over 1 MiB.",
   params,
   output: z.object({ path: z.string(), sha256: z.string(), size: z.number(), mode: z.string(), created: z.boolean() }),
   risk_level: "high",
@@ -92,7 +93,7 @@ export default defineMutatingAction({
   toolsets: [],
   host_derived: true,
   async preview(p, ctx): Promise<Preview> {
-    checkWritePath(p.path);
+    checkWritePath(p.path, ctx.protected_paths);
     const size = utf8Length(p.content);
     if (size > MAX_FILE_BYTES) throw new HostgateError("invalid_params", `content is ${size} bytes; the limit is ${MAX_FILE_BYTES}.`);
     const { current, text } = await inspect(p.path, ctx);
@@ -103,17 +104,28 @@ export default defineMutatingAction({
     const head = current.exists
       ? `Replace ${p.path}${where}: ${current.size} → ${size} bytes, mode ${current.mode ?? "?"} → ${intended.mode}`
       : `Create ${p.path}${where}: ${size} bytes, mode ${intended.mode}`;
+    // The model is told only what it asked for: the intended content's hash, size and line count, and the mode
+    // it gave. Whether the file exists, its content, hash, size and mode, and where its directory resolves are
+    // for the approver alone (issue 12: a plan must not be a way to read or probe root-only files).
+    const lineCount = p.content === "" ? 0 : p.content.split("\n").length - (p.content.endsWith("\n") ? 1 : 0);
+    const modeForModel = p.mode === undefined ? "the existing file's mode (0644 for a new file)" : intended.mode;
+    const agentSummary = `Write ${p.path}: ${size} bytes in ${lineCount} line${lineCount === 1 ? "" : "s"}, mode ${modeForModel}`;
     return {
       summary: head,
       text: `${head}\ncurrent sha256: ${current.sha256 ?? "(absent)"}\nnew sha256:     ${intended.sha256}\n\n${renderDiff(p.path, text, p.content, current.exists)}`,
       current,
       intended,
+      agent: {
+        summary: agentSummary,
+        text: `${agentSummary}\nnew sha256: ${intended.sha256}\nThe approver sees the file as it is now and the full diff; none of it is shown here.`,
+        intended: { sha256: intended.sha256, size, lines: lineCount, mode: p.mode === undefined ? null : intended.mode },
+      },
     };
   },
   async apply(p, ctx, approved) {
     const seen = currentFileSchema.safeParse(approved.current);
     if (!seen.success) throw new HostgateError("internal_error", "WriteFile.apply needs the approved preview's `current` file state.");
-    checkWritePath(p.path);
+    checkWritePath(p.path, ctx.protected_paths);
     // Without an explicit mode the mutator keeps the replaced file's mode (or uses 0644 for a new file).
     const explicit = p.mode === undefined ? {} : { mode: parseInt(p.mode, 8) };
     // Write into the directory the human approved, resolved, and only if it still resolves there.

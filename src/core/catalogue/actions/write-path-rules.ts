@@ -27,11 +27,23 @@ function isPrivateKeyName(parentDir: string, name: string): boolean {
   return (parentDir === ".ssh" || parentDir.endsWith("/.ssh")) && name.startsWith("id_");
 }
 
-/** The reason `path` may not be written, or null when it may. `path` must be absolute and normalised. */
-export function forbiddenReason(path: string): string | null {
+/**
+ * hostgate's own configuration locations, always protected: the system configuration directory and its
+ * systemd unit drop-ins. The daemon adds its state directory (signing keys, state.db, audit.db), its runtime
+ * directory (sockets) and the configuration file it read (`ActionContext.protected_paths`).
+ */
+export const HOSTGATE_ROOTS: readonly string[] = ["/etc/hostgate", "/etc/systemd/system/hostgate.service.d", "/etc/systemd/system/hostgate.service"];
+
+/**
+ * The reason `path` may not be written, or null when it may. `path` must be absolute and normalised;
+ * `protectedPaths` are hostgate's own directories and files for this daemon (see {@link HOSTGATE_ROOTS}).
+ */
+export function forbiddenReason(path: string, protectedPaths: readonly string[] = []): string | null {
   if (FORBIDDEN_FILES.includes(path)) return `${path} is an account or sudo database`;
   const root = FORBIDDEN_ROOTS.find((r) => isWithinRoot(path, r));
   if (root) return `nothing under ${root} may be written`;
+  const own = [...HOSTGATE_ROOTS, ...protectedPaths].find((r) => isWithinRoot(path, r));
+  if (own) return `${own} is hostgate's own state or configuration (a model must not rewrite its own approvals, keys or audit chain)`;
   const slash = path.lastIndexOf("/");
   if (isPrivateKeyName(path.slice(0, slash), path.slice(slash + 1))) return "it looks like a private key file";
   return null;
@@ -41,7 +53,7 @@ export function forbiddenReason(path: string): string | null {
  * Lexical checks on a WriteFile path; throws HostgateError `invalid_params` for malformed paths (relative,
  * over 1 KiB, NUL, `.`/`..`/empty segments, trailing slash) and `forbidden_path` for {@link forbiddenReason}.
  */
-export function checkWritePath(path: string): void {
+export function checkWritePath(path: string, protectedPaths: readonly string[] = []): void {
   const invalid = (why: string): never => {
     throw new HostgateError("invalid_params", `Invalid path ${JSON.stringify(path)}: ${why}.`, { hint: "Pass an absolute, normalised path such as /etc/myapp/config.toml." });
   };
@@ -51,15 +63,15 @@ export function checkWritePath(path: string): void {
   const segments = path.slice(1).split("/");
   if (segments.includes("..")) invalid("`..` segments are not allowed");
   if (segments.some((s) => s === "" || s === ".")) invalid("empty or `.` segments are not allowed (normalise it, no trailing slash)");
-  refuseForbidden(path, path);
+  refuseForbidden(path, path, protectedPaths);
 }
 
 /** Throws `forbidden_path` when `checked` (the given or the resolved form of `given`) is forbidden. */
-export function refuseForbidden(given: string, checked: string): void {
-  const reason = forbiddenReason(checked);
+export function refuseForbidden(given: string, checked: string, protectedPaths: readonly string[] = []): void {
+  const reason = forbiddenReason(checked, protectedPaths);
   if (reason === null) return;
   const via = given === checked ? "" : ` (it resolves to ${checked})`;
   throw new HostgateError("forbidden_path", `Refused to write ${given}${via}: ${reason}.`, {
-    hint: "hostgate never writes account databases, sudoers, /boot, /proc, /sys, /dev or private keys; make that change by hand.",
+    hint: "hostgate never writes account databases, sudoers, /boot, /proc, /sys, /dev, private keys or its own state and configuration; make that change by hand.",
   });
 }

@@ -1,0 +1,56 @@
+import { charClass, quoted, run, sshInvalidUser, toSpace, unquoted, urlPassword, value, type Scanner } from "./scan.ts";
+
+/**
+ * The single-line rules of the redactor, as data. Each rule is a global regular expression whose every
+ * quantifier is bounded (no attempt reads more than a few hundred characters past its start, so a search is
+ * linear in the line's length), plus how the secret is located:
+ * - `label`: the match is a label that stays (`password=`, `Bearer `, `postgres://`); the secret starts where
+ *   the match ends and `scan` finds where it ends (see scan.ts);
+ * - `token`: the match is (the start of) the secret itself; `extend` carries it on over the token's characters
+ *   so a long token is redacted whole;
+ * - `locate`: the secret lies somewhere after the match and `locate` returns its [from, to) (URL passwords).
+ * Sources: the secret formats of the issuers (AWS, GitHub, GitLab, Slack, Stripe, OpenAI, Google), crypt(5),
+ * the PostgreSQL/MySQL statement grammars, sshd's log lines, and corpus cases T2-10…T2-21.
+ */
+export type Rule =
+  | { name: string; kind: "label"; re: RegExp; scan: Scanner }
+  | { name: string; kind: "token"; re: RegExp; extend?: Scanner }
+  | { name: string; kind: "locate"; re: RegExp; locate: (line: string, from: number) => { from: number; to: number } | null };
+
+const base64url = run(charClass("A-Za-z0-9_-"));
+const alnumUnderscore = run(charClass("A-Za-z0-9_"));
+const cryptChars = run(charClass("./A-Za-z0-9+="));
+const bearerChars = run(charClass("A-Za-z0-9._~+/=-"));
+
+/** Names a key or option takes when its value is a secret (matched case-insensitively, at the end of the key). */
+const SECRET_WORDS = "password|passwd|passphrase|pwd|pass|secret|token|api[_-]?key|access[_-]?key|secret[_-]?key|private[_-]?key|client[_-]?secret|credentials?|[_-]key";
+
+/** Single-line rules, applied in this order (specific token kinds first so the marker names the kind). */
+export const LINE_RULES: readonly Rule[] = [
+  // crypt(5): `$id$salt$hash`, also `$5$/$6$rounds=N$salt$hash` and yescrypt `$y$params$salt$hash` (T2-21).
+  { name: "shadow_hash", kind: "token", re: /\$(?:1|2[abxy]?|5|6|y|gy|7|apr1|pbkdf2[-_a-z0-9]{0,16})\$(?:[^\s:$]{0,64}\$){1,3}[./A-Za-z0-9+=]{16}/g, extend: cryptChars },
+  { name: "argon2_hash", kind: "token", re: /\$argon2(?:id|i|d)\$[A-Za-z0-9+/=,$.-]/g, extend: run(charClass("A-Za-z0-9+/=,$.-")) },
+  { name: "aws_access_key", kind: "token", re: /\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[A-Z0-9]{16}(?![A-Za-z0-9])/g },
+  { name: "github_token", kind: "token", re: /\b(?:gh[pousr]_[A-Za-z0-9]{36}|github_pat_[A-Za-z0-9_]{22})/g, extend: alnumUnderscore },
+  { name: "slack_token", kind: "token", re: /\bx(?:ox[abposr]|app)-[A-Za-z0-9-]{10}/g, extend: run(charClass("A-Za-z0-9-")) },
+  { name: "slack_token", kind: "label", re: /https:\/\/hooks\.slack\.com\/services\//g, scan: run(charClass("A-Za-z0-9/")) },
+  { name: "api_key", kind: "token", re: /\b(?:sk_live_|sk_test_|rk_live_|rk_test_|glpat-|npm_)[A-Za-z0-9_-]{16}|\bsk-[A-Za-z0-9_-]{20}|\bAIza[0-9A-Za-z_-]{35}/g, extend: base64url },
+  { name: "jwt", kind: "token", re: /\beyJ[A-Za-z0-9_-]{8,1024}\.[A-Za-z0-9_-]{8,4096}\.[A-Za-z0-9_-]{8}/g, extend: base64url },
+  // hostgate's own approval receipts (`hgr_` + 43 base64url characters).
+  { name: "receipt", kind: "token", re: /\bhgr_[A-Za-z0-9_-]{16}/g, extend: base64url },
+  // scheme://user:password@host — the password runs to the LAST @ of the authority (T2-12, T2-19).
+  { name: "url_credentials", kind: "locate", re: /\b[a-z][a-z0-9+.-]{0,31}:\/\//gi, locate: urlPassword },
+  { name: "bearer_token", kind: "label", re: /\b(?:Bearer|Basic)\s{1,8}(?=[A-Za-z0-9._~+/-]{12})/gi, scan: bearerChars },
+  // SQL: CREATE/ALTER ROLE … PASSWORD '…', MySQL IDENTIFIED [WITH plugin] BY '…' (T2-11).
+  { name: "sql_password", kind: "label", re: /\b(?:PASSWORD|IDENTIFIED(?:\s{1,8}WITH\s{1,8}[\w$]{1,64})?\s{1,8}BY(?:\s{1,8}PASSWORD)?)\s{1,8}(?=['"])/gi, scan: quoted },
+  // sshd logs the user name of a failed login; people type their password there.
+  { name: "login_name", kind: "label", re: /\binvalid user\s{1,4}/gi, scan: sshInvalidUser },
+  { name: "sshpass", kind: "label", re: /\bsshpass\s{1,8}-p\s{0,8}/g, scan: value },
+  // mysql/mariadb `-pSECRET` (no space). Values without a letter (ports, pids: ssh -p2222, ps -p1) are kept.
+  { name: "mysql_password_flag", kind: "label", re: /(?<!\S)-p(?=[^\s]{0,63}[A-Za-z])(?=\S{3})/g, scan: toSpace },
+  { name: "user_password_flag", kind: "label", re: /(?<!\S)(?:-u|--user)\s{1,8}["']?[^\s:"']{1,128}:/g, scan: unquoted },
+  { name: "credential_flag", kind: "label", re: /(?<![\w-])--(?:password|passwd|pass|secret|token|api-key|apikey|auth-token|access-token|client-secret)(?:=|\s{1,8})/gi, scan: value },
+  { name: "xml_secret", kind: "label", re: /<(?:password|passwd|secret|token|passphrase)>/gi, scan: run((c) => c !== 60) },
+  // key=value, key: value, "key": "value", ?key=value&… — the key ends in a secret word (T2-10, T2-17, T2-18, T2-20).
+  { name: "credential_assignment", kind: "label", re: new RegExp(`(?<![A-Za-z0-9_.-])(["']?)[A-Za-z0-9_.-]{0,48}?(?:${SECRET_WORDS})\\1\\s{0,8}[=:]\\s{0,8}`, "gi"), scan: value },
+];

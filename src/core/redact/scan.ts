@@ -1,0 +1,132 @@
+/**
+ * Value scanners of the redactor: given a line and the index where a secret value starts (just after its
+ * label, e.g. after `password=`), each returns the index just past the value, or -1 when there is no value
+ * to redact. Every scanner reads each character at most once and at most {@link MAX_VALUE} characters, and
+ * the redactor resumes after the value it returned, so redaction stays linear in the text's length.
+ * Values are redacted whole: a quoted value ends at its closing quote (escaped quotes included); a value
+ * longer than MAX_VALUE is redacted to the end of the line rather than cut.
+ */
+
+/** Longest value a scanner looks at; a longer one is redacted to the end of its line. */
+export const MAX_VALUE = 4096;
+
+/** Finds where a value starting at `from` ends; -1 when there is none. */
+export type Scanner = (line: string, from: number) => number;
+
+const isSpace = (c: number): boolean => c === 32 || c === 9 || c === 13 || c === 10 || c === 11 || c === 12 || c === 0xa0;
+
+/** Characters that end an unquoted value: whitespace, `&` (query strings), `,` `;` (lists), `<` `>`, quotes. */
+function endsUnquoted(c: number): boolean {
+  return isSpace(c) || c === 38 /* & */ || c === 44 /* , */ || c === 59 /* ; */ || c === 60 /* < */ || c === 62 /* > */ || c === 34 /* " */ || c === 39 /* ' */;
+}
+
+/**
+ * A quoted string starting at `from` (which must hold `"` or `'`): ends after the closing quote. A backslash
+ * escapes the next character in both kinds (JSON `\"`, shell `\'`); inside single quotes a doubled `''` is a
+ * quote (SQL). No closing quote on the line: the rest of the line. -1 when `from` holds no quote.
+ */
+export const quoted: Scanner = (line, from) => {
+  const q = line.charCodeAt(from);
+  if (q !== 34 && q !== 39) return -1;
+  const stop = Math.min(line.length, from + MAX_VALUE);
+  for (let i = from + 1; i < stop; i++) {
+    const c = line.charCodeAt(i);
+    if (c === 92 /* \ */) { i++; continue; }
+    if (c === q) {
+      if (q === 39 && line.charCodeAt(i + 1) === 39 && i + 1 < stop) { i++; continue; }
+      return i + 1;
+    }
+  }
+  return line.length;
+};
+
+/** An unquoted value: up to the first character that ends one (see {@link endsUnquoted}); too long → end of line. */
+export const unquoted: Scanner = (line, from) => {
+  const stop = Math.min(line.length, from + MAX_VALUE);
+  let i = from;
+  while (i < stop && !endsUnquoted(line.charCodeAt(i))) i++;
+  if (i === stop && stop < line.length) return line.length;
+  return i > from ? i : -1;
+};
+
+/** A quoted value if it starts with a quote, else an unquoted one. */
+export const value: Scanner = (line, from) => {
+  const c = line.charCodeAt(from);
+  return c === 34 || c === 39 ? quoted(line, from) : unquoted(line, from);
+};
+
+/** Up to the next whitespace (a command-line argument, a user:password pair). */
+export const toSpace: Scanner = (line, from) => {
+  const stop = Math.min(line.length, from + MAX_VALUE);
+  let i = from;
+  while (i < stop && !isSpace(line.charCodeAt(i))) i++;
+  if (i === stop && stop < line.length) return line.length;
+  return i > from ? i : -1;
+};
+
+/** A scanner that extends while `test` holds for each character code. */
+export function run(test: (c: number) => boolean): Scanner {
+  return (line, from) => {
+    const stop = Math.min(line.length, from + MAX_VALUE);
+    let i = from;
+    while (i < stop && test(line.charCodeAt(i))) i++;
+    if (i === stop && stop < line.length) return line.length;
+    return i > from ? i : -1;
+  };
+}
+
+/** Character-class test from a string of single characters and `a-z` ranges, e.g. `"A-Za-z0-9_-"`. */
+export function charClass(spec: string): (c: number) => boolean {
+  const table = new Uint8Array(128);
+  for (let i = 0; i < spec.length; i++) {
+    if (spec[i + 1] === "-" && i + 2 < spec.length) {
+      for (let c = spec.charCodeAt(i); c <= spec.charCodeAt(i + 2); c++) table[c] = 1;
+      i += 2;
+    } else {
+      table[spec.charCodeAt(i)] = 1;
+    }
+  }
+  return (c) => c < 128 && table[c] === 1;
+}
+
+/**
+ * The password of a URL's userinfo, starting just after `scheme://`: the authority runs to the first `/`, `?`,
+ * `#`, whitespace or quote; the userinfo is the authority up to its LAST `@` (a password may hold a raw `@`,
+ * corpus T2-12); the password is the userinfo after its first `:`. Returns the password's [from, to), or null
+ * when the URL carries no password. Reads at most {@link MAX_VALUE} characters.
+ */
+export function urlPassword(line: string, authorityStart: number): { from: number; to: number } | null {
+  const stop = Math.min(line.length, authorityStart + MAX_VALUE);
+  let end = authorityStart;
+  let lastAt = -1;
+  let colon = -1;
+  for (; end < stop; end++) {
+    const c = line.charCodeAt(end);
+    if (c === 47 /* / */ || c === 63 /* ? */ || c === 35 /* # */ || isSpace(c) || c === 34 || c === 39 || c === 60 || c === 62) break;
+    if (c === 64 /* @ */) lastAt = end;
+    else if (c === 58 /* : */ && colon < 0) colon = end;
+  }
+  if (lastAt < 0 || colon < 0 || colon >= lastAt) return null;
+  return colon + 1 < lastAt ? { from: colon + 1, to: lastAt } : null;
+}
+
+/**
+ * The user name sshd logs for an unknown user (`Failed password for invalid user X from H port N`, `Invalid
+ * user X from H port N`, `Connection closed by invalid user X H port N [preauth]`): people type their password
+ * at the user prompt, so it is a secret. It runs to the host before the last ` port ` within 256 characters
+ * (so a typed password holding spaces is redacted whole), else to ` [preauth]`, else to the next space.
+ */
+export const sshInvalidUser: Scanner = (line, from) => {
+  const win = line.slice(from, Math.min(line.length, from + 256));
+  let end = -1;
+  const port = win.lastIndexOf(" port ");
+  if (port > 0) {
+    const sp = win.lastIndexOf(" ", port - 1);
+    if (sp > 0) end = win.slice(0, sp).endsWith(" from") ? sp - 5 : sp;
+  }
+  if (end <= 0) {
+    const pre = win.indexOf(" [preauth]");
+    end = pre > 0 ? pre : toSpace(win, 0);
+  }
+  return end > 0 ? from + end : -1;
+};
