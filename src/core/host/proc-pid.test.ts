@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { kbField, parseCmdline, parsePasswd, parseProcStat, parseProcStatus } from "./proc-pid.ts";
+import { kbField, parseCmdline, parsePasswd, parseProcStat, parseProcStatus, pickProcStatus } from "./proc-pid.ts";
 
 /** Builds a stat line: fields 3..52 after `pid (comm) `, with the ones we read set explicitly. */
 function statLine(pid: number, comm: string, over: Record<number, string | number> = {}): string {
@@ -30,6 +30,19 @@ describe("parseProcStat", () => {
     expect(parseProcStat("1234 no parens S 1")).toBeNull();
     expect(parseProcStat("1234 )x( S 1")).toBeNull();
     expect(parseProcStat("1234 (bash) S 1 2 3")).toBeNull();
+  });
+});
+
+describe("pickProcStatus", () => {
+  const text = "Name:\tmy proc\nUmask:\t0022\nUid:\t1000\t1000\t1000\t1000\nVmRSS:\t    2048 kB\nVmSize:\t\t10 kB\n";
+  it("answers like parseProcStatus for the keys asked, and leaves absent keys out", () => {
+    const all = parseProcStatus(text);
+    const keys = ["Name", "Uid", "VmRSS", "VmSize", "VmSwap"];
+    expect(pickProcStatus(text, keys)).toEqual(Object.fromEntries(keys.filter((k) => k in all).map((k) => [k, all[k]])));
+  });
+  it("does not match a key inside another key or a value", () => {
+    expect(pickProcStatus("XName:\tx\nNameless:\ty\n", ["Name"])).toEqual({});
+    expect(pickProcStatus("Name:\tz", ["Name"])).toEqual({ Name: "z" });
   });
 });
 

@@ -44,6 +44,22 @@ export function parseProcStatus(text: string): Record<string, string> {
   return out;
 }
 
+/**
+ * The named `Key:\tvalue` lines of /proc/[pid]/status only (trimmed values; absent keys are left out). Same
+ * answers as {@link parseProcStatus} for those keys, without splitting the ~55 lines of every process.
+ */
+export function pickProcStatus(text: string, keys: readonly string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const key of keys) {
+    const at = text.startsWith(`${key}:`) ? 0 : text.indexOf(`\n${key}:`) + 1;
+    if (at === 0 && !text.startsWith(`${key}:`)) continue;
+    const start = at + key.length + 1;
+    const end = text.indexOf("\n", start);
+    out[key] = text.slice(start, end < 0 ? text.length : end).trim();
+  }
+  return out;
+}
+
 /** `VmRSS:	  1234 kB` → bytes; 0 when absent (kernel threads). */
 export function kbField(status: Record<string, string>, key: string): number {
   const m = /^(\d+)\s*kB$/.exec(status[key] ?? "");

@@ -1,5 +1,8 @@
 import type { ActionContext } from "../action.ts";
-import { kbField, parseCmdline, parsePasswd, parseProcStat, parseProcStatus } from "../../host/proc-pid.ts";
+import { kbField, parseCmdline, parsePasswd, parseProcStat, pickProcStatus } from "../../host/proc-pid.ts";
+
+/** The /proc/[pid]/status lines a process row needs. */
+const STATUS_KEYS = ["Name", "Uid", "VmSize", "VmRSS"] as const;
 
 /**
  * Clock ticks per second for /proc times. sysconf(_SC_CLK_TCK) is 100 on every Linux architecture the
@@ -48,7 +51,7 @@ export async function readProcess(ctx: ActionContext, pid: number, users: Map<nu
   try {
     const stat = parseProcStat(await ctx.host.readText(`/proc/${pid}/stat`));
     if (!stat) return null;
-    const status = parseProcStatus(await ctx.host.readText(`/proc/${pid}/status`));
+    const status = pickProcStatus(await ctx.host.readText(`/proc/${pid}/status`), STATUS_KEYS);
     const argv = parseCmdline(await ctx.host.readText(`/proc/${pid}/cmdline`, { maxBytes: 16384 }));
     const uidField = status.Uid?.split(/\s+/)[0];
     const uid = uidField === undefined ? null : Number(uidField);
