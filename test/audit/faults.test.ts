@@ -3,6 +3,7 @@ import { execFileSync } from "node:child_process";
 import { join } from "node:path";
 import { openAuditStore } from "../../src/adapters/audit-sqlite.ts";
 import type { SqliteAuditStore } from "../../src/adapters/audit-sqlite.ts";
+import { peerMissing } from "../helpers/peers.ts";
 import { tmp } from "./helpers.ts";
 
 // Real faults where the kernel allows it: a 256 KiB tmpfs that fills up, and a tmpfs remounted read-only (needs
@@ -21,10 +22,7 @@ function mountTmpfs(size: string): string | null {
 afterAll(() => {
   for (const m of mounts) execFileSync("umount", ["-l", m], { stdio: "ignore" });
 });
-const canMount = (() => {
-  const d = mountTmpfs("64k");
-  return d !== null;
-})();
+const canMount = !peerMissing("audit faults on a real tmpfs", mountTmpfs("64k") === null ? "mount(2) of a tmpfs is not permitted here (needs root)" : null);
 
 const big = (i: number) => ({ i, blob: "x".repeat(2000) });
 

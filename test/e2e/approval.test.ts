@@ -139,7 +139,16 @@ describe.skipIf(missing !== null)("approval workflow with real processes", () =>
     const step = await planOne("RestartService", { unit: "hg-slow.service" });
     const receipt = await approved(step);
     const pending = executeStep(step, receipt).catch((e: unknown) => e);
-    await new Promise((r) => setTimeout(r, 1500)); // hg-slow takes 4 s to stop
+    // Poll until the stop job runs (hg-slow takes 4 s to stop), then kill the daemon mid-step.
+    const m = new DbusUnitManager({ busAddress: peer.busAddress, ref: { scope: "system" } });
+    try {
+      for (const end = Date.now() + 10_000; (await m.getUnit("hg-slow.service")).active_state !== "deactivating";) {
+        if (Date.now() > end) throw new Error("hg-slow.service never started stopping");
+        await new Promise((r) => setTimeout(r, 25));
+      }
+    } finally {
+      await m.close();
+    }
     await daemon.stop("SIGKILL");
     await pending;
     daemon = await startDaemon(config(peer.busAddress), { dir: daemon.dir });

@@ -4,10 +4,15 @@ import installPackage from "../../src/core/catalogue/actions/install-package.ts"
 import removePackage from "../../src/core/catalogue/actions/remove-package.ts";
 import updatePackageIndex from "../../src/core/catalogue/actions/update-package-index.ts";
 import { installedVersions } from "../../src/core/catalogue/actions/package-tools.ts";
+import { peerMissing } from "../helpers/peers.ts";
 import { errorCode, realContext } from "../helpers/real-context.ts";
 
 // Real `apt-get -s` (simulation only) on this Debian machine. Needs apt-get and a downloaded index.
-const hasAptIndex = existsSync("/usr/bin/apt-get") && existsSync("/var/lib/apt/lists") && readdirSync("/var/lib/apt/lists").some((f) => f.endsWith("_Packages") || f.includes("_Packages."));
+const aptMissing = !existsSync("/usr/bin/apt-get") ? "apt-get is not installed"
+  : !existsSync("/var/lib/apt/lists") || !readdirSync("/var/lib/apt/lists").some((f) => f.endsWith("_Packages") || f.includes("_Packages.")) ? "no apt package index (run apt-get update)" : null;
+const hasAptIndex = !peerMissing("package actions with real apt-get -s", aptMissing);
+const applyOptIn = process.env.HOSTGATE_TEST_APT_APPLY === "1" && process.getuid?.() === 0;
+if (!applyOptIn) process.stderr.write("SKIPPING the real install + remove of hello: opt-in only (HOSTGATE_TEST_APT_APPLY=1, as root; it changes this machine)\n");
 
 interface Change { action: string; name: string; from_version: string | null; to_version: string | null }
 const changesOf = (intended: unknown): Change[] => (intended as { changes: Change[] }).changes;
@@ -65,7 +70,7 @@ describe.skipIf(!hasAptIndex)("package actions with real apt-get -s", () => {
 
   // MUTATES THE HOST: installs and removes the tiny `hello` package for real. Opt-in only:
   // HOSTGATE_TEST_APT_APPLY=1 (needs root and network; about 60 s on the dev machine, so not run by default).
-  it.skipIf(process.env.HOSTGATE_TEST_APT_APPLY !== "1" || process.getuid?.() !== 0)("REAL install + remove of hello (opt-in)", async () => {
+  it.skipIf(!applyOptIn)("REAL install + remove of hello (opt-in)", async () => {
     const ctx = await realContext();
     const installed = await installPackage.apply({ name: "hello" }, ctx, await installPackage.preview({ name: "hello" }, ctx));
     expect(installed.exit_code).toBe(0);

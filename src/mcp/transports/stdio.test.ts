@@ -57,7 +57,7 @@ describe("FramedStdioTransport", () => {
     h.input.write('{"jsonrpc":"2.0","id":"a","method":"ping"}\n');
     await until(() => h.received.length === 1);
     h.input.end();
-    await new Promise((r) => setTimeout(r, 20));
+    await until(() => h.input.readableEnded);
     await h.transport.send({ jsonrpc: "2.0", id: "a", result: {} });
     expect(await h.closed).toBeLessThan(EOF_GRACE_MS);
     expect(h.out.map((l) => JSON.parse(l) as unknown)).toEqual([{ jsonrpc: "2.0", id: "a", result: {} }]);
