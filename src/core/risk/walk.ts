@@ -54,6 +54,12 @@ export function walkNode(node: Node, ctx: Ctx, scope: Scope): void {
     case "process_substitution":
       for (const c of node.namedChildren) if (c) walk(c, ctx, childScope(scope));
       return;
+    case "arithmetic_expansion":
+    case "compound_statement":
+    case "test_command":
+      arithmeticVars(node, ctx, scope);
+      for (const c of node.namedChildren) if (c) walk(c, ctx, scope);
+      return;
     case "for_statement":
     case "c_style_for_statement":
     case "while_statement": {
@@ -95,7 +101,23 @@ export function runPipeline(stages: Node[], ctx: Ctx, scope: Scope, first: Cmd |
 export function argOf(node: Node, ctx: Ctx, scope: Scope): Arg {
   const arg = resolveWord(node, lookupIn(scope));
   for (const sub of arg.subs) walk(sub, ctx, scope);
+  if (node.type === "arithmetic_expansion") arithmeticVars(node, ctx, scope);
+  else if (node.text.includes("$((")) for (const a of node.descendantsOfType("arithmetic_expansion")) arithmeticVars(a, ctx, scope);
   return arg;
+}
+
+/**
+ * Bash evaluates a variable's value as an arithmetic expression inside `$((…))`, `((…))` and `[[ … -eq … ]]`, and
+ * array subscripts in that value run their command substitutions (`x='a[$(cmd)]'; echo $((x))`). A value known
+ * from earlier in the line that could hold such code is analysed as the expression it becomes.
+ */
+function arithmeticVars(node: Node, ctx: Ctx, scope: Scope): void {
+  for (const v of node.descendantsOfType("variable_name")) {
+    const value = scope.vars.get(v.text);
+    if (value !== undefined && /[`$[]/.test(value)) {
+      analyseText(`: $((${value}))`, ctx, { ...childScope(scope), depth: scope.depth + 1, origin: spanOf(ctx, scope, node) });
+    }
+  }
 }
 
 /**
@@ -219,6 +241,8 @@ export function assignment(node: Node, ctx: Ctx, scope: Scope): { name: string; 
   const valueNode = node.childForFieldName("value");
   const name = nameNode?.type === "variable_name" ? nameNode.text : (nameNode?.text ?? "");
   const value = valueNode ? argOf(valueNode, ctx, scope) : literalArg("");
+  // `a[$(cmd)]=1`: the subscript is expanded (and its substitutions run) before the assignment.
+  if (nameNode?.type === "subscript") walk(nameNode, ctx, scope);
   if (!value.dynamic) scope.vars.set(name, value.text);
   else scope.vars.delete(name);
   const synthetic: Cmd = {

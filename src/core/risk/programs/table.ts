@@ -114,6 +114,7 @@ export const PROGRAM_TABLE: Readonly<Record<string, ProgramSpec>> = {
       -H|--host=H -M|--machine= -C|--capsule= --no-wall --no-reload --no-ask-password -q|--quiet --no-warn --no-pager
       --dry-run --failed -h|--help --version`,
   },
+  time: { options: `-f|--format= -o|--output=W -a|--append -p|--portability -q|--quiet -v|--verbose --help -V|--version`, posix: true },
   strace: {
     options: `-o|--output=W -E|--env=E -e= -O= -p|--attach= -P|--trace-path= -s|--string-limit= -S|--summary-sort-by= -u|--user=
       -b|--detach-on= -I= -X|--const-print-style= -a|--columns= -U|--summary-columns= --trace= --signal= --status= --abbrev=

@@ -23,7 +23,7 @@ const CREDENTIAL_VERBS: Readonly<Record<string, RegExp>> = {
   pip: /\bconfig set \S*(index-url|trusted-host)/,
   pip3: /\bconfig set \S*(index-url|trusted-host)/,
   kubectl: /\bconfig (set-credentials|set-cluster|set-context|use-context)\b|\bcreate (secret|token|rolebinding|clusterrolebinding|serviceaccount)\b|\bcertificate approve\b/,
-  git: /\bcredential\b|\bconfig\b.*\bcredential\b|\bremote (add|set-url) \S+ \S*:\/\/[^/@\s]+:[^/@\s]+@/,
+  git: /\bcredential\b|\bconfig\b.*\bcredential\b|\bremote (add|set-url) \S+ \S*:\/\/[^/@\s:]+:[^/@\s]*@/,
   vault: /\b(login|write|kv put|token create|auth enable|policy write)\b/,
   gcloud: /\bauth\b|\badd-iam-policy-binding\b/,
   az: /\blogin\b|\brole assignment create\b/,

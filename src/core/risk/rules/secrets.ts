@@ -2,15 +2,20 @@ import type { Cmd } from "../command.ts";
 import { isSecretPath, normalisePath, pathInArg } from "../paths.ts";
 import { optionSignal, optionValues } from "../programs/index.ts";
 import type { Rule } from "../rule.ts";
+import type { Arg } from "../words.ts";
 
 /** Commands whose arguments are text, not files: naming a secret path there reads nothing. */
 const TEXT_ONLY = new Set(["echo", "printf", "grep", "egrep", "fgrep", "rg", "ag", "ack", "git", "test", "[", "[[", "logger", "which", "type", "ls", "stat", "file", "namei", "getfacl", "lsattr"]);
 
+/** The paths a word may name: its text, and for run-time parts (`/proc/$$/environ`) the form with `*` there. */
+const paths = (a: Arg): string[] =>
+  a.dynamic ? [pathInArg(a.text), pathInArg(a.display.replace(/\$\{[^}]*\}|\$\((…|\(…\))\)|\$[A-Za-z_$#?!@*0-9][A-Za-z0-9_]*/g, "*"))] : [pathInArg(a.text)];
+
 const reads = (cmd: Cmd): string[] => {
   const out: string[] = [];
-  for (const r of cmd.redirects) if (/^[0-9]*<$/.test(r.op) && r.target) out.push(r.target.text);
-  if (cmd.stdin.kind === "file") out.push(cmd.stdin.arg.text);
-  if (!cmd.synthetic && !TEXT_ONLY.has(cmd.name)) for (const a of cmd.args) out.push(pathInArg(a.text));
+  for (const r of cmd.redirects) if (/^[0-9]*<$/.test(r.op) && r.target) out.push(...paths(r.target));
+  if (cmd.stdin.kind === "file") out.push(...paths(cmd.stdin.arg));
+  if (!cmd.synthetic && !TEXT_ONLY.has(cmd.name)) for (const a of cmd.args) out.push(...paths(a));
   if (cmd.name === "grep" || cmd.name === "rg" || cmd.name === "egrep") for (const a of cmd.args.slice(1)) out.push(a.text);
   // Options whose value is a file the program reads or sends (programs/table.ts), even for text-only tools.
   for (const a of optionValues(cmd, "reads")) out.push(pathInArg(a.text));
