@@ -15,6 +15,8 @@ await build({
   target: "node20",
   sourcemap: true,
   logLevel: "warning",
+  // jsonc-parser's "main" is a UMD build whose dynamic requires a bundle cannot follow: use its ES modules.
+  alias: { "jsonc-parser": "jsonc-parser/lib/esm/main.js" },
   external: ["better-sqlite3", "@jellybrick/dbus-next", "web-tree-sitter", "tree-sitter-bash", "ssh2", "tsx", "yaml"],
   banner: { js: "import { createRequire as __hostgateCreateRequire } from 'node:module'; const require = __hostgateCreateRequire(import.meta.url);" },
 });

@@ -3,12 +3,13 @@ import { findControlCharacter } from "../core/limits.ts";
 import type { DaemonClient } from "../ipc/client.ts";
 import { errorResult, META_UNTRUSTED } from "./result.ts";
 import type { ToolSpec } from "./tool-spec.ts";
+import { VERSION } from "../version.ts";
 
 /** JSON-RPC "Invalid params" (JSON-RPC 2.0 §5.1), used for unknown tools as the MCP spec's example does. */
 const INVALID_PARAMS = -32602;
 
 /** Server identity advertised in initialize / server/discover. */
-export const SERVER_INFO = { name: "hostgate", version: "0.1.0" } as const;
+export const SERVER_INFO = { name: "hostgate", version: VERSION } as const;
 
 const INSTRUCTIONS = [
   "hostgate inspects this Linux host through read-only tools (system info, disk, memory, load, processes, ports, interfaces, journal, log files, packages).",

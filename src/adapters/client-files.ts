@@ -1,0 +1,136 @@
+import { spawnSync } from "node:child_process";
+import { chmodSync, chownSync, closeSync, copyFileSync, constants, existsSync, fsyncSync, lstatSync, mkdirSync, openSync, readFileSync, realpathSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
+import { basename, delimiter, dirname, join } from "node:path";
+
+/**
+ * The file side of `hostgate setup`: reading a client's config file, writing it back atomically after a
+ * timestamped backup, keeping its owner and mode (0600 when it holds a secret), and the checks around it
+ * (read-only files, .gitignore, which clients are installed).
+ */
+
+/** A client file as found on disk. `text` is null when it does not exist yet. */
+export interface ClientFile {
+  /** The path setup was asked to edit. */
+  path: string;
+  /** Where the bytes really are (a symlinked dotfile is edited in place, the link kept). */
+  realPath: string;
+  text: string | null;
+  /** Permission bits of the existing file, or null. */
+  mode: number | null;
+}
+
+/** Reads a client file, or says why it cannot be used (never throws for ordinary file problems). */
+export function readClientFile(path: string): { ok: true; file: ClientFile } | { ok: false; reason: string } {
+  let realPath = path;
+  try {
+    if (lstatSync(path).isSymbolicLink()) realPath = realpathSync(path);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "ENOENT") return { ok: false, reason: (err as Error).message };
+    // A dangling symlink lands here too: lstat succeeds only for the link, realpath fails below.
+  }
+  try {
+    const st = statSync(realPath);
+    if (!st.isFile()) return { ok: false, reason: `${realPath} is not a regular file` };
+    return { ok: true, file: { path, realPath, text: readFileSync(realPath, "utf8"), mode: st.mode & 0o7777 } };
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") {
+      try {
+        if (lstatSync(path).isSymbolicLink()) return { ok: false, reason: `${path} is a symlink to a missing file` };
+      } catch { /* plain absent file */ }
+      return { ok: true, file: { path, realPath, text: null, mode: null } };
+    }
+    return { ok: false, reason: code === "EACCES" ? `${realPath} cannot be read (permission denied)` : (err as Error).message };
+  }
+}
+
+/**
+ * Why an existing file must not be written, or null: its owner-write bit is off (a user made it read-only on
+ * purpose; root would otherwise write it anyway), or its directory is not writable.
+ */
+export function notWritable(file: ClientFile): string | null {
+  if (file.mode !== null && (file.mode & 0o200) === 0) return `${file.realPath} is read-only (mode ${file.mode.toString(8).padStart(4, "0")}); make it writable (chmod u+w) and run setup again`;
+  return null;
+}
+
+/** Local time as YYYYMMDD-HHMMSS, for backup names that sort by time. */
+export function backupStamp(now: Date = new Date()): string {
+  const p = (n: number) => String(n).padStart(2, "0");
+  return `${now.getFullYear()}${p(now.getMonth() + 1)}${p(now.getDate())}-${p(now.getHours())}${p(now.getMinutes())}${p(now.getSeconds())}`;
+}
+
+function ownerOfParent(path: string): { uid: number; gid: number } | null {
+  let dir = dirname(path);
+  while (!existsSync(dir)) dir = dirname(dir);
+  const st = statSync(dir);
+  return { uid: st.uid, gid: st.gid };
+}
+
+function mkdirOwned(dir: string, owner: { uid: number; gid: number } | null): void {
+  if (existsSync(dir)) return;
+  mkdirOwned(dirname(dir), owner);
+  mkdirSync(dir, { mode: 0o755 });
+  if (owner && process.getuid?.() === 0) chownSync(dir, owner.uid, owner.gid);
+}
+
+/**
+ * Writes `text` to a client file: a backup copy of the existing file first (`<file>.hostgate-backup-<stamp>`,
+ * same mode), then a temp file in the same directory, fsync, rename. Mode: 0600 when `secret`, else the
+ * existing mode (new files 0644). Owner: kept (when root writes, e.g. under sudo, a user's file stays theirs).
+ * Returns the backup path (null for a new file).
+ */
+export function writeClientFile(file: ClientFile, text: string, opts: { secret: boolean; now?: Date }): { backup: string | null } {
+  const target = file.realPath;
+  const existing = file.text !== null ? statSync(target) : null;
+  const owner = existing ? { uid: existing.uid, gid: existing.gid } : ownerOfParent(target);
+  mkdirOwned(dirname(target), owner);
+  let backup: string | null = null;
+  if (existing) {
+    const base = `${target}.hostgate-backup-${backupStamp(opts.now)}`;
+    backup = base;
+    for (let i = 1; existsSync(backup); i++) backup = `${base}.${i}`;
+    copyFileSync(target, backup, constants.COPYFILE_EXCL);
+    chmodSync(backup, existing.mode & 0o777);
+  }
+  const mode = opts.secret ? 0o600 : existing ? existing.mode & 0o777 : 0o644;
+  const tmp = join(dirname(target), `.${basename(target)}.hostgate-${process.pid}.tmp`);
+  const fd = openSync(tmp, "wx", mode);
+  try {
+    writeSync(fd, text);
+    fsyncSync(fd);
+  } catch (err) {
+    closeSync(fd);
+    unlinkSync(tmp);
+    throw err;
+  }
+  closeSync(fd);
+  chmodSync(tmp, mode);
+  if (owner && process.getuid?.() === 0) chownSync(tmp, owner.uid, owner.gid);
+  renameSync(tmp, target);
+  return { backup };
+}
+
+/** Whether git ignores a file: `ignored`, `not_ignored`, or `unknown` (no git, or not in a repository). */
+export function gitIgnoreStatus(path: string): "ignored" | "not_ignored" | "unknown" {
+  const r = spawnSync("git", ["check-ignore", "-q", "--", basename(path)], { cwd: dirname(path), stdio: "ignore", timeout: 5000 });
+  if (r.status === 0) return "ignored";
+  if (r.status === 1) return "not_ignored";
+  return "unknown";
+}
+
+/** Absolute path of a command on PATH, or null. */
+export function onPath(command: string, env: NodeJS.ProcessEnv = process.env): string | null {
+  for (const dir of (env.PATH ?? "").split(delimiter)) {
+    if (!dir) continue;
+    const p = join(dir, command);
+    try {
+      if (statSync(p).isFile() && (statSync(p).mode & 0o111) !== 0) return p;
+    } catch { /* not here */ }
+  }
+  return null;
+}
+
+/** Whether any of the paths exists or any of the commands is on PATH. */
+export function anyPresent(probe: { paths: string[]; commands: string[] }, env: NodeJS.ProcessEnv = process.env): boolean {
+  return probe.paths.some((p) => existsSync(p)) || probe.commands.some((c) => onPath(c, env) !== null);
+}

@@ -1,0 +1,63 @@
+import type { Command } from "commander";
+import { EXIT } from "./common.ts";
+
+/** Prints what to do after an install: add users to the group, point clients at the socket. */
+export const AFTER_INSTALL = [
+  "",
+  "Next:",
+  "  sudo usermod -aG hostgate <user>        # who may use the agent socket (log out and in again afterwards)",
+  "  hostgate setup --socket /run/hostgate/agent.sock   # as that user: point the AI clients at the daemon",
+  "  sudo hostgate approve <transaction_id>  # approvals need root at a terminal (admin socket, mode 0600)",
+].join("\n");
+
+/**
+ * `hostgate daemon install|uninstall` (root): the daemon as a hardened systemd service with the `hostgate`
+ * group for its agent socket; `--vsock PORT` adds a vsock listener for a daemon in a VM.
+ */
+export function registerDaemonInstallCommands(program: Command): void {
+  const daemon = program.commands.find((c) => c.name() === "daemon");
+  if (!daemon) throw new Error("the daemon command must be registered first");
+  daemon
+    .command("install")
+    .description("Install the daemon as a hardened systemd service (root): units, the hostgate group, enable and start.")
+    .option("--vsock <port>", "also listen on this vsock port (for the hypervisor host), forwarded to the agent socket")
+    .option("--unit-dir <dir>", "where unit files go", "/etc/systemd/system")
+    .option("--no-start", "write and verify the units only")
+    .option("--dry-run", "print the units and write nothing")
+    .action(async (opts: { vsock?: string; unitDir: string; start: boolean; dryRun?: boolean }) => {
+      const [{ installService, installSummary, renderUnits }, { parseVsockPort }, { launcher }, { VERSION }] = await Promise.all([
+        import("../adapters/service-install.ts"), import("../core/service/units.ts"), import("./install-paths.ts"), import("../version.ts"),
+      ]);
+      let vsockPort: number | undefined;
+      if (opts.vsock !== undefined) {
+        const p = parseVsockPort(opts.vsock);
+        if (p === null) {
+          process.stderr.write(`hostgate: --vsock ${opts.vsock}: expected a port number from 1 to 4294967294.\n`);
+          process.exit(EXIT.usage);
+        }
+        vsockPort = p;
+      }
+      const l = launcher();
+      if (l.warning) process.stderr.write(`hostgate: ${l.warning}\n`);
+      const inputs = { node: l.node, script: l.script, version: VERSION, vsockPort };
+      if (opts.dryRun) {
+        for (const [name, text] of Object.entries(renderUnits(inputs))) process.stdout.write(`# ${opts.unitDir}/${name}\n${text}\n`);
+        process.exit(EXIT.ok);
+      }
+      const r = installService({ ...inputs, unitDir: opts.unitDir, noStart: !opts.start });
+      process.stdout.write(`${installSummary(r)}\n`);
+      if (r.ok) process.stdout.write(`${AFTER_INSTALL}\n`);
+      process.exit(r.ok ? EXIT.ok : EXIT.failure);
+    });
+  daemon
+    .command("uninstall")
+    .description("Stop, disable and remove the service and the hostgate group (root); state in /var/lib/hostgate is kept.")
+    .option("--unit-dir <dir>", "where unit files are", "/etc/systemd/system")
+    .option("--keep-group", "keep the hostgate group")
+    .action(async (opts: { unitDir: string; keepGroup?: boolean }) => {
+      const { uninstallService, installSummary } = await import("../adapters/service-install.ts");
+      const r = uninstallService({ unitDir: opts.unitDir, keepGroup: opts.keepGroup === true });
+      process.stdout.write(`${installSummary(r)}\n`);
+      process.exit(r.ok ? EXIT.ok : EXIT.failure);
+    });
+}

@@ -1,0 +1,89 @@
+import { CLIENTS, type ClientId } from "../core/clients/catalog.ts";
+import { DEFAULT_URL, applyPlan, clientContext, detectClients, planSetup, planSucceeded, renderDiff, renderSummary, validateChoices, type SetupChoices } from "./setup-run.ts";
+import { EXIT } from "./common.ts";
+import { flaggedClients, type SetupFlags } from "./setup.ts";
+
+/** Why separation matters, in two lines (shown by the wizard). */
+export const SEPARATION_NOTE = "The embedded daemon's admin socket belongs to your user, so an assistant with a shell running as you could approve its own plans.\nThe system daemon (`hostgate daemon install`, as root) runs as its own service; only a human at a terminal with access to its admin socket can approve.";
+
+/** Choices from flags alone; prompts fill the rest on a terminal. */
+export function choicesFromFlags(flags: SetupFlags, env: NodeJS.ProcessEnv): { choices: SetupChoices; problems: string[] } {
+  const problems: string[] = [];
+  const transport = flags.transport ?? "stdio";
+  if (transport !== "stdio" && transport !== "http") problems.push(`--transport ${transport}: expected stdio or http.`);
+  const scope = flags.scope ?? "user";
+  if (scope !== "user" && scope !== "project") problems.push(`--scope ${scope}: expected user or project.`);
+  if ((flags.plannerUrl === undefined) !== (flags.plannerModel === undefined)) problems.push("an LLM planner needs both --planner-url and --planner-model.");
+  const choices: SetupChoices = {
+    clients: flaggedClients(flags),
+    transport: transport === "http" ? "http" : "stdio",
+    socket: flags.socket ?? null,
+    token: flags.token ?? (env.HOSTGATE_TOKEN || undefined),
+    url: flags.url ?? DEFAULT_URL,
+    httpToken: flags.httpToken ?? (env.HOSTGATE_HTTP_TOKEN || undefined),
+    planner: flags.plannerUrl !== undefined && flags.plannerModel !== undefined ? { base_url: flags.plannerUrl, model: flags.plannerModel, api_key_env: flags.plannerKeyEnv } : null,
+    claudeScope: scope === "project" ? "project" : "user",
+  };
+  if (choices.transport === "http" && flags.socket !== undefined) problems.push("--socket is for --transport stdio (hostgate serve has its own daemon settings).");
+  return { choices, problems };
+}
+
+/**
+ * Runs `hostgate setup` and returns the exit code. Without a terminal it needs --yes and at least one client
+ * flag (a prompt library cannot ask without one, and a script must not hang).
+ */
+export async function runSetupCommand(flags: SetupFlags, env: NodeJS.ProcessEnv, cwd: string): Promise<number> {
+  const { choices, problems } = choicesFromFlags(flags, env);
+  const interactive = !flags.yes;
+  if (interactive && !(process.stdin.isTTY && process.stdout.isTTY)) {
+    problems.push("no terminal to ask questions on: pass --yes with the clients to configure (e.g. --yes --claude --cursor) and any other flags.");
+  }
+  if (!interactive && choices.clients.length === 0) {
+    const found = detectClients(clientContext(env, cwd, choices.claudeScope), env);
+    problems.push(`no client chosen: pass one or more of ${CLIENTS.map((c) => `--${c.id}`).join(" ")}${found.length ? ` (installed here: ${found.map((id) => `--${id}`).join(" ")})` : ""}.`);
+  }
+  if (problems.length > 0) {
+    for (const p of problems) process.stderr.write(`hostgate setup: ${p}\n`);
+    return EXIT.usage;
+  }
+  if (interactive) {
+    const { askChoices } = await import("./setup-prompts.ts");
+    const asked = await askChoices(choices, flags, env, cwd);
+    if (asked === null) return EXIT.failure;
+    return finish(asked, flags, env, cwd, true);
+  }
+  return finish(choices, flags, env, cwd, false);
+}
+
+async function finish(choices: SetupChoices, flags: SetupFlags, env: NodeJS.ProcessEnv, cwd: string, interactive: boolean): Promise<number> {
+  const invalid = validateChoices(choices);
+  if (invalid.length > 0) {
+    for (const p of invalid) process.stderr.write(`hostgate setup: ${p}\n`);
+    return EXIT.usage;
+  }
+  const plan = planSetup(choices, env, cwd);
+  if (flags.dryRun) {
+    process.stdout.write(renderDiff(plan));
+    process.stdout.write(renderSummary(plan, new Map(), true));
+    return planSucceeded(plan, new Map()) ? EXIT.ok : EXIT.failure;
+  }
+  if (interactive) {
+    const { confirmWrite } = await import("./setup-prompts.ts");
+    if (!(await confirmWrite(plan))) return EXIT.failure;
+  }
+  const applied = applyPlan(plan);
+  process.stdout.write(renderSummary(plan, applied, false));
+  const ok = planSucceeded(plan, applied);
+  if (ok) process.stdout.write(nextSteps(choices));
+  return ok ? EXIT.ok : EXIT.failure;
+}
+
+function nextSteps(c: SetupChoices): string {
+  const lines = ["", "Next: restart or reload each client so it reads its configuration, then run `hostgate doctor` to check every entry."];
+  if (c.transport === "http") lines.push(`Start the server the entries point at: hostgate serve (${c.url}).`);
+  else if (c.socket === null) lines.push("Approvals: `hostgate approve <transaction_id>` in a terminal reaches the embedded daemon the client starts.", SEPARATION_NOTE);
+  else lines.push(`Approvals: \`sudo hostgate approve <transaction_id>\` (the daemon at ${c.socket}).`);
+  return `${lines.join("\n")}\n`;
+}
+
+export type { ClientId };

@@ -1,0 +1,47 @@
+import { parse, type ParseError } from "jsonc-parser";
+import { parse as parseToml } from "smol-toml";
+import type { ClientDef } from "./catalog.ts";
+import { SERVER_NAME } from "./entry.ts";
+
+/** How a configured entry starts or reaches hostgate, normalised across client shapes (for doctor). */
+export type EntryLaunch =
+  | { kind: "stdio"; command: string; args: string[]; env: Record<string, string> }
+  | { kind: "http"; url: string; headers: Record<string, string> };
+
+/** What a client file says about our entry. */
+export type EntryFinding =
+  | { state: "no_file" }
+  | { state: "malformed"; reason: string }
+  | { state: "absent" }
+  | { state: "unusable"; reason: string }
+  | { state: "present"; launch: EntryLaunch };
+
+const isObj = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+const strings = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) => typeof x === "string");
+const stringMap = (v: unknown): Record<string, string> => (isObj(v) ? Object.fromEntries(Object.entries(v).filter((e): e is [string, string] => typeof e[1] === "string")) : {});
+
+/** Finds and normalises the hostgate entry in a client file's text (null: the file does not exist). */
+export function readEntry(def: ClientDef, text: string | null): EntryFinding {
+  if (text === null) return { state: "no_file" };
+  let root: unknown;
+  if (def.format === "toml") {
+    try { root = parseToml(text); } catch (err) { return { state: "malformed", reason: `not valid TOML: ${(err as Error).message.split("\n")[0]}` }; }
+  } else {
+    const errors: ParseError[] = [];
+    root = parse(text, errors, { allowTrailingComma: true });
+    if (errors.length > 0) return { state: "malformed", reason: "not valid JSON" };
+  }
+  let cur: unknown = root;
+  for (const k of def.table) cur = isObj(cur) ? cur[k] : undefined;
+  const e = isObj(cur) ? cur[SERVER_NAME] : undefined;
+  if (e === undefined) return { state: "absent" };
+  if (!isObj(e)) return { state: "unusable", reason: "the entry is not an object" };
+  if (typeof e.url === "string") return { state: "present", launch: { kind: "http", url: e.url, headers: stringMap(def.id === "codex" ? e.http_headers : e.headers) } };
+  if (def.id === "opencode") {
+    if (!strings(e.command) || e.command.length === 0) return { state: "unusable", reason: "`command` is not an array of strings" };
+    return { state: "present", launch: { kind: "stdio", command: e.command[0]!, args: e.command.slice(1), env: stringMap(e.environment) } };
+  }
+  if (typeof e.command !== "string") return { state: "unusable", reason: "the entry has neither `command` nor `url`" };
+  if (e.args !== undefined && !strings(e.args)) return { state: "unusable", reason: "`args` is not an array of strings" };
+  return { state: "present", launch: { kind: "stdio", command: e.command, args: (e.args) ?? [], env: stringMap(e.env) } };
+}
