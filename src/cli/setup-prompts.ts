@@ -75,7 +75,7 @@ export async function askChoices(initial: SetupChoices, flags: SetupFlags, env: 
           validate: (v) => (v && (v.startsWith("/") || /^(tcp|vsock):\/\//.test(v)) ? undefined : "an absolute path, tcp://HOST:PORT or vsock://CID:PORT"),
         }));
       }
-      if (c.socket !== null && /^(tcp|vsock):\/\//.test(c.socket) && (c.token === undefined || c.token.length < 32)) {
+      if (c.socket !== null && c.socket.startsWith("tcp://") && (c.token === undefined || c.token.length < 32)) {
         c.token = answer(await password({ message: "The daemon's token (daemon.token, at least 32 characters)", validate: (v) => (v && v.length >= 32 ? undefined : "at least 32 characters") }));
       }
     }

@@ -44,9 +44,12 @@ export function validateChoices(c: SetupChoices): string[] {
     } else if (!c.socket.startsWith("/")) {
       problems.push(`--socket ${c.socket}: expected an absolute socket path (e.g. /run/hostgate/agent.sock), tcp://HOST:PORT or vsock://CID:PORT.`);
     }
-    if (/^(tcp|vsock):\/\//.test(c.socket) && (c.token === undefined || c.token.length < 32)) {
+    // tcp:// listeners check a token; the vsock listener forwards to the agent socket (group rights, no token),
+    // but a token given for it is passed along and checked if the daemon behind it asks for one.
+    if (c.socket.startsWith("tcp://") && (c.token === undefined || c.token.length < 32)) {
       problems.push(`${c.socket} needs the daemon's token (at least 32 characters): set HOSTGATE_TOKEN or pass --token.`);
     }
+    if (c.token !== undefined && c.token.length < 32) problems.push("the daemon token must be at least 32 characters (as daemon.token).");
   }
   if (c.transport === "http") {
     try {

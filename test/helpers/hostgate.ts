@@ -75,9 +75,9 @@ export function writeConfig(yaml: string): string {
 }
 
 /** Runs `hostgate <args>` to completion and returns exit code and output. */
-export function runHostgate(args: string[], opts: { env?: Record<string, string>; input?: string; timeoutMs?: number } = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export function runHostgate(args: string[], opts: { env?: Record<string, string | undefined>; input?: string; timeoutMs?: number; cwd?: string } = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((done) => {
-    const child = spawn(process.execPath, [HOSTGATE_BIN, ...args], { env: { ...process.env, ...opts.env }, stdio: ["pipe", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [HOSTGATE_BIN, ...args], { env: { ...process.env, ...opts.env }, stdio: ["pipe", "pipe", "pipe"], ...(opts.cwd ? { cwd: opts.cwd } : {}) });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (c: Buffer) => { stdout += c.toString(); });

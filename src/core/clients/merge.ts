@@ -92,7 +92,9 @@ export function mergeJson(text: string | null, table: readonly string[], entry: 
   const base = [...table, SERVER_NAME];
   let out = text;
   if (found.existing === undefined) {
-    out = applyEdits(out, modify(out, base, entry, options));
+    // First in the table: appending after the last entry makes jsonc-parser reformat that entry and move the
+    // comment that ends its line under ours.
+    out = applyEdits(out, modify(out, base, entry, { ...options, getInsertionIndex: () => 0 }));
   } else {
     const existing = found.existing as Obj;
     for (const key of MANAGED_KEYS) {

@@ -1,0 +1,93 @@
+// `hostgate setup` and `hostgate doctor` as processes: --dry-run diffs per client (snapshots), exit codes,
+// the refusal without a terminal, and entries that start with no PATH and answer tools/list.
+import { mkdirSync, readFileSync, realpathSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { CLIENT_IDS } from "../../src/core/clients/catalog.ts";
+import { runHostgate } from "../helpers/hostgate.ts";
+import { clientFile, freshHome, malformed, seed } from "./fixtures.ts";
+
+const NODE = realpathSync(process.execPath);
+const LAUNCHER = realpathSync(join(import.meta.dirname, "../../bin/hostgate.js"));
+
+function normalise(text: string, home: string): string {
+  return text.split(home).join("<HOME>").split(LAUNCHER).join("<HOSTGATE>").split(NODE).join("<NODE>");
+}
+
+describe("hostgate setup (process)", () => {
+  it.each(CLIENT_IDS)("--dry-run --%s prints the diff, writes nothing", async (id) => {
+    const { home, env } = freshHome(`dry-${id}`);
+    const cwd = join(home, "project");
+    const r = await runHostgate(["setup", "--yes", "--dry-run", `--${id}`, "--socket", "tcp://10.0.0.2:7420"], { env: { ...env, HOSTGATE_TOKEN: "s".repeat(40), XDG_CONFIG_HOME: "", CODEX_HOME: "" }, cwd });
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    expect(r.stdout).not.toContain("s".repeat(40));
+    expect(normalise(r.stdout, home)).toMatchSnapshot();
+    expect(() => readFileSync(clientFile(id, home, cwd))).toThrow();
+  });
+
+  it("without a terminal and without --yes: exit 2 and what to pass", async () => {
+    const { env } = freshHome("notty");
+    const r = await runHostgate(["setup", "--cursor"], { env });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/no terminal.*--yes/);
+  });
+
+  it("--yes without a client: exit 2 naming the flags and the clients installed here", async () => {
+    const { env, home } = freshHome("noclient");
+    mkdirSync(join(home, ".gemini"));
+    const r = await runHostgate(["setup", "--yes"], { env });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/no client chosen.*--claude.*installed here: --gemini/);
+  });
+
+  it("bad flags are refused before anything is read: exit 2", async () => {
+    const { env } = freshHome("badflags");
+    for (const args of [["--socket", "relative.sock"], ["--socket", "tcp://h:1"], ["--transport", "carrier-pigeon"], ["--scope", "team"], ["--planner-url", "http://x/v1"]]) {
+      const r = await runHostgate(["setup", "--yes", "--cursor", ...args], { env });
+      expect(r.code, args.join(" ")).toBe(2);
+      expect(r.stderr, args.join(" ")).toMatch(/hostgate setup: /);
+    }
+  });
+
+  it("a malformed file: exit 1, the other clients still configured, the file untouched", async () => {
+    const { env, home } = freshHome("malformed-cli");
+    const cwd = join(home, "project");
+    const bad = clientFile("gemini", home, cwd);
+    seed(bad, malformed("gemini"));
+    const r = await runHostgate(["setup", "--yes", "--gemini", "--cursor"], { env, cwd });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/✗ Gemini CLI: .*left untouched: not valid JSON/);
+    expect(r.stdout).toMatch(/✓ Cursor: .*created/);
+    expect(readFileSync(bad, "utf8")).toBe(malformed("gemini"));
+  });
+
+  it("entries written by setup start with no PATH and answer tools/list (hostgate doctor)", async () => {
+    const { env, home } = freshHome("doctor");
+    const cwd = join(home, "project");
+    const runtime = join(home, "run");
+    mkdirSync(runtime, { mode: 0o700 });
+    const full = { ...env, XDG_RUNTIME_DIR: runtime, XDG_STATE_HOME: join(home, "state") };
+    const setup = await runHostgate(["setup", "--yes", "--cursor", "--codex", "--opencode"], { env: full, cwd });
+    expect(setup.code).toBe(0);
+    const r = await runHostgate(["doctor"], { env: full, cwd, timeoutMs: 60_000 });
+    expect(r.stdout).toMatch(/✓ Cursor: .*starts without PATH and answers tools\/list \(\d+ tools, hostgate \d+\.\d+\.\d+/);
+    expect(r.stdout).toMatch(/✓ Codex CLI: .*answers tools\/list/);
+    expect(r.stdout).toMatch(/✓ OpenCode: .*answers tools\/list/);
+    expect(r.stdout).toMatch(/! approval separation: embedded daemon[\s\S]*fix: sudo hostgate daemon install/);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+  });
+
+  it("doctor: a missing binary and a broken file are failures with a fix; exit 1", async () => {
+    const { env, home } = freshHome("doctor-bad");
+    const cwd = join(home, "project");
+    seed(clientFile("cursor", home, cwd), JSON.stringify({ mcpServers: { hostgate: { command: "/nonexistent/node", args: ["mcp"] } } }));
+    seed(clientFile("gemini", home, cwd), malformed("gemini"));
+    seed(clientFile("lmstudio", home, cwd), JSON.stringify({ mcpServers: { hostgate: { command: "hostgate", args: ["mcp"] } } }));
+    const r = await runHostgate(["doctor"], { env: { ...env, XDG_RUNTIME_DIR: join(home, "run"), XDG_STATE_HOME: join(home, "state") }, cwd, timeoutMs: 60_000 });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/✗ Cursor: .*\/nonexistent\/node does not exist\n\s+fix: hostgate setup --yes --cursor/);
+    expect(r.stdout).toMatch(/✗ Gemini CLI: .*not valid JSON\n\s+fix: fix the syntax/);
+    expect(r.stdout).toMatch(/✗ LM Studio: .*not an absolute path/);
+  });
+});

@@ -1,0 +1,257 @@
+// `hostgate setup` against fixture homes, for every client: fresh, other servers, an existing hostgate entry,
+// comments, malformed and read-only files, a second run, backups, tokens (0600, .gitignore).
+import { chmodSync, copyFileSync, existsSync, readFileSync, readdirSync, realpathSync, statSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { dirname, join } from "node:path";
+import { parse as parseJsonc } from "jsonc-parser";
+import { parse as parseToml } from "smol-toml";
+import { describe, expect, it } from "vitest";
+import { CLIENT_IDS, clientById, type ClientId } from "../../src/core/clients/catalog.ts";
+import { applyPlan, planSetup, planSucceeded, type SetupChoices } from "../../src/cli/setup-run.ts";
+import { clientFile, existingEntry, freshHome, malformed, otherServers, seed, withComments } from "./fixtures.ts";
+
+const NODE = realpathSync(process.execPath);
+const LAUNCHER = realpathSync(join(import.meta.dirname, "../../bin/hostgate.js"));
+
+function choices(id: ClientId, extra: Partial<SetupChoices> = {}): SetupChoices {
+  return { clients: [id], transport: "stdio", socket: null, url: "http://127.0.0.1:48000/mcp", planner: null, claudeScope: "user", ...extra };
+}
+
+function run(id: ClientId, env: NodeJS.ProcessEnv, cwd: string, extra: Partial<SetupChoices> = {}) {
+  const plan = planSetup(choices(id, extra), env, cwd);
+  const applied = applyPlan(plan);
+  const file = plan.files.find((f) => f.target === id)!;
+  return { plan, applied, file, ok: planSucceeded(plan, applied) };
+}
+
+function readDoc(id: ClientId, path: string): Record<string, unknown> {
+  const text = readFileSync(path, "utf8");
+  return (clientById(id).format === "toml" ? parseToml(text) : parseJsonc(text, [], { allowTrailingComma: true })) as Record<string, unknown>;
+}
+
+function entryOf(id: ClientId, path: string): Record<string, unknown> {
+  const table = readDoc(id, path)[clientById(id).table[0]!] as Record<string, unknown>;
+  return table.hostgate as Record<string, unknown>;
+}
+
+function backupsOf(path: string): string[] {
+  return readdirSync(dirname(path)).filter((n) => n.startsWith(`${path.split("/").pop()!}.hostgate-backup-`)).map((n) => join(dirname(path), n));
+}
+
+describe.each(CLIENT_IDS)("setup %s", (id) => {
+  it("fresh home: creates the file with an entry in the client's shape, absolute paths", () => {
+    const { env, cwd, home } = freshHome(id);
+    const r = run(id, env, cwd);
+    expect(r.ok).toBe(true);
+    expect(r.file.result.status).toBe("created");
+    const path = clientFile(id, home, cwd);
+    const e = entryOf(id, path);
+    if (id === "opencode") {
+      expect(e).toMatchObject({ type: "local", enabled: true, command: [NODE, "--max-semi-space-size=1", LAUNCHER, "mcp"] });
+      expect(e).not.toHaveProperty("args");
+    } else {
+      expect(e.command).toBe(NODE);
+      expect(e.args).toEqual(["--max-semi-space-size=1", LAUNCHER, "mcp"]);
+    }
+    if (id === "codex") expect(e.startup_timeout_sec).toBeGreaterThan(10);
+    if (id === "claude" || id === "vscode") expect(e.type).toBe("stdio");
+    if (id === "cursor" || id === "lmstudio" || id === "gemini" || id === "claude-desktop") expect(e).not.toHaveProperty("type");
+    if (id === "vscode") expect(Object.keys(readDoc(id, path))).toEqual(["servers"]);
+    expect(statSync(path).mode & 0o777).toBe(0o644);
+  });
+
+  it("keeps other servers, and a second run changes nothing (no new backup)", () => {
+    const { env, cwd, home } = freshHome(id);
+    const path = clientFile(id, home, cwd);
+    seed(path, otherServers(id));
+    const first = run(id, env, cwd);
+    expect(first.file.result.status).toBe("updated");
+    const doc = readDoc(id, path);
+    expect((doc[clientById(id).table[0]!] as Record<string, unknown>).docs).toEqual({ command: "npx", args: ["-y", "docs-server"] });
+    const after = readFileSync(path, "utf8");
+    const backups = backupsOf(path);
+    expect(backups).toHaveLength(1);
+    const second = run(id, env, cwd);
+    expect(second.file.result.status).toBe("unchanged");
+    expect(readFileSync(path, "utf8")).toBe(after);
+    expect(backupsOf(path)).toEqual(backups);
+  });
+
+  it("updates an existing hostgate entry and keeps the keys a user added to it", () => {
+    const { env, cwd, home } = freshHome(id);
+    const path = clientFile(id, home, cwd);
+    const fx = existingEntry(id);
+    seed(path, fx.text);
+    expect(run(id, env, cwd).file.result.status).toBe("updated");
+    const e = entryOf(id, path);
+    expect(id === "opencode" ? (e.command as string[])[0] : e.command).toBe(NODE);
+    expect(e[fx.userKey]).toBe(fx.userValue);
+  });
+
+  it("keeps comments and formatting", () => {
+    const { env, cwd, home } = freshHome(id);
+    const path = clientFile(id, home, cwd);
+    const original = withComments(id);
+    seed(path, original);
+    expect(run(id, env, cwd).file.result.status).toBe("updated");
+    const text = readFileSync(path, "utf8");
+    const comments = original.split("\n").flatMap((l) => /(\/\/.*|\/\*.*\*\/|#.*)$/.exec(l)?.[1] ?? []);
+    expect(comments.length).toBeGreaterThan(2);
+    for (const c of comments) expect(text).toContain(c);
+    // Every original line is still there, in order (only lines were added).
+    let at = 0;
+    for (const line of original.split("\n").filter((l) => l.trim() !== "")) {
+      const next = text.indexOf(line, at);
+      expect(next, `line ${JSON.stringify(line)} kept`).toBeGreaterThanOrEqual(0);
+      at = next + line.length;
+    }
+    expect(entryOf(id, path)).toBeDefined();
+  });
+
+  it("reports a malformed file and leaves it untouched (no backup)", () => {
+    const { env, cwd, home } = freshHome(id);
+    const path = clientFile(id, home, cwd);
+    seed(path, malformed(id));
+    const r = run(id, env, cwd);
+    expect(r.ok).toBe(false);
+    expect(r.file.result.status).toBe("malformed");
+    expect(readFileSync(path, "utf8")).toBe(malformed(id));
+    expect(backupsOf(path)).toHaveLength(0);
+  });
+
+  it("leaves a read-only file alone and says how to make it writable", () => {
+    const { env, cwd, home } = freshHome(id);
+    const path = clientFile(id, home, cwd);
+    seed(path, otherServers(id), 0o444);
+    const r = run(id, env, cwd);
+    expect(r.ok).toBe(false);
+    expect(r.file.result).toMatchObject({ status: "unwritable" });
+    expect((r.file.result as { reason: string }).reason).toMatch(/read-only.*chmod u\+w/);
+    expect(readFileSync(path, "utf8")).toBe(otherServers(id));
+  });
+
+  it("backs the file up first; copying the backup back restores the original bytes", () => {
+    const { env, cwd, home } = freshHome(id);
+    const path = clientFile(id, home, cwd);
+    const original = withComments(id);
+    seed(path, original, 0o640);
+    run(id, env, cwd);
+    const [backup] = backupsOf(path);
+    expect(backup).toBeDefined();
+    expect(readFileSync(backup!, "utf8")).toBe(original);
+    expect(statSync(backup!).mode & 0o777).toBe(0o640);
+    expect(statSync(path).mode & 0o777).toBe(0o640);
+    copyFileSync(backup!, path);
+    expect(readFileSync(path, "utf8")).toBe(original);
+  });
+
+  it("a token makes the file 0600 (and tightens an unchanged one)", () => {
+    const { env, cwd, home } = freshHome(id);
+    const path = clientFile(id, home, cwd);
+    const token = "t".repeat(40);
+    const r = run(id, env, cwd, { socket: "tcp://127.0.0.1:7420", token });
+    expect(r.ok).toBe(true);
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+    expect(readFileSync(path, "utf8")).toContain(token);
+    chmodSync(path, 0o644);
+    const again = run(id, env, cwd, { socket: "tcp://127.0.0.1:7420", token });
+    expect(again.file.result.status).toBe("unchanged");
+    expect(again.file.tighten).toBe(true);
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+  });
+
+  it("HTTP: an entry for hostgate serve with a bearer header (stdio for Claude Desktop, which reads no URLs)", () => {
+    const { env, cwd, home } = freshHome(id);
+    const path = clientFile(id, home, cwd);
+    const r = run(id, env, cwd, { transport: "http", url: "http://127.0.0.1:48123/mcp", httpToken: "h".repeat(20) });
+    expect(r.ok).toBe(true);
+    const e = entryOf(id, path);
+    if (id === "claude-desktop") {
+      expect(e.command).toBe(NODE);
+      expect(r.file.notes.join(" ")).toMatch(/only stdio/);
+      return;
+    }
+    expect(e.url).toBe("http://127.0.0.1:48123/mcp");
+    expect(e).not.toHaveProperty("command");
+    const header = id === "codex" ? (e.http_headers as Record<string, string>) : (e.headers as Record<string, string>);
+    expect(header.Authorization).toBe(`Bearer ${"h".repeat(20)}`);
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+    if (id === "opencode") expect(e).toMatchObject({ type: "remote", oauth: false });
+    if (id === "claude" || id === "vscode" || id === "gemini") expect(e.type).toBe("http");
+    if (id === "codex") expect(e).not.toHaveProperty("headers");
+  });
+});
+
+describe("setup: project files, planner, user config", () => {
+  it("a project .mcp.json holding a token is checked against .gitignore", () => {
+    const { env, cwd } = freshHome("gitignore");
+    expect(spawnSync("git", ["init", "-q"], { cwd }).status).toBe(0);
+    const token = "k".repeat(40);
+    const r = run("claude", env, cwd, { claudeScope: "project", socket: "tcp://10.0.0.2:7420", token });
+    expect(r.file.path).toBe(join(cwd, ".mcp.json"));
+    expect(r.file.warnings.join(" ")).toMatch(/not ignored by git.*\.gitignore/);
+    writeFileSync(join(cwd, ".gitignore"), ".mcp.json\n");
+    const again = run("claude", env, cwd, { claudeScope: "project", socket: "tcp://10.0.0.2:7420", token });
+    expect(again.file.warnings).toEqual([]);
+  });
+
+  it("the planner's key variable is forwarded in each client's own syntax, never its value", () => {
+    const forms: Partial<Record<ClientId, (e: Record<string, unknown>) => unknown>> = {
+      claude: (e) => (e.env as Record<string, string>).MY_KEY,
+      cursor: (e) => (e.env as Record<string, string>).MY_KEY,
+      vscode: (e) => (e.env as Record<string, string>).MY_KEY,
+      gemini: (e) => (e.env as Record<string, string>).MY_KEY,
+      opencode: (e) => (e.environment as Record<string, string>).MY_KEY,
+      codex: (e) => e.env_vars,
+    };
+    const expected: Partial<Record<ClientId, unknown>> = { claude: "${MY_KEY}", cursor: "${env:MY_KEY}", vscode: "${env:MY_KEY}", gemini: "$MY_KEY", opencode: "{env:MY_KEY}", codex: ["MY_KEY"] };
+    for (const id of Object.keys(forms) as ClientId[]) {
+      const { env, cwd, home } = freshHome(`planner-${id}`);
+      const r = run(id, { ...env, MY_KEY: "sk-secret-value" }, cwd, { planner: { base_url: "http://127.0.0.1:8080/v1", model: "m", api_key_env: "MY_KEY" } });
+      expect(r.ok).toBe(true);
+      const path = clientFile(id, home, cwd);
+      expect(forms[id]!(entryOf(id, path))).toEqual(expected[id]);
+      expect(readFileSync(path, "utf8")).not.toContain("sk-secret-value");
+      // The planner itself goes into the user's hostgate config, and the entry points at it.
+      const cfg = join(home, ".config", "hostgate", "config.yaml");
+      expect(readFileSync(cfg, "utf8")).toMatch(/mode: llm[\s\S]*base_url: http:\/\/127.0.0.1:8080\/v1[\s\S]*api_key_env: MY_KEY/);
+      const e = entryOf(id, path);
+      const argv = id === "opencode" ? (e.command as string[]) : (e.args as string[]);
+      expect(argv.slice(-2)).toEqual(["--config", cfg]);
+    }
+    const { env, cwd } = freshHome("planner-lms");
+    const r = run("lmstudio", env, cwd, { planner: { base_url: "http://127.0.0.1:8080/v1", model: "m", api_key_env: "MY_KEY" } });
+    expect(r.file.notes.join(" ")).toMatch(/does not expand variables: MY_KEY/);
+  });
+
+  it("the user config keeps its comments and other keys on a second run", () => {
+    const { env, cwd, home } = freshHome("usercfg");
+    const cfg = join(home, ".config", "hostgate", "config.yaml");
+    seed(cfg, "# my settings\ntools:\n  exposure: read_only # careful\n");
+    run("cursor", env, cwd, { socket: "/run/hostgate/agent.sock" });
+    const text = readFileSync(cfg, "utf8");
+    expect(text).toContain("# my settings");
+    expect(text).toContain("exposure: read_only # careful");
+    expect(text).toContain("socket: /run/hostgate/agent.sock");
+    const second = run("cursor", env, cwd, { socket: "/run/hostgate/agent.sock" });
+    expect(second.plan.files.find((f) => f.target === "config")!.result.status).toBe("unchanged");
+    expect(readFileSync(cfg, "utf8")).toBe(text);
+  });
+
+  it("a symlinked client file is edited in place; the link stays a link", async () => {
+    const { env, cwd, home } = freshHome("symlink");
+    const path = clientFile("cursor", home, cwd);
+    const real = join(home, "dotfiles", "cursor-mcp.json");
+    seed(real, otherServers("cursor"));
+    const { symlinkSync, lstatSync } = await import("node:fs");
+    seed(path, "");
+    const { unlinkSync } = await import("node:fs");
+    unlinkSync(path);
+    symlinkSync(real, path);
+    expect(run("cursor", env, cwd).ok).toBe(true);
+    expect(lstatSync(path).isSymbolicLink()).toBe(true);
+    expect(readFileSync(real, "utf8")).toContain("hostgate");
+    expect(backupsOf(real)).toHaveLength(1);
+    expect(existsSync(join(dirname(path), "mcp.json.hostgate-backup-"))).toBe(false);
+  });
+});
