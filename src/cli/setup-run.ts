@@ -49,7 +49,7 @@ export function validateChoices(c: SetupChoices): string[] {
     if (c.socket.startsWith("tcp://") && (c.token === undefined || c.token.length < 32)) {
       problems.push(`${c.socket} needs the daemon's token (at least 32 characters): set HOSTGATE_TOKEN or pass --token.`);
     }
-    if (c.token !== undefined && c.token.length < 32) problems.push("the daemon token must be at least 32 characters (as daemon.token).");
+    if (/^(tcp|vsock):\/\//.test(c.socket) && c.token !== undefined && c.token.length < 32) problems.push("the daemon token must be at least 32 characters (as daemon.token).");
   }
   if (c.transport === "http") {
     try {

@@ -1,0 +1,98 @@
+// The published package: `npm pack`, installed globally into a temp prefix (runtime dependencies only, native
+// ones built there), then `hostgate` from that prefix's PATH: --version, mcp over stdio and serve over HTTP,
+// driven by the SDK client. Slow (≈2 min: better-sqlite3 compiles from source); needs the npm registry.
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { Client } from "@modelcontextprotocol/client";
+import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+const ROOT = join(import.meta.dirname, "../..");
+const VERSION = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { version: string }).version;
+const dir = mkdtempSync(join(tmpdir(), `hg-pack-${process.pid}-`));
+const prefix = join(dir, "prefix");
+const home = join(dir, "home");
+// PATH as a fresh machine has it: the prefix's bin and Node's directory, nothing from this checkout.
+const PATH = `${join(prefix, "bin")}:${dirname(process.execPath)}:/usr/bin:/bin`;
+const runEnv = { PATH, HOME: home, XDG_STATE_HOME: join(home, "state"), XDG_RUNTIME_DIR: join(home, "run"), XDG_CONFIG_HOME: join(home, "config") };
+
+let tarball = "";
+
+beforeAll(() => {
+  const pack = spawnSync("npm", ["pack", "--pack-destination", dir, "--silent"], { cwd: ROOT, encoding: "utf8", timeout: 120_000 });
+  if (pack.status !== 0) throw new Error(`npm pack failed: ${pack.stderr}`);
+  tarball = join(dir, pack.stdout.trim().split("\n").pop()!);
+  // Global install with the npm cache of this user (the registry is asked only for what is not cached).
+  const install = spawnSync("npm", ["install", "--global", "--prefix", prefix, "--no-audit", "--no-fund", "--loglevel=error", tarball], { encoding: "utf8", timeout: 600_000, env: { ...process.env, NODE_ENV: "production" } });
+  if (install.status !== 0) throw new Error(`npm install -g ${tarball} failed: ${install.stderr}`);
+}, 660_000);
+
+afterAll(() => { rmSync(dir, { recursive: true, force: true }); });
+
+describe("the npm package", () => {
+  it("ships the build, not the sources or tests", () => {
+    const files = spawnSync("tar", ["tzf", tarball], { encoding: "utf8" }).stdout.split("\n");
+    expect(files).toContain("package/dist/hostgate.js");
+    expect(files).toContain("package/bin/hostgate.js");
+    expect(files).toContain("package/dist/audit-verify-worker.js");
+    expect(files.some((f) => f.startsWith("package/src/") || f.startsWith("package/test/"))).toBe(false);
+  });
+
+  it("installs without dev dependencies: no tsx, TypeScript, esbuild or test tools at run time", () => {
+    const modules = join(prefix, "lib", "node_modules", "hostgate", "node_modules");
+    const installed = readdirSync(modules);
+    for (const dev of ["tsx", "typescript", "esbuild", "vitest", "eslint", "@modelcontextprotocol/sdk"]) {
+      expect(existsSync(join(modules, dev)), dev).toBe(false);
+    }
+    expect(installed).toContain("better-sqlite3");
+  });
+
+  it("puts hostgate on PATH; --version comes from package.json", () => {
+    const r = spawnSync("hostgate", ["--version"], { encoding: "utf8", env: runEnv });
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout.trim()).toBe(VERSION);
+    const c = spawnSync("hostgate", ["completion", "bash"], { encoding: "utf8", env: runEnv });
+    expect(c.stdout).toMatch(/complete -o default -F _hostgate hostgate/);
+    expect(c.stdout).toContain("setup");
+  });
+
+  it("hostgate mcp answers tools/list over stdio; serverInfo.version is the package's", async () => {
+    const client = new Client({ name: "pack-test", version: "1" });
+    await client.connect(new StdioClientTransport({ command: "hostgate", args: ["mcp"], env: runEnv, stderr: "pipe" }));
+    try {
+      expect(client.getServerVersion()).toMatchObject({ name: "hostgate", version: VERSION });
+      const { tools } = await client.listTools();
+      expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(["plan", "execute", "history", "doctor", "audit_verify", "get_disk_usage"]));
+      const disk = await client.callTool({ name: "get_disk_usage", arguments: {} });
+      expect(disk.isError).toBeFalsy();
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("hostgate serve answers over Streamable HTTP", async () => {
+    const child = spawn("hostgate", ["serve", "--port", "0"], { env: runEnv, stdio: ["ignore", "ignore", "pipe"] });
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        let err = "";
+        child.stderr.on("data", (c: Buffer) => {
+          err += c.toString();
+          const m = /listening on (http:\/\/\S+)/.exec(err);
+          if (m) resolve(m[1]!);
+        });
+        child.once("exit", (code) => { reject(new Error(`serve exited ${code}: ${err}`)); });
+      });
+      const client = new Client({ name: "pack-test", version: "1" });
+      await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+      const { tools } = await client.listTools();
+      expect(tools.length).toBeGreaterThan(5);
+      expect(client.getServerVersion()?.version).toBe(VERSION);
+      await client.close();
+    } finally {
+      child.kill("SIGTERM");
+    }
+  });
+});
