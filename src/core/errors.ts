@@ -39,6 +39,18 @@ export type ErrorCode =
   | "precondition_failed"
   /** A mutating action ran and failed (e.g. a package tool exited non-zero); details carry the exit. */
   | "action_failed"
+  /** An SSH target (host, user, port) that is not a plain host name / IP literal / user name: refused before dialing. */
+  | "invalid_target"
+  /** The host's key is not in known_hosts (and trust-on-first-use is off): the fingerprint says what to add. */
+  | "host_key_unknown"
+  /** The host's key differs from known_hosts, or is marked @revoked: possible interception; nothing was sent. */
+  | "host_key_mismatch"
+  /** The risk engine or the policy refused a command before any connection; details carry the reasons. */
+  | "refused"
+  /** The host could not be reached (DNS, TCP, SSH handshake or authentication); nothing ran. */
+  | "unreachable"
+  /** The request was cancelled by the client; a started remote command was signalled. */
+  | "cancelled"
   | "internal_error";
 
 /** An error with a stable code. `hint` tells the caller how to recover; `details` is structured context. */

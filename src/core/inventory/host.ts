@@ -1,0 +1,51 @@
+/**
+ * The host model shared by every inventory provider (DESIGN.md, Words: host). Providers turn what they know
+ * (a config list, an OpenSSH client config, known_hosts, a container engine) into `HostRecord`s; the search
+ * use case merges them. Field names follow the hosts-exec reference (`name`, `primary_ip`, `provider`, `meta`).
+ */
+
+/** Provider kinds hostgate ships. A backend is one configured instance of a kind (`inventory.providers[]`). */
+export const PROVIDER_KINDS = ["static", "ssh_config", "known_hosts", "docker"] as const;
+export type ProviderKind = (typeof PROVIDER_KINDS)[number];
+
+/** What can be done with a host, derived from its record (and probes where one answers). */
+export type Capability = "ssh" | "docker_exec" | "systemd" | "hostgate_daemon";
+
+/**
+ * How to reach a host over SSH, resolved the way `ssh <alias>` would resolve it (for ssh_config) or from the
+ * provider's own fields. `host` is what is dialed (HostName), `port` a TCP port, `user` the login user (absent:
+ * the daemon's configured or local user), `identity_files` absolute paths or `~/` paths in the order ssh tries
+ * them, `proxy_jump` the jump hosts in order (each `[user@]host[:port]`; empty: direct).
+ */
+export interface SshEndpoint {
+  host: string;
+  port: number;
+  user?: string | undefined;
+  identity_files: string[];
+  proxy_jump: string[];
+}
+
+/**
+ * One host as an inventory provider reports it. `name` is the inventory name (an ssh_config alias, a container
+ * name, a static entry's name); `primary_ip` the address or DNS name to reach it (the reference's field name,
+ * which may hold a host name); `backend` the configured backend that produced it; `meta` provider-specific
+ * strings (zone, image, state…); `tags` labels usable by policies; `ssh` present when the host is reachable
+ * over SSH. Everything here is data from the provider: untrusted text, never a command.
+ */
+export interface HostRecord {
+  name: string;
+  primary_ip: string;
+  provider: ProviderKind;
+  backend: string;
+  meta: Record<string, string>;
+  tags: string[];
+  ssh?: SshEndpoint | undefined;
+}
+
+/** The capabilities a record implies without contacting the host (probes may add `systemd`/`hostgate_daemon`). */
+export function staticCapabilities(r: HostRecord): Capability[] {
+  const caps: Capability[] = [];
+  if (r.ssh) caps.push("ssh");
+  if (r.provider === "docker" && r.meta.state === "running") caps.push("docker_exec");
+  return caps;
+}

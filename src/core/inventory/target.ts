@@ -1,0 +1,73 @@
+import { HostgateError } from "../errors.ts";
+
+/**
+ * SSH target validation, done before anything dials (corpus cases S001, S002, S004, S005, S018). A host is a
+ * DNS name (labels of letters, digits, `-`, `_`, none starting with `-`), an IPv4 literal, or an IPv6 literal
+ * (bare or in brackets). A user is a POSIX-ish login name. Nothing else: no leading `-` (ssh would read an
+ * option: `-oProxyCommand=…`), no whitespace, no `$ \` ; | & < > ( ) { } ' " *` and no control characters
+ * (OpenSSH < 9.6 expanded them from `%h` into ProxyCommand, CVE-2023-51385).
+ */
+
+const LABEL = /^[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,62})$/;
+const IPV4 = /^(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(?:\.(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
+const IPV6 = /^[0-9A-Fa-f:.]+(?:%[A-Za-z0-9_.-]+)?$/;
+const USER = /^[A-Za-z_][A-Za-z0-9_.-]{0,63}\$?$/;
+
+function refuse(what: string, value: string, why: string): never {
+  throw new HostgateError("invalid_target", `${what} ${JSON.stringify(value.slice(0, 120))} is refused: ${why}`, {
+    hint: "Use a plain host name, an IPv4 address or an IPv6 literal (and a plain user name); pick the host from search_hosts.",
+    details: { field: what, reason: why },
+  });
+}
+
+/** Throws `invalid_target` unless `host` is a host name, IPv4 or IPv6 literal (brackets allowed and removed). Returns the bare host. */
+export function validateSshHost(host: string, field = "host"): string {
+  if (host.length === 0) refuse(field, host, "it is empty");
+  if (host.length > 253 + 2) refuse(field, host, "it is longer than a DNS name can be");
+  if (/[\x00-\x1f\x7f]/.test(host)) refuse(field, host, "it contains control characters");
+  if (/\s/.test(host)) refuse(field, host, "it contains whitespace");
+  let bare = host;
+  if (bare.startsWith("[")) {
+    if (!bare.endsWith("]")) refuse(field, host, "an opening bracket must close at the end (no ':port' or ':path' suffix here)");
+    bare = bare.slice(1, -1);
+    if (!bare.includes(":")) refuse(field, host, "brackets are only for IPv6 literals");
+  }
+  if (bare.startsWith("-")) refuse(field, host, "a leading '-' would be read by ssh as an option");
+  if (bare.includes(":")) {
+    if (!IPV6.test(bare) || !/^[0-9A-Fa-f]*:/.test(bare)) refuse(field, host, "it is neither a host name nor an IPv6 literal");
+    return bare;
+  }
+  if (IPV4.test(bare)) return bare;
+  const name = bare.endsWith(".") ? bare.slice(0, -1) : bare;
+  const labels = name.split(".");
+  if (labels.some((l) => !LABEL.test(l))) refuse(field, host, "host names hold only letters, digits, '-', '_' and '.' (no shell metacharacters)");
+  if (/^\d+$/.test(labels[labels.length - 1]!)) refuse(field, host, "it looks like an IPv4 address but is not one");
+  return bare;
+}
+
+/** Throws `invalid_target` unless `user` is a plain login name (no leading `-`, no metacharacters). */
+export function validateSshUser(user: string, field = "user"): string {
+  if (!USER.test(user)) refuse(field, user, user.startsWith("-") ? "a leading '-' would be read by ssh as an option" : "user names hold only letters, digits, '_', '.', '-'");
+  return user;
+}
+
+/** Throws `invalid_target` unless `port` is an integer 1–65535. */
+export function validateSshPort(port: number, field = "port"): number {
+  if (!Number.isInteger(port) || port < 1 || port > 65535) refuse(field, String(port), "ports are integers from 1 to 65535");
+  return port;
+}
+
+/**
+ * Quotes one argument for the remote POSIX shell: SSH sends a single command string that the remote login
+ * shell parses (corpus S019). Words made only of safe characters stay as they are; anything else is wrapped in
+ * single quotes with embedded quotes written as `'\''`.
+ */
+export function shellQuote(arg: string): string {
+  if (arg !== "" && /^[A-Za-z0-9_./:=@%+,-]+$/.test(arg)) return arg;
+  return `'${arg.replace(/'/g, `'\\''`)}'`;
+}
+
+/** Joins an argv into one command string for the remote shell, each element quoted by `shellQuote`. */
+export function shellJoin(argv: readonly string[]): string {
+  return argv.map(shellQuote).join(" ");
+}
