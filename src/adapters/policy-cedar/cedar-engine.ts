@@ -1,0 +1,151 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import * as cedar from "@cedar-policy/cedar-wasm/nodejs";
+import { HostgateError } from "../../core/errors.ts";
+import { CEDAR_SCHEMA, cedarRequest } from "../../core/policy/cedar-model.ts";
+import { stricter, type PolicyDecisionKind, type PolicyRequest, type PolicyVerdict } from "../../core/policy/decision.ts";
+
+/**
+ * The Cedar policy engine, in-process (@cedar-policy/cedar-wasm). Policies are every `*.cedar` file of one
+ * directory, read in name order, parsed, validated against `CEDAR_SCHEMA` (core/policy/cedar-model.ts) and
+ * pre-parsed once; each decision is then one stateful authorization call. `reload()` (SIGHUP) swaps the set
+ * only when every file loads; otherwise the old set stays and `status().last_error` says why.
+ *
+ * Fail closed: a policy that errors while evaluating (e.g. a missing attribute) makes the decision `deny`,
+ * because Cedar skips erroring policies and a skipped `forbid` would otherwise allow.
+ */
+
+interface Loaded {
+  psetId: string;
+  files: string[];
+  ids: string[];
+  annotations: Map<string, Record<string, string>>;
+  loadedAt: string;
+}
+
+/** What `status()` reports (for doctor and the reload log line). */
+export interface CedarStatus {
+  dir: string;
+  files: string[];
+  policies: number;
+  loaded_at: string;
+  last_error: string | null;
+}
+
+let generation = 0;
+
+const DECISIONS: Record<string, PolicyDecisionKind> = { allow: "allow", require_approval: "require_approval", require_biometric: "require_biometric" };
+
+function fail(msg: string): never {
+  throw new HostgateError("invalid_params", msg, { hint: "Fix the policy file (cedar syntax: https://docs.cedarpolicy.com) and send SIGHUP to reload; the previous policies stay in force." });
+}
+
+function errText(errors: { message: string; help?: string | null }[]): string {
+  return errors.map((e) => e.message + (e.help ? ` (${e.help})` : "")).join("; ");
+}
+
+function loadDir(dir: string): Loaded {
+  let names: string[];
+  try {
+    names = readdirSync(dir).filter((n) => n.endsWith(".cedar")).sort();
+  } catch (e) {
+    fail(`cannot read policy directory ${dir}: ${(e as Error).message}`);
+  }
+  if (names.length === 0) fail(`policy directory ${dir} holds no *.cedar file`);
+  const policies: Record<string, string> = {};
+  const annotations = new Map<string, Record<string, string>>();
+  for (const name of names) {
+    const text = readFileSync(join(dir, name), "utf8");
+    const parts = cedar.policySetTextToParts(text);
+    if (parts.type !== "success") fail(`${name}: ${errText(parts.errors)}`);
+    if (parts.policy_templates.length > 0) fail(`${name}: templates are not supported; write static policies`);
+    parts.policies.forEach((p, i) => {
+      const json = cedar.policyToJson(p);
+      if (json.type !== "success") fail(`${name} policy ${i + 1}: ${errText(json.errors)}`);
+      const ann = (json.json.annotations ?? {}) as Record<string, string>;
+      const id = ann.id ?? `${name}#${i + 1}`;
+      if (id in policies) fail(`${name}: policy id ${JSON.stringify(id)} is used twice`);
+      const d = ann.decision;
+      if (d !== undefined && !(d in DECISIONS)) fail(`${name} policy ${id}: @decision must be allow, require_approval or require_biometric, not ${JSON.stringify(d)}`);
+      if (d !== undefined && json.json.effect === "forbid") fail(`${name} policy ${id}: @decision belongs on permit policies (a forbid always denies)`);
+      policies[id] = p;
+      annotations.set(id, ann);
+    });
+  }
+  const v = cedar.validate({ schema: CEDAR_SCHEMA, policies: { staticPolicies: policies }, validationSettings: { mode: "strict" } });
+  if (v.type !== "success") fail(`policies do not validate: ${errText(v.errors)}`);
+  if (v.validationErrors.length > 0) fail(`policies do not match hostgate's schema: ${v.validationErrors.map((e) => `${e.policyId}: ${e.error.message}`).join("; ")}`);
+  const psetId = `hostgate-${process.pid}-${++generation}`;
+  const pre = cedar.preparsePolicySet(psetId, { staticPolicies: policies });
+  if (pre.type !== "success") fail(`policies could not be prepared: ${errText(pre.errors)}`);
+  return { psetId, files: names, ids: Object.keys(policies), annotations, loadedAt: new Date().toISOString() };
+}
+
+let schemaReady = false;
+
+/** See the module comment. Construct with `CedarPolicyEngine.load(dir)`. */
+export class CedarPolicyEngine {
+  private current: Loaded;
+  private lastError: string | null = null;
+  readonly dir: string;
+
+  private constructor(dir: string, loaded: Loaded) {
+    this.dir = dir;
+    this.current = loaded;
+  }
+
+  /** Loads every policy in `dir`. Throws HostgateError `invalid_params` saying which file and why. */
+  static load(dir: string): CedarPolicyEngine {
+    if (!schemaReady) {
+      const s = cedar.preparseSchema("hostgate", CEDAR_SCHEMA);
+      if (s.type !== "success") throw new HostgateError("internal_error", `built-in Cedar schema: ${errText(s.errors)}`);
+      schemaReady = true;
+    }
+    return new CedarPolicyEngine(dir, loadDir(dir));
+  }
+
+  /** Re-reads the directory. On any error the old set stays in force and the error is returned (and kept for status). */
+  reload(): { ok: true; policies: number } | { ok: false; error: string } {
+    try {
+      this.current = loadDir(this.dir);
+      this.lastError = null;
+      return { ok: true, policies: this.current.ids.length };
+    } catch (e) {
+      this.lastError = `${new Date().toISOString()}: ${(e as Error).message} (the ${this.current.ids.length} previously loaded policies stay in force)`;
+      return { ok: false, error: this.lastError };
+    }
+  }
+
+  /** Files, policy count, load time and the last reload error. */
+  status(): CedarStatus {
+    return { dir: this.dir, files: this.current.files, policies: this.current.ids.length, loaded_at: this.current.loadedAt, last_error: this.lastError };
+  }
+
+  /** Decides one request. Never throws for policy content: errors become `deny` with the reason. */
+  evaluate(r: PolicyRequest): PolicyVerdict {
+    const req = cedarRequest(r);
+    const answer = cedar.statefulIsAuthorized({
+      principal: req.principal,
+      action: req.action,
+      resource: req.resource,
+      context: req.context as cedar.Context,
+      entities: req.entities as cedar.Entities,
+      preparsedPolicySetId: this.current.psetId,
+      preparsedSchemaName: "hostgate",
+      validateRequest: true,
+    });
+    if (answer.type !== "success") return { decision: "deny", reasons: [`the policy engine could not evaluate the request: ${errText(answer.errors)}`], policies: [] };
+    const { decision, diagnostics } = answer.response;
+    if (diagnostics.errors.length > 0) {
+      return { decision: "deny", reasons: diagnostics.errors.map((e) => `policy ${e.policyId} failed to evaluate (${e.error.message}); refusing`), policies: diagnostics.errors.map((e) => e.policyId) };
+    }
+    const why = (id: string): string => this.current.annotations.get(id)?.reason ?? id;
+    if (decision === "deny") {
+      if (diagnostics.reason.length === 0) return { decision: "deny", reasons: ["no policy permits exec of this command on this host (default deny)"], policies: [] };
+      return { decision: "deny", reasons: diagnostics.reason.map(why), policies: diagnostics.reason };
+    }
+    let d: PolicyDecisionKind = "allow";
+    for (const id of diagnostics.reason) d = stricter(d, DECISIONS[this.current.annotations.get(id)?.decision ?? "allow"] ?? "deny");
+    return { decision: d, reasons: diagnostics.reason.map(why), policies: diagnostics.reason };
+  }
+}

@@ -1,0 +1,78 @@
+/**
+ * Policy decisions (DESIGN.md, Words: policy decision) and how they combine with the command-risk engine.
+ * A policy can only narrow what the risk engine allows: the final decision is the stricter of the two, and a
+ * critical command is refused whatever either says.
+ */
+import type { RiskAssessment } from "../risk/index.ts";
+
+/** What a policy says about one request. `require_biometric` waits for a passkey approval path (refused until then). */
+export type PolicyDecisionKind = "allow" | "require_approval" | "require_biometric" | "deny";
+
+/** Strictness order, most permissive first. */
+export const STRICTNESS: readonly PolicyDecisionKind[] = ["allow", "require_approval", "require_biometric", "deny"];
+
+/** The stricter of two decisions. */
+export function stricter(a: PolicyDecisionKind, b: PolicyDecisionKind): PolicyDecisionKind {
+  return STRICTNESS.indexOf(a) >= STRICTNESS.indexOf(b) ? a : b;
+}
+
+/**
+ * A policy request for action `exec` (the only action policies judge today). Principal: the caller's role,
+ * client name (untrusted: the MCP client's own claim) and kernel uid. Resource: the target host as the
+ * inventory knows it. Context: the exact command line, the words of every command the risk engine found,
+ * the program names, the risk level and the ids of its signals.
+ */
+export interface PolicyRequest {
+  action: "exec";
+  principal: { role: string; client: string; uid: number | null };
+  resource: { host: string; address: string; provider: string; backend: string; tags: string[] };
+  context: { command: string; argv: string[]; programs: string[]; shell: string; risk_level: RiskAssessment["risk_level"]; signals: string[] };
+}
+
+/** A policy engine's verdict: the decision, human reasons (from `@reason` annotations or policy ids), the policies that decided. */
+export interface PolicyVerdict {
+  decision: PolicyDecisionKind;
+  reasons: string[];
+  policies: string[];
+}
+
+/** How the gate was configured: no policy engine, whether unverified exec is allowed, whether the risk engine is bypassed. */
+export interface GateSettings {
+  allow_unverified: boolean;
+  risk_disabled: boolean;
+}
+
+/** The gate's answer: final decision, where it came from, and every reason (risk first, then policy). */
+export interface GateDecision {
+  decision: PolicyDecisionKind;
+  risk_level: RiskAssessment["risk_level"];
+  risk_decision: RiskAssessment["decision"];
+  policy: { source: "cedar" | "none"; decision: PolicyDecisionKind | null; reasons: string[]; policies: string[] };
+  reasons: string[];
+}
+
+/**
+ * Combines the risk engine and the policy (null: none configured). Rules, in order:
+ * 1. risk_level critical → deny, always (neither a policy nor `risk.disabled` lets it run);
+ * 2. no policy → deny unless `allow_unverified` (then the risk engine alone decides);
+ * 3. otherwise the stricter of the risk engine's decision (ignored when `risk_disabled`) and the policy's.
+ */
+export function gate(risk: RiskAssessment, policy: PolicyVerdict | null, s: GateSettings): GateDecision {
+  const riskReasons = risk.signals.length > 0 ? risk.signals.map((x) => `command risk (${x.severity}): ${x.reason}`) : ["command risk: only read-only commands the engine knows"];
+  const pol: GateDecision["policy"] = policy
+    ? { source: "cedar", decision: policy.decision, reasons: policy.reasons, policies: policy.policies }
+    : { source: "none", decision: null, reasons: [], policies: [] };
+  const base = { risk_level: risk.risk_level, risk_decision: risk.decision, policy: pol };
+  if (risk.risk_level === "critical") {
+    return { ...base, decision: "deny", reasons: ["critical commands are always refused", ...riskReasons] };
+  }
+  const fromRisk: PolicyDecisionKind = s.risk_disabled ? "allow" : risk.decision;
+  const riskNote = s.risk_disabled ? ["risk.disabled is set: the risk engine's decision is not applied (critical still refused)"] : riskReasons;
+  if (!policy) {
+    if (!s.allow_unverified) {
+      return { ...base, decision: "deny", reasons: ["no policy is configured: exec is refused (set policy.dir, or exec.allow_unverified: true — not for AI clients)", ...riskNote] };
+    }
+    return { ...base, decision: fromRisk, reasons: ["no policy is configured; exec.allow_unverified lets the risk engine decide alone", ...riskNote] };
+  }
+  return { ...base, decision: stricter(fromRisk, policy.decision), reasons: [...riskNote, ...policy.reasons.map((r) => `policy: ${r}`)] };
+}

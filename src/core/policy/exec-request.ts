@@ -1,0 +1,30 @@
+import type { HostRecord } from "../inventory/host.ts";
+import type { RiskAssessment } from "../risk/index.ts";
+import type { PolicyRequest } from "./decision.ts";
+
+/** Who asks, as policies see it: role, the client's self-reported name (untrusted), the kernel uid (null over TCP). */
+export interface PolicyPrincipal {
+  role: string;
+  client: string;
+  uid: number | null;
+}
+
+/**
+ * Builds the `exec` policy request for one command on one host from the risk engine's assessment: `argv` is
+ * every word of every command found (static words only, as the engine normalised them), `programs` their names.
+ */
+export function execPolicyRequest(a: RiskAssessment, command: string, shell: string, who: PolicyPrincipal, host: Pick<HostRecord, "name" | "primary_ip" | "provider" | "backend" | "tags">): PolicyRequest {
+  return {
+    action: "exec",
+    principal: { role: who.role, client: who.client, uid: who.uid },
+    resource: { host: host.name, address: host.primary_ip, provider: host.provider, backend: host.backend, tags: host.tags },
+    context: {
+      command,
+      argv: a.commands.flatMap((c) => c.argv),
+      programs: a.commands.map((c) => c.name),
+      shell,
+      risk_level: a.risk_level,
+      signals: a.signals.map((s) => s.id),
+    },
+  };
+}
