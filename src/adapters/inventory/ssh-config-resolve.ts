@@ -1,0 +1,256 @@
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { homedir, userInfo } from "node:os";
+import { isAbsolute, join } from "node:path";
+import SSHConfig, { type Directive, type Line } from "ssh-config";
+import { wildcardMatch } from "../../core/inventory/known-hosts.ts";
+
+/**
+ * Resolving an OpenSSH client config the way `ssh -G <host>` does, for the fields hostgate uses: HostName,
+ * User, Port, IdentityFile, ProxyJump. Parsing is the `ssh-config` package's; evaluation is ours, because the
+ * package's `compute()` runs `Match exec` commands and `nslookup` (a read-only inventory must never run
+ * anything) and does not follow `Include`.
+ *
+ * Rules followed (ssh_config(5)): files are read in order (user file, then system file); the first value
+ * obtained for a keyword wins, except IdentityFile, which accumulates; `Host` patterns match the name as given
+ * (case-sensitive, `*`, `?`, `!negation` — a matching negation excludes the block); `Include` takes absolute
+ * paths or paths relative to ~/.ssh (user file) or /etc/ssh (system file), with globs, inlined where it
+ * appears and applying only when its block is active; `Match` supports `all`, `host`, `originalhost`, `user`,
+ * `localuser`; `Match exec`, `canonical` and `final` are never evaluated: such a block does not apply, and the
+ * resolution carries a warning saying so. HostName expands `%h` and `%%`. IdentityFile values are kept as
+ * written (like `ssh -G`); `expandIdentityFile` expands them for use.
+ */
+
+/** What `ssh -G` would say for the fields we use. `proxy_jump` is empty for none. */
+export interface SshResolved {
+  host: string;
+  hostname: string;
+  user: string;
+  port: number;
+  identity_files: string[];
+  proxy_jump: string[];
+  warnings: string[];
+}
+
+/** One config file to read, and whether relative Includes resolve against ~/.ssh (user) or /etc/ssh (system). */
+export interface SshConfigFile {
+  path: string;
+  kind: "user" | "system";
+}
+
+interface State {
+  host: string;
+  values: Map<string, string>;
+  identity: string[];
+  warnings: Set<string>;
+  depth: number;
+}
+
+const KEYS = new Set(["hostname", "user", "port", "proxyjump"]);
+
+function valueOf(d: Directive): string {
+  return typeof d.value === "string" ? d.value : d.value.map((v) => v.val).join(" ");
+}
+
+function listOf(d: Directive): string[] {
+  return typeof d.value === "string" ? d.value.split(/[\s,]+/).filter(Boolean) : d.value.flatMap((v) => v.val.split(",")).filter(Boolean);
+}
+
+/** ssh's pattern-list match: a matching negation fails the list; otherwise one positive match is needed. */
+export function matchPatternList(patterns: readonly string[], name: string, caseSensitive = true): boolean {
+  let ok = false;
+  for (const p of patterns) {
+    const neg = p.startsWith("!");
+    const pat = neg ? p.slice(1) : p;
+    const hit = caseSensitive ? new RegExp(`^${pat.replace(/[.+^${}()|[\]\\]/g, "\\$&").replace(/\*/g, ".*").replace(/\?/g, ".")}$`, "s").test(name) : wildcardMatch(pat, name);
+    if (hit && neg) return false;
+    if (hit) ok = true;
+  }
+  return ok;
+}
+
+/** Expands a glob path (wildcards in any component) to existing files, sorted like glob(3). */
+export function globFiles(pattern: string): string[] {
+  const parts = pattern.split("/");
+  let bases = [parts[0] === "" ? "/" : "."];
+  for (let i = parts[0] === "" ? 1 : 0; i < parts.length; i++) {
+    const part = parts[i]!;
+    if (part === "") continue;
+    const next: string[] = [];
+    for (const b of bases) {
+      if (!/[*?[]/.test(part)) {
+        next.push(join(b, part));
+        continue;
+      }
+      let names: string[] = [];
+      try {
+        names = readdirSync(b).sort();
+      } catch {
+        continue;
+      }
+      for (const n of names) if (!n.startsWith(".") && matchPatternList([part], n)) next.push(join(b, n));
+    }
+    bases = next;
+  }
+  return bases.filter((p) => {
+    try {
+      return statSync(p).isFile();
+    } catch {
+      return false;
+    }
+  });
+}
+
+function matchLine(d: Directive, st: State): boolean {
+  const words = listOf(d);
+  let i = 0;
+  while (i < words.length) {
+    const kw = words[i]!.toLowerCase();
+    i++;
+    if (kw === "all") continue;
+    const arg = words[i];
+    i++;
+    const neg = kw.startsWith("!");
+    const key = neg ? kw.slice(1) : kw;
+    let hit: boolean;
+    switch (key) {
+      case "host":
+        hit = matchPatternList((arg ?? "").split(","), st.values.get("hostname") ?? st.host);
+        break;
+      case "originalhost":
+        hit = matchPatternList((arg ?? "").split(","), st.host);
+        break;
+      case "user":
+        hit = matchPatternList((arg ?? "").split(","), st.values.get("user") ?? localUser());
+        break;
+      case "localuser":
+        hit = matchPatternList((arg ?? "").split(","), localUser());
+        break;
+      default:
+        st.warnings.add(`Match ${key} is not evaluated by hostgate (it never runs commands); that block was skipped`);
+        return false;
+    }
+    if (neg ? hit : !hit) return false;
+  }
+  return true;
+}
+
+function localUser(): string {
+  try {
+    return userInfo().username;
+  } catch {
+    return process.env.USER ?? "root";
+  }
+}
+
+function walk(lines: readonly Line[], file: SshConfigFile, st: State, active: boolean): void {
+  for (const line of lines) {
+    if (line.type !== SSHConfig.DIRECTIVE) continue;
+    const key = line.param.toLowerCase();
+    if ("config" in line) {
+      const blockActive = key === "host" ? matchPatternList(listOf(line), st.host) : matchLine(line, st);
+      walk(line.config, file, st, active && blockActive);
+      continue;
+    }
+    if (!active) continue;
+    if (key === "include") {
+      if (st.depth >= 16) {
+        st.warnings.add("Include nested deeper than 16 levels was ignored");
+        continue;
+      }
+      for (const pat of listOf(line)) {
+        const p = pat.startsWith("~/") ? join(homedir(), pat.slice(2)) : isAbsolute(pat) ? pat : join(file.kind === "user" ? join(homedir(), ".ssh") : "/etc/ssh", pat);
+        for (const f of globFiles(p)) {
+          st.depth++;
+          walk(parseFile(f), { path: f, kind: file.kind }, st, true);
+          st.depth--;
+        }
+      }
+      continue;
+    }
+    if (key === "identityfile") {
+      st.identity.push(valueOf(line));
+      continue;
+    }
+    if (KEYS.has(key) && !st.values.has(key)) st.values.set(key, valueOf(line));
+  }
+}
+
+const cache = new Map<string, { mtimeMs: number; lines: SSHConfig }>();
+
+function parseFile(path: string): SSHConfig {
+  const st = statSync(path);
+  const hit = cache.get(path);
+  if (hit && hit.mtimeMs === st.mtimeMs) return hit.lines;
+  const lines = SSHConfig.parse(readFileSync(path, "utf8"));
+  cache.set(path, { mtimeMs: st.mtimeMs, lines });
+  return lines;
+}
+
+/** Resolves `host` through `files` (missing files are skipped). Throws only on unreadable files or parse errors. */
+export function resolveSshHost(host: string, files: readonly SshConfigFile[]): SshResolved {
+  const st: State = { host, values: new Map(), identity: [], warnings: new Set(), depth: 0 };
+  for (const f of files) {
+    let lines: SSHConfig;
+    try {
+      lines = parseFile(f.path);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === "ENOENT") continue;
+      throw e;
+    }
+    walk(lines, f, st, true);
+  }
+  const lower = host.toLowerCase();
+  const hostname = (st.values.get("hostname") ?? lower).replace(/%(.)/g, (_m, c: string) => (c === "h" ? lower : c === "%" ? "%" : `%${c}`));
+  const pj = st.values.get("proxyjump");
+  const port = Number(st.values.get("port") ?? "22");
+  return {
+    host,
+    hostname,
+    user: st.values.get("user") ?? localUser(),
+    port: Number.isInteger(port) ? port : 22,
+    identity_files: st.identity,
+    proxy_jump: !pj || pj.toLowerCase() === "none" ? [] : pj.split(",").map((s) => s.trim()).filter(Boolean),
+    warnings: [...st.warnings],
+  };
+}
+
+/** Every concrete alias named on a `Host` line of `files` (and what they include): no wildcards, no negations. */
+export function listSshAliases(files: readonly SshConfigFile[]): { alias: string; file: string }[] {
+  const out = new Map<string, string>();
+  const visit = (lines: readonly Line[], file: SshConfigFile, depth: number): void => {
+    for (const line of lines) {
+      if (line.type !== SSHConfig.DIRECTIVE) continue;
+      const key = line.param.toLowerCase();
+      if ("config" in line) {
+        if (key === "host") for (const a of listOf(line)) if (!/[*?!]/.test(a) && !out.has(a)) out.set(a, file.path);
+        visit(line.config, file, depth);
+      } else if (key === "include" && depth < 16) {
+        for (const pat of listOf(line)) {
+          const p = pat.startsWith("~/") ? join(homedir(), pat.slice(2)) : isAbsolute(pat) ? pat : join(file.kind === "user" ? join(homedir(), ".ssh") : "/etc/ssh", pat);
+          for (const f of globFiles(p)) visit(parseFile(f), { path: f, kind: file.kind }, depth + 1);
+        }
+      }
+    }
+  };
+  for (const f of files) {
+    try {
+      visit(parseFile(f.path), f, 0);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e;
+    }
+  }
+  return [...out].map(([alias, file]) => ({ alias, file }));
+}
+
+/** Expands `~`, `%d`, `%u`, `%h`, `%r`, `%p`, `%%` in an IdentityFile value for use. */
+export function expandIdentityFile(value: string, r: Pick<SshResolved, "hostname" | "user" | "port">): string {
+  const home = homedir();
+  const v = value.startsWith("~/") ? join(home, value.slice(2)) : value;
+  return v.replace(/%(.)/g, (m, c: string) => ({ d: home, u: localUser(), h: r.hostname, r: r.user, p: String(r.port), "%": "%" })[c] ?? m);
+}
+
+/** The default files `ssh <host>` reads: ~/.ssh/config, then /etc/ssh/ssh_config. */
+export function defaultSshConfigFiles(): SshConfigFile[] {
+  return [{ path: join(homedir(), ".ssh", "config"), kind: "user" }, { path: "/etc/ssh/ssh_config", kind: "system" }];
+}
+

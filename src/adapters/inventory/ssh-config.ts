@@ -1,0 +1,53 @@
+import type { HostRecord } from "../../core/inventory/host.ts";
+import type { ProviderConfig } from "../../config/hosts.ts";
+import type { BackendInfo, InventoryProvider } from "../../ports/inventory-provider.ts";
+import { defaultSshConfigFiles, listSshAliases, resolveSshHost, type SshConfigFile } from "./ssh-config-resolve.ts";
+
+type SshConfigConfig = Extract<ProviderConfig, { kind: "ssh_config" }>;
+
+/** Expands a leading `~/` against the daemon user's home. */
+function fileList(cfg: SshConfigConfig, home: string): SshConfigFile[] {
+  if (!cfg.files) return defaultSshConfigFiles();
+  return cfg.files.map((f, i) => ({ path: f.startsWith("~/") ? `${home}${f.slice(1)}` : f, kind: i === 0 ? "user" : "system" }));
+}
+
+/**
+ * The OpenSSH client config (`kind: ssh_config`): every concrete `Host` alias, resolved as `ssh <alias>`
+ * would resolve it (ssh-config-resolve.ts). Wildcard patterns are not hosts and are not listed.
+ */
+export class SshConfigProvider implements InventoryProvider {
+  readonly info: BackendInfo;
+  readonly files: SshConfigFile[];
+  private readonly tags: string[];
+
+  constructor(cfg: SshConfigConfig, home: string) {
+    this.files = fileList(cfg, home);
+    this.tags = cfg.tags;
+    this.info = { kind: "ssh_config", name: cfg.name ?? "ssh_config", hint: this.files.map((f) => f.path).join(", "), notes: ["Match exec blocks are never evaluated (nothing is run to list hosts)"] };
+  }
+
+  cacheKey(): string {
+    return this.info.name;
+  }
+
+  /** Resolves one alias (also one not listed on a Host line, as `ssh name` would). */
+  resolve(alias: string): HostRecord {
+    const r = resolveSshHost(alias, this.files);
+    const meta: Record<string, string> = {};
+    if (r.proxy_jump.length > 0) meta.proxy_jump = r.proxy_jump.join(",");
+    if (r.warnings.length > 0) meta.warnings = r.warnings.join("; ");
+    return {
+      name: alias,
+      primary_ip: r.hostname,
+      provider: "ssh_config",
+      backend: this.info.name,
+      meta,
+      tags: [...this.tags],
+      ssh: { host: r.hostname, port: r.port, user: r.user, identity_files: r.identity_files, proxy_jump: r.proxy_jump },
+    };
+  }
+
+  list(): Promise<HostRecord[]> {
+    return Promise.resolve(listSshAliases(this.files).map((a) => this.resolve(a.alias)));
+  }
+}

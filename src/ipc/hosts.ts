@@ -1,0 +1,113 @@
+import { z } from "zod";
+
+/**
+ * Wire schemas of the hosts toolset (search_hosts, list_backends, get_host_details, exec_on_host), shared by
+ * the daemon, the MCP tools and the CLI. Field names follow the hosts-exec reference; exec results use
+ * DESIGN.md's exec-result words.
+ */
+
+const KINDS = ["static", "ssh_config", "known_hosts", "docker"] as const;
+
+export const HostRecordSchema = z.object({
+  name: z.string(),
+  primary_ip: z.string().describe("Address or DNS name to reach the host (may be empty for containers without an IP)"),
+  provider: z.enum(KINDS),
+  backend: z.string(),
+  meta: z.record(z.string(), z.string()),
+  tags: z.array(z.string()),
+});
+
+export const BackendErrorSchema = z.object({ backend: z.string(), kind: z.enum(KINDS), code: z.string(), message: z.string() });
+
+export const SearchHostsInputSchema = z.strictObject({
+  name: z.string().max(256).optional().describe("Case-insensitive substring of the host name or address"),
+  name_regex: z.string().max(256).optional().describe("JavaScript regular expression tested against the name"),
+  providers: z.string().max(256).optional().describe("Comma-separated provider kinds to search (static, ssh_config, known_hosts, docker); empty: all"),
+  backends: z.string().max(1024).optional().describe("Comma-separated backend names to search; empty: all"),
+  ssh_user: z.string().max(64).optional().describe("Login user to show for every record that has none (display only)"),
+  cache_ttl: z.number().int().min(0).max(86_400).optional().describe("Seconds a cached listing may be old for this request (overrides the backend's cache_ttl downward only)"),
+  cache_dir: z.string().max(0, "cache_dir is set in the config only: a tool does not choose where the daemon writes").optional(),
+  config_path: z.string().max(0, "config_path is not accepted: the daemon reads its own config only").optional(),
+  no_cache: z.boolean().optional().describe("List live and do not store the result"),
+  refresh: z.boolean().optional().describe("List live and store the result"),
+  overrides: z.record(z.string(), z.record(z.string(), z.unknown())).optional().describe("Per-backend settings for this request, keyed by backend name or provider kind: docker { all, label, timeout_ms }, others { timeout_ms }. Precedence: overrides → config → defaults"),
+  limit: z.number().int().min(1).max(1000).optional().describe("Records per page (default 200)"),
+  cursor: z.string().max(256).optional().describe("next_cursor of the previous page"),
+});
+export type SearchHostsInput = z.infer<typeof SearchHostsInputSchema>;
+
+export const SearchHostsOutputSchema = z.object({
+  records: z.array(HostRecordSchema.extend({ ssh_user: z.string().optional() })),
+  count: z.number().int().describe("Matching records in all pages"),
+  next_cursor: z.string().nullable(),
+  errors: z.array(BackendErrorSchema).describe("Backends that failed or timed out; the others' records are still here"),
+  backends: z.array(z.object({ name: z.string(), kind: z.enum(KINDS), cached: z.boolean(), hosts: z.number().int(), duration_ms: z.number() })),
+});
+export type SearchHostsOutput = z.infer<typeof SearchHostsOutputSchema>;
+
+export const ListBackendsInputSchema = z.strictObject({
+  config_path: z.string().max(0, "config_path is not accepted: the daemon reads its own config only").optional(),
+});
+export const ListBackendsOutputSchema = z.object({
+  backends: z.array(z.object({ kind: z.enum(KINDS), name: z.string(), hint: z.string(), notes: z.array(z.string()) })),
+  defaulted: z.boolean().describe("true when no inventory is configured and the user's ~/.ssh/config and known_hosts are used"),
+});
+
+export const CAPABILITIES = ["ssh", "docker_exec", "systemd", "hostgate_daemon"] as const;
+export const GetHostDetailsInputSchema = z.strictObject({
+  name: z.string().min(1).max(256).describe("Host name as search_hosts returns it (an ssh_config alias also works)"),
+  provider: z.string().max(64).optional().describe("Provider kind or backend name to look in; absent: the first match across backends"),
+  probe: z.boolean().optional().describe("Connect over SSH (read-only: `test -d /run/systemd/system`, hostgate socket check) to add systemd / hostgate_daemon; default false"),
+});
+export const GetHostDetailsOutputSchema = z.object({
+  record: HostRecordSchema,
+  ssh: z.object({ host: z.string(), port: z.number().int(), user: z.string().nullable(), proxy_jump: z.array(z.string()) }).nullable(),
+  capabilities: z.array(z.enum(CAPABILITIES)),
+  probe: z.object({ ran: z.boolean(), error: z.string().nullable() }),
+});
+
+const TargetName = z.string().min(1).max(256);
+export const ExecOnHostInputSchema = z.strictObject({
+  host: TargetName.optional().describe("Inventory name, ssh_config alias, IP or host name (use primary_ip or name from search_hosts)"),
+  hosts: z.array(TargetName).min(1).max(1000).optional().describe("Fan-out: run the same command on each host (bounded concurrency; identical outputs grouped)"),
+  name: z.string().max(256).optional().describe("Display label in the output (default: host)"),
+  command: z.string().min(1).describe("Shell command line; judged by the risk engine and the policy before any connection"),
+  shell: z.enum(["bash", "sh"]).optional().describe("Wrap in bash -c / sh -c; omit to hand the line to the login shell"),
+  timeout_sec: z.number().int().min(0).max(3600).optional().describe("0–3600; 0 = no timeout (default 60)"),
+}).refine((v) => (v.host === undefined) !== (v.hosts === undefined), { error: "pass exactly one of host or hosts" });
+export type ExecOnHostInput = z.infer<typeof ExecOnHostInputSchema>;
+
+export const ExecHostResultSchema = z.object({
+  host: z.string().describe("Display name"),
+  ip: z.string().describe("Address dialed"),
+  output: z.string().describe("stdout (the reference's field)"),
+  exit_code: z.number().int().nullable(),
+  signal: z.string().nullable(),
+  timed_out: z.boolean(),
+  duration_ms: z.number(),
+  stdout: z.string(),
+  stderr: z.string(),
+  truncated: z.boolean(),
+  error: z.string().describe("Empty when the command ran to an exit status"),
+  code: z.string().nullable().describe("Stable error code when the host was not reached or the command was refused"),
+  group: z.number().int().nullable().describe("Fan-out: index into groups, where this host's stdout/stderr are stated once (then empty here)"),
+});
+export type ExecHostResult = z.infer<typeof ExecHostResultSchema>;
+
+export const ExecOnHostOutputSchema = z.object({
+  results: z.array(ExecHostResultSchema).describe("One per host, in request order (for a fan-out whose outputs repeat, see groups)"),
+  groups: z.array(z.object({
+    hosts: z.array(z.string()),
+    exit_code: z.number().int().nullable(),
+    signal: z.string().nullable(),
+    stdout: z.string(),
+    stderr: z.string(),
+    error: z.string(),
+  })).describe("Fan-out only: hosts with identical outcome and output, stated once"),
+  decision: z.object({
+    decision: z.enum(["allow", "deny", "require_approval", "require_biometric"]),
+    risk_level: z.enum(["low", "medium", "high", "critical"]),
+    reasons: z.array(z.string()),
+  }),
+});
+export type ExecOnHostOutput = z.infer<typeof ExecOnHostOutputSchema>;
