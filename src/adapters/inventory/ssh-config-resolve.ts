@@ -51,17 +51,52 @@ function valueOf(d: Directive): string {
   return typeof d.value === "string" ? d.value : d.value.map((v) => v.val).join(" ");
 }
 
+const listCache = new WeakMap<Directive, string[]>();
+
 function listOf(d: Directive): string[] {
-  return typeof d.value === "string" ? d.value.split(/[\s,]+/).filter(Boolean) : d.value.flatMap((v) => v.val.split(",")).filter(Boolean);
+  let l = listCache.get(d);
+  if (!l) {
+    l = typeof d.value === "string" ? d.value.split(/[\s,]+/).filter(Boolean) : d.value.flatMap((v) => v.val.split(",")).filter(Boolean);
+    listCache.set(d, l);
+  }
+  return l;
 }
+
+const patternCache = new Map<string, RegExp | string>();
+
+/** A pattern without wildcards compares as a string; others compile once (bounded cache). */
+function compiled(pat: string): RegExp | string {
+  let c = patternCache.get(pat);
+  if (c === undefined) {
+    c = /[*?]/.test(pat) ? new RegExp(`^${pat.replace(/[.+^${}()|[\]\\]/g, "\\$&").replace(/\*/g, ".*").replace(/\?/g, ".")}$`, "s") : pat;
+    if (patternCache.size > 10_000) patternCache.clear();
+    patternCache.set(pat, c);
+  }
+  return c;
+}
+
+const literalSets = new WeakMap<readonly string[], Set<string> | null>();
 
 /** ssh's pattern-list match: a matching negation fails the list; otherwise one positive match is needed. */
 export function matchPatternList(patterns: readonly string[], name: string, caseSensitive = true): boolean {
+  if (caseSensitive) {
+    // Lists of plain names (most Host lines) are a set lookup: keeps listing large configs linear-ish.
+    let set = literalSets.get(patterns);
+    if (set === undefined) {
+      set = patterns.some((p) => /[*?!]/.test(p)) ? null : new Set(patterns);
+      literalSets.set(patterns, set);
+    }
+    if (set) return set.has(name);
+  }
   let ok = false;
   for (const p of patterns) {
     const neg = p.startsWith("!");
     const pat = neg ? p.slice(1) : p;
-    const hit = caseSensitive ? new RegExp(`^${pat.replace(/[.+^${}()|[\]\\]/g, "\\$&").replace(/\*/g, ".*").replace(/\?/g, ".")}$`, "s").test(name) : wildcardMatch(pat, name);
+    let hit: boolean;
+    if (caseSensitive) {
+      const c = compiled(pat);
+      hit = typeof c === "string" ? c === name : c.test(name);
+    } else hit = wildcardMatch(pat, name);
     if (hit && neg) return false;
     if (hit) ok = true;
   }
@@ -145,13 +180,13 @@ function localUser(): string {
 function walk(lines: readonly Line[], file: SshConfigFile, st: State, active: boolean): void {
   for (const line of lines) {
     if (line.type !== SSHConfig.DIRECTIVE) continue;
+    if (!active) return;
     const key = line.param.toLowerCase();
     if ("config" in line) {
-      const blockActive = key === "host" ? matchPatternList(listOf(line), st.host) : matchLine(line, st);
-      walk(line.config, file, st, active && blockActive);
+      // Nothing in an inactive block applies (an Include in it is never read), so it is not walked.
+      if (key === "host" ? matchPatternList(listOf(line), st.host) : matchLine(line, st)) walk(line.config, file, st, true);
       continue;
     }
-    if (!active) continue;
     if (key === "include") {
       if (st.depth >= 16) {
         st.warnings.add("Include nested deeper than 16 levels was ignored");
