@@ -1,5 +1,5 @@
 import { HostgateError, toHostgateError } from "../core/errors.ts";
-import type { HostRecord } from "../core/inventory/host.ts";
+import type { HostRecord } from "../core/inventory/record.ts";
 import { hostMatcher, splitList } from "../core/inventory/search.ts";
 import { validateSshHost } from "../core/inventory/target.ts";
 import { paginate } from "../core/pagination.ts";

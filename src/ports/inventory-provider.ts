@@ -3,7 +3,7 @@
  * adapters/inventory/{static,ssh-config,known-hosts,docker}.ts. A listing may be slow or fail; the search use
  * case bounds it with the backend's timeout and reports its error beside the other backends' results.
  */
-import type { HostRecord, ProviderKind } from "../core/inventory/host.ts";
+import type { HostRecord, ProviderKind } from "../core/inventory/record.ts";
 
 /** What `list_backends` shows for one backend. `hint` is a short locator (file, socket); `notes` limitations. */
 export interface BackendInfo {

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { HostRecord } from "../../core/inventory/host.ts";
+import type { HostRecord } from "../../core/inventory/record.ts";
 
 /**
  * Listing cache per backend: in memory, and also in `cache_dir` when configured (one JSON file per backend

@@ -1,6 +1,6 @@
 import Docker from "dockerode";
 import { HostgateError } from "../../core/errors.ts";
-import type { HostRecord } from "../../core/inventory/host.ts";
+import type { HostRecord } from "../../core/inventory/record.ts";
 import type { ProviderConfig } from "../../config/hosts.ts";
 import type { BackendInfo, InventoryProvider, ListOptions } from "../../ports/inventory-provider.ts";
 

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { listableHosts, parseKnownHosts } from "../../core/inventory/known-hosts.ts";
-import type { HostRecord } from "../../core/inventory/host.ts";
+import type { HostRecord } from "../../core/inventory/record.ts";
 import { HostgateError } from "../../core/errors.ts";
 import type { ProviderConfig } from "../../config/hosts.ts";
 import type { BackendInfo, InventoryProvider } from "../../ports/inventory-provider.ts";

@@ -1,4 +1,4 @@
-import type { HostRecord } from "../../core/inventory/host.ts";
+import type { HostRecord } from "../../core/inventory/record.ts";
 import type { ProviderConfig } from "../../config/hosts.ts";
 import type { BackendInfo, InventoryProvider } from "../../ports/inventory-provider.ts";
 import { defaultSshConfigFiles, listSshAliases, resolveSshHost, type SshConfigFile } from "./ssh-config-resolve.ts";

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import * as cedar from "@cedar-policy/cedar-wasm/nodejs";
 import { HostgateError } from "../../core/errors.ts";
 import { CEDAR_SCHEMA, cedarRequest } from "../../core/policy/cedar-model.ts";
-import { stricter, type PolicyDecisionKind, type PolicyRequest, type PolicyVerdict } from "../../core/policy/decision.ts";
+import { stricter, type PolicyDecisionKind, type PolicyRequest, type PolicyVerdict } from "../../core/policy/gate.ts";
 
 /**
  * The Cedar policy engine, in-process (@cedar-policy/cedar-wasm). Policies are every `*.cedar` file of one

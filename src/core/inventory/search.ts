@@ -1,5 +1,5 @@
 import { HostgateError } from "../errors.ts";
-import type { HostRecord } from "./host.ts";
+import type { HostRecord } from "./record.ts";
 
 /**
  * The filter half of `search_hosts` (pure): which records match a query. `name` is a case-insensitive

@@ -8,7 +8,7 @@
  * `@decision("require_approval")` or `@decision("require_biometric")`; the strictest satisfied permit wins.
  * `@reason("…")` gives the text shown to the caller; `@id("…")` names a policy (default `<file>#<n>`).
  */
-import type { PolicyRequest } from "./decision.ts";
+import type { PolicyRequest } from "./gate.ts";
 
 export const CEDAR_SCHEMA = `namespace Hostgate {
   entity Role;

@@ -1,6 +1,6 @@
-import type { HostRecord } from "../inventory/host.ts";
+import type { HostRecord } from "../inventory/record.ts";
 import type { RiskAssessment } from "../risk/index.ts";
-import type { PolicyRequest } from "./decision.ts";
+import type { PolicyRequest } from "./gate.ts";
 
 /** Who asks, as policies see it: role, the client's self-reported name (untrusted), the kernel uid (null over TCP). */
 export interface PolicyPrincipal {
