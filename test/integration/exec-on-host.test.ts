@@ -1,0 +1,150 @@
+/**
+ * exec_on_host end to end inside the daemon's use case: real sshd hosts in network namespaces, the real risk
+ * engine, the Cedar policy engine, a real SQLite audit chain. Gate before connection, fan-out to 20 hosts with
+ * grouped outputs, an unreachable host among reachable ones, fail-closed audit.
+ */
+import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { execOnHost, type ExecCaller, type ExecDeps } from "../../src/app/exec-on-host.ts";
+import { Inventory } from "../../src/app/inventory.ts";
+import { InventoryCache } from "../../src/adapters/inventory/cache.ts";
+import { StaticProvider } from "../../src/adapters/inventory/static.ts";
+import { SshExecutor } from "../../src/adapters/exec-ssh/ssh-executor.ts";
+import { CedarPolicyEngine } from "../../src/adapters/policy-cedar/cedar-engine.ts";
+import { openAuditStore, type SqliteAuditStore } from "../../src/adapters/audit-sqlite.ts";
+import { ProviderConfigSchema } from "../../src/config/hosts.ts";
+import { netnsPrereqs, startNetnsLab, type NetnsLab } from "../peers/netns-sshd.ts";
+import { testEngine } from "../support/risk-engine.ts";
+
+const missing = netnsPrereqs();
+if (missing && process.env.HOSTGATE_REQUIRE_PEERS === "1") throw new Error(`netns sshd peers required: ${missing}`);
+if (missing) process.stderr.write(`SKIPPING exec_on_host integration: ${missing}\n`);
+
+const operator: ExecCaller = { role: "operator", client: "test-client", uid: 0, actor: "uid:0" };
+
+describe.skipIf(missing !== null)("exec_on_host against 20 real sshd hosts", () => {
+  let lab: NetnsLab;
+  let store: SqliteAuditStore;
+  let executor: SshExecutor;
+  let deps: ExecDeps;
+  const marker = join(mkdtempSync(join(tmpdir(), "hg-exec-")), "ran");
+  const settings = { allow_unverified: false, risk_disabled: false, max_output_bytes: 64 * 1024, fanout_concurrency: 32, max_hosts: 100 };
+  const kinds = (): string[] => store.query().map((e) => e.kind);
+
+  beforeAll(async () => {
+    lab = await startNetnsLab(20);
+    const cfg = ProviderConfigSchema.parse({
+      kind: "static", name: "lab",
+      hosts: lab.hosts.map((h, i) => ({ name: h.name, address: h.ip, user: "root", tags: i === 19 ? ["prod"] : ["lab"] })),
+    });
+    const inventory = new Inventory({ backends: [{ provider: new StaticProvider(cfg as never), timeout_ms: 2000, cache_ttl_s: 60, cache_dir: undefined }], defaulted: false, cache: new InventoryCache() });
+    executor = new SshExecutor({ known_hosts: [lab.knownHosts], host_keys: "strict", default_user: "root", default_identity_files: [lab.clientKey], connect_timeout_ms: 2000 });
+    store = openAuditStore(mkdtempSync(join(tmpdir(), "hg-exec-state-")), { checkpointIdleMs: 0 });
+    deps = { engine: testEngine(), policy: CedarPolicyEngine.load("examples/policies"), inventory, executor, audit: store, settings };
+  });
+  afterAll(async () => {
+    executor?.close();
+    store?.close();
+    await lab?.stop();
+  });
+
+  it("allowed by policy: runs, reports the exec result, and audits decision and result", async () => {
+    const before = store.query().length;
+    const r = await execOnHost({ host: "lab2", command: "hostname", name: "first" }, operator, deps);
+    if (!("results" in r)) throw new Error("expected results");
+    expect(r.decision).toMatchObject({ decision: "allow", risk_level: "low" });
+    expect(r.results).toEqual([expect.objectContaining({ host: "first", ip: lab.hosts[0]!.ip, output: "lab2\n", stdout: "lab2\n", exit_code: 0, signal: null, error: "", code: null })]);
+    expect(kinds().slice(before)).toEqual(["exec.decision", "exec.result"]);
+  });
+
+  it("exit codes, signals and timeouts come back per host", async () => {
+    const r = await execOnHost({ host: "lab3", command: "exit 7" }, operator, deps);
+    expect("results" in r && r.results[0]!.exit_code).toBe(7);
+    const t = await execOnHost({ host: "lab3", command: "sleep 5", timeout_sec: 1 }, operator, deps);
+    expect("results" in t && t.results[0]).toMatchObject({ timed_out: true, exit_code: null });
+  });
+
+  it("no policy configured: refused before any connection, audited", async () => {
+    await expect(execOnHost({ host: "lab2", command: `touch ${marker}` }, operator, { ...deps, policy: null })).rejects.toMatchObject({ code: "refused" });
+    expect(existsSync(marker)).toBe(false);
+    const last = store.query().at(-1)!;
+    expect(last.kind).toBe("exec.decision");
+    expect(JSON.parse(last.payload)).toMatchObject({ decision: "deny", policy_source: "none", hosts: ["lab2"] });
+  });
+
+  it("exec.allow_unverified lets the risk engine alone decide — but never a critical command", async () => {
+    const loose = { ...deps, policy: null, settings: { ...settings, allow_unverified: true } };
+    const r = await execOnHost({ host: "lab2", command: "echo fine" }, operator, loose);
+    expect("results" in r && r.results[0]!.stdout).toBe("fine\n");
+    await expect(execOnHost({ host: "lab2", command: "mkfs.ext4 /dev/sda1" }, operator, loose)).rejects.toMatchObject({ code: "refused", details: { risk_level: "critical" } });
+    await expect(execOnHost({ host: "lab2", command: "mkfs.ext4 /dev/sda1" }, operator, { ...loose, settings: { ...loose.settings, risk_disabled: true } })).rejects.toMatchObject({ code: "refused" });
+  });
+
+  it("policy deny and require_approval are refused before connecting when no approval path is wired", async () => {
+    await expect(execOnHost({ host: "lab2", command: "apt-get remove -y nginx" }, operator, deps)).rejects.toMatchObject({ code: "refused", details: { decision: "deny" } });
+    await expect(execOnHost({ host: "lab21", command: `touch ${marker}` }, operator, deps)).rejects.toMatchObject({ code: "refused", details: { decision: "require_approval" } });
+    expect(existsSync(marker)).toBe(false);
+  });
+
+  it("require_approval with an approval path answers with the plan instead of running", async () => {
+    const seen: unknown[] = [];
+    const r = await execOnHost({ host: "lab21", command: `touch ${marker}` }, operator, { ...deps, requestApproval: (req) => { seen.push(req); return Promise.resolve({ transaction_id: "tx-1", preview_hash: "h" }); } });
+    expect(r).toMatchObject({ approval: { transaction_id: "tx-1" }, decision: { decision: "require_approval" } });
+    expect(seen[0]).toMatchObject({ hosts: ["lab21"], command: `touch ${marker}`, shell: "sh" });
+    expect(existsSync(marker)).toBe(false);
+  });
+
+  it("fan-out to 20 hosts: one result per host, identical outputs grouped once", async () => {
+    const hosts = lab.hosts.slice(0, 19).map((h) => h.name);
+    const same = await execOnHost({ hosts, command: "echo same" }, operator, deps);
+    if (!("results" in same)) throw new Error("expected results");
+    expect(same.results).toHaveLength(19);
+    expect(same.groups).toEqual([{ hosts, exit_code: 0, signal: null, stdout: "same\n", stderr: "", error: "" }]);
+    expect(same.results.every((r) => r.group === 0 && r.stdout === "")).toBe(true);
+    const distinct = await execOnHost({ hosts, command: "hostname" }, operator, deps);
+    expect("groups" in distinct && distinct.groups.map((g) => g.stdout)).toEqual(hosts.map((h) => `${h}\n`));
+  });
+
+  it("an unreachable host is reported while the others succeed", async () => {
+    lab.setLink(lab.hosts[5]!, false);
+    try {
+      const r = await execOnHost({ hosts: ["lab2", "lab7", "lab3"], command: "echo up" }, operator, { ...deps, executor: new SshExecutor({ known_hosts: [lab.knownHosts], host_keys: "strict", default_user: "root", default_identity_files: [lab.clientKey], connect_timeout_ms: 1000 }) });
+      if (!("results" in r)) throw new Error("expected results");
+      expect(r.results.map((x) => [x.host, x.code])).toEqual([["lab2", null], ["lab7", "unreachable"], ["lab3", null]]);
+      expect(r.groups.find((g) => g.hosts.includes("lab2"))!.hosts).toEqual(["lab2", "lab3"]);
+    } finally {
+      lab.setLink(lab.hosts[5]!, true);
+    }
+  });
+
+  it("targets are validated before anything is judged or dialed (S001, S018)", async () => {
+    const before = store.query().length;
+    await expect(execOnHost({ host: "-oProxyCommand=id", command: "true" }, operator, deps)).rejects.toMatchObject({ code: "invalid_target" });
+    await expect(execOnHost({ host: "lab2", name: "check disk\nuseradd backdoor", command: "true" }, operator, deps)).rejects.toMatchObject({ code: "invalid_params" });
+    await expect(execOnHost({ host: "lab2", hosts: ["lab3"], command: "true" }, operator, deps)).rejects.toMatchObject({ code: "invalid_params" });
+    await expect(execOnHost({ host: "lab2", command: "true", timeout_sec: 3601 }, operator, deps)).rejects.toMatchObject({ code: "invalid_params" });
+    expect(store.query().length).toBe(before);
+  });
+
+  it("fails closed: when the audit entry cannot be written, nothing runs", async () => {
+    const dead = openAuditStore(mkdtempSync(join(tmpdir(), "hg-exec-dead-")), { checkpointIdleMs: 0 });
+    dead.close();
+    await expect(execOnHost({ host: "lab2", command: `touch ${marker}` }, operator, { ...deps, policy: null, settings: { ...settings, allow_unverified: true }, audit: dead })).rejects.toMatchObject({ code: "audit_unavailable" });
+    expect(existsSync(marker)).toBe(false);
+  });
+
+  it("cancel: aborting the request kills the remote command", async () => {
+    const ac = new AbortController();
+    const p = execOnHost({ host: "lab4", command: "sleep 30", timeout_sec: 0 }, operator, deps, ac.signal);
+    setTimeout(() => { ac.abort(); }, 500);
+    const r = await p;
+    expect("results" in r && r.results[0]!.error).toMatch(/cancelled/);
+  });
+
+  it("writes nothing to the marker path in any refused case above", () => {
+    writeFileSync(join(tmpdir(), "hg-exec-noop"), "");
+    expect(existsSync(marker)).toBe(false);
+  });
+});
