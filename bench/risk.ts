@@ -5,14 +5,17 @@
  * - split: mean parse time vs the rest (copy + analysis) per command;
  * - worst_case: 64 KiB pathological inputs (nested substitutions and friends), ms each and the verdict;
  *   target ≤ 100 ms or denied as too complex;
- * - startup: parser load and engine creation (rule examples verified) in ms.
+ * - startup: parser load and engine creation (rule examples verified) in ms;
+ * - corpus: visible-corpus safety failures (laxer than expected on a deny case) and false positives (stricter than
+ *   expected), with their ids; option_tables: programs with an option table and option spellings across them.
  */
 import { readFileSync } from "node:fs";
 import { loadShellParser } from "../src/adapters/shell-parser.ts";
-import { createRiskEngine } from "../src/core/risk/index.ts";
+import { createRiskEngine, programTableSize, type RiskLevel } from "../src/core/risk/index.ts";
 
 const here = (p: string): URL => new URL(p, import.meta.url);
-const corpus = readFileSync(here("../test/fixtures/corpus-risk.jsonl"), "utf8").trim().split("\n").map((l) => (JSON.parse(l) as { input: string }).input);
+const cases = readFileSync(here("../test/fixtures/corpus-risk.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l) as { id: string; input: string; expected: string });
+const corpus = cases.map((c) => c.input);
 const benign = readFileSync(here("../test/fixtures/benign-commands.txt"), "utf8").split("\n").filter((l) => l.trim() && !l.startsWith("# "));
 const inputs = [...corpus, ...benign];
 
@@ -25,26 +28,39 @@ const t2 = performance.now();
 // Warm-up, then throughput.
 for (let i = 0; i < 20; i++) for (const c of inputs) engine.assess(c);
 // Five one-second windows: the median is the figure, the best shows the machine when it is not contended.
+// On a shared machine wall time also measures the scheduler, so each window also reports analyses per second of
+// this process's CPU time (getrusage: user + system), which is what one uncontended core would deliver.
 const windows: number[] = [];
+const cpuWindows: number[] = [];
+const cpuSeconds = (): number => { const u = process.cpuUsage(); return (u.user + u.system) / 1e6; };
 for (let w = 0; w < 5; w++) {
   let n = 0;
   const start = performance.now();
+  const cpu0 = cpuSeconds();
   while (performance.now() - start < 1000) for (const c of inputs) { engine.assess(c); n++; }
   windows.push(n / ((performance.now() - start) / 1000));
+  cpuWindows.push(n / (cpuSeconds() - cpu0));
 }
 windows.sort((a, b) => a - b);
+cpuWindows.sort((a, b) => a - b);
 const throughput = windows[2]!;
 
-// Per-command latency.
+// Per-command latency: wall clock, and CPU time of this process (not inflated by other processes' time slices).
 const samples: number[] = [];
+const cpuSamples: number[] = [];
 for (let round = 0; round < 40; round++) {
   for (const c of inputs) {
+    const u0 = process.cpuUsage();
     const s = performance.now();
     engine.assess(c);
     samples.push((performance.now() - s) * 1000);
+    const u = process.cpuUsage(u0);
+    cpuSamples.push(u.user + u.system);
   }
 }
 samples.sort((a, b) => a - b);
+cpuSamples.sort((a, b) => a - b);
+const cpuPct = (p: number): number => Math.round(cpuSamples[Math.min(cpuSamples.length - 1, Math.floor((p / 100) * cpuSamples.length))]!);
 const pct = (p: number): number => Math.round(samples[Math.min(samples.length - 1, Math.floor((p / 100) * samples.length))]!);
 
 // Parse vs the rest.
@@ -107,6 +123,20 @@ for (const [name, text] of Object.entries(worst)) {
   worstMs = Math.max(worstMs, best);
 }
 
+// Visible corpus: safety failures and false positives (corpus/README.md: one step laxer on deny is a failure).
+const LEVELS: readonly RiskLevel[] = ["low", "medium", "high", "critical"];
+const safetyFailures: string[] = [];
+const falsePositives: string[] = [];
+for (const c of cases) {
+  const [decision, level] = c.expected.split("/") as ["allow" | "deny", RiskLevel];
+  const got = engine.assess(c.input);
+  const have = LEVELS.indexOf(got.risk_level);
+  const want = LEVELS.indexOf(level);
+  if (decision === "deny" && (got.decision === "allow" || have < want || (level === "critical" && got.decision !== "deny"))) safetyFailures.push(c.id);
+  else if (decision === "allow" && (got.decision !== "allow" || have > want)) falsePositives.push(c.id);
+}
+const benignFlagged = benign.filter((b) => engine.assess(b).decision !== "allow");
+
 const load = ((): number[] | null => {
   try {
     return readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).map(Number);
@@ -122,12 +152,17 @@ process.stdout.write(JSON.stringify({
   corpus_commands: inputs.length,
   analyses_per_second: Math.round(throughput),
   analyses_per_second_windows: windows.map(Math.round),
+  analyses_per_cpu_second: Math.round(cpuWindows[2]!),
   target_analyses_per_second: 10_000,
   latency_us: { p50: pct(50), p99: pct(99), max: Math.round(samples[samples.length - 1]!) },
+  latency_cpu_us: { p50: cpuPct(50), p99: cpuPct(99), max: Math.round(cpuSamples[cpuSamples.length - 1]!) },
   target_p99_us: 1000,
   split_us_mean: { parse: Number((parseUs / count).toFixed(1)), copy_and_analysis: Number(((totalUs - parseUs) / count).toFixed(1)) },
   worst_case_64k_ms: Number(worstMs.toFixed(2)),
   target_worst_case_ms: 100,
   worst_case: worstCase,
+  corpus: { cases: cases.length, safety_failures: safetyFailures.length, safety_failure_ids: safetyFailures, false_positives: falsePositives.length, false_positive_ids: falsePositives },
+  benign: { commands: benign.length, not_allowed: benignFlagged.length, not_allowed_lines: benignFlagged },
+  option_tables: programTableSize(),
   startup_ms: { load_parser: Number((t1 - t0).toFixed(1)), create_engine_with_rule_checks: Number((t2 - t1).toFixed(1)), rules: engine.rules.length },
 }) + "\n");

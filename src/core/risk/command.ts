@@ -41,6 +41,8 @@ export interface Cmd {
   optionCache?: Map<OptionSpec, ParsedOptions>;
   /** The command line read with the program's option table (programs/), cached; null when it has none. */
   programCache?: ProgramParse | null;
+  /** fileWrites(cmd), cached with the `synthetic` flag it was computed for (copies may flip it). */
+  writesCache?: { synthetic: boolean; args: Arg[] };
 }
 
 /** The command name the shell will look up: the last path segment of the resolved first word. */
@@ -72,6 +74,7 @@ export function innerCmd(outer: Cmd, argv: Arg[], extra: Partial<Cmd> = {}): Cmd
     via: [...outer.via, outer.name],
     optionCache: undefined,
     programCache: undefined,
+    writesCache: undefined,
     synthetic: false,
     ...extra,
   };

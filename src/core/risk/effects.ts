@@ -15,6 +15,13 @@ const AWK_OPTS: OptionSpec = { shortArgs: "fvF", longArgs: ["file", "assign", "f
  * curl -o, git --output, strace -o…. Input redirections and descriptor duplication (`2>&1`) are not writes.
  */
 export function fileWrites(cmd: Cmd): Arg[] {
+  if (cmd.writesCache?.synthetic === cmd.synthetic) return cmd.writesCache.args;
+  const out = computeWrites(cmd);
+  cmd.writesCache = { synthetic: cmd.synthetic, args: out };
+  return out;
+}
+
+function computeWrites(cmd: Cmd): Arg[] {
   const out: Arg[] = [];
   for (const r of cmd.redirects) {
     if (!r.target) continue;

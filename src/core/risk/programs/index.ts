@@ -26,8 +26,9 @@ export function tableSignals(): Set<string> {
 
 /** `cmd` read with its program's option table (cached on the command), or null for programs without one. */
 export function programOf(cmd: Cmd): ProgramParse | null {
+  if (cmd.synthetic) return null;
   if (cmd.programCache !== undefined) return cmd.programCache;
-  const program = cmd.synthetic ? undefined : PROGRAMS.get(cmd.name);
+  const program = PROGRAMS.get(cmd.name);
   cmd.programCache = program ? parseProgram(program, cmd.args) : null;
   return cmd.programCache;
 }
