@@ -16,7 +16,9 @@ import { testEngine } from "./support/risk-engine.ts";
 interface Case { id: string; area: string; input: string; expected: string; why: string }
 
 const fixture = new URL("./fixtures/corpus-risk.jsonl", import.meta.url);
-const sharedPath = process.env.HOSTGATE_CORPUS ?? new URL("../../shared/corpus/cases.jsonl", import.meta.url).pathname;
+/** Where the shared corpus may be: $HOSTGATE_CORPUS, beside the repository, or the workplace's fixed path. */
+const sharedCandidates = [process.env.HOSTGATE_CORPUS, new URL("../../shared/corpus/cases.jsonl", import.meta.url).pathname, "/work/shared/corpus/cases.jsonl"];
+const sharedPath = sharedCandidates.find((p): p is string => p !== undefined && existsSync(p)) ?? sharedCandidates[1]!;
 const parse = (text: string): Case[] => text.split("\n").filter((l) => l.trim()).map((l) => JSON.parse(l) as Case);
 const cases = parse(readFileSync(fixture, "utf8"));
 
@@ -29,10 +31,11 @@ describe("risk corpus", async () => {
   const engine = await testEngine();
   const falsePositives: string[] = [];
 
-  // Loud skip: without the shared corpus the copy cannot be compared; with HOSTGATE_REQUIRE_PEERS=1 that fails.
+  // Loud skip: the shared corpus is a file beside the checkout, not a test peer; a clone elsewhere has only the
+  // fixture copy (every case below still runs from it). HOSTGATE_REQUIRE_CORPUS=1 turns the skip into a failure.
   const sharedPresent = existsSync(sharedPath);
-  const required = process.env.HOSTGATE_REQUIRE_PEERS === "1";
-  if (!sharedPresent) process.stderr.write(`[risk corpus] SKIPPED: shared corpus not found at ${sharedPath} (set HOSTGATE_CORPUS); only the fixture copy is tested\n`);
+  const required = process.env.HOSTGATE_REQUIRE_CORPUS === "1";
+  if (!sharedPresent) process.stderr.write(`[risk corpus] SKIPPED drift check: shared corpus not found (${sharedCandidates.filter(Boolean).join(", ")}; set HOSTGATE_CORPUS); every case still runs from the fixture copy\n`);
   it.skipIf(!sharedPresent && !required)("fixture matches the shared corpus", () => {
     expect(sharedPresent, `shared corpus missing at ${sharedPath}`).toBe(true);
     const shared = parse(readFileSync(sharedPath, "utf8")).filter((c) => c.area === "risk");

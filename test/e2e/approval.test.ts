@@ -68,8 +68,9 @@ describe.skipIf(missing !== null)("approval workflow with real processes", () =>
     const target = join(work, "motd");
     writeFileSync(target, "old\n");
     const step = await planOne("WriteFile", { path: target, content: "new\n" });
-    // The model sees its own added lines but not the current file (plan is not a way to read files) …
-    expect((step.preview as Json).text).toContain("+new");
+    // The model sees the intended state as a count and hash, not the current file nor a diff (plan is not a
+    // way to read files, nor an oracle for guessed lines) …
+    expect((step.preview as Json).text).toContain("4 bytes in 1 line");
     expect((step.preview as Json).text).not.toContain("-old");
     expect(readFileSync(target, "utf8")).toBe("old\n");
     // … while the human at the terminal sees the whole diff.

@@ -1,10 +1,12 @@
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { startServe, type ServeProcess } from "../helpers/hostgate.ts";
+import { startServe, writeConfig, type ServeProcess } from "../helpers/hostgate.ts";
 
 let serve: ServeProcess;
-beforeAll(async () => { serve = await startServe(); });
+// The resources-* scenarios need resources: without PID-1 systemd none are offered unless the config names the
+// mock backend, so this run names it (its answers say SIMULATED; conformance checks shapes, not host facts).
+beforeAll(async () => { serve = await startServe(["--config", writeConfig("backend:\n  type: mock\n")]); });
 afterAll(async () => { await serve.stop(); });
 
 const baseline = fileURLToPath(new URL("../conformance/expected-failures.yaml", import.meta.url));
