@@ -1,5 +1,5 @@
-import { existsSync, mkdirSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { existsSync, mkdirSync, realpathSync } from "node:fs";
+import { basename, dirname, join, resolve } from "node:path";
 import Database from "better-sqlite3";
 import { CanonicalEncodingError, canonicalJson } from "../core/audit/canonical.ts";
 import type { JsonValue } from "../core/audit/canonical.ts";
@@ -15,9 +15,12 @@ import {
 } from "../core/audit/entry.ts";
 import type { AuditEntry, Checkpoint } from "../core/audit/entry.ts";
 import { parseRotation } from "../core/audit/verify.ts";
-import type { VerifyResult } from "../core/audit/verify.ts";
+import type { VerifyResult, Witness } from "../core/audit/verify.ts";
+import { judgeAnchoring } from "../core/audit/anchor.ts";
 import { compileExtraPatterns, redactDeep, redactSecrets } from "../core/redact.ts";
 import { HostgateError } from "../core/errors.ts";
+import { isWithinRoot } from "../core/paths.ts";
+import { pinAuditKey, readPin } from "./audit-pin.ts";
 import type { AuditAppend, AuditQuery, AuditStore } from "../ports/audit-store.ts";
 import type { Signer } from "../ports/signer.ts";
 import { checkpointCopyPath, readCheckpointCopy, writeCheckpointCopy } from "./audit-checkpoint-copy.ts";
@@ -51,6 +54,13 @@ export interface SqliteAuditStoreOptions {
   verifyWorkers?: number;
   /** Called with problems that do not fail an append (a checkpoint copy that could not be written, read-only fallback). */
   onWarning?: (message: string) => void;
+  /**
+   * Keys pinned outside the state directory (adapters/audit-pin.ts): `verify` trusts these instead of the
+   * signer's keys from the state directory. Absent: verification reports at most `unanchored` (key_not_pinned).
+   */
+  pinnedKeys?: ReadonlyMap<string, string> | null;
+  /** Whether the checkpoint copy lies outside the state directory, so its checkpoints anchor the chain [false]. */
+  checkpointCopyOutside?: boolean;
 }
 
 /** Options of {@link SqliteAuditStore.openReadOnly}. */
@@ -96,6 +106,7 @@ export class SqliteAuditStore implements AuditStore {
   private syncFull = false;
   private closed = false;
   private cleanup: () => void = () => undefined;
+  private pinned: ReadonlyMap<string, string> | null;
 
   private constructor(
     private readonly opts: SqliteAuditStoreOptions,
@@ -106,6 +117,7 @@ export class SqliteAuditStore implements AuditStore {
   ) {
     this.db = db;
     this.clock = opts.clock ?? Date.now;
+    this.pinned = opts.pinnedKeys ?? null;
     this.extraPatterns = compileExtraPatterns(opts.secretPatterns ?? []);
     if (opts.checkpointCopy) checkpointCopyPath(opts.checkpointCopy);
     this.insert = readOnlyReason !== null ? db.prepare("SELECT 1") : db.prepare(`INSERT INTO audit_entries (pos, ${ENTRY_COLUMNS}) VALUES (@seq, @seq, @ts, @kind, @actor, @payload, @prev_hash, @hash, @key_id, @signature)`);
@@ -311,6 +323,11 @@ export class SqliteAuditStore implements AuditStore {
     return cp;
   }
 
+  /** Sets the keys pinned outside the state directory, which `verify` then trusts (see audit-pin.ts). */
+  setPinnedKeys(keys: ReadonlyMap<string, string> | null): void {
+    this.pinned = keys;
+  }
+
   latestCheckpoint(): Checkpoint | null {
     return this.checkpoint;
   }
@@ -339,8 +356,10 @@ export class SqliteAuditStore implements AuditStore {
     }
   }
 
-  async verify(opts: { since_seq?: number; signatures?: boolean } = {}): Promise<VerifyResult> {
+  async verify(opts: { since_seq?: number; signatures?: boolean; witnesses?: readonly Witness[] } = {}): Promise<VerifyResult> {
     this.flush(false);
+    // The head is copied to the second place now, so the answer covers it (a later cut of it is then detected).
+    if (this.opts.checkpointCopy && this.opts.checkpointCopyOutside === true && this.readOnlyReason === null) this.tryCheckpoint();
     let extra: Checkpoint[] = [];
     if (this.opts.checkpointCopy) {
       try {
@@ -349,12 +368,19 @@ export class SqliteAuditStore implements AuditStore {
         return { status: "cannot_verify", why: "unreadable_store", detail: (err as Error).message };
       }
     }
-    return verifyAuditDb(this.opts.dbPath, {
-      trusted: this.trustedKeys(),
+    const pinned = this.pinned;
+    const result = await verifyAuditDb(this.opts.dbPath, {
+      trusted: pinned ?? this.trustedKeys(),
       since_seq: opts.since_seq,
       signatures: opts.signatures,
       workers: this.opts.verifyWorkers,
       extra_checkpoints: extra,
+      witnesses: opts.witnesses,
+    });
+    return judgeAnchoring(result, {
+      key_source: pinned !== null ? "pinned" : "state_dir",
+      outside_checkpoints: this.opts.checkpointCopyOutside === true ? extra : [],
+      witnesses: opts.witnesses ?? [],
     });
   }
 
@@ -398,15 +424,42 @@ export function auditPaths(stateDir: string): { dbPath: string; keyDir: string }
  * {@link SqliteAuditStore.openReadOnly}; `readOnlyReason` says why, `onWarning` is told): history and verify keep
  * working, every append is refused.
  */
-export function openAuditStore(stateDir: string, opts: Omit<SqliteAuditStoreOptions, "dbPath" | "signer"> & { readOnlyFallback?: boolean } = {}): SqliteAuditStore {
+export function openAuditStore(stateDir: string, opts: Omit<SqliteAuditStoreOptions, "dbPath" | "signer" | "pinnedKeys" | "checkpointCopyOutside"> & { readOnlyFallback?: boolean; configDir?: string } = {}): SqliteAuditStore {
   const { dbPath, keyDir } = auditPaths(stateDir);
+  const checkpointCopyOutside = opts.checkpointCopy ? copyIsOutside(checkpointCopyPath(opts.checkpointCopy), stateDir) : false;
   try {
-    return SqliteAuditStore.open({ ...opts, dbPath, signer: Ed25519Signer.open(stateDir) });
+    const signer = Ed25519Signer.open(stateDir);
+    const store = SqliteAuditStore.open({ ...opts, dbPath, signer, checkpointCopyOutside });
+    if (opts.configDir !== undefined) {
+      // Pin the key outside the state directory at first start; refuse a key the pin does not vouch for.
+      try {
+        const announcements = [...store.query({ kind: KIND_GENESIS, limit: 10 }), ...store.query({ kind: KIND_KEY_ROTATION, limit: 10_000 })];
+        store.setPinnedKeys(pinAuditKey({ configDir: opts.configDir, stateDir, signer, announcements, warn: (l) => opts.onWarning?.(l) }));
+      } catch (err) {
+        store.close();
+        throw err;
+      }
+    }
+    return store;
   } catch (err) {
     if (opts.readOnlyFallback !== true || !(err instanceof HostgateError) || err.code !== "audit_unavailable" || !existsSync(dbPath)) throw err;
     opts.onWarning?.(`audit store opened read-only: ${err.message}`);
-    return SqliteAuditStore.openReadOnly({ dbPath, keyDir, checkpointCopy: opts.checkpointCopy, verifyWorkers: opts.verifyWorkers }, err.message);
+    const ro = SqliteAuditStore.openReadOnly({ dbPath, keyDir, checkpointCopy: opts.checkpointCopy, verifyWorkers: opts.verifyWorkers }, err.message);
+    if (opts.configDir !== undefined) ro.setPinnedKeys(readPin(opts.configDir, stateDir));
+    return ro;
   }
+}
+
+/** Whether the copy file lies outside the state directory (both resolved where they exist). */
+function copyIsOutside(copyFile: string, stateDir: string): boolean {
+  const real = (p: string): string => {
+    try {
+      return realpathSync(p);
+    } catch {
+      return resolve(p);
+    }
+  };
+  return !isWithinRoot(join(real(dirname(copyFile)), basename(copyFile)), real(stateDir));
 }
 
 function encodePayload(value: JsonValue): string {

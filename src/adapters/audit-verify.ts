@@ -8,7 +8,7 @@ import type Database from "better-sqlite3";
 import type { AuditEntry, Checkpoint } from "../core/audit/entry.ts";
 import { KIND_GENESIS, KIND_KEY_ROTATION } from "../core/audit/entry.ts";
 import { CHAIN_START, ChainWalker, checkCheckpoints, checkEntrySelf, firstFault, parseRotation, rangesJoin, trustClosure, verifyResult } from "../core/audit/verify.ts";
-import type { Fault, KeyRing, RangeSummary, VerifyResult, WalkStart } from "../core/audit/verify.ts";
+import type { Fault, KeyRing, RangeSummary, VerifyResult, WalkStart, Witness } from "../core/audit/verify.ts";
 import { ENTRY_COLUMNS, openReadOnlyAnywhere, readAnnouncements, readDbCheckpoints } from "./audit-sqlite-schema.ts";
 import { nodeAuditCrypto } from "./signer-ed25519.ts";
 
@@ -31,6 +31,8 @@ export interface VerifyOptions {
   parallel_threshold?: number;
   /** Checkpoints from the second place (the copy), checked like the stored ones. */
   extra_checkpoints?: readonly Checkpoint[];
+  /** (seq, hash) pairs the chain must contain: a missing seq is `truncated`, another hash `hash_mismatch`. */
+  witnesses?: readonly Witness[];
 }
 
 /** What a worker answers for its range (see audit-verify-worker.ts); `error` is set instead when it failed. */
@@ -96,7 +98,7 @@ async function verifyOpenDb(db: Database.Database, path: string, opts: VerifyOpt
     db.prepare(`SELECT pos, ${ENTRY_COLUMNS} FROM audit_entries WHERE pos > ? ORDER BY pos`).iterate(afterPos) as Iterable<AuditEntry & { pos: number }>;
   const range = db.prepare("SELECT min(pos) AS lo, max(pos) AS hi, count(*) AS n FROM audit_entries WHERE pos > ?").get(afterPos) as { lo: number | null; hi: number | null; n: number };
   const workers = opts.workers ?? availableParallelism();
-  const ctx: Ctx = { start, checkpoints, keys, signatures };
+  const ctx: Ctx = { start, checkpoints, keys, signatures, witnesses: opts.witnesses ?? [] };
   if (workers > 0 && range.lo !== null && range.hi !== null && range.n >= (opts.parallel_threshold ?? 20_000)) {
     const span = range.hi - range.lo + 1;
     const jobs: SelfCheckJob[] = [];
@@ -156,7 +158,7 @@ export async function verifyEntryList(entries: readonly AuditEntry[], checkpoint
     list = entries.slice(idx + 1);
   }
   const workers = opts.workers ?? availableParallelism();
-  const ctx: Ctx = { start, checkpoints, keys, signatures };
+  const ctx: Ctx = { start, checkpoints, keys, signatures, witnesses: opts.witnesses ?? [] };
   const rows = (): Iterable<AuditEntry & { pos: number }> => list.map((e, i) => ({ ...e, pos: firstPos + i }));
   if (workers > 0 && list.length >= (opts.parallel_threshold ?? 20_000)) {
     const jobs: SelfCheckJob[] = [];
@@ -174,6 +176,7 @@ interface Ctx {
   checkpoints: readonly Checkpoint[];
   keys: KeyRing;
   signatures: boolean;
+  witnesses: readonly Witness[];
 }
 
 /**
@@ -187,7 +190,7 @@ function combine(results: readonly RangeResult[], ctx: Ctx, rows: () => Iterable
     const lastRange = results.findLast((r) => r.first !== null);
     const walked = { lastSeq: lastRange?.last.seq ?? ctx.start.seq - 1, count: results.reduce((n, r) => n + r.count, 0) };
     const hashesAt = new Map(results.flatMap((r) => r.hashes));
-    const cps = checkCheckpoints(ctx.checkpoints, { keys: ctx.keys, crypto: nodeAuditCrypto, lastSeq: walked.lastSeq, fromSeq: ctx.start.seq, hashesAt, signatures: ctx.signatures });
+    const cps = checkCheckpoints(ctx.checkpoints, { keys: ctx.keys, crypto: nodeAuditCrypto, lastSeq: walked.lastSeq, fromSeq: ctx.start.seq, hashesAt, signatures: ctx.signatures, witnesses: ctx.witnesses });
     return verifyResult(cps.faults, walked, cps.anchored_seq, ctx.signatures);
   }
   const workerFaults = results.map((r) => r.self).filter((f): f is Fault => f !== null);
@@ -197,8 +200,8 @@ function combine(results: readonly RangeResult[], ctx: Ctx, rows: () => Iterable
 /** One-thread verification: walk + per-entry checks (`signatures` chooses whether this thread checks signatures). */
 function sequential(rows: Iterable<AuditEntry & { pos: number }>, ctx: Ctx, signatures: boolean, known: readonly Fault[]): VerifyResult {
   const inline: Fault[] = [];
-  const walker = walk(rows, ctx.start, ctx.checkpoints, { keys: ctx.keys, signatures, out: inline });
-  return finish(walker, [...known, ...inline], ctx.checkpoints, ctx.keys, ctx.start, ctx.signatures);
+  const walker = walk(rows, ctx.start, ctx.checkpoints, ctx.witnesses, { keys: ctx.keys, signatures, out: inline });
+  return finish(walker, [...known, ...inline], ctx);
 }
 
 function startAfter(anchor: AuditEntry): WalkStart {
@@ -210,9 +213,10 @@ function walk(
   rows: Iterable<AuditEntry & { pos: number }>,
   start: WalkStart,
   checkpoints: readonly Checkpoint[],
+  witnesses: readonly Witness[],
   inline: { keys: KeyRing; signatures: boolean; out: Fault[] } | null,
 ): ChainWalker {
-  const walker = new ChainWalker(start, nodeAuditCrypto, new Set(checkpoints.map((c) => c.seq)));
+  const walker = new ChainWalker(start, nodeAuditCrypto, new Set([...checkpoints.map((c) => c.seq), ...witnesses.map((w) => w.seq)]));
   for (const row of rows) {
     walker.push(row, row.pos);
     if (inline !== null && inline.out.length === 0) {
@@ -223,11 +227,11 @@ function walk(
   return walker;
 }
 
-function finish(walker: ChainWalker, selfFaults: readonly (Fault | null)[], checkpoints: readonly Checkpoint[], keys: KeyRing, start: WalkStart, signatures: boolean): VerifyResult {
+function finish(walker: ChainWalker, selfFaults: readonly (Fault | null)[], ctx: Ctx): VerifyResult {
   const chain = firstFault([...selfFaults.filter((f): f is Fault => f !== null), ...(walker.firstFault === null ? [] : [walker.firstFault])]);
-  if (chain !== null) return verifyResult([chain], walker, 0, signatures);
-  const cps = checkCheckpoints(checkpoints, { keys, crypto: nodeAuditCrypto, lastSeq: walker.lastSeq, fromSeq: start.seq, hashesAt: walker.hashesAt, signatures });
-  return verifyResult(cps.faults, walker, cps.anchored_seq, signatures);
+  if (chain !== null) return verifyResult([chain], walker, 0, ctx.signatures);
+  const cps = checkCheckpoints(ctx.checkpoints, { keys: ctx.keys, crypto: nodeAuditCrypto, lastSeq: walker.lastSeq, fromSeq: ctx.start.seq, hashesAt: walker.hashesAt, signatures: ctx.signatures, witnesses: ctx.witnesses });
+  return verifyResult(cps.faults, walker, cps.anchored_seq, ctx.signatures);
 }
 
 function noKey(): VerifyResult {
@@ -253,7 +257,7 @@ function spawnWorker(url: URL, setup: WorkerSetup): Worker {
 /** Runs one job per worker thread and collects their results in job order. */
 async function runJobs(jobs: readonly SelfCheckJob[], ctx: Ctx): Promise<RangeResult[]> {
   const url = new URL(import.meta.url.endsWith(".ts") ? "./audit-verify-worker.ts" : "./audit-verify-worker.js", import.meta.url);
-  const setup: WorkerSetup = { keys: [...ctx.keys], signatures: ctx.signatures, checkpoint_seqs: ctx.checkpoints.map((c) => c.seq) };
+  const setup: WorkerSetup = { keys: [...ctx.keys], signatures: ctx.signatures, checkpoint_seqs: [...ctx.checkpoints.map((c) => c.seq), ...ctx.witnesses.map((w) => w.seq)] };
   const workers = jobs.map(() => spawnWorker(url, setup));
   try {
     return await Promise.all(

@@ -31,7 +31,27 @@ export async function doctor(deps: DaemonDeps): Promise<DoctorResult> {
   await guard("audit chain", async () => {
     const cp = deps.audit().latestCheckpoint();
     const result = await deps.audit().verify({ signatures: false, ...(cp ? { since_seq: cp.seq } : {}) });
-    return { name: "audit chain", status: result.status === "intact" ? "ok" : "fail", detail: `${result.status}${cp ? ` since checkpoint seq ${cp.seq}` : ""} (hash-only quick check; audit_verify checks signatures)` };
+    const status = result.status === "intact" ? "ok" : result.status === "unanchored" ? "warn" : "fail";
+    const why = result.status === "unanchored" ? `: ${result.detail}` : "";
+    return { name: "audit chain", status, detail: `${result.status}${cp ? ` since checkpoint seq ${cp.seq}` : ""} (hash-only quick check; audit_verify checks signatures)${why}` };
   });
+  checks.push(auditAnchoring(deps.facts));
   return { checks };
+}
+
+/**
+ * Whether the audit chain's end can be proven from outside the state directory (issue 12): the public key
+ * pinned in the configuration directory, and a checkpoint copy outside the state directory that the daemon's
+ * user cannot rewrite (append-only for the system daemon). From the facts compose recorded at opening the store.
+ */
+function auditAnchoring(facts: Record<string, string>): Check {
+  const problems: string[] = [];
+  const pin = facts.audit_key_pin;
+  if (pin === undefined) return { name: "audit anchoring", status: "warn", detail: "the audit store is not open yet (it opens at the first plan)" };
+  if (pin.startsWith("not pinned")) problems.push(`public key ${pin}`);
+  const copy = facts.checkpoint_copy;
+  if (copy === undefined) problems.push("no checkpoint copy outside the state directory (audit.checkpoint_copy): the newest entries could be cut without trace");
+  else if (facts.checkpoint_copy_protection?.startsWith("NOT") === true) problems.push(`checkpoint copy ${copy} ${facts.checkpoint_copy_protection}; the daemon's user could rewrite it`);
+  if (problems.length > 0) return { name: "audit anchoring", status: "warn", detail: problems.join("; ") };
+  return { name: "audit anchoring", status: "ok", detail: `key pinned at ${pin}; checkpoints copied to ${copy}${facts.checkpoint_copy_protection ? ` (${facts.checkpoint_copy_protection})` : ""}` };
 }

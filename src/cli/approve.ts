@@ -88,7 +88,10 @@ export function registerApproveCommands(program: Command): void {
           process.stderr.write(`hostgate: ${approved.error.message}${approved.error.hint ? `\n${approved.error.hint}` : ""}\n`);
           process.exit(EXIT.failure);
         }
+        const head = approved.value.checkpoint;
         process.stdout.write(`\nApproval receipt: ${approved.value.receipt}\nExpires:          ${approved.value.expires_at} (single use)\nGive it to the assistant as approval_receipt for this transaction.\n`);
+        // The chain head including this approval: whoever keeps it can later prove the record was not cut below it.
+        if (head) process.stdout.write(`Audit witness:    ${head.seq}:${head.hash}\nKeep it: \`hostgate audit verify --witness ${head.seq}:${head.hash}\` proves the audit chain still holds this approval.\n`);
       } finally {
         await admin.close();
       }

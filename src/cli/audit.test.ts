@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Command } from "commander";
@@ -29,22 +29,41 @@ async function run(args: string[]): Promise<{ out: string; err: string; code: nu
   return { out, err, code };
 }
 
-async function makeChain(copy?: string): Promise<string> {
+async function makeChain(copy?: string, configDir?: string): Promise<string> {
   const dir = tmp();
-  const store = openAuditStore(dir, { checkpointEvery: 5, checkpointIdleMs: 0, ...(copy ? { checkpointCopy: { type: "file", path: copy } } : {}) });
+  const store = openAuditStore(dir, { checkpointEvery: 5, checkpointIdleMs: 0, ...(copy ? { checkpointCopy: { type: "file", path: copy } } : {}), ...(configDir ? { configDir } : {}) });
   for (let i = 0; i < 12; i++) await store.append({ kind: "step", actor: "uid:0", payload: { i } });
   store.close();
   return dir;
 }
 
 describe("hostgate audit", () => {
-  it("verify: intact with exit 0 (state dir keys), JSON output, and --since", async () => {
-    const dir = await makeChain();
-    const human = await run(["audit", "verify", "--state-dir", dir]);
+  it("verify: intact with exit 0 only with the pinned key and a copy outside the state dir; JSON output and --since", async () => {
+    const conf = tmp();
+    const copy = join(tmp(), "cp.jsonl");
+    const dir = await makeChain(copy, conf);
+    const human = await run(["audit", "verify", "--state-dir", dir, "--config-dir", conf, "--checkpoints", copy]);
     expect(human).toMatchObject({ code: 0, out: "intact: 13 entries up to seq 13, anchored by a signed checkpoint up to seq 13\n" });
-    const json = await run(["audit", "verify", "--state-dir", dir, "--since", "10", "--json"]);
+    const json = await run(["audit", "verify", "--state-dir", dir, "--config-dir", conf, "--checkpoints", copy, "--since", "10", "--json"]);
     expect(json.code).toBe(0);
     expect(JSON.parse(json.out)).toMatchObject({ status: "intact", last_seq: 13, checked: 4 });
+  });
+
+  it("verify: the state dir's own keys prove less: unanchored (key_not_pinned), exit 3, never a bare intact", async () => {
+    const dir = await makeChain(join(tmp(), "cp.jsonl"));
+    const r = await run(["audit", "verify", "--state-dir", dir, "--config-dir", tmp(), "--json"]);
+    expect(r.code).toBe(3);
+    expect(JSON.parse(r.out)).toMatchObject({ status: "unanchored", reason: "key_not_pinned", last_seq: 13 });
+    const human = await run(["audit", "verify", "--state-dir", dir, "--config-dir", tmp()]);
+    expect(human.out).toMatch(/^unanchored \(key_not_pinned\): 13 entries up to seq 13 check out, but/);
+  });
+
+  it("public-key says where the key is pinned", async () => {
+    const conf = tmp();
+    const dir = await makeChain(undefined, conf);
+    const r = await run(["audit", "public-key", "--state-dir", dir, "--config-dir", conf]);
+    expect(r.err).toContain(`pinned at ${conf}/audit-pins/`);
+    expect(readFileSync(readdirSync(join(conf, "audit-pins")).map((f) => join(conf, "audit-pins", f))[0]!, "utf8")).toContain(r.out.trim());
   });
 
   it("verify works offline on a copy of the database with an exported public key", async () => {
@@ -55,8 +74,14 @@ describe("hostgate audit", () => {
     writeFileSync(join(elsewhere, "key.pem"), pem.out);
     writeFileSync(join(elsewhere, "copy.db"), readFileSync(join(dir, "audit.db")));
     const r = await run(["audit", "verify", "--db", join(elsewhere, "copy.db"), "--public-key", join(elsewhere, "key.pem"), "--json"]);
-    expect(r.code).toBe(0);
-    expect(JSON.parse(r.out)).toMatchObject({ status: "intact", last_seq: 13 });
+    // A copied database and a key, but nothing that says where the chain ended: unanchored (exit 3)…
+    expect(r.code).toBe(3);
+    expect(JSON.parse(r.out)).toMatchObject({ status: "unanchored", reason: "no_outside_anchor", last_seq: 13 });
+    // …until the verifier holds a witness of the head (as `hostgate approve` and execute hand out).
+    const head = JSON.parse((await run(["audit", "export", "--db", join(elsewhere, "copy.db")])).out.trim().split("\n").filter((l) => l.includes('"type":"entry"')).at(-1)!) as { seq: number; hash: string };
+    const w = await run(["audit", "verify", "--db", join(elsewhere, "copy.db"), "--public-key", join(elsewhere, "key.pem"), "--witness", `${head.seq}:${head.hash}`, "--json"]);
+    expect(w.code).toBe(0);
+    expect(JSON.parse(w.out)).toMatchObject({ status: "intact", last_seq: 13, anchored_seq: 13 });
   });
 
   it("export writes JSON Lines that verify --jsonl accepts, and a cut export is reported broken (exit 1)", async () => {
@@ -66,7 +91,7 @@ describe("hostgate audit", () => {
     const lines = readFileSync(file, "utf8").trim().split("\n");
     expect(JSON.parse(lines[0]!)).toEqual({ format: "hostgate-audit-v1", type: "header" });
     expect(lines.filter((l) => l.includes('"type":"entry"'))).toHaveLength(13);
-    expect((await run(["audit", "verify", "--state-dir", dir, "--jsonl", file])).code).toBe(0);
+    expect((await run(["audit", "verify", "--state-dir", dir, "--jsonl", file])).code).toBe(3); // checks out, not anchored
     writeFileSync(file, lines.filter((_, i) => i !== 3).join("\n"));
     const broken = await run(["audit", "verify", "--state-dir", dir, "--jsonl", file]);
     expect(broken).toMatchObject({ code: 1 });

@@ -1,10 +1,14 @@
 import { createWriteStream, existsSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { once } from "node:events";
 import type { Command } from "commander";
 import { canonicalJson } from "../core/audit/canonical.ts";
-import type { VerifyResult } from "../core/audit/verify.ts";
+import type { VerifyResult, Witness } from "../core/audit/verify.ts";
+import { judgeAnchoring, type AnchorEvidence } from "../core/audit/anchor.ts";
+import { isWithinRoot } from "../core/paths.ts";
+import { readPin, pinPath } from "../adapters/audit-pin.ts";
+import { configDir, SYSTEM_CHECKPOINT_COPY } from "../daemon/paths.ts";
 import { HostgateError } from "../core/errors.ts";
 import { readCheckpointCopy } from "../adapters/audit-checkpoint-copy.ts";
 import { auditPaths } from "../adapters/audit-sqlite.ts";
@@ -12,6 +16,9 @@ import { ENTRY_COLUMNS, openReadOnly, openReadOnlyAnywhere, readDbCheckpoints } 
 import { verifyAuditDb, verifyAuditJsonl } from "../adapters/audit-verify.ts";
 import { parsePublicKeys, publicKeyPem, rawPublicKey, readPublicKeyDir } from "../adapters/signer-ed25519.ts";
 import { createPrivateKey, createPublicKey } from "node:crypto";
+
+/** The system daemon's state directory (daemon/paths.ts). */
+const SYSTEM_STATE_DIR = "/var/lib/hostgate";
 
 /** Where output goes; tests pass their own. */
 export interface CliIo {
@@ -27,8 +34,11 @@ export function defaultStateDir(env: NodeJS.ProcessEnv = process.env): string {
   return join(env.XDG_STATE_HOME || join(homedir(), ".local", "state"), "hostgate");
 }
 
-/** Exit codes of `hostgate audit verify`: 0 intact, 1 broken, 2 cannot_verify or bad input. */
-export const VERIFY_EXIT = { intact: 0, broken: 1, cannot_verify: 2 } as const;
+/**
+ * Exit codes of `hostgate audit verify`: 0 intact, 1 broken, 2 cannot_verify or bad input, 3 unanchored (every
+ * entry checks out, but nothing from outside the state directory proves the end was not cut or the key swapped).
+ */
+export const VERIFY_EXIT = { intact: 0, broken: 1, cannot_verify: 2, unanchored: 3 } as const;
 
 /**
  * Adds `hostgate audit` with `verify`, `export` and `public-key` to `program`. Everything works offline on a copy
@@ -39,9 +49,11 @@ export function registerAuditCommand(program: Command, io: CliIo = defaultIo): C
 
   audit
     .command("verify")
-    .description("Verify the audit chain: exit 0 intact, 1 broken, 2 cannot verify.")
+    .description("Verify the audit chain: exit 0 intact, 1 broken, 2 cannot verify, 3 unanchored (checks out, but its end is not proven by anything outside the state directory).")
     .option("--since <seq>", "verify from this seq (the entry before it is taken as given)")
-    .option("--public-key <file>", "trusted public key(s), PEM, from `hostgate audit public-key` (default: keys in the state dir)")
+    .option("--public-key <file>", "trusted public key(s), PEM, from `hostgate audit public-key` (default: the key pinned in the config dir, else the state dir's keys, which proves less)")
+    .option("--witness <seq:hash>", "a chain head printed by `hostgate approve` or returned by execute: the chain must still reach it (repeatable)", (v: string, acc: string[]) => [...acc, v], [] as string[])
+    .option("--config-dir <dir>", "where the audit key is pinned (default: $HOSTGATE_CONFIG_DIR, /etc/hostgate for /var/lib/hostgate, else $XDG_CONFIG_HOME/hostgate)")
     .option("--db <file>", "audit database (default: <state dir>/audit.db)")
     .option("--jsonl <file>", "verify a JSON Lines export instead of a database")
     .option("--checkpoints <file>", "checkpoint copy (the configured second place) to check truncation against")
@@ -70,9 +82,13 @@ export function registerAuditCommand(program: Command, io: CliIo = defaultIo): C
     .description("Print the current audit public key (PEM) for offline verification; --all prints every key ever used.")
     .option("--state-dir <dir>", "state directory")
     .option("--all", "print all known public keys (current and rotated out)")
-    .action(async (o: { stateDir?: string; all?: boolean }) => {
+    .option("--config-dir <dir>", "where the key is pinned (as for verify)")
+    .action(async (o: { stateDir?: string; all?: boolean; configDir?: string }) => {
       await guard(io, () => {
-        io.out(publicKeyText(o.stateDir ?? defaultStateDir(), o.all === true));
+        const stateDir = o.stateDir ?? defaultStateDir();
+        io.out(publicKeyText(stateDir, o.all === true));
+        const pin = pinPath(verifyConfigDir({ configDir: o.configDir }, stateDir), stateDir);
+        io.err(existsSync(pin) ? `hostgate: pinned at ${pin}; keep a copy of this key off this host and verify with --public-key.\n` : `hostgate: not pinned yet (${pin} is written at the daemon's first start); keep a copy of this key off this host.\n`);
         return Promise.resolve();
       });
     });
@@ -89,6 +105,8 @@ interface VerifyFlags {
   stateDir?: string;
   hashOnly?: boolean;
   json?: boolean;
+  witness?: string[];
+  configDir?: string;
 }
 
 
@@ -99,19 +117,45 @@ export async function runVerify(o: VerifyFlags): Promise<VerifyResult> {
   if (since !== undefined && (!Number.isSafeInteger(since) || since < 1)) {
     return { status: "cannot_verify", why: "bad_input", detail: `--since must be a positive integer seq, not ${JSON.stringify(o.since)}` };
   }
+  const witnesses: Witness[] = [];
+  for (const w of o.witness ?? []) {
+    const m = /^(\d{1,15}):([0-9a-f]{64})$/.exec(w.trim());
+    if (m === null) return { status: "cannot_verify", why: "bad_input", detail: `--witness must be seq:hash (a positive seq, 64 lowercase hex digits), not ${JSON.stringify(w)}` };
+    witnesses.push({ seq: Number(m[1]), hash: m[2]! });
+  }
   let trusted: Map<string, string>;
+  let keySource: AnchorEvidence["key_source"];
   let extra: ReturnType<typeof readCheckpointCopy> = [];
+  let outside = false;
   try {
-    trusted = o.publicKey !== undefined ? parsePublicKeys(readFileSync(o.publicKey, "utf8")) : readPublicKeyDir(auditPaths(stateDir).keyDir);
-    if (o.checkpoints !== undefined) extra = readCheckpointCopy(o.checkpoints, await chainIdOf(o));
+    const pinned = o.publicKey === undefined ? readPin(verifyConfigDir(o, stateDir), stateDir) : null;
+    if (o.publicKey !== undefined) [trusted, keySource] = [parsePublicKeys(readFileSync(o.publicKey, "utf8")), "given"];
+    else if (pinned !== null) [trusted, keySource] = [pinned, "pinned"];
+    else [trusted, keySource] = [readPublicKeyDir(auditPaths(stateDir).keyDir), "state_dir"];
+    const copy = o.checkpoints ?? (resolve(stateDir) === SYSTEM_STATE_DIR && existsSync(SYSTEM_CHECKPOINT_COPY) ? SYSTEM_CHECKPOINT_COPY : undefined);
+    if (copy !== undefined) {
+      extra = readCheckpointCopy(copy, await chainIdOf(o));
+      outside = !isWithinRoot(resolve(copy), resolve(stateDir));
+    }
   } catch (err) {
     return { status: "cannot_verify", why: "bad_input", detail: (err as Error).message };
   }
-  const opts = { trusted, since_seq: since, signatures: o.hashOnly !== true, extra_checkpoints: extra };
-  if (o.jsonl !== undefined) return verifyAuditJsonl(o.jsonl, opts);
-  const db = o.db ?? auditPaths(stateDir).dbPath;
-  if (!existsSync(db)) return { status: "cannot_verify", why: "unreadable_store", detail: `no audit database at ${db}` };
-  return verifyAuditDb(db, opts);
+  const opts = { trusted, since_seq: since, signatures: o.hashOnly !== true, extra_checkpoints: extra, witnesses };
+  let result: VerifyResult;
+  if (o.jsonl !== undefined) {
+    result = await verifyAuditJsonl(o.jsonl, opts);
+  } else {
+    const db = o.db ?? auditPaths(stateDir).dbPath;
+    if (!existsSync(db)) return { status: "cannot_verify", why: "unreadable_store", detail: `no audit database at ${db}` };
+    result = await verifyAuditDb(db, opts);
+  }
+  return judgeAnchoring(result, { key_source: keySource, outside_checkpoints: outside ? extra : [], witnesses });
+}
+
+/** Where `audit verify` looks for the pinned key. */
+function verifyConfigDir(o: VerifyFlags, stateDir: string): string {
+  if (o.configDir !== undefined) return o.configDir;
+  return configDir(resolve(stateDir) === SYSTEM_STATE_DIR ? "system" : "embedded");
 }
 
 /** The chain id (genesis hash) of the input, used to pick its lines from a shared checkpoint copy; null if unknown. */
@@ -142,6 +186,8 @@ export function describe(r: VerifyResult): string {
       return `broken: ${r.reason} at seq ${r.first_bad_seq}: ${r.detail}`;
     case "cannot_verify":
       return `cannot verify (${r.why}): ${r.detail}`;
+    case "unanchored":
+      return `unanchored (${r.reason}): ${r.checked} entries up to seq ${r.last_seq} check out, but ${r.detail}`;
   }
 }
 

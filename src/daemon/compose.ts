@@ -1,6 +1,9 @@
-import { realpathSync } from "node:fs";
+import { existsSync, realpathSync } from "node:fs";
 import { join } from "node:path";
+import { checkpointCopyPath, type CheckpointCopyTarget } from "../adapters/audit-checkpoint-copy.ts";
+import { pinPath } from "../adapters/audit-pin.ts";
 import { openAuditStore } from "../adapters/audit-sqlite.ts";
+import { ensureAppendOnly } from "../adapters/append-only.ts";
 import { nodeCrypto } from "../adapters/crypto-node.ts";
 import { LinuxHostProbe } from "../adapters/host-linux.ts";
 import { LinuxHostMutator } from "../adapters/host-mutator-linux.ts";
@@ -19,7 +22,7 @@ import type { Config } from "../config/schema.ts";
 import type { AuditStore } from "../ports/audit-store.ts";
 import type { Clock, HostProbe } from "../ports/host-probe.ts";
 import type { TransactionStore } from "../ports/transaction-store.ts";
-import { configDir, runtimeDir, stateDir, type DaemonMode } from "./paths.ts";
+import { configDir, runtimeDir, stateDir, SYSTEM_CHECKPOINT_COPY, type DaemonMode } from "./paths.ts";
 import { selectBackend } from "./select-backend.ts";
 
 /** Test and embedding overrides for {@link composeDaemon}. */
@@ -74,21 +77,38 @@ export async function composeDaemon(config: Config, opts: ComposeOptions): Promi
   const logs_readable: LogReadPolicy = readable === "all" ? { kind: "all" } : readable === "adm" ? { kind: "group", name: "adm", gid: lookupGroupId("adm") } : { kind: "paths", paths: readable };
   const ctx: ActionContext = { host, clock, family: identity.family, units: backend.units, mutator: new LinuxHostMutator(), hash: nodeCrypto, self_pid: process.pid, protected_paths, logs_readable };
 
+  // The checkpoint copy: configured, else for the system daemon an append-only file outside the state directory.
+  const copySetting = config.audit.checkpoint_copy ?? (opts.mode === "system" ? SYSTEM_CHECKPOINT_COPY : undefined);
+  const copyTarget: CheckpointCopyTarget | undefined = copySetting === undefined ? undefined : copySetting.endsWith("/") ? { type: "directory", path: copySetting } : { type: "file", path: copySetting };
+  if (copyTarget) protected_paths.push(checkpointCopyPath(copyTarget));
   let transactions: TransactionStore | null = null;
   let auditStore: AuditStore | null = null;
   let releaseLock: (() => void) | null = null;
   const openAudit = (): AuditStore => {
     if (auditStore) return auditStore;
     releaseLock ??= acquireStateLock(state);
+    if (copyTarget?.type === "file" || copyTarget?.type === "directory") {
+      const file = checkpointCopyPath(copyTarget);
+      deps.facts.checkpoint_copy = file;
+      if (opts.mode === "system") {
+        // The daemon's user must not be able to rewrite the evidence of how far the chain grew (issue 12).
+        const st = ensureAppendOnly(file);
+        deps.facts.checkpoint_copy_protection = st.append_only ? `append-only (chattr +a), owner uid ${st.owner_uid}` : `NOT append-only: ${st.note ?? "unknown"}`;
+        if (!st.append_only) announce(`audit checkpoint copy ${file} is not append-only (${st.note ?? "unknown"}); the daemon's user could rewrite it`);
+      }
+    }
     auditStore = openAuditStore(state, {
+      configDir: config_dir,
       checkpointEvery: config.audit.checkpoint_every,
       checkpointIdleMs: config.audit.checkpoint_idle_ms,
       // Receipts (hgr_…) are among the redactor's built-in kinds (core/redact/rules.ts); these are extra.
       secretPatterns: config.audit.secret_patterns,
       readOnlyFallback: true,
       onWarning: (line: string) => { announce(line); },
-      ...(config.audit.checkpoint_copy ? { checkpointCopy: config.audit.checkpoint_copy.endsWith("/") ? { type: "directory", path: config.audit.checkpoint_copy } : { type: "file", path: config.audit.checkpoint_copy } } : {}),
+      ...(copyTarget ? { checkpointCopy: copyTarget } : {}),
     });
+    const pin = pinPath(config_dir, state);
+    deps.facts.audit_key_pin = existsSync(pin) ? pin : `not pinned (${pin} could not be written)`;
     return auditStore;
   };
   const openTransactions = (): TransactionStore => {

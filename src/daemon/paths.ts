@@ -35,3 +35,9 @@ export function configDir(mode: DaemonMode, env: NodeJS.ProcessEnv = process.env
   if (mode === "system") return "/etc/hostgate";
   return join(env.XDG_CONFIG_HOME || join(homedir(), ".config"), "hostgate");
 }
+
+/**
+ * Default checkpoint copy of the system daemon: outside the state directory, made append-only at start
+ * (`chattr +a`) so the daemon's user cannot rewrite it (issue 12). The embedded daemon has no default.
+ */
+export const SYSTEM_CHECKPOINT_COPY = "/var/log/hostgate/audit-checkpoints.jsonl";

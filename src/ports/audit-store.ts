@@ -1,6 +1,6 @@
 import type { JsonValue } from "../core/audit/canonical.ts";
 import type { AuditEntry, Checkpoint } from "../core/audit/entry.ts";
-import type { VerifyResult } from "../core/audit/verify.ts";
+import type { VerifyResult, Witness } from "../core/audit/verify.ts";
 
 /**
  * The signed, append-only audit chain (DESIGN.md: "every mutation, every refused attempt and every approval is an
@@ -24,8 +24,12 @@ export interface AuditStore {
   latestCheckpoint(): Checkpoint | null;
   /** Writes a checkpoint at the current head now (and copies it to the second place); returns it. */
   checkpointNow(): Checkpoint;
-  /** Verifies the whole chain, or from `since_seq`; `signatures: false` is the fast hash-only check. */
-  verify(opts?: { since_seq?: number; signatures?: boolean }): Promise<VerifyResult>;
+  /**
+   * Verifies the whole chain, or from `since_seq`; `signatures: false` is the fast hash-only check; `witnesses`
+   * are (seq, hash) pairs the chain must reach. Honest (core/audit/anchor.ts): `intact` only when the key is
+   * pinned outside the state directory and outside evidence covers the head, else `unanchored`.
+   */
+  verify(opts?: { since_seq?: number; signatures?: boolean; witnesses?: readonly Witness[] }): Promise<VerifyResult>;
   /** Rotates the signing key: writes a rotation entry signed by both keys, then switches keys. */
   rotateKey(): Promise<{ old_key_id: string; new_key_id: string; seq: number }>;
   /** Flushes queued entries, writes a final checkpoint if the head moved, and closes the database. */

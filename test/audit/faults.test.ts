@@ -55,7 +55,7 @@ describe("fault injection: mutations fail closed, reads keep working", () => {
     expect(err).toMatchObject({ code: "audit_unavailable" });
     expect((err as Error).message).toMatch(/full/);
     await expectFailClosedButReadable(store);
-    expect(await store.verify({ signatures: false })).toMatchObject({ status: "intact" });
+    expect(await store.verify({ signatures: false })).toMatchObject({ status: "unanchored", reason: "key_not_pinned" });
     store.close();
   });
 
@@ -65,7 +65,7 @@ describe("fault injection: mutations fail closed, reads keep working", () => {
     const err = await fillUntilRefused(store);
     expect(err).toMatchObject({ code: "audit_unavailable" });
     await expectFailClosedButReadable(store);
-    expect(await store.verify({ signatures: false })).toMatchObject({ status: "intact" });
+    expect(await store.verify({ signatures: false })).toMatchObject({ status: "unanchored", reason: "key_not_pinned" });
     store.close();
   });
 
@@ -85,7 +85,7 @@ describe("fault injection: mutations fail closed, reads keep working", () => {
     expect((err as Error).message).toMatch(/read-only.*refused/);
     expect(() => ro.checkpointNow()).toThrow(expect.objectContaining({ code: "audit_unavailable" }));
     expect(ro.query({ kind: "step" })).toHaveLength(20);
-    expect(await ro.verify()).toMatchObject({ status: "intact", last_seq: 21 });
+    expect(await ro.verify()).toMatchObject({ status: "unanchored", reason: "key_not_pinned", last_seq: 21 });
     ro.close();
   });
 

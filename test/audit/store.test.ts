@@ -25,7 +25,7 @@ describe("SqliteAuditStore", () => {
     store.close();
     const again = openAuditStore(dir, idle);
     expect(again.query().map((e) => [e.seq, e.key_id])).toEqual([[1, keyId], [2, keyId]]);
-    expect(await again.verify()).toMatchObject({ status: "intact", last_seq: 2 });
+    expect(await again.verify()).toMatchObject({ status: "unanchored", reason: "key_not_pinned", last_seq: 2 });
     again.close();
   });
 
@@ -127,8 +127,8 @@ describe("SqliteAuditStore", () => {
     const dir = tmp();
     const store = openAuditStore(dir, idle);
     for (let i = 0; i < 6; i++) await store.append({ kind: "step", actor: "x", payload: { i } });
-    expect(await store.verify({ since_seq: 5 })).toMatchObject({ status: "intact", last_seq: 7, checked: 3 });
-    expect(await store.verify({ signatures: false })).toMatchObject({ status: "intact", checked: 7, signatures_checked: false });
+    expect(await store.verify({ since_seq: 5 })).toMatchObject({ status: "unanchored", reason: "key_not_pinned", last_seq: 7, checked: 3 });
+    expect(await store.verify({ signatures: false })).toMatchObject({ status: "unanchored", reason: "key_not_pinned", checked: 7, signatures_checked: false });
     store.close();
     expect(await verifyAuditDb(join(dir, "audit.db"), { trusted: new Map() })).toMatchObject({ status: "cannot_verify", why: "no_key" });
     const junk = join(tmp(), "junk.db");
@@ -147,7 +147,7 @@ describe("key rotation", () => {
     await store.append({ kind: "after", actor: "x", payload: {} });
     const entries = store.query();
     expect(entries.map((e) => e.key_id)).toEqual([rot.old_key_id, rot.old_key_id, rot.old_key_id, rot.new_key_id]);
-    expect(await store.verify()).toMatchObject({ status: "intact", last_seq: 4 });
+    expect(await store.verify()).toMatchObject({ status: "unanchored", reason: "key_not_pinned", last_seq: 4 });
     store.close();
     const keys = readPublicKeyDir(join(dir, "audit-keys"));
     for (const only of [rot.old_key_id, rot.new_key_id]) {

@@ -31,8 +31,36 @@ export type CannotVerifyWhy = "no_key" | "unreadable_store" | "bad_input";
  */
 export type VerifyResult =
   | { status: "intact"; anchored_seq: number; last_seq: number; checked: number; signatures_checked: boolean }
+  | UnanchoredResult
   | { status: "broken"; reason: BrokenReason; first_bad_seq: number; detail: string }
   | { status: "cannot_verify"; why: CannotVerifyWhy; detail: string };
+
+/**
+ * Why a chain that checks out is still not proven whole (see anchor.ts): no evidence from outside the state
+ * directory covers its head, or the trusted key itself came from the state directory.
+ */
+export type UnanchoredReason = "no_outside_anchor" | "head_not_anchored" | "key_not_pinned";
+
+/**
+ * A chain whose entries all check out, but whose head is not anchored by evidence from outside the state
+ * directory: its newest entries (after `anchored_seq`, 0 = all of them) could have been cut, or the whole chain
+ * re-signed, without this verification noticing. Never reported as `intact`.
+ */
+export interface UnanchoredResult {
+  status: "unanchored";
+  reason: UnanchoredReason;
+  anchored_seq: number;
+  last_seq: number;
+  checked: number;
+  signatures_checked: boolean;
+  detail: string;
+}
+
+/** A seq and hash held outside the chain (printed by `hostgate approve`, returned by execute): the chain must reach it. */
+export interface Witness {
+  seq: number;
+  hash: string;
+}
 
 /** One problem found; `pos` is the 0-based storage position (Infinity for checkpoint-only findings). */
 export interface Fault {
@@ -259,10 +287,15 @@ export class ChainWalker {
  */
 export function checkCheckpoints(
   checkpoints: readonly Checkpoint[],
-  ctx: { keys: KeyRing; crypto: AuditCrypto; lastSeq: number; fromSeq: number; hashesAt: ReadonlyMap<number, string>; signatures?: boolean },
+  ctx: { keys: KeyRing; crypto: AuditCrypto; lastSeq: number; fromSeq: number; hashesAt: ReadonlyMap<number, string>; signatures?: boolean; witnesses?: readonly Witness[] },
 ): { faults: Fault[]; anchored_seq: number } {
   const faults: Fault[] = [];
   let anchored = 0;
+  // Witnesses need no signature: whoever holds one got it from the daemon at approval or execution time.
+  for (const w of ctx.witnesses ?? []) {
+    if (w.seq > ctx.lastSeq) faults.push({ pos: Infinity, seq: ctx.lastSeq + 1, reason: "truncated", detail: `a witness names seq ${w.seq} but the chain ends at seq ${ctx.lastSeq}` });
+    else if (w.seq >= ctx.fromSeq && ctx.hashesAt.get(w.seq) !== w.hash) faults.push({ pos: Infinity, seq: w.seq, reason: "hash_mismatch", detail: `witness at seq ${w.seq}: the chain's hash there differs from the witness` });
+  }
   for (const cp of checkpoints) {
     if (cp.seq < ctx.fromSeq) continue;
     const key = ctx.keys.get(cp.key_id);
@@ -327,6 +360,8 @@ export interface VerifyInput {
   crypto: AuditCrypto;
   start?: WalkStart;
   announcements?: readonly AuditEntry[];
+  /** (seq, hash) pairs the chain must contain (see {@link Witness}). */
+  witnesses?: readonly Witness[];
   /** false = hash-only check (links and hashes, no signatures): fast, but not proof of authorship. */
   signatures?: boolean;
 }
@@ -338,7 +373,7 @@ export function verifyEntries(input: VerifyInput): VerifyResult {
   const start = input.start ?? CHAIN_START;
   const announcements = input.announcements ?? input.entries.filter((e) => e.kind === KIND_GENESIS || e.kind === KIND_KEY_ROTATION);
   const keys = trustClosure(input.trusted, announcements, input.crypto);
-  const walker = new ChainWalker(start, input.crypto, new Set(input.checkpoints.map((c) => c.seq)));
+  const walker = new ChainWalker(start, input.crypto, new Set([...input.checkpoints.map((c) => c.seq), ...(input.witnesses ?? []).map((w) => w.seq)]));
   const faults: Fault[] = [];
   input.entries.forEach((e, pos) => {
     walker.push(e);
@@ -348,6 +383,6 @@ export function verifyEntries(input: VerifyInput): VerifyResult {
   if (walker.firstFault !== null) faults.push(walker.firstFault);
   const chainFault = firstFault(faults);
   if (chainFault !== null) return verifyResult([chainFault], walker, 0, signatures);
-  const cps = checkCheckpoints(input.checkpoints, { keys, crypto: input.crypto, lastSeq: walker.lastSeq, fromSeq: start.seq, hashesAt: walker.hashesAt, signatures });
+  const cps = checkCheckpoints(input.checkpoints, { keys, crypto: input.crypto, lastSeq: walker.lastSeq, fromSeq: start.seq, hashesAt: walker.hashesAt, signatures, witnesses: input.witnesses });
   return verifyResult(cps.faults, walker, cps.anchored_seq, signatures);
 }

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { fixedTool } from "./fixed.ts";
 
 const VerifyOutput = z.object({
-  status: z.enum(["intact", "broken", "cannot_verify"]),
+  status: z.enum(["intact", "unanchored", "broken", "cannot_verify"]),
   anchored_seq: z.number().optional(),
   last_seq: z.number().optional(),
   checked: z.number().optional(),
@@ -17,7 +17,7 @@ const VerifyOutput = z.object({
 export const auditVerifyTool = fixedTool({
   name: "audit_verify",
   title: "Verify the audit chain",
-  description: "Verify the signed audit chain (hashes, Ed25519 signatures, order, and truncation against signed checkpoints), fully or from since_seq. Answers intact (anchored up to a checkpoint seq), broken (reason and first offending seq) or cannot_verify (why). Read-only.",
+  description: "Verify the signed audit chain (hashes, Ed25519 signatures, order, and truncation against signed checkpoints), fully or from since_seq. Answers intact (checked against the key pinned outside the state directory, its head covered by a checkpoint copied outside it), unanchored (every entry checks out but nothing outside the state directory proves its end: reason and how far outside evidence reaches), broken (reason and first offending seq) or cannot_verify (why). Read-only.",
   input: z.object({ since_seq: z.number().int().min(0).optional() }).strict(),
   output: VerifyOutput,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
