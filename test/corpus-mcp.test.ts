@@ -107,7 +107,7 @@ const TESTS: Record<string, () => Promise<void>> = {
     expect(declared.status).toBe(413);
     const chunked = await rawHttp(serve.url, { chunked: Array.from({ length: 25 }, () => Buffer.alloc(1024 * 1024, 0x20)), headers: { "transfer-encoding": "chunked" } });
     expect(chunked.status).toBe(413);
-    expect(JSON.parse((await rawHttp(serve.url, host(`127.0.0.1:${port()}`))).body.split("data: ")[1] ?? "{}")).toHaveProperty("result");
+    expect(rpcMessage((await rawHttp(serve.url, host(`127.0.0.1:${port()}`))).body)).toHaveProperty("result");
   },
   async M014() {
     // The documented argument limit is 64 KiB (docs/configuration.md, DESIGN.md); the body limit is 1 MiB,

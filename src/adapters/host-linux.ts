@@ -28,7 +28,7 @@ function fsError(err: unknown, path: string): HostgateError {
 let procBuffer = Buffer.allocUnsafe(64 * 1024);
 
 /**
- * Reads a /proc file synchronously, up to `maxBytes`. procfs files are generated in memory, so a synchronous
+ * Reads a /proc or /sys file synchronously, up to `maxBytes`. procfs and sysfs files are generated in memory, so a synchronous
  * read costs a few microseconds, against a thread-pool round trip (open, fstat, read, close) for the async
  * API: the process table (three files per process) went from ≈ 25 ms to ≈ 2 ms (bench/list-processes.ts).
  */
@@ -61,7 +61,7 @@ const PROC_MAX_BYTES = 16 * 1024 * 1024;
 export class LinuxHostProbe implements HostProbe {
   async readText(path: string, opts: { maxBytes?: number } = {}): Promise<string> {
     try {
-      if (path.startsWith("/proc/")) return readProcSync(path, opts.maxBytes ?? PROC_MAX_BYTES);
+      if (path.startsWith("/proc/") || path.startsWith("/sys/")) return readProcSync(path, opts.maxBytes ?? PROC_MAX_BYTES);
       if (opts.maxBytes === undefined) return await readFile(path, "utf8");
       return await this.readRange(path, 0, opts.maxBytes);
     } catch (err) {

@@ -86,11 +86,19 @@ async function listOne(m: UnitManager, types: readonly SupportedUnitType[]): Pro
 /**
  * Concrete unit resources across the system manager and every represented user manager, with
  * `systemctl list-units --all` semantics restricted to the supported types; system first, then users in
- * name order, each sorted by unit name. Throws the system manager's error (backend_error …).
+ * name order, each sorted by unit name. Throws the system manager's error (backend_error …), except
+ * `unavailable` (no systemd on this host, no backend configured): then no unit resource is offered, an
+ * empty list, and reading one says why.
  */
 export async function listUnitResources(units: UnitManagerSet, opts: ListUnitResourcesOptions = {}): Promise<UnitResource[]> {
   const types = opts.types ?? SUPPORTED_UNIT_TYPES;
-  const out = await listOne(units.system, types);
+  let out: UnitResource[];
+  try {
+    out = await listOne(units.system, types);
+  } catch (e) {
+    if (e instanceof HostgateError && e.code === "unavailable") return [];
+    throw e;
+  }
   for (const user of units.users) {
     const m = units.user(user);
     try {

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { toNodeHandler } from "@modelcontextprotocol/node";
-import { createMcpHandler, type Server } from "@modelcontextprotocol/server";
+import { createMcpHandler, isLegacyRequest, WebStandardStreamableHTTPServerTransport, type McpHttpHandler, type Server } from "@modelcontextprotocol/server";
 import { tokenEquals } from "../../ipc/server.ts";
 import { checkEnvelope, PARSE_ERROR, rpcError, type EnvelopeError } from "./envelope.ts";
 import { hostAllowed, isLoopbackBind, originAllowed } from "./host-guard.ts";
@@ -68,6 +68,25 @@ function readBody(req: IncomingMessage, res: ServerResponse, limit: number): Pro
 }
 
 /**
+ * 2025-era requests served statelessly, a fresh server per request as the SDK's own fallback does, but
+ * answered with one JSON body instead of an SSE stream: hostgate's tools send no notification before their
+ * result, and the stream cost more CPU than the call itself (bench/front-cost.ts).
+ */
+function legacyJsonHandler(factory: () => Server, maxRequestBodySize: number): McpHttpHandler["fetch"] {
+  return async (request, options) => {
+    const server = factory();
+    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true, maxRequestBodySize });
+    await server.connect(transport);
+    try {
+      return await transport.handleRequest(request, options?.parsedBody === undefined ? {} : { parsedBody: options.parsedBody });
+    } finally {
+      void transport.close().catch(() => undefined);
+      void server.close().catch(() => undefined);
+    }
+  };
+}
+
+/**
  * Starts the Streamable HTTP endpoint. Before the SDK sees a request: path, Host and Origin are checked
  * (403 naming the setting to change), the bearer token when configured (401), the body size (413), the
  * content type (415), JSON parse (-32700) and the envelope (-32600/-32602, batches refused whole). The SDK's
@@ -79,7 +98,16 @@ export async function startHttpServer(factory: () => Server, opts: HttpOptions):
   if (!isLoopbackBind(opts.host) && !opts.token) {
     throw new Error(`Refusing to listen on ${opts.host} without a bearer token: set server.token in the config or HOSTGATE_HTTP_TOKEN, and list the names clients use in server.allowed_hosts.`);
   }
-  const mcp = createMcpHandler(() => factory(), { maxRequestBodySize: opts.max_body_bytes });
+  const modern = createMcpHandler(() => factory(), { legacy: "reject", responseMode: "json", maxRequestBodySize: opts.max_body_bytes });
+  const legacy = legacyJsonHandler(factory, opts.max_body_bytes);
+  const mcp: McpHttpHandler = {
+    notify: modern.notify,
+    bus: modern.bus,
+    close: () => modern.close(),
+    fetch: async (request, options) => (request.method === "POST" && await isLegacyRequest(request, options?.parsedBody, { maxRequestBodySize: opts.max_body_bytes })
+      ? legacy(request, options)
+      : modern.fetch(request, options)),
+  };
   const handle = toNodeHandler(mcp);
   const server = createServer((req, res) => {
     void (async () => {
