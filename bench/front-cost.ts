@@ -22,7 +22,7 @@ const TICK_US = 10_000; // USER_HZ = 100
 
 const env = (): Record<string, string> => {
   const d = mkdtempSync(join(tmpdir(), "hg-bench-front-"));
-  const e: Record<string, string> = { ...process.env, HOSTGATE_STATE_DIR: join(d, "state"), HOSTGATE_RUNTIME_DIR: join(d, "run") } as Record<string, string>;
+  const e: Record<string, string> = { ...process.env, HOSTGATE_STATE_DIR: join(d, "state"), HOSTGATE_RUNTIME_DIR: join(d, "run") };
   delete e.NODE_EXTRA_CA_CERTS;
   return e;
 };
