@@ -40,8 +40,12 @@ export function nspawnPrereqs(): string | null {
   return null;
 }
 
-/** Copies the cached rootfs, installs the test units, boots it with a private network and waits for boot to finish. */
-export async function startNspawn(): Promise<NspawnPeer> {
+/**
+ * Copies the cached rootfs, installs the test units, boots it with a private network and waits for boot to
+ * finish. `nspawnArgs` are extra systemd-nspawn options (e.g. `--bind-ro=/usr/bin/node` to make a host
+ * program available inside).
+ */
+export async function startNspawn(opts: { nspawnArgs?: string[] } = {}): Promise<NspawnPeer> {
   const dir = mkdtempSync(join(tmpdir(), "hg-nspawn-"));
   const root = join(dir, "root");
   const cp = spawnSync("cp", ["-a", ROOTFS_CACHE, root]);
@@ -50,7 +54,7 @@ export async function startNspawn(): Promise<NspawnPeer> {
   const machine = `hg${process.pid}x${Math.floor(Math.random() * 1e6)}`;
   const log = openSync(join(dir, "console.log"), "a");
   const child = spawn("unshare", ["--mount", "--propagation", "private", "sh", "-c", 'mount -t tmpfs tmpfs /run/systemd && exec "$@"', "sh",
-    "systemd-nspawn", "-D", root, "--register=no", "--keep-unit", "-M", machine, "--private-network", "-b", "--console=pipe"], {
+    "systemd-nspawn", "-D", root, "--register=no", "--keep-unit", "-M", machine, "--private-network", ...(opts.nspawnArgs ?? []), "-b", "--console=pipe"], {
     stdio: ["ignore", log, log],
     detached: true,
   });

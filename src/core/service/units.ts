@@ -28,7 +28,6 @@ export function serviceUnit(u: UnitInputs): string {
   return `${UNIT_MARKER} (hostgate ${u.version}); \`hostgate daemon uninstall\` removes it.
 [Unit]
 Description=hostgate daemon: approval-gated, audit-logged changes to this host
-Documentation=man:systemd.exec(5)
 After=network.target dbus.service
 
 [Service]

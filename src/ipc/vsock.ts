@@ -1,0 +1,62 @@
+import { spawn } from "node:child_process";
+import { Duplex } from "node:stream";
+
+/**
+ * The client side of `vsock://CID:PORT` (a daemon in a VM, reached from the hypervisor host). Node.js has no
+ * AF_VSOCK sockets, so `socat` (a child process) holds the vsock connection and relays it over its stdio;
+ * the daemon's side is a systemd socket unit with systemd-socket-proxyd (`hostgate daemon install --vsock`).
+ */
+
+/** Parses vsock://CID:PORT; null when it is not one. */
+export function parseVsockUri(uri: string): { cid: number; port: number } | null {
+  const m = /^vsock:\/\/(\d{1,10}):(\d{1,10})$/.exec(uri);
+  if (!m) return null;
+  const cid = Number(m[1]);
+  const port = Number(m[2]);
+  if (cid > 0xffffffff || port < 1 || port >= 0xffffffff) return null;
+  return { cid, port };
+}
+
+/** socat's address for a vsock connection. */
+export function vsockAddress(cid: number, port: number): string {
+  return `VSOCK-CONNECT:${cid}:${port}`;
+}
+
+/**
+ * Starts `socat -d -d - <address>` and resolves with a stream connected to it once socat reports the
+ * connection up (its "starting data transfer loop" notice); rejects with socat's own error otherwise
+ * (not installed, connection refused or timed out). Destroying the stream stops socat.
+ */
+export function connectThroughSocat(address: string, socat = process.env.HOSTGATE_SOCAT || "socat", timeoutMs = 10_000): Promise<Duplex> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(socat, ["-d", "-d", "-", address], { stdio: ["pipe", "pipe", "pipe"] });
+    let log = "";
+    let up = false;
+    const fail = (why: string): void => {
+      if (up) return;
+      up = true;
+      clearTimeout(timer);
+      child.kill("SIGKILL");
+      reject(new Error(why));
+    };
+    const timer = setTimeout(() => { fail(`socat did not connect to ${address} within ${timeoutMs / 1000} s`); }, timeoutMs);
+    child.once("error", (err) => {
+      fail((err as NodeJS.ErrnoException).code === "ENOENT" ? `vsock:// needs socat (Node.js has no AF_VSOCK sockets): apt-get install socat` : err.message);
+    });
+    child.once("exit", (code) => {
+      const last = log.trim().split("\n").filter((l) => / E /.test(l)).pop() ?? log.trim().split("\n").pop() ?? "";
+      fail(`socat ${address} exited (${code}): ${last.replace(/^.*socat\[\d+\] E /, "")}`);
+    });
+    child.stderr.on("data", (c: Buffer) => {
+      log = (log + c.toString()).slice(-4000);
+      if (!up && log.includes("starting data transfer loop")) {
+        up = true;
+        clearTimeout(timer);
+        const stream = Duplex.from({ readable: child.stdout, writable: child.stdin });
+        stream.once("close", () => { if (child.exitCode === null) child.kill("SIGTERM"); });
+        child.once("exit", () => { stream.destroy(); });
+        resolve(stream);
+      }
+    });
+  });
+}
