@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process";
+import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { Duplex } from "node:stream";
 
 /**
@@ -52,11 +52,37 @@ export function connectThroughSocat(address: string, socat = process.env.HOSTGAT
       if (!up && log.includes("starting data transfer loop")) {
         up = true;
         clearTimeout(timer);
-        const stream = Duplex.from({ readable: child.stdout, writable: child.stdin });
-        stream.once("close", () => { if (child.exitCode === null) child.kill("SIGTERM"); });
+        const stream = new SocatStream(child);
         child.once("exit", () => { stream.destroy(); });
         resolve(stream);
       }
     });
   });
+}
+
+/** A stream over socat's stdio: reads its stdout, writes its stdin; destroying it stops socat. */
+class SocatStream extends Duplex {
+  constructor(private readonly child: ChildProcessWithoutNullStreams) {
+    super();
+    child.stdout.on("data", (chunk: Buffer) => { if (!this.push(chunk)) child.stdout.pause(); });
+    child.stdout.on("end", () => { this.push(null); });
+    child.stdin.on("error", () => undefined);
+  }
+
+  override _read(): void {
+    this.child.stdout.resume();
+  }
+
+  override _write(chunk: Buffer, _enc: BufferEncoding, done: (err?: Error | null) => void): void {
+    this.child.stdin.write(chunk, done);
+  }
+
+  override _final(done: (err?: Error | null) => void): void {
+    this.child.stdin.end(done);
+  }
+
+  override _destroy(err: Error | null, done: (err?: Error | null) => void): void {
+    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill("SIGTERM");
+    done(err);
+  }
 }
