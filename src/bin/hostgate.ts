@@ -1,6 +1,7 @@
 import { Command, CommanderError } from "commander";
 import { registerApproveCommands } from "../cli/approve.ts";
 import { registerCompletionCommand } from "../cli/completion.ts";
+import { registerConfigCommand } from "../cli/config.ts";
 import { registerDaemonCommand } from "../cli/daemon.ts";
 import { registerDaemonInstallCommands } from "../cli/daemon-install.ts";
 import { registerDoctorCommand } from "../cli/doctor.ts";
@@ -26,6 +27,7 @@ registerRiskCommand(program);
 registerSetupCommand(program);
 registerCompletionCommand(program);
 registerDoctorCommand(program);
+registerConfigCommand(program);
 // The audit commands load SQLite and the verifiers: only when asked for (start-up time of `hostgate mcp`).
 if ([undefined, "audit", "help", "--help", "-h", "completion"].includes(process.argv[2])) {
   const { registerAuditCommand } = await import("../cli/audit.ts");

@@ -1,0 +1,83 @@
+import { existsSync } from "node:fs";
+import type { Command } from "commander";
+import { EXIT } from "./common.ts";
+
+/** One place a configuration may come from, in precedence order, and whether it exists. */
+export interface ConfigCandidate {
+  path: string;
+  why: string;
+  exists: boolean;
+}
+
+/**
+ * Where the configuration is looked for, highest precedence first, and which one is used. Mirrors the loader's
+ * discovery: --config, then /etc/hostgate/config.yaml. (When the config loader learns more places, this list
+ * follows it: it is the one function to change.)
+ */
+export function configCandidates(flag: string | undefined): { candidates: ConfigCandidate[]; used: string | null } {
+  const candidates: ConfigCandidate[] = [];
+  if (flag) candidates.push({ path: flag, why: "--config", exists: existsSync(flag) });
+  candidates.push({ path: "/etc/hostgate/config.yaml", why: "system default", exists: existsSync("/etc/hostgate/config.yaml") });
+  const used = flag ?? candidates.find((c) => c.exists)?.path ?? null;
+  return { candidates, used };
+}
+
+const SECRET_KEY = /(^|_)(token|secret|password|passphrase|api_key|private_key)$/i;
+
+/** A copy of the configuration with every secret value replaced by "<redacted>" (keys named *_env are names, kept). */
+export function redactConfig(value: unknown, key = ""): unknown {
+  if (Array.isArray(value)) return value.map((v) => redactConfig(v));
+  if (typeof value === "object" && value !== null) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, redactConfig(v, k)]));
+  if (typeof value === "string" && SECRET_KEY.test(key)) return "<redacted>";
+  // Credentials inside a URL (https://user:secret@host/…).
+  if (typeof value === "string") return value.replace(/^([a-z][a-z0-9+.-]*:\/\/[^/:@\s]*):[^@/\s]+@/i, "$1:<redacted>@");
+  return value;
+}
+
+/** `hostgate config path|check|show`. */
+export function registerConfigCommand(program: Command): void {
+  const config = program.command("config").description("Where the configuration comes from (path), whether it is valid (check), and what is in effect (show, secrets redacted).");
+  config
+    .command("path")
+    .description("Print the configuration file in use (and every place looked at, with --all)")
+    .option("-c, --config <path>", "configuration file")
+    .option("--all", "list every place looked at, in precedence order")
+    .action((opts: { config?: string; all?: boolean }) => {
+      const { candidates, used } = configCandidates(opts.config);
+      if (opts.all) for (const c of candidates) process.stdout.write(`${c.path === used ? "*" : " "} ${c.path}  (${c.why}${c.exists ? "" : ", absent"})\n`);
+      else process.stdout.write(`${used ?? "(none: built-in defaults)"}\n`);
+      process.exit(EXIT.ok);
+    });
+  config
+    .command("check")
+    .description("Validate the configuration (strict: unknown keys are errors); exit 0 when valid, 1 when not")
+    .option("-c, --config <path>", "configuration file")
+    .action(async (opts: { config?: string }) => {
+      const { loadConfig, ConfigError } = await import("../config/loader.ts");
+      try {
+        const { source } = loadConfig(opts.config === undefined ? {} : { path: opts.config });
+        process.stdout.write(`valid: ${source}\n`);
+        process.exit(EXIT.ok);
+      } catch (err) {
+        if (!(err instanceof ConfigError)) throw err;
+        process.stdout.write(`${err.message}\n`);
+        process.exit(EXIT.failure);
+      }
+    });
+  config
+    .command("show")
+    .description("Print the configuration in effect (defaults, file, environment) as YAML, secrets redacted")
+    .option("-c, --config <path>", "configuration file")
+    .action(async (opts: { config?: string }) => {
+      const [{ loadConfig, ConfigError }, { stringify }] = await Promise.all([import("../config/loader.ts"), import("yaml")]);
+      try {
+        const { config: effective, source } = loadConfig(opts.config === undefined ? {} : { path: opts.config });
+        process.stdout.write(`# from: ${source} (secrets redacted)\n${stringify(redactConfig(effective))}`);
+        process.exit(EXIT.ok);
+      } catch (err) {
+        if (!(err instanceof ConfigError)) throw err;
+        process.stderr.write(`hostgate: ${err.message}\n`);
+        process.exit(EXIT.failure);
+      }
+    });
+}

@@ -1,0 +1,64 @@
+// `hostgate config path|check|show` and `hostgate completion bash|zsh` as processes.
+import { spawnSync } from "node:child_process";
+import { describe, expect, it } from "vitest";
+import { runHostgate, writeConfig } from "../helpers/hostgate.ts";
+import { redactConfig } from "../../src/cli/config.ts";
+
+const TOKEN = "x".repeat(40);
+
+describe("hostgate config", () => {
+  it("show: the effective configuration with every secret redacted", async () => {
+    const path = writeConfig(`server:\n  token: abcdefghijklmnopqrstuv\ndaemon:\n  token: ${TOKEN}\n  socket: tcp://127.0.0.1:7420\nplanner:\n  mode: llm\n  llm:\n    base_url: https://bob:hunter2@llm.example/v1\n    model: m\n    api_key_env: OPENAI_API_KEY\n`);
+    const r = await runHostgate(["config", "show", "--config", path]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(`# from: ${path}`);
+    expect(r.stdout).not.toContain(TOKEN);
+    expect(r.stdout).not.toContain("abcdefghijklmnopqrstuv");
+    expect(r.stdout).not.toContain("hunter2");
+    expect(r.stdout).toMatch(/token: <redacted>[\s\S]*token: <redacted>/);
+    expect(r.stdout).toContain("api_key_env: OPENAI_API_KEY");
+    expect(r.stdout).toContain("port: 48000"); // defaults are shown too
+  });
+
+  it("check: exit 0 and the source when valid; exit 1 and every problem when not", async () => {
+    expect(await runHostgate(["config", "check", "--config", writeConfig("server:\n  port: 0\n")])).toMatchObject({ code: 0, stdout: expect.stringMatching(/^valid: /) as unknown });
+    const bad = await runHostgate(["config", "check", "--config", writeConfig("server:\n  port: -1\nbogus: 1\n")]);
+    expect(bad.code).toBe(1);
+    expect(bad.stdout).toMatch(/unknown key\(s\) "bogus"/);
+    expect(bad.stdout).toMatch(/server\.port/);
+    const absent = await runHostgate(["config", "check", "--config", "/nonexistent/hostgate.yaml"]);
+    expect(absent.code).toBe(1);
+    expect(absent.stdout).toMatch(/does not exist/);
+  });
+
+  it("path: the file in use; --all lists every place looked at", async () => {
+    const path = writeConfig("{}\n");
+    expect((await runHostgate(["config", "path", "--config", path])).stdout.trim()).toBe(path);
+    const all = await runHostgate(["config", "path", "--all", "--config", path]);
+    expect(all.stdout).toContain(`* ${path}  (--config)`);
+    expect(all.stdout).toMatch(/\/etc\/hostgate\/config\.yaml {2}\(system default/);
+  });
+
+  it("redaction keeps names of variables and non-secret values", () => {
+    expect(redactConfig({ a: { token: "t", api_key_env: "K", client_secret: "s", url: "http://u:p@h/", plain: "v" } })).toEqual({ a: { token: "<redacted>", api_key_env: "K", client_secret: "<redacted>", url: "http://u:<redacted>@h/", plain: "v" } });
+  });
+});
+
+describe("hostgate completion", () => {
+  it("bash: a script bash accepts, completing subcommands and options", async () => {
+    const r = await runHostgate(["completion", "bash"]);
+    expect(r.code).toBe(0);
+    // Load it into a real bash and ask it to complete `hostgate se` and `hostgate setup --cl`.
+    const probe = (line: string) => spawnSync("bash", ["-c", `${r.stdout}\nCOMP_WORDS=(${line}); COMP_CWORD=$((\${#COMP_WORDS[@]}-1)); _hostgate; echo "\${COMPREPLY[*]}"`], { encoding: "utf8" }).stdout.trim();
+    expect(probe("hostgate se").split(" ").sort()).toEqual(["serve", "setup"]);
+    expect(probe("hostgate setup --cl").split(" ").sort()).toEqual(["--claude", "--claude-desktop"]);
+    expect(probe("hostgate daemon ins")).toBe("install");
+  });
+
+  it("zsh: a compdef script; an unknown shell is exit 2", async () => {
+    const z = await runHostgate(["completion", "zsh"]);
+    expect(z.stdout).toMatch(/^#compdef hostgate/);
+    expect(z.stdout).toContain("'daemon install'");
+    expect((await runHostgate(["completion", "fish"])).code).toBe(2);
+  });
+});
