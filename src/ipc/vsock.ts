@@ -43,7 +43,8 @@ export function connectThroughSocat(address: string, socat = process.env.HOSTGAT
     child.once("error", (err) => {
       fail((err as NodeJS.ErrnoException).code === "ENOENT" ? `vsock:// needs socat (Node.js has no AF_VSOCK sockets): apt-get install socat` : err.message);
     });
-    child.once("exit", (code) => {
+    // "close", not "exit": by then socat's stderr has been read to the end, so its error line is in `log`.
+    child.once("close", (code) => {
       const last = log.trim().split("\n").filter((l) => / E /.test(l)).pop() ?? log.trim().split("\n").pop() ?? "";
       fail(`socat ${address} exited (${code}): ${last.replace(/^.*socat\[\d+\] E /, "")}`);
     });
