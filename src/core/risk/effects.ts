@@ -6,7 +6,7 @@ import { operandWrites, optionValues } from "./programs/index.ts";
 import { literalArg, type Arg } from "./words.ts";
 
 /** awk's option grammar (gawk(1)): which operand is the program. */
-const AWK_OPTS: OptionSpec = { shortArgs: "fvF", longArgs: ["file", "assign", "field-separator", "include", "load", "source"] };
+const AWK_OPTS: OptionSpec = { shortArgs: "fvFil", longArgs: ["file", "assign", "field-separator", "include", "load", "source"] };
 
 /**
  * Files a command writes, as far as its text shows: output redirections; the writing arguments of common tools
@@ -45,8 +45,26 @@ function computeWrites(cmd: Cmd): Arg[] {
     case "awk": case "gawk": case "mawk": case "nawk": {
       // print/printf > "file" and >> "file" inside a literal program (the first operand without -f).
       const prog = optionsOf(cmd, AWK_OPTS);
-      const text = hasFlag(prog, "-f", "--file") ? "" : prog.operands[0]?.text ?? "";
+      const fromFile = hasFlag(prog, "-f", "--file");
+      const text = fromFile ? "" : prog.operands[0]?.text ?? "";
       for (const m of text.matchAll(/>>?\s*"([^"]+)"/g)) out.push(literalArg(m[1]!));
+      // gawk -i inplace rewrites every input file.
+      if (flagValues(prog, "-i", "--include").some((v) => v.startsWith("inplace"))) out.push(...prog.operands.slice(fromFile ? 0 : 1));
+      break;
+    }
+    case "gzip": case "gunzip": case "bzip2": case "bunzip2": case "xz": case "unxz": case "lzma": case "unlzma": case "pigz": case "zstd": case "unzstd": case "lz4": case "compress": {
+      // Without -c / -l / -t the file is replaced in place (x → x.gz, x.gz → x): a write where it lives.
+      const p = optionsOf(cmd, { shortArgs: "SToM", longArgs: ["suffix", "threads", "memlimit", "output"] });
+      out.push(...flagValues(p, "-o", "--output").filter((v) => v !== "-").map(literalArg));
+      if (!hasFlag(p, "-c", "--stdout", "--to-stdout", "-l", "--list", "-t", "--test", "-o", "--output")) out.push(...p.operands.filter((a) => a.text !== "-"));
+      break;
+    }
+    case "socat": {
+      // socat addresses that open a file for writing: CREATE:, OPEN:, GOPEN:, CREAT: (options after a comma).
+      for (const a of cmd.args) {
+        const m = /^(?:CREATE?|OPEN|GOPEN|FILE):([^,]+)/i.exec(a.text);
+        if (m) out.push({ ...a, text: m[1]! });
+      }
       break;
     }
     case "dd":

@@ -9,6 +9,7 @@ import { normalisePath } from "./paths.ts";
 import type { Rule } from "./rule.ts";
 import { baseLevel, knownNames } from "./table.ts";
 import { programOf } from "./programs/index.ts";
+import { execSettings } from "./programs/settings.ts";
 import { literalArg } from "./words.ts";
 
 /** One simple command: record it, resolve what runs, apply the rules, hand it to its carrier. */
@@ -102,6 +103,7 @@ export function isSystemProgramPath(p: string): boolean {
 function optionCode(cmd: Cmd, ctx: Ctx, scope: Scope): void {
   const p = programOf(cmd);
   if (!p) return;
+  for (const v of execSettings(cmd)) if (v.text.trim()) codeFromArgs([v], ctx, scope, cmd);
   for (const u of p.uses) {
     const v = u.value;
     if (!v) continue;

@@ -83,6 +83,8 @@ export function isHarmlessSink(p: string): boolean {
 
 /** Files whose modification grants root, persistence or breaks login: writing any of them is critical. */
 const CRITICAL_WRITE = [
+  // Container runtime sockets: whoever can write to them is root (permission changes on them are critical).
+  /^\/(var\/)?run\/(docker|containerd\/containerd|podman\/podman|crio\/crio)\.sock$/,
   /^\/etc\/(passwd|shadow|group|gshadow|sudoers|crontab|profile|bash\.bashrc|environment|ld\.so\.preload|rc\.local|inittab)-?$/,
   /^\/etc\/(sudoers\.d|cron\.[a-z]+|cron\.d|profile\.d|pam\.d|security|init\.d|update-motd\.d|systemd\/system|ld\.so\.conf\.d)\//,
   /^\/var\/spool\/cron\//,
@@ -112,7 +114,15 @@ const SECRET = [
   /(^|\/)\.ssh\/id_[a-z0-9_]+$/,
   /(^|\/)\.(aws\/credentials|docker\/config\.json|kube\/config|netrc|pgpass|git-credentials|vault-token)$/,
   /^\/proc\/(\d+|self|thread-self|[^/]*[*?[][^/]*)\/(task\/[^/]+\/)?(environ|mem)$/,
-  /^\/etc\/(ssl\/private|letsencrypt\/(live|archive))\//,
+  /^\/etc\/(ssl\/private|letsencrypt\/(live|archive)|pki\/tls\/private|NetworkManager\/system-connections|wireguard)\//,
+  /^\/(var\/)?run\/secrets\//,
+  /^\/etc\/kubernetes\/(admin|kubelet|controller-manager|scheduler|super-admin)\.conf$/,
+  /^\/etc\/kubernetes\/pki\/.*\.key$/,
+  /^\/var\/lib\/kubelet\/pki\/.*\.key$/,
+  /^\/etc\/rancher\/k3s\/k3s\.yaml$/,
+  /^\/etc\/(krb5\.keytab|ppp\/(chap|pap)-secrets|mysql\/debian\.cnf)$/,
+  /^\/etc\/.*\.key$/,
+  /(^|\/)\.(my\.cnf|npmrc|pypirc|config\/gh\/hosts\.yml|gnupg\/private-keys-v1\.d\/.*|gnupg\/secring\.gpg|password-store\/.*)$/,
 ];
 
 /** True when reading `p` would expose secrets. */

@@ -7,7 +7,7 @@ import type { Arg } from "../words.ts";
 
 /** Carriers for text programs whose script can run commands (sed's e, awk's system() and pipes). */
 
-const AWK_OPTS: OptionSpec = { shortArgs: "fvF", longArgs: ["file", "assign", "field-separator", "include", "load", "source"] };
+const AWK_OPTS: OptionSpec = { shortArgs: "fvFil", longArgs: ["file", "assign", "field-separator", "include", "load", "source"] };
 
 /**
  * awk programs can run commands (`system()`, `| getline`, `print | "cmd"`): a program built at run time is opaque

@@ -19,7 +19,7 @@ const GREP = `-E|--extended-regexp -F|--fixed-strings -G|--basic-regexp -P|--per
   --line-buffered -U|--binary -V|--version --help`;
 
 const SSH_CLIENT = `-4 -6 -A -a -C -f -G -g -K -k -M -N -n -q -s -T -t -V -v -X -x -Y -y -B= -b= -c= -D= -E=W
-  -e= -F=R!options_from_file -I=P -i= -J=H -L= -l= -m= -O= -o= -P= -p= -Q= -R= -S= -W= -w=`;
+  -e= -F=R!options_from_file -I=P -i= -J=H -L= -l= -m= -O= -o=S -P= -p= -Q= -R= -S= -W= -w=`;
 
 export const PROGRAM_TABLE: Readonly<Record<string, ProgramSpec>> = {
   sort: {
@@ -164,7 +164,7 @@ export const PROGRAM_TABLE: Readonly<Record<string, ProgramSpec>> = {
   },
   ssh: { options: SSH_CLIENT, complete: false, posix: true },
   scp: {
-    options: `-3 -4 -6 -A -B -C -O -p -q -R -r -s -T -v -c= -D=P -F=R!options_from_file -i= -J=H -l= -o= -P= -S=P -X=`,
+    options: `-3 -4 -6 -A -B -C -O -p -q -R -r -s -T -v -c= -D=P -F=R!options_from_file -i= -J=H -l= -o=S -P= -S=P -X=`,
     complete: false,
   },
   rsync: {
@@ -177,6 +177,18 @@ export const PROGRAM_TABLE: Readonly<Record<string, ProgramSpec>> = {
       -v -q -c -a -r -R -b -u -l -L -k -K -H -p -E -A -X -o -g -D -t -O -J -S -n -W -x -C -y -z -h -P -i -s -8 -4 -6 -F -0 -m -d -I`,
     complete: false,
   },
+  sftp: { options: `-4 -6 -A -a -C -f -N -p -q -R= -r -v -B= -b=R -c= -D=P -F=R!options_from_file -i= -J=H -l= -o=S -P= -S=P -s=P -X=`, complete: false },
+  apt: { options: `-o|--option=S -c|--config-file=R!options_from_file -t|--target-release= -a|--host-architecture= -y|--yes|--assume-yes -q|--quiet -s|--simulate`, complete: false, posix: true },
+  "apt-get": { options: `-o|--option=S -c|--config-file=R!options_from_file -t|--target-release= -a|--host-architecture= -y|--yes|--assume-yes -q|--quiet -s|--simulate`, complete: false, posix: true },
+  patch: {
+    options: `-o|--output=W -i|--input=R -d|--directory= -p|--strip= -r|--reject-file=W -B|--prefix= -D|--ifdef= -F|--fuzz= -V|--version-control=
+      -Y|--basename-prefix= -z|--suffix= -g|--get= -b|--backup -N|--forward -R|--reverse -s|--silent|--quiet -t|--batch -f|--force -u|--unified
+      -c|--context -e|--ed -n|--normal -E|--remove-empty-files -l|--ignore-whitespace --dry-run --verbose --binary --posix ${COMMON}`,
+    writesOperands: 0,
+  },
+  csplit: { options: `-b|--suffix-format= -f|--prefix=W -k|--keep-files --suppress-matched -n|--digits= -s|--quiet|--silent -z|--elide-empty-files ${COMMON}` },
+  gpg: { options: `-o|--output=W --homedir= -r|--recipient= -u|--local-user= --default-key= --keyring= --secret-keyring= --trustdb-name= --passphrase-file=R --status-file=W --logger-file=W --attribute-file=W`, complete: false },
+  less: { options: `-o|--log-file=W -O|--LOG-FILE=W -k|--lesskey-file=R -b|--buffers= -h|--max-back-scroll= -j|--jump-target= -p|--pattern= -P|--prompt= -t|--tag= -T|--tag-file= -x|--tabs= -y|--max-forw-scroll= -z|--window= -#|--shift=`, complete: false },
   git: {
     options: `-C= -c= --git-dir= --work-tree= --namespace= --config-env= --super-prefix= --exec-path=? --list-cmds= --attr-source=
       -p|--paginate -P|--no-pager --no-replace-objects --bare --literal-pathspecs --glob-pathspecs --noglob-pathspecs

@@ -14,7 +14,11 @@ const SYSTEMCTL_READ = new Set(["", "status", "show", "cat", "list-units", "list
 const systemctlOperands = (cmd: Cmd): string[] => (programOf(cmd)?.operands ?? cmd.args.filter((a) => !a.text.startsWith("-"))).map((a) => a.text);
 const units = (cmd: Cmd): string[] => systemctlOperands(cmd).slice(1);
 const systemctlVerb = (cmd: Cmd): string => systemctlOperands(cmd)[0] ?? "";
-const serviceVerb = (cmd: Cmd): { unit: string; verb: string } => ({ unit: cmd.args[0]?.text ?? "", verb: cmd.args[1]?.text ?? "" });
+/** service(8): `service [--skip-redirect…] UNIT VERB`; options are skipped so they are not taken for the unit. */
+const serviceVerb = (cmd: Cmd): { unit: string; verb: string } => {
+  const ops = cmd.args.map((a) => a.text).filter((t) => !t.startsWith("-"));
+  return { unit: ops[0] ?? "", verb: ops[1] ?? "" };
+};
 
 const PKG_REMOVERS = new Set(["apt", "apt-get", "dnf", "yum", "zypper", "apk", "pacman", "dpkg", "rpm"]);
 const REMOVE_VERB = /^(remove|purge|erase|autoremove|del|-r|-R|-e|-P|--remove|--purge|--erase|-Rs|-Rns|-Rdd)$/;
@@ -118,6 +122,13 @@ export const AVAILABILITY_RULES: readonly Rule[] = [
     examples: { match: ["systemctl reload sshd", "systemctl restart nginx", "service nginx reload"], noMatch: ["systemctl status sshd", "systemctl list-units --failed"] },
   },
   {
+    id: "unit_from_path", severity: "high",
+    reason: "links or enables a unit file from a path outside the system unit directories: whatever it names runs as root when it starts",
+    commands: ["systemctl"],
+    test: (cmd) => /^(link|enable|reenable|preset|start|restart)$/.test(systemctlVerb(cmd)) && units(cmd).some((u) => u.includes("/") && !/^\/(etc|usr\/lib|lib)\/systemd\/system\//.test(u)),
+    examples: { match: ["systemctl link /tmp/x.service", "systemctl enable --now /home/u/evil.service"], noMatch: ["systemctl enable --now nginx", "systemctl enable /etc/systemd/system/x.service"] },
+  },
+  {
     id: "crontab_change", severity: "high",
     reason: "removes or replaces a crontab (scheduled jobs are lost or added)",
     commands: ["crontab"],
@@ -149,8 +160,10 @@ export const AVAILABILITY_RULES: readonly Rule[] = [
     id: "kill_all", severity: "critical",
     reason: "kills every process or init",
     commands: ["kill", "pkill", "killall"],
-    test: (cmd) => (cmd.name === "kill" && cmd.args.some((a) => a.text === "1" || a.text === "-1")) || (cmd.name !== "kill" && cmd.args.some((a) => /^(init|systemd)$/.test(a.text))),
-    examples: { match: ["kill -9 -1", "kill -9 1"], noMatch: ["kill -9 12345", "pkill -f myjob"] },
+    test: (cmd) => (cmd.name === "kill" && cmd.args.some((a) => a.text === "1" || a.text === "-1")) || (cmd.name !== "kill" && cmd.args.some((a) => /^(init|systemd)$/.test(a.text)))
+      // pkill/killall -u root (or uid 0): every root process, sshd and init's helpers included.
+      || (cmd.name !== "kill" && cmd.args.some((a, i) => (/^(-u|--user|-U|--uid|--euid)$/.test(a.text) && /^(root|0)(,|$)/.test(cmd.args[i + 1]?.text ?? "")) || /^(-u|-U)(root|0)$|^--(user|uid|euid)=(root|0)(,|$)/.test(a.text))),
+    examples: { match: ["kill -9 -1", "kill -9 1", "pkill -9 -u root", "killall -u root", "pkill --euid=0"], noMatch: ["kill -9 12345", "pkill -f myjob", "pkill -u www-data php"] },
   },
   {
     id: "kernel_change", severity: "high",

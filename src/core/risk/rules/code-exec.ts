@@ -13,10 +13,10 @@ const sedScripts = (cmd: Cmd): string[] => {
   return s;
 };
 
-const AWK: OptionSpec = { shortArgs: "fvF", longArgs: ["file", "assign", "field-separator", "include", "load", "exec"] };
+const AWK: OptionSpec = { shortArgs: "fvFil", longArgs: ["file", "assign", "field-separator", "include", "load", "exec"] };
 const awkProgram = (cmd: Cmd): string | null => {
   const p = optionsOf(cmd, AWK);
-  if (hasFlag(p, "-f", "--file", "--exec", "--include", "--load")) return null;
+  if (hasFlag(p, "-f", "--file", "--exec", "--include", "--load", "-i", "-l")) return null;
   return p.operands[0]?.text ?? "";
 };
 const awkPipes = (prog: string): string[] => [...prog.matchAll(/\|&?\s*"([^"]*)"/g)].map((m) => m[1]!.trim());
@@ -125,7 +125,9 @@ export const CODE_EXEC_RULES: readonly Rule[] = [
     id: "exec_env_var", severity: "high",
     reason: "sets an environment variable that makes programs load or run other code (LD_PRELOAD, GIT_SSH_COMMAND, PAGER, PATH…)",
     commands: ["*"],
-    test: (cmd) => cmd.assigns.some((a) => EXEC_ENV.test(a.name)) || optionValues(cmd, "env").some((a) => EXEC_ENV.test(a.text.split("=")[0]!)),
-    examples: { match: ["GIT_SSH_COMMAND='sh -c id' git ls-remote origin", "strace -f -E LD_PRELOAD=/tmp/x.so ls", "LD_PRELOAD=x.so ls", "export PAGER=./x", "env PAGER=x man ls"], noMatch: ["FOO=1 ls", "LANG=C sort x"] },
+    test: (cmd) => cmd.assigns.some((a) => EXEC_ENV.test(a.name)) || optionValues(cmd, "env").some((a) => EXEC_ENV.test(a.text.split("=")[0]!))
+      // systemctl set-environment puts variables into every service the manager starts from then on.
+      || (cmd.name === "systemctl" && cmd.args.some((a) => /^(set|import)-environment$/.test(a.text)) && cmd.args.some((a) => EXEC_ENV.test(a.text.split("=")[0]!))),
+    examples: { match: ["GIT_SSH_COMMAND='sh -c id' git ls-remote origin", "strace -f -E LD_PRELOAD=/tmp/x.so ls", "systemctl set-environment LD_PRELOAD=/tmp/x.so", "LD_PRELOAD=x.so ls", "export PAGER=./x", "env PAGER=x man ls"], noMatch: ["FOO=1 ls", "LANG=C sort x"] },
   },
 ];

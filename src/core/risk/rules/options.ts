@@ -1,10 +1,12 @@
 import type { Cmd } from "../command.ts";
 import { optionSignal, optionValues, programOf } from "../programs/index.ts";
+import { execSettings } from "../programs/settings.ts";
 import type { Rule } from "../rule.ts";
 
 /** Values that are a program or a command line: option values, and strace/ltrace `-o '|cmd'` outputs. */
 export function programValues(cmd: Cmd): string[] {
   return [
+    ...execSettings(cmd).map((a) => a.text || "(setting)"),
     ...optionValues(cmd, "program").map((a) => a.text),
     ...optionValues(cmd, "command").map((a) => a.text),
     ...optionValues(cmd, "writes").filter((a) => /^[|!]/.test(a.text)).map((a) => a.text.slice(1)),
@@ -32,8 +34,9 @@ export const OPTION_RULES: readonly Rule[] = [
     examples: {
       match: ["sort --compress-program=./x.sh -S1b big.txt", "sort --compress-prog=sh -S1b big.txt", "zip x.zip f -T -TT 'cmd'", "split -b1 --filter='sh' payload",
         "rsync -e 'sh -c id' a b:", "strace -o '|sh' true", "tcpdump -i eth0 -w x.pcap -z ./rotate.sh", "install --strip-program=./x a /usr/local/bin/a",
-        "git archive --remote=x --exec='sh -c id' HEAD", "scp -S ./prog f host:"],
-      noMatch: ["sort -o out.txt in.txt", "zip -r site.zip site", "split -l 1000 big.txt part-", "rsync -av ./a ./b"],
+        "git archive --remote=x --exec='sh -c id' HEAD", "scp -S ./prog f host:",
+        "scp -o ProxyCommand='sh -c id' host:/x ./", "scp -oProxyCommand=x host:/x .", "apt-get -o APT::Update::Pre-Invoke::=id update", "apt -o 'DPkg::Post-Invoke::=sh -c id' install nginx"],
+      noMatch: ["sort -o out.txt in.txt", "zip -r site.zip site", "split -l 1000 big.txt part-", "rsync -av ./a ./b", "scp -o ConnectTimeout=5 host:/x .", "apt-get -o Dpkg::Use-Pty=0 install -y nginx"],
     },
   },
   {
@@ -52,10 +55,13 @@ export const OPTION_RULES: readonly Rule[] = [
   },
   {
     id: "kills_connections", severity: "high",
-    reason: "closes network connections or sessions (ss -K drops every matching socket, including SSH sessions)",
+    reason: "closes network connections or login sessions (ss -K drops every matching socket, loginctl terminate-*, pkill -t)",
     commands: ["*"],
-    test: (cmd) => optionSignal(cmd, "kills_connections"),
-    examples: { match: ["ss -K state established '( sport = :ssh )'", "ss --kill dport = 22", "ss -tK dst 10.0.0.1", "sudo ss -nK sport = :22", "ss --kil dport = 22"], noMatch: ["ss -ltnp", "ss -s", "ss -tan state established"] },
+    test: (cmd) => optionSignal(cmd, "kills_connections")
+      || (cmd.name === "loginctl" && cmd.args.some((a) => /^(terminate|kill)-(session|user|seat)$/.test(a.text)))
+      // pkill -t TTY / -s SID (procps) and skill -t TTY kill whole login sessions (killall's -s is a signal).
+      || ((cmd.name === "pkill" || cmd.name === "skill") && cmd.args.some((a) => /^(-t|--terminal|-s|--session)(=|$)/.test(a.text) || /^-[ts]\S/.test(a.text))),
+    examples: { match: ["loginctl terminate-user admin", "loginctl kill-session 3", "pkill -9 -t pts/0", "ss -K state established '( sport = :ssh )'", "ss --kill dport = 22", "ss -tK dst 10.0.0.1", "sudo ss -nK sport = :22", "ss --kil dport = 22"], noMatch: ["ss -ltnp", "ss -s", "ss -tan state established", "loginctl list-sessions", "pkill -f myjob"] },
   },
   {
     id: "host_state_change", severity: "medium",

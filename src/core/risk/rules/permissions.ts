@@ -71,6 +71,6 @@ export const PERMISSION_RULES: readonly Rule[] = [
     reason: "changes permissions or owner of an account, sudo, cron or login file",
     commands: ["chmod", "chown", "chgrp", "chattr", "setfacl"],
     test: (cmd) => cmd.args.some((a) => writeSeverity(targetPath(cmd, a)) === "critical" && a.text.startsWith("/")),
-    examples: { match: ["chmod 666 /etc/shadow", "chown me /etc/sudoers"], noMatch: ["chmod 644 ./notes"] },
+    examples: { match: ["chmod 666 /etc/shadow", "chown me /etc/sudoers", "chmod 666 /var/run/docker.sock", "setfacl -m u:eve:rw /run/docker.sock"], noMatch: ["chmod 644 ./notes"] },
   },
 ];

@@ -57,7 +57,7 @@ const TOOLS: Readonly<Record<string, ToolSpec>> = {
   timedatectl: { options: { posix: true }, read: words("status show show-timesync timesync-status list-timezones --help --version") },
   loginctl: { options: { posix: true }, read: words("list-sessions list-users list-seats session-status show-session user-status show-user seat-status show-seat --help --version") },
   resolvectl: { options: { posix: true }, read: words("status query service openpgp tlsa statistics show-cache show-server-state monitor domain dns llmnr mdns dnssec dnsovertls --help --version") },
-  busctl: { options: { posix: true }, read: words("list status monitor capture tree introspect get-property help --version") },
+  busctl: { options: { posix: true }, read: words("list status monitor capture tree introspect get-property help --version"), high: words("call set-property emit wait") },
   openssl: { options: { posix: true }, read: words("x509 s_client req verify version dgst enc base64 rand crl pkey rsa ec ciphers list help sha256 sha1 md5 asn1parse pkcs12 ocsp") },
   sysctl: { options: {}, read: [] },
 };
@@ -83,6 +83,9 @@ function mutates(cmd: Cmd): boolean {
     case "journalctl": return t.some((x) => /^--(vacuum-|rotate|flush|sync|relinquish-var|setup-keys)/.test(x));
     case "dmesg": return t.some((x) => /^(-c|-C|--clear|--read-clear|-n|--console-level|-D|-E|--console-off|--console-on)$/.test(x));
     case "sysctl": return false;
+    // resolvectl dns|domain|llmnr|mdns|dnssec|dnsovertls|default-route LINK VALUE… sets; with no value it shows.
+    case "resolvectl": if (/^(dns|domain|llmnr|mdns|dnssec|dnsovertls|default-route|nta)$/.test(v.verb)) return optionsOf(cmd, v.tool.options).operands.length > 2;
+      break;
     case "npm": case "pnpm": case "yarn":
       if (v.verb === "audit") return t.includes("fix");
       if (v.verb === "config") return !["get", "list", "ls"].includes(t[1] ?? "");
@@ -125,7 +128,7 @@ export const TOOL_RULES: readonly Rule[] = [
     reason: "a subcommand that changes state (install, commit, apply, restart…)",
     commands: Object.keys(TOOLS),
     test: mutates,
-    examples: { match: ["git add .", "npm install", "apt-get install -y nginx", "docker restart web", "kubectl apply -f x.yaml"], noMatch: ["git status", "git -C /srv/app status", "docker ps", "kubectl get pods", "apt list --installed", "ip addr show"] },
+    examples: { match: ["git add .", "npm install", "apt-get install -y nginx", "docker restart web", "kubectl apply -f x.yaml", "resolvectl dns eth0 10.0.0.53"], noMatch: ["git status", "resolvectl dns", "resolvectl dns eth0", "git -C /srv/app status", "docker ps", "kubectl get pods", "apt list --installed", "ip addr show"] },
   },
   {
     id: "privileged_subcommand", severity: "high",
@@ -137,7 +140,8 @@ export const TOOL_RULES: readonly Rule[] = [
       if (cmd.name === "ip") return cmd.args.some((a) => a.text === "netns") && cmd.args.some((a) => a.text === "exec");
       return v.tool.high?.includes(v.verb) ?? false;
     },
-    examples: { match: ["kubectl proxy --port=8001", "kubectl run dbg --image=alpine", "docker exec -it web sh", "docker container exec web ls"], noMatch: ["kubectl get pods", "docker ps -a"] },
+    examples: { match: ["kubectl proxy --port=8001", "kubectl run dbg --image=alpine", "docker exec -it web sh", "docker container exec web ls",
+      "busctl call org.freedesktop.systemd1 /org/freedesktop/systemd1 org.freedesktop.systemd1.Manager StopUnit ss ssh.service replace"], noMatch: ["kubectl get pods", "docker ps -a"] },
   },
   {
     id: "destructive_subcommand", severity: "high",
