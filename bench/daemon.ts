@@ -21,30 +21,31 @@ const dir = mkdtempSync(join(tmpdir(), "hg-bench-daemon-"));
 process.env.HOSTGATE_STATE_DIR = join(dir, "state");
 const d = await composeDaemon(ConfigSchema.parse({ backend: { type: "mock" } }), { mode: "embedded", announce: () => undefined });
 const clients = { agent: d.service.agent("bench"), admin: d.service.admin("bench") };
-const agentL = await serveIpc({ kind: "unix", path: join(dir, "agent.sock"), mode: 0o600 }, "agent", clients);
-const adminL = await serveIpc({ kind: "unix", path: join(dir, "admin.sock"), mode: 0o600 }, "admin", clients);
+const dispatcher = d.service.dispatcher;
+const agentL = await serveIpc({ kind: "unix", path: join(dir, "agent.sock"), mode: 0o600 }, "agent", dispatcher);
+const adminL = await serveIpc({ kind: "unix", path: join(dir, "admin.sock"), mode: 0o600 }, "admin", dispatcher);
 const agent = socketDaemonClient(agentL.address);
 const admin = socketAdminClient(adminL.address);
 
 const plan: number[] = [], approve: number[] = [], exec: number[] = [];
 for (let i = 0; i < N; i++) {
   const params = { path: join(dir, `f${i % 10}`), content: `v${i}\n` };
-  let planned: Awaited<ReturnType<typeof agent.plan>> | undefined;
-  plan.push(await time(async () => { planned = await agent.plan({ steps: [{ action: "WriteFile", params }] }); }));
+  let planned: Awaited<ReturnType<typeof agent.call<"plan">>> | undefined;
+  plan.push(await time(async () => { planned = await agent.call("plan", { steps: [{ action: "WriteFile", params }] }); }));
   if (!planned?.ok) throw new Error(JSON.stringify(planned));
   const step = planned.value.steps[0]!;
   let receipt = "";
-  approve.push(await time(async () => { const a = await admin.approve(step.transaction_id); if (!a.ok) throw new Error(a.error.message); receipt = a.value.receipt; }));
+  approve.push(await time(async () => { const a = await admin.call("approve", { transaction_id: step.transaction_id }); if (!a.ok) throw new Error(a.error.message); receipt = a.value.receipt; }));
   exec.push(await time(async () => {
-    const r = await agent.execute({ steps: [{ transaction_id: step.transaction_id, action_name: step.action_name, params: step.params, approval_receipt: receipt }] });
+    const r = await agent.call("execute", { steps: [{ transaction_id: step.transaction_id, action_name: step.action_name, params: step.params, approval_receipt: receipt }] });
     if (!r.ok || r.value.results[0]!.status !== "succeeded") throw new Error(JSON.stringify(r));
   }));
 }
 const viaSocket: number[] = [], inProcess: number[] = [];
-for (let i = 0; i < 50; i++) { await agent.query("GetMemoryUsage", {}); await clients.agent.query("GetMemoryUsage", {}); }
+for (let i = 0; i < 50; i++) { await agent.call("query", { action: "GetMemoryUsage", args: {} }); await clients.agent.call("query", { action: "GetMemoryUsage", args: {} }); }
 for (let i = 0; i < N * 3; i++) {
-  viaSocket.push(await time(() => agent.query("GetMemoryUsage", {})));
-  inProcess.push(await time(() => clients.agent.query("GetMemoryUsage", {})));
+  viaSocket.push(await time(() => agent.call("query", { action: "GetMemoryUsage", args: {} })));
+  inProcess.push(await time(() => clients.agent.call("query", { action: "GetMemoryUsage", args: {} })));
 }
 await agent.close(); await admin.close(); await agentL.close(); await adminL.close(); await d.close();
 console.log(JSON.stringify({

@@ -4,33 +4,12 @@ import Database from "better-sqlite3";
 import { HostgateError } from "../core/errors.ts";
 import type { Transaction, TxState } from "../core/transaction/transaction.ts";
 import type { TransactionStore, TxFilter } from "../ports/transaction-store.ts";
+import { migrate } from "./sqlite-migrate.ts";
+import { STATE_MIGRATIONS } from "./state-migrations/index.ts";
 
-const SCHEMA = `
-CREATE TABLE IF NOT EXISTS transactions (
-  id TEXT PRIMARY KEY,
-  action_name TEXT NOT NULL,
-  params TEXT NOT NULL,
-  risk_level TEXT NOT NULL,
-  preview TEXT NOT NULL,
-  preview_hash TEXT NOT NULL,
-  state TEXT NOT NULL,
-  actor TEXT NOT NULL,
-  created_at INTEGER NOT NULL,
-  updated_at INTEGER NOT NULL,
-  plan_expires_at INTEGER NOT NULL,
-  approved_at INTEGER,
-  approved_by TEXT,
-  receipt_hash TEXT UNIQUE,
-  receipt_expires_at INTEGER,
-  receipt_consumed_at INTEGER,
-  result TEXT,
-  error TEXT
-);
-CREATE INDEX IF NOT EXISTS transactions_created ON transactions (created_at);
-`;
 
 interface Row {
-  id: string; action_name: string; params: string; risk_level: string; preview: string; preview_hash: string; state: string;
+  id: string; action_name: string; host: string; params: string; risk_level: string; preview: string; preview_hash: string; state: string;
   actor: string; created_at: number; updated_at: number; plan_expires_at: number; approved_at: number | null; approved_by: string | null;
   receipt_hash: string | null; receipt_expires_at: number | null; receipt_consumed_at: number | null; result: string | null; error: string | null;
 }
@@ -39,6 +18,7 @@ function toTx(r: Row): Transaction {
   return {
     id: r.id,
     action_name: r.action_name,
+    host: r.host,
     params: JSON.parse(r.params) as Record<string, unknown>,
     risk_level: r.risk_level as Transaction["risk_level"],
     preview: JSON.parse(r.preview) as Transaction["preview"],
@@ -57,7 +37,8 @@ function toTx(r: Row): Transaction {
 }
 
 /**
- * Transaction state in SQLite (better-sqlite3 12), WAL mode, `synchronous = FULL` so a committed state change
+ * Transaction state in SQLite (better-sqlite3 12), schema by migrations (adapters/state-migrations/, PRAGMA
+ * user_version), WAL mode, `synchronous = FULL` so a committed state change
  * survives power loss. Each transition is one UPDATE guarded by the expected current state; SQLite serialises
  * writers across processes, so exactly one caller sees `changes === 1`.
  */
@@ -71,8 +52,9 @@ export class SqliteTransactionStore implements TransactionStore {
       this.db.pragma("journal_mode = WAL");
       this.db.pragma("synchronous = FULL");
       this.db.pragma("busy_timeout = 5000");
-      this.db.exec(SCHEMA);
+      migrate(this.db, STATE_MIGRATIONS, dbPath);
     } catch (err) {
+      if (err instanceof HostgateError) throw err;
       throw new HostgateError("unavailable", `Cannot open the transaction store ${dbPath}: ${(err as Error).message}`, {
         hint: "Check that the state directory is writable by the daemon user and the disk is not full.",
         cause: err,
@@ -81,8 +63,8 @@ export class SqliteTransactionStore implements TransactionStore {
   }
 
   insert(tx: Transaction): void {
-    this.db.prepare(`INSERT INTO transactions (id, action_name, params, risk_level, preview, preview_hash, state, actor, created_at, updated_at, plan_expires_at)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`).run(tx.id, tx.action_name, JSON.stringify(tx.params), tx.risk_level, JSON.stringify(tx.preview), tx.preview_hash, tx.state, tx.actor, tx.created_at, tx.updated_at, tx.plan_expires_at);
+    this.db.prepare(`INSERT INTO transactions (id, action_name, host, params, risk_level, preview, preview_hash, state, actor, created_at, updated_at, plan_expires_at)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`).run(tx.id, tx.action_name, tx.host, JSON.stringify(tx.params), tx.risk_level, JSON.stringify(tx.preview), tx.preview_hash, tx.state, tx.actor, tx.created_at, tx.updated_at, tx.plan_expires_at);
   }
 
   get(id: string): Transaction | null {

@@ -4,6 +4,7 @@ import { effectiveState, RECEIPT_TTL_MS, type Transaction } from "../core/transa
 import type { ApproveResult, ShowResult } from "../ipc/protocol.ts";
 import { audit, checkpointRef } from "./audit-log.ts";
 import type { DaemonDeps } from "./deps.ts";
+import { actorOf, type Caller } from "../core/caller.ts";
 
 function load(deps: DaemonDeps, id: string): Transaction {
   const tx = deps.transactions().get(id);
@@ -15,7 +16,7 @@ function load(deps: DaemonDeps, id: string): Transaction {
 export function show(deps: DaemonDeps, id: string): ShowResult {
   const tx = load(deps, id);
   return {
-    transaction_id: tx.id, action_name: tx.action_name, params: tx.params, risk_level: tx.risk_level, state: effectiveState(tx, deps.clock.now()),
+    transaction_id: tx.id, action_name: tx.action_name, host: tx.host, params: tx.params, risk_level: tx.risk_level, state: effectiveState(tx, deps.clock.now()),
     preview: tx.preview, preview_hash: tx.preview_hash, created_at: new Date(tx.created_at).toISOString(), actor: tx.actor,
   };
 }
@@ -26,7 +27,8 @@ export function show(deps: DaemonDeps, id: string): ShowResult {
  * RECEIPT_TTL_MS later by the daemon's clock. The approval is durably audited before the receipt is returned;
  * `expected_preview_hash` (what the human was shown) must still match.
  */
-export async function approve(deps: DaemonDeps, id: string, approvedBy: string, expectedPreviewHash?: string): Promise<ApproveResult> {
+export async function approve(deps: DaemonDeps, id: string, caller: Caller, expectedPreviewHash?: string): Promise<ApproveResult> {
+  const approvedBy = actorOf(caller);
   const tx = load(deps, id);
   const now = deps.clock.now();
   const state = effectiveState(tx, now);
@@ -38,7 +40,7 @@ export async function approve(deps: DaemonDeps, id: string, approvedBy: string, 
   }
   const receipt = formatReceipt(deps.crypto.randomBase64Url(RECEIPT_BYTES));
   const expiresAt = now + RECEIPT_TTL_MS;
-  await audit(deps.audit(), "approve", approvedBy, { transaction_id: id, action: tx.action_name, preview_hash: tx.preview_hash, receipt_expires_at: expiresAt }, true);
+  await audit(deps.audit(), "approve", approvedBy, { transaction_id: id, action: tx.action_name, host: tx.host, preview_hash: tx.preview_hash, receipt_expires_at: expiresAt }, true);
   if (!deps.transactions().approve(id, deps.crypto.sha256Hex(receipt), approvedBy, now, expiresAt)) {
     throw new HostgateError("transaction_closed", `Transaction ${id} changed state while it was being approved.`, { hint: "Check the history tool and plan again if needed." });
   }
@@ -46,11 +48,12 @@ export async function approve(deps: DaemonDeps, id: string, approvedBy: string, 
 }
 
 /** Rejects a planned transaction (admin socket only); audited before it takes effect. */
-export async function reject(deps: DaemonDeps, id: string, by: string): Promise<{ transaction_id: string; state: "rejected" }> {
+export async function reject(deps: DaemonDeps, id: string, caller: Caller): Promise<{ transaction_id: string; state: "rejected" }> {
+  const by = actorOf(caller);
   const tx = load(deps, id);
   const state = effectiveState(tx, deps.clock.now());
   if (state !== "planned") throw new HostgateError("transaction_closed", `Transaction ${id} is ${state}; only a planned transaction can be rejected.`);
-  await audit(deps.audit(), "reject", by, { transaction_id: id, action: tx.action_name, preview_hash: tx.preview_hash }, true);
+  await audit(deps.audit(), "reject", by, { transaction_id: id, action: tx.action_name, host: tx.host, preview_hash: tx.preview_hash }, true);
   if (!deps.transactions().reject(id, by, deps.clock.now())) throw new HostgateError("transaction_closed", `Transaction ${id} changed state while it was being rejected.`);
   return { transaction_id: id, state: "rejected" };
 }

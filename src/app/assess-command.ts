@@ -1,10 +1,16 @@
 import { HostgateError } from "../core/errors.ts";
+import type { Caller } from "../core/caller.ts";
+import { LOCAL_HOST } from "../core/host-id.ts";
+import type { PolicyDecision } from "../core/policy/decision.ts";
+import { RISK_ONLY_SOURCE, riskOnlyPolicy } from "../core/policy/risk-only.ts";
+import type { PolicyEngine } from "../ports/policy-engine.ts";
 import { LIMITS, type RiskAssessment, type RiskEngine } from "../core/risk/index.ts";
 
 /**
  * plan_command / `hostgate risk`: judge a shell command line with the command-risk engine, without
- * connecting anywhere or changing anything. Until the policy engine exists the decision is the risk
- * engine's alone, and the output says so (`policy.source = "risk_engine_only"`).
+ * connecting anywhere or changing anything. The decision is the PolicyEngine's (ports/policy-engine.ts);
+ * the default one is the risk engine's decision table alone, and the output says so
+ * (`policy.source = "risk_engine_only"`).
  */
 
 const C0_EXCEPT_TAB_NEWLINE = /[\x00-\x08\x0b-\x1f]/;
@@ -24,7 +30,7 @@ function utf8Bytes(s: string): number {
  * wasm lazily). Throws HostgateError `invalid_params` for bad input (unknown
  * keys, empty or oversized command, control characters), with a hint saying what to change.
  */
-export async function assessCommand(input: unknown, deps: { engine: RiskEngine | Promise<RiskEngine> }): Promise<CommandAssessment> {
+export async function assessCommand(input: unknown, deps: { engine: RiskEngine | Promise<RiskEngine>; policy?: PolicyEngine; caller?: Caller }): Promise<CommandAssessment> {
   const parsed = AssessCommandInputSchema.safeParse(input);
   if (!parsed.success) {
     throw new HostgateError("invalid_params", `plan_command: ${parsed.error.issues.map((i) => `${i.path.join(".") || "input"}: ${i.message}`).join("; ")}`, {
@@ -48,20 +54,22 @@ export async function assessCommand(input: unknown, deps: { engine: RiskEngine |
   }
   const e = await deps.engine;
   const result = e.assess(command, { interpreter: interpreter ?? "bash" });
-  return toWire(result, target ?? null, interpreter ?? "bash");
+  const policy = deps.policy ?? riskOnlyPolicy;
+  const decided = await policy.decide({ kind: "command", subject: command, host: target ?? LOCAL_HOST, caller: deps.caller ?? null, risk: { risk_level: result.risk_level, signals: result.signals } });
+  return toWire(result, decided, target ?? null, interpreter ?? "bash");
 }
 
-function toWire(r: RiskAssessment, target: string | null, interpreter: string): CommandAssessment {
+function toWire(r: RiskAssessment, decided: PolicyDecision, target: string | null, interpreter: string): CommandAssessment {
   const top = r.signals[0];
   const reason = top ? `command risk: ${top.reason}` : "command risk: only read-only commands the engine knows";
   return {
-    decision: r.decision,
+    decision: decided.decision,
     risk_level: r.risk_level,
     reason,
     signals: r.signals,
     commands: r.commands,
     target,
     interpreter,
-    policy: { source: "risk_engine_only", note: POLICY_NOTE },
+    policy: { source: decided.source, note: decided.source === RISK_ONLY_SOURCE ? POLICY_NOTE : decided.reasons.join("; ") },
   };
 }

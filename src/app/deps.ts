@@ -2,7 +2,10 @@ import type { Action, ActionContext } from "../core/catalogue/action.ts";
 import type { AuditStore } from "../ports/audit-store.ts";
 import type { Crypto } from "../ports/crypto.ts";
 import type { Clock } from "../ports/host-probe.ts";
+import type { PolicyEngine } from "../ports/policy-engine.ts";
 import type { TransactionStore } from "../ports/transaction-store.ts";
+import type { HostRegistry } from "./hosts.ts";
+import type { ResourceRegistry } from "./resources.ts";
 
 /** Proposes catalogue steps for an intent (an LLM behind an OpenAI-compatible API). Never returns text to run. */
 export interface StepProposer {
@@ -15,8 +18,16 @@ export interface StepProposer {
  * opened on first use (`transactions()`, `audit()`), so read-only queries never touch SQLite.
  */
 export interface DaemonDeps {
+  /** The local host's action context (the same as `hosts.get("local").ctx`). */
   ctx: ActionContext;
+  /** Host id → action context; `local` always, remote hosts once registered. */
+  hosts: HostRegistry;
+  /** Resource providers by URI scheme. */
+  resources: ResourceRegistry;
+  /** Decides on command lines after the risk engine (default: risk-only). */
+  policy: PolicyEngine;
   catalogue: readonly Action[];
+  /** The local host's own name. */
   hostname: string;
   clock: Clock;
   crypto: Crypto;
@@ -27,4 +38,3 @@ export interface DaemonDeps {
   /** Facts for doctor: backend selection, state paths, sockets. */
   facts: Record<string, string>;
 }
-

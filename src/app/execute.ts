@@ -6,6 +6,7 @@ import { isReceiptShaped } from "../core/transaction/receipt.ts";
 import { effectiveState, type Transaction } from "../core/transaction/transaction.ts";
 import type { ExecuteInput, ExecuteResult, StepResult } from "../ipc/protocol.ts";
 import { audit, checkpointRef } from "./audit-log.ts";
+import { actorOf, type Caller } from "../core/caller.ts";
 import type { DaemonDeps } from "./deps.ts";
 import { prepareStep } from "./plan.ts";
 
@@ -45,11 +46,12 @@ function receiptProblem(deps: DaemonDeps, tx: Transaction, receiptHash: string):
   return null;
 }
 
-async function runStep(deps: DaemonDeps, step: Step, actor: string): Promise<StepResult> {
+async function runStep(deps: DaemonDeps, step: Step, caller: Caller): Promise<StepResult> {
+  const actor = actorOf(caller);
   const started = deps.clock.now();
   const base = { transaction_id: step.transaction_id, action_name: step.action_name };
   const refuse = async (err: HostgateError): Promise<StepResult> => {
-    await audit(deps.audit(), "execute.refused", actor, { transaction_id: step.transaction_id, action: step.action_name, code: err.code, message: err.message }).catch(() => undefined);
+    await audit(deps.audit(), "execute.refused", actor, { transaction_id: step.transaction_id, action: step.action_name, host: step.host, code: err.code, message: err.message }).catch(() => undefined);
     return { ...base, status: "refused", output: null, error: { code: err.code, message: err.message, ...(err.hint ? { hint: err.hint } : {}) }, duration_ms: deps.clock.now() - started };
   };
   if (!isReceiptShaped(step.approval_receipt)) {
@@ -62,10 +64,19 @@ async function runStep(deps: DaemonDeps, step: Step, actor: string): Promise<Ste
   if (tx.action_name !== step.action_name || !sameParams(tx.params, step.params)) {
     return refuse(new HostgateError("params_changed", `The action or params differ from what transaction ${tx.id} planned and the human approved.`, { hint: "Send the transaction's action_name and params unchanged, or plan the new change." }));
   }
+  if (step.host !== undefined && step.host !== tx.host) {
+    return refuse(new HostgateError("host_mismatch", `Transaction ${tx.id} was planned for host ${tx.host}, not ${step.host}; a receipt is bound to one host.`, { hint: "Send the host plan returned for this transaction, or plan the change for the other host." }));
+  }
   const receiptHash = deps.crypto.sha256Hex(step.approval_receipt);
   const problem = receiptProblem(deps, tx, receiptHash);
   if (problem) return refuse(problem);
-  const action = findAction(tx.action_name, deps.ctx.family, deps.catalogue);
+  let host;
+  try {
+    host = deps.hosts.get(tx.host);
+  } catch (err) {
+    return refuse(toHostgateError(err));
+  }
+  const action = findAction(tx.action_name, host.ctx.family, deps.catalogue);
   if (!action) return refuse(new HostgateError("unknown_action", `${tx.action_name} is no longer in the catalogue.`));
 
   return underLock(async () => {
@@ -77,12 +88,12 @@ async function runStep(deps: DaemonDeps, step: Step, actor: string): Promise<Ste
       // A step that timed out may still be changing the host: its outcome is unknown, never "failed and safe".
       const state = !refused && err.code === "timeout" ? "unknown" : "failed";
       deps.transactions().finish(tx.id, state, null, { code: err.code, message: err.message }, deps.clock.now());
-      await audit(deps.audit(), refused ? "execute.refused" : "execute.result", actor, { transaction_id: tx.id, action: tx.action_name, status: state, code: err.code, message: err.message }).catch(() => undefined);
+      await audit(deps.audit(), refused ? "execute.refused" : "execute.result", actor, { transaction_id: tx.id, action: tx.action_name, host: tx.host, status: state, code: err.code, message: err.message }).catch(() => undefined);
       return { ...base, status: refused ? "refused" : "failed", output: null, error, duration_ms: deps.clock.now() - started };
     };
     let fresh;
     try {
-      fresh = await prepareStep(deps, tx.action_name, tx.params);
+      fresh = await prepareStep(deps, tx.action_name, tx.params, tx.host, caller.role);
     } catch (err) {
       return fail(toHostgateError(err), true);
     }
@@ -90,17 +101,17 @@ async function runStep(deps: DaemonDeps, step: Step, actor: string): Promise<Ste
       return fail(new HostgateError("plan_changed", `The host changed since transaction ${tx.id} was approved: its preview is different now. Nothing was run.`, { hint: "Plan again and have the user approve the new preview." }), true);
     }
     try {
-      await audit(deps.audit(), "execute.intent", actor, { transaction_id: tx.id, action: tx.action_name, preview_hash: tx.preview_hash }, true);
+      await audit(deps.audit(), "execute.intent", actor, { transaction_id: tx.id, action: tx.action_name, host: tx.host, preview_hash: tx.preview_hash }, true);
     } catch (err) {
       return fail(toHostgateError(err), true);
     }
     try {
       let timer: NodeJS.Timeout | undefined;
       const timeout = new Promise<never>((_, reject) => { timer = setTimeout(() => { reject(new HostgateError("timeout", `${tx.action_name} did not finish within ${APPLY_TIMEOUT_MS / 1000} s.`)); }, APPLY_TIMEOUT_MS); });
-      const run = action.access === "mutating" ? action.apply(tx.params, deps.ctx, fresh.preview) : action.run(tx.params, deps.ctx);
+      const run = action.access === "mutating" ? action.apply(tx.params, host.ctx, fresh.preview) : action.run(tx.params, host.ctx);
       const output: unknown = redactDeep(await Promise.race([run, timeout]).finally(() => { clearTimeout(timer); })).value;
       deps.transactions().finish(tx.id, "succeeded", output, null, deps.clock.now());
-      await audit(deps.audit(), "execute.result", actor, { transaction_id: tx.id, action: tx.action_name, status: "succeeded" }).catch(() => undefined);
+      await audit(deps.audit(), "execute.result", actor, { transaction_id: tx.id, action: tx.action_name, host: tx.host, status: "succeeded" }).catch(() => undefined);
       return { ...base, status: "succeeded", output, error: null, duration_ms: deps.clock.now() - started };
     } catch (err) {
       return fail(toHostgateError(err), false);
@@ -116,7 +127,7 @@ async function runStep(deps: DaemonDeps, step: Step, actor: string): Promise<Ste
  * durable audit entry of the intent before anything runs (`audit_unavailable` refuses). Halts at the first
  * step that does not succeed; the rest are `skipped`.
  */
-export async function execute(deps: DaemonDeps, input: ExecuteInput, actor: string): Promise<ExecuteResult> {
+export async function execute(deps: DaemonDeps, input: ExecuteInput, caller: Caller): Promise<ExecuteResult> {
   const results: StepResult[] = [];
   let halted = false;
   for (const step of input.steps) {
@@ -124,7 +135,7 @@ export async function execute(deps: DaemonDeps, input: ExecuteInput, actor: stri
       results.push({ transaction_id: step.transaction_id, action_name: step.action_name, status: "skipped", output: null, error: null, duration_ms: 0 });
       continue;
     }
-    const r = await runStep(deps, step, actor);
+    const r = await runStep(deps, step, caller);
     results.push(r);
     if (r.status !== "succeeded") halted = true;
   }

@@ -1,4 +1,5 @@
 import { HostgateError } from "../core/errors.ts";
+import { LOCAL_HOST } from "../core/host-id.ts";
 import type { HistoryInput, HistoryResult } from "../ipc/protocol.ts";
 import type { DaemonDeps } from "./deps.ts";
 
@@ -28,7 +29,7 @@ function statusOf(kind: string, payload: Record<string, unknown>): string | null
 
 /**
  * `history`: reads the audit chain (newest first) and reports each recorded step of each transaction, with
- * optional filters on status, action and time. Read-only; no receipt needed. The chain, not the mutable
+ * optional filters on status, action, host and time (entries written before hosts existed read as `local`). Read-only; no receipt needed. The chain, not the mutable
  * transaction table, is the record: what history shows is what audit_verify proves.
  */
 export function history(deps: DaemonDeps, input: HistoryInput): HistoryResult {
@@ -47,9 +48,11 @@ export function history(deps: DaemonDeps, input: HistoryInput): HistoryResult {
       const status = statusOf(e.kind, payload);
       const action = typeof payload.action === "string" ? payload.action : null;
       if (input.status !== undefined && status !== input.status) continue;
+      const host = typeof payload.host === "string" ? payload.host : LOCAL_HOST;
       if (input.action !== undefined && action !== input.action) continue;
+      if (input.host !== undefined && host !== input.host) continue;
       entries.push({
-        seq: e.seq, time: new Date(e.ts).toISOString(), kind: e.kind, actor: e.actor,
+        seq: e.seq, time: new Date(e.ts).toISOString(), kind: e.kind, actor: e.actor, host,
         transaction_id: typeof payload.transaction_id === "string" ? payload.transaction_id : null,
         action, status, detail: typeof payload.message === "string" ? payload.message : null,
       });

@@ -10,6 +10,8 @@ import type { PlanInput, PlanResult } from "../ipc/protocol.ts";
 import type { JsonValue } from "../core/audit/canonical.ts";
 import { audit } from "./audit-log.ts";
 import type { DaemonDeps } from "./deps.ts";
+import { actorOf, roleAtLeast, type Caller, type Role } from "../core/caller.ts";
+import { LOCAL_HOST } from "../core/host-id.ts";
 
 /** The preview of a read-only step: nothing changes; the step is the query itself. */
 function readOnlyPreview(action: Action, params: Record<string, unknown>): Preview {
@@ -17,13 +19,15 @@ function readOnlyPreview(action: Action, params: Record<string, unknown>): Previ
 }
 
 /** Validates one step against the catalogue and computes its preview and preview_hash. */
-export async function prepareStep(deps: DaemonDeps, actionName: string, rawParams: unknown): Promise<{ action: Action; params: Record<string, unknown>; preview: Preview; preview_hash: string }> {
-  const action = findAction(actionName, deps.ctx.family, deps.catalogue);
+export async function prepareStep(deps: DaemonDeps, actionName: string, rawParams: unknown, hostId: string = LOCAL_HOST, role: Role = "operator"): Promise<{ action: Action; params: Record<string, unknown>; preview: Preview; preview_hash: string }> {
+  const host = deps.hosts.get(hostId);
+  const action = findAction(actionName, host.ctx.family, deps.catalogue);
   if (!action) {
-    throw new HostgateError("unknown_action", `No action named ${actionName} on this ${deps.ctx.family}-family host.`, {
+    throw new HostgateError("unknown_action", `No action named ${actionName} on this ${host.ctx.family}-family host.`, {
       hint: `Use one of: ${deps.catalogue.map((a) => a.name).join(", ")}.`,
     });
   }
+  if (!roleAtLeast(role, action.min_role)) throw new HostgateError("insufficient_role", `${actionName} needs the ${action.min_role} role; this caller is ${role}.`);
   const control = findControlCharacter(rawParams ?? {}, "params");
   if (control) throw new HostgateError("invalid_params", `${control} contains a control character (NUL, ESC or another C0 byte).`, { hint: "Remove control characters; only tab, newline and carriage return are allowed in text." });
   const parsed = action.params.safeParse(rawParams ?? {});
@@ -31,8 +35,8 @@ export async function prepareStep(deps: DaemonDeps, actionName: string, rawParam
     throw new HostgateError("invalid_params", `Invalid params for ${actionName}: ${parsed.error.issues.map((i) => `${i.path.join(".") || "params"}: ${i.message}`).join("; ")}.`);
   }
   const params = parsed.data as Record<string, unknown>;
-  const preview = action.access === "mutating" ? await action.preview(params, deps.ctx) : readOnlyPreview(action, params);
-  return { action, params, preview, preview_hash: deps.crypto.sha256Hex(previewHashInput(action.name, params, preview)) };
+  const preview = action.access === "mutating" ? await action.preview(params, host.ctx) : readOnlyPreview(action, params);
+  return { action, params, preview, preview_hash: deps.crypto.sha256Hex(previewHashInput(action.name, host.id, params, preview)) };
 }
 
 /**
@@ -40,7 +44,9 @@ export async function prepareStep(deps: DaemonDeps, actionName: string, rawParam
  * explicit step) or explicit steps into transactions, one per step, each with its preview and preview_hash.
  * Nothing runs. Every transaction is recorded in the audit chain before the plan is returned.
  */
-export async function plan(deps: DaemonDeps, input: PlanInput, actor: string): Promise<PlanResult> {
+export async function plan(deps: DaemonDeps, input: PlanInput, caller: Caller): Promise<PlanResult> {
+  const actor = actorOf(caller);
+  const host = deps.hosts.get(input.host ?? LOCAL_HOST);
   let planner: PlanResult["planner"] = "explicit";
   let requested: { action: string; params: Record<string, unknown> }[];
   if ("intent" in input) {
@@ -49,7 +55,7 @@ export async function plan(deps: DaemonDeps, input: PlanInput, actor: string): P
       requested = await deps.llm.propose(input.intent, deps.catalogue);
     } else {
       planner = "deterministic";
-      requested = planIntent(input.intent).filter((s) => findAction(s.action, deps.ctx.family, deps.catalogue));
+      requested = planIntent(input.intent).filter((s) => findAction(s.action, host.ctx.family, deps.catalogue));
     }
     if (requested.length === 0) {
       throw new HostgateError("no_plan", `No catalogue action matches the intent ${JSON.stringify(input.intent)}.`, {
@@ -60,18 +66,18 @@ export async function plan(deps: DaemonDeps, input: PlanInput, actor: string): P
     requested = input.steps;
   }
   const prepared = [];
-  for (const step of requested) prepared.push(await prepareStep(deps, step.action, step.params));
+  for (const step of requested) prepared.push(await prepareStep(deps, step.action, step.params, host.id, caller.role));
   const now = deps.clock.now();
   const steps: PlanResult["steps"] = [];
   for (const p of prepared) {
     const tx: Transaction = {
-      id: deps.crypto.uuid(), action_name: p.action.name, params: p.params, risk_level: p.action.risk_level, preview: p.preview, preview_hash: p.preview_hash,
+      id: deps.crypto.uuid(), action_name: p.action.name, host: host.id, params: p.params, risk_level: p.action.risk_level, preview: p.preview, preview_hash: p.preview_hash,
       state: "planned", actor, created_at: now, updated_at: now, plan_expires_at: now + PLAN_TTL_MS,
       approved_at: null, approved_by: null, receipt_expires_at: null, result: null, error: null,
     };
-    await audit(deps.audit(), "plan.created", actor, { transaction_id: tx.id, action: tx.action_name, params: tx.params as JsonValue, risk_level: tx.risk_level, preview_hash: tx.preview_hash, planner });
+    await audit(deps.audit(), "plan.created", actor, { transaction_id: tx.id, action: tx.action_name, host: tx.host, params: tx.params as JsonValue, risk_level: tx.risk_level, preview_hash: tx.preview_hash, planner });
     deps.transactions().insert(tx);
-    steps.push({ transaction_id: tx.id, action_name: tx.action_name, params: tx.params, access: p.action.access, risk_level: tx.risk_level, preview: agentPreview(tx.preview), preview_hash: tx.preview_hash, expires_at: new Date(tx.plan_expires_at).toISOString() });
+    steps.push({ transaction_id: tx.id, action_name: tx.action_name, host: tx.host, params: tx.params, access: p.action.access, risk_level: tx.risk_level, preview: agentPreview(tx.preview), preview_hash: tx.preview_hash, expires_at: new Date(tx.plan_expires_at).toISOString() });
   }
   return {
     planner,

@@ -1,5 +1,7 @@
 import { z } from "zod";
-import type { Action, ActionContext } from "../core/catalogue/action.ts";
+import type { Action } from "../core/catalogue/action.ts";
+import { roleAtLeast, type Role } from "../core/caller.ts";
+import type { HostEntry } from "./hosts.ts";
 import { findAction } from "../core/catalogue/index.ts";
 import { HostgateError, toHostgateError } from "../core/errors.ts";
 import { findControlCharacter, LIMITS, utf8Length } from "../core/limits.ts";
@@ -17,9 +19,11 @@ function issuesText(error: z.ZodError): string {
  * The daemon's query_action path: runs one read-only catalogue action. The daemon decides here, whatever
  * the MCP front asked: unknown or mutating actions are refused (`unknown_action`, `not_read_only`),
  * arguments are checked against the caps and the action's params schema, the output is redacted for
- * secrets and capped at 1 MiB (`answer_too_large`). Never throws: errors come back as `{ ok: false }`.
+ * secrets and capped at 1 MiB (`answer_too_large`); the caller's role must reach the action's `min_role`
+ * (`insufficient_role`). Provenance names the host id and its hostname. Never throws: errors come back as `{ ok: false }`.
  */
-export async function queryAction(actionName: string, args: unknown, ctx: ActionContext, hostname: string, catalogue?: readonly Action[]): Promise<QueryResult> {
+export async function queryAction(actionName: string, args: unknown, host: HostEntry, catalogue?: readonly Action[], role: Role = "observer"): Promise<QueryResult> {
+  const ctx = host.ctx;
   try {
     const action = findAction(actionName, ctx.family, catalogue);
     if (!action) {
@@ -31,6 +35,9 @@ export async function queryAction(actionName: string, args: unknown, ctx: Action
       throw new HostgateError("not_read_only", `${actionName} changes the host and cannot run as a query.`, {
         hint: "Propose it with plan; a human approves it with `hostgate approve <txid>` before execute.",
       });
+    }
+    if (!roleAtLeast(role, action.min_role)) {
+      throw new HostgateError("insufficient_role", `${actionName} needs the ${action.min_role} role; this caller is ${role}.`);
     }
     const size = utf8Length(JSON.stringify(args ?? {}));
     if (size > LIMITS.argumentBytes) {
@@ -59,8 +66,10 @@ export async function queryAction(actionName: string, args: unknown, ctx: Action
     }
     return {
       ok: true,
-      data: data as Record<string, unknown>,
-      meta: { host: hostname, action: actionName, at: new Date(started).toISOString(), duration_ms: Date.now() - started, untrusted: action.host_derived, redactions },
+      value: {
+        data: data as Record<string, unknown>,
+        meta: { host: host.id, hostname: host.hostname, action: actionName, at: new Date(started).toISOString(), duration_ms: Date.now() - started, untrusted: action.host_derived, redactions },
+      },
     };
   } catch (err) {
     const e = toHostgateError(err);

@@ -8,6 +8,7 @@ import type { SupportedUnitType } from "../core/systemd/unit-name.ts";
 import { formatUnitUri, parseUnitUri } from "../core/systemd/uri.ts";
 import type { ManagerRef } from "../core/systemd/uri.ts";
 import type { UnitManager, UnitManagerSet } from "../ports/unit-manager.ts";
+import type { ResourceProvider } from "./resources.ts";
 
 /** One concrete unit resource for resources/list. `title` is the unit Description (host-derived). */
 export interface UnitResource {
@@ -124,4 +125,14 @@ export async function readUnitResource(uri: string, units: UnitManagerSet): Prom
     return { uri, mimeType: "text/plain", text: d.text };
   }
   return { uri, mimeType: "application/json", text: JSON.stringify(await m.getUnit(u.unit)) };
+}
+
+/** The `systemd://` resource provider over a host's unit managers (app/resources.ts). */
+export function systemdResourceProvider(units: UnitManagerSet): ResourceProvider {
+  return {
+    scheme: "systemd",
+    list: () => listUnitResources(units),
+    templates: () => unitResourceTemplates,
+    read: (uri) => readUnitResource(uri, units),
+  };
 }

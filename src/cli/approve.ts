@@ -29,6 +29,7 @@ function paramsLine(params: Record<string, unknown>): string {
 function render(tx: ShowResult): string {
   return visible([
     `Transaction  ${tx.transaction_id}`,
+    `Host         ${tx.host}`,
     `Action       ${tx.action_name} ${paramsLine(tx.params)}`,
     `Risk         ${tx.risk_level.toUpperCase()}`,
     `State        ${tx.state}`,
@@ -64,7 +65,7 @@ export function registerApproveCommands(program: Command): void {
       const { socketAdminClient } = await import("../ipc/socket-client.ts");
       const admin = socketAdminClient(adminSocketPath(opts.socket));
       try {
-        const shown = await admin.show(id);
+        const shown = await admin.call("show", { transaction_id: id });
         if (!shown.ok) {
           process.stderr.write(`hostgate: ${shown.error.message}${shown.error.hint ? `\n${shown.error.hint}` : ""}\n`);
           process.exit(EXIT.failure);
@@ -83,7 +84,7 @@ export function registerApproveCommands(program: Command): void {
           process.stdout.write("Not approved.\n");
           process.exit(EXIT.failure);
         }
-        const approved = await admin.approve(id, shown.value.preview_hash);
+        const approved = await admin.call("approve", { transaction_id: id, expected_preview_hash: shown.value.preview_hash });
         if (!approved.ok) {
           process.stderr.write(`hostgate: ${approved.error.message}${approved.error.hint ? `\n${approved.error.hint}` : ""}\n`);
           process.exit(EXIT.failure);
@@ -104,7 +105,7 @@ export function registerApproveCommands(program: Command): void {
     .action(async (id: string, opts: { socket?: string }) => {
       const { socketAdminClient } = await import("../ipc/socket-client.ts");
       const admin = socketAdminClient(adminSocketPath(opts.socket));
-      const r = await admin.reject(id);
+      const r = await admin.call("reject", { transaction_id: id });
       await admin.close();
       if (!r.ok) {
         process.stderr.write(`hostgate: ${r.error.message}\n`);

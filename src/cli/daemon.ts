@@ -32,14 +32,16 @@ export function registerDaemonCommand(program: Command): void {
         log(`cannot open state in ${composed.stateDir}: ${(err as Error).message}`);
         process.exit(EXIT.failure);
       }
-      const clients = { agent: composed.service.agent("agent"), admin: composed.service.admin("admin") };
+      const dispatcher = composed.service.dispatcher;
+      const { readPeerCredentials } = await import("../adapters/peer-credentials.ts");
+      const serveOpts = { peerCredentials: readPeerCredentials };
       const agentPath = config.daemon.agent_socket ?? join(composed.runtimeDir, "agent.sock");
       const adminPath = config.daemon.admin_socket ?? join(composed.runtimeDir, "admin.sock");
       const listeners: import("../ipc/server.ts").IpcListener[] = [];
       try {
-        listeners.push(await serveIpc({ kind: "unix", path: agentPath, mode: 0o660 }, "agent", clients));
-        listeners.push(await serveIpc({ kind: "unix", path: adminPath, mode: 0o600 }, "admin", clients));
-        if (tcp?.kind === "tcp") listeners.push(await serveIpc(tcp, "agent", clients));
+        listeners.push(await serveIpc({ kind: "unix", path: agentPath, mode: 0o660 }, "agent", dispatcher, serveOpts));
+        listeners.push(await serveIpc({ kind: "unix", path: adminPath, mode: 0o600 }, "admin", dispatcher, serveOpts));
+        if (tcp?.kind === "tcp") listeners.push(await serveIpc(tcp, "agent", dispatcher));
       } catch (err) {
         log((err as Error).message);
         await Promise.all(listeners.map((l) => l.close()));

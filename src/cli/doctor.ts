@@ -41,7 +41,7 @@ export async function daemonChecks(config: import("../config/schema.ts").Config,
     }
   }
   // The caller closes it after the client checks: a client entry started meanwhile reaches this daemon.
-  const r = await client.doctor();
+  const r = await client.call("doctor", {});
   if (!r.ok) {
     lines.push({ section: "daemon", name: "daemon reachable", status: "fail", detail: r.error.message, fix: socket?.startsWith("/") ? `start the daemon (sudo systemctl start hostgate) and check that you are in the group hostgate (id -nG)` : (r.error.hint ?? "start the daemon and check HOSTGATE_SOCKET / daemon.socket") });
     return { lines, close };

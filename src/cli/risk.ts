@@ -3,7 +3,7 @@ import type { CommandAssessment } from "../app/assess-command.ts";
 import { HostgateError, toHostgateError } from "../core/errors.ts";
 
 /** Exit codes of `hostgate risk`: allow 0, require_approval 3, deny 4, bad input 2. */
-export const RISK_EXIT = { allow: 0, require_approval: 3, deny: 4, invalid: 2 } as const;
+export const RISK_EXIT = { allow: 0, require_approval: 3, require_biometric: 3, deny: 4, invalid: 2 } as const;
 
 /** Where the command writes (tests pass their own). */
 export interface RiskIo {

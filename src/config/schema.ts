@@ -2,11 +2,12 @@ import { z } from "zod";
 import { systemdBackendConfigSchema } from "./systemd-backend.ts";
 
 /**
- * Exposure groups (toolsets): feature flags for the model-facing tool surface. A tool belongs to zero or
- * more groups; `tools.enable` / `tools.disable` override group membership per tool.
+ * Exposure groups (toolsets): feature flags for the model-facing tool surface, listed once in
+ * core/toolsets.ts. A tool belongs to zero or more groups; `tools.enable` / `tools.disable` override group
+ * membership per tool.
  */
-export const TOOLSETS = ["host", "logs", "packages", "systemd", "resource_api_fallback", "approval", "risk", "audit"] as const;
-export type Toolset = (typeof TOOLSETS)[number];
+export { TOOLSETS, type Toolset } from "../core/toolsets.ts";
+import { TOOLSETS, type Toolset } from "../core/toolsets.ts";
 
 const groups = z.object(Object.fromEntries(TOOLSETS.map((t) => [t, z.boolean().optional().describe(`Show the ${t} toolset (default on)`)])) as Record<Toolset, z.ZodOptional<z.ZodBoolean>>).strict();
 

@@ -33,6 +33,14 @@ export type ErrorCode =
   | "no_plan"
   | "planner_error"
   | "forbidden_method"
+  /** The caller's role is below the method's or action's min_role. */
+  | "insufficient_role"
+  /** No host with that id is registered in the daemon (app/hosts.ts). */
+  | "unknown_host"
+  /** A host id registered twice. */
+  | "host_exists"
+  /** An execute step names another host than its transaction. */
+  | "host_mismatch"
   | "unauthorized"
   | "protocol_error"
   /** The host changed since the preview (e.g. a file's content hash); re-plan. */

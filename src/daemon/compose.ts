@@ -15,6 +15,11 @@ import { audit } from "../app/audit-log.ts";
 import { DaemonService, type ServiceExtras } from "../app/daemon-service.ts";
 import type { DaemonDeps, StepProposer } from "../app/deps.ts";
 import { readHostIdentity } from "../app/host-identity.ts";
+import { HostRegistry } from "../app/hosts.ts";
+import { ResourceRegistry } from "../app/resources.ts";
+import { systemdResourceProvider } from "../app/unit-resources.ts";
+import { LOCAL_HOST } from "../core/host-id.ts";
+import { riskOnlyPolicy } from "../core/policy/risk-only.ts";
 import type { Action, ActionContext } from "../core/catalogue/action.ts";
 import type { LogReadPolicy } from "../core/catalogue/log-policy.ts";
 import { CATALOGUE } from "../core/catalogue/index.ts";
@@ -117,13 +122,21 @@ export async function composeDaemon(config: Config, opts: ComposeOptions): Promi
     const store = new SqliteTransactionStore(join(state, "state.db"));
     const interrupted = store.recoverInterrupted(clock.now());
     for (const id of interrupted) {
-      void audit(openAudit(), "daemon.recovered", "daemon", { transaction_id: id, status: "unknown", message: "daemon stopped while the step ran; not re-run" }, true).catch(() => undefined);
+      void audit(openAudit(), "daemon.recovered", "daemon", { transaction_id: id, host: store.get(id)?.host ?? LOCAL_HOST, status: "unknown", message: "daemon stopped while the step ran; not re-run" }, true).catch(() => undefined);
     }
     transactions = store;
     return store;
   };
+  const hosts = new HostRegistry();
+  hosts.register({ id: LOCAL_HOST, hostname: identity.hostname, ctx, simulated_systemd: backend.type === "mock" });
+  const resources = new ResourceRegistry();
+  resources.register(systemdResourceProvider(ctx.units));
+  const policy = riskOnlyPolicy;
   const deps: DaemonDeps = {
     ctx,
+    hosts,
+    resources,
+    policy,
     catalogue: opts.catalogue ?? CATALOGUE,
     hostname: identity.hostname,
     clock,
@@ -146,9 +159,9 @@ export async function composeDaemon(config: Config, opts: ComposeOptions): Promi
   };
   return {
     service: new DaemonService(deps, opts.extras ?? {
-      planCommand: async (input) => {
+      planCommand: async (input, caller) => {
         const [{ assessCommand }, { loadRiskEngine }] = await Promise.all([import("../app/assess-command.ts"), import("../adapters/shell-parser.ts")]);
-        return assessCommand(input, { engine: loadRiskEngine() });
+        return assessCommand(input, { engine: loadRiskEngine(), policy, caller });
       },
     }),
     stateDir: state,

@@ -3,6 +3,7 @@ import type { Config } from "../config/schema.ts";
 import type { DaemonClient } from "../ipc/client.ts";
 import { serveIpc, socketIsLive, type IpcListener } from "../ipc/server.ts";
 import { socketDaemonClient } from "../ipc/socket-client.ts";
+import { readPeerCredentials } from "../adapters/peer-credentials.ts";
 import { composeDaemon, type ComposeOptions, type ComposedDaemon } from "./compose.ts";
 
 /** An embedded daemon as the MCP front holds it. */
@@ -33,17 +34,18 @@ export async function startEmbeddedDaemon(config: Config, opts: Omit<ComposeOpti
   };
   if (await socketIsLive(agentSocket)) return asClient();
   const listeners: IpcListener[] = [];
-  const clients = { agent: composed.service.agent("mcp"), admin: composed.service.admin("admin") };
+  const dispatcher = composed.service.dispatcher;
+  const serveOpts = { peerCredentials: readPeerCredentials };
   try {
-    listeners.push(await serveIpc({ kind: "unix", path: agentSocket, mode: 0o600 }, "agent", clients));
-    listeners.push(await serveIpc({ kind: "unix", path: adminSocket, mode: 0o600 }, "admin", clients));
+    listeners.push(await serveIpc({ kind: "unix", path: agentSocket, mode: 0o600 }, "agent", dispatcher, serveOpts));
+    listeners.push(await serveIpc({ kind: "unix", path: adminSocket, mode: 0o600 }, "admin", dispatcher, serveOpts));
   } catch (err) {
     await Promise.all(listeners.map((l) => l.close()));
     if (await socketIsLive(agentSocket)) return asClient();
     throw err;
   }
   return {
-    client: clients.agent,
+    client: composed.service.agent("mcp", { role: "operator", socket: "in_process", peer: { uid: process.getuid?.() ?? -1, gid: process.getgid?.() ?? -1, pid: process.pid }, client_name: null, label: "mcp" }),
     role: "daemon",
     agentSocket,
     adminSocket,

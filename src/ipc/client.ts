@@ -1,42 +1,37 @@
-import type {
-  ApproveResult, DescribeResult, DoctorResult, ExecuteInput, ExecuteResult, HistoryInput, HistoryResult, Outcome, PlanInput, PlanResult,
-  QueryResult, ShowResult,
-} from "./protocol.ts";
+import type { AdminMethod, AgentMethod, MethodName, ParamsIn, ResultOf } from "./methods.ts";
+import type { Outcome } from "./protocol.ts";
 
-/** An MCP resource as the daemon lists it. */
-export interface ResourceEntry { uri: string; name: string; title?: string | undefined; mimeType: string; description?: string | undefined }
-/** An MCP resource template. */
-export interface ResourceTemplateEntry { uriTemplate: string; name: string; title?: string | undefined; mimeType: string; description?: string | undefined }
-/** The contents of one resource. */
-export interface ResourceContents { uri: string; mimeType: string; text: string }
+export type { ResourceContents, ResourceEntry, ResourceTemplateEntry } from "./protocol.ts";
+
+/** Per-call facts the front knows and the daemon records (never decides on). */
+export interface CallOptions {
+  /** The MCP client's self-reported name (initialize clientInfo.name): untrusted. */
+  client_name?: string | undefined;
+}
+
+/**
+ * A typed client over the method table (ipc/methods.ts): `call("plan", {...})` is checked against the
+ * method's params and answers with its result type. Never rejects for domain or transport errors: they
+ * come back as `{ ok: false, error }` with a stable code (`unavailable`, `forbidden_method`, `invalid_params`,
+ * `insufficient_role`, or the use case's own).
+ */
+export interface MethodClient<M extends MethodName> {
+  call<K extends M>(method: K, params: ParamsIn<K>, opts?: CallOptions): Promise<Outcome<ResultOf<K>>>;
+  close(): Promise<void>;
+}
 
 /**
  * The agent side of the daemon: what the MCP front may ask (DESIGN.md: "The MCP front talks to the daemon
  * only through one client interface"). Implemented in-process by the embedded daemon and over agent.sock
- * (or tcp:// + token) by the socket client; both answer with the schemas of ipc/protocol.ts. Methods never
- * reject for domain errors: they return `{ ok: false, error }` with a stable code.
+ * (or tcp:// + token) by the socket client.
  */
-export interface DaemonClient {
-  /** The actions offered on this host (filtered to its distro family) and the host identity. */
-  describe(): Promise<DescribeResult>;
-  /** Runs one read-only action by PascalCase name (the daemon refuses anything else). */
-  query(action: string, args: unknown): Promise<QueryResult>;
-  plan(input: PlanInput): Promise<Outcome<PlanResult>>;
-  execute(input: ExecuteInput): Promise<Outcome<ExecuteResult>>;
-  history(input: HistoryInput): Promise<Outcome<HistoryResult>>;
-  doctor(): Promise<Outcome<DoctorResult>>;
-  auditVerify(input: { since_seq?: number | undefined }): Promise<Outcome<Record<string, unknown>>>;
-  planCommand(input: unknown): Promise<Outcome<Record<string, unknown>>>;
-  listResources(): Promise<Outcome<ResourceEntry[]>>;
-  listResourceTemplates(): Promise<Outcome<ResourceTemplateEntry[]>>;
-  readResource(uri: string): Promise<Outcome<ResourceContents>>;
-  close(): Promise<void>;
-}
+export type DaemonClient = MethodClient<AgentMethod>;
 
 /** The admin side (admin.sock only): the human's approve/reject. Never reachable from the MCP front. */
-export interface AdminClient {
-  show(transactionId: string): Promise<Outcome<ShowResult>>;
-  approve(transactionId: string, expectedPreviewHash?: string): Promise<Outcome<ApproveResult>>;
-  reject(transactionId: string): Promise<Outcome<{ transaction_id: string; state: string }>>;
-  close(): Promise<void>;
+export type AdminClient = MethodClient<AdminMethod>;
+
+/** Unwraps an Outcome or throws an Error with its message and hint (for start-up calls such as describe). */
+export function unwrap<T>(r: Outcome<T>): T {
+  if (r.ok) return r.value;
+  throw new Error(`${r.error.message}${r.error.hint ? ` ${r.error.hint}` : ""}`);
 }

@@ -1,31 +1,66 @@
 import { z } from "zod";
-import type { AdminClient, DaemonClient } from "./client.ts";
-import { ExecuteInputSchema, HistoryInputSchema, PlanInputSchema, QueryParamsSchema, TxIdInputSchema } from "./protocol.ts";
+import type { Role } from "../core/caller.ts";
+import { AssessCommandInputSchema, CommandAssessmentSchema } from "./plan-command.ts";
+import {
+  ApproveResultSchema, DescribeResultSchema, DoctorResultSchema, ExecuteInputSchema, ExecuteResultSchema, HistoryInputSchema, HistoryResultSchema,
+  PlanInputSchema, PlanResultSchema, QueryParamsSchema, QueryValueSchema, ResourceContentsSchema, ResourceEntrySchema, ResourceTemplateEntrySchema,
+  ShowResultSchema, TxIdInputSchema,
+} from "./protocol.ts";
 
 /**
- * The daemon protocol's methods: one zod schema for the params of each, and the client call it maps to.
- * `agent` methods are served on agent.sock (and tcp://); `admin` methods only on admin.sock, so a receipt can
- * never be minted through the socket the MCP front uses.
+ * One daemon method: where it is served, who may call it, its params and its result. The table below is the
+ * single source: ipc/server.ts validates and routes with it, the socket client and the in-process client
+ * (app/daemon-service.ts) are typed by it, and the daemon must supply one handler per entry (a missing one is
+ * a type error in app/handlers.ts).
+ * - `socket`: `agent` methods are served on agent.sock and tcp://; `admin` methods only on admin.sock, so a
+ *   receipt can never be minted through the socket the MCP front uses.
+ * - `min_role`: the least role that may call it (enforced by ipc/dispatch.ts for every caller).
+ * - `params`: the wire params (validated before the handler runs; `undefined` params read as `{}`).
+ * - `result`: the value inside `{ ok: true, value }` (domain errors are `{ ok: false, error }`).
  */
-export const AGENT_METHODS = {
-  describe: { params: z.object({}).strict().optional(), call: (c: DaemonClient) => c.describe() },
-  query: { params: QueryParamsSchema, call: (c: DaemonClient, p: z.infer<typeof QueryParamsSchema>) => c.query(p.action, p.args) },
-  plan: { params: PlanInputSchema, call: (c: DaemonClient, p: z.infer<typeof PlanInputSchema>) => c.plan(p) },
-  execute: { params: ExecuteInputSchema, call: (c: DaemonClient, p: z.infer<typeof ExecuteInputSchema>) => c.execute(p) },
-  history: { params: HistoryInputSchema, call: (c: DaemonClient, p: z.infer<typeof HistoryInputSchema>) => c.history(p) },
-  doctor: { params: z.object({}).strict().optional(), call: (c: DaemonClient) => c.doctor() },
-  audit_verify: { params: z.object({ since_seq: z.number().int().min(0).optional() }).strict(), call: (c: DaemonClient, p: { since_seq?: number | undefined }) => c.auditVerify(p) },
-  plan_command: { params: z.unknown(), call: (c: DaemonClient, p: unknown) => c.planCommand(p) },
-  resources_list: { params: z.object({}).strict().optional(), call: (c: DaemonClient) => c.listResources() },
-  resource_templates_list: { params: z.object({}).strict().optional(), call: (c: DaemonClient) => c.listResourceTemplates() },
-  resource_read: { params: z.object({ uri: z.string().min(1).max(2048) }).strict(), call: (c: DaemonClient, p: { uri: string }) => c.readResource(p.uri) },
-} as const;
+export interface MethodDef<P extends z.ZodType = z.ZodType, R extends z.ZodType = z.ZodType, S extends "agent" | "admin" = "agent" | "admin"> {
+  socket: S;
+  min_role: Role;
+  params: P;
+  result: R;
+  description: string;
+}
 
-export const ADMIN_METHODS = {
-  show: { params: TxIdInputSchema, call: (c: AdminClient, p: z.infer<typeof TxIdInputSchema>) => c.show(p.transaction_id) },
-  approve: { params: TxIdInputSchema.extend({ expected_preview_hash: z.string().max(128).optional() }), call: (c: AdminClient, p: { transaction_id: string; expected_preview_hash?: string | undefined }) => c.approve(p.transaction_id, p.expected_preview_hash) },
-  reject: { params: TxIdInputSchema, call: (c: AdminClient, p: z.infer<typeof TxIdInputSchema>) => c.reject(p.transaction_id) },
-} as const;
+const method = <S extends "agent" | "admin", P extends z.ZodType, R extends z.ZodType>(def: MethodDef<P, R, S>): MethodDef<P, R, S> => def;
+const NoParams = z.object({}).strict();
 
-export type AgentMethod = keyof typeof AGENT_METHODS;
-export type AdminMethod = keyof typeof ADMIN_METHODS;
+/** The daemon protocol's methods (PROTOCOL_VERSION in protocol.ts). */
+export const METHODS = {
+  describe: method({ socket: "agent", min_role: "observer", params: NoParams, result: DescribeResultSchema, description: "Actions offered on the local host and its identity." }),
+  query: method({ socket: "agent", min_role: "observer", params: QueryParamsSchema, result: QueryValueSchema, description: "Run one read-only action on a host." }),
+  plan: method({ socket: "agent", min_role: "operator", params: PlanInputSchema, result: PlanResultSchema, description: "Turn an intent or explicit steps into planned transactions." }),
+  execute: method({ socket: "agent", min_role: "operator", params: ExecuteInputSchema, result: ExecuteResultSchema, description: "Run approved transactions with their receipts." }),
+  history: method({ socket: "agent", min_role: "observer", params: HistoryInputSchema, result: HistoryResultSchema, description: "Recent audit-chain entries, filtered." }),
+  doctor: method({ socket: "agent", min_role: "observer", params: NoParams, result: DoctorResultSchema, description: "Health checks of the daemon." }),
+  audit_verify: method({ socket: "agent", min_role: "observer", params: z.object({ since_seq: z.number().int().min(0).optional() }).strict(), result: z.record(z.string(), z.unknown()), description: "Verify the audit chain." }),
+  plan_command: method({ socket: "agent", min_role: "observer", params: AssessCommandInputSchema, result: CommandAssessmentSchema, description: "Judge a shell command line (risk engine + policy)." }),
+  resources_list: method({ socket: "agent", min_role: "observer", params: NoParams, result: z.array(ResourceEntrySchema), description: "Concrete resources of every registered scheme." }),
+  resource_templates_list: method({ socket: "agent", min_role: "observer", params: NoParams, result: z.array(ResourceTemplateEntrySchema), description: "Resource templates of every registered scheme." }),
+  resource_read: method({ socket: "agent", min_role: "observer", params: z.object({ uri: z.string().min(1).max(2048) }).strict(), result: ResourceContentsSchema, description: "Read one resource, dispatched by URI scheme." }),
+  show: method({ socket: "admin", min_role: "admin", params: TxIdInputSchema, result: ShowResultSchema, description: "What `hostgate approve` shows before asking." }),
+  approve: method({ socket: "admin", min_role: "admin", params: TxIdInputSchema.extend({ expected_preview_hash: z.string().max(128).optional() }), result: ApproveResultSchema, description: "Approve a planned transaction and mint its receipt." }),
+  reject: method({ socket: "admin", min_role: "admin", params: TxIdInputSchema, result: z.object({ transaction_id: z.string(), state: z.literal("rejected") }), description: "Reject a planned transaction." }),
+} as const satisfies Record<string, MethodDef>;
+
+/** Every method name. */
+export type MethodName = keyof typeof METHODS;
+/** Methods served on the agent socket (and tcp://). */
+export type AgentMethod = { [M in MethodName]: (typeof METHODS)[M]["socket"] extends "agent" ? M : never }[MethodName];
+/** Methods served on the admin socket only. */
+export type AdminMethod = Exclude<MethodName, AgentMethod>;
+/** What a caller passes (before defaults). */
+export type ParamsIn<M extends MethodName> = z.input<(typeof METHODS)[M]["params"]>;
+/** What a handler receives (after validation and defaults). */
+export type ParamsOf<M extends MethodName> = z.output<(typeof METHODS)[M]["params"]>;
+/** What a method answers with on success. */
+export type ResultOf<M extends MethodName> = z.output<(typeof METHODS)[M]["result"]>;
+
+/** Whether `name` is a method of the table (own property, so `__proto__` and friends are not). */
+export function isMethodName(name: string): name is MethodName {
+  return Object.hasOwn(METHODS, name);
+}

@@ -15,13 +15,13 @@ const LevelSchema = z.enum(["low", "medium", "high", "critical"]);
 
 /** Wire output (snake_case). */
 export const CommandAssessmentSchema = z.object({
-  decision: z.enum(["allow", "deny", "require_approval"]),
+  decision: z.enum(["allow", "deny", "require_approval", "require_biometric"]).describe("The policy decision (require_biometric is reserved: no engine yields it yet)."),
   risk_level: LevelSchema,
   reason: z.string().describe("One line: the most severe signal, or why the command is allowed."),
   signals: z.array(z.object({ id: z.string(), severity: LevelSchema, reason: z.string(), span: SpanSchema })),
   commands: z.array(z.object({ name: z.string(), argv: z.array(z.string()), via: z.array(z.string()), depth: z.number().int(), dynamic: z.boolean(), span: SpanSchema })),
   target: z.string().nullable(),
   interpreter: z.string(),
-  policy: z.object({ source: z.literal("risk_engine_only"), note: z.string() }),
+  policy: z.object({ source: z.string().describe("What decided: risk_engine_only until a policy engine is configured."), note: z.string() }),
 });
 export type CommandAssessment = z.infer<typeof CommandAssessmentSchema>;

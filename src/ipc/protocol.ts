@@ -1,11 +1,16 @@
 import { z } from "zod";
+import { HOST_ID_PATTERN } from "../core/host-id.ts";
+import { TOOLSETS } from "../core/toolsets.ts";
 
 /**
  * The daemon protocol: what the MCP front may ask the daemon and the shapes of the answers. The same
  * schemas serve the in-process (embedded) client and the socket client, so the two are interchangeable.
  * Bump PROTOCOL_VERSION on any incompatible change.
  */
-export const PROTOCOL_VERSION = 1;
+export const PROTOCOL_VERSION = 2;
+
+/** A host id on the wire (core/host-id.ts); absent means `local`. */
+export const HostIdSchema = z.string().regex(HOST_ID_PATTERN, "a host id is `local` or an inventory name (letters, digits, . _ - @ :)").describe("Host to act on: `local` (default) or a name from search_hosts");
 
 export const RiskLevelSchema = z.enum(["low", "medium", "high", "critical"]);
 export const AccessSchema = z.enum(["read_only", "mutating"]);
@@ -19,7 +24,7 @@ export const ActionDescriptorSchema = z.object({
   output_schema: z.record(z.string(), z.unknown()),
   access: AccessSchema,
   risk_level: RiskLevelSchema,
-  toolsets: z.array(z.string()),
+  toolsets: z.array(z.enum(TOOLSETS)),
   host_derived: z.boolean(),
 });
 export type ActionDescriptor = z.infer<typeof ActionDescriptorSchema>;
@@ -33,7 +38,10 @@ export type DescribeResult = z.infer<typeof DescribeResultSchema>;
 
 /** Provenance of host-derived data (DESIGN.md: results carry `_meta` with an untrusted flag and provenance). */
 export const ProvenanceSchema = z.object({
+  /** Host id (`local` or an inventory name). */
   host: z.string(),
+  /** The host's own name (uname nodename). */
+  hostname: z.string(),
   action: z.string(),
   at: z.string(),
   duration_ms: z.number(),
@@ -46,12 +54,12 @@ export const ProvenanceSchema = z.object({
 export const ErrorBodySchema = z.object({ code: z.string(), message: z.string(), hint: z.string().optional() });
 export type ErrorBody = z.infer<typeof ErrorBodySchema>;
 
-export const QueryParamsSchema = z.object({ action: z.string().min(1).max(128), args: z.unknown() });
-export const QueryResultSchema = z.discriminatedUnion("ok", [
-  z.object({ ok: z.literal(true), data: z.record(z.string(), z.unknown()), meta: ProvenanceSchema }),
-  z.object({ ok: z.literal(false), error: ErrorBodySchema }),
-]);
-export type QueryResult = z.infer<typeof QueryResultSchema>;
+export const QueryParamsSchema = z.object({ action: z.string().min(1).max(128), args: z.unknown(), host: HostIdSchema.optional() });
+/** A successful query: the action's (redacted) output and its provenance. */
+export const QueryValueSchema = z.object({ data: z.record(z.string(), z.unknown()), meta: ProvenanceSchema });
+export type QueryValue = z.infer<typeof QueryValueSchema>;
+/** What a query answers: the value, or an error with a stable code. */
+export type QueryResult = Outcome<QueryValue>;
 
 /** A preview as it travels: what a human reads at approve time and what the model shows the user. */
 export const PreviewSchema = z.object({
@@ -67,14 +75,15 @@ const StepRequestSchema = z.object({ action: z.string().min(1).max(128), params:
 
 /** `plan`: an intent for the planner, or explicit catalogue steps. Nothing is executed. */
 export const PlanInputSchema = z.union([
-  z.object({ intent: z.string().min(1).max(1024) }).strict(),
-  z.object({ steps: z.array(StepRequestSchema).min(1).max(20) }).strict(),
+  z.object({ intent: z.string().min(1).max(1024), host: HostIdSchema.optional() }).strict(),
+  z.object({ steps: z.array(StepRequestSchema).min(1).max(20), host: HostIdSchema.optional() }).strict(),
 ]);
 export type PlanInput = z.infer<typeof PlanInputSchema>;
 
 export const PlannedStepSchema = z.object({
   transaction_id: z.string(),
   action_name: z.string(),
+  host: z.string(),
   params: z.record(z.string(), z.unknown()),
   access: AccessSchema,
   risk_level: RiskLevelSchema,
@@ -94,6 +103,7 @@ export const StepToExecuteSchema = z.object({
   action_name: z.string().min(1).max(128),
   params: z.record(z.string(), z.unknown()),
   approval_receipt: z.string().max(256),
+  host: HostIdSchema.optional().describe("The transaction's host, as plan returned it (checked against the transaction; absent: not checked)"),
 }).strict();
 export const ExecuteInputSchema = z.object({ steps: z.array(StepToExecuteSchema).min(1).max(20) }).strict();
 export type ExecuteInput = z.infer<typeof ExecuteInputSchema>;
@@ -114,6 +124,7 @@ export type ExecuteResult = z.infer<typeof ExecuteResultSchema>;
 export const HistoryInputSchema = z.object({
   status: z.enum(["planned", "approved", "rejected", "executing", "succeeded", "failed", "unknown", "expired", "refused"]).optional(),
   action: z.string().max(128).optional(),
+  host: HostIdSchema.optional(),
   since: z.string().max(64).optional().describe("ISO 8601 time, e.g. 2026-11-30T00:00:00Z"),
   limit: z.number().int().min(1).max(500).default(50),
 }).strict();
@@ -123,6 +134,7 @@ export const HistoryEntrySchema = z.object({
   time: z.string(),
   kind: z.string(),
   actor: z.string(),
+  host: z.string(),
   transaction_id: z.string().nullable(),
   action: z.string().nullable(),
   status: z.string().nullable(),
@@ -139,6 +151,7 @@ export type DoctorResult = z.infer<typeof DoctorResultSchema>;
 export const ShowResultSchema = z.object({
   transaction_id: z.string(),
   action_name: z.string(),
+  host: z.string(),
   params: z.record(z.string(), z.unknown()),
   risk_level: RiskLevelSchema,
   state: z.string(),
@@ -151,6 +164,16 @@ export type ShowResult = z.infer<typeof ShowResultSchema>;
 export const ApproveResultSchema = z.object({ transaction_id: z.string(), receipt: z.string(), expires_at: z.string(), preview_hash: z.string(), checkpoint: CheckpointRefSchema });
 export type ApproveResult = z.infer<typeof ApproveResultSchema>;
 export const TxIdInputSchema = z.object({ transaction_id: z.string().min(1).max(64) }).strict();
+
+/** An MCP resource as the daemon lists it. */
+export const ResourceEntrySchema = z.object({ uri: z.string(), name: z.string(), title: z.string().optional(), mimeType: z.string(), description: z.string().optional() });
+export type ResourceEntry = z.infer<typeof ResourceEntrySchema>;
+/** An MCP resource template. */
+export const ResourceTemplateEntrySchema = z.object({ uriTemplate: z.string(), name: z.string(), title: z.string().optional(), mimeType: z.string(), description: z.string().optional() });
+export type ResourceTemplateEntry = z.infer<typeof ResourceTemplateEntrySchema>;
+/** The contents of one resource. */
+export const ResourceContentsSchema = z.object({ uri: z.string(), mimeType: z.string(), text: z.string() });
+export type ResourceContents = z.infer<typeof ResourceContentsSchema>;
 
 /** Result of any daemon method: a value or an error the caller can act on. */
 export type Outcome<T> = { ok: true; value: T } | { ok: false; error: ErrorBody };

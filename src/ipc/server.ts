@@ -2,8 +2,8 @@ import { chmodSync, existsSync, unlinkSync, mkdirSync } from "node:fs";
 import { createConnection, createServer, type Server, type Socket } from "node:net";
 import { dirname } from "node:path";
 import { createHash, timingSafeEqual } from "node:crypto";
-import type { AdminClient, DaemonClient } from "./client.ts";
-import { ADMIN_METHODS, AGENT_METHODS } from "./methods.ts";
+import { MAX_CLIENT_NAME, type Caller, type PeerCredentials } from "../core/caller.ts";
+import type { Dispatcher } from "./dispatch.ts";
 import { PROTOCOL_VERSION } from "./protocol.ts";
 import { IpcRequestSchema, lineReader, type IpcResponse } from "./wire.ts";
 
@@ -58,15 +58,34 @@ export interface IpcListener {
   close(): Promise<void>;
 }
 
+/** Options of {@link serveIpc}. */
+export interface ServeOptions {
+  /** Reads the kernel's peer credentials of an accepted Unix-socket connection (adapters/peer-credentials.ts); absent or null: unknown. */
+  peerCredentials?: (socket: Socket) => PeerCredentials | null;
+}
+
+/** The caller of one connection: role from the socket (agent.sock and tcp:// operator, admin.sock admin), peer from the kernel. */
+export function callerFor(spec: ListenSpec, side: "agent" | "admin", peer: PeerCredentials | null): Caller {
+  return {
+    role: side === "admin" ? "admin" : "operator",
+    socket: spec.kind === "tcp" ? "tcp" : side,
+    peer,
+    client_name: null,
+    label: side === "admin" ? "admin" : spec.kind === "tcp" ? "tcp" : "agent",
+  };
+}
+
 /**
- * Serves the daemon protocol on one socket for one role. Agent sockets answer the agent methods; admin
- * sockets the admin methods; anything else is `forbidden_method` (e.g. approve over agent.sock). Every
- * request is validated (envelope, protocol version, params schema) before it reaches the service; one bad
- * request never closes the connection, a bad token on tcp:// does.
+ * Serves the daemon protocol on one socket for one side. Each connection gets one {@link Caller} (role from
+ * the side, peer uid/gid/pid from the kernel on Unix sockets); the method table's checks run in the
+ * dispatcher (ipc/dispatch.ts): agent sockets answer agent methods, admin sockets admin methods, anything else
+ * is `forbidden_method` (e.g. approve over agent.sock). Every request is validated (envelope, protocol
+ * version, params schema) before it reaches a handler; one bad request never closes the connection, a bad
+ * token on tcp:// does. A request's `client` (the MCP client's name) is recorded, untrusted.
  */
-export async function serveIpc(spec: ListenSpec, role: "agent" | "admin", clients: { agent: DaemonClient; admin: AdminClient }): Promise<IpcListener> {
+export async function serveIpc(spec: ListenSpec, side: "agent" | "admin", dispatcher: Dispatcher, opts: ServeOptions = {}): Promise<IpcListener> {
   const sockets = new Set<Socket>();
-  const handle = async (line: string): Promise<IpcResponse> => {
+  const handle = async (line: string, caller: Caller): Promise<IpcResponse> => {
     let raw: unknown;
     try {
       raw = JSON.parse(line);
@@ -83,32 +102,25 @@ export async function serveIpc(spec: ListenSpec, role: "agent" | "admin", client
     if (spec.kind === "tcp" && !tokenEquals(req.data.token ?? "", spec.token)) {
       return { v: PROTOCOL_VERSION, id, ok: false, error: { code: "unauthorized", message: "Missing or wrong token.", hint: "Set HOSTGATE_TOKEN to the daemon's daemon.token." } };
     }
-    const table: Record<string, { params: { safeParse(v: unknown): { success: boolean; data?: unknown; error?: { issues: { path: PropertyKey[]; message: string }[] } } }; call: (c: never, p: never) => Promise<unknown> }> = role === "agent" ? AGENT_METHODS : ADMIN_METHODS;
-    const method = Object.hasOwn(table, req.data.method) ? table[req.data.method] : undefined;
-    if (!method) {
-      const other = role === "agent" ? Object.hasOwn(ADMIN_METHODS, req.data.method) : Object.hasOwn(AGENT_METHODS, req.data.method);
-      return { v: PROTOCOL_VERSION, id, ok: false, error: other
-        ? { code: "forbidden_method", message: `${req.data.method} is not available on the ${role} socket.`, hint: role === "agent" ? "Approvals happen only on the admin socket, by a human running `hostgate approve <txid>`." : "Use the agent socket." }
-        : { code: "protocol_error", message: `Unknown method ${req.data.method}.` } };
-    }
-    const params = method.params.safeParse(req.data.params);
-    if (!params.success) {
-      return { v: PROTOCOL_VERSION, id, ok: false, error: { code: "invalid_params", message: `Invalid params for ${req.data.method}: ${(params.error?.issues ?? []).map((i) => `${i.path.join(".") || "params"}: ${i.message}`).join("; ")}` } };
-    }
+    const who = req.data.client ? { ...caller, client_name: req.data.client.slice(0, MAX_CLIENT_NAME) } : caller;
     try {
-      const client = role === "agent" ? clients.agent : clients.admin;
-      const result = await method.call(client as never, params.data as never);
-      return { v: PROTOCOL_VERSION, id, ok: true, result };
+      const r = await dispatcher.dispatch(req.data.method, req.data.params, who);
+      return r.ok ? { v: PROTOCOL_VERSION, id, ok: true, result: r.result } : { v: PROTOCOL_VERSION, id, ok: false, error: r.error };
     } catch (err) {
       return { v: PROTOCOL_VERSION, id, ok: false, error: { code: "internal_error", message: (err as Error).message } };
     }
   };
   const server: Server = createServer((socket) => {
     sockets.add(socket);
+    let peer: PeerCredentials | null = null;
+    if (spec.kind === "unix" && opts.peerCredentials) {
+      try { peer = opts.peerCredentials(socket); } catch { peer = null; }
+    }
+    const caller = callerFor(spec, side, peer);
     socket.on("close", () => sockets.delete(socket));
     socket.on("error", () => socket.destroy());
     socket.on("data", lineReader((line) => {
-      void handle(line).then((resp) => {
+      void handle(line, caller).then((resp) => {
         if (!socket.writable) return;
         socket.write(`${JSON.stringify(resp)}\n`);
         if (!resp.ok && resp.error.code === "unauthorized") socket.end();

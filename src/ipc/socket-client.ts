@@ -1,6 +1,7 @@
 import { createConnection, type Socket } from "node:net";
-import type { AdminClient, DaemonClient } from "./client.ts";
-import { DescribeResultSchema, PROTOCOL_VERSION, QueryResultSchema, type Outcome } from "./protocol.ts";
+import type { AdminClient, DaemonClient, MethodClient } from "./client.ts";
+import type { AdminMethod, AgentMethod, MethodName } from "./methods.ts";
+import { PROTOCOL_VERSION, type Outcome } from "./protocol.ts";
 import { parseListenUri } from "./server.ts";
 import { lineReader, type IpcResponse } from "./wire.ts";
 
@@ -41,7 +42,7 @@ export class SocketConnection {
   }
 
   /** Calls one method; resolves with the daemon's result or an error body. */
-  async call(method: string, params?: unknown): Promise<IpcResponse> {
+  async call(method: string, params?: unknown, clientName?: string): Promise<IpcResponse> {
     let socket: Socket;
     try {
       socket = await this.connect();
@@ -53,7 +54,7 @@ export class SocketConnection {
       const timer = setTimeout(() => { this.pending.delete(id); resolve({ v: PROTOCOL_VERSION, id, ok: false, error: { code: "timeout", message: `The daemon did not answer ${method} within ${CALL_TIMEOUT_MS / 1000} s.` } }); }, CALL_TIMEOUT_MS);
       timer.unref();
       this.pending.set(id, (r) => { clearTimeout(timer); resolve(r); });
-      socket.write(`${JSON.stringify({ v: PROTOCOL_VERSION, id, method, ...(params === undefined ? {} : { params }), ...(this.token ? { token: this.token } : {}) })}\n`);
+      socket.write(`${JSON.stringify({ v: PROTOCOL_VERSION, id, method, ...(params === undefined ? {} : { params }), ...(this.token ? { token: this.token } : {}), ...(clientName ? { client: clientName.slice(0, 256) } : {}) })}\n`);
     });
   }
 
@@ -64,46 +65,26 @@ export class SocketConnection {
   }
 }
 
-/** A call whose result is itself an Outcome (plan, execute, …): unwraps the transport layer. */
-async function outcomeCall<T>(conn: SocketConnection, method: string, params?: unknown): Promise<Outcome<T>> {
-  const r = await conn.call(method, params);
-  if (!r.ok) return { ok: false, error: r.error };
-  return r.result as Outcome<T>;
+/**
+ * A typed client over a socket, for the methods of one side of the table: the transport's failure or a
+ * refusal becomes `{ ok: false }`; otherwise the daemon's Outcome comes through as it was sent.
+ */
+function socketClient<M extends MethodName>(conn: SocketConnection): MethodClient<M> {
+  return {
+    call: async (method, params, opts) => {
+      const r = await conn.call(method, params, opts?.client_name);
+      return (r.ok ? r.result : { ok: false, error: r.error }) as Outcome<never>;
+    },
+    close: () => conn.close(),
+  };
 }
 
 /** The agent-side client over a socket: the MCP front uses it when HOSTGATE_SOCKET / daemon.socket is set. */
 export function socketDaemonClient(address: string, token?: string): DaemonClient {
-  const conn = new SocketConnection(address, token);
-  return {
-    describe: async () => {
-      const r = await conn.call("describe");
-      if (!r.ok) throw new Error(`${r.error.message}${r.error.hint ? ` ${r.error.hint}` : ""}`);
-      return DescribeResultSchema.parse(r.result);
-    },
-    query: async (action, args) => {
-      const r = await conn.call("query", { action, args });
-      return r.ok ? QueryResultSchema.parse(r.result) : { ok: false, error: r.error };
-    },
-    plan: (input) => outcomeCall(conn, "plan", input),
-    execute: (input) => outcomeCall(conn, "execute", input),
-    history: (input) => outcomeCall(conn, "history", input),
-    doctor: () => outcomeCall(conn, "doctor"),
-    auditVerify: (input) => outcomeCall(conn, "audit_verify", input),
-    planCommand: (input) => outcomeCall(conn, "plan_command", input),
-    listResources: () => outcomeCall(conn, "resources_list"),
-    listResourceTemplates: () => outcomeCall(conn, "resource_templates_list"),
-    readResource: (uri) => outcomeCall(conn, "resource_read", { uri }),
-    close: () => conn.close(),
-  };
+  return socketClient<AgentMethod>(new SocketConnection(address, token));
 }
 
 /** The admin-side client over admin.sock (used by `hostgate approve` / `hostgate reject`). */
 export function socketAdminClient(address: string): AdminClient {
-  const conn = new SocketConnection(address, undefined);
-  return {
-    show: (id) => outcomeCall(conn, "show", { transaction_id: id }),
-    approve: (id, expected) => outcomeCall(conn, "approve", { transaction_id: id, ...(expected ? { expected_preview_hash: expected } : {}) }),
-    reject: (id) => outcomeCall(conn, "reject", { transaction_id: id }),
-    close: () => conn.close(),
-  };
+  return socketClient<AdminMethod>(new SocketConnection(address, undefined));
 }

@@ -11,6 +11,8 @@ export const IpcRequestSchema = z.object({
   method: z.string().min(1).max(64),
   params: z.unknown().optional(),
   token: z.string().max(512).optional(),
+  /** The MCP client's self-reported name, recorded in the caller (untrusted). */
+  client: z.string().max(256).optional(),
 }).strict();
 export type IpcRequest = z.infer<typeof IpcRequestSchema>;
 

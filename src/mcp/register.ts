@@ -44,7 +44,8 @@ export function buildServer(tools: readonly ToolSpec[], client: DaemonClient): S
     const control = findControlCharacter(request.params.arguments ?? {});
     if (control) throw new ProtocolError(INVALID_PARAMS, `${control} contains a control character (NUL or another C0 byte); remove it.`);
     try {
-      return await tool.handler(request.params.arguments ?? {}, client);
+      const clientName = server.getClientVersion()?.name;
+      return await tool.handler(request.params.arguments ?? {}, client, clientName ? { client_name: clientName } : undefined);
     } catch (err) {
       return errorResult({ code: "internal_error", message: `The tool failed unexpectedly: ${(err as Error).message}` });
     }
@@ -57,7 +58,7 @@ export function buildServer(tools: readonly ToolSpec[], client: DaemonClient): S
 const RESOURCE_NOT_FOUND = -32002;
 
 /**
- * Resources: systemd units as `systemd://…` resources and templates, served by the daemon. A URI the daemon
+ * Resources of every scheme the daemon registered (app/resources.ts: `systemd://` today), served by the daemon. A URI the daemon
  * cannot parse is -32602; a unit that does not exist is -32002; other failures are -32603 with the reason.
  */
 function registerResources(server: Server, client: DaemonClient): void {
@@ -67,15 +68,15 @@ function registerResources(server: Server, client: DaemonClient): void {
     throw new ProtocolError(code, `${error.message}${error.hint ? ` ${error.hint}` : ""}`);
   };
   server.setRequestHandler("resources/list", async () => {
-    const r = await client.listResources();
+    const r = await client.call("resources_list", {});
     return r.ok ? { resources: r.value } : fail(r.error);
   });
   server.setRequestHandler("resources/templates/list", async () => {
-    const r = await client.listResourceTemplates();
+    const r = await client.call("resource_templates_list", {});
     return r.ok ? { resourceTemplates: r.value } : fail(r.error);
   });
   server.setRequestHandler("resources/read", async (request) => {
-    const r = await client.readResource(request.params.uri);
+    const r = await client.call("resource_read", { uri: request.params.uri });
     return r.ok ? { contents: [r.value], _meta: { [META_UNTRUSTED]: true } } : fail(r.error);
   });
 }

@@ -28,15 +28,16 @@ export function errorResult(error: ErrorBody): ToolResult {
  */
 export function queryToolResult(result: QueryResult): ToolResult {
   if (!result.ok) return errorResult(result.error);
-  const text = JSON.stringify(result.data);
+  const { data, meta } = result.value;
+  const text = JSON.stringify(data);
   if (Buffer.byteLength(text) > ANSWER_CAP_BYTES) {
     return errorResult({ code: "answer_too_large", message: `The answer is ${Buffer.byteLength(text)} bytes; the limit is 1 MiB.`, hint: "Narrow the request with a lower limit or a filter, or page with cursor." });
   }
   // Simulated data says so in the text a model reads first, not only in _meta (issue 14).
-  const notice = result.meta.simulated ? [{ type: "text" as const, text: SIMULATED_NOTICE }] : [];
+  const notice = meta.simulated ? [{ type: "text" as const, text: SIMULATED_NOTICE }] : [];
   return {
     content: [...notice, { type: "text", text }],
-    structuredContent: result.data,
-    _meta: { [META_UNTRUSTED]: result.meta.untrusted, [META_PROVENANCE]: result.meta, ...(result.meta.simulated ? { [META_SIMULATED]: true } : {}) },
+    structuredContent: data,
+    _meta: { [META_UNTRUSTED]: meta.untrusted, [META_PROVENANCE]: meta, ...(meta.simulated ? { [META_SIMULATED]: true } : {}) },
   };
 }

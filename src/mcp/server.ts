@@ -1,6 +1,6 @@
 import type { Server } from "@modelcontextprotocol/server";
 import type { Config } from "../config/schema.ts";
-import type { DaemonClient } from "../ipc/client.ts";
+import { unwrap, type DaemonClient } from "../ipc/client.ts";
 import { buildServer } from "./register.ts";
 import { selectTools } from "./toolsets.ts";
 import type { ToolSpec } from "./tool-spec.ts";
@@ -12,12 +12,15 @@ import { historyTool } from "./tools/history.ts";
 import { planCommandTool } from "./tools/plan-command.ts";
 import { planTool } from "./tools/plan.ts";
 
-/** The fixed tools every hostgate offers, besides one direct tool per read-only action. */
+/**
+ * The fixed tools every hostgate offers, besides one direct tool per read-only action. A daemon-backed tool
+ * is one file in tools/ (naming its method and toolsets) listed here; see docs/architecture.md.
+ */
 export const FIXED_TOOLS: readonly ToolSpec[] = [planTool, executeTool, historyTool, doctorTool, auditVerifyTool, planCommandTool];
 
 /** Every tool this front can offer for the daemon's catalogue, before exposure rules. */
 export async function allTools(client: DaemonClient): Promise<ToolSpec[]> {
-  const described = await client.describe();
+  const described = unwrap(await client.call("describe", {}));
   return [...FIXED_TOOLS, ...described.actions.map(directTool).filter((t): t is ToolSpec => t !== null)];
 }
 

@@ -1,4 +1,6 @@
-import type { DaemonClient } from "../ipc/client.ts";
+import type { Toolset } from "../core/toolsets.ts";
+import type { CallOptions, DaemonClient } from "../ipc/client.ts";
+import type { AgentMethod } from "../ipc/methods.ts";
 
 /** The four MCP tool annotations; every tool sets all four explicitly (DESIGN.md, Words). */
 export interface ToolAnnotations {
@@ -28,6 +30,9 @@ export interface ToolSpec {
   inputSchema: Record<string, unknown>;
   outputSchema?: Record<string, unknown>;
   annotations: ToolAnnotations;
-  toolsets: readonly string[];
-  handler(args: Record<string, unknown>, client: DaemonClient): Promise<ToolResult>;
+  toolsets: readonly Toolset[];
+  /** The daemon method the tool calls (ipc/methods.ts). */
+  method: AgentMethod;
+  /** `ctx` carries what the front knows of its client (its self-reported name), passed on to the daemon. */
+  handler(args: Record<string, unknown>, client: DaemonClient, ctx?: CallOptions): Promise<ToolResult>;
 }

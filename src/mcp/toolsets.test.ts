@@ -1,9 +1,10 @@
 import { describe, expect, it } from "vitest";
 import type { Config } from "../config/schema.ts";
+import type { Toolset } from "../core/toolsets.ts";
 import type { ToolSpec } from "./tool-spec.ts";
 import { selectTools } from "./toolsets.ts";
 
-function tool(name: string, toolsets: string[], readOnly = true): ToolSpec {
+function tool(name: string, toolsets: Toolset[], readOnly = true): ToolSpec {
   return {
     name,
     title: name,
@@ -11,6 +12,7 @@ function tool(name: string, toolsets: string[], readOnly = true): ToolSpec {
     inputSchema: { type: "object" },
     annotations: { readOnlyHint: readOnly, destructiveHint: !readOnly, idempotentHint: readOnly, openWorldHint: false },
     toolsets,
+    method: "doctor",
     handler: () => Promise.reject(new Error("not called")),
   };
 }

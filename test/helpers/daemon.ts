@@ -3,6 +3,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createConnection } from "node:net";
+import { PROTOCOL_VERSION } from "../../src/ipc/protocol.ts";
 import { HOSTGATE_BIN } from "./hostgate.ts";
 
 /** A `hostgate daemon` child with its own state and runtime directories. */
@@ -63,7 +64,7 @@ export function rawIpc(address: string, method: string, params: unknown, token?:
       if (nl >= 0) { s.destroy(); resolve(JSON.parse(buf.slice(0, nl)) as Record<string, unknown>); }
     });
     s.on("error", reject);
-    s.write(`${JSON.stringify({ v: 1, id: 1, method, params, ...(token === undefined ? {} : { token }) })}\n`);
+    s.write(`${JSON.stringify({ v: PROTOCOL_VERSION, id: 1, method, params, ...(token === undefined ? {} : { token }) })}\n`);
   });
 }
 

@@ -35,29 +35,29 @@ describe("receipts expire by the daemon's clock", () => {
     const admin = d.service.admin("human");
     const dir = mkdtempSync(join(tmpdir(), "hg-exp-"));
     const mk = async (name: string) => {
-      const p = await agent.plan({ steps: [{ action: "WriteFile", params: { path: join(dir, name), content: "x\n" } }] });
+      const p = await agent.call("plan", { steps: [{ action: "WriteFile", params: { path: join(dir, name), content: "x\n" } }] });
       if (!p.ok) throw new Error(p.error.message);
       const step = p.value.steps[0]!;
-      const a = await admin.approve(step.transaction_id);
+      const a = await admin.call("approve", { transaction_id: step.transaction_id });
       if (!a.ok) throw new Error(a.error.message);
       return { step, receipt: a.value.receipt };
     };
     const late = await mk("late");
     const early = await mk("early");
     now += RECEIPT_TTL_MS - 1;
-    const ok = await agent.execute({ steps: [{ transaction_id: early.step.transaction_id, action_name: "WriteFile", params: early.step.params, approval_receipt: early.receipt }] });
+    const ok = await agent.call("execute", { steps: [{ transaction_id: early.step.transaction_id, action_name: "WriteFile", params: early.step.params, approval_receipt: early.receipt }] });
     expect(ok.ok && ok.value.results[0]!.status).toBe("succeeded");
     now += 1;
-    const r = await agent.execute({ steps: [{ transaction_id: late.step.transaction_id, action_name: "WriteFile", params: late.step.params, approval_receipt: late.receipt }] });
+    const r = await agent.call("execute", { steps: [{ transaction_id: late.step.transaction_id, action_name: "WriteFile", params: late.step.params, approval_receipt: late.receipt }] });
     expect(r.ok && r.value.results[0]!.error?.code).toBe("receipt_expired");
     expect(readFileSync(join(dir, "early"), "utf8")).toBe("x\n");
   });
 
   it("redacts a receipt that reaches an audit payload in free text, before signing", async () => {
     const agent = d.service.agent("test");
-    const p = await agent.plan({ steps: [{ action: "ReloadService", params: { unit: "cron.service" } }] });
+    const p = await agent.call("plan", { steps: [{ action: "ReloadService", params: { unit: "cron.service" } }] });
     if (!p.ok) throw new Error(p.error.message);
-    const a = await d.service.admin("human").approve(p.value.steps[0]!.transaction_id);
+    const a = await d.service.admin("human").call("approve", { transaction_id: p.value.steps[0]!.transaction_id });
     if (!a.ok) throw new Error(a.error.message);
     // A careless future code path: the composed store must still keep the receipt out of the chain.
     await d.openStores().audit.append({ kind: "test.note", actor: "test", payload: { note: `user pasted ${a.value.receipt} into chat` } }, { durable: true });
@@ -90,7 +90,7 @@ describe("the LLM planner (stub OpenAI-compatible endpoint)", () => {
     answer = JSON.stringify({ steps: [{ action: "RestartService", params: { unit: "nginx.service" } }] });
     const d = await daemon({ mode: "embedded", llm: openAiPlanner({ base_url: url, model: "stub", timeout_ms: 5000 }) });
     try {
-      const p = await d.service.agent("t").plan({ intent: "nginx is stuck" });
+      const p = await d.service.agent("t").call("plan", { intent: "nginx is stuck" });
       expect(p.ok && p.value.planner).toBe("llm");
       expect(p.ok && p.value.steps.map((s) => s.action_name)).toEqual(["RestartService"]);
     } finally {
@@ -103,11 +103,11 @@ describe("the LLM planner (stub OpenAI-compatible endpoint)", () => {
     try {
       const agent = d.service.agent("t");
       answer = JSON.stringify({ steps: [{ action: "RunShell", params: { command: "rm -rf /" } }] });
-      expect(await agent.plan({ intent: "x" })).toMatchObject({ ok: false, error: { code: "unknown_action" } });
+      expect(await agent.call("plan", { intent: "x" })).toMatchObject({ ok: false, error: { code: "unknown_action" } });
       answer = JSON.stringify({ steps: [{ action: "RestartService", params: { unit: "nginx.service; rm -rf /" } }] });
-      expect(await agent.plan({ intent: "x" })).toMatchObject({ ok: false, error: { code: "invalid_unit_name" } });
+      expect(await agent.call("plan", { intent: "x" })).toMatchObject({ ok: false, error: { code: "invalid_unit_name" } });
       answer = "sure! run `systemctl restart nginx`";
-      expect(await agent.plan({ intent: "x" })).toMatchObject({ ok: false, error: { code: "planner_error" } });
+      expect(await agent.call("plan", { intent: "x" })).toMatchObject({ ok: false, error: { code: "planner_error" } });
     } finally {
       await d.close();
     }
@@ -116,7 +116,7 @@ describe("the LLM planner (stub OpenAI-compatible endpoint)", () => {
   it("reports an unreachable endpoint as planner_error, not a silent fallback", async () => {
     const d = await daemon({ mode: "embedded", llm: openAiPlanner({ base_url: "http://127.0.0.1:9/v1", model: "stub", timeout_ms: 2000 }) });
     try {
-      expect(await d.service.agent("t").plan({ intent: "restart nginx" })).toMatchObject({ ok: false, error: { code: "planner_error" } });
+      expect(await d.service.agent("t").call("plan", { intent: "restart nginx" })).toMatchObject({ ok: false, error: { code: "planner_error" } });
     } finally {
       await d.close();
     }
@@ -129,7 +129,7 @@ describe("daemon protocol refusals", () => {
   const path = join(mkdtempSync(join(tmpdir(), "hg-ipc-")), "agent.sock");
   beforeAll(async () => {
     d = await daemon();
-    const l = await serveIpc({ kind: "unix", path, mode: 0o600 }, "agent", { agent: d.service.agent("a"), admin: d.service.admin("b") });
+    const l = await serveIpc({ kind: "unix", path, mode: 0o600 }, "agent", d.service.dispatcher);
     close = () => l.close();
   });
   afterAll(async () => { await close(); await d.close(); });

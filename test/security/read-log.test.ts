@@ -1,6 +1,7 @@
 import { chmodSync, chownSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { queryAction } from "../../src/app/query.ts";
+import { hostEntry } from "../../src/app/hosts.ts";
 import type { ActionContext } from "../../src/core/catalogue/action.ts";
 import { ISSUE_CASES, REDACT_CASES } from "../fixtures/redact-cases.ts";
 import { realContext } from "../helpers/real-context.ts";
@@ -15,9 +16,9 @@ const KEY_BODY = ["MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7VJTUt9Us8
 let ctx: ActionContext;
 
 async function read(args: Record<string, unknown>, c: ActionContext = ctx): Promise<{ ok: boolean; lines: string[]; code?: string }> {
-  const r = await queryAction("ReadLogFile", args, c, "local");
+  const r = await queryAction("ReadLogFile", args, hostEntry(c, "local"));
   if (!r.ok) return { ok: false, lines: [], code: r.error.code };
-  return { ok: true, lines: (r.data as { lines: string[] }).lines };
+  return { ok: true, lines: (r.value.data as { lines: string[] }).lines };
 }
 
 beforeAll(async () => {

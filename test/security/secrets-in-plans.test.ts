@@ -32,7 +32,7 @@ afterAll(async () => {
 describe("route: secrets in a WriteFile plan", () => {
   it("reach neither the plan's preview nor the audit database files (the params echo the model's own input)", async () => {
     const content = `AWS_ACCESS_KEY_ID=${SECRETS[0]}\nGITHUB=${SECRETS[1]}\nDATABASE_URL=postgres://app:${SECRETS[2]}@db.example.com/app\n`;
-    const p = await d.service.agent("red-team").plan({ steps: [{ action: "WriteFile", params: { path: join(root, "app.env"), content } }] });
+    const p = await d.service.agent("red-team").call("plan", { steps: [{ action: "WriteFile", params: { path: join(root, "app.env"), content } }] });
     expect(p.ok).toBe(true);
     const answer = JSON.stringify(p.ok ? p.value.steps.map((s) => s.preview) : p);
     d.openStores().audit.checkpointNow();

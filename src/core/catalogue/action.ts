@@ -16,8 +16,10 @@ export type Access = "read_only" | "mutating";
 export type DistroFamily = "debian" | "fedora" | "arch" | "suse" | "alpine" | "other";
 export const DISTRO_FAMILIES: readonly DistroFamily[] = ["debian", "fedora", "arch", "suse", "alpine", "other"];
 
-/** Caller roles, least to most privileged. Observers query; operators plan and execute with receipts. */
-export type Role = "observer" | "operator" | "admin";
+/** Caller roles (core/caller.ts). */
+export type { Role } from "../caller.ts";
+import type { Role } from "../caller.ts";
+import type { Toolset } from "../toolsets.ts";
 
 /** What an action handler may use. Everything that touches the OS comes through a port. */
 export interface ActionContext {
@@ -56,7 +58,7 @@ interface ActionBase<P extends z.ZodType, O extends z.ZodType> {
   families: readonly DistroFamily[] | "all";
   min_role: Role;
   /** Exposure groups (toolsets) the direct tool belongs to. */
-  toolsets: readonly string[];
+  toolsets: readonly Toolset[];
   /** True when the output contains host-derived text (file content, command output, names). */
   host_derived: boolean;
 }

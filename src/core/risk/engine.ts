@@ -1,4 +1,5 @@
 import { RISK_LEVELS } from "../catalogue/action.ts";
+import { decisionForRisk } from "../policy/decision.ts";
 import { analyse, type RuleBook, type ShellParser } from "./analyser.ts";
 import { LIMITS } from "./limits.ts";
 import type { Rule } from "./rule.ts";
@@ -12,13 +13,11 @@ export interface RiskEngine {
 }
 
 /**
- * The decision for a risk level with no user policy (docs/risk.md, "Decision table"):
- * critical → deny, high → require_approval, medium and low → allow.
+ * The decision for a risk level with no user policy; lives in core/policy (the default PolicyEngine,
+ * core/policy/risk-only.ts, owns it). Kept here so the engine's own verdict stays self-contained.
  */
 export function decisionFor(level: RiskLevel): Decision {
-  if (level === "critical") return "deny";
-  if (level === "high") return "require_approval";
-  return "allow";
+  return decisionForRisk(level);
 }
 
 const rank = (l: RiskLevel): number => RISK_LEVELS.indexOf(l);

@@ -20,6 +20,8 @@ export const PLAN_TTL_MS = 60 * 60 * 1000;
 export interface Transaction {
   id: string;
   action_name: string;
+  /** Host id the step runs on (`local` or an inventory name); covered by the preview_hash. */
+  host: string;
   params: Record<string, unknown>;
   risk_level: RiskLevel;
   preview: Preview;

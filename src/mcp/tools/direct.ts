@@ -18,6 +18,7 @@ export function directTool(action: ActionDescriptor): ToolSpec | null {
     outputSchema: action.output_schema,
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     toolsets: action.toolsets,
-    handler: async (args, client) => queryToolResult(await client.query(action.action, args)),
+    method: "query",
+    handler: async (args, client, ctx) => queryToolResult(await client.call("query", { action: action.action, args }, ctx)),
   };
 }

@@ -1,20 +1,27 @@
-import { z } from "zod";
+import type { z } from "zod";
+import type { Toolset } from "../../core/toolsets.ts";
 import type { DaemonClient } from "../../ipc/client.ts";
 import { wireJsonSchema } from "../../ipc/json-schema.ts";
-import type { ErrorBody, Outcome } from "../../ipc/protocol.ts";
+import { METHODS, type AgentMethod, type MethodDef, type ParamsIn } from "../../ipc/methods.ts";
+import type { ErrorBody } from "../../ipc/protocol.ts";
 import { errorResult, META_ERROR_CODE } from "../result.ts";
 import type { ToolAnnotations, ToolSpec } from "../tool-spec.ts";
 
-/** The data of a fixed tool (plan, execute, history…): schemas, annotations, groups and one daemon call. */
-export interface FixedToolDef<I extends z.ZodType> {
+/**
+ * The data of a daemon-backed tool (plan, execute, history…): the daemon method it calls (ipc/methods.ts),
+ * annotations and groups. Its input and output schemas are the method's params and result unless given.
+ */
+export interface FixedToolDef<M extends AgentMethod> {
   name: string;
   title: string;
   description: string;
-  input: I;
-  output: z.ZodType;
+  method: M;
+  /** Default: the method's params schema. */
+  input?: z.ZodType;
+  /** Default: the method's result schema. */
+  output?: z.ZodType;
   annotations: ToolAnnotations;
-  toolsets: readonly string[];
-  call(client: DaemonClient, args: z.infer<I>): Promise<Outcome<unknown>>;
+  toolsets: readonly Toolset[];
   /**
    * When a successful daemon answer still means the call achieved nothing (e.g. every execute step refused),
    * the error to flag: the result is then `isError: true` with its structuredContent kept (it matches the
@@ -23,12 +30,14 @@ export interface FixedToolDef<I extends z.ZodType> {
   failure?(value: unknown): ErrorBody | null;
 }
 
-
 /**
  * Builds a ToolSpec from a fixed tool's data. Arguments are checked against the input schema here only to
  * give the model a precise `invalid_params` result; the daemon validates again and decides everything else.
  */
-export function fixedTool<I extends z.ZodType>(def: FixedToolDef<I>): ToolSpec {
+export function fixedTool<M extends AgentMethod>(def: FixedToolDef<M>): ToolSpec {
+  const entry: MethodDef = METHODS[def.method];
+  const inputSchema: z.ZodType = def.input ?? entry.params;
+  const outputSchema: z.ZodType = def.output ?? entry.result;
   // JSON Schemas are built on first use (the first tools/list), not at import: start-up time matters.
   let input: Record<string, unknown> | undefined;
   let output: Record<string, unknown> | undefined;
@@ -36,16 +45,17 @@ export function fixedTool<I extends z.ZodType>(def: FixedToolDef<I>): ToolSpec {
     name: def.name,
     title: def.title,
     description: def.description,
-    get inputSchema() { return (input ??= wireJsonSchema(def.input, "input")); },
-    get outputSchema() { return (output ??= wireJsonSchema(def.output, "output")); },
+    get inputSchema() { return (input ??= wireJsonSchema(inputSchema, "input")); },
+    get outputSchema() { return (output ??= wireJsonSchema(outputSchema, "output")); },
     annotations: def.annotations,
     toolsets: def.toolsets,
-    handler: async (args, client) => {
-      const parsed = def.input.safeParse(args);
+    method: def.method,
+    handler: async (args, client: DaemonClient, ctx) => {
+      const parsed = inputSchema.safeParse(args);
       if (!parsed.success) {
         return errorResult({ code: "invalid_params", message: `Invalid arguments for ${def.name}: ${parsed.error.issues.map((i) => `${i.path.join(".") || "arguments"}: ${i.message}`).join("; ")}.`, hint: "The tool's inputSchema lists the accepted values." });
       }
-      const r = await def.call(client, parsed.data);
+      const r = await client.call(def.method, parsed.data as ParamsIn<M>, ctx);
       if (!r.ok) return errorResult(r.error);
       const value = r.value as Record<string, unknown>;
       const failure = def.failure?.(value) ?? null;

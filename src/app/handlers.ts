@@ -1,0 +1,79 @@
+import { systemdActions } from "../core/catalogue/actions/systemd.ts";
+import { actionsFor } from "../core/catalogue/index.ts";
+import { actorOf, type Caller } from "../core/caller.ts";
+import { HostgateError, type ErrorCode } from "../core/errors.ts";
+import { LOCAL_HOST } from "../core/host-id.ts";
+import type { Handlers } from "../ipc/dispatch.ts";
+import type { CommandAssessment } from "../ipc/plan-command.ts";
+import { PROTOCOL_VERSION } from "../ipc/protocol.ts";
+import { approve, reject, show } from "./approve.ts";
+import { audit } from "./audit-log.ts";
+import type { DaemonDeps } from "./deps.ts";
+import { describeAction } from "./describe.ts";
+import { doctor } from "./doctor.ts";
+import { execute } from "./execute.ts";
+import { history } from "./history.ts";
+import { plan } from "./plan.ts";
+import { queryAction } from "./query.ts";
+
+const SYSTEMD_ACTIONS = new Set(systemdActions.map((a) => a.name));
+
+/** Optional extras wired by the composition root (the risk engine loads lazily). */
+export interface ServiceExtras {
+  planCommand?: (input: unknown, caller: Caller) => Promise<CommandAssessment>;
+}
+
+/**
+ * The daemon's handler for every method of the table (ipc/methods.ts), each given the validated params
+ * and the caller. Adding a method there without a handler here is a type error.
+ */
+export function daemonHandlers(d: DaemonDeps, extras: ServiceExtras): Handlers {
+  const simulated = (action: string): boolean => d.facts.backend_type === "mock" && SYSTEMD_ACTIONS.has(action);
+  const described = {
+    protocol_version: PROTOCOL_VERSION,
+    host: { hostname: d.hostname, family: d.ctx.family },
+    actions: actionsFor(d.ctx.family, d.catalogue).map(describeAction),
+  };
+  return {
+    describe: () => described,
+    query: async (p, caller) => {
+      const hostId = p.host ?? LOCAL_HOST;
+      let r;
+      try {
+        r = await queryAction(p.action, p.args, d.hosts.get(hostId), d.catalogue, caller.role);
+      } catch (err) {
+        await audit(d.audit(), "query.refused", actorOf(caller), { action: p.action, host: hostId, code: "unknown_host" }).catch(() => undefined);
+        throw err;
+      }
+      if (!r.ok) {
+        if (r.error.code === "not_read_only" || r.error.code === "unknown_action" || r.error.code === "insufficient_role") {
+          await audit(d.audit(), "query.refused", actorOf(caller), { action: p.action, host: hostId, code: r.error.code }).catch(() => undefined);
+        }
+        throw new HostgateError(r.error.code as ErrorCode, r.error.message, r.error.hint ? { hint: r.error.hint } : {});
+      }
+      if (hostId === LOCAL_HOST && simulated(p.action)) r.value.meta.simulated = true;
+      return r.value;
+    },
+    plan: async (p, caller) => {
+      const result = await plan(d, p, caller);
+      if (result.steps.some((s) => s.host === LOCAL_HOST && simulated(s.action_name))) {
+        result.next = `SIMULATED: the systemd backend is the in-memory mock (${d.facts.backend ?? "mock"}); these steps change nothing on this host. ${result.next}`;
+      }
+      return result;
+    },
+    execute: (p, caller) => execute(d, p, caller),
+    history: (p) => history(d, p),
+    doctor: () => doctor(d),
+    audit_verify: async (p) => ({ ...(await d.audit().verify(p.since_seq === undefined ? {} : { since_seq: p.since_seq })) }),
+    plan_command: (p, caller) => {
+      if (!extras.planCommand) throw new HostgateError("unavailable", "plan_command is not available in this daemon.");
+      return extras.planCommand(p, caller);
+    },
+    resources_list: () => d.resources.list(),
+    resource_templates_list: () => d.resources.templates(),
+    resource_read: (p) => d.resources.read(p.uri),
+    show: (p) => show(d, p.transaction_id),
+    approve: (p, caller) => approve(d, p.transaction_id, caller, p.expected_preview_hash),
+    reject: (p, caller) => reject(d, p.transaction_id, caller),
+  };
+}

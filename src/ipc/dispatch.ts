@@ -1,0 +1,68 @@
+import { MAX_CLIENT_NAME, roleAtLeast, type Caller } from "../core/caller.ts";
+import { toHostgateError } from "../core/errors.ts";
+import type { MethodClient } from "./client.ts";
+import { isMethodName, METHODS, type MethodName, type ParamsOf, type ResultOf } from "./methods.ts";
+import type { ErrorBody, Outcome } from "./protocol.ts";
+
+/** The daemon's implementation of every method of the table: one handler each, given the caller. Throw HostgateError for domain errors. */
+export type Handlers = { [M in MethodName]: (params: ParamsOf<M>, caller: Caller) => Promise<ResultOf<M>> | ResultOf<M> };
+
+/**
+ * The answer of {@link Dispatcher.dispatch}: refused before any handler ran (`ok: false`: unknown method,
+ * wrong socket, role too low, bad params; the socket sends these as a failed response), or answered by the
+ * handler (`ok: true` with the handler's Outcome, domain errors included).
+ */
+export type Dispatched = { ok: false; error: ErrorBody } | { ok: true; result: Outcome<unknown> };
+
+/** Routes one request to its handler after the table's checks; shared by ipc/server.ts and the in-process client. */
+export interface Dispatcher {
+  dispatch(method: string, params: unknown, caller: Caller): Promise<Dispatched>;
+}
+
+const issues = (e: { issues: readonly { path: readonly PropertyKey[]; message: string }[] }): string =>
+  e.issues.map((i) => `${i.path.map(String).join(".") || "params"}: ${i.message}`).join("; ");
+
+/**
+ * Builds the dispatcher over {@link METHODS}: the method must exist, be served on the caller's socket
+ * (`forbidden_method`: approvals only on admin.sock; in-process callers may reach both sides), the caller's
+ * role must reach the method's `min_role` (`insufficient_role`), and the params must match the method's
+ * schema (`invalid_params`). Then the handler runs; whatever it throws becomes `{ ok: false }` with its code.
+ */
+export function createDispatcher(handlers: Handlers): Dispatcher {
+  return {
+    async dispatch(name, rawParams, caller) {
+      if (!isMethodName(name)) return { ok: false, error: { code: "protocol_error", message: `Unknown method ${name}.` } };
+      const def = METHODS[name];
+      if (def.socket === "admin" && (caller.socket === "agent" || caller.socket === "tcp")) {
+        return { ok: false, error: { code: "forbidden_method", message: `${name} is not available on the ${caller.socket} socket.`, hint: "Approvals happen only on the admin socket, by a human running `hostgate approve <txid>`." } };
+      }
+      if (def.socket === "agent" && caller.socket === "admin") {
+        return { ok: false, error: { code: "forbidden_method", message: `${name} is not available on the admin socket.`, hint: "Use the agent socket." } };
+      }
+      if (!roleAtLeast(caller.role, def.min_role)) {
+        return { ok: false, error: { code: "insufficient_role", message: `${name} needs the ${def.min_role} role; this caller is ${caller.role}.`, hint: "Ask the daemon's administrator for a role that allows it." } };
+      }
+      const parsed = def.params.safeParse(rawParams ?? {});
+      if (!parsed.success) return { ok: false, error: { code: "invalid_params", message: `Invalid params for ${name}: ${issues(parsed.error)}` } };
+      try {
+        const handler = handlers[name] as (p: unknown, c: Caller) => Promise<unknown>;
+        return { ok: true, result: { ok: true, value: await handler(parsed.data, caller) } };
+      } catch (err) {
+        const e = toHostgateError(err);
+        return { ok: true, result: { ok: false, error: { code: e.code, message: e.message, ...(e.hint ? { hint: e.hint } : {}) } } };
+      }
+    },
+  };
+}
+
+/** A typed client that calls a dispatcher in this process as `caller` (the embedded daemon's client). */
+export function inProcessClient<M extends MethodName>(dispatcher: Dispatcher, caller: Caller): MethodClient<M> {
+  return {
+    call: async (method, params, opts) => {
+      const who = opts?.client_name ? { ...caller, client_name: opts.client_name.slice(0, MAX_CLIENT_NAME) } : caller;
+      const r = await dispatcher.dispatch(method, params, who);
+      return (r.ok ? r.result : r) as Outcome<never>;
+    },
+    close: () => Promise.resolve(),
+  };
+}
