@@ -22,9 +22,9 @@ function load(): GetSockOpt | null {
   try {
     const koffi = createRequire(import.meta.url)("koffi") as typeof import("koffi");
     const lib = koffi.load("libc.so.6");
-    const ucred = koffi.struct("hostgate_ucred", { pid: "int32", uid: "uint32", gid: "uint32" });
-    getsockopt = lib.func("int getsockopt(int, int, int, _Out_ hostgate_ucred *, _Inout_ uint32 *)") as unknown as GetSockOpt;
-    void ucred;
+    koffi.struct("hostgate_ucred", { pid: "int32", uid: "uint32", gid: "uint32" });
+    const fn: unknown = lib.func("int getsockopt(int, int, int, _Out_ hostgate_ucred *, _Inout_ uint32 *)");
+    getsockopt = fn as GetSockOpt;
   } catch {
     getsockopt = null;
   }

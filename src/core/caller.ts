@@ -45,9 +45,11 @@ export const MAX_CLIENT_NAME = 64;
  */
 export function actorOf(caller: Caller): string {
   const o: Record<string, string | number> = {};
-  if (caller.client_name) o.client = caller.client_name.slice(0, MAX_CLIENT_NAME);
+  // Untrusted text: printable ASCII only (anything else becomes "?"), cut, so the actor stays under the
+  // audit store's 256-character limit whatever a client calls itself (a longer actor would refuse the action).
+  if (caller.client_name) o.client = caller.client_name.slice(0, MAX_CLIENT_NAME).replace(/[^\x20-\x7e]|["\\]/g, "?");
   if (caller.peer) { o.gid = caller.peer.gid; }
-  o.label = caller.label.slice(0, 32);
+  o.label = caller.label.slice(0, 32).replace(/[^\x20-\x7e]|["\\]/g, "?");
   if (caller.peer) o.pid = caller.peer.pid;
   o.role = caller.role;
   o.socket = caller.socket;
@@ -60,7 +62,7 @@ export function parseActor(actor: string): { role?: Role; socket?: CallerSocket;
   if (!actor.startsWith("{")) return null;
   try {
     const v: unknown = JSON.parse(actor);
-    return v !== null && typeof v === "object" && !Array.isArray(v) ? (v as ReturnType<typeof parseActor>) : null;
+    return v !== null && typeof v === "object" && !Array.isArray(v) ? v : null;
   } catch {
     return null;
   }

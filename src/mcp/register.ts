@@ -44,6 +44,9 @@ export function buildServer(tools: readonly ToolSpec[], client: DaemonClient): S
     const control = findControlCharacter(request.params.arguments ?? {});
     if (control) throw new ProtocolError(INVALID_PARAMS, `${control} contains a control character (NUL or another C0 byte); remove it.`);
     try {
+      // Recorded by the daemon as the caller's client name, never trusted. The accessor serves 2025-era
+      // connections and is backfilled per request on 2026-07-28 (SDK documentation of getClientVersion).
+      // eslint-disable-next-line @typescript-eslint/no-deprecated
       const clientName = server.getClientVersion()?.name;
       return await tool.handler(request.params.arguments ?? {}, client, clientName ? { client_name: clientName } : undefined);
     } catch (err) {
