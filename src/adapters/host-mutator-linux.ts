@@ -1,12 +1,12 @@
-import { constants as fsConstants } from "node:fs";
-import { open, rename, unlink, type FileHandle, realpath } from "node:fs/promises";
-import { basename, dirname, join } from "node:path";
+import { closeSync, constants as fsConstants, fchmodSync, fchownSync, fstatSync, fsyncSync, readFileSync, writeSync } from "node:fs";
+import { basename, dirname } from "node:path";
 import type { ExecResult } from "../core/exec.ts";
 import { HostgateError } from "../core/errors.ts";
 import type { Hasher } from "../ports/hasher.ts";
 import type { HostMutator, SignalName, WriteFileOptions } from "../ports/host-mutator.ts";
 import type { RunOptions } from "../ports/host-probe.ts";
 import { nodeCrypto } from "./crypto-node.ts";
+import { HeldDirectory } from "./held-directory.ts";
 import { LinuxHostProbe } from "./host-linux.ts";
 
 const DEFAULT_NEW_MODE = 0o644;
@@ -25,15 +25,14 @@ function osError(err: unknown, what: string): HostgateError {
   return new HostgateError("unavailable", `${what}: ${(err as Error).message}`, { cause: err });
 }
 
-/** Current state of `path` for the precondition: its content hash, or null when it does not exist. */
-async function currentHash(path: string, hasher: Hasher): Promise<{ sha256: string; mode: number; uid: number; gid: number } | null> {
-  let handle: FileHandle | undefined;
+/** Current state of `name` inside a held directory (openat, O_NOFOLLOW): content hash, mode, owner; null when absent. */
+function currentFileAt(dir: HeldDirectory, name: string, path: string, hasher: Hasher): { sha256: string; mode: number; uid: number; gid: number } | null {
+  let fd: number | undefined;
   try {
-    // O_NOFOLLOW: a symlink at `path` fails with ELOOP rather than being read through.
-    handle = await open(path, fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW | fsConstants.O_NONBLOCK);
-    const st = await handle.stat();
+    fd = dir.openFile(name, fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW | fsConstants.O_NONBLOCK);
+    const st = fstatSync(fd);
     if (!st.isFile()) throw new HostgateError("precondition_failed", `${path} is not a regular file.`);
-    const text = await handle.readFile({ encoding: "utf8" });
+    const text = readFileSync(fd, { encoding: "utf8" });
     return { sha256: hasher.sha256Hex(text), mode: st.mode & 0o7777, uid: st.uid, gid: st.gid };
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
@@ -41,7 +40,7 @@ async function currentHash(path: string, hasher: Hasher): Promise<{ sha256: stri
     if (code === "ELOOP") throw new HostgateError("precondition_failed", `${path} is a symlink; hostgate does not write through symlinks.`, { cause: err });
     throw osError(err, `Reading ${path}`);
   } finally {
-    await handle?.close();
+    if (fd !== undefined) closeSync(fd);
   }
 }
 
@@ -55,41 +54,65 @@ export class LinuxHostMutator implements HostMutator {
     private readonly hasher: Hasher = nodeCrypto,
   ) {}
 
-  async writeFileAtomic(path: string, content: string, opts: WriteFileOptions): Promise<void> {
-    const dir = dirname(path);
-    const before = await currentHash(path, this.hasher);
-    if (opts.expectedSha256 !== undefined) this.check(path, before?.sha256 ?? null, opts.expectedSha256);
-    const temp = join(dir, `.${basename(path)}.hostgate-${process.pid}-${Date.now()}-${Math.random().toString(16).slice(2, 10)}`);
-    let handle: FileHandle | undefined;
+  writeFileAtomic(path: string, content: string, opts: WriteFileOptions): Promise<void> {
+    try {
+      this.writeNow(path, content, opts);
+      return Promise.resolve();
+    } catch (err) {
+      return Promise.reject(err instanceof Error ? err : new Error(String(err)));
+    }
+  }
+
+  /** {@link writeFileAtomic}, synchronously (content ≤ 1 MiB; runs under the daemon's mutation lock). */
+  private writeNow(path: string, content: string, opts: WriteFileOptions): void {
+    const name = basename(path);
+    let held: HeldDirectory | undefined;
+    let temp: string | undefined;
     let renamed = false;
     try {
-      handle = await open(temp, fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_EXCL | fsConstants.O_NOFOLLOW, 0o600);
-      await handle.writeFile(content, { encoding: "utf8" });
-      await handle.chmod(opts.mode ?? before?.mode ?? DEFAULT_NEW_MODE);
-      if (before) {
-        try {
-          await handle.chown(before.uid, before.gid);
-        } catch {
-          // Not permitted (unprivileged daemon): the new file keeps the daemon's owner.
+      // The directory is opened once and held: every step below names files relative to this descriptor
+      // (openat/renameat), so swapping the directory's path for a symlink or another directory after this
+      // moment cannot redirect the write. The descriptor must hold the directory the human approved.
+      held = HeldDirectory.open(dirname(path));
+      const at = held.realPath();
+      if (opts.expectedRealDir !== undefined && at !== opts.expectedRealDir) {
+        throw new HostgateError("precondition_failed", `${dirname(path)} no longer resolves to ${opts.expectedRealDir} (now ${at}); nothing was written.`, { hint: "A directory on the path changed after approval. Plan the change again." });
+      }
+      const dir = held;
+      const before = currentFileAt(dir, name, path, this.hasher);
+      if (opts.expectedSha256 !== undefined) this.check(path, before?.sha256 ?? null, opts.expectedSha256);
+      temp = `.${name}.hostgate-${process.pid}-${Date.now()}-${Math.random().toString(16).slice(2, 10)}`;
+      const fd = dir.openFile(temp, fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_EXCL | fsConstants.O_NOFOLLOW, 0o600);
+      try {
+        writeSync(fd, content, null, "utf8");
+        fchmodSync(fd, opts.mode ?? before?.mode ?? DEFAULT_NEW_MODE);
+        if (before) {
+          try {
+            fchownSync(fd, before.uid, before.gid);
+          } catch {
+            // Not permitted (unprivileged daemon): the new file keeps the daemon's owner.
+          }
         }
+        fsyncSync(fd);
+      } finally {
+        closeSync(fd);
       }
-      await handle.sync();
-      await handle.close();
-      handle = undefined;
-      // Re-check as late as possible: the window between this read and rename is the only race left.
-      if (opts.expectedSha256 !== undefined) this.check(path, (await currentHash(path, this.hasher))?.sha256 ?? null, opts.expectedSha256);
-      if (opts.expectedRealDir !== undefined && (await realpath(dir)) !== opts.expectedRealDir) {
-        throw new HostgateError("precondition_failed", `${dir} no longer resolves to ${opts.expectedRealDir}; nothing was written.`, { hint: "A directory on the path changed after approval. Plan the change again." });
-      }
-      await rename(temp, path);
+      // Re-check the content as late as possible; the directory itself can no longer change under us.
+      if (opts.expectedSha256 !== undefined) this.check(path, currentFileAt(dir, name, path, this.hasher)?.sha256 ?? null, opts.expectedSha256);
+      dir.rename(temp, name);
       renamed = true;
-      const dirHandle = await open(dir, fsConstants.O_RDONLY | fsConstants.O_DIRECTORY);
-      try { await dirHandle.sync(); } finally { await dirHandle.close(); }
+      dir.sync();
     } catch (err) {
       throw osError(err, `Writing ${path}`);
     } finally {
-      await handle?.close();
-      if (!renamed) await unlink(temp).catch(() => undefined);
+      if (!renamed && temp !== undefined) {
+        try {
+          held?.unlink(temp);
+        } catch {
+          // best effort: a stray temp file is named .<name>.hostgate-<pid>-…
+        }
+      }
+      held?.close();
     }
   }
 

@@ -7,8 +7,9 @@ export type SignalName = "SIGTERM" | "SIGKILL" | "SIGHUP" | "SIGINT" | "SIGUSR1"
 /** Options for {@link HostMutator.writeFileAtomic}. */
 export interface WriteFileOptions {
   /**
-   * The directory the approved preview resolved (realpath). When given, the write happens only if the file's
-   * directory still resolves to it right before the rename; otherwise `precondition_failed`.
+   * The directory the approved preview resolved (realpath). When given, the directory is opened once and must
+   * be that directory then (otherwise `precondition_failed`); the temp file, the precondition reads and the
+   * rename all go through that open directory (openat/renameat), so a later swap of its path changes nothing.
    */
   expectedRealDir?: string;
   /**

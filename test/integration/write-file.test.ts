@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync, existsSync, realpathSync, mkdirSync, renameSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { spawn } from "node:child_process";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ActionContext } from "../../src/core/catalogue/action.ts";
 import writeFile from "../../src/core/catalogue/actions/write-file.ts";
@@ -240,5 +241,60 @@ describe("WriteFile refuses hostgate's own state, runtime and configuration (iss
     } finally {
       rmSync(root, { recursive: true, force: true });
     }
+  });
+});
+
+describe("WriteFile: a racing directory swapper (issue 12: hold the directory from the check to the rename)", () => {
+  it("never writes into the directory a symlink swapped in, while another process swaps it as fast as it can", async () => {
+    const ctx = await realContext();
+    const root = mkdtempSync(join(tmpdir(), "hg-racer-"));
+    const conf = join(root, "conf");
+    const parked = join(root, "conf.parked");
+    const elsewhere = join(root, "elsewhere");
+    mkdirSync(conf);
+    mkdirSync(elsewhere);
+    const N = 400;
+    // Every preview is approved while `conf` is the real directory.
+    const approved = [];
+    for (let i = 0; i < N; i++) {
+      const params = { path: join(conf, `app-${i}.conf`), content: `v=${i}\n` };
+      approved.push({ params, preview: await writeFile.preview(params, ctx) });
+    }
+    const counter = join(root, "swaps");
+    const swapper = spawn(process.execPath, ["-e", `
+      const fs = require("fs");
+      const [conf, parked, elsewhere, counter] = process.argv.slice(1);
+      let n = 0;
+      fs.writeSync(1, "ready\\n");
+      for (;;) {
+        try { fs.renameSync(conf, parked); fs.symlinkSync(elsewhere, conf); fs.unlinkSync(conf); fs.renameSync(parked, conf); n++; } catch {}
+        if (n % 16 === 0) fs.writeFileSync(counter + ".tmp", String(n)), fs.renameSync(counter + ".tmp", counter);
+      }`, conf, parked, elsewhere, counter], { stdio: ["ignore", "pipe", "inherit"] });
+    let out = "";
+    swapper.stdout.on("data", (c: Buffer) => { out += c.toString(); });
+    const swapsSoFar = (): number => { try { return Number(readFileSync(counter, "utf8")); } catch { return 0; } };
+    await new Promise<void>((resolve) => { const poll = (): void => { if (out.includes("ready") && swapsSoFar() >= 16) resolve(); else setTimeout(poll, 5); }; poll(); });
+    const before = swapsSoFar();
+    let during = 0;
+    const outcomes: Record<string, number> = {};
+    try {
+      for (const { params, preview } of approved) {
+        const code = await errorCode(() => writeFile.apply(params, ctx, preview));
+        outcomes[code ?? "written"] = (outcomes[code ?? "written"] ?? 0) + 1;
+        await new Promise((r) => setImmediate(r));
+      }
+      during = swapsSoFar() - before;
+    } finally {
+      swapper.kill("SIGKILL");
+      await new Promise((r) => swapper.once("exit", r));
+    }
+    expect(during, "the swapper kept swapping while the writes ran").toBeGreaterThan(0);
+    // Nothing ever landed in the swapped-in directory; whatever was written is in the approved one.
+    expect(readdirSync(elsewhere)).toEqual([]);
+    const realConf = existsSync(parked) ? parked : conf;
+    const written = readdirSync(realConf).filter((f) => f.endsWith(".conf"));
+    expect(written.length).toBe(outcomes.written ?? 0);
+    expect(Object.keys(outcomes).every((k) => ["written", "precondition_failed", "not_found"].includes(k)), JSON.stringify(outcomes)).toBe(true);
+    rmSync(root, { recursive: true, force: true });
   });
 });

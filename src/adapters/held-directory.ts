@@ -1,0 +1,104 @@
+import { closeSync, constants as fsConstants, fsyncSync, openSync, readlinkSync } from "node:fs";
+import { createRequire } from "node:module";
+import type * as Koffi from "koffi";
+
+/**
+ * A directory held open by its descriptor, with the file operations Node lacks: `openat`, `renameat` and
+ * `unlinkat` from the C library through koffi. The directory's path is resolved once, when it is opened;
+ * every later step names files relative to the descriptor, so renaming the directory away, or swapping its
+ * path for a symlink, after that moment cannot redirect a write (issue 12: WriteFile's directory swap).
+ * Linux only (glibc or musl `libc.so.6`/`libc.so`). Errors are thrown as Node-style errors with `code`
+ * (`ENOENT`, `ELOOP`…), like node:fs, so callers map them the same way.
+ */
+
+/** O_CLOEXEC on Linux (x86-64, arm64): descriptors opened here are not inherited by package tools run later. */
+const O_CLOEXEC = 0o2000000;
+
+interface Libc {
+  openat: (dirfd: number, path: string, flags: number, ...mode: unknown[]) => number;
+  renameat: (olddirfd: number, oldpath: string, newdirfd: number, newpath: string) => number;
+  unlinkat: (dirfd: number, path: string, flags: number) => number;
+  koffi: typeof Koffi;
+}
+
+let libc: Libc | null = null;
+
+function load(): Libc {
+  if (libc !== null) return libc;
+  const koffi = createRequire(import.meta.url)("koffi") as typeof Koffi;
+  let lib: ReturnType<typeof koffi.load>;
+  try {
+    lib = koffi.load("libc.so.6");
+  } catch {
+    lib = koffi.load("libc.so");
+  }
+  libc = {
+    openat: lib.func("int openat(int dirfd, const char *path, int flags, ...)") as Libc["openat"],
+    renameat: lib.func("int renameat(int olddirfd, const char *oldpath, int newdirfd, const char *newpath)") as Libc["renameat"],
+    unlinkat: lib.func("int unlinkat(int dirfd, const char *path, int flags)") as Libc["unlinkat"],
+    koffi,
+  };
+  return libc;
+}
+
+/** A Node-style error for the current errno. */
+function errnoError(call: string, name: string): NodeJS.ErrnoException {
+  const { koffi } = load();
+  const n = koffi.errno();
+  const code = Object.entries(koffi.os.errno).find(([, v]) => v === n)?.[0] ?? `E${n}`;
+  const err: NodeJS.ErrnoException = new Error(`${code}: ${call} ${JSON.stringify(name)} failed`);
+  err.code = code;
+  err.errno = -n;
+  err.syscall = call;
+  return err;
+}
+
+/** A single path component: no `/`, not empty, not `.` or `..` (openat would otherwise leave the directory). */
+function component(name: string): string {
+  if (name === "" || name === "." || name === ".." || name.includes("/") || name.includes("\0")) throw new Error(`not a file name inside a directory: ${JSON.stringify(name)}`);
+  return name;
+}
+
+/** See the module comment. Close it when done. */
+export class HeldDirectory {
+  private constructor(readonly fd: number) {}
+
+  /** Opens `path` as a directory (symlinks on the way are followed once, now). Throws like node:fs. */
+  static open(path: string): HeldDirectory {
+    return new HeldDirectory(openSync(path, fsConstants.O_RDONLY | fsConstants.O_DIRECTORY));
+  }
+
+  /** Where the held directory is now, as the kernel names it (`/proc/self/fd/N`). */
+  realPath(): string {
+    return readlinkSync(`/proc/self/fd/${this.fd}`);
+  }
+
+  /** `openat(fd, name, flags, mode)` with O_CLOEXEC; returns a descriptor usable with node:fs. */
+  openFile(name: string, flags: number, mode = 0o600): number {
+    const fd = load().openat(this.fd, component(name), flags | O_CLOEXEC, "int", mode);
+    if (fd < 0) throw errnoError("openat", name);
+    return fd;
+  }
+
+  /** `renameat(fd, from, fd, to)`: atomic replacement inside the held directory. */
+  rename(from: string, to: string): void {
+    if (load().renameat(this.fd, component(from), this.fd, component(to)) !== 0) throw errnoError("renameat", `${from} -> ${to}`);
+  }
+
+  /** `unlinkat(fd, name, 0)`; a missing file is not an error. */
+  unlink(name: string): void {
+    if (load().unlinkat(this.fd, component(name), 0) !== 0) {
+      const err = errnoError("unlinkat", name);
+      if (err.code !== "ENOENT") throw err;
+    }
+  }
+
+  /** fsync(2) of the directory, so a rename inside it is durable. */
+  sync(): void {
+    fsyncSync(this.fd);
+  }
+
+  close(): void {
+    closeSync(this.fd);
+  }
+}
