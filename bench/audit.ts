@@ -10,7 +10,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
-import { openAuditStore } from "../src/adapters/audit-sqlite.ts";
+import { openAuditStore } from "../src/daemon/audit-store.ts";
 import { verifyAuditDb } from "../src/adapters/audit-verify.ts";
 import { Ed25519Signer } from "../src/adapters/signer-ed25519.ts";
 

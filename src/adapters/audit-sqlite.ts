@@ -1,33 +1,31 @@
-import { existsSync, mkdirSync, realpathSync } from "node:fs";
-import { basename, dirname, join, resolve } from "node:path";
+import { mkdirSync } from "node:fs";
+import { dirname, join } from "node:path";
 import Database from "better-sqlite3";
-import { CanonicalEncodingError, canonicalJson } from "../core/audit/canonical.ts";
-import type { JsonValue } from "../core/audit/canonical.ts";
-import {
-  KIND_GENESIS,
-  KIND_KEY_ROTATION,
-  KIND_PATTERN,
-  MAX_ACTOR_LENGTH,
-  checkpointSignatureInput,
-  entryHash,
-  entrySignatureInput,
-  rotationProofInput,
-} from "../core/audit/entry.ts";
+import { canonicalJson } from "../core/audit/canonical.ts";
+import { KIND_GENESIS, KIND_KEY_ROTATION, rotationProofInput } from "../core/audit/entry.ts";
 import type { AuditEntry, Checkpoint } from "../core/audit/entry.ts";
 import { parseRotation } from "../core/audit/verify.ts";
 import type { VerifyResult, Witness } from "../core/audit/verify.ts";
 import { judgeAnchoring } from "../core/audit/anchor.ts";
-import { compileExtraPatterns, redactDeep, redactSecrets } from "../core/redact.ts";
 import { HostgateError } from "../core/errors.ts";
-import { isWithinRoot } from "../core/paths.ts";
-import { pinAuditKey, readPin } from "./audit-pin.ts";
 import type { AuditAppend, AuditQuery, AuditStore } from "../ports/audit-store.ts";
 import type { Signer } from "../ports/signer.ts";
-import { checkpointCopyPath, readCheckpointCopy, writeCheckpointCopy } from "./audit-checkpoint-copy.ts";
+import { ChainWriter } from "./audit-chain-writer.ts";
+import { checkpointCopyPath, readCheckpointCopy } from "./audit-checkpoint-copy.ts";
 import type { CheckpointCopyTarget } from "./audit-checkpoint-copy.ts";
-import { AUDIT_SCHEMA, ENTRY_COLUMNS, openReadOnlyAnywhere, readDbCheckpoints } from "./audit-sqlite-schema.ts";
+import { Checkpoints } from "./audit-checkpoints.ts";
+import { AuditRedaction, type PreparedEntry } from "./audit-redaction.ts";
+import { unavailable } from "./audit-sqlite-errors.ts";
+import { AUDIT_SCHEMA, ENTRY_COLUMNS, openReadOnlyAnywhere } from "./audit-sqlite-schema.ts";
 import { verifyAuditDb } from "./audit-verify.ts";
-import { Ed25519Signer, nodeAuditCrypto, readPublicKeyDir } from "./signer-ed25519.ts";
+import { readPublicKeyDir } from "./signer-ed25519.ts";
+
+/*
+ * The audit store, split by responsibility: this file is the database (open, read-only fallback, query,
+ * verify, close) and wires the parts: audit-redaction.ts (checks and redacts an append before anything is
+ * signed), audit-chain-writer.ts (hash, sign, group commit), audit-checkpoints.ts (signed checkpoints and
+ * their copies). Which signer and which pinned keys a daemon uses is chosen in daemon/audit-store.ts.
+ */
 
 /** Options of {@link SqliteAuditStore.open}. Defaults in brackets. */
 export interface SqliteAuditStoreOptions {
@@ -72,18 +70,6 @@ export interface ReadOnlyAuditStoreOptions {
   verifyWorkers?: number;
 }
 
-interface Pending {
-  row: AuditEntry;
-  resolve: (v: { seq: number; hash: string }) => void;
-  reject: (err: Error) => void;
-}
-
-interface Head {
-  seq: number;
-  hash: string;
-  ts: number;
-}
-
 /**
  * The audit chain in SQLite (WAL). One writer per database. Appends are hashed and signed immediately (so seq
  * order is call order) and written in group-commit transactions; durable appends commit with
@@ -92,18 +78,10 @@ interface Head {
  */
 export class SqliteAuditStore implements AuditStore {
   private readonly db: Database.Database;
-  private readonly insert: Database.Statement;
-  private readonly insertMany: (rows: AuditEntry[]) => void;
-  private readonly extraPatterns: RegExp[];
-  private readonly clock: () => number;
-  private pending: Pending[] = [];
-  private timer: NodeJS.Timeout | null = null;
+  private readonly redaction: AuditRedaction;
+  private readonly writer: ChainWriter;
+  private readonly checkpoints: Checkpoints;
   private idleTimer: NodeJS.Timeout | null = null;
-  private head: Head;
-  private committed: Head;
-  private checkpoint: Checkpoint | null;
-  private genesisHash: string | null;
-  private syncFull = false;
   private closed = false;
   private cleanup: () => void = () => undefined;
   private pinned: ReadonlyMap<string, string> | null;
@@ -116,20 +94,19 @@ export class SqliteAuditStore implements AuditStore {
     private readonly trustedKeys: () => Map<string, string> = () => opts.signer.knownPublicKeys(),
   ) {
     this.db = db;
-    this.clock = opts.clock ?? Date.now;
+    const clock = opts.clock ?? Date.now;
     this.pinned = opts.pinnedKeys ?? null;
-    this.extraPatterns = compileExtraPatterns(opts.secretPatterns ?? []);
+    this.redaction = new AuditRedaction(opts.secretPatterns ?? []);
     if (opts.checkpointCopy) checkpointCopyPath(opts.checkpointCopy);
-    this.insert = readOnlyReason !== null ? db.prepare("SELECT 1") : db.prepare(`INSERT INTO audit_entries (pos, ${ENTRY_COLUMNS}) VALUES (@seq, @seq, @ts, @kind, @actor, @payload, @prev_hash, @hash, @key_id, @signature)`);
-    this.insertMany = db.transaction((rows: AuditEntry[]) => {
-      for (const r of rows) this.insert.run(r);
-    });
-    const last = db.prepare("SELECT seq, hash, ts FROM audit_entries ORDER BY pos DESC LIMIT 1").get() as Head | undefined;
-    this.head = last ?? { seq: 0, hash: "0".repeat(64), ts: 0 };
-    this.committed = { ...this.head };
-    const cps = readDbCheckpoints(db);
-    this.checkpoint = cps.at(-1) ?? null;
-    this.genesisHash = (db.prepare("SELECT hash FROM audit_entries WHERE seq = 1").get() as { hash: string } | undefined)?.hash ?? null;
+    this.checkpoints = new Checkpoints(db, { signer: opts.signer, clock, checkpointCopy: opts.checkpointCopy ?? null, ...(opts.onWarning ? { onWarning: opts.onWarning } : {}) });
+    this.writer = new ChainWriter(db, {
+      signer: opts.signer, clock,
+      ...(opts.groupCommitMaxEntries !== undefined ? { groupCommitMaxEntries: opts.groupCommitMaxEntries } : {}),
+      ...(opts.groupCommitDelayMs !== undefined ? { groupCommitDelayMs: opts.groupCommitDelayMs } : {}),
+      onCommitted: (committed) => {
+        if (this.checkpoints.behind(committed) >= (opts.checkpointEvery ?? 1000)) this.tryCheckpoint();
+      },
+    }, readOnlyReason !== null);
   }
 
   /**
@@ -202,19 +179,19 @@ export class SqliteAuditStore implements AuditStore {
         hint: "Restore the audit key that matches this database, or move the database aside to start a new chain.",
       });
     }
-    if (this.head.seq === 0) {
+    if (this.writer.committed.seq === 0) {
       const signer = this.opts.signer;
-      this.enqueue({ kind: KIND_GENESIS, actor: "hostgate", payloadText: canonicalJson({ format: "hostgate-audit-v1", key_id: signer.keyId, public_key: signer.publicKey }) }).catch(
+      this.writer.enqueue({ kind: KIND_GENESIS, actor: "hostgate", payloadText: canonicalJson({ format: "hostgate-audit-v1", key_id: signer.keyId, public_key: signer.publicKey }) }).catch(
         () => undefined,
       );
-      const failure = this.flush(true);
+      const failure = this.writer.flush(true);
       if (failure !== null) throw failure;
-      this.genesisHash = this.committed.hash;
+      this.checkpoints.genesisHash = this.writer.committed.hash;
     }
     const idle = this.opts.checkpointIdleMs ?? 30_000;
     if (idle > 0) {
       this.idleTimer = setInterval(() => {
-        if (this.committed.seq > (this.checkpoint?.seq ?? 0)) this.tryCheckpoint();
+        if (this.checkpoints.behind(this.writer.committed) > 0) this.tryCheckpoint();
       }, idle);
       this.idleTimer.unref();
     }
@@ -228,16 +205,9 @@ export class SqliteAuditStore implements AuditStore {
   }
 
   append(input: AuditAppend, opts: { durable?: boolean } = {}): Promise<{ seq: number; hash: string }> {
-    let payloadText: string;
+    let entry: PreparedEntry;
     try {
-      if (typeof input.kind !== "string" || input.kind.length > 64 || !KIND_PATTERN.test(input.kind)) {
-        throw new HostgateError("invalid_params", `audit kind ${JSON.stringify(input.kind)} is not a lowercase dotted identifier of at most 64 characters`);
-      }
-      if (typeof input.actor !== "string" || input.actor.length > MAX_ACTOR_LENGTH) {
-        throw new HostgateError("invalid_params", `audit actor must be a string of at most ${MAX_ACTOR_LENGTH} characters`);
-      }
-      // The one redactor of answers and previews (core/redact.ts), plus the configured patterns.
-      payloadText = encodePayload(redactDeep(input.payload, { extra: this.extraPatterns }).value);
+      entry = this.redaction.prepare(input);
       if (this.readOnlyReason !== null) {
         throw new HostgateError("audit_unavailable", `the audit store is read-only (${this.readOnlyReason}); the action is refused because it cannot be audited`, {
           hint: "Make the state directory writable (free space, remount read-write), then restart the daemon.",
@@ -247,80 +217,17 @@ export class SqliteAuditStore implements AuditStore {
     } catch (err) {
       return Promise.reject(err instanceof Error ? err : new Error(String(err)));
     }
-    return this.commitEntry({ kind: input.kind, actor: redactSecrets(input.actor, { extra: this.extraPatterns }).text, payloadText }, opts.durable === true);
-  }
-
-  private commitEntry(e: { kind: string; actor: string; payloadText: string }, durable: boolean): Promise<{ seq: number; hash: string }> {
-    const promise = this.enqueue(e);
-    if (durable) this.flush(true);
-    else if (this.pending.length >= (this.opts.groupCommitMaxEntries ?? 512)) this.flush(false);
-    else
-      this.timer ??= setTimeout(() => {
-        this.flush(false);
-      }, this.opts.groupCommitDelayMs ?? 2);
-    return promise;
-  }
-
-  private enqueue(e: { kind: string; actor: string; payloadText: string }): Promise<{ seq: number; hash: string }> {
-    const signer = this.opts.signer;
-    const body = { seq: this.head.seq + 1, ts: Math.max(this.clock(), this.head.ts), kind: e.kind, actor: e.actor, payload: e.payloadText, prev_hash: this.head.hash, key_id: signer.keyId };
-    const hash = entryHash(body, nodeAuditCrypto);
-    const row: AuditEntry = { ...body, hash, signature: signer.sign(entrySignatureInput(hash)) };
-    this.head = { seq: row.seq, hash, ts: row.ts };
-    return new Promise((resolve, reject) => this.pending.push({ row, resolve, reject }));
-  }
-
-  /** Commits every queued entry in one transaction; `durable` = fsync before returning. Returns the error it rejected the batch with, if any. */
-  private flush(durable: boolean): HostgateError | null {
-    if (this.timer !== null) {
-      clearTimeout(this.timer);
-      this.timer = null;
-    }
-    if (this.pending.length === 0) return null;
-    const batch = this.pending;
-    this.pending = [];
-    try {
-      if (durable !== this.syncFull) {
-        this.db.pragma(`synchronous = ${durable ? "FULL" : "NORMAL"}`);
-        this.syncFull = durable;
-      }
-      this.insertMany(batch.map((p) => p.row));
-    } catch (err) {
-      this.head = { ...this.committed };
-      const error = unavailable(`cannot write ${batch.length} audit entr${batch.length === 1 ? "y" : "ies"}`, err);
-      for (const p of batch) p.reject(error);
-      return error;
-    }
-    const last = batch.at(-1)!.row;
-    this.committed = { seq: last.seq, hash: last.hash, ts: last.ts };
-    for (const p of batch) p.resolve({ seq: p.row.seq, hash: p.row.hash });
-    if (this.committed.seq - (this.checkpoint?.seq ?? 0) >= (this.opts.checkpointEvery ?? 1000)) this.tryCheckpoint();
-    return null;
+    return this.writer.commit(entry, opts.durable === true);
   }
 
   private tryCheckpoint(): void {
-    try {
-      this.checkpointNow();
-    } catch (err) {
-      this.opts.onWarning?.(`audit checkpoint not written: ${(err as Error).message}`);
-    }
+    this.checkpoints.tryWrite(() => this.checkpointNow());
   }
 
   checkpointNow(): Checkpoint {
     if (this.readOnlyReason !== null) throw new HostgateError("audit_unavailable", `the audit store is read-only (${this.readOnlyReason}); no checkpoint written`);
-    this.flush(false);
-    if (this.checkpoint !== null && this.checkpoint.seq === this.committed.seq) return this.checkpoint;
-    const signer = this.opts.signer;
-    const body = { seq: this.committed.seq, hash: this.committed.hash, ts: Math.max(this.clock(), this.committed.ts), key_id: signer.keyId };
-    const cp: Checkpoint = { ...body, signature: signer.sign(checkpointSignatureInput(body)) };
-    try {
-      this.db.prepare("INSERT INTO audit_checkpoints (seq, ts, hash, key_id, signature) VALUES (@seq, @ts, @hash, @key_id, @signature)").run(cp);
-    } catch (err) {
-      throw unavailable("cannot write the audit checkpoint", err);
-    }
-    this.checkpoint = cp;
-    if (this.opts.checkpointCopy) writeCheckpointCopy(this.opts.checkpointCopy, this.genesisHash ?? "", cp);
-    return cp;
+    this.writer.flush(false);
+    return this.checkpoints.write(this.writer.committed);
   }
 
   /** Sets the keys pinned outside the state directory, which `verify` then trusts (see audit-pin.ts). */
@@ -329,7 +236,7 @@ export class SqliteAuditStore implements AuditStore {
   }
 
   latestCheckpoint(): Checkpoint | null {
-    return this.checkpoint;
+    return this.checkpoints.latest();
   }
 
   query(filter: AuditQuery = {}): AuditEntry[] {
@@ -357,13 +264,13 @@ export class SqliteAuditStore implements AuditStore {
   }
 
   async verify(opts: { since_seq?: number; signatures?: boolean; witnesses?: readonly Witness[] } = {}): Promise<VerifyResult> {
-    this.flush(false);
+    this.writer.flush(false);
     // The head is copied to the second place now, so the answer covers it (a later cut of it is then detected).
     if (this.opts.checkpointCopy && this.opts.checkpointCopyOutside === true && this.readOnlyReason === null) this.tryCheckpoint();
     let extra: Checkpoint[] = [];
     if (this.opts.checkpointCopy) {
       try {
-        extra = readCheckpointCopy(checkpointCopyPath(this.opts.checkpointCopy), this.genesisHash);
+        extra = readCheckpointCopy(checkpointCopyPath(this.opts.checkpointCopy), this.checkpoints.genesisHash);
       } catch (err) {
         return { status: "cannot_verify", why: "unreadable_store", detail: (err as Error).message };
       }
@@ -388,7 +295,7 @@ export class SqliteAuditStore implements AuditStore {
     const signer = this.opts.signer;
     const r = signer.prepareRotation(rotationProofInput);
     try {
-      const { seq } = await this.commitEntry({ kind: KIND_KEY_ROTATION, actor: "hostgate", payloadText: canonicalJson({ ...r }) }, true);
+      const { seq } = await this.writer.commit({ kind: KIND_KEY_ROTATION, actor: "hostgate", payloadText: canonicalJson({ ...r }) }, true);
       signer.commitRotation();
       this.checkpointNow();
       return { old_key_id: r.old_key_id, new_key_id: r.new_key_id, seq };
@@ -402,8 +309,8 @@ export class SqliteAuditStore implements AuditStore {
     if (this.closed) return;
     if (this.idleTimer !== null) clearInterval(this.idleTimer);
     try {
-      this.flush(false);
-      if (this.readOnlyReason === null && this.committed.seq > (this.checkpoint?.seq ?? 0)) this.tryCheckpoint();
+      this.writer.flush(false);
+      if (this.readOnlyReason === null && this.checkpoints.behind(this.writer.committed) > 0) this.tryCheckpoint();
     } finally {
       this.closed = true;
       this.db.close();
@@ -415,74 +322,4 @@ export class SqliteAuditStore implements AuditStore {
 /** Where the daemon keeps the audit database and keys: `<stateDir>/audit.db`, `<stateDir>/audit-keys/`. */
 export function auditPaths(stateDir: string): { dbPath: string; keyDir: string } {
   return { dbPath: join(stateDir, "audit.db"), keyDir: join(stateDir, "audit-keys") };
-}
-
-/**
- * The daemon's entry point: opens (creating on first start) the signing key under `<stateDir>/audit-keys/` and the
- * store at `<stateDir>/audit.db`. Other options as in {@link SqliteAuditStoreOptions}. With `readOnlyFallback`
- * (default false), a store that exists but cannot be opened for writing is opened read-only instead (see
- * {@link SqliteAuditStore.openReadOnly}; `readOnlyReason` says why, `onWarning` is told): history and verify keep
- * working, every append is refused.
- */
-export function openAuditStore(stateDir: string, opts: Omit<SqliteAuditStoreOptions, "dbPath" | "signer" | "pinnedKeys" | "checkpointCopyOutside"> & { readOnlyFallback?: boolean; configDir?: string } = {}): SqliteAuditStore {
-  const { dbPath, keyDir } = auditPaths(stateDir);
-  const checkpointCopyOutside = opts.checkpointCopy ? copyIsOutside(checkpointCopyPath(opts.checkpointCopy), stateDir) : false;
-  try {
-    const signer = Ed25519Signer.open(stateDir);
-    const store = SqliteAuditStore.open({ ...opts, dbPath, signer, checkpointCopyOutside });
-    if (opts.configDir !== undefined) {
-      // Pin the key outside the state directory at first start; refuse a key the pin does not vouch for.
-      try {
-        const announcements = [...store.query({ kind: KIND_GENESIS, limit: 10 }), ...store.query({ kind: KIND_KEY_ROTATION, limit: 10_000 })];
-        store.setPinnedKeys(pinAuditKey({ configDir: opts.configDir, stateDir, signer, announcements, warn: (l) => opts.onWarning?.(l) }));
-      } catch (err) {
-        store.close();
-        throw err;
-      }
-    }
-    return store;
-  } catch (err) {
-    if (opts.readOnlyFallback !== true || !(err instanceof HostgateError) || err.code !== "audit_unavailable" || !existsSync(dbPath)) throw err;
-    opts.onWarning?.(`audit store opened read-only: ${err.message}`);
-    const ro = SqliteAuditStore.openReadOnly({ dbPath, keyDir, checkpointCopy: opts.checkpointCopy, verifyWorkers: opts.verifyWorkers }, err.message);
-    if (opts.configDir !== undefined) ro.setPinnedKeys(readPin(opts.configDir, stateDir));
-    return ro;
-  }
-}
-
-/** Whether the copy file lies outside the state directory (both resolved where they exist). */
-function copyIsOutside(copyFile: string, stateDir: string): boolean {
-  const real = (p: string): string => {
-    try {
-      return realpathSync(p);
-    } catch {
-      return resolve(p);
-    }
-  };
-  return !isWithinRoot(join(real(dirname(copyFile)), basename(copyFile)), real(stateDir));
-}
-
-function encodePayload(value: JsonValue): string {
-  try {
-    return canonicalJson(value);
-  } catch (err) {
-    if (err instanceof CanonicalEncodingError) {
-      throw new HostgateError("invalid_params", `audit payload rejected: ${err.message}`, { hint: "Use integers, strings, booleans, null, arrays and plain objects only." });
-    }
-    throw err;
-  }
-}
-
-function unavailable(what: string, err: unknown): HostgateError {
-  const code = (err as { code?: string }).code ?? "";
-  const why =
-    code === "SQLITE_FULL" ? "the disk (or the configured size cap) is full"
-    : code.startsWith("SQLITE_READONLY") ? "the store is read-only"
-    : code.startsWith("SQLITE_IOERR") ? "an I/O error occurred"
-    : (err as Error).message;
-  return new HostgateError("audit_unavailable", `${what}: ${why}; the action is refused because it cannot be audited`, {
-    hint: "Free space or fix the audit store (see `hostgate doctor`), then retry.",
-    details: { sqlite_code: code },
-    cause: err,
-  });
 }

@@ -3,7 +3,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "n
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Command } from "commander";
-import { openAuditStore } from "../adapters/audit-sqlite.ts";
+import { openAuditStore } from "../daemon/audit-store.ts";
 import { defaultStateDir, registerAuditCommand } from "./audit.ts";
 
 const dirs: string[] = [];

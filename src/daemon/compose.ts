@@ -2,7 +2,7 @@ import { existsSync, realpathSync } from "node:fs";
 import { join } from "node:path";
 import { checkpointCopyPath, type CheckpointCopyTarget } from "../adapters/audit-checkpoint-copy.ts";
 import { pinPath } from "../adapters/audit-pin.ts";
-import { openAuditStore } from "../adapters/audit-sqlite.ts";
+import { openAuditStore } from "./audit-store.ts";
 import { ensureAppendOnly } from "../adapters/append-only.ts";
 import { nodeCrypto } from "../adapters/crypto-node.ts";
 import { LinuxHostProbe } from "../adapters/host-linux.ts";

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { execFileSync } from "node:child_process";
 import { join } from "node:path";
-import { openAuditStore } from "../../src/adapters/audit-sqlite.ts";
+import { openAuditStore } from "../../src/daemon/audit-store.ts";
 import type { SqliteAuditStore } from "../../src/adapters/audit-sqlite.ts";
 import { peerMissing } from "../helpers/peers.ts";
 import { tmp } from "./helpers.ts";

@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { join } from "node:path";
 import { readFileSync, writeFileSync } from "node:fs";
 import type Database from "better-sqlite3";
-import { openAuditStore } from "../../src/adapters/audit-sqlite.ts";
+import { openAuditStore } from "../../src/daemon/audit-store.ts";
 import { verifyAuditDb, verifyAuditJsonl } from "../../src/adapters/audit-verify.ts";
 import { CHECKPOINT_COPY_FILE, readCheckpointCopy } from "../../src/adapters/audit-checkpoint-copy.ts";
 import { readPublicKeyDir } from "../../src/adapters/signer-ed25519.ts";

@@ -4,7 +4,8 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { ensureAppendOnly } from "../../src/adapters/append-only.ts";
 import { writeCheckpointCopy, readCheckpointCopy } from "../../src/adapters/audit-checkpoint-copy.ts";
-import { openAuditStore, type SqliteAuditStore } from "../../src/adapters/audit-sqlite.ts";
+import { type SqliteAuditStore } from "../../src/adapters/audit-sqlite.ts";
+import { openAuditStore } from "../../src/daemon/audit-store.ts";
 import { runVerify } from "../../src/cli/audit.ts";
 import { tamper, tmp } from "../audit/helpers.ts";
 
