@@ -47,6 +47,10 @@ describe("program option tables", () => {
     expect(p.operands.map((a) => a.text)).toEqual(["show", "HEAD"]);
     expect(flag(p, "--output")).toEqual(["/etc/x"]);
     expect(flag(read(git, "-C /srv log --output=/etc/x"), "--output")).toBeUndefined();
+    const any: ProgramSpec = { options: "-p", posix: true, verbs: { "*": "-out=W" } };
+    expect(read(any, "").operands).toEqual([]);
+    expect(read(any, "-p").operands).toEqual([]);
+    expect(flag(read(any, "x509 -out /etc/x"), "-out")).toEqual(["/etc/x"]);
   });
 
   it("reads BSD option words, -NUM and single-dash long words", () => {

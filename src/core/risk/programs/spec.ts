@@ -146,7 +146,8 @@ export interface ProgramParse {
 export function parseProgram(program: CompiledProgram, args: readonly Arg[]): ProgramParse {
   const out: ProgramParse = { program, flags: new Map(), uses: [], operands: [], unknown: [] };
   const rest = readOptions(program.options, program.spec, args, out, program.spec.posix ?? false);
-  const verbSet = program.verbs.size > 0 ? program.verbs.get(out.operands[0]?.text ?? "") ?? program.verbs.get("*") : undefined;
+  const verb0 = out.operands[0];
+  const verbSet = program.verbs.size > 0 && verb0 ? program.verbs.get(verb0.text) ?? program.verbs.get("*") : undefined;
   if (verbSet) {
     const verb = out.operands.pop()!;
     const tail: ProgramParse = { ...out, operands: [] };

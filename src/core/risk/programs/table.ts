@@ -150,7 +150,7 @@ export const PROGRAM_TABLE: Readonly<Record<string, ProgramSpec>> = {
       -K|--config=R!options_from_file -m|--max-time= -o|--output=W -P|--ftp-port= -Q|--quote= -r|--range= -t|--telnet-option=
       -T|--upload-file=R!network_upload -u|--user= -U|--proxy-user= -w|--write-out= -x|--proxy= -X|--request= -y|--speed-time=
       -Y|--speed-limit= -z|--time-cond= --trace=W --trace-ascii=W --stderr=W --libcurl=W --etag-save=W --hsts= --alt-svc=
-      --output-dir= --url= --connect-timeout= --retry= --resolve= --connect-to= --cacert= --key= --unix-socket=
+      --output-dir=W --url= --connect-timeout= --retry= --resolve= --connect-to= --cacert= --key= --unix-socket=
       -0 -1 -2 -3 -4 -6 -a -B -f -g -G -i -I -j -J -k -l -L -M -n -N -O -p -q -R -s -S -v -V -Z -#`,
     complete: false,
   },
@@ -202,6 +202,8 @@ export const PROGRAM_TABLE: Readonly<Record<string, ProgramSpec>> = {
       grep: "-O|--open-files-in-pager=?C -f=R",
       config: "-f|--file=W --blob= -e|--edit",
       blame: "--contents=R -S=R",
+      // Any other verb (an alias such as `lg` for `log` may stand for a diff-family command).
+      "*": "--output=W",
     },
   },
   openssl: {
