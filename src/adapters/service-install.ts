@@ -137,7 +137,7 @@ export function uninstallService(opts: { unitDir?: string; keepGroup?: boolean }
     const g = run(["groupdel", AGENT_GROUP]);
     step(`remove group ${AGENT_GROUP}`, g.ok, g.out || undefined);
   }
-  step("state kept", true, "/var/lib/hostgate (the audit chain and signing key) is kept; remove it yourself if you mean to");
+  step("state kept", true, "/var/lib/hostgate (the audit chain and signing key) and /var/log/hostgate (checkpoint copies) are kept; remove them yourself if you mean to");
   return report;
 }
 

@@ -1,7 +1,7 @@
 import { HostgateError } from "../core/errors.ts";
 import { formatReceipt, RECEIPT_BYTES } from "../core/transaction/receipt.ts";
 import { effectiveState, RECEIPT_TTL_MS, type Transaction } from "../core/transaction/transaction.ts";
-import type { ApproveResult, ShowResult } from "../ipc/protocol.ts";
+import type { ApproveResult, PendingResult, ShowResult } from "../ipc/protocol.ts";
 import { audit, checkpointRef } from "./audit-log.ts";
 import type { DaemonDeps } from "./deps.ts";
 import { actorOf, type Caller } from "../core/caller.ts";
@@ -10,6 +10,21 @@ function load(deps: DaemonDeps, id: string): Transaction {
   const tx = deps.transactions().get(id);
   if (!tx) throw new HostgateError("unknown_transaction", `No transaction ${id}.`, { hint: "Copy the transaction_id from the plan output; the history tool lists recent ones." });
   return tx;
+}
+
+/**
+ * What `hostgate pending` lists for the human: transactions still planned (not expired by the daemon's clock),
+ * newest first, at most `limit` (default 50), each with its risk and one-line summary.
+ */
+export function pending(deps: DaemonDeps, limit = 50): PendingResult {
+  const now = deps.clock.now();
+  const open = deps.transactions().list({ state: "planned", limit: 1000 }).filter((tx) => effectiveState(tx, now) === "planned").slice(0, limit);
+  return {
+    transactions: open.map((tx) => ({
+      transaction_id: tx.id, action_name: tx.action_name, host: tx.host, risk_level: tx.risk_level, summary: tx.preview.summary,
+      created_at: new Date(tx.created_at).toISOString(), expires_at: new Date(tx.plan_expires_at).toISOString(), actor: tx.actor,
+    })),
+  };
 }
 
 /** What `hostgate approve` shows: the exact preview, risk and current state of one transaction. */

@@ -6,7 +6,7 @@ import { LOCAL_HOST } from "../core/host-id.ts";
 import type { Handlers } from "../ipc/dispatch.ts";
 import type { CommandAssessment } from "../ipc/plan-command.ts";
 import { PROTOCOL_VERSION } from "../ipc/protocol.ts";
-import { approve, reject, show } from "./approve.ts";
+import { approve, pending, reject, show } from "./approve.ts";
 import { audit } from "./audit-log.ts";
 import type { DaemonDeps } from "./deps.ts";
 import { describeAction } from "./describe.ts";
@@ -72,6 +72,7 @@ export function daemonHandlers(d: DaemonDeps, extras: ServiceExtras): Handlers {
     resources_list: () => d.resources.list(),
     resource_templates_list: () => d.resources.templates(),
     resource_read: (p) => d.resources.read(p.uri),
+    pending: (p) => pending(d, p.limit),
     show: (p) => show(d, p.transaction_id),
     approve: (p, caller) => approve(d, p.transaction_id, caller, p.expected_preview_hash),
     reject: (p, caller) => reject(d, p.transaction_id, caller),

@@ -5,6 +5,7 @@ import { registerConfigCommand } from "../cli/config.ts";
 import { registerDaemonCommand } from "../cli/daemon.ts";
 import { registerDaemonInstallCommands } from "../cli/daemon-install.ts";
 import { registerDoctorCommand } from "../cli/doctor.ts";
+import { registerPendingCommand } from "../cli/pending.ts";
 import { registerMcpCommand } from "../cli/mcp.ts";
 import { registerRiskCommand } from "../cli/risk.ts";
 import { registerServeCommand } from "../cli/serve.ts";
@@ -27,6 +28,7 @@ registerRiskCommand(program);
 registerSetupCommand(program);
 registerCompletionCommand(program);
 registerDoctorCommand(program);
+registerPendingCommand(program);
 registerConfigCommand(program);
 // The audit commands load SQLite and the verifiers: only when asked for (start-up time of `hostgate mcp`).
 if ([undefined, "audit", "help", "--help", "-h", "completion"].includes(process.argv[2])) {

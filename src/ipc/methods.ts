@@ -4,7 +4,7 @@ import { AssessCommandInputSchema, CommandAssessmentSchema } from "./plan-comman
 import {
   ApproveResultSchema, DescribeResultSchema, DoctorResultSchema, ExecuteInputSchema, ExecuteResultSchema, HistoryInputSchema, HistoryResultSchema,
   PlanInputSchema, PlanResultSchema, QueryParamsSchema, QueryValueSchema, ResourceContentsSchema, ResourceEntrySchema, ResourceTemplateEntrySchema,
-  ShowResultSchema, TxIdInputSchema,
+  PendingInputSchema, PendingResultSchema, ShowResultSchema, TxIdInputSchema,
 } from "./protocol.ts";
 
 /**
@@ -42,6 +42,7 @@ export const METHODS = {
   resources_list: method({ socket: "agent", min_role: "observer", params: NoParams, result: z.array(ResourceEntrySchema), description: "Concrete resources of every registered scheme." }),
   resource_templates_list: method({ socket: "agent", min_role: "observer", params: NoParams, result: z.array(ResourceTemplateEntrySchema), description: "Resource templates of every registered scheme." }),
   resource_read: method({ socket: "agent", min_role: "observer", params: z.object({ uri: z.string().min(1).max(2048) }).strict(), result: ResourceContentsSchema, description: "Read one resource, dispatched by URI scheme." }),
+  pending: method({ socket: "admin", min_role: "admin", params: PendingInputSchema, result: PendingResultSchema, description: "Planned transactions waiting for a human (`hostgate pending`), newest first." }),
   show: method({ socket: "admin", min_role: "admin", params: TxIdInputSchema, result: ShowResultSchema, description: "What `hostgate approve` shows before asking." }),
   approve: method({ socket: "admin", min_role: "admin", params: TxIdInputSchema.extend({ expected_preview_hash: z.string().max(128).optional() }), result: ApproveResultSchema, description: "Approve a planned transaction and mint its receipt." }),
   reject: method({ socket: "admin", min_role: "admin", params: TxIdInputSchema, result: z.object({ transaction_id: z.string(), state: z.literal("rejected") }), description: "Reject a planned transaction." }),

@@ -164,6 +164,21 @@ export type ShowResult = z.infer<typeof ShowResultSchema>;
 export const ApproveResultSchema = z.object({ transaction_id: z.string(), receipt: z.string(), expires_at: z.string(), preview_hash: z.string(), checkpoint: CheckpointRefSchema });
 export type ApproveResult = z.infer<typeof ApproveResultSchema>;
 export const TxIdInputSchema = z.object({ transaction_id: z.string().min(1).max(64) }).strict();
+/** What `hostgate pending` lists: planned transactions waiting for a human, newest first. */
+export const PendingInputSchema = z.object({ limit: z.number().int().min(1).max(1000).optional() }).strict();
+export const PendingResultSchema = z.object({
+  transactions: z.array(z.object({
+    transaction_id: z.string(),
+    action_name: z.string(),
+    host: z.string(),
+    risk_level: RiskLevelSchema,
+    summary: z.string(),
+    created_at: z.string(),
+    expires_at: z.string(),
+    actor: z.string(),
+  })),
+});
+export type PendingResult = z.infer<typeof PendingResultSchema>;
 
 /** An MCP resource as the daemon lists it. */
 export const ResourceEntrySchema = z.object({ uri: z.string(), name: z.string(), title: z.string().optional(), mimeType: z.string(), description: z.string().optional() });

@@ -18,7 +18,7 @@ export type ListenSpec =
  */
 export function parseListenUri(uri: string, token: string | undefined): { kind: "unix"; path: string } | { kind: "tcp"; host: string; port: number; token: string } {
   if (uri.startsWith("vsock://")) {
-    throw new Error(`${uri}: vsock is not supported (Node.js has no AF_VSOCK sockets). Tunnel the Unix socket over SSH instead: ssh -fN -L /tmp/hostgate.sock:/run/hostgate/agent.sock user@vm, then HOSTGATE_SOCKET=/tmp/hostgate.sock.`);
+    throw new Error(`${uri}: vsock is not supported as a listener (Node.js has no AF_VSOCK sockets). On the VM, "sudo hostgate daemon install --vsock PORT" makes systemd listen on vsock and forward to the agent socket; or tunnel the Unix socket over SSH: ssh -fN -L /tmp/hostgate.sock:/run/hostgate/agent.sock user@vm, then HOSTGATE_SOCKET=/tmp/hostgate.sock.`);
   }
   if (uri.startsWith("tcp://")) {
     const m = /^tcp:\/\/(\[[^\]]+\]|[^:/]+):(\d{1,5})$/.exec(uri);

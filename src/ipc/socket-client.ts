@@ -1,8 +1,10 @@
-import { createConnection, type Socket } from "node:net";
+import { createConnection } from "node:net";
+import type { Duplex } from "node:stream";
 import type { AdminClient, DaemonClient, MethodClient } from "./client.ts";
 import type { AdminMethod, AgentMethod, MethodName } from "./methods.ts";
 import { PROTOCOL_VERSION, type Outcome } from "./protocol.ts";
 import { parseListenUri } from "./server.ts";
+import { parseVsockUri } from "./vsock-uri.ts";
 import { lineReader, type IpcResponse } from "./wire.ts";
 
 /** How long one call may wait for the daemon, in milliseconds (an execute may install packages). */
@@ -14,36 +16,47 @@ export const CALL_TIMEOUT_MS = 15 * 60 * 1000;
  * that say where it tried to connect, so callers never see a raw socket error.
  */
 export class SocketConnection {
-  private socket: Socket | null = null;
+  private socket: Duplex | null = null;
   private nextId = 1;
   private readonly pending = new Map<number, (r: IpcResponse) => void>();
 
   constructor(private readonly address: string, private readonly token: string | undefined) {}
 
-  private connect(): Promise<Socket> {
+  private connect(): Promise<Duplex> {
     if (this.socket && !this.socket.destroyed) return Promise.resolve(this.socket);
+    if (this.address.startsWith("vsock://")) {
+      // Node.js has no AF_VSOCK: socat holds the connection (ipc/vsock.ts), loaded only for vsock:// addresses.
+      const target = parseVsockUri(this.address);
+      if (!target) return Promise.reject(new Error("expected vsock://CID:PORT, e.g. vsock://3:7420"));
+      return import("./vsock.ts").then((m) => m.connectThroughSocat(m.vsockAddress(target.cid, target.port))).then((s) => { this.attach(s); this.socket = s; return s; });
+    }
     const target = parseListenUri(this.address, this.token ?? "x".repeat(32));
     return new Promise((resolve, reject) => {
       const s = target.kind === "unix" ? createConnection(target.path) : createConnection(target.port, target.host);
       s.setNoDelay(true);
       s.once("connect", () => { this.socket = s; resolve(s); });
       s.once("error", (err) => { reject(err); });
-      s.on("data", lineReader((line) => {
-        let resp: IpcResponse;
-        try { resp = JSON.parse(line) as IpcResponse; } catch { return; }
-        if (typeof resp.id === "number") { this.pending.get(resp.id)?.(resp); this.pending.delete(resp.id); }
-      }, () => undefined));
-      s.on("close", () => {
-        this.socket = null;
-        for (const [, done] of this.pending) done({ v: PROTOCOL_VERSION, id: null, ok: false, error: { code: "unavailable", message: `The daemon at ${this.address} closed the connection.` } });
-        this.pending.clear();
-      });
+      this.attach(s);
+    });
+  }
+
+  private attach(s: Duplex): void {
+    s.on("error", () => undefined);
+    s.on("data", lineReader((line) => {
+      let resp: IpcResponse;
+      try { resp = JSON.parse(line) as IpcResponse; } catch { return; }
+      if (typeof resp.id === "number") { this.pending.get(resp.id)?.(resp); this.pending.delete(resp.id); }
+    }, () => undefined));
+    s.on("close", () => {
+      this.socket = null;
+      for (const [, done] of this.pending) done({ v: PROTOCOL_VERSION, id: null, ok: false, error: { code: "unavailable", message: `The daemon at ${this.address} closed the connection.` } });
+      this.pending.clear();
     });
   }
 
   /** Calls one method; resolves with the daemon's result or an error body. */
   async call(method: string, params?: unknown, clientName?: string): Promise<IpcResponse> {
-    let socket: Socket;
+    let socket: Duplex;
     try {
       socket = await this.connect();
     } catch (err) {

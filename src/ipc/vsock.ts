@@ -1,21 +1,13 @@
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { Duplex } from "node:stream";
 
+export { parseVsockUri } from "./vsock-uri.ts";
+
 /**
  * The client side of `vsock://CID:PORT` (a daemon in a VM, reached from the hypervisor host). Node.js has no
  * AF_VSOCK sockets, so `socat` (a child process) holds the vsock connection and relays it over its stdio;
  * the daemon's side is a systemd socket unit with systemd-socket-proxyd (`hostgate daemon install --vsock`).
  */
-
-/** Parses vsock://CID:PORT; null when it is not one. */
-export function parseVsockUri(uri: string): { cid: number; port: number } | null {
-  const m = /^vsock:\/\/(\d{1,10}):(\d{1,10})$/.exec(uri);
-  if (!m) return null;
-  const cid = Number(m[1]);
-  const port = Number(m[2]);
-  if (cid > 0xffffffff || port < 1 || port >= 0xffffffff) return null;
-  return { cid, port };
-}
 
 /** socat's address for a vsock connection. */
 export function vsockAddress(cid: number, port: number): string {

@@ -43,7 +43,12 @@ beforeAll(async () => {
   for (const argv of [["useradd", "-m", "alice"], ["useradd", "-m", "bob"]]) expect(inside(argv).status).toBe(0);
 }, 120_000);
 
-afterAll(async () => { if (peer) await peer.stop(); });
+afterAll(async () => {
+  if (!peer) return;
+  // The daemon keeps its checkpoint copy append-only (chattr +a): clear that so the rootfs copy can be removed.
+  spawnSync("chattr", ["-R", "-a", `${peer.fileRoot}/var/log/hostgate`]);
+  await peer.stop();
+});
 
 describe.skipIf(missing !== null)("hostgate daemon install (systemd in a container)", () => {
   it("installs, verifies, starts; the group and the sockets are as designed", async () => {
@@ -58,6 +63,8 @@ describe.skipIf(missing !== null)("hostgate daemon install (systemd in a contain
     expect(inside(["systemctl", "is-active", "hostgate.service"]).stdout.trim()).toBe("active");
     expect(inside(["stat", "-c", "%U:%G %a", "/run/hostgate", "/run/hostgate/agent.sock", "/run/hostgate/admin.sock", "/var/lib/hostgate"]).stdout.trim().split("\n"))
       .toEqual(["root:hostgate 750", "root:hostgate 660", "root:hostgate 600", "root:hostgate 700"]);
+    const log = inside(["lsattr", "-d", "/var/log/hostgate"]);
+    expect(log.status, log.stderr).toBe(0);
     const unit = readFileSync(`${peer.fileRoot}/etc/systemd/system/hostgate.service`, "utf8");
     expect(unit).toMatch(/^NoNewPrivileges=yes$/m);
     expect(unit).toMatch(/^# ProtectSystem=strict would make .*\n(#.*\n)*ProtectSystem=no$/m);
@@ -127,6 +134,7 @@ describe.skipIf(missing !== null)("hostgate daemon install (systemd in a contain
     expect(inside(["systemctl", "is-active", "hostgate.service"]).stdout.trim()).not.toBe("active");
     expect(inside(["getent", "group", "hostgate"]).status).not.toBe(0);
     expect(inside(["test", "-d", "/var/lib/hostgate"]).status).toBe(0);
+    expect(inside(["test", "-d", "/var/log/hostgate"]).status).toBe(0);
     expect(r.stdout).toMatch(/state kept/);
   });
 });

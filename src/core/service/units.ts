@@ -46,6 +46,9 @@ RuntimeDirectory=hostgate
 RuntimeDirectoryMode=0750
 ConfigurationDirectory=hostgate
 ConfigurationDirectoryMode=0755
+# Checkpoint copies outside the state directory (append-only file, chattr +a: needs CAP_LINUX_IMMUTABLE).
+LogsDirectory=hostgate
+LogsDirectoryMode=0750
 
 # Hardening that every action allows.
 NoNewPrivileges=yes

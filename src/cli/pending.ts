@@ -1,0 +1,52 @@
+import type { Command } from "commander";
+import type { PendingResult } from "../ipc/protocol.ts";
+import { adminSocketPath } from "./admin-socket.ts";
+import { visible } from "./approve.ts";
+import { EXIT } from "./common.ts";
+
+/** "42s", "5m", "3h", "2d": how long ago `iso` was, from `now` (ms). */
+export function age(iso: string, now: number): string {
+  const s = Math.max(0, Math.round((now - Date.parse(iso)) / 1000));
+  if (s < 60) return `${s}s`;
+  if (s < 3600) return `${Math.floor(s / 60)}m`;
+  if (s < 86_400) return `${Math.floor(s / 3600)}h`;
+  return `${Math.floor(s / 86_400)}d`;
+}
+
+/** The table `hostgate pending` prints: id, age, risk, host, action and summary (escaped: it comes from a plan). */
+export function renderPending(r: PendingResult, now: number): string {
+  if (r.transactions.length === 0) return "No plans are waiting for approval.\n";
+  const rows = r.transactions.map((t) => [t.transaction_id, age(t.created_at, now), t.risk_level.toUpperCase(), t.host, t.action_name, visible(t.summary).replace(/\n/g, " ")]);
+  const head = ["TRANSACTION", "AGE", "RISK", "HOST", "ACTION", "SUMMARY"];
+  const widths = head.slice(0, 5).map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i < 5 ? c.padEnd(widths[i]!) : c.length > 100 ? `${c.slice(0, 99)}…` : c)).join("  ");
+  return `${[line(head), ...rows.map(line)].join("\n")}\nReview and approve one with: hostgate approve <transaction>\n`;
+}
+
+/** `hostgate pending`: planned transactions waiting for a human, from the admin socket. */
+export function registerPendingCommand(program: Command): void {
+  program
+    .command("pending")
+    .description("List plans waiting for approval (admin socket): id, age, risk, host, summary")
+    .option("--socket <path>", "admin socket (default: the system daemon's, else your embedded daemon's)")
+    .option("--limit <n>", "at most this many (default 50)")
+    .option("--json", "print them as JSON")
+    .action(async (opts: { socket?: string; limit?: string; json?: boolean }) => {
+      const limit = opts.limit === undefined ? undefined : Number(opts.limit);
+      if (limit !== undefined && (!Number.isInteger(limit) || limit < 1 || limit > 1000)) {
+        process.stderr.write(`hostgate: --limit must be an integer from 1 to 1000, got ${JSON.stringify(opts.limit)}.\n`);
+        process.exit(EXIT.usage);
+      }
+      const { socketAdminClient } = await import("../ipc/socket-client.ts");
+      const path = adminSocketPath(opts.socket);
+      const admin = socketAdminClient(path);
+      const r = await admin.call("pending", limit === undefined ? {} : { limit });
+      await admin.close();
+      if (!r.ok) {
+        process.stderr.write(`hostgate: ${r.error.message}${r.error.hint ? `\n${r.error.hint}` : ""}\n`);
+        process.exit(EXIT.failure);
+      }
+      process.stdout.write(opts.json ? `${JSON.stringify(r.value, null, 2)}\n` : renderPending(r.value, Date.now()));
+      process.exit(EXIT.ok);
+    });
+}

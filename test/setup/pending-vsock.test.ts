@@ -1,0 +1,94 @@
+// Against a real `hostgate daemon` process (temp state and runtime dirs): `hostgate pending` over the admin
+// socket, and the MCP front's socket client over vsock://, through socat. The vsock hop itself cannot run
+// here (no vsock loopback), so socat is reached through a stand-in named by HOSTGATE_SOCAT that runs the real
+// socat with the VSOCK-CONNECT address replaced by the daemon's Unix socket: everything else (the vsock://
+// parsing, the child process, the stream, the protocol over it) is the real path.
+import { spawn, type ChildProcess } from "node:child_process";
+import { chmodSync, existsSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { socketDaemonClient } from "../../src/ipc/socket-client.ts";
+import { HOSTGATE_BIN, runHostgate } from "../helpers/hostgate.ts";
+import { REQUIRE_PEERS, waitFor, whichSync } from "../peers/proc.ts";
+
+const dir = mkdtempSync(join(tmpdir(), `hg-pending-${process.pid}-`));
+const env = { HOSTGATE_STATE_DIR: join(dir, "state"), HOSTGATE_RUNTIME_DIR: join(dir, "run"), HOSTGATE_SOCKET: "", HOSTGATE_ADMIN_SOCKET: "" };
+const agent = join(dir, "run", "agent.sock");
+const admin = join(dir, "run", "admin.sock");
+let daemon: ChildProcess;
+
+beforeAll(async () => {
+  daemon = spawn(process.execPath, [HOSTGATE_BIN, "daemon"], { env: { ...process.env, ...env }, stdio: ["ignore", "ignore", "pipe"] });
+  let err = "";
+  daemon.stderr!.on("data", (c: Buffer) => { err += c.toString(); });
+  await waitFor("the daemon's sockets", () => existsSync(agent) && existsSync(admin), 30_000).catch((e: unknown) => { throw new Error(`${(e as Error).message}: ${err}`); });
+}, 60_000);
+
+afterAll(async () => {
+  await new Promise<void>((resolve) => { if (daemon.exitCode !== null) { resolve(); return; } daemon.once("exit", () => { resolve(); }); daemon.kill("SIGTERM"); });
+});
+
+describe("hostgate pending", () => {
+  it("lists planned transactions with id, age, risk, host and summary; approved or rejected ones leave the list", async () => {
+    const client = socketDaemonClient(agent);
+    const planned = await client.call("plan", { steps: [{ action: "WriteFile", params: { path: join(dir, "motd"), content: "hello\n" } }, { action: "WriteFile", params: { path: join(dir, "issue"), content: "\u202eevil\n" } }] });
+    await client.close();
+    expect(planned.ok).toBe(true);
+    const ids = planned.ok ? planned.value.steps.map((s) => s.transaction_id) : [];
+    const r = await runHostgate(["pending", "--socket", admin], { env });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^TRANSACTION\s+AGE\s+RISK\s+HOST\s+ACTION\s+SUMMARY/);
+    for (const id of ids) expect(r.stdout).toMatch(new RegExp(`${id}\\s+\\d+[smhd]\\s+(LOW|MEDIUM|HIGH|CRITICAL)\\s+local\\s+WriteFile\\s+\\S`));
+    expect(r.stdout).not.toContain("\u202e");
+    const json = await runHostgate(["pending", "--socket", admin, "--json"], { env });
+    const listed = (JSON.parse(json.stdout) as { transactions: { transaction_id: string; summary: string }[] }).transactions;
+    expect(listed.map((t) => t.transaction_id).sort()).toEqual([...ids].sort());
+    expect((await runHostgate(["reject", ids[0]!, "--socket", admin], { env })).code).toBe(0);
+    const after = await runHostgate(["pending", "--socket", admin, "--json"], { env });
+    expect((JSON.parse(after.stdout) as { transactions: { transaction_id: string }[] }).transactions.map((t) => t.transaction_id)).toEqual([ids[1]]);
+  });
+
+  it("is refused on the agent socket, and says so; a bad --limit is exit 2", async () => {
+    const r = await runHostgate(["pending", "--socket", agent], { env });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/pending is not available on the agent socket|forbidden/i);
+    expect((await runHostgate(["pending", "--socket", admin, "--limit", "0"], { env })).code).toBe(2);
+  });
+});
+
+const noSocat = whichSync("socat") === null ? "socat is not installed (apt-get install socat)" : null;
+if (noSocat && REQUIRE_PEERS) throw new Error(noSocat);
+if (noSocat) console.warn(`SKIP vsock client: ${noSocat}`);
+
+describe.skipIf(noSocat !== null)("vsock:// as the daemon address", () => {
+  const standIn = join(dir, "socat-stand-in");
+  beforeAll(() => {
+    writeFileSync(standIn, `#!/bin/sh\n# Real socat; only the VSOCK-CONNECT address (last argument) is replaced by the daemon's Unix socket.\ncase "$4" in VSOCK-CONNECT:*) ;; *) echo "unexpected address $4" >&2; exit 9 ;; esac\nexec socat "$1" "$2" "$3" "UNIX-CONNECT:${agent}"\n`);
+    chmodSync(standIn, 0o755);
+  });
+
+  it("the front's socket client talks the protocol through socat's stdio", async () => {
+    process.env.HOSTGATE_SOCAT = standIn;
+    try {
+      const client = socketDaemonClient("vsock://3:7420");
+      const d = await client.call("describe", {});
+      expect(d.ok).toBe(true);
+      const doc = await client.call("doctor", {});
+      expect(doc.ok && doc.value.checks.length).toBeGreaterThan(0);
+      await client.close();
+    } finally {
+      delete process.env.HOSTGATE_SOCAT;
+    }
+  });
+
+  it("hostgate doctor with HOSTGATE_SOCKET=vsock://…; a malformed vsock URI is reported", async () => {
+    const r = await runHostgate(["doctor", "--no-clients"], { env: { ...env, HOSTGATE_SOCKET: "vsock://3:7420", HOSTGATE_SOCAT: standIn } });
+    expect(r.stdout).toMatch(/✓ daemon socket: configured: vsock:\/\/3:7420/);
+    expect(r.stdout).toMatch(/✓ approval separation: system daemon/);
+    expect(r.stdout).not.toMatch(/daemon reachable/);
+    const bad = await runHostgate(["doctor", "--no-clients"], { env: { ...env, HOSTGATE_SOCKET: "vsock://3" } });
+    expect(bad.code).toBe(1);
+    expect(bad.stdout).toMatch(/✗ daemon reachable: .*expected vsock:\/\/CID:PORT/);
+  });
+});
