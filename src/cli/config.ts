@@ -1,25 +1,16 @@
-import { existsSync } from "node:fs";
+import { discoverConfig, type ConfigCandidate } from "../config/discover.ts";
 import type { Command } from "commander";
 import { EXIT } from "./common.ts";
 
-/** One place a configuration may come from, in precedence order, and whether it exists. */
-export interface ConfigCandidate {
-  path: string;
-  why: string;
-  exists: boolean;
-}
+export type { ConfigCandidate } from "../config/discover.ts";
 
 /**
- * Where the configuration is looked for, highest precedence first, and which one is used. Mirrors the loader's
- * discovery: --config, then /etc/hostgate/config.yaml. (When the config loader learns more places, this list
- * follows it: it is the one function to change.)
+ * Where the configuration is looked for, highest precedence first, and which one is used: the loader's own
+ * discovery (config/discover.ts), so the two cannot disagree.
  */
-export function configCandidates(flag: string | undefined): { candidates: ConfigCandidate[]; used: string | null } {
-  const candidates: ConfigCandidate[] = [];
-  if (flag) candidates.push({ path: flag, why: "--config", exists: existsSync(flag) });
-  candidates.push({ path: "/etc/hostgate/config.yaml", why: "system default", exists: existsSync("/etc/hostgate/config.yaml") });
-  const used = flag ?? candidates.find((c) => c.exists)?.path ?? null;
-  return { candidates, used };
+export function configCandidates(flag: string | undefined): { candidates: ConfigCandidate[]; used: string | null; dropIns: string[] } {
+  const found = discoverConfig({ flag });
+  return { candidates: found.candidates, used: found.file, dropIns: found.dropIns };
 }
 
 const SECRET_KEY = /(^|_)(token|secret|password|passphrase|api_key|private_key)$/i;
@@ -43,9 +34,11 @@ export function registerConfigCommand(program: Command): void {
     .option("-c, --config <path>", "configuration file")
     .option("--all", "list every place looked at, in precedence order")
     .action((opts: { config?: string; all?: boolean }) => {
-      const { candidates, used } = configCandidates(opts.config);
-      if (opts.all) for (const c of candidates) process.stdout.write(`${c.path === used ? "*" : " "} ${c.path}  (${c.why}${c.exists ? "" : ", absent"})\n`);
-      else process.stdout.write(`${used ?? "(none: built-in defaults)"}\n`);
+      const { candidates, used, dropIns } = configCandidates(opts.config);
+      if (opts.all) {
+        for (const c of candidates) process.stdout.write(`${c.path === used ? "*" : " "} ${c.path}  (${c.why}${c.exists ? "" : ", absent"})\n`);
+        for (const d of dropIns) process.stdout.write(`+ ${d}  (drop-in)\n`);
+      } else process.stdout.write(`${used ?? "(none: built-in defaults)"}\n`);
       process.exit(EXIT.ok);
     });
   config

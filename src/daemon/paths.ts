@@ -5,7 +5,8 @@ import { join } from "node:path";
 export type DaemonMode = "system" | "embedded";
 
 /**
- * Where state lives: config `state.dir`, else HOSTGATE_STATE_DIR, else /var/lib/hostgate for the system
+ * Where state lives: config `state.dir` (which HOSTGATE_STATE_DIR overrides in config/loader.ts: env beats
+ * file), else HOSTGATE_STATE_DIR (for callers that build a config without the loader), else /var/lib/hostgate for the system
  * daemon, else $XDG_STATE_HOME/hostgate (~/.local/state/hostgate) for the embedded one (DESIGN.md).
  */
 export function stateDir(mode: DaemonMode, configured: string | undefined, env: NodeJS.ProcessEnv = process.env): string {

@@ -1,0 +1,28 @@
+/**
+ * Every environment variable hostgate reads, in one list (docs/configuration.md is generated from it, and a
+ * test checks that every `HOSTGATE_*` name in src/ is listed). `key`: the configuration key the variable
+ * sets; it overrides the file and drop-ins and is overridden by flags (config/loader.ts). Variables without a
+ * key are read where they are used (paths, the approve CLI, tests).
+ */
+export interface EnvVar {
+  name: string;
+  /** Dotted config key it sets, e.g. `server.token`. */
+  key?: string;
+  description: string;
+}
+
+export const ENV_VARS: readonly EnvVar[] = [
+  { name: "HOSTGATE_CONFIG", description: "Configuration file to read when --config is not given (must exist)." },
+  { name: "HOSTGATE_HTTP_TOKEN", key: "server.token", description: "Bearer token HTTP clients must send (at least 16 characters)." },
+  { name: "HOSTGATE_SOCKET", key: "daemon.socket", description: "Where the MCP front reaches a daemon: a socket path or tcp://host:port." },
+  { name: "HOSTGATE_TOKEN", key: "daemon.token", description: "Token for tcp:// daemon connections (at least 32 characters)." },
+  { name: "HOSTGATE_STATE_DIR", key: "state.dir", description: "State directory (transactions, audit database, signing key); absolute path." },
+  { name: "HOSTGATE_RUNTIME_DIR", description: "Directory of the daemon's sockets (default /run/hostgate, or $XDG_RUNTIME_DIR/hostgate embedded)." },
+  { name: "HOSTGATE_CONFIG_DIR", description: "Where the audit public key is pinned outside the state directory (default /etc/hostgate, or $XDG_CONFIG_HOME/hostgate embedded)." },
+  { name: "HOSTGATE_ADMIN_SOCKET", description: "Admin socket `hostgate approve` / `reject` use when --socket is not given." },
+  { name: "HOSTGATE_SOCAT", description: "socat binary used to reach vsock:// daemons (default socat on PATH)." },
+  { name: "HOSTGATE_REQUIRE_PEERS", description: "Tests only: 1 turns a missing real peer (sshd, systemd, podman) into a failure instead of a loud skip." },
+  { name: "XDG_CONFIG_HOME", description: "Base of the per-user configuration file ($XDG_CONFIG_HOME/hostgate/config.yaml; default ~/.config)." },
+  { name: "XDG_STATE_HOME", description: "Base of the embedded daemon's state directory (default ~/.local/state)." },
+  { name: "XDG_RUNTIME_DIR", description: "Base of the embedded daemon's sockets." },
+];
