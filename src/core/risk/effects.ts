@@ -2,7 +2,7 @@ import type { Cmd } from "./command.ts";
 import { optionsOf } from "./command.ts";
 import { flagValues, hasFlag, type OptionSpec } from "./options.ts";
 import { scanSed } from "./sed.ts";
-import { operandWrites, optionValues } from "./programs/index.ts";
+import { operandWrites, optionValues, programOf } from "./programs/index.ts";
 import { literalArg, type Arg } from "./words.ts";
 
 /** awk's option grammar (gawk(1)): which operand is the program. */
@@ -65,6 +65,16 @@ function computeWrites(cmd: Cmd): Arg[] {
         const m = /^(?:CREATE?|OPEN|GOPEN|FILE):([^,]+)/i.exec(a.text);
         if (m) out.push({ ...a, text: m[1]! });
       }
+      break;
+    }
+    case "yq": {
+      const p = programOf(cmd);
+      if (p?.flags.has("--inplace")) out.push(...p.operands.slice(1));
+      break;
+    }
+    case "history": {
+      // history -w FILE / -a FILE write the history list to FILE (-r / -n read it).
+      if (cmd.args.some((a) => /^-[a-z]*[wa]/.test(a.text))) out.push(...cmd.args.filter((a) => !a.text.startsWith("-")));
       break;
     }
     case "dd":

@@ -9,6 +9,7 @@ import { normalisePath } from "./paths.ts";
 import type { Rule } from "./rule.ts";
 import { baseLevel, knownNames } from "./table.ts";
 import { programOf } from "./programs/index.ts";
+import { subscriptCode } from "./walk.ts";
 import { execSettings } from "./programs/settings.ts";
 import { literalArg } from "./words.ts";
 
@@ -80,12 +81,16 @@ export function inspect(cmd: Cmd, ctx: Ctx, scope: Scope): void {
   trackState(cmd, scope);
   applyRules(cmd, ctx, scope);
   optionCode(cmd, ctx, scope);
+  if (NAME_BUILTINS.has(cmd.name)) for (const a of cmd.args) subscriptCode(a.text, cmd.node, ctx, scope, cmd.name === "let");
   const carrier = CARRIERS.get(cmd.name);
   if (carrier) { carrier(cmd, ctx, scope); return; }
   const level = baseLevel(cmd.name);
   if (level === "medium") emit(ctx, scope, "mutating_command", cmd.node, cmd.name);
   else if (level !== "low") emit(ctx, scope, "unknown_command", cmd.node, cmd.name);
 }
+
+/** Builtins that take variable names (whose subscripts bash evaluates) or, for let, arithmetic expressions. */
+const NAME_BUILTINS = new Set(["printf", "read", "unset", "test", "[", "let", "export", "declare", "typeset", "local", "readonly", "mapfile", "readarray", "wait"]);
 
 /** Root-owned directories whose programs are the ones their names say (the fixed system PATH). */
 const SYSTEM_BIN_DIRS = new Set(["/usr/bin", "/bin", "/usr/sbin", "/sbin"]);

@@ -58,7 +58,15 @@ export function walkNode(node: Node, ctx: Ctx, scope: Scope): void {
     case "compound_statement":
     case "test_command":
       arithmeticVars(node, ctx, scope);
+      // `[ -v 'a[$(cmd)]' ]`: the name's subscript is evaluated.
+      for (const u of node.descendantsOfType("unary_expression")) {
+        const operand = u.namedChildren.find((c) => c.type !== "test_operator");
+        if (u.childForFieldName("operator")?.text === "-v" && operand) subscriptCode(resolveWord(operand, lookupIn(scope)).text, u, ctx, scope);
+      }
       for (const c of node.namedChildren) if (c) walk(c, ctx, scope);
+      return;
+    case "unset_command":
+      for (const c of node.namedChildren) if (c) subscriptCode(argOf(c, ctx, scope).text, c, ctx, scope);
       return;
     case "for_statement":
     case "c_style_for_statement":
@@ -257,8 +265,20 @@ export function declaration(node: Node, ctx: Ctx, scope: Scope): void {
   for (const c of node.namedChildren) {
     if (!c) continue;
     if (c.type === "variable_assignment") assignment(c, ctx, scope);
-    else argOf(c, ctx, scope);
+    else subscriptCode(argOf(c, ctx, scope).text, c, ctx, scope);
   }
+}
+
+/**
+ * A variable name with a subscript given as a word (`declare 'a[$(cmd)]=1'`, `printf -v 'a[$(cmd)]'`,
+ * `read`, `unset`, `test -v`, `let`): bash evaluates the subscript as arithmetic, running its substitutions.
+ * The subscript (or, for `let`, the whole expression) is analysed as the arithmetic expression it becomes.
+ */
+export function subscriptCode(text: string, at: Node, ctx: Ctx, scope: Scope, wholeExpression = false): void {
+  const m = /^[A-Za-z_][A-Za-z0-9_]*\[(.*)\]/s.exec(text);
+  const expr = wholeExpression ? text : m?.[1];
+  if (expr === undefined || !/\$\(|`|\[/.test(expr)) return;
+  analyseText(`: $((${expr}))`, ctx, { ...childScope(scope), depth: scope.depth + 1, origin: spanOf(ctx, scope, at) });
 }
 
 export function functionDefinition(node: Node, ctx: Ctx, scope: Scope): void {

@@ -1,6 +1,6 @@
 import type { Cmd } from "../command.ts";
 import { codeFromArgs, sourceFile } from "../code.ts";
-import type { Ctx, Scope } from "../context.ts";
+import { emit, type Ctx, type Scope } from "../context.ts";
 import { INTERPRETERS, SHELLS } from "../table.ts";
 import { WRAPPERS } from "../wrappers.ts";
 import { fdExec, findExec } from "./per-file.ts";
@@ -21,7 +21,23 @@ const alias: Carrier = (cmd, ctx, scope) => {
   }
 };
 
+/** trap CODE SIGNAL…: CODE runs when the signal (or EXIT) arrives. `trap -p`, `trap -l`, `trap - SIG` run nothing. */
+const trap: Carrier = (cmd, ctx, scope) => {
+  const args = cmd.args[0]?.text === "--" ? cmd.args.slice(1) : cmd.args;
+  const code = args[0];
+  if (!code || (code.text.startsWith("-") && args === cmd.args)) return;
+  codeFromArgs([code], ctx, scope, cmd);
+};
+
+/** fc without -l edits and re-runs commands from the shell history, which the engine cannot see. */
+const fc: Carrier = (cmd, ctx, scope) => {
+  if (cmd.args.some((a) => /^-[a-zA-Z]*l/.test(a.text))) return;
+  emit(ctx, scope, "opaque_code", cmd.node, "fc re-runs commands from the shell history");
+};
+
 const table: Record<string, Carrier> = {
+  trap,
+  fc,
   eval: (cmd, ctx, scope) => { codeFromArgs(cmd.args, ctx, scope, cmd); },
   source: (cmd, ctx, scope) => { sourceFile(cmd.args[0], ctx, scope, cmd); },
   ".": (cmd, ctx, scope) => { sourceFile(cmd.args[0], ctx, scope, cmd); },

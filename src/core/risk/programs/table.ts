@@ -115,6 +115,15 @@ export const PROGRAM_TABLE: Readonly<Record<string, ProgramSpec>> = {
       --dry-run --failed -h|--help --version`,
   },
   time: { options: `-f|--format= -o|--output=W -a|--append -p|--portability -q|--quiet -v|--verbose --help -V|--version`, posix: true },
+  yq: { options: `-i|--inplace -o|--output-format= -p|--input-format= -I|--indent= -e|--exit-status -n|--null-input -r|--unwrapScalar -P|--prettyPrint
+      -s|--split-exp= --from-file=R --front-matter= -M|--no-colors -C|--colors -0|--nul-output -N|--no-doc --header-preprocess -v|--verbose -V|--version -h|--help`, complete: false },
+  tree: {
+    options: `-a -d -l -f -x -L= -R -P= -I= --gitignore --gitfile=R --ignore-case --matchdirs --metafirst --prune --info --infofile=R --noreport
+      --charset= --filelimit= -o=W -i -A -S -n -C -q -N -Q -p -u -g -s -h --si --du -D --timefmt= -F --inodes --device -v -t -c -U -r
+      --dirsfirst --filesfirst --sort= -X -J -H= -T= --nolinks --hintro=R --houtro=R --fromfile --fromtabfile --fflinks --version --help`,
+  },
+  sar: { options: `-o=W -f=R -i= -s= -e= -P= -n= -I= -m= -q= -b -B -d -F -H -h -p -r -R -S -t -u -v -w -W -y -A -x -X -z -j= --dev= --fs= --iface= --human --pretty`, complete: false },
+  sponge: { options: `-a`, writesOperands: 0 },
   strace: {
     options: `-o|--output=W -E|--env=E -e= -O= -p|--attach= -P|--trace-path= -s|--string-limit= -S|--summary-sort-by= -u|--user=
       -b|--detach-on= -I= -X|--const-print-style= -a|--columns= -U|--summary-columns= --trace= --signal= --status= --abbrev=
