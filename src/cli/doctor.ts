@@ -47,16 +47,18 @@ export async function daemonChecks(config: import("../config/schema.ts").Config,
     return { lines, close };
   }
   for (const c of r.value.checks) {
-    lines.push({ section: "daemon", name: c.name, status: c.status, detail: c.detail, fix: c.status === "ok" ? undefined : fixFor(c.name) });
+    lines.push({ section: "daemon", name: c.name, status: c.status, detail: c.detail, fix: c.status === "ok" ? undefined : fixFor(c.name, c.detail) });
   }
   return { lines, close };
 }
 
-function fixFor(check: string): string | undefined {
+function fixFor(check: string, detail: string): string | undefined {
+  const anchor = "set audit.checkpoint_copy to a file outside the state directory (docs/configuration.md), and keep the witness `hostgate approve` prints";
   switch (check) {
     case "approval separation": return "sudo hostgate daemon install, then hostgate setup --socket /run/hostgate/agent.sock";
     case "systemd backend": return "set backend.type: dbus on a host whose PID 1 is systemd (docs/configuration.md)";
-    case "audit chain": return "hostgate audit verify --state-dir <dir> shows the first broken entry (docs/audit-format.md)";
+    case "audit chain": return /unanchored/.test(detail) ? anchor : "hostgate audit verify --state-dir <dir> shows the first broken entry (docs/audit-format.md)";
+    case "audit anchoring": return anchor;
     case "state store": return "transactions with unknown outcome need a human look: history { status: \"unknown\" }";
     default: return undefined;
   }
