@@ -143,7 +143,7 @@ describe.skipIf(missing !== null)("approval workflow with real processes", () =>
     // Poll until the stop job runs (hg-slow takes 4 s to stop), then kill the daemon mid-step.
     const m = new DbusUnitManager({ busAddress: peer.busAddress, ref: { scope: "system" } });
     try {
-      for (const end = Date.now() + 10_000; (await m.getUnit("hg-slow.service")).active_state !== "deactivating";) {
+      for (const end = Date.now() + 30_000; (await m.getUnit("hg-slow.service")).active_state !== "deactivating";) {
         if (Date.now() > end) throw new Error("hg-slow.service never started stopping");
         await new Promise((r) => setTimeout(r, 25));
       }
