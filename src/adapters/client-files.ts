@@ -17,13 +17,23 @@ export interface ClientFile {
   text: string | null;
   /** Permission bits of the existing file, or null. */
   mode: number | null;
+  /** Owner uid of the existing file, or null. */
+  uid: number | null;
 }
 
 /** Reads a client file, or says why it cannot be used (never throws for ordinary file problems). */
 export function readClientFile(path: string): { ok: true; file: ClientFile } | { ok: false; reason: string } {
   let realPath = path;
   try {
-    if (lstatSync(path).isSymbolicLink()) realPath = realpathSync(path);
+    const link = lstatSync(path);
+    if (link.isSymbolicLink()) {
+      realPath = realpathSync(path);
+      // Root (e.g. under sudo) follows a link only to a file of the link's owner: a user's dotfile link must not
+      // make root edit someone else's file (/etc/…).
+      if (process.getuid?.() === 0 && statSync(realPath).uid !== link.uid) {
+        return { ok: false, reason: `${path} is a symlink to ${realPath}, which belongs to another user (uid ${statSync(realPath).uid}); not followed as root` };
+      }
+    }
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== "ENOENT") return { ok: false, reason: (err as Error).message };
     // A dangling symlink lands here too: lstat succeeds only for the link, realpath fails below.
@@ -31,14 +41,14 @@ export function readClientFile(path: string): { ok: true; file: ClientFile } | {
   try {
     const st = statSync(realPath);
     if (!st.isFile()) return { ok: false, reason: `${realPath} is not a regular file` };
-    return { ok: true, file: { path, realPath, text: readFileSync(realPath, "utf8"), mode: st.mode & 0o7777 } };
+    return { ok: true, file: { path, realPath, text: readFileSync(realPath, "utf8"), mode: st.mode & 0o7777, uid: st.uid } };
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === "ENOENT") {
       try {
         if (lstatSync(path).isSymbolicLink()) return { ok: false, reason: `${path} is a symlink to a missing file` };
       } catch { /* plain absent file */ }
-      return { ok: true, file: { path, realPath, text: null, mode: null } };
+      return { ok: true, file: { path, realPath, text: null, mode: null, uid: null } };
     }
     return { ok: false, reason: code === "EACCES" ? `${realPath} cannot be read (permission denied)` : (err as Error).message };
   }
@@ -110,11 +120,19 @@ export function writeClientFile(file: ClientFile, text: string, opts: { secret: 
   return { backup };
 }
 
-/** Whether git ignores a file: `ignored`, `not_ignored`, or `unknown` (no git, or not in a repository). */
-export function gitIgnoreStatus(path: string): "ignored" | "not_ignored" | "unknown" {
-  const r = spawnSync("git", ["check-ignore", "-q", "--", basename(path)], { cwd: dirname(path), stdio: "ignore", timeout: 5000 });
-  if (r.status === 0) return "ignored";
-  if (r.status === 1) return "not_ignored";
+/**
+ * Whether git would commit a file: `tracked` (already in the index: ignoring it no longer helps), `ignored`,
+ * `not_ignored`, or `unknown` (no git, or not in a repository). Git runs with the repository's fsmonitor and
+ * hooks switched off, so checking a cloned repository runs nothing from it.
+ */
+export function gitIgnoreStatus(path: string): "tracked" | "ignored" | "not_ignored" | "unknown" {
+  const git = (args: string[]) => spawnSync("git", ["-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null", ...args, "--", basename(path)], { cwd: dirname(path), stdio: "ignore", timeout: 5000, env: { ...process.env, GIT_OPTIONAL_LOCKS: "0" } }).status;
+  const tracked = git(["ls-files", "--error-unmatch"]);
+  if (tracked === 0) return "tracked";
+  if (tracked !== 1) return "unknown";
+  const ignored = git(["check-ignore", "-q"]);
+  if (ignored === 0) return "ignored";
+  if (ignored === 1) return "not_ignored";
   return "unknown";
 }
 

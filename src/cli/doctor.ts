@@ -104,6 +104,12 @@ export async function clientChecks(env: NodeJS.ProcessEnv, cwd: string): Promise
         Object.assign(line, { status: "fail", detail: `${path}: ${missing.startsWith("/") ? `${missing} does not exist` : `${missing} is not an absolute path (clients may start it without your PATH)`}`, fix: setupCmd });
         continue;
       }
+      const euid = process.getuid?.();
+      if (euid === 0 && read.file.uid !== null && read.file.uid !== 0) {
+        // Starting it would run a command another user chose, as root.
+        Object.assign(line, { status: "warn", detail: `${path}: not started: the file belongs to uid ${read.file.uid} and doctor runs as root`, fix: "run hostgate doctor as that user" });
+        continue;
+      }
       probes.push(() => probeStdio(launch.command, launch.args, { ...(env.HOME ? { HOME: env.HOME } : {}), ...launch.env }).then((p) => {
         if (p.ok) line.detail = `${path}: starts without PATH and answers tools/list (${p.tools} tools, ${p.server}, ${p.ms} ms)`;
         else Object.assign(line, { status: "fail", detail: `${path}: ${p.reason}${p.stderr ? ` — ${p.stderr.trim().split("\n").pop()}` : ""}`, fix: setupCmd });

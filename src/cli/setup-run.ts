@@ -160,8 +160,10 @@ export function planSetup(c: SetupChoices, env: NodeJS.ProcessEnv, cwd: string):
         if (why) planned.result = { status: "unwritable", reason: why };
       }
       if (planned.result.status === "unchanged" && secret && read.file.mode !== null && (read.file.mode & 0o077) !== 0) planned.tighten = true;
-      if (secret && def.project(ctx) && planned.result.status !== "malformed" && planned.result.status !== "unwritable" && gitIgnoreStatus(path) === "not_ignored") {
-        planned.warnings.push(`${path} holds a token and is not ignored by git: add it to .gitignore before you commit (echo ${path.slice(ctx.cwd.length + 1)} >> .gitignore)`);
+      if (secret && def.project(ctx) && planned.result.status !== "malformed" && planned.result.status !== "unwritable") {
+        const git = gitIgnoreStatus(path);
+        if (git === "not_ignored") planned.warnings.push(`${path} holds a token and is not ignored by git: add it to .gitignore before you commit (echo ${path.slice(ctx.cwd.length + 1)} >> .gitignore)`);
+        if (git === "tracked") planned.warnings.push(`${path} holds a token and is tracked by git: the next commit would publish it; untrack it (git rm --cached ${path.slice(ctx.cwd.length + 1)}) and add it to .gitignore, or use --scope user`);
       }
     }
     files.push(planned);

@@ -1,6 +1,6 @@
 // `hostgate setup` and `hostgate doctor` as processes: --dry-run diffs per client (snapshots), exit codes,
 // the refusal without a terminal, and entries that start with no PATH and answer tools/list.
-import { mkdirSync, readFileSync, realpathSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, realpathSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { CLIENT_IDS } from "../../src/core/clients/catalog.ts";
@@ -89,5 +89,18 @@ describe("hostgate setup (process)", () => {
     expect(r.stdout).toMatch(/✗ Cursor: .*\/nonexistent\/node does not exist\n\s+fix: hostgate setup --yes --cursor/);
     expect(r.stdout).toMatch(/✗ Gemini CLI: .*not valid JSON\n\s+fix: fix the syntax/);
     expect(r.stdout).toMatch(/✗ LM Studio: .*not an absolute path/);
+  });
+
+  it.skipIf(process.getuid?.() !== 0)("doctor as root does not start an entry from a file another user owns", async () => {
+    const { chownSync } = await import("node:fs");
+    const { env, home } = freshHome("doctor-root");
+    const cwd = join(home, "project");
+    const marker = join(home, "ran");
+    const file = clientFile("cursor", home, cwd);
+    seed(file, JSON.stringify({ mcpServers: { hostgate: { command: "/bin/sh", args: ["-c", `touch ${marker}`] } } }));
+    chownSync(file, 4242, 4242);
+    const r = await runHostgate(["doctor"], { env: { ...env, XDG_RUNTIME_DIR: join(home, "run") }, cwd, timeoutMs: 60_000 });
+    expect(r.stdout).toMatch(/! Cursor: .*not started: the file belongs to uid 4242 and doctor runs as root\n\s+fix: run hostgate doctor as that user/);
+    expect(existsSync(marker)).toBe(false);
   });
 });

@@ -255,3 +255,31 @@ describe("setup: project files, planner, user config", () => {
     expect(existsSync(join(dirname(path), "mcp.json.hostgate-backup-"))).toBe(false);
   });
 });
+
+describe("setup as root, against files a user controls", () => {
+  it.skipIf(process.getuid?.() !== 0)("does not follow a user's symlink to another owner's file", async () => {
+    const { symlinkSync, chownSync, lchownSync, mkdirSync: mk } = await import("node:fs");
+    const { env, cwd, home } = freshHome("root-symlink");
+    const victim = join(home, "root-owned.json");
+    seed(victim, "{}\n");
+    chownSync(victim, 0, 0);
+    const path = clientFile("cursor", home, cwd);
+    mk(dirname(path), { recursive: true });
+    symlinkSync(victim, path);
+    lchownSync(path, 4242, 4242);
+    const r = run("cursor", env, cwd);
+    expect(r.ok).toBe(false);
+    expect((r.file.result as { reason: string }).reason).toMatch(/belongs to another user.*not followed as root/);
+    expect(readFileSync(victim, "utf8")).toBe("{}\n");
+  });
+
+  it("a project .mcp.json already tracked by git: warns that the token would be committed", () => {
+    const { env, cwd } = freshHome("tracked");
+    expect(spawnSync("git", ["init", "-q"], { cwd }).status).toBe(0);
+    writeFileSync(join(cwd, ".mcp.json"), "{}\n");
+    writeFileSync(join(cwd, ".gitignore"), ".mcp.json\n");
+    expect(spawnSync("git", ["add", "-f", ".mcp.json"], { cwd }).status).toBe(0);
+    const r = run("claude", env, cwd, { claudeScope: "project", socket: "tcp://10.0.0.2:7420", token: "k".repeat(40) });
+    expect(r.file.warnings.join(" ")).toMatch(/tracked by git.*git rm --cached \.mcp\.json/);
+  });
+});
