@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { StepProposer } from "../app/deps.ts";
+import type { StepProposer } from "../ports/step-proposer.ts";
 import type { Action } from "../core/catalogue/action.ts";
 import { HostgateError } from "../core/errors.ts";
 

@@ -7,11 +7,8 @@ import type { TransactionStore } from "../ports/transaction-store.ts";
 import type { HostRegistry } from "./hosts.ts";
 import type { ResourceRegistry } from "./resources.ts";
 
-/** Proposes catalogue steps for an intent (an LLM behind an OpenAI-compatible API). Never returns text to run. */
-export interface StepProposer {
-  readonly name: string;
-  propose(intent: string, catalogue: readonly Action[]): Promise<{ action: string; params: Record<string, unknown> }[]>;
-}
+export type { StepProposer } from "../ports/step-proposer.ts";
+import type { StepProposer } from "../ports/step-proposer.ts";
 
 /**
  * Everything the daemon's use cases need, built by the composition root (daemon/compose.ts). Stores are
