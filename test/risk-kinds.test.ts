@@ -35,7 +35,7 @@ describe("issue 15 kinds (fast-check)", () => {
     fc.assert(fc.property(pick(READERS), pick(DENIED), pick(["", "a ", "-l "]), (p, inner, pre) => {
       denied(`${p} ${pre}(${inner})`);
     }), { numRuns: RUNS });
-    fc.assert(fc.property(pick(["fish", "csh", "tcsh", "zsh"]), pick(["ls", "echo (id)", "uptime", "ls *(e:id:)"]), (sh, line) => {
+    fc.assert(fc.property(pick(["fish", "csh", "tcsh", "zsh", "nu", "xonsh", "elvish", "ysh", "rc"]), pick(["ls", "echo (id)", "uptime", "ls *(e:id:)"]), (sh, line) => {
       const r = engine.assess(line, { interpreter: sh });
       expect(r.decision, `${sh}: ${line}`).not.toBe("allow");
       atLeastHigh(`${sh} -c '${line}'`);

@@ -33,18 +33,20 @@ git-lfs helm terraform ansible-playbook fallocate mkfifo sync nc ncat netcat soc
 `.trim().split(/\s+/));
 
 /** Shells: `-c STRING` and standard input are code. */
-export const SHELLS = new Set(["sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "fish", "csh", "tcsh", "yash", "rbash"]);
+export const SHELLS = new Set(["sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "fish", "csh", "tcsh", "yash", "rbash", "nu", "xonsh", "elvish", "ysh", "osh", "oil", "rc", "es", "ion", "murex"]);
 
 /**
  * Shells whose grammar differs from bash's in ways that run code (fish's `(cmd)`, zsh's glob qualifiers and
- * `=(cmd)`, csh's history and `:` modifiers): the engine reads their code with bash's grammar only as a hint.
+ * `=(cmd)`, csh's history and `:` modifiers; nushell, xonsh, elvish, Oils, rc/es, ion and murex are other languages):
+ * the engine reads their code with bash's grammar only as a hint.
  */
-export const FOREIGN_SHELLS = new Set(["fish", "csh", "tcsh", "zsh"]);
+export const FOREIGN_SHELLS = new Set(["fish", "csh", "tcsh", "zsh", "nu", "xonsh", "elvish", "ysh", "osh", "oil", "rc", "es", "ion", "murex"]);
 
 /** Other interpreters: `-c`/`-e` strings, scripts and standard input are code the engine cannot analyse. */
 export const INTERPRETERS = new Set([
   "python", "python2", "python3", "perl", "ruby", "node", "nodejs", "php", "lua", "luajit", "tclsh", "wish", "Rscript",
   "deno", "bun", "osascript", "pwsh", "powershell", "expect", "gdb", "irb", "jshell", "groovy", "scala", "julia",
+  "guile", "racket", "sbcl", "erl", "elixir",
 ]);
 
 /** Programs that fetch data from the network to standard output or a file. */
