@@ -1,0 +1,139 @@
+import { existsSync, statSync } from "node:fs";
+
+/** One line of `hostgate doctor`: a check, its status, what was seen, and (for problems) one line to fix it. */
+export interface DoctorLine {
+  section: "daemon" | "clients";
+  name: string;
+  status: "ok" | "warn" | "fail";
+  detail: string;
+  fix?: string | undefined;
+}
+
+const SYSTEM_AGENT_SOCKET = "/run/hostgate/agent.sock";
+
+/** The daemon's own checks (the `doctor` tool's), through the daemon the MCP front would use. */
+export async function daemonChecks(config: import("../config/schema.ts").Config, env: NodeJS.ProcessEnv): Promise<{ lines: DoctorLine[]; close: () => Promise<void> }> {
+  const lines: DoctorLine[] = [];
+  const none = () => Promise.resolve();
+  const socket = env.HOSTGATE_SOCKET || config.daemon.socket;
+  let client: import("../ipc/client.ts").DaemonClient;
+  let close: () => Promise<void>;
+  if (socket) {
+    const { socketDaemonClient } = await import("../ipc/socket-client.ts");
+    client = socketDaemonClient(socket, env.HOSTGATE_TOKEN || config.daemon.token);
+    close = () => client.close();
+    lines.push({ section: "daemon", name: "daemon socket", status: "ok", detail: `configured: ${socket}${env.HOSTGATE_SOCKET ? " (HOSTGATE_SOCKET)" : " (daemon.socket)"}` });
+  } else {
+    if (existsSync(SYSTEM_AGENT_SOCKET)) {
+      lines.push({ section: "daemon", name: "system daemon", status: "warn", detail: `a system daemon listens on ${SYSTEM_AGENT_SOCKET} but this configuration uses the embedded daemon`, fix: `hostgate setup --socket ${SYSTEM_AGENT_SOCKET} (with your clients' flags) to use it` });
+    }
+    const { startEmbeddedDaemon } = await import("../daemon/embedded.ts");
+    try {
+      const embedded = await startEmbeddedDaemon(config, { announce: () => undefined });
+      client = embedded.client;
+      close = () => embedded.close();
+      lines.push({ section: "daemon", name: "daemon socket", status: "ok", detail: `embedded daemon (${embedded.role === "client" ? "running, reached at" : "started for this check at"} ${embedded.agentSocket})` });
+    } catch (err) {
+      lines.push({ section: "daemon", name: "daemon socket", status: "fail", detail: `the embedded daemon cannot start: ${(err as Error).message}`, fix: "check the state directory's permissions (HOSTGATE_STATE_DIR / state.dir), or point at a daemon with --socket" });
+      return { lines, close: none };
+    }
+  }
+  // The caller closes it after the client checks: a client entry started meanwhile reaches this daemon.
+  const r = await client.call("doctor", {});
+  if (!r.ok) {
+    lines.push({ section: "daemon", name: "daemon reachable", status: "fail", detail: r.error.message, fix: socket?.startsWith("/") ? `start the daemon (sudo systemctl start hostgate) and check that you are in the group hostgate (id -nG)` : (r.error.hint ?? "start the daemon and check HOSTGATE_SOCKET / daemon.socket") });
+    return { lines, close };
+  }
+  for (const c of r.value.checks) {
+    lines.push({ section: "daemon", name: c.name, status: c.status, detail: c.detail, fix: c.status === "ok" ? undefined : fixFor(c.name, c.detail) });
+  }
+  return { lines, close };
+}
+
+function fixFor(check: string, detail: string): string | undefined {
+  const anchor = "set audit.checkpoint_copy to a file outside the state directory (docs/configuration.md), and keep the witness `hostgate approve` prints";
+  switch (check) {
+    case "approval separation": return "sudo hostgate daemon install, then hostgate setup --socket /run/hostgate/agent.sock";
+    case "systemd backend": return "set backend.type: dbus on a host whose PID 1 is systemd (docs/configuration.md)";
+    case "audit chain": return /unanchored/.test(detail) ? anchor : "hostgate audit verify --state-dir <dir> shows the first broken entry (docs/audit-format.md)";
+    case "audit anchoring": return anchor;
+    case "state store": return "transactions with unknown outcome need a human look: history { status: \"unknown\" }";
+    default: return undefined;
+  }
+}
+
+/** Checks every client that is installed or configured: entry present, binary exists, spawns and answers tools/list. */
+export async function clientChecks(env: NodeJS.ProcessEnv, cwd: string): Promise<DoctorLine[]> {
+  const [{ CLIENTS }, { readEntry }, { readClientFile, anyPresent }, { probeStdio, probeHttp }] = await Promise.all([
+    import("../core/clients/catalog.ts"), import("../core/clients/read-entry.ts"), import("../adapters/client-files.ts"), import("../adapters/mcp-probe.ts"),
+  ]);
+  const { clientContext } = await import("./setup-run.ts");
+  const lines: DoctorLine[] = [];
+  // One at a time: entries of the same user share one embedded daemon, and start-up is what is measured.
+  const probes: (() => Promise<void>)[] = [];
+  for (const scope of ["user", "project"] as const) {
+    const ctx = clientContext(env, cwd, scope);
+    for (const def of CLIENTS) {
+      if (scope === "project" && def.id !== "claude") continue;
+      const path = def.file(ctx);
+      const name = def.id === "claude" ? `${def.label} (${scope})` : def.label;
+      const setupCmd = `hostgate setup --yes --${def.id}${def.id === "claude" ? ` --scope ${scope}` : ""}`;
+      const read = readClientFile(path);
+      if (!read.ok) { lines.push({ section: "clients", name, status: "fail", detail: read.reason, fix: `make ${path} readable` }); continue; }
+      const found = readEntry(def, read.file.text);
+      const installed = anyPresent(def.detect(ctx), env);
+      if (found.state === "no_file" || found.state === "absent") {
+        if (installed && scope === "user") lines.push({ section: "clients", name, status: "warn", detail: `installed, but ${found.state === "no_file" ? `${path} does not exist` : `${path} has no hostgate entry`}`, fix: setupCmd });
+        continue;
+      }
+      if (found.state === "malformed" || found.state === "unusable") { lines.push({ section: "clients", name, status: "fail", detail: `${path}: ${found.reason}`, fix: found.state === "malformed" ? `fix the syntax of ${path} (setup leaves malformed files untouched)` : setupCmd }); continue; }
+      const launch = found.launch;
+      const line: DoctorLine = { section: "clients", name, status: "ok", detail: path };
+      lines.push(line);
+      if (launch.kind === "http") {
+        probes.push(() => probeHttp(launch.url, launch.headers).then((p) => {
+          if (p.ok) line.detail = `${path}: ${launch.url} answers (${p.server}, ${p.ms} ms)`;
+          else Object.assign(line, { status: "fail", detail: `${path}: ${launch.url}: ${p.reason}`, fix: "start the server: hostgate serve (or fix the URL/token with hostgate setup --transport http)" });
+        }));
+        continue;
+      }
+      const missing = [launch.command, ...launch.args.filter((a) => a.startsWith("/") && a.endsWith(".js"))].find((p) => !p.startsWith("/") || !existsSync(p) || !statSync(p).isFile());
+      if (missing !== undefined) {
+        Object.assign(line, { status: "fail", detail: `${path}: ${missing.startsWith("/") ? `${missing} does not exist` : `${missing} is not an absolute path (clients may start it without your PATH)`}`, fix: setupCmd });
+        continue;
+      }
+      const euid = process.getuid?.();
+      if (euid === 0 && read.file.uid !== null && read.file.uid !== 0) {
+        // Starting it would run a command another user chose, as root.
+        Object.assign(line, { status: "warn", detail: `${path}: not started: the file belongs to uid ${read.file.uid} and doctor runs as root`, fix: "run hostgate doctor as that user" });
+        continue;
+      }
+      probes.push(() => probeStdio(launch.command, launch.args, { ...(env.HOME ? { HOME: env.HOME } : {}), ...launch.env }).then((p) => {
+        if (p.ok) line.detail = `${path}: starts without PATH and answers tools/list (${p.tools} tools, ${p.server}, ${p.ms} ms)`;
+        else Object.assign(line, { status: "fail", detail: `${path}: ${p.reason}${p.stderr ? ` — ${p.stderr.trim().split("\n").pop()}` : ""}`, fix: setupCmd });
+      }));
+    }
+  }
+  for (const probe of probes) await probe();
+  if (lines.length === 0) lines.push({ section: "clients", name: "AI clients", status: "warn", detail: "no AI client found with a hostgate entry", fix: "hostgate setup" });
+  return lines;
+}
+
+/** Renders the report: one line per check, a fix line under each problem. */
+export function renderDoctor(lines: DoctorLine[]): string {
+  const mark = { ok: "✓", warn: "!", fail: "✗" } as const;
+  const out: string[] = [];
+  for (const section of ["daemon", "clients"] as const) {
+    const ls = lines.filter((l) => l.section === section);
+    if (ls.length === 0) continue;
+    out.push(section === "daemon" ? "Daemon" : "Clients");
+    for (const l of ls) {
+      out.push(`  ${mark[l.status]} ${l.name}: ${l.detail}`);
+      if (l.fix) out.push(`      fix: ${l.fix}`);
+    }
+  }
+  const fails = lines.filter((l) => l.status === "fail").length;
+  const warns = lines.filter((l) => l.status === "warn").length;
+  out.push(fails === 0 ? `All good${warns ? ` (${warns} warning${warns === 1 ? "" : "s"})` : ""}.` : `${fails} problem${fails === 1 ? "" : "s"}${warns ? `, ${warns} warning${warns === 1 ? "" : "s"}` : ""}.`);
+  return `${out.join("\n")}\n`;
+}
