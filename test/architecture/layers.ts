@@ -57,7 +57,7 @@ export const ALLOWED_EXCEPTIONS: readonly { from: string; to: string; why: strin
   { from: "cli/audit.ts", to: "adapters/*", why: "`hostgate audit verify` works offline on a copied database without a daemon: it opens the read-only store and keys itself" },
   { from: "cli/risk.ts", to: "{app/assess-command.ts,adapters/shell-parser.ts}", why: "`hostgate risk` judges a command locally with the same use case as plan_command, without a daemon" },
   { from: "cli/{daemon-install,setup-prompts}.ts", to: "adapters/service-install.ts", why: "installing the systemd unit is a local file operation of the setup command, before any daemon exists" },
-  { from: "cli/{doctor,install-paths,setup-run}.ts", to: "adapters/{client-files,mcp-probe}.ts", why: "setup and doctor edit and probe AI-client config files of the user running them, not the daemon's" },
+  { from: "cli/{doctor-checks,install-paths,setup-run}.ts", to: "adapters/{client-files,mcp-probe}.ts", why: "setup and doctor edit and probe AI-client config files of the user running them, not the daemon's" },
   { from: "cli/daemon.ts", to: "adapters/peer-credentials.ts", why: "`hostgate daemon` is a composition root: it hands SO_PEERCRED to its listeners" },
 ];
 
