@@ -1,7 +1,9 @@
 import type { Cmd } from "../command.ts";
 import { fileWrites } from "../effects.ts";
 import { isSecretPath, normalisePath } from "../paths.ts";
+import { programOf } from "../programs/index.ts";
 import type { Rule } from "../rule.ts";
+import { toolOperands } from "./tools.ts";
 
 /**
  * Subcommands that store or change credentials or who can reach what, per tool: matched against the command's
@@ -9,35 +11,37 @@ import type { Rule } from "../rule.ts";
  * npm login/token, kubectl config/create, git credential, vault, gcloud/az auth, helm registry).
  */
 const CREDENTIAL_VERBS: Readonly<Record<string, RegExp>> = {
-  aws: /\bconfigure\b|\biam (create-access-key|attach-|put-user-policy|create-login-profile|update-login-profile)/,
-  gh: /\b(auth|secret|ssh-key|gpg-key)\b/,
-  glab: /\b(auth|variable)\b/,
-  docker: /\blogin\b/,
-  podman: /\blogin\b/,
-  nerdctl: /\blogin\b/,
-  skopeo: /\blogin\b/,
-  helm: /\bregistry login\b/,
-  npm: /\b(login|adduser|add-user|token)\b|\bconfig set \S*(_auth|_password|token)/i,
-  yarn: /\b(login|npm login)\b/,
-  pnpm: /\b(login|adduser)\b/,
-  pip: /\bconfig set \S*(index-url|trusted-host)/,
-  pip3: /\bconfig set \S*(index-url|trusted-host)/,
-  kubectl: /\bconfig (set-credentials|set-cluster|set-context|use-context)\b|\bcreate (secret|token|rolebinding|clusterrolebinding|serviceaccount)\b|\bcertificate approve\b/,
-  git: /\bcredential\b|\bconfig\b.*\bcredential\b|\bremote (add|set-url) \S+ \S*:\/\/[^/@\s:]+:[^/@\s]*@/,
-  vault: /\b(login|write|kv put|token create|auth enable|policy write)\b/,
-  gcloud: /\bauth\b|\badd-iam-policy-binding\b/,
-  az: /\blogin\b|\brole assignment create\b/,
-  "ssh-copy-id": /./,
-  "ssh-add": /./,
-  htpasswd: /./,
-  smbpasswd: /./,
-  kinit: /./,
+  aws: /^configure\b|^iam (create-access-key|attach-|put-user-policy|create-login-profile|update-login-profile)/,
+  gh: /^(auth|secret|ssh-key|gpg-key)\b/,
+  glab: /^(auth|variable)\b/,
+  docker: /^login\b/,
+  podman: /^login\b/,
+  nerdctl: /^login\b/,
+  skopeo: /^login\b/,
+  helm: /^registry login\b/,
+  npm: /^(login|adduser|add-user|token)\b|^config set \S*(_auth|_password|token)/i,
+  yarn: /^(login|npm login)\b/,
+  pnpm: /^(login|adduser)\b/,
+  pip: /^config set \S*(index-url|trusted-host)/,
+  pip3: /^config set \S*(index-url|trusted-host)/,
+  kubectl: /^(config (set-credentials|set-cluster|set-context|use-context)|create (secret|token|rolebinding|clusterrolebinding|serviceaccount)|certificate approve)\b/,
+  git: /^credential\b|^config\b.*\bcredential\b|^remote (add|set-url) \S+ \S*:\/\/[^/@\s:]+:[^/@\s]*@/,
+  vault: /^(login|write|kv put|token create|auth enable|policy write)\b/,
+  gcloud: /^auth\b|\badd-iam-policy-binding\b/,
+  az: /^login\b|^role assignment create\b/,
+  "ssh-copy-id": /(?:)/,
+  "ssh-add": /(?:)/,
+  htpasswd: /(?:)/,
+  smbpasswd: /(?:)/,
+  kinit: /(?:)/,
 };
 
 /** Credential and access configuration files (beyond the secret files themselves). */
 const CREDENTIAL_FILE = /(^|\/)\.(ssh\/config|npmrc|pypirc|netrc|git-credentials|config\/gh\/hosts\.yml|docker\/config\.json|kube\/config|aws\/(credentials|config)|vault-token|pgpass)$/;
 
-const words = (cmd: Cmd): string => cmd.args.map((a) => a.text).filter((t) => !t.startsWith("-")).join(" ");
+/** The words from the verb on, global options (and their values) removed where the tool's grammar is known. */
+const words = (cmd: Cmd): string =>
+  (programOf(cmd)?.operands.map((a) => a.text) ?? toolOperands(cmd) ?? cmd.args.map((a) => a.text)).filter((t) => !t.startsWith("-")).join(" ");
 
 /** Storing or changing credentials and access: never an everyday read. */
 export const CREDENTIAL_RULES: readonly Rule[] = [
@@ -54,10 +58,10 @@ export const CREDENTIAL_RULES: readonly Rule[] = [
       });
     },
     examples: {
-      match: ["aws configure set aws_secret_access_key abc", "gh auth login --with-token", "docker login -u ci -p secret", "git config --global credential.helper store",
+      match: ["aws configure set aws_secret_access_key abc", "docker -H tcp://h:2375 login -u a -p b", "git -C /srv/app config credential.helper store", "kubectl -n prod create secret generic x", "gh auth login --with-token", "docker login -u ci -p secret", "git config --global credential.helper store",
         "kubectl create secret generic db --from-literal=p=x", "kubectl create clusterrolebinding x --clusterrole=cluster-admin --user=eve", "npm config set //registry.npmjs.org/:_authToken x",
         "echo 'machine x login a password b' >> ~/.netrc", "ssh-copy-id admin@db.example.com", "printf '[default]\\n' > ~/.aws/credentials"],
-      noMatch: ["docker ps", "git config user.name Me", "kubectl get secrets", "aws s3 ls", "cat ~/.ssh/config"],
+      noMatch: ["docker ps", "git config user.name Me", "kubectl get secrets", "aws s3 ls", "cat ~/.ssh/config", "docker logs login-service", "git log --grep credential", "kubectl -n login get pods"],
     },
   },
 ];

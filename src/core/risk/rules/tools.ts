@@ -62,6 +62,12 @@ const TOOLS: Readonly<Record<string, ToolSpec>> = {
   sysctl: { options: {}, read: [] },
 };
 
+/** The words from the verb on, after the tool's global options (`docker -H h login x` → `login x`), or null. */
+export function toolOperands(cmd: Cmd): string[] | null {
+  if (!Object.hasOwn(TOOLS, cmd.name)) return null;
+  return optionsOf(cmd, TOOLS[cmd.name]!.options).operands.map((a) => a.text);
+}
+
 /** The verb (and second-level verb for groups) after the tool's global options. */
 export function verbOf(cmd: Cmd): { tool: ToolSpec; verb: string } | null {
   if (!Object.hasOwn(TOOLS, cmd.name)) return null;
