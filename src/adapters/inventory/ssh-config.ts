@@ -1,7 +1,7 @@
 import type { HostRecord } from "../../core/inventory/record.ts";
 import type { ProviderConfig } from "../../config/hosts.ts";
 import type { BackendInfo, InventoryProvider } from "../../ports/inventory-provider.ts";
-import { defaultSshConfigFiles, listSshAliases, resolveSshHost, type SshConfigFile } from "./ssh-config-resolve.ts";
+import { defaultSshConfigFiles, expandIdentityFile, listSshAliases, resolveSshHost, type SshConfigFile } from "./ssh-config-resolve.ts";
 
 type SshConfigConfig = Extract<ProviderConfig, { kind: "ssh_config" }>;
 
@@ -43,7 +43,7 @@ export class SshConfigProvider implements InventoryProvider {
       backend: this.info.name,
       meta,
       tags: [...this.tags],
-      ssh: { host: r.hostname, port: r.port, user: r.user, identity_files: r.identity_files, proxy_jump: r.proxy_jump },
+      ssh: { host: r.hostname, port: r.port, user: r.user, identity_files: r.identity_files.map((f) => expandIdentityFile(f, r)), proxy_jump: r.proxy_jump },
     };
   }
 

@@ -1,0 +1,85 @@
+/**
+ * Hosts benchmark, SSH exec (issue 10). Run as root: `npx tsx bench/hosts-exec.ts`. Starts 20 real sshd hosts
+ * in network namespaces (test/peers/netns-sshd.ts) and prints ONE JSON object on stdout:
+ * - openssh_controlmaster: `ssh -S <ControlMaster socket> host true` p50 (the reference point, same run);
+ * - executor_warm / executor_cold: the SSH executor alone, `true` on a pooled connection / first dial;
+ * - fanout_20: one command on 20 hosts over warm connections, p50, and its ratio to one host (target ≤ 3×);
+ * - mcp_warm: exec_on_host `true` through `hostgate mcp` (stdio, SDK client, embedded daemon) p50 (target
+ *   ≤ 15 ms), when the build in dist/ is present.
+ */
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { SshExecutor } from "../src/adapters/exec-ssh/ssh-executor.ts";
+import { startNetnsLab } from "../test/peers/netns-sshd.ts";
+import { mcpWarmExec } from "./support/hosts-exec-mcp.ts";
+
+const pct = (xs: number[], p: number): number => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(p * xs.length))]!;
+const r2 = (x: number): number => Math.round(x * 100) / 100;
+const stats = (xs: number[]): { n: number; p50_ms: number; p90_ms: number; min_ms: number } => ({ n: xs.length, p50_ms: r2(pct(xs, 0.5)), p90_ms: r2(pct(xs, 0.9)), min_ms: r2(Math.min(...xs)) });
+
+const lab = await startNetnsLab(20);
+const out: Record<string, unknown> = {};
+try {
+  const opts = { known_hosts: [lab.knownHosts], host_keys: "strict" as const, default_user: "root", default_identity_files: [lab.clientKey], connect_timeout_ms: 5000 };
+  const h0 = lab.hosts[0]!;
+  const req = (i: number) => ({ target: { host: lab.hosts[i]!.ip, port: 22 }, command: "true", timeout_ms: 10_000, max_output_bytes: 4096 });
+
+  // OpenSSH ControlMaster, same host, same run.
+  const ctl = join(mkdtempSync(join(tmpdir(), "hg-bench-ctl-")), "ctl");
+  const sshArgs = ["-i", lab.clientKey, "-o", `UserKnownHostsFile=${lab.knownHosts}`, "-o", "StrictHostKeyChecking=yes", "-o", "BatchMode=yes", "-S", ctl];
+  const master = spawn("ssh", [...sshArgs, "-M", "-N", `root@${h0.ip}`], { stdio: "ignore" });
+  for (let i = 0; i < 100 && !existsSync(ctl); i++) await new Promise((r) => setTimeout(r, 50));
+  const cm: number[] = [];
+  for (let i = 0; i < 60; i++) {
+    const t = performance.now();
+    const r = spawnSync("ssh", [...sshArgs, `root@${h0.ip}`, "true"]);
+    if (r.status !== 0) throw new Error(`ssh -S failed: ${r.stderr.toString()}`);
+    if (i >= 10) cm.push(performance.now() - t);
+  }
+  master.kill();
+  out.openssh_controlmaster = stats(cm);
+
+  // Executor cold (first dial) and warm.
+  const cold: number[] = [];
+  for (let i = 0; i < 10; i++) {
+    const e = new SshExecutor(opts);
+    const t = performance.now();
+    await e.exec(req(i % 20));
+    cold.push(performance.now() - t);
+    e.close();
+  }
+  out.executor_cold = stats(cold);
+  const e = new SshExecutor(opts);
+  for (let i = 0; i < 20; i++) await e.exec(req(0));
+  const warm: number[] = [];
+  for (let i = 0; i < 200; i++) {
+    const t = performance.now();
+    await e.exec(req(0));
+    warm.push(performance.now() - t);
+  }
+  out.executor_warm = stats(warm);
+
+  // Fan-out to 20 hosts on warm connections vs one host.
+  await Promise.all(lab.hosts.map((_, i) => e.exec(req(i))));
+  const fan: number[] = [];
+  for (let k = 0; k < 30; k++) {
+    const t = performance.now();
+    await Promise.all(lab.hosts.map((_, i) => e.exec(req(i))));
+    fan.push(performance.now() - t);
+  }
+  out.fanout_20 = { ...stats(fan), ratio_to_one_host_p50: r2(pct(fan, 0.5) / pct(warm, 0.5)), target_ratio: 3 };
+  e.close();
+
+  // Through MCP (stdio) with the embedded daemon.
+  const cfgDir = mkdtempSync(join(tmpdir(), "hg-bench-mcp-"));
+  const policyDir = join(cfgDir, "policies");
+  spawnSync("mkdir", ["-p", policyDir]);
+  writeFileSync(join(policyDir, "bench.cedar"), `permit (principal, action == Hostgate::Action::"exec", resource) when { context.risk_rank == 0 };\n`);
+  out.mcp_warm = await mcpWarmExec({ lab, cfgDir, policyDir });
+  out.target_mcp_warm_p50_ms = 15;
+} finally {
+  await lab.stop();
+}
+console.log(JSON.stringify(out));

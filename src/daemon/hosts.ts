@@ -1,0 +1,131 @@
+import { homedir, userInfo } from "node:os";
+import { join } from "node:path";
+import { InventoryCache } from "../adapters/inventory/cache.ts";
+import { DockerProvider } from "../adapters/inventory/docker.ts";
+import { KnownHostsProvider } from "../adapters/inventory/known-hosts.ts";
+import { SshConfigProvider } from "../adapters/inventory/ssh-config.ts";
+import { StaticProvider } from "../adapters/inventory/static.ts";
+import { SshExecutor } from "../adapters/exec-ssh/ssh-executor.ts";
+import { CedarPolicyEngine } from "../adapters/policy-cedar/cedar-engine.ts";
+import { Inventory, type Backend } from "../app/inventory.ts";
+import type { ExecSettings } from "../app/exec-on-host.ts";
+import { ExecConfigSchema, InventoryConfigSchema, PolicyConfigSchema, ProviderConfigSchema, RiskConfigSchema, type ExecConfig, type ProviderConfig } from "../config/hosts.ts";
+import type { InventoryProvider } from "../ports/inventory-provider.ts";
+import type { z } from "zod";
+import type { DaemonMode } from "./paths.ts";
+
+/**
+ * Composition of the hosts feature (inventory, SSH executor, policy engine) from `inventory.*`, `exec.*`,
+ * `policy.*` and `risk.*`. With no inventory configured the user's ~/.ssh/config and ~/.ssh/known_hosts are
+ * the backends. Embedded mode authenticates with SSH_AUTH_SOCK and the user's keys; the system daemon uses its
+ * own key and known_hosts under its state directory (`<state>/ssh/id_ed25519`, `<state>/ssh/known_hosts`).
+ */
+
+export interface HostsConfig {
+  inventory?: z.input<typeof InventoryConfigSchema> | undefined;
+  exec?: z.input<typeof ExecConfigSchema> | undefined;
+  policy?: z.input<typeof PolicyConfigSchema> | undefined;
+  risk?: z.input<typeof RiskConfigSchema> | undefined;
+}
+
+export interface ComposedHosts {
+  inventory: Inventory;
+  executor: SshExecutor;
+  policy: CedarPolicyEngine | null;
+  settings: ExecSettings;
+  exec: ExecConfig;
+  /** SIGHUP: reload the policy directory; the line says what happened (old set kept on error). */
+  reloadPolicy(): string;
+  /** Doctor findings: [level, message]; `warn` for the loud ones (allow_unverified, risk.disabled, policy errors). */
+  doctor(): { level: "ok" | "warn"; check: string; message: string }[];
+  close(): void;
+}
+
+function expand(p: string, home: string): string {
+  return p.startsWith("~/") ? join(home, p.slice(2)) : p;
+}
+
+function localUser(): string {
+  try {
+    return userInfo().username;
+  } catch {
+    return process.env.USER ?? "root";
+  }
+}
+
+function provider(c: ProviderConfig, home: string): InventoryProvider {
+  switch (c.kind) {
+    case "static": return new StaticProvider(c);
+    case "ssh_config": return new SshConfigProvider(c, home);
+    case "known_hosts": return new KnownHostsProvider(c, home);
+    case "docker": return new DockerProvider(c);
+  }
+}
+
+/** Builds the hosts feature. Throws HostgateError `invalid_params` when a configured policy directory does not load. */
+export function composeHosts(raw: HostsConfig, opts: { mode: DaemonMode; stateDir: string; env?: NodeJS.ProcessEnv; onTrustedFirstUse?: (name: string, fp: string) => void }): ComposedHosts {
+  const env = opts.env ?? process.env;
+  const home = homedir();
+  const inv = InventoryConfigSchema.parse(raw.inventory ?? {});
+  const exec = ExecConfigSchema.parse(raw.exec ?? {});
+  const pol = PolicyConfigSchema.parse(raw.policy ?? {});
+  const risk = RiskConfigSchema.parse(raw.risk ?? {});
+  const defaulted = inv.providers === undefined;
+  const providerConfigs = inv.providers ?? [ProviderConfigSchema.parse({ kind: "ssh_config" }), ProviderConfigSchema.parse({ kind: "known_hosts" })];
+  const backends: Backend[] = providerConfigs.map((c) => ({ provider: provider(c, home), timeout_ms: c.timeout_ms, cache_ttl_s: c.cache_ttl, cache_dir: c.cache_dir ? expand(c.cache_dir, home) : undefined }));
+  const sshConfig = backends.find((b) => b.provider instanceof SshConfigProvider)?.provider as SshConfigProvider | undefined;
+  const inventory = new Inventory({ backends, defaulted, cache: new InventoryCache(), resolveAlias: sshConfig ? (n) => sshConfig.resolve(n) : null });
+
+  const system = opts.mode === "system";
+  const knownHosts = (exec.known_hosts ?? (system ? [join(opts.stateDir, "ssh", "known_hosts"), "/etc/ssh/ssh_known_hosts"] : ["~/.ssh/known_hosts", "/etc/ssh/ssh_known_hosts"])).map((p) => expand(p, home));
+  const identities = (exec.identity_files ?? (system ? [join(opts.stateDir, "ssh", "id_ed25519")] : ["~/.ssh/id_ed25519", "~/.ssh/id_ecdsa", "~/.ssh/id_rsa"])).map((p) => expand(p, home));
+  const agent = exec.use_agent && !system ? env.SSH_AUTH_SOCK : undefined;
+  const executor = new SshExecutor({
+    known_hosts: knownHosts,
+    host_keys: exec.host_keys,
+    default_user: exec.user ?? localUser(),
+    default_identity_files: identities,
+    agent: agent || undefined,
+    connect_timeout_ms: exec.connect_timeout_ms,
+    idle_ms: exec.idle_close_ms,
+    max_sessions: exec.max_sessions,
+    ...(opts.onTrustedFirstUse ? { onTrustedFirstUse: opts.onTrustedFirstUse } : {}),
+  });
+  const policy = pol.dir ? CedarPolicyEngine.load(expand(pol.dir, home)) : null;
+  const settings: ExecSettings = {
+    allow_unverified: exec.allow_unverified,
+    risk_disabled: risk.disabled,
+    max_output_bytes: exec.max_output_bytes,
+    fanout_concurrency: exec.fanout_concurrency,
+    max_hosts: exec.max_hosts,
+  };
+  return {
+    inventory,
+    executor,
+    policy,
+    settings,
+    exec,
+    reloadPolicy: () => {
+      if (!policy) return "SIGHUP: no policy.dir configured; nothing to reload";
+      const r = policy.reload();
+      return r.ok ? `SIGHUP: reloaded ${r.policies} policies from ${policy.dir}` : `SIGHUP: policy reload FAILED, keeping the old set: ${r.error}`;
+    },
+    doctor: () => {
+      const out: { level: "ok" | "warn"; check: string; message: string }[] = [];
+      const inv2 = inventory.listBackends();
+      out.push({ level: "ok", check: "inventory", message: `${inv2.backends.map((b) => `${b.name} (${b.kind})`).join(", ")}${inv2.defaulted ? " — defaults: no inventory configured" : ""}` });
+      if (policy) {
+        const s = policy.status();
+        out.push(s.last_error ? { level: "warn", check: "policy", message: `last reload failed: ${s.last_error}` } : { level: "ok", check: "policy", message: `${s.policies} Cedar policies from ${s.dir}, loaded ${s.loaded_at}` });
+      } else {
+        out.push({ level: exec.allow_unverified ? "warn" : "ok", check: "policy", message: exec.allow_unverified ? "NO POLICY and exec.allow_unverified is ON: any command the risk engine allows runs on remote hosts. Not for AI clients." : "no policy configured: exec_on_host refuses every command (set policy.dir)" });
+      }
+      if (exec.allow_unverified && policy) out.push({ level: "warn", check: "exec.allow_unverified", message: "exec.allow_unverified is ON (it has no effect while a policy is loaded, but would if policy.dir were removed)" });
+      if (risk.disabled) out.push({ level: "warn", check: "risk.disabled", message: "RISK ENGINE BYPASSED for exec (risk.disabled: true): only critical commands are still refused. Trusted automation only." });
+      if (exec.host_keys === "tofu") out.push({ level: "warn", check: "exec.host_keys", message: "trust on first use: unknown host keys are recorded without checking (audited)" });
+      out.push({ level: "ok", check: "ssh", message: `known_hosts ${knownHosts.join(", ")}; keys ${identities.join(", ")}${agent ? "; ssh-agent" : ""}; ${executor.connections} pooled connections` });
+      return out;
+    },
+    close: () => { executor.close(); },
+  };
+}
