@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { execOnHost, type ExecCaller, type ExecDeps } from "../../src/app/exec-on-host.ts";
+import { hostDetails } from "../../src/app/host-details.ts";
 import { Inventory } from "../../src/app/inventory.ts";
 import { InventoryCache } from "../../src/adapters/inventory/cache.ts";
 import { StaticProvider } from "../../src/adapters/inventory/static.ts";
@@ -134,6 +135,16 @@ describe.skipIf(missing !== null)("exec_on_host against 20 real sshd hosts", () 
     dead.close();
     await expect(execOnHost({ host: "lab2", command: `touch ${marker}` }, operator, { ...deps, policy: null, settings: { ...settings, allow_unverified: true }, audit: dead })).rejects.toMatchObject({ code: "audit_unavailable" });
     expect(existsSync(marker)).toBe(false);
+  });
+
+  it("get_host_details: record and capabilities; probe adds what answers (no systemd in a bare namespace)", async () => {
+    const plain = await hostDetails({ name: "lab2" }, { inventory: deps.inventory, executor, audit: store, actor: "uid:0" });
+    expect(plain).toMatchObject({ record: { name: "lab2", provider: "static", tags: ["lab"] }, ssh: { host: lab.hosts[0]!.ip, port: 22, user: "root" }, capabilities: ["ssh"], probe: { ran: false } });
+    const probed = await hostDetails({ name: "lab2", probe: true }, { inventory: deps.inventory, executor, audit: store, actor: "uid:0" });
+    expect(probed.probe).toEqual({ ran: true, error: null });
+    expect(probed.capabilities).toEqual(existsSync("/run/systemd/system") ? ["ssh", "systemd"] : ["ssh"]);
+    expect(store.query().at(-1)!.kind).toBe("host.probe");
+    await expect(hostDetails({ name: "nope" }, { inventory: deps.inventory, executor, audit: store, actor: "uid:0" })).rejects.toMatchObject({ code: "not_found" });
   });
 
   it("cancel: aborting the request kills the remote command", async () => {

@@ -1,0 +1,54 @@
+import { HostgateError, toHostgateError } from "../core/errors.ts";
+import { staticCapabilities, type Capability } from "../core/inventory/record.ts";
+import type { AuditStore } from "../ports/audit-store.ts";
+import { GetHostDetailsInputSchema } from "../ipc/hosts.ts";
+import { audit } from "./audit-log.ts";
+import type { RemoteExecutor } from "./exec-on-host.ts";
+import type { Inventory } from "./inventory.ts";
+
+/**
+ * get_host_details: one host's record and capabilities. `ssh` and `docker_exec` follow from the record;
+ * with `probe: true` the daemon connects (host key checked as for exec) and runs one fixed, read-only probe —
+ * never a command from the caller — to add `systemd` (/run/systemd/system exists) and `hostgate_daemon`
+ * (a hostgate agent socket answers to `test -S`). The probe is audited.
+ */
+const PROBE = "test -d /run/systemd/system && echo systemd; for s in /run/hostgate/agent.sock \"$XDG_RUNTIME_DIR/hostgate/agent.sock\"; do test -S \"$s\" && { echo hostgate_daemon; break; }; done; true";
+
+export async function hostDetails(input: unknown, deps: { inventory: Inventory; executor: RemoteExecutor; audit: AuditStore; actor: string }): Promise<{
+  record: { name: string; primary_ip: string; provider: "static" | "ssh_config" | "known_hosts" | "docker"; backend: string; meta: Record<string, string>; tags: string[] };
+  ssh: { host: string; port: number; user: string | null; proxy_jump: string[] } | null;
+  capabilities: Capability[];
+  probe: { ran: boolean; error: string | null };
+}> {
+  const parsed = GetHostDetailsInputSchema.safeParse(input);
+  if (!parsed.success) throw new HostgateError("invalid_params", `get_host_details: ${parsed.error.issues.map((i) => `${i.path.join(".") || "input"}: ${i.message}`).join("; ")}`, { hint: "Pass { name, provider?, probe? }." });
+  const { name, provider, probe } = parsed.data;
+  const { record, errors } = await deps.inventory.find(name, provider);
+  if (!record) {
+    throw new HostgateError("not_found", `no backend lists a host named ${JSON.stringify(name)}${provider ? ` in ${provider}` : ""}`, {
+      hint: `Use search_hosts to find names.${errors.length > 0 ? ` Backends that failed: ${errors.join("; ")}` : ""}`,
+    });
+  }
+  const caps = staticCapabilities(record);
+  let probed: { ran: boolean; error: string | null } = { ran: false, error: null };
+  if (probe && record.ssh) {
+    await audit(deps.audit, "host.probe", deps.actor, { host: record.name, address: record.ssh.host, command: PROBE }, true);
+    try {
+      const r = await deps.executor.exec({ target: { host: record.ssh.host, port: record.ssh.port, user: record.ssh.user, identity_files: record.ssh.identity_files }, command: `sh -c '${PROBE.replace(/'/g, `'\\''`)}'`, timeout_ms: 10_000, max_output_bytes: 1024 });
+      const words = r.stdout.split("\n");
+      if (words.includes("systemd")) caps.push("systemd");
+      if (words.includes("hostgate_daemon")) caps.push("hostgate_daemon");
+      probed = { ran: true, error: r.error };
+    } catch (e) {
+      const h = toHostgateError(e);
+      probed = { ran: false, error: `${h.code}: ${h.message}` };
+    }
+  }
+  const { ssh, ...rest } = record;
+  return {
+    record: rest,
+    ssh: ssh ? { host: ssh.host, port: ssh.port, user: ssh.user ?? null, proxy_jump: ssh.proxy_jump } : null,
+    capabilities: caps,
+    probe: probed,
+  };
+}
