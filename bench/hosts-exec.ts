@@ -77,7 +77,7 @@ try {
   const policyDir = join(cfgDir, "policies");
   spawnSync("mkdir", ["-p", policyDir]);
   writeFileSync(join(policyDir, "bench.cedar"), `permit (principal, action == Hostgate::Action::"exec", resource) when { context.risk_rank == 0 };\n`);
-  out.mcp_warm = await mcpWarmExec({ lab, cfgDir, policyDir });
+  out.mcp_warm = process.env.BENCH_SKIP_MCP === "1" ? { skipped: "BENCH_SKIP_MCP=1" } : await mcpWarmExec({ lab, cfgDir, policyDir });
   out.target_mcp_warm_p50_ms = 15;
 } finally {
   await lab.stop();
