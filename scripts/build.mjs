@@ -33,6 +33,6 @@ await build({
   // jsonc-parser's "main" is a UMD build whose dynamic requires a bundle cannot follow: use its ES modules.
   alias: { "jsonc-parser": "jsonc-parser/lib/esm/main.js" },
   plugins: [englishOnlyZod],
-  external: ["better-sqlite3", "@jellybrick/dbus-next", "web-tree-sitter", "tree-sitter-bash", "ssh2", "tsx", "yaml"],
+  external: ["better-sqlite3", "@jellybrick/dbus-next", "web-tree-sitter", "tree-sitter-bash", "ssh2", "tsx", "yaml", "@cedar-policy/cedar-wasm", "dockerode"],
   banner: { js: "import { createRequire as __hostgateCreateRequire } from 'node:module'; const require = __hostgateCreateRequire(import.meta.url);" },
 });

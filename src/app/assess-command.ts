@@ -30,7 +30,13 @@ function utf8Bytes(s: string): number {
  * wasm lazily). Throws HostgateError `invalid_params` for bad input (unknown
  * keys, empty or oversized command, control characters), with a hint saying what to change.
  */
-export async function assessCommand(input: unknown, deps: { engine: RiskEngine | Promise<RiskEngine>; policy?: PolicyEngine; caller?: Caller }): Promise<CommandAssessment> {
+export async function assessCommand(input: unknown, deps: {
+  engine: RiskEngine | Promise<RiskEngine>;
+  policy?: PolicyEngine;
+  caller?: Caller;
+  /** With `target`: exec_on_host's decision for that host (risk engine + policy gate, app/hosts-handlers.ts). */
+  targetPolicy?: (a: RiskAssessment, command: string, shell: string, target: string, caller: Caller | null) => Promise<PolicyDecision>;
+}): Promise<CommandAssessment> {
   const parsed = AssessCommandInputSchema.safeParse(input);
   if (!parsed.success) {
     throw new HostgateError("invalid_params", `plan_command: ${parsed.error.issues.map((i) => `${i.path.join(".") || "input"}: ${i.message}`).join("; ")}`, {
@@ -53,10 +59,15 @@ export async function assessCommand(input: unknown, deps: { engine: RiskEngine |
     });
   }
   const e = await deps.engine;
-  const result = e.assess(command, { interpreter: interpreter ?? "bash" });
+  // With a target the line is judged as exec_on_host runs it: `sh -c` unless told otherwise.
+  const shell = interpreter ?? (target !== undefined && deps.targetPolicy ? "sh" : "bash");
+  const result = e.assess(command, { interpreter: shell });
+  if (target !== undefined && deps.targetPolicy) {
+    return toWire(result, await deps.targetPolicy(result, command, shell, target, deps.caller ?? null), target, shell);
+  }
   const policy = deps.policy ?? riskOnlyPolicy;
   const decided = await policy.decide({ kind: "command", subject: command, host: target ?? LOCAL_HOST, caller: deps.caller ?? null, risk: { risk_level: result.risk_level, signals: result.signals } });
-  return toWire(result, decided, target ?? null, interpreter ?? "bash");
+  return toWire(result, decided, target ?? null, shell);
 }
 
 function toWire(r: RiskAssessment, decided: PolicyDecision, target: string | null, interpreter: string): CommandAssessment {

@@ -6,6 +6,23 @@ import type { PolicyEngine } from "../ports/policy-engine.ts";
 import type { TransactionStore } from "../ports/transaction-store.ts";
 import type { HostRegistry } from "./hosts.ts";
 import type { ResourceRegistry } from "./resources.ts";
+import type { ExecPolicy, ExecSettings, RemoteExecutor } from "./exec-on-host.ts";
+import type { Inventory } from "./inventory.ts";
+import type { RiskEngine } from "../core/risk/index.ts";
+
+/**
+ * The hosts feature (docs/hosts.md), composed on first use by daemon/hosts.ts: inventory, SSH executor,
+ * policy engine (null: none configured), gate settings, the risk engine, doctor findings and SIGHUP reload.
+ */
+export interface HostsFeature {
+  inventory: Inventory;
+  executor: RemoteExecutor;
+  policy: ExecPolicy | null;
+  settings: ExecSettings;
+  engine: Promise<RiskEngine>;
+  doctor(): { level: "ok" | "warn"; check: string; message: string }[];
+  reloadPolicy(): string;
+}
 
 export type { StepProposer } from "../ports/step-proposer.ts";
 import type { StepProposer } from "../ports/step-proposer.ts";
@@ -32,6 +49,8 @@ export interface DaemonDeps {
   audit(): AuditStore;
   /** null: the deterministic planner. */
   llm: StepProposer | null;
+  /** The hosts feature, built on first use (absent in daemons composed without it, e.g. some tests). */
+  hostsFeature?: () => Promise<HostsFeature>;
   /** Facts for doctor: backend selection, state paths, sockets. */
   facts: Record<string, string>;
 }

@@ -15,6 +15,7 @@ import { execute } from "./execute.ts";
 import { history } from "./history.ts";
 import { plan } from "./plan.ts";
 import { queryAction } from "./query.ts";
+import { hostsHandlers } from "./hosts-handlers.ts";
 
 const SYSTEMD_ACTIONS = new Set(systemdActions.map((a) => a.name));
 
@@ -73,6 +74,7 @@ export function daemonHandlers(d: DaemonDeps, extras: ServiceExtras): Handlers {
     resource_templates_list: () => d.resources.templates(),
     resource_read: (p) => d.resources.read(p.uri),
     pending: (p) => pending(d, p.limit),
+    ...hostsHandlers(d),
     show: (p) => show(d, p.transaction_id),
     approve: (p, caller) => approve(d, p.transaction_id, caller, p.expected_preview_hash),
     reject: (p, caller) => reject(d, p.transaction_id, caller),

@@ -54,5 +54,7 @@ export function registerDaemonCommand(program: Command): void {
       };
       process.once("SIGINT", stop);
       process.once("SIGTERM", stop);
+      // SIGHUP reloads the exec policies (config is otherwise read once); a broken set keeps the old one.
+      process.on("SIGHUP", () => { void composed.reloadPolicy().then(log, (err: unknown) => { log(`SIGHUP: ${(err as Error).message}`); }); });
     });
 }

@@ -8,6 +8,7 @@ import { systemdBackendConfigSchema } from "./systemd-backend.ts";
  */
 export { TOOLSETS, type Toolset } from "../core/toolsets.ts";
 import { TOOLSETS, type Toolset } from "../core/toolsets.ts";
+import { ExecConfigSchema, InventoryConfigSchema, PolicyConfigSchema, RiskConfigSchema } from "./hosts.ts";
 
 const groups = z.object(Object.fromEntries(TOOLSETS.map((t) => [t, z.boolean().optional().describe(`Show the ${t} toolset (default on)`)])) as Record<Toolset, z.ZodOptional<z.ZodBoolean>>).strict();
 
@@ -60,6 +61,10 @@ export const ConfigSchema = z.object({
     checkpoint_copy: z.string().startsWith("/").optional().describe("Second place for checkpoint copies: a file path (or a directory ending in /)"),
     secret_patterns: z.array(z.string().min(1)).default(() => []).describe("Extra regular expressions redacted from audit payloads before signing"),
   }).strict().default(() => ({ checkpoint_every: 1000, checkpoint_idle_ms: 30_000, secret_patterns: [] })),
+  inventory: InventoryConfigSchema.default(() => ({})).describe("Inventory backends for search_hosts / exec_on_host (docs/hosts.md)"),
+  exec: ExecConfigSchema.default(() => ExecConfigSchema.parse({})).describe("exec_on_host over SSH (docs/hosts.md)"),
+  policy: PolicyConfigSchema.default(() => PolicyConfigSchema.parse({})).describe("Policy engine for exec (docs/hosts.md)"),
+  risk: RiskConfigSchema.default(() => RiskConfigSchema.parse({})).describe("Risk engine switches for exec"),
 }).strict();
 
 export type Config = z.infer<typeof ConfigSchema>;

@@ -13,7 +13,7 @@ import { acquireStateLock } from "../adapters/state-lock.ts";
 import { SqliteTransactionStore } from "../adapters/transaction-sqlite.ts";
 import { audit } from "../app/audit-log.ts";
 import { DaemonService, type ServiceExtras } from "../app/daemon-service.ts";
-import type { DaemonDeps, StepProposer } from "../app/deps.ts";
+import type { DaemonDeps, HostsFeature, StepProposer } from "../app/deps.ts";
 import { readHostIdentity } from "../app/host-identity.ts";
 import { HostRegistry } from "../app/hosts.ts";
 import { ResourceRegistry } from "../app/resources.ts";
@@ -47,6 +47,8 @@ export interface ComposedDaemon {
   service: DaemonService;
   stateDir: string;
   runtimeDir: string;
+  /** SIGHUP: reload the policy directory (the old set stays on error); the line says what happened. */
+  reloadPolicy(): Promise<string>;
   /** Opens the stores now (the system daemon does this at start; embedded mode waits for the first need). */
   openStores(): { transactions: TransactionStore; audit: AuditStore };
   close(): Promise<void>;
@@ -132,6 +134,22 @@ export async function composeDaemon(config: Config, opts: ComposeOptions): Promi
   const resources = new ResourceRegistry();
   resources.register(systemdResourceProvider(ctx.units));
   const policy = riskOnlyPolicy;
+  // The hosts feature (inventory, SSH, Cedar) loads on first use: start-up stays light for clients that never
+  // touch it. A policy directory that does not load fails every hosts call with its error (fail closed).
+  let hostsP: Promise<HostsFeature> | null = null;
+  let hostsClose: (() => void) | null = null;
+  const hostsFeature = (): Promise<HostsFeature> => (hostsP ??= (async () => {
+    const [{ composeHosts }, { loadRiskEngine }] = await Promise.all([import("./hosts.ts"), import("../adapters/shell-parser.ts")]);
+    const h = composeHosts(config, {
+      mode: opts.mode,
+      stateDir: state,
+      onTrustedFirstUse: (name, fingerprint) => {
+        void audit(openAudit(), "exec.host_key_trusted", "daemon", { name, fingerprint, reason: "exec.host_keys: tofu" }, true).catch(() => undefined);
+      },
+    });
+    hostsClose = () => { h.close(); };
+    return { ...h, engine: loadRiskEngine() };
+  })());
   const deps: DaemonDeps = {
     ctx,
     hosts,
@@ -143,6 +161,7 @@ export async function composeDaemon(config: Config, opts: ComposeOptions): Promi
     crypto: nodeCrypto,
     transactions: openTransactions,
     audit: openAudit,
+    hostsFeature,
     llm: opts.llm !== undefined ? opts.llm : config.planner.mode === "llm" && config.planner.llm
       ? openAiPlanner({ ...config.planner.llm, api_key: config.planner.llm.api_key_env ? process.env[config.planner.llm.api_key_env] : undefined })
       : null,
@@ -161,13 +180,16 @@ export async function composeDaemon(config: Config, opts: ComposeOptions): Promi
     service: new DaemonService(deps, opts.extras ?? {
       planCommand: async (input, caller) => {
         const [{ assessCommand }, { loadRiskEngine }] = await Promise.all([import("../app/assess-command.ts"), import("../adapters/shell-parser.ts")]);
-        return assessCommand(input, { engine: loadRiskEngine(), policy, caller });
+        const { execDecisionFor } = await import("../app/hosts-handlers.ts");
+        return assessCommand(input, { engine: loadRiskEngine(), policy, caller, targetPolicy: (a, command, shell, target, who) => execDecisionFor(deps, a, command, shell, target, who) });
       },
     }),
     stateDir: state,
     runtimeDir: runtime,
     openStores: () => ({ transactions: openTransactions(), audit: openAudit() }),
+    reloadPolicy: async () => (hostsP ? (await hostsFeature()).reloadPolicy() : "SIGHUP: the hosts feature is not loaded yet; policies load at its first use"),
     close: async () => {
+      hostsClose?.();
       transactions?.close();
       auditStore?.close();
       releaseLock?.();

@@ -44,6 +44,9 @@ export async function startEmbeddedDaemon(config: Config, opts: Omit<ComposeOpti
     if (await socketIsLive(agentSocket)) return asClient();
     throw err;
   }
+  // SIGHUP reloads the exec policies of the embedded daemon too (stderr says what happened).
+  const onHup = (): void => { void composed.reloadPolicy().then((line) => process.stderr.write(`hostgate: ${line}\n`), () => undefined); };
+  process.on("SIGHUP", onHup);
   return {
     client: composed.service.agent("mcp", { role: "operator", socket: "in_process", peer: { uid: process.getuid?.() ?? -1, gid: process.getgid?.() ?? -1, pid: process.pid }, client_name: null, label: "mcp" }),
     role: "daemon",
@@ -51,6 +54,7 @@ export async function startEmbeddedDaemon(config: Config, opts: Omit<ComposeOpti
     adminSocket,
     composed,
     close: async () => {
+      process.off("SIGHUP", onHup);
       await Promise.all(listeners.map((l) => l.close()));
       await composed.close();
     },

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { PlanResultSchema } from "./protocol.ts";
 
 /**
  * Wire schemas of the hosts toolset (search_hosts, list_backends, get_host_details, exec_on_host), shared by
@@ -111,3 +112,12 @@ export const ExecOnHostOutputSchema = z.object({
   }),
 });
 export type ExecOnHostOutput = z.infer<typeof ExecOnHostOutputSchema>;
+
+/**
+ * What the daemon answers: the results (empty when a plan was made instead), and `plan` when a policy said
+ * require_approval: RunCommand transactions for a human to approve with `hostgate approve`, then `execute`.
+ */
+export const ExecOnHostResultSchema = ExecOnHostOutputSchema.extend({
+  plan: PlanResultSchema.nullable().describe("Set when the policy requires a human approval: nothing ran; approve, then execute"),
+});
+export type ExecOnHostResult = z.infer<typeof ExecOnHostResultSchema>;

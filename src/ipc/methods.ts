@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { Role } from "../core/caller.ts";
 import { AssessCommandInputSchema, CommandAssessmentSchema } from "./plan-command.ts";
+import { ExecOnHostInputSchema, ExecOnHostResultSchema, GetHostDetailsInputSchema, GetHostDetailsOutputSchema, ListBackendsInputSchema, ListBackendsOutputSchema, SearchHostsInputSchema, SearchHostsOutputSchema } from "./hosts.ts";
 import {
   ApproveResultSchema, DescribeResultSchema, DoctorResultSchema, ExecuteInputSchema, ExecuteResultSchema, HistoryInputSchema, HistoryResultSchema,
   PlanInputSchema, PlanResultSchema, QueryParamsSchema, QueryValueSchema, ResourceContentsSchema, ResourceEntrySchema, ResourceTemplateEntrySchema,
@@ -43,6 +44,10 @@ export const METHODS = {
   resource_templates_list: method({ socket: "agent", min_role: "observer", params: NoParams, result: z.array(ResourceTemplateEntrySchema), description: "Resource templates of every registered scheme." }),
   resource_read: method({ socket: "agent", min_role: "observer", params: z.object({ uri: z.string().min(1).max(2048) }).strict(), result: ResourceContentsSchema, description: "Read one resource, dispatched by URI scheme." }),
   pending: method({ socket: "admin", min_role: "admin", params: PendingInputSchema, result: PendingResultSchema, description: "Planned transactions waiting for a human (`hostgate pending`), newest first." }),
+  search_hosts: method({ socket: "agent", min_role: "observer", params: SearchHostsInputSchema, result: SearchHostsOutputSchema, description: "Search every inventory backend in parallel." }),
+  list_backends: method({ socket: "agent", min_role: "observer", params: ListBackendsInputSchema, result: ListBackendsOutputSchema, description: "Configured inventory backends." }),
+  get_host_details: method({ socket: "agent", min_role: "observer", params: GetHostDetailsInputSchema, result: GetHostDetailsOutputSchema, description: "One host's record and capabilities." }),
+  exec_on_host: method({ socket: "agent", min_role: "operator", params: ExecOnHostInputSchema, result: ExecOnHostResultSchema, description: "Run a shell command on inventory hosts over SSH, gated by the risk engine and the policy." }),
   show: method({ socket: "admin", min_role: "admin", params: TxIdInputSchema, result: ShowResultSchema, description: "What `hostgate approve` shows before asking." }),
   approve: method({ socket: "admin", min_role: "admin", params: TxIdInputSchema.extend({ expected_preview_hash: z.string().max(128).optional() }), result: ApproveResultSchema, description: "Approve a planned transaction and mint its receipt." }),
   reject: method({ socket: "admin", min_role: "admin", params: TxIdInputSchema, result: z.object({ transaction_id: z.string(), state: z.literal("rejected") }), description: "Reject a planned transaction." }),

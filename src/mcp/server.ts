@@ -11,12 +11,16 @@ import { executeTool } from "./tools/execute.ts";
 import { historyTool } from "./tools/history.ts";
 import { planCommandTool } from "./tools/plan-command.ts";
 import { planTool } from "./tools/plan.ts";
+import { searchHostsTool } from "./tools/search-hosts.ts";
+import { listBackendsTool } from "./tools/list-backends.ts";
+import { getHostDetailsTool } from "./tools/get-host-details.ts";
+import { execOnHostTool } from "./tools/exec-on-host.ts";
 
 /**
  * The fixed tools every hostgate offers, besides one direct tool per read-only action. A daemon-backed tool
  * is one file in tools/ (naming its method and toolsets) listed here; see docs/architecture.md.
  */
-export const FIXED_TOOLS: readonly ToolSpec[] = [planTool, executeTool, historyTool, doctorTool, auditVerifyTool, planCommandTool];
+export const FIXED_TOOLS: readonly ToolSpec[] = [planTool, executeTool, historyTool, doctorTool, auditVerifyTool, planCommandTool, searchHostsTool, listBackendsTool, getHostDetailsTool, execOnHostTool];
 
 /** Every tool this front can offer for the daemon's catalogue, before exposure rules. */
 export async function allTools(client: DaemonClient): Promise<ToolSpec[]> {

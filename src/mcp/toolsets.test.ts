@@ -74,3 +74,19 @@ describe("selectTools", () => {
     expect(() => selectTools(ALL, tools({ disable: ["get_load", "gone"] }))).toThrow(/gone/);
   });
 });
+
+describe("off_by_default tools (exec_on_host)", () => {
+  const exec = { ...tool("exec_on_host", ["hosts"], false), off_by_default: true };
+  const HOSTS = [tool("search_hosts", ["hosts"]), exec];
+  it("is hidden by default while the read-only tools of its group show", () => {
+    expect(names(selectTools(HOSTS, tools()))).toEqual(["search_hosts"]);
+  });
+  it("shows when tools.enable names it or its group is set true explicitly", () => {
+    expect(names(selectTools(HOSTS, tools({ enable: ["exec_on_host"] })))).toEqual(["search_hosts", "exec_on_host"]);
+    expect(names(selectTools(HOSTS, tools({ groups: { hosts: true } })))).toEqual(["search_hosts", "exec_on_host"]);
+  });
+  it("never passes exposure: read_only or tools.disable", () => {
+    expect(names(selectTools(HOSTS, tools({ exposure: "read_only", enable: ["exec_on_host"] })))).toEqual(["search_hosts"]);
+    expect(names(selectTools(HOSTS, tools({ groups: { hosts: true }, disable: ["exec_on_host"] })))).toEqual(["search_hosts"]);
+  });
+});

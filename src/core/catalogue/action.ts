@@ -42,6 +42,28 @@ export interface ActionContext {
   protected_paths: readonly string[];
   /** Which log files ReadLogFile may return (configuration `logs.readable`). */
   logs_readable: LogReadPolicy;
+  /**
+   * Present only on SSH hosts registered by the hosts feature (app/hosts-handlers.ts): what RunCommand needs.
+   * On those hosts every other port refuses (`unavailable`): only RunCommand runs remotely.
+   */
+  remote?: RemoteHost;
+}
+
+/** The judge's answer for one command on one remote host (risk engine + policy gate, core/policy/gate.ts). */
+export interface RemoteJudgement {
+  decision: "allow" | "deny" | "require_approval" | "require_biometric";
+  risk_level: RiskLevel;
+  signals: { id: string; reason: string }[];
+  reasons: string[];
+}
+
+/** An SSH host as RunCommand sees it: who it is, how a command is judged, how it runs. */
+export interface RemoteHost {
+  name: string;
+  address: string;
+  provider: string;
+  judge(command: string, shell: "sh" | "bash"): Promise<RemoteJudgement>;
+  run(command: string, shell: "sh" | "bash", timeoutSec: number): Promise<{ exit_code: number | null; signal: string | null; timed_out: boolean; duration_ms: number; stdout: string; stderr: string; truncated: boolean; error: string | null }>;
 }
 
 interface ActionBase<P extends z.ZodType, O extends z.ZodType> {

@@ -13,7 +13,7 @@ const READ_ONLY = [
   "ReadUnitDefinition", "SearchPackages",
 ];
 const MUTATING = [
-  "DisableService", "EnableService", "InstallPackage", "ReloadService", "RemovePackage", "RestartService", "SignalProcess", "StartService",
+  "DisableService", "EnableService", "InstallPackage", "ReloadService", "RemovePackage", "RestartService", "RunCommand", "SignalProcess", "StartService",
   "StopService", "UpdatePackageIndex", "WriteFile",
 ];
 

@@ -13,6 +13,7 @@ import readLogFile from "./actions/read-log-file.ts";
 import searchPackages from "./actions/search-packages.ts";
 import { packageFileProcessActions } from "./actions/mutating.ts";
 import { systemdActions } from "./actions/systemd.ts";
+import { RunCommand } from "./actions/run-command.ts";
 
 /**
  * The catalogue: every action hostgate knows, as data. Each entry declares `access` explicitly; the
@@ -34,6 +35,7 @@ export const CATALOGUE: readonly Action[] = [
   getPackageInfo,
   ...systemdActions,
   ...packageFileProcessActions,
+  RunCommand,
 ] as Action[];
 
 /** The actions offered on a host of the given family. */

@@ -22,6 +22,8 @@ export interface FixedToolDef<M extends AgentMethod> {
   output?: z.ZodType;
   annotations: ToolAnnotations;
   toolsets: readonly Toolset[];
+  /** Hidden unless `tools.enable` names it or one of its groups is set `true` explicitly (destructive tools). */
+  off_by_default?: boolean;
   /**
    * When a successful daemon answer still means the call achieved nothing (e.g. every execute step refused),
    * the error to flag: the result is then `isError: true` with its structuredContent kept (it matches the
@@ -49,6 +51,7 @@ export function fixedTool<M extends AgentMethod>(def: FixedToolDef<M>): ToolSpec
     get outputSchema() { return (output ??= wireJsonSchema(outputSchema, "output")); },
     annotations: def.annotations,
     toolsets: def.toolsets,
+    ...(def.off_by_default ? { off_by_default: true } : {}),
     method: def.method,
     handler: async (args, client: DaemonClient, ctx) => {
       const parsed = inputSchema.safeParse(args);

@@ -1,0 +1,127 @@
+import type { ActionContext, RemoteHost } from "../core/catalogue/action.ts";
+import { actorOf, type Caller } from "../core/caller.ts";
+import { HostgateError } from "../core/errors.ts";
+import { HOST_ID_PATTERN, LOCAL_HOST } from "../core/host-id.ts";
+import type { HostRecord } from "../core/inventory/record.ts";
+import { shellJoin } from "../core/inventory/target.ts";
+import { execPolicyRequest, type PolicyPrincipal } from "../core/policy/exec-request.ts";
+import { gate } from "../core/policy/gate.ts";
+import type { ExecOnHostResult } from "../ipc/hosts.ts";
+import type { PlanResult } from "../ipc/protocol.ts";
+import type { Handlers } from "../ipc/dispatch.ts";
+import type { DaemonDeps, HostsFeature } from "./deps.ts";
+import type { PolicyDecision } from "../core/policy/decision.ts";
+import type { RiskAssessment } from "../core/risk/index.ts";
+import { execOnHost } from "./exec-on-host.ts";
+import { hostDetails } from "./host-details.ts";
+import { plan } from "./plan.ts";
+
+/**
+ * The daemon's handlers for the hosts toolset (search_hosts, list_backends, get_host_details, exec_on_host)
+ * and the approval path of exec_on_host: an SSH host whose command needs a human approval is registered in
+ * the host registry with an ActionContext whose only working part is `remote` (RunCommand), and planned there,
+ * so the receipt is bound to that host through the preview_hash.
+ */
+
+/** The principal RunCommand previews are judged for: fixed, because execute recomputes the preview whoever calls. */
+const APPROVAL_PRINCIPAL: PolicyPrincipal = { role: "operator", client: "hostgate-approval", uid: null };
+
+/** An object whose every method rejects with `unavailable`: the ports an SSH host does not have (cast by the caller). */
+function refusing(what: string): object {
+  const fail = (): Promise<never> => Promise.reject(new HostgateError("unavailable", `${what} is not available on SSH hosts: only RunCommand (planned by exec_on_host) runs there`, { hint: "Use exec_on_host for commands on inventory hosts." }));
+  return new Proxy({}, { get: (_t, prop) => (prop === "then" ? undefined : fail) });
+}
+
+function remoteHost(f: HostsFeature, r: HostRecord): RemoteHost {
+  const ssh = r.ssh!;
+  return {
+    name: r.name,
+    address: ssh.host,
+    provider: r.provider,
+    judge: async (command, shell) => {
+      const a = (await f.engine).assess(command, { interpreter: shell });
+      const g = gate(a, f.policy ? f.policy.evaluate(execPolicyRequest(a, command, shell, APPROVAL_PRINCIPAL, r)) : null, f.settings);
+      return { decision: g.decision, risk_level: g.risk_level, signals: a.signals.map((s) => ({ id: s.id, reason: s.reason })), reasons: g.reasons };
+    },
+    run: (command, shell, timeoutSec) => f.executor.exec({
+      target: { host: ssh.host, port: ssh.port, user: ssh.user, identity_files: ssh.identity_files },
+      command: shellJoin([shell, "-c", command]),
+      timeout_ms: timeoutSec * 1000,
+      max_output_bytes: f.settings.max_output_bytes,
+    }),
+  };
+}
+
+/** Registers `r` as an SSH host (id = its inventory name) unless it already is; refuses names that are not host ids or are `local`. */
+function ensureRegistered(d: DaemonDeps, f: HostsFeature, r: HostRecord): void {
+  if (r.name === LOCAL_HOST || !HOST_ID_PATTERN.test(r.name)) {
+    throw new HostgateError("invalid_target", `${JSON.stringify(r.name)} cannot be a host id for an approval plan`, { hint: "Give the host an inventory name of letters, digits, . _ - @ : (not local)." });
+  }
+  if (d.hosts.has(r.name)) {
+    if (!d.hosts.get(r.name).ctx.remote) throw new HostgateError("host_exists", `${r.name} is registered as a non-SSH host`);
+    return;
+  }
+  const ctx: ActionContext = {
+    ...d.ctx,
+    family: "other",
+    host: refusing("host inspection") as ActionContext["host"],
+    units: refusing("systemd") as ActionContext["units"],
+    mutator: refusing("host changes") as ActionContext["mutator"],
+    remote: remoteHost(f, r),
+  };
+  d.hosts.register({ id: r.name, hostname: r.name, ctx, simulated_systemd: false });
+}
+
+function feature(d: DaemonDeps): Promise<HostsFeature> {
+  if (!d.hostsFeature) return Promise.reject(new HostgateError("unavailable", "the hosts feature is not composed in this daemon"));
+  return d.hostsFeature();
+}
+
+/** The four handlers of the hosts toolset. */
+export function hostsHandlers(d: DaemonDeps): Pick<Handlers, "search_hosts" | "list_backends" | "get_host_details" | "exec_on_host"> {
+  return {
+    search_hosts: async (p) => (await feature(d)).inventory.search(p),
+    list_backends: async () => (await feature(d)).inventory.listBackends(),
+    get_host_details: async (p, caller) => {
+      const f = await feature(d);
+      return hostDetails(p, { inventory: f.inventory, executor: f.executor, audit: d.audit(), actor: actorOf(caller) });
+    },
+    exec_on_host: async (p, caller: Caller): Promise<ExecOnHostResult> => {
+      const f = await feature(d);
+      const who = { role: caller.role, client: caller.client_name ?? "", uid: caller.peer?.uid ?? null, actor: actorOf(caller) };
+      const r = await execOnHost(p, who, {
+        engine: f.engine,
+        policy: f.policy,
+        inventory: f.inventory,
+        executor: f.executor,
+        audit: d.audit(),
+        settings: f.settings,
+        requestApproval: async (req) => {
+          const records = await Promise.all(req.hosts.map((h) => f.inventory.resolveTarget(h)));
+          const planned: PlanResult[] = [];
+          for (const rec of records) {
+            ensureRegistered(d, f, rec);
+            planned.push(await plan(d, { host: rec.name, steps: [{ action: "RunCommand", params: { command: req.command, shell: req.shell, timeout_sec: req.timeout_sec } }] }, caller));
+          }
+          const merged: PlanResult = { ...planned[0]!, steps: planned.flatMap((x) => x.steps) };
+          return { transaction_id: merged.steps[0]!.transaction_id, preview_hash: merged.steps[0]!.preview_hash, plan: merged };
+        },
+      });
+      if ("approval" in r) return { results: [], groups: [], decision: r.decision, plan: r.approval.plan as PlanResult };
+      return { ...r, plan: null };
+    },
+  };
+}
+
+/**
+ * plan_command with `target`: exec_on_host's decision for that host without connecting (the same gate; the
+ * caller's role, client name and uid are the principal). `source` is `cedar`, or `no_policy` when none is
+ * configured (then everything is refused unless exec.allow_unverified).
+ */
+export async function execDecisionFor(d: DaemonDeps, a: RiskAssessment, command: string, shell: string, target: string, caller: Caller | null): Promise<PolicyDecision> {
+  const f = await feature(d);
+  const rec = await f.inventory.resolveTarget(target);
+  const who: PolicyPrincipal = { role: caller?.role ?? "observer", client: caller?.client_name ?? "", uid: caller?.peer?.uid ?? null };
+  const g = gate(a, f.policy ? f.policy.evaluate(execPolicyRequest(a, command, shell, who, rec)) : null, f.settings);
+  return { decision: g.decision, reasons: g.reasons, source: g.policy.source === "cedar" ? "cedar" : "no_policy" };
+}
