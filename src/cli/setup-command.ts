@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process";
 import { CLIENTS, type ClientId } from "../core/clients/catalog.ts";
 import { DEFAULT_URL, applyPlan, clientContext, detectClients, planSetup, planSucceeded, renderDiff, renderSummary, validateChoices, type SetupChoices } from "./setup-run.ts";
 import { EXIT } from "./common.ts";
@@ -5,6 +6,24 @@ import { flaggedClients, type SetupFlags } from "./setup.ts";
 
 /** Why separation matters, in two lines (shown by the wizard). */
 export const SEPARATION_NOTE = "The embedded daemon's admin socket belongs to your user, so an assistant with a shell running as you could approve its own plans.\nThe system daemon (`hostgate daemon install`, as root) runs as its own service; only a human at a terminal with access to its admin socket can approve.";
+
+/**
+ * Under sudo, the AI clients to configure are the invoking user's, not root's: HOME (and the XDG runtime dir
+ * the embedded daemon uses) become that user's. `lookupHome` reads the passwd database (getent).
+ */
+export function sudoUserEnv(env: NodeJS.ProcessEnv, uid = process.getuid?.(), lookupHome: (user: string) => string | null = passwdHome): NodeJS.ProcessEnv {
+  const user = env.SUDO_USER;
+  if (uid !== 0 || !user || user === "root" || !/^[a-z_][a-z0-9_.-]*\$?$/i.test(user)) return env;
+  const home = lookupHome(user);
+  if (!home || home === env.HOME) return env;
+  return { ...env, HOME: home, XDG_CONFIG_HOME: "", CODEX_HOME: "", XDG_RUNTIME_DIR: env.SUDO_UID ? `/run/user/${env.SUDO_UID}` : "" };
+}
+
+function passwdHome(user: string): string | null {
+  const r = spawnSync("getent", ["passwd", user], { encoding: "utf8", timeout: 5000 });
+  const home = r.status === 0 ? r.stdout.trim().split(":")[5] : undefined;
+  return home && home.startsWith("/") ? home : null;
+}
 
 /** Choices from flags alone; prompts fill the rest on a terminal. */
 export function choicesFromFlags(flags: SetupFlags, env: NodeJS.ProcessEnv): { choices: SetupChoices; problems: string[] } {
@@ -32,7 +51,9 @@ export function choicesFromFlags(flags: SetupFlags, env: NodeJS.ProcessEnv): { c
  * Runs `hostgate setup` and returns the exit code. Without a terminal it needs --yes and at least one client
  * flag (a prompt library cannot ask without one, and a script must not hang).
  */
-export async function runSetupCommand(flags: SetupFlags, env: NodeJS.ProcessEnv, cwd: string): Promise<number> {
+export async function runSetupCommand(flags: SetupFlags, rawEnv: NodeJS.ProcessEnv, cwd: string): Promise<number> {
+  const env = sudoUserEnv(rawEnv);
+  if (env !== rawEnv) process.stderr.write(`hostgate setup: run with sudo: configuring ${rawEnv.SUDO_USER}'s clients in ${env.HOME} (the files stay theirs).\n`);
   const { choices, problems } = choicesFromFlags(flags, env);
   const interactive = !flags.yes;
   if (interactive && !(process.stdin.isTTY && process.stdout.isTTY)) {

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { CLIENT_IDS } from "../../src/core/clients/catalog.ts";
 import { runHostgate } from "../helpers/hostgate.ts";
+import { sudoUserEnv } from "../../src/cli/setup-command.ts";
 import { clientFile, freshHome, malformed, seed } from "./fixtures.ts";
 
 const NODE = realpathSync(process.execPath);
@@ -102,5 +103,22 @@ describe("hostgate setup (process)", () => {
     const r = await runHostgate(["doctor"], { env: { ...env, XDG_RUNTIME_DIR: join(home, "run") }, cwd, timeoutMs: 60_000 });
     expect(r.stdout).toMatch(/! Cursor: .*not started: the file belongs to uid 4242 and doctor runs as root\n\s+fix: run hostgate doctor as that user/);
     expect(existsSync(marker)).toBe(false);
+  });
+});
+
+describe("setup under sudo", () => {
+  const homes: Record<string, string> = { ada: "/home/ada" };
+  const lookup = (u: string) => homes[u] ?? null;
+  it("configures the invoking user's clients: HOME and the runtime dir become theirs", () => {
+    const env = sudoUserEnv({ HOME: "/root", SUDO_USER: "ada", SUDO_UID: "1000", XDG_CONFIG_HOME: "/root/.config" }, 0, lookup);
+    expect(env).toMatchObject({ HOME: "/home/ada", XDG_CONFIG_HOME: "", CODEX_HOME: "", XDG_RUNTIME_DIR: "/run/user/1000" });
+  });
+  it("leaves the environment alone when not root, for root itself, with HOME kept (sudo -E) or an unknown user", () => {
+    const base = { HOME: "/root", SUDO_USER: "ada", SUDO_UID: "1000" };
+    expect(sudoUserEnv(base, 1000, lookup)).toBe(base);
+    expect(sudoUserEnv({ ...base, SUDO_USER: "root" }, 0, lookup).HOME).toBe("/root");
+    expect(sudoUserEnv({ ...base, HOME: "/home/ada" }, 0, lookup).HOME).toBe("/home/ada");
+    expect(sudoUserEnv({ ...base, SUDO_USER: "mallory" }, 0, lookup).HOME).toBe("/root");
+    expect(sudoUserEnv({ ...base, SUDO_USER: "../../etc" }, 0, () => "/etc").HOME).toBe("/root");
   });
 });
