@@ -85,6 +85,7 @@ export function stdinCode(cmd: Cmd, ctx: Ctx, scope: Scope, readable: boolean): 
   emit(ctx, scope, "opaque_code", cmd.node, "code piped from another command");
 }
 
+/** `source FILE` / `sh FILE`: a script written earlier in the line is analysed, a process substitution judged, anything else `runs_script`. */
 export function sourceFile(file: Arg | undefined, ctx: Ctx, scope: Scope, at: Cmd): void {
   if (!file) { emit(ctx, scope, "opaque_code", at.node, "nothing to source"); return; }
   const sub = file.subs.length === 1 && file.subs[0]!.type === "process_substitution" ? file.subs[0]! : null;

@@ -33,7 +33,7 @@ export interface Scope {
   via: string[];
 }
 
-export function toBytes(ctx: Ctx, index: number): number {
+function toBytes(ctx: Ctx, index: number): number {
   if (ctx.ascii) return index;
   let bytes = 0;
   for (let i = 0; i < index && i < ctx.input.length; i++) {
@@ -46,12 +46,14 @@ export function toBytes(ctx: Ctx, index: number): number {
   return bytes;
 }
 
+/** The span findings at `node` point at: the outer string's span inside re-parsed code, else the node's bytes. */
 export function spanOf(ctx: Ctx, scope: Scope, node: Node | null): Span {
   if (scope.origin) return scope.origin;
   if (!node) return { start: 0, end: toBytes(ctx, ctx.input.length) };
   return { start: toBytes(ctx, node.startIndex), end: toBytes(ctx, node.endIndex) };
 }
 
+/** Records signal `id` (its rule must exist, else throws) once per span, with an optional detail in the reason. */
 export function emit(ctx: Ctx, scope: Scope, id: string, node: Node | null, detail?: string): void {
   const rule = ctx.rules.byId.get(id);
   if (!rule) throw new Error(`risk engine: signal "${id}" has no rule`);
@@ -62,17 +64,21 @@ export function emit(ctx: Ctx, scope: Scope, id: string, node: Node | null, deta
   ctx.signals.push({ id, severity: rule.severity, reason: detail ? `${rule.reason} (${detail})` : rule.reason, span });
 }
 
+/** Marks the analysis as beyond the limits: emits `too_complex` and stops further work. */
 export function tooComplex(ctx: Ctx, scope: Scope, node: Node | null, why: string): void {
   ctx.complex = true;
   emit(ctx, scope, "too_complex", node, why);
 }
 
+/** A copy of `scope` for a subshell or substitution: its assignments and `cd` do not leak out. */
 export function childScope(scope: Scope): Scope {
   return { ...scope, vars: new Map(scope.vars), written: new Map(scope.written), functions: new Set(scope.functions) };
 }
 
+/** Variable lookup over the values assigned earlier in the line (for resolveWord). */
 export const lookupIn = (scope: Scope) => (name: string): string | undefined => scope.vars.get(name);
 
+/** The scope for code re-parsed from a string of command `at`: one level deeper, findings point at `at`. */
 export function nested(scope: Scope, ctx: Ctx, at: Cmd, via: string): Scope {
   return { ...childScope(scope), depth: scope.depth + 1, origin: spanOf(ctx, scope, at.node), via: [...at.via, via] };
 }

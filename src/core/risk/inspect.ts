@@ -15,7 +15,7 @@ import { literalArg } from "./words.ts";
 
 /** One simple command: record it, resolve what runs, apply the rules, hand it to its carrier. */
 
-export function record(cmd: Cmd, ctx: Ctx, scope: Scope, dynamic: boolean): void {
+function record(cmd: Cmd, ctx: Ctx, scope: Scope, dynamic: boolean): void {
   if (ctx.commands.length >= 1000) return;
   ctx.commands.push({
     name: cmd.name,
@@ -27,6 +27,7 @@ export function record(cmd: Cmd, ctx: Ctx, scope: Scope, dynamic: boolean): void
   });
 }
 
+/** Runs every rule that looks at `cmd` (by name, prefix or `*`; synthetic commands only get `*` rules). */
 export function applyRules(cmd: Cmd, ctx: Ctx, scope: Scope): void {
   const run = (rule: Rule): void => {
     if (rule.test?.(cmd)) emit(ctx, scope, rule.id, cmd.node);
@@ -37,6 +38,10 @@ export function applyRules(cmd: Cmd, ctx: Ctx, scope: Scope): void {
   for (const p of ctx.rules.prefixes) if (cmd.name.startsWith(p.prefix)) run(p.rule);
 }
 
+/**
+ * Judges one simple command: limits, name checks (non-ASCII, dynamic, glob, path identity), written-then-run
+ * scripts, the rules, code in option values and subscripts, its carrier, and its base level from the table.
+ */
 export function inspect(cmd: Cmd, ctx: Ctx, scope: Scope): void {
   if (ctx.complex) return;
   if (++ctx.cmds > LIMITS.maxCommands) { tooComplex(ctx, scope, cmd.node, `more than ${LIMITS.maxCommands} commands`); return; }
@@ -125,7 +130,7 @@ const RESERVED = new Set(["if", "then", "else", "elif", "fi", "do", "done", "whi
  * tree-sitter-bash reads some valid lines (`! if …; then …; fi`, `! { …; }`) as commands named `if`,
  * `then`, `{`… Bash would run the words after the reserved word, so judge them as a command.
  */
-export function reservedWord(cmd: Cmd, ctx: Ctx, scope: Scope): void {
+function reservedWord(cmd: Cmd, ctx: Ctx, scope: Scope): void {
   let rest = cmd.args;
   if (cmd.name === "case" || cmd.name === "for" || cmd.name === "select") {
     const close = rest.findIndex((a) => a.text.endsWith(")") || a.text === "do");
@@ -138,7 +143,7 @@ export function reservedWord(cmd: Cmd, ctx: Ctx, scope: Scope): void {
   if (rest.length > 0) inspect(innerCmd(cmd, rest, { via: cmd.via }), ctx, scope);
 }
 
-export function globToRegExp(glob: string): RegExp {
+function globToRegExp(glob: string): RegExp {
   let src = "";
   for (const ch of glob) {
     if (ch === "*") src += ".*";
@@ -154,7 +159,7 @@ export function globToRegExp(glob: string): RegExp {
 }
 
 /** cd changes where relative paths point; echo/printf into a file remembers the text (write-then-run). */
-export function trackState(cmd: Cmd, scope: Scope): void {
+function trackState(cmd: Cmd, scope: Scope): void {
   if (cmd.name === "cd" || cmd.name === "pushd") {
     const target = cmd.args.find((a) => !a.text.startsWith("-"));
     if (!target) scope.cwd = "~";

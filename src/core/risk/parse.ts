@@ -46,7 +46,7 @@ export function analyseText(text: string, ctx: Ctx, scope: Scope): void {
  * (outside single quotes), shell tokens likely to become syntax nodes (operators, brackets, quotes, `$`),
  * and whitespace-separated words. Quoting mistakes only make the estimates larger.
  */
-export function preScan(text: string): { nesting: number; tokens: number; words: number } {
+function preScan(text: string): { nesting: number; tokens: number; words: number } {
   let depth = 0;
   let nesting = 0;
   let tokens = 0;
@@ -71,7 +71,7 @@ export function preScan(text: string): { nesting: number; tokens: number; words:
 const TOKEN = new Uint8Array(128);
 for (const ch of "(){}[]$|;&\n'\"`<>") TOKEN[ch.charCodeAt(0)] = 1;
 
-export function firstError(node: Node): Node | null {
+function firstError(node: Node): Node | null {
   if (node.isError || node.isMissing) return node;
   for (const c of node.children) {
     if (c?.hasError || c?.isMissing) {
@@ -87,13 +87,14 @@ export function firstError(node: Node): Node | null {
  * a space and unquoted `{a,b}` brace lists become separate words. Analysed as well (never instead), so
  * `rm${IFS}-rf${IFS}/` and `{rm,-rf,/}` are judged as `rm -rf /`. Returns null when nothing changes.
  */
-export function runtimeRewrite(text: string): string | null {
+function runtimeRewrite(text: string): string | null {
   let out = text.replace(/\$\{IFS\}|\$IFS\b/g, " ");
   out = out.replace(/(^|[\s;&|(])([^\s;&|()'"{}]*)\{([^{}\s'"]*,[^{}\s'"]*)\}([^\s;&|()'"]*)/g, (_m, lead: string, pre: string, list: string, post: string) =>
     lead + list.split(",").map((x) => pre + x + post).join(" "));
   return out === text ? null : out;
 }
 
+/** Static text is parsed again as shell code, one level deeper, findings pointing at command `at`. */
 export function analyseCode(text: string, ctx: Ctx, scope: Scope, at: Cmd): void {
   analyseText(text, ctx, nested(scope, ctx, at, at.name));
 }

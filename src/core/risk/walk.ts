@@ -10,6 +10,7 @@ import { literalArg, resolveWord, type Arg } from "./words.ts";
 
 const LEAVES = new Set(["word", "raw_string", "string_content", "number", "comment", "variable_name", "heredoc_start", "heredoc_end", "file_descriptor", "test_operator", "regex", "special_variable_name", "ansi_c_string"]);
 
+/** Walks one syntax node within the nesting limit (deeper → `too_complex`). */
 export function walk(node: Node, ctx: Ctx, scope: Scope): void {
   if (ctx.complex) return;
   if (ctx.nesting >= LIMITS.maxNesting) { tooComplex(ctx, scope, node, `syntax nested deeper than ${LIMITS.maxNesting}`); return; }
@@ -21,7 +22,7 @@ export function walk(node: Node, ctx: Ctx, scope: Scope): void {
   }
 }
 
-export function walkNode(node: Node, ctx: Ctx, scope: Scope): void {
+function walkNode(node: Node, ctx: Ctx, scope: Scope): void {
   switch (node.type) {
     case "command":
       runStatement(node, ctx, scope, { kind: "none" });
@@ -83,7 +84,7 @@ export function walkNode(node: Node, ctx: Ctx, scope: Scope): void {
   }
 }
 
-export function flattenPipeline(node: Node): Node[] {
+function flattenPipeline(node: Node): Node[] {
   const out: Node[] = [];
   for (const c of node.namedChildren) {
     if (!c || c.type === "comment") continue;
@@ -93,7 +94,7 @@ export function flattenPipeline(node: Node): Node[] {
   return out;
 }
 
-export function runPipeline(stages: Node[], ctx: Ctx, scope: Scope, first: Cmd | null): void {
+function runPipeline(stages: Node[], ctx: Ctx, scope: Scope, first: Cmd | null): void {
   let prev: Cmd | null = first;
   let started = first !== null;
   let prevNode: Node | null = null;
@@ -106,7 +107,7 @@ export function runPipeline(stages: Node[], ctx: Ctx, scope: Scope, first: Cmd |
 }
 
 
-export function argOf(node: Node, ctx: Ctx, scope: Scope): Arg {
+function argOf(node: Node, ctx: Ctx, scope: Scope): Arg {
   const arg = resolveWord(node, lookupIn(scope));
   for (const sub of arg.subs) walk(sub, ctx, scope);
   if (node.type === "arithmetic_expansion") arithmeticVars(node, ctx, scope);
@@ -132,7 +133,7 @@ function arithmeticVars(node: Node, ctx: Ctx, scope: Scope): void {
  * Runs one pipeline stage or statement. Returns the simple command when the stage is one (so the next
  * pipeline stage knows what feeds it), or null for compound statements.
  */
-export function runStatement(node: Node, ctx: Ctx, scope: Scope, stdin: Stdin): Cmd | null {
+function runStatement(node: Node, ctx: Ctx, scope: Scope, stdin: Stdin): Cmd | null {
   if (node.type === "command") return simpleCommand(node, [], [], ctx, scope, stdin);
   if (node.type === "negated_command" && node.namedChildren.length === 1) return runStatement(node.namedChildren[0]!, ctx, scope, stdin);
   if (node.type !== "redirected_statement") {
@@ -184,7 +185,7 @@ export function runStatement(node: Node, ctx: Ctx, scope: Scope, stdin: Stdin): 
   return cmd;
 }
 
-export function collectRedirect(
+function collectRedirect(
   r: Node, ctx: Ctx, scope: Scope, extraArgs: Arg[], continuations: { op: string; node: Node }[],
 ): { redirect: Redirect; heredoc: string | null } | null {
   if (r.type === "file_redirect") {
@@ -220,7 +221,7 @@ export function collectRedirect(
 }
 
 /** Text between a backquote at `start` and the next unescaped backquote (or the end of the source). */
-export function backquoteBody(source: string, start: number): string {
+function backquoteBody(source: string, start: number): string {
   let i = start + 1;
   while (i < source.length && source[i] !== "`") i += source[i] === "\\" ? 2 : 1;
   return source.slice(start + 1, Math.min(i, source.length));
@@ -231,7 +232,7 @@ export function backquoteBody(source: string, start: number): string {
  * tabs with `<<-`). tree-sitter-bash 0.25 also ends a body at a line that merely starts with the delimiter
  * (`EOF'`), which would hide the rest of the body; reading the source again closes that gap.
  */
-export function bashHeredocBody(redirect: Node, body: Node): string {
+function bashHeredocBody(redirect: Node, body: Node): string {
   const start = redirect.children.find((c) => c.type === "heredoc_start");
   const delim = (start?.text ?? "").replace(/^(['"])(.*)\1$/s, "$2").replace(/\\(.)/g, "$1");
   const strip = redirect.text.startsWith("<<-");
@@ -244,6 +245,7 @@ export function bashHeredocBody(redirect: Node, body: Node): string {
   return out.join("\n") + (out.length ? "\n" : "");
 }
 
+/** `NAME=value` (or `a[i]=value`): judges the value, remembers it when static, applies assignment rules. */
 export function assignment(node: Node, ctx: Ctx, scope: Scope): { name: string; value: Arg } {
   const nameNode = node.childForFieldName("name");
   const valueNode = node.childForFieldName("value");
@@ -261,7 +263,7 @@ export function assignment(node: Node, ctx: Ctx, scope: Scope): { name: string; 
   return { name, value };
 }
 
-export function declaration(node: Node, ctx: Ctx, scope: Scope): void {
+function declaration(node: Node, ctx: Ctx, scope: Scope): void {
   for (const c of node.namedChildren) {
     if (!c) continue;
     if (c.type === "variable_assignment") assignment(c, ctx, scope);
@@ -281,7 +283,7 @@ export function subscriptCode(text: string, at: Node, ctx: Ctx, scope: Scope, wh
   analyseText(`: $((${expr}))`, ctx, { ...childScope(scope), depth: scope.depth + 1, origin: spanOf(ctx, scope, at) });
 }
 
-export function functionDefinition(node: Node, ctx: Ctx, scope: Scope): void {
+function functionDefinition(node: Node, ctx: Ctx, scope: Scope): void {
   const name = node.childForFieldName("name")?.text ?? "";
   const body = node.childForFieldName("body");
   scope.functions.add(name);
@@ -302,7 +304,7 @@ export function functionDefinition(node: Node, ctx: Ctx, scope: Scope): void {
 
 // ---------------------------------------------------------------------------------------------- commands
 
-export function simpleCommand(node: Node, redirects: Redirect[], extraArgs: Arg[], ctx: Ctx, scope: Scope, stdin: Stdin): Cmd | null {
+function simpleCommand(node: Node, redirects: Redirect[], extraArgs: Arg[], ctx: Ctx, scope: Scope, stdin: Stdin): Cmd | null {
   const assigns: { name: string; value: Arg }[] = [];
   for (const c of node.namedChildren) {
     if (c?.type === "variable_assignment") {

@@ -28,6 +28,7 @@ export function findExec(cmd: Cmd, ctx: Ctx, scope: Scope): void {
 
 const FD_OPTS: OptionSpec = { shortArgs: "etdEcjSx", longArgs: ["extension", "type", "max-depth", "exclude", "color", "threads", "size", "changed-within", "changed-before", "owner", "base-directory", "path-separator", "search-path", "max-results", "exact-depth", "min-depth"] };
 
+/** fd -x/-X CMD: CMD runs on every path below the search roots. */
 export function fdExec(cmd: Cmd, ctx: Ctx, scope: Scope): void {
   const idx = cmd.args.findIndex((a) => ["-x", "--exec", "-X", "--exec-batch"].includes(a.text));
   if (idx < 0) return;

@@ -9,6 +9,7 @@ import { literalArg } from "../words.ts";
 
 const SHELL_OPTS: OptionSpec = { posix: true, shortArgs: "oO", longArgs: ["rcfile", "init-file"] };
 
+/** A shell: `-c STRING` is code, a script operand is sourced, otherwise standard input is the program. */
 export function shell(cmd: Cmd, ctx: Ctx, scope: Scope): void {
   if (FOREIGN_SHELLS.has(cmd.name)) emit(ctx, scope, "foreign_shell", cmd.node, cmd.name);
   const p = optionsOf(cmd, SHELL_OPTS);
@@ -23,6 +24,7 @@ export function shell(cmd: Cmd, ctx: Ctx, scope: Scope): void {
   stdinCode(cmd, ctx, scope, true);
 }
 
+/** Another interpreter (python, perl, node…): any program it is given is `interpreter_code`; version/help only is nothing. */
 export function interpreter(cmd: Cmd, ctx: Ctx, scope: Scope): void {
   const subs = cmd.args.flatMap((a) => a.subs);
   const kinds = sourceKinds(subs);
@@ -56,6 +58,7 @@ export function sshRemote(cmd: Cmd, ctx: Ctx, scope: Scope): void {
   if (remote.length) codeFromArgs(remote, ctx, scope, cmd);
 }
 
+/** su/sg: `-c`/`--command` strings are code; without one an interactive shell starts. */
 export function suLike(cmd: Cmd, ctx: Ctx, scope: Scope): void {
   const p = parseOptions(cmd.args, { shortArgs: "cgGsw", longArgs: ["command", "group", "supp-group", "shell", "whitelist-environment", "session-command"] });
   const code = [...(p.flags.get("-c") ?? []), ...(p.flags.get("--command") ?? []), ...(p.flags.get("--session-command") ?? [])];

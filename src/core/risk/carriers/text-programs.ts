@@ -28,6 +28,7 @@ const SED_OPTS: OptionSpec = { shortArgs: "efl", longArgs: ["expression", "file"
 /** The argument after a flag such as -e, when the flag and its value are separate words. */
 const valueAfter = (cmd: Cmd, flags: readonly string[]): Arg[] => cmd.args.filter((_, i) => i > 0 && flags.includes(cmd.args[i - 1]!.text));
 
+/** sed: scripts built at run time are opaque; the `e` commands of static scripts are analysed as shell code. */
 export function sedExec(cmd: Cmd, ctx: Ctx, scope: Scope): void {
   const p = optionsOf(cmd, SED_OPTS);
   // A sed script built at run time can hold `e` (execute) or `w` commands the engine cannot see.

@@ -44,6 +44,7 @@ export function unwrap(cmd: Cmd, ctx: Ctx, scope: Scope): void {
 /** Tools whose operands can be a program: fed by xargs from unseen input they run unseen code. */
 const XARGS_PROGRAM_TAKERS = new Set(["sed", "awk", "gawk", "mawk", "nawk", "perl", "rsync", "find", "xargs", "parallel", "ssh", "git"]);
 
+/** xargs: the command it builds, with the operands from a static echo, or unknown operands from anything else. */
 export function xargs(cmd: Cmd, rest: Arg[], ctx: Ctx, scope: Scope): void {
   const argv = rest.length ? rest : [literalArg("echo")];
   const src = cmd.stdin.kind === "pipe" ? cmd.stdin.from : null;
