@@ -20,7 +20,7 @@ function apply(repo: string, edit: Edit): void {
   const text = readFileSync(path, "utf8");
   let out: string;
   if (edit.replace !== undefined) {
-    if (!text.includes(edit.replace)) throw new Error(`${edit.file}: "${edit.replace}" not found; docs/architecture.md's how-to is out of date`);
+    if (!edit.replace.test(text)) throw new Error(`${edit.file}: ${String(edit.replace)} not found; docs/architecture.md's how-to is out of date`);
     out = text.replace(edit.replace, edit.with ?? "");
   } else {
     const lines = text.split("\n");
