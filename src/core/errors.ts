@@ -59,7 +59,31 @@ export type ErrorCode =
   | "unreachable"
   /** The request was cancelled by the client; a started remote command was signalled. */
   | "cancelled"
-  | "internal_error";
+  | "internal_error"
+  // Skills (issue 11). Confirm-token codes keep the dotted form the skills reference names.
+  | "confirm.missing"
+  | "confirm.invalid"
+  | "confirm.used"
+  | "confirm.expired"
+  | "confirm.other_session"
+  | "confirm.arguments_changed"
+  | "confirm.plan_changed"
+  /** No registry is configured, so registry references cannot be resolved. */
+  | "source_disabled"
+  /** The registry did not answer in time, or refused the connection. */
+  | "registry_unreachable"
+  /** The registry answered something unusable (bad index/record, HTTP error). */
+  | "registry_error"
+  /** A downloaded tree does not hash to the digest its release record pins. */
+  | "digest_mismatch"
+  /** An archive holds something a skill may not (symlink, device, traversal, too large). */
+  | "archive_refused"
+  /** The skill exists but fails validation; details list the problems. */
+  | "invalid_skill"
+  /** skills_execute: another run is in progress. */
+  | "exec_busy"
+  /** skills_execute: the entrypoint does not opt in, is not granted, or declares secrets. */
+  | "exec_refused";
 
 /** An error with a stable code. `hint` tells the caller how to recover; `details` is structured context. */
 export class HostgateError extends Error {

@@ -1,31 +1,95 @@
-/** One skill as listed (name and description come from its manifest; host-derived, untrusted). */
-export interface SkillSummary {
-  name: string;
-  description: string;
-  version?: string;
-  /** Where it lives, e.g. a directory path (for humans; never a capability). */
-  location: string;
+import type { SkillDigest } from "../core/skills/digest.ts";
+import type { LockFile } from "../core/skills/lock.ts";
+import type { Skill } from "../core/skills/skill.ts";
+import type { TreeFile } from "../core/skills/tree.ts";
+
+/** How one configured skills root looked at the last scan. */
+export interface RootStatus {
+  path: string;
+  status: "ok" | "missing" | "unreadable";
+  message?: string | undefined;
 }
 
-/** One file of a skill, read for the model. */
-export interface SkillFile {
-  skill: string;
-  /** Path inside the skill, `/`-separated, no `..`. */
-  path: string;
-  mimeType: string;
-  text: string;
-  /** True when the file was cut at the size cap. */
-  truncated: boolean;
+/** A skill found in a local root, with where it lives (for provenance). */
+export interface LocalSkill {
+  skill: Skill;
+  root: string;
+  dir: string;
+}
+
+/** One scan of the local roots: every skill found (valid or not) and each root's state. */
+export interface LocalScan {
+  skills: LocalSkill[];
+  roots: RootStatus[];
 }
 
 /**
- * Where skills are kept (reference: skills-server). Minimal surface the skills issue extends: list, read a
- * file (SKILL.md by default), install from a source. Reads are size-capped and confined to the skill's
- * directory (symlinks out of it are refused: `invalid_path`); unknown skills are `unknown_skill`.
- * `install` is opt-in and runs only behind a confirm token checked by the caller, never here.
+ * The skills that live in the configured local roots (read-only: hostgate never writes there). A root is a
+ * directory whose subdirectories are skills (`<root>/<name>/SKILL.md`).
+ */
+export interface LocalSkillSource {
+  scan(): Promise<LocalScan>;
+  /** The files of one skill directory, read again now (for digest checks before install or exec). */
+  readFiles(dir: string): Promise<TreeFile[]>;
+}
+
+/** The registry's index: each skill's description, latest version and version → digest pins. */
+export interface RegistryIndex {
+  skills: Record<string, { description: string; latest: string; versions: Record<string, SkillDigest> }>;
+}
+
+/** One release record: the digest it pins and where its archive is (relative to the registry base). */
+export interface ReleaseRecord {
+  name: string;
+  version: string;
+  digest: SkillDigest;
+  archive: string;
+  description: string;
+}
+
+/**
+ * A registry of digest-pinned releases served as static files (HTTP(S) or a path): `index.json`,
+ * `releases/<name>/<version>.json`, and tar archives. Errors are HostgateError `registry_unreachable`
+ * (timeout, refused), `registry_error` (bad answer), `digest_mismatch`, `archive_refused`.
+ */
+export interface SkillRegistry {
+  /** The base URL or path, for provenance and diagnose. */
+  readonly location: string;
+  index(): Promise<RegistryIndex>;
+  release(name: string, version: string): Promise<ReleaseRecord>;
+  /** Downloads and unpacks a release in memory; the tree hashes to `record.digest` or this throws. */
+  fetchTree(record: ReleaseRecord): Promise<TreeFile[]>;
+}
+
+/**
+ * The content-addressed, read-only local store: one directory per digest (`<dir>/sha256/<hex>/`), written
+ * once after the tree is verified, then never changed (files 0444, directories 0555).
  */
 export interface SkillStore {
-  list(opts?: { query?: string; limit?: number }): Promise<SkillSummary[]>;
-  read(name: string, path?: string): Promise<SkillFile>;
-  install(source: string, opts: { name?: string; signal?: AbortSignal }): Promise<SkillSummary>;
+  readonly dir: string;
+  has(digest: SkillDigest): Promise<boolean>;
+  /** The tree for a digest, re-hashed on read; null when absent. Throws when the stored tree was altered. */
+  get(digest: SkillDigest): Promise<TreeFile[] | null>;
+  /** Adds a verified tree (no-op when present). Throws `digest_mismatch` when the files do not hash to it. */
+  put(digest: SkillDigest, files: readonly TreeFile[]): Promise<string>;
+  /** The directory holding a stored digest. */
+  pathOf(digest: SkillDigest): string;
+}
+
+/** What an install target holds now. */
+export type TargetState =
+  | { state: "absent" }
+  | { state: "present"; digest: SkillDigest }
+  /** Something hostgate will not replace: a symlink, a non-directory, an unreadable or invalid tree. */
+  | { state: "blocked"; reason: string };
+
+/**
+ * The client folders installs write to (`<base>/.agents/skills/<name>`, `<base>/.claude/skills/<name>`) and
+ * the lock file of a base. Writes are atomic per skill (a temporary sibling renamed into place).
+ */
+export interface SkillInstaller {
+  inspect(target: string): Promise<TargetState>;
+  install(target: string, files: readonly TreeFile[]): Promise<void>;
+  readLock(path: string): Promise<LockFile | null>;
+  writeLock(path: string, lock: LockFile): Promise<void>;
 }
