@@ -65,6 +65,21 @@ export const ConfigSchema = z.object({
   exec: ExecConfigSchema.default(() => ExecConfigSchema.parse({})).describe("exec_on_host over SSH (docs/hosts.md)"),
   policy: PolicyConfigSchema.default(() => PolicyConfigSchema.parse({})).describe("Policy engine for exec (docs/hosts.md)"),
   risk: RiskConfigSchema.default(() => RiskConfigSchema.parse({})).describe("Risk engine switches for exec"),
+  skills: z.object({
+    roots: z.array(z.string().startsWith("/", "skill roots are absolute paths")).default(() => []).describe("Folders whose subfolders are skills (read-only), searched after the shipped skills"),
+    user_roots: z.boolean().default(true).describe("Embedded daemon only: also read ~/.agents/skills and ~/.claude/skills (the system daemon never reads home folders)"),
+    registry: z.object({
+      url: z.string().min(1).describe("Registry of digest-pinned releases: https:// URL, http:// on loopback, file:// URL or absolute path"),
+      timeout_ms: z.number().int().min(100).max(120_000).default(10_000).describe("Deadline of one registry request"),
+    }).strict().optional().describe("Absent: registry references answer source_disabled"),
+    install: z.object({
+      user_base: z.string().startsWith("/").optional().describe("Base folder of the user scope (default: the home folder, embedded daemon only)"),
+      project_base: z.string().startsWith("/").optional().describe("Base folder of the project scope (default: the folder hostgate started in, embedded daemon only)"),
+    }).strict().default(() => ({})),
+    allow_install: z.boolean().default(false).describe("Offer skills_install_apply and skills_sync_apply (like --allow-install)"),
+    allow_exec: z.boolean().default(false).describe("Offer skills_execute for granted entrypoints (like --allow-exec)"),
+    rescan_ms: z.number().int().min(0).max(3_600_000).default(5000).describe("How long search and route reuse one scan of the skill roots"),
+  }).strict().default(() => ({ roots: [], user_roots: true, install: {}, allow_install: false, allow_exec: false, rescan_ms: 5000 })),
 }).strict();
 
 export type Config = z.infer<typeof ConfigSchema>;

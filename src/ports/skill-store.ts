@@ -93,3 +93,53 @@ export interface SkillInstaller {
   readLock(path: string): Promise<LockFile | null>;
   writeLock(path: string, lock: LockFile): Promise<void>;
 }
+
+/** One exec grant: an admin allowed this entrypoint of this exact tree to be run by skills_execute. */
+export interface ExecGrant {
+  name: string;
+  digest: SkillDigest;
+  entrypoint: string;
+  granted_by: string;
+  granted_at: string;
+}
+
+/** The daemon's grants (written only through the admin socket). */
+export interface GrantStore {
+  list(): Promise<ExecGrant[]>;
+  add(grant: ExecGrant): Promise<void>;
+  /** Returns whether a grant was removed. */
+  remove(digest: SkillDigest, entrypoint: string): Promise<boolean>;
+}
+
+/** What {@link ExecRunner.run} starts: an argv, never a shell line. */
+export interface RunRequest {
+  argv: string[];
+  env: Record<string, string>;
+  timeoutMs: number;
+  /** Bytes of stdout and of stderr kept each; the rest is drained and counted. */
+  captureBytes: number;
+  signal?: AbortSignal | undefined;
+}
+
+/** How a run ended. `cancelled`: the signal fired; the whole process group was killed. */
+export interface RunOutcome {
+  exit_code: number | null;
+  signal: string | null;
+  timed_out: boolean;
+  cancelled: boolean;
+  duration_ms: number;
+  stdout: Uint8Array;
+  stderr: Uint8Array;
+  stdout_bytes: number;
+  stderr_bytes: number;
+}
+
+/**
+ * Runs one program in its own process group, in a fresh empty working directory, with only the given
+ * environment and stdin from /dev/null; on timeout, cancel or daemon shutdown it kills the whole group.
+ */
+export interface ExecRunner {
+  run(req: RunRequest): Promise<RunOutcome>;
+  /** Kills every run still going (daemon shutdown). */
+  killAll(): void;
+}

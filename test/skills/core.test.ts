@@ -198,3 +198,11 @@ describe("search and routing", () => {
     expect(routeIntent(idx, "the of and").skill).toBeNull();
   });
 });
+
+describe("redaction of exec output", () => {
+  it("stays linear on one long line of letters (a 1 MiB line would take hours if quadratic)", async () => {
+    const { redactSecrets } = await import("../../src/core/redact.ts");
+    expect(redactSecrets("a".repeat(1024 * 1024)).redactions).toBe(0);
+    expect(redactSecrets("AWS_SECRET_KEY=abc123 MY_DB_PASSWORD=x1").text).toBe("AWS_SECRET_KEY=[redacted:credential_assignment] MY_DB_PASSWORD=[redacted:credential_assignment]");
+  });
+});

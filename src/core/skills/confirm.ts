@@ -34,12 +34,15 @@ interface Entry {
 }
 
 /**
- * The binding string of a caller: the transport-level session when there is one (stdio connection, or an
- * HTTP session id), else the caller identity (peer uid from the kernel plus the authenticated client name),
- * so a token minted for one caller is refused to every other. `kind` keeps the two namespaces apart.
+ * The binding string of a caller. Always the caller identity (peer uid from the kernel, client name), plus
+ * the transport session when there is one: for stdio the MCP connection (a random id the front draws per
+ * connection), for an HTTP session its id. Stateless HTTP has no session, so its tokens are bound to the
+ * caller identity alone: any request of the same authenticated caller may redeem them (documented in
+ * docs/skills.md). `session:`/`caller:` keep the two forms apart.
  */
 export function sessionBinding(caller: { session?: string | undefined; uid?: number | undefined; client?: string | undefined }): string {
-  return caller.session ? `session:${caller.session}` : `caller:${caller.uid ?? "?"}:${caller.client ?? ""}`;
+  const who = `${caller.uid ?? "?"}:${caller.client ?? ""}`;
+  return caller.session ? `session:${who}:${caller.session}` : `caller:${who}`;
 }
 
 /**

@@ -16,7 +16,7 @@ export interface SearchHit {
 
 /** Words too common to say anything about which runbook fits. */
 const STOP = new Set(("a about after again all also an and any are as at be been but by can could do does doing done each every few for from " +
-  "get gets getting got had has have how i if in into is it its just keep keeps kept like make me more most my no not now of on once only " +
+  "get gets getting got took take takes taken had has have how i if in into is it its just keep keeps kept like make me more most my no not now of on once only " +
   "or other our out over please say says said should so some still such than that the their them then there these they this those to too " +
   "up very was we were what when where which while who why will with would you your").split(" "));
 
@@ -48,7 +48,7 @@ function processTerm(term: string): string | null {
 const tokenize = (text: string): string[] => text.split(/[^\p{L}\p{N}]+/u).filter((t) => t.length > 0);
 
 /** Field weights: a word in the name says most, then the description, then the body. */
-const BOOST = { name: 4, description: 2, body: 1 } as const;
+const BOOST = { name: 4, description: 3, body: 0.6 } as const;
 
 /**
  * A ranked full-text index over skills (name, description, body) built with MiniSearch. Build it only when

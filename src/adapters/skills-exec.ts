@@ -1,0 +1,124 @@
+import { spawn } from "node:child_process";
+import { constants } from "node:fs";
+import { mkdir, mkdtemp, open, rename, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { z } from "zod";
+import { DIGEST_RE, type SkillDigest } from "../core/skills/digest.ts";
+import type { ExecGrant, ExecRunner, GrantStore, RunOutcome, RunRequest } from "../ports/skill-store.ts";
+
+const GrantsSchema = z.object({
+  grants_version: z.literal(1),
+  grants: z.array(z.object({ name: z.string(), digest: z.string().regex(DIGEST_RE), entrypoint: z.string(), granted_by: z.string(), granted_at: z.string() }).strict()),
+}).strict();
+
+/**
+ * Exec grants in one JSON file owned by the daemon (`<state>/skills/grants.json`, mode 0600), replaced
+ * atomically on every change. A file that does not parse is an error, never "no grants" and never "all".
+ */
+export function fileGrantStore(path: string): GrantStore {
+  const read = async (): Promise<ExecGrant[]> => {
+    let fh;
+    try {
+      fh = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === "ENOENT") return [];
+      throw err;
+    }
+    try {
+      const parsed = GrantsSchema.safeParse(JSON.parse(await fh.readFile("utf8")));
+      if (!parsed.success) throw new Error(`${path} is not a valid grants file: ${parsed.error.issues[0]?.message ?? ""}`);
+      return parsed.data.grants.map((g) => ({ ...g, digest: g.digest as SkillDigest }));
+    } finally {
+      await fh.close();
+    }
+  };
+  const write = async (grants: ExecGrant[]): Promise<void> => {
+    await mkdir(dirname(path), { recursive: true, mode: 0o700 });
+    const tmp = `${path}.tmp-${process.pid}-${Date.now()}`;
+    const sorted = [...grants].sort((a, b) => (a.name + a.digest + a.entrypoint < b.name + b.digest + b.entrypoint ? -1 : 1));
+    await writeFile(tmp, `${JSON.stringify({ grants_version: 1, grants: sorted }, null, 2)}\n`, { flag: "wx", mode: 0o600 });
+    await rename(tmp, path);
+  };
+  let chain: Promise<unknown> = Promise.resolve();
+  const serial = <T>(fn: () => Promise<T>): Promise<T> => { const p = chain.then(fn, fn); chain = p.catch(() => undefined); return p; };
+  return {
+    list: read,
+    add: (g) => serial(async () => {
+      const all = (await read()).filter((x) => !(x.digest === g.digest && x.entrypoint === g.entrypoint));
+      await write([...all, g]);
+    }),
+    remove: (digest, entrypoint) => serial(async () => {
+      const all = await read();
+      const kept = all.filter((x) => !(x.digest === digest && x.entrypoint === entrypoint));
+      if (kept.length === all.length) return false;
+      await write(kept);
+      return true;
+    }),
+  };
+}
+
+/**
+ * The exec runner: `spawn` with `detached: true` so the child leads a new process group, stdin from
+ * /dev/null, only the environment given, cwd and HOME a fresh private directory removed afterwards. On
+ * timeout or cancel, SIGTERM then SIGKILL after 2 s go to the whole group (`kill(-pgid)`), and after the main
+ * process exits the group is killed too, so no child the script left behind keeps running. Output beyond
+ * `captureBytes` per stream is read and counted but not kept.
+ */
+export function processRunner(): ExecRunner {
+  const live = new Set<number>();
+  const killGroup = (pgid: number, sig: NodeJS.Signals): void => { try { process.kill(-pgid, sig); } catch { /* already gone */ } };
+  process.once("exit", () => { for (const p of live) killGroup(p, "SIGKILL"); });
+  return {
+    killAll: () => { for (const p of live) killGroup(p, "SIGKILL"); },
+    run: async (req: RunRequest): Promise<RunOutcome> => {
+      const cwd = await mkdtemp(join(tmpdir(), "hostgate-skill-"));
+      const started = performance.now();
+      try {
+        return await new Promise<RunOutcome>((resolve, reject) => {
+          const child = spawn(req.argv[0]!, req.argv.slice(1), { cwd, env: { ...req.env, HOME: cwd, TMPDIR: cwd }, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+          const pgid = child.pid;
+          if (pgid === undefined) { child.once("error", reject); return; }
+          live.add(pgid);
+          const streams = { stdout: { chunks: [] as Buffer[], kept: 0, total: 0 }, stderr: { chunks: [] as Buffer[], kept: 0, total: 0 } };
+          for (const name of ["stdout", "stderr"] as const) {
+            child[name].on("data", (c: Buffer) => {
+              const s = streams[name];
+              s.total += c.length;
+              if (s.kept < req.captureBytes) { const part = c.subarray(0, req.captureBytes - s.kept); s.chunks.push(part); s.kept += part.length; }
+            });
+          }
+          let timedOut = false;
+          let cancelled = false;
+          let hardKill: NodeJS.Timeout | undefined;
+          const stop = (): void => {
+            killGroup(pgid, "SIGTERM");
+            hardKill ??= setTimeout(() => { killGroup(pgid, "SIGKILL"); }, 2000);
+          };
+          const timer = setTimeout(() => { timedOut = true; stop(); }, req.timeoutMs);
+          const onAbort = (): void => { cancelled = true; stop(); };
+          if (req.signal?.aborted) onAbort();
+          req.signal?.addEventListener("abort", onAbort, { once: true });
+          // When the main process exits, the rest of its group goes too (background children would otherwise
+          // hold the pipes open and keep running).
+          child.once("exit", () => { killGroup(pgid, "SIGKILL"); });
+          child.once("error", (err) => { clearTimeout(timer); live.delete(pgid); reject(err); });
+          child.once("close", (code, sig) => {
+            clearTimeout(timer);
+            if (hardKill) clearTimeout(hardKill);
+            req.signal?.removeEventListener("abort", onAbort);
+            // Whatever the script left in its group goes with it.
+            killGroup(pgid, "SIGKILL");
+            live.delete(pgid);
+            resolve({
+              exit_code: code, signal: sig, timed_out: timedOut, cancelled, duration_ms: Math.round(performance.now() - started),
+              stdout: Buffer.concat(streams.stdout.chunks), stderr: Buffer.concat(streams.stderr.chunks), stdout_bytes: streams.stdout.total, stderr_bytes: streams.stderr.total,
+            });
+          });
+        });
+      } finally {
+        await rm(cwd, { recursive: true, force: true });
+      }
+    },
+  };
+}

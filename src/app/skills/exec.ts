@@ -1,0 +1,144 @@
+import { audit } from "../audit-log.ts";
+import { HostgateError } from "../../core/errors.ts";
+import { redactSecrets } from "../../core/redact.ts";
+import { SKILL_LIMITS } from "../../core/skills/limits.ts";
+import { parseRef } from "../../core/skills/ref.ts";
+import { isValid, loadSkill } from "../../core/skills/skill.ts";
+import type { SkillsExecuteArgs, SkillsGrantArgs } from "../../ipc/skills.ts";
+import type { ExecRunner, GrantStore } from "../../ports/skill-store.ts";
+import { provenance, type SkillCatalog } from "./catalog.ts";
+import type { SkillsDeps } from "./deps.ts";
+import type { SkillsCaller } from "./install.ts";
+import type { Answer } from "./read.ts";
+
+/** The risk engine's verdict on a command line (app/assess-command.ts), as exec needs it. */
+export interface RiskVerdict {
+  decision: "allow" | "deny" | "require_approval";
+  risk_level: string;
+  reason: string;
+}
+
+/** What skills_execute needs besides the common deps. */
+export interface ExecDeps {
+  grants: GrantStore;
+  runner: ExecRunner;
+  /** Judges the command line exec would launch (the risk engine). */
+  assess(command: string): Promise<RiskVerdict>;
+}
+
+const INTERPRETER_PATHS = { bash: "/bin/bash", sh: "/bin/sh", python3: "/usr/bin/python3" } as const;
+
+/** POSIX shell quoting of one word (for the risk engine and the audit entry; nothing is run through a shell). */
+const quote = (w: string): string => (/^[A-Za-z0-9_@%+=:,./-]+$/.test(w) ? w : `'${w.replace(/'/g, "'\\''")}'`);
+
+let running = false;
+
+function cut(bytes: Uint8Array, total: number): { text: string; truncated: boolean; redactions: number } {
+  // Redact a little past the cap first, so a secret straddling the cut is caught whole, then cut.
+  const r = redactSecrets(new TextDecoder().decode(bytes));
+  const enc = new TextEncoder().encode(r.text);
+  const truncated = total > SKILL_LIMITS.execOutputBytes || enc.length > SKILL_LIMITS.execOutputBytes;
+  let end = Math.min(enc.length, SKILL_LIMITS.execOutputBytes);
+  while (end < enc.length && end > 0 && (enc[end]! & 0xc0) === 0x80) end--;
+  return { text: new TextDecoder().decode(enc.subarray(0, end)), truncated, redactions: r.redactions };
+}
+
+/**
+ * skills_execute: runs one granted entrypoint of a digest-pinned skill, in the daemon. Refused (`exec_refused`)
+ * unless the ref is pinned by digest, the tree hashes to it, the skill is valid, the entrypoint opts in with
+ * capabilities.mcp.exec, declares no secrets, and an admin granted exactly (digest, entrypoint); refused when
+ * the risk engine denies the launch. One run at a time (`exec_busy`). The tree runs from the read-only store,
+ * with a minimal environment (no inherited variables, so no inherited secrets), in an empty directory; output
+ * is redacted and capped at 128 KiB per stream. Intent and result are audited with `origin: mcp`.
+ */
+export async function execute(cat: SkillCatalog, d: SkillsDeps, caller: SkillsCaller, args: SkillsExecuteArgs, signal?: AbortSignal): Promise<Answer> {
+  if (!d.gates.exec.on || !d.exec) throw new HostgateError("forbidden_method", `Exec is off in this daemon: ${d.gates.exec.reason}`, { hint: "An administrator starts hostgate with --allow-exec (or skills.allow_exec in the config)." });
+  const ex = d.exec;
+  const ref = parseRef(args.ref);
+  if ("error" in ref) throw new HostgateError("invalid_params", ref.error);
+  const refuse = async (message: string, hint: string): Promise<never> => {
+    await audit(d.audit(), "skills.exec.refused", caller.actor, { ref: args.ref, entrypoint: args.entrypoint, reason: message, origin: "mcp" }).catch(() => undefined);
+    throw new HostgateError("exec_refused", message, { hint });
+  };
+  if (ref.kind !== "digest") return refuse("skills_execute runs digest-pinned references only.", "Pin it: skills_resolve gives pinned_ref (name@sha256:…).");
+  const r = await cat.resolve(args.ref, true);
+  const files = await cat.files(r);
+  const skill = loadSkill(r.name, files, d.sha256);
+  if (!isValid(skill)) return refuse(`${r.name} is not a valid skill.`, "skills_inspect lists its problems.");
+  const ep = skill.side.entrypoints.find((e) => e.name === args.entrypoint);
+  if (!ep) return refuse(`${r.name} has no entrypoint ${JSON.stringify(args.entrypoint)}.`, `Entrypoints: ${skill.side.entrypoints.map((e) => e.name).join(", ") || "none"}.`);
+  if (!ep.mcp_exec) return refuse(`Entrypoint ${ep.name} does not opt in to MCP exec (capabilities.mcp.exec).`, "Only entrypoints listed under capabilities.mcp.exec in agents/hostgate.yaml can be run by a model.");
+  if (ep.secrets.length > 0) return refuse(`Entrypoint ${ep.name} declares secrets (${ep.secrets.join(", ")}); skills_execute never runs those.`, "Run it yourself in a terminal.");
+  const granted = (await ex.grants.list()).some((g) => g.digest === r.digest && g.entrypoint === ep.name);
+  if (!granted) return refuse(`${r.name}@${r.digest} entrypoint ${ep.name} is not granted.`, `An administrator can grant it: hostgate skills grants add ${r.name}@${r.digest} ${ep.name}`);
+  const dir = await d.store.put(r.digest, files);
+  const argv = [INTERPRETER_PATHS[ep.interpreter], `${dir}/${ep.run}`, ...args.args];
+  const command = argv.map(quote).join(" ");
+  const risk = await ex.assess(command);
+  if (risk.decision === "deny") return refuse(`The risk engine denies this launch: ${risk.reason}`, "Change the arguments.");
+  const timeoutSeconds = args.timeoutSeconds > 0 ? args.timeoutSeconds : (ep.timeout_seconds ?? SKILL_LIMITS.execTimeoutDefaultSeconds);
+  const base = { name: r.name, digest: r.digest, entrypoint: ep.name, command, argv, risk, timeout_seconds: timeoutSeconds, origin: "mcp" as const };
+  if (args.dryRun) return { data: { ...base, dry_run: true, granted: true }, untrusted: false, provenance: [provenance(r, ep.run)] };
+  if (running) throw new HostgateError("exec_busy", "Another skills_execute run is in progress; one runs at a time.", { hint: "Wait for it to finish, then call again." });
+  running = true;
+  try {
+    await audit(d.audit(), "skills.exec.intent", caller.actor, { name: r.name, digest: r.digest, entrypoint: ep.name, command, risk_level: risk.risk_level, origin: "mcp" }, true);
+    const out = await ex.runner.run({
+      argv,
+      env: { PATH: "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", LANG: "C.UTF-8", HOSTGATE_SKILL: r.name, HOSTGATE_SKILL_DIGEST: r.digest },
+      timeoutMs: timeoutSeconds * 1000,
+      captureBytes: SKILL_LIMITS.execOutputBytes + 4096,
+      signal,
+    });
+    const so = cut(out.stdout, out.stdout_bytes);
+    const se = cut(out.stderr, out.stderr_bytes);
+    const result = {
+      ...base, exit_code: out.exit_code, signal: out.signal, timed_out: out.timed_out, cancelled: out.cancelled, duration_ms: out.duration_ms,
+      stdout: so.text, stderr: se.text, truncated: { stdout: so.truncated, stderr: se.truncated }, redactions: so.redactions + se.redactions,
+    };
+    const entry = await audit(d.audit(), "skills.exec", caller.actor, { name: r.name, digest: r.digest, entrypoint: ep.name, exit_code: out.exit_code, signal: out.signal, timed_out: out.timed_out, cancelled: out.cancelled, duration_ms: out.duration_ms, stdout_bytes: out.stdout_bytes, stderr_bytes: out.stderr_bytes, origin: "mcp" });
+    return { data: { ...result, audit_seq: entry.seq }, untrusted: true, provenance: [provenance(r, ep.run)] };
+  } finally {
+    running = false;
+  }
+}
+
+/** Admin: grants one entrypoint of one exact tree. The skill must resolve, be valid and the entrypoint opt in. */
+export async function grantAdd(cat: SkillCatalog, d: SkillsDeps, actor: string, args: SkillsGrantArgs): Promise<Answer> {
+  if (!d.exec) throw new HostgateError("unavailable", "This daemon has no exec grants store.", { hint: "Exec needs the daemon's state directory." });
+  const ref = parseRef(args.ref);
+  if ("error" in ref) throw new HostgateError("invalid_params", ref.error);
+  if (ref.kind !== "digest") throw new HostgateError("invalid_params", "Grants are for digest-pinned references (name@sha256:…), so a changed skill is never run under an old grant.", { hint: "Get it with hostgate skills resolve <name> --json (pinned_ref)." });
+  const r = await cat.resolve(args.ref, true);
+  const skill = loadSkill(r.name, await cat.files(r), d.sha256);
+  if (!isValid(skill)) throw new HostgateError("invalid_skill", `${r.name} is not valid: ${skill.problems.map((p) => p.message).join(" ")}`);
+  const ep = skill.side.entrypoints.find((e) => e.name === args.entrypoint);
+  if (!ep) throw new HostgateError("not_found", `${r.name} has no entrypoint ${args.entrypoint}.`, { hint: `Entrypoints: ${skill.side.entrypoints.map((e) => e.name).join(", ") || "none"}.` });
+  if (!ep.mcp_exec) throw new HostgateError("exec_refused", `Entrypoint ${ep.name} does not opt in to MCP exec (capabilities.mcp.exec); a grant would have no effect.`);
+  if (ep.secrets.length > 0) throw new HostgateError("exec_refused", `Entrypoint ${ep.name} declares secrets; skills_execute never runs those, so it cannot be granted.`);
+  await d.store.put(r.digest, await cat.files(r));
+  const grant = { name: r.name, digest: r.digest, entrypoint: ep.name, granted_by: actor, granted_at: new Date(d.clock.now()).toISOString() };
+  await audit(d.audit(), "skills.grant.add", actor, { ...grant }, true);
+  await ex(d).add(grant);
+  return { data: { granted: grant }, untrusted: false, provenance: [provenance(r)] };
+}
+
+/** Admin: lists grants. */
+export async function grantList(d: SkillsDeps): Promise<Answer> {
+  return { data: { grants: d.exec ? await d.exec.grants.list() : [] }, untrusted: false, provenance: [] };
+}
+
+/** Admin: revokes one grant. */
+export async function grantRemove(d: SkillsDeps, actor: string, args: SkillsGrantArgs): Promise<Answer> {
+  const ref = parseRef(args.ref);
+  if ("error" in ref || ref.kind !== "digest") throw new HostgateError("invalid_params", "Name the grant by its digest-pinned reference (name@sha256:…).");
+  await audit(d.audit(), "skills.grant.remove", actor, { ref: args.ref, entrypoint: args.entrypoint }, true);
+  const removed = await ex(d).remove(ref.digest, args.entrypoint);
+  if (!removed) throw new HostgateError("not_found", `No grant for ${args.ref} ${args.entrypoint}.`);
+  return { data: { removed: { ref: args.ref, entrypoint: args.entrypoint } }, untrusted: false, provenance: [] };
+}
+
+function ex(d: SkillsDeps): GrantStore {
+  if (!d.exec) throw new HostgateError("unavailable", "This daemon has no exec grants store.");
+  return d.exec.grants;
+}

@@ -1,0 +1,73 @@
+import { z } from "zod";
+import { LIMITS, utf8Length } from "../core/limits.ts";
+import { SKILL_LIMITS } from "../core/skills/limits.ts";
+
+/**
+ * Wire schemas of the skills methods (issue 11), shared by the daemon, the MCP tools and `hostgate skills`.
+ * Caps: a query 1 KiB, a reference 512 B, a path 1 KiB, a scope 64 B, ≤ 8 runtimes of ≤ 64 B, an
+ * entrypoint 128 B, ≤ 64 exec arguments, a timeout 0–1800 s. The whole arguments object is capped at 64 KiB
+ * by the daemon. `session` is set by the MCP front (the confirm-token binding of a stdio connection), never
+ * by the model: the tools' input schemas omit it.
+ */
+const bytes = (max: number, what: string) => z.string().refine((s) => utf8Length(s) <= max, { error: `${what} is at most ${max} bytes` });
+
+const Ref = bytes(SKILL_LIMITS.refBytes, "ref").pipe(z.string().min(1)).describe("Skill reference: name, name@version or name@sha256:<64 hex>.");
+const Scope = bytes(SKILL_LIMITS.scopeBytes, "scope").describe("user (home folders) or project (the project folder).");
+const Runtimes = z.array(bytes(SKILL_LIMITS.runtimeBytes, "a runtime")).max(SKILL_LIMITS.runtimes).optional()
+  .describe("Clients to install for: agents (.agents/skills: Codex, Gemini, OpenCode, Cursor), claude (.claude/skills). Default both.");
+const Session = z.string().min(1).max(128).optional();
+const Confirm = z.string().max(128).optional().describe("The confirm token the matching plan call returned.");
+
+export const SkillsSearchInput = z.strictObject({
+  query: bytes(LIMITS.queryBytes, "query").describe("Words describing the problem or the skill."),
+  limit: z.number().int().min(1).max(50).default(10),
+});
+export const SkillsRouteInput = z.strictObject({
+  intent: bytes(LIMITS.queryBytes, "intent").pipe(z.string().min(1)).describe("What the user wants to diagnose or fix, in their words."),
+});
+export const SkillsRefInput = z.strictObject({ ref: Ref });
+export const SkillsReadInput = z.strictObject({
+  ref: Ref,
+  path: bytes(LIMITS.pathBytes, "path").pipe(z.string().min(1)).default("SKILL.md").describe("File inside the skill, e.g. SKILL.md or scripts/diagnose.sh."),
+  offset: z.number().int().min(0).default(0).describe("Byte offset, to page through files over 256 KiB."),
+});
+export const SkillsDiagnoseInput = z.strictObject({});
+export const SkillsInstallPlanInput = z.strictObject({ ref: Ref, scope: Scope.default("user"), runtimes: Runtimes, session: Session });
+export const SkillsInstallApplyInput = SkillsInstallPlanInput.extend({ confirm: Confirm });
+export const SkillsSyncPlanInput = z.strictObject({ scope: Scope.default("project"), runtimes: Runtimes, session: Session });
+export const SkillsSyncApplyInput = SkillsSyncPlanInput.extend({ confirm: Confirm });
+export const SkillsExecuteInput = z.strictObject({
+  ref: Ref.describe("Digest-pinned reference: name@sha256:<64 hex> (see skills_resolve)."),
+  entrypoint: bytes(SKILL_LIMITS.entrypointBytes, "entrypoint").pipe(z.string().min(1)).describe("Entrypoint name from skills_inspect, e.g. diagnose."),
+  args: z.array(bytes(SKILL_LIMITS.execArgBytes, "an argument")).max(SKILL_LIMITS.execArgs).default(() => []),
+  dryRun: z.boolean().default(false).describe("Check grant, digest and risk without running."),
+  timeoutSeconds: z.number().int().min(0).max(SKILL_LIMITS.execTimeoutMaxSeconds).default(0).describe("0 = the entrypoint's own limit (default 60 s)."),
+});
+/** Admin socket only: grant, list and revoke exec grants. */
+export const SkillsGrantInput = z.strictObject({ ref: Ref, entrypoint: bytes(SKILL_LIMITS.entrypointBytes, "entrypoint").pipe(z.string().min(1)) });
+
+export type SkillsSearchArgs = z.infer<typeof SkillsSearchInput>;
+export type SkillsRouteArgs = z.infer<typeof SkillsRouteInput>;
+export type SkillsRefArgs = z.infer<typeof SkillsRefInput>;
+export type SkillsReadArgs = z.infer<typeof SkillsReadInput>;
+export type SkillsInstallArgs = z.infer<typeof SkillsInstallApplyInput>;
+export type SkillsSyncArgs = z.infer<typeof SkillsSyncApplyInput>;
+export type SkillsExecuteArgs = z.infer<typeof SkillsExecuteInput>;
+export type SkillsGrantArgs = z.infer<typeof SkillsGrantInput>;
+
+/** Provenance of skill content: where it came from and which exact tree (DESIGN.md: untrusted with provenance). */
+export interface SkillsProvenance {
+  source: "local" | "registry" | "store";
+  location: string;
+  digest: string | null;
+  path?: string | undefined;
+}
+
+/**
+ * The one answer shape of every skills tool and of `hostgate skills … --json`: `kind` names the command
+ * (`skills.search`…), `ok` says which half follows. Skill content is untrusted data, never instructions:
+ * `untrusted` and `provenance` say so (the MCP front copies them into `_meta`). Plans carry their confirm token.
+ */
+export type SkillsEnvelope =
+  | { kind: string; ok: true; data: Record<string, unknown>; untrusted: boolean; provenance: SkillsProvenance[]; confirm?: { token: string; expires_at: string } | undefined }
+  | { kind: string; ok: false; error: { code: string; message: string; hint?: string | undefined; details?: Record<string, unknown> | undefined } };
