@@ -13,7 +13,7 @@ import type { Answer } from "./read.ts";
 
 /** The risk engine's verdict on a command line (app/assess-command.ts), as exec needs it. */
 export interface RiskVerdict {
-  decision: "allow" | "deny" | "require_approval";
+  decision: "allow" | "deny" | "require_approval" | "require_biometric";
   risk_level: string;
   reason: string;
 }
@@ -76,6 +76,7 @@ export async function execute(cat: SkillCatalog, d: SkillsDeps, caller: SkillsCa
   const command = argv.map(quote).join(" ");
   const risk = await ex.assess(command);
   if (risk.decision === "deny") return refuse(`The risk engine denies this launch: ${risk.reason}`, "Change the arguments.");
+  if (risk.decision === "require_biometric") return refuse(`The policy asks for a biometric approval, which a grant cannot give: ${risk.reason}`, "Run it through plan and hostgate approve instead.");
   const timeoutSeconds = args.timeoutSeconds > 0 ? args.timeoutSeconds : (ep.timeout_seconds ?? SKILL_LIMITS.execTimeoutDefaultSeconds);
   const base = { name: r.name, digest: r.digest, entrypoint: ep.name, command, argv, risk, timeout_seconds: timeoutSeconds, origin: "mcp" as const };
   if (args.dryRun) return { data: { ...base, dry_run: true, granted: true }, untrusted: false, provenance: [provenance(r, ep.run)] };
