@@ -23,6 +23,7 @@ export interface HostsFeature {
   doctor(): { level: "ok" | "warn"; check: string; message: string }[];
   reloadPolicy(): string;
 }
+import type { SkillsHandle } from "./skills/handlers.ts";
 
 export type { StepProposer } from "../ports/step-proposer.ts";
 import type { StepProposer } from "../ports/step-proposer.ts";
@@ -38,6 +39,8 @@ export interface DaemonDeps {
   hosts: HostRegistry;
   /** Resource providers by URI scheme. */
   resources: ResourceRegistry;
+  /** Skills (issue 11); absent in daemons composed without them (then the skills methods answer `unavailable`). */
+  skills?: SkillsHandle;
   /** Decides on command lines after the risk engine (default: risk-only). */
   policy: PolicyEngine;
   catalogue: readonly Action[];

@@ -16,6 +16,7 @@ import { history } from "./history.ts";
 import { plan } from "./plan.ts";
 import { queryAction } from "./query.ts";
 import { hostsHandlers } from "./hosts-handlers.ts";
+import { skillsHandlers } from "./skills/handlers.ts";
 
 const SYSTEMD_ACTIONS = new Set(systemdActions.map((a) => a.name));
 
@@ -75,6 +76,7 @@ export function daemonHandlers(d: DaemonDeps, extras: ServiceExtras): Handlers {
     resource_read: (p) => d.resources.read(p.uri),
     pending: (p) => pending(d, p.limit),
     ...hostsHandlers(d),
+    ...skillsHandlers(d.skills),
     show: (p) => show(d, p.transaction_id),
     approve: (p, caller) => approve(d, p.transaction_id, caller, p.expected_preview_hash),
     reject: (p, caller) => reject(d, p.transaction_id, caller),

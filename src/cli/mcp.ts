@@ -10,7 +10,9 @@ export function registerMcpCommand(program: Command): void {
     .command("mcp")
     .description("Run the MCP server over stdio (for AI clients that spawn it). Logs go to stderr.")
     .option("-c, --config <path>", "configuration file (must exist)")
-    .action(async (opts: { config?: string }) => {
+    .option("--allow-install", "offer skills_install_apply and skills_sync_apply (read once at start)")
+    .option("--allow-exec", "offer skills_execute for entrypoints an administrator granted (read once at start)")
+    .action(async (opts: { config?: string; allowInstall?: boolean; allowExec?: boolean }) => {
       // stdout carries only JSON-RPC: anything a module prints with console.log goes to stderr (M030).
       console.log = console.error;
       console.info = console.error;
@@ -23,10 +25,15 @@ export function registerMcpCommand(program: Command): void {
         import("../mcp/server.ts"),
         import("../mcp/transports/stdio.ts"),
       ]);
-      const { client, close } = await openFrontClient(config);
+      const gates = { install: opts.allowInstall === true, exec: opts.allowExec === true };
+      const { client, close } = await openFrontClient(config, process.env, gates);
       let factory;
       try {
-        ({ factory } = await createServerFactory(client, config));
+        let tools, on;
+        ({ factory, tools, gates: on } = await createServerFactory(client, config, { transport: "stdio", gates, warn: log }));
+        // One start notice: version, how many tools, which gates are on.
+        const { VERSION } = await import("../version.ts");
+        log(`hostgate ${VERSION}: serving ${tools.length} tools over stdio (install ${on.install ? "on" : "off"}, exec ${on.exec ? "on" : "off"})`);
       } catch (err) {
         log((err as Error).message);
         process.exit(EXIT.usage);

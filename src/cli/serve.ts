@@ -9,19 +9,22 @@ export function registerServeCommand(program: Command): void {
     .option("-c, --config <path>", "configuration file (must exist)")
     .option("--host <address>", "bind address (non-loopback needs server.token or HOSTGATE_HTTP_TOKEN)")
     .option("--port <port>", "TCP port (0 picks a free one)", parsePort)
-    .action(async (opts: { config?: string; host?: string; port?: number }) => {
+    .option("--allow-install", "offer skills_install_apply and skills_sync_apply (read once at start)")
+    .option("--allow-exec", "offer skills_execute for entrypoints an administrator granted (read once at start)")
+    .action(async (opts: { config?: string; host?: string; port?: number; allowInstall?: boolean; allowExec?: boolean }) => {
       const config = loadConfigOrExit(opts.config, { ...(opts.host === undefined ? {} : { host: opts.host }), ...(opts.port === undefined ? {} : { port: opts.port }) });
       const [{ openFrontClient }, { createServerFactory }, { startHttpServer }] = await Promise.all([
         import("./front-client.ts"),
         import("../mcp/server.ts"),
         import("../mcp/transports/http.ts"),
       ]);
-      const { client, close } = await openFrontClient(config);
+      const gates = { install: opts.allowInstall === true, exec: opts.allowExec === true };
+      const { client, close } = await openFrontClient(config, process.env, gates);
       let started;
       try {
-        const { factory, tools } = await createServerFactory(client, config);
+        const { factory, tools, gates: on } = await createServerFactory(client, config, { transport: "http", gates, warn: log });
         started = await startHttpServer(factory, config.server);
-        log(`listening on ${started.url} (${tools.length} tools, embedded daemon)`);
+        log(`listening on ${started.url} (${tools.length} tools, embedded daemon; install ${on.install ? "on" : "off"}, exec ${on.exec ? "on" : "off"})`);
       } catch (err) {
         const inUse = (err as NodeJS.ErrnoException).code === "EADDRINUSE";
         log(`${(err as Error).message}${inUse ? ". Another server uses that port: pick another with --port N (0 = any free port) or server.port in the config." : ""}`);

@@ -29,6 +29,9 @@ import type { Clock, HostProbe } from "../ports/host-probe.ts";
 import type { TransactionStore } from "../ports/transaction-store.ts";
 import { configDir, runtimeDir, stateDir, SYSTEM_CHECKPOINT_COPY, type DaemonMode } from "./paths.ts";
 import { selectBackend } from "./select-backend.ts";
+import { skillsSetup, type SkillGateFlags } from "./skills-gates.ts";
+import type { SkillsHandle } from "../app/skills/handlers.ts";
+import type { SkillsService } from "../app/skills/service.ts";
 
 /** Test and embedding overrides for {@link composeDaemon}. */
 export interface ComposeOptions {
@@ -40,6 +43,8 @@ export interface ComposeOptions {
   extras?: ServiceExtras;
   /** Lines for stderr at start (backend selection, warnings). Default: write them. */
   announce?: (line: string) => void;
+  /** Skills gates asked for at start (`--allow-install`, `--allow-exec`). */
+  skills?: SkillGateFlags;
 }
 
 /** A composed daemon: its service, where it keeps state and sockets, and how to stop it. */
@@ -150,7 +155,19 @@ export async function composeDaemon(config: Config, opts: ComposeOptions): Promi
     hostsClose = () => { h.close(); };
     return { ...h, engine: loadRiskEngine() };
   })());
+  // Skills: gates now (cheap, read once), the service and its adapters on first use.
+  const setup = skillsSetup(config, opts.mode, opts.skills ?? { install: false, exec: false });
+  let skillsService: Promise<SkillsService> | null = null;
+  const skills: SkillsHandle = {
+    gates: setup.gates,
+    service: () => (skillsService ??= Promise.all([import("./skills.ts"), import("../app/assess-command.ts"), import("../adapters/shell-parser.ts")]).then(([m, { assessCommand }, { loadRiskEngine }]) => {
+      const engine = loadRiskEngine();
+      return m.composeSkills(config, { mode: opts.mode, stateDir: state, setup, audit: openAudit, crypto: nodeCrypto, clock, assess: (command) => assessCommand({ command }, { engine, policy }) });
+    })),
+    close: () => { void skillsService?.then((s) => { s.close(); }); },
+  };
   const deps: DaemonDeps = {
+    skills,
     ctx,
     hosts,
     resources,
@@ -190,6 +207,7 @@ export async function composeDaemon(config: Config, opts: ComposeOptions): Promi
     reloadPolicy: async () => (hostsP ? (await hostsFeature()).reloadPolicy() : "SIGHUP: the hosts feature is not loaded yet; policies load at its first use"),
     close: async () => {
       hostsClose?.();
+      skills.close();
       transactions?.close();
       auditStore?.close();
       releaseLock?.();

@@ -6,13 +6,14 @@ import { fileGrantStore, processRunner } from "../adapters/skills-exec.ts";
 import { fsSkillInstaller, fsSkillStore, localSkillSource, sha256 } from "../adapters/skills-fs.ts";
 import { openRegistry } from "../adapters/skills-registry.ts";
 import type { ExecDeps } from "../app/skills/exec.ts";
-import type { Gate, SkillsDeps } from "../app/skills/deps.ts";
+import type { SkillsDeps } from "../app/skills/deps.ts";
 import { SkillsService } from "../app/skills/service.ts";
 import type { Config } from "../config/schema.ts";
 import type { AuditStore } from "../ports/audit-store.ts";
 import type { Crypto } from "../ports/crypto.ts";
 import type { Clock } from "../ports/host-probe.ts";
 import type { DaemonMode } from "./paths.ts";
+import type { SkillsSetup } from "./skills-gates.ts";
 
 /** The skills hostgate ships (`<package>/skills`), found from this file in the source tree or the bundle. */
 export function shippedSkillsDir(): string | null {
@@ -44,25 +45,12 @@ export function skillRoots(config: Config, mode: DaemonMode, env: NodeJS.Process
   return [...new Set(roots.map((r) => resolve(r)))];
 }
 
-/** Gate flags as given at start (`--allow-install`, `--allow-exec`, or the config). */
-export interface SkillGateFlags {
-  install: boolean;
-  exec: boolean;
-}
-
-/** Builds the skills service for a daemon. Gates are decided once here; prerequisites missing turn a gate off with a reason. */
-export function composeSkills(config: Config, opts: { mode: DaemonMode; stateDir: string; audit: () => AuditStore; crypto: Crypto; clock: Clock; flags: SkillGateFlags; assess: ExecDeps["assess"]; cwd?: string; env?: NodeJS.ProcessEnv }): SkillsService {
+/**
+ * Builds the skills service for a daemon: local roots (see {@link skillRoots}), the registry when configured,
+ * the content-addressed store and the grants in the state directory, the process runner for exec.
+ */
+export function composeSkills(config: Config, opts: { mode: DaemonMode; stateDir: string; setup: SkillsSetup; audit: () => AuditStore; crypto: Crypto; clock: Clock; assess: ExecDeps["assess"]; env?: NodeJS.ProcessEnv }): SkillsService {
   const env = opts.env ?? process.env;
-  const home = env.HOME || homedir();
-  const bases = opts.mode === "embedded"
-    ? { user: config.skills.install.user_base ?? home, project: config.skills.install.project_base ?? (opts.cwd ?? process.cwd()) }
-    : { user: config.skills.install.user_base ?? null, project: config.skills.install.project_base ?? null };
-  const wantInstall = opts.flags.install || config.skills.allow_install;
-  const wantExec = opts.flags.exec || config.skills.allow_exec;
-  const install: Gate = !wantInstall ? { on: false, reason: "not enabled (--allow-install or skills.allow_install)" }
-    : bases.user === null && bases.project === null ? { on: false, reason: "no install folder: the system daemon needs skills.install.user_base or project_base" }
-    : { on: true, reason: "enabled" };
-  const exec: Gate = !wantExec ? { on: false, reason: "not enabled (--allow-exec or skills.allow_exec)" } : { on: true, reason: "enabled; runs only entrypoints an administrator granted" };
   const deps: SkillsDeps = {
     local: localSkillSource(skillRoots(config, opts.mode, env)),
     registry: config.skills.registry ? openRegistry(config.skills.registry.url, { timeoutMs: config.skills.registry.timeout_ms }) : null,
@@ -72,8 +60,8 @@ export function composeSkills(config: Config, opts: { mode: DaemonMode; stateDir
     crypto: opts.crypto,
     clock: opts.clock,
     audit: opts.audit,
-    bases,
-    gates: { install, exec },
+    bases: opts.setup.bases,
+    gates: opts.setup.gates,
     exec: { grants: fileGrantStore(join(opts.stateDir, "skills", "grants.json")), runner: processRunner(), assess: opts.assess },
     rescanMs: config.skills.rescan_ms,
   };

@@ -7,6 +7,10 @@ export type { ResourceContents, ResourceEntry, ResourceTemplateEntry } from "./p
 export interface CallOptions {
   /** The MCP client's self-reported name (initialize clientInfo.name): untrusted. */
   client_name?: string | undefined;
+  /** The MCP connection this call came over (stdio), drawn by the front: binds skills confirm tokens. */
+  session?: string | undefined;
+  /** Cancels the call (in-process: the daemon's handler sees it; a skills_execute run is killed). */
+  signal?: AbortSignal | undefined;
 }
 
 /**

@@ -5,7 +5,7 @@ import { isMethodName, METHODS, type MethodName, type ParamsOf, type ResultOf } 
 import type { ErrorBody, Outcome } from "./protocol.ts";
 
 /** The daemon's implementation of every method of the table: one handler each, given the caller. Throw HostgateError for domain errors. */
-export type Handlers = { [M in MethodName]: (params: ParamsOf<M>, caller: Caller) => Promise<ResultOf<M>> | ResultOf<M> };
+export type Handlers = { [M in MethodName]: (params: ParamsOf<M>, caller: Caller, signal?: AbortSignal) => Promise<ResultOf<M>> | ResultOf<M> };
 
 /**
  * The answer of {@link Dispatcher.dispatch}: refused before any handler ran (`ok: false`: unknown method,
@@ -16,7 +16,8 @@ export type Dispatched = { ok: false; error: ErrorBody } | { ok: true; result: O
 
 /** Routes one request to its handler after the table's checks; shared by ipc/server.ts and the in-process client. */
 export interface Dispatcher {
-  dispatch(method: string, params: unknown, caller: Caller): Promise<Dispatched>;
+  /** `signal`: aborted when the request is cancelled or its connection closes (long runs stop then). */
+  dispatch(method: string, params: unknown, caller: Caller, signal?: AbortSignal): Promise<Dispatched>;
 }
 
 const issues = (e: { issues: readonly { path: readonly PropertyKey[]; message: string }[] }): string =>
@@ -30,7 +31,7 @@ const issues = (e: { issues: readonly { path: readonly PropertyKey[]; message: s
  */
 export function createDispatcher(handlers: Handlers): Dispatcher {
   return {
-    async dispatch(name, rawParams, caller) {
+    async dispatch(name, rawParams, caller, signal) {
       if (!isMethodName(name)) return { ok: false, error: { code: "protocol_error", message: `Unknown method ${name}.` } };
       const def = METHODS[name];
       if (def.socket === "admin" && (caller.socket === "agent" || caller.socket === "tcp")) {
@@ -45,8 +46,8 @@ export function createDispatcher(handlers: Handlers): Dispatcher {
       const parsed = def.params.safeParse(rawParams ?? {});
       if (!parsed.success) return { ok: false, error: { code: "invalid_params", message: `Invalid params for ${name}: ${issues(parsed.error)}` } };
       try {
-        const handler = handlers[name] as (p: unknown, c: Caller) => Promise<unknown>;
-        return { ok: true, result: { ok: true, value: await handler(parsed.data, caller) } };
+        const handler = handlers[name] as (p: unknown, c: Caller, s?: AbortSignal) => Promise<unknown>;
+        return { ok: true, result: { ok: true, value: await handler(parsed.data, caller, signal) } };
       } catch (err) {
         const e = toHostgateError(err);
         return { ok: true, result: { ok: false, error: { code: e.code, message: e.message, ...(e.hint ? { hint: e.hint } : {}) } } };
@@ -60,7 +61,7 @@ export function inProcessClient<M extends MethodName>(dispatcher: Dispatcher, ca
   return {
     call: async (method, params, opts) => {
       const who = opts?.client_name ? { ...caller, client_name: opts.client_name.slice(0, MAX_CLIENT_NAME) } : caller;
-      const r = await dispatcher.dispatch(method, params, who);
+      const r = await dispatcher.dispatch(method, params, who, opts?.signal);
       return (r.ok ? r.result : r) as Outcome<never>;
     },
     close: () => Promise.resolve(),

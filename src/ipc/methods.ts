@@ -3,6 +3,10 @@ import type { Role } from "../core/caller.ts";
 import { AssessCommandInputSchema, CommandAssessmentSchema } from "./plan-command.ts";
 import { ExecOnHostInputSchema, ExecOnHostResultSchema, GetHostDetailsInputSchema, GetHostDetailsOutputSchema, ListBackendsInputSchema, ListBackendsOutputSchema, SearchHostsInputSchema, SearchHostsOutputSchema } from "./hosts.ts";
 import {
+  SkillsDiagnoseInput, SkillsEnvelopeSchema, SkillsExecuteInput, SkillsGrantInput, SkillsInstallApplyInput, SkillsInstallPlanInput, SkillsReadInput,
+  SkillsRefInput, SkillsRouteInput, SkillsSearchInput, SkillsStatusSchema, SkillsSyncApplyInput, SkillsSyncPlanInput,
+} from "./skills.ts";
+import {
   ApproveResultSchema, DescribeResultSchema, DoctorResultSchema, ExecuteInputSchema, ExecuteResultSchema, HistoryInputSchema, HistoryResultSchema,
   PlanInputSchema, PlanResultSchema, QueryParamsSchema, QueryValueSchema, ResourceContentsSchema, ResourceEntrySchema, ResourceTemplateEntrySchema,
   PendingInputSchema, PendingResultSchema, ShowResultSchema, TxIdInputSchema,
@@ -48,6 +52,23 @@ export const METHODS = {
   list_backends: method({ socket: "agent", min_role: "observer", params: ListBackendsInputSchema, result: ListBackendsOutputSchema, description: "Configured inventory backends." }),
   get_host_details: method({ socket: "agent", min_role: "observer", params: GetHostDetailsInputSchema, result: GetHostDetailsOutputSchema, description: "One host's record and capabilities." }),
   exec_on_host: method({ socket: "agent", min_role: "operator", params: ExecOnHostInputSchema, result: ExecOnHostResultSchema, description: "Run a shell command on inventory hosts over SSH, gated by the risk engine and the policy." }),
+  // Skills (issue 11): every answer is the skills envelope (ipc/skills.ts), errors included, so the tools and
+  // `hostgate skills … --json` print the same thing.
+  skills_status: method({ socket: "agent", min_role: "observer", params: NoParams, result: SkillsStatusSchema, description: "Which skills gates this daemon has on, and why." }),
+  skills_search: method({ socket: "agent", min_role: "observer", params: SkillsSearchInput, result: SkillsEnvelopeSchema, description: "Ranked full-text search over local skills." }),
+  skills_route: method({ socket: "agent", min_role: "observer", params: SkillsRouteInput, result: SkillsEnvelopeSchema, description: "Route an intent to the best local skill." }),
+  skills_resolve: method({ socket: "agent", min_role: "observer", params: SkillsRefInput, result: SkillsEnvelopeSchema, description: "Resolve a skill reference to an exact digest." }),
+  skills_inspect: method({ socket: "agent", min_role: "observer", params: SkillsRefInput, result: SkillsEnvelopeSchema, description: "Manifest, files, digest and entrypoints of a skill." }),
+  skills_read: method({ socket: "agent", min_role: "observer", params: SkillsReadInput, result: SkillsEnvelopeSchema, description: "One file of a skill (≤ 256 KiB a call)." }),
+  skills_diagnose: method({ socket: "agent", min_role: "observer", params: SkillsDiagnoseInput, result: SkillsEnvelopeSchema, description: "What is not offered and why." }),
+  skills_install_plan: method({ socket: "agent", min_role: "observer", params: SkillsInstallPlanInput, result: SkillsEnvelopeSchema, description: "Plan an install; mints a confirm token." }),
+  skills_sync_plan: method({ socket: "agent", min_role: "observer", params: SkillsSyncPlanInput, result: SkillsEnvelopeSchema, description: "Plan a locked sync; mints a confirm token." }),
+  skills_install_apply: method({ socket: "agent", min_role: "operator", params: SkillsInstallApplyInput, result: SkillsEnvelopeSchema, description: "Apply a planned install with its confirm token." }),
+  skills_sync_apply: method({ socket: "agent", min_role: "operator", params: SkillsSyncApplyInput, result: SkillsEnvelopeSchema, description: "Apply a planned sync with its confirm token." }),
+  skills_execute: method({ socket: "agent", min_role: "operator", params: SkillsExecuteInput, result: SkillsEnvelopeSchema, description: "Run a granted entrypoint of a digest-pinned skill." }),
+  skills_grants_add: method({ socket: "admin", min_role: "admin", params: SkillsGrantInput, result: SkillsEnvelopeSchema, description: "Grant one entrypoint of one exact skill tree to skills_execute." }),
+  skills_grants_list: method({ socket: "admin", min_role: "admin", params: NoParams, result: SkillsEnvelopeSchema, description: "List exec grants." }),
+  skills_grants_remove: method({ socket: "admin", min_role: "admin", params: SkillsGrantInput, result: SkillsEnvelopeSchema, description: "Revoke an exec grant." }),
   show: method({ socket: "admin", min_role: "admin", params: TxIdInputSchema, result: ShowResultSchema, description: "What `hostgate approve` shows before asking." }),
   approve: method({ socket: "admin", min_role: "admin", params: TxIdInputSchema.extend({ expected_preview_hash: z.string().max(128).optional() }), result: ApproveResultSchema, description: "Approve a planned transaction and mint its receipt." }),
   reject: method({ socket: "admin", min_role: "admin", params: TxIdInputSchema, result: z.object({ transaction_id: z.string(), state: z.literal("rejected") }), description: "Reject a planned transaction." }),

@@ -85,7 +85,7 @@ export function callerFor(spec: ListenSpec, side: "agent" | "admin", peer: PeerC
  */
 export async function serveIpc(spec: ListenSpec, side: "agent" | "admin", dispatcher: Dispatcher, opts: ServeOptions = {}): Promise<IpcListener> {
   const sockets = new Set<Socket>();
-  const handle = async (line: string, caller: Caller): Promise<IpcResponse> => {
+  const handle = async (line: string, caller: Caller, closed: AbortSignal): Promise<IpcResponse> => {
     let raw: unknown;
     try {
       raw = JSON.parse(line);
@@ -104,7 +104,7 @@ export async function serveIpc(spec: ListenSpec, side: "agent" | "admin", dispat
     }
     const who = req.data.client ? { ...caller, client_name: req.data.client.slice(0, MAX_CLIENT_NAME) } : caller;
     try {
-      const r = await dispatcher.dispatch(req.data.method, req.data.params, who);
+      const r = await dispatcher.dispatch(req.data.method, req.data.params, who, closed);
       return r.ok ? { v: PROTOCOL_VERSION, id, ok: true, result: r.result } : { v: PROTOCOL_VERSION, id, ok: false, error: r.error };
     } catch (err) {
       return { v: PROTOCOL_VERSION, id, ok: false, error: { code: "internal_error", message: (err as Error).message } };
@@ -117,10 +117,12 @@ export async function serveIpc(spec: ListenSpec, side: "agent" | "admin", dispat
       try { peer = opts.peerCredentials(socket); } catch { peer = null; }
     }
     const caller = callerFor(spec, side, peer);
-    socket.on("close", () => sockets.delete(socket));
+    // Aborted when the connection closes: a long run started over it (skills_execute) is stopped.
+    const closed = new AbortController();
+    socket.on("close", () => { sockets.delete(socket); closed.abort(); });
     socket.on("error", () => socket.destroy());
     socket.on("data", lineReader((line) => {
-      void handle(line, caller).then((resp) => {
+      void handle(line, caller, closed.signal).then((resp) => {
         if (!socket.writable) return;
         socket.write(`${JSON.stringify(resp)}\n`);
         if (!resp.ok && resp.error.code === "unauthorized") socket.end();

@@ -71,3 +71,19 @@ export interface SkillsProvenance {
 export type SkillsEnvelope =
   | { kind: string; ok: true; data: Record<string, unknown>; untrusted: boolean; provenance: SkillsProvenance[]; confirm?: { token: string; expires_at: string } | undefined }
   | { kind: string; ok: false; error: { code: string; message: string; hint?: string | undefined; details?: Record<string, unknown> | undefined } };
+
+/** The envelope as a wire schema (the table's result of every skills method). */
+export const SkillsEnvelopeSchema = z.object({
+  kind: z.string(),
+  ok: z.boolean(),
+  data: z.record(z.string(), z.unknown()).optional(),
+  untrusted: z.boolean().optional(),
+  provenance: z.array(z.object({ source: z.enum(["local", "registry", "store"]), location: z.string(), digest: z.string().nullable(), path: z.string().optional() })).optional(),
+  confirm: z.object({ token: z.string(), expires_at: z.string() }).optional(),
+  error: z.object({ code: z.string(), message: z.string(), hint: z.string().optional(), details: z.record(z.string(), z.unknown()).optional() }).optional(),
+});
+
+/** A gate: on or off, and why. */
+export const SkillsGateSchema = z.object({ on: z.boolean(), reason: z.string() });
+/** skills_status: the daemon's gates (the front lists apply/exec tools only when its flag and the daemon agree). */
+export const SkillsStatusSchema = z.object({ available: z.boolean(), install: SkillsGateSchema, exec: SkillsGateSchema });

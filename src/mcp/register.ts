@@ -23,7 +23,10 @@ const INSTRUCTIONS = [
  * corpus cases M009, M036); everything a tool handler
  * throws becomes an `isError` result with code `internal_error`, so bad input never kills the process.
  */
-export function buildServer(tools: readonly ToolSpec[], client: DaemonClient): Server {
+export function buildServer(tools: readonly ToolSpec[], client: DaemonClient, opts: { session?: boolean } = {}): Server {
+  // One id per server instance = per stdio connection: binds skills confirm tokens to this connection.
+  // Stateless HTTP builds a server per request, so there it is off and the daemon binds to the caller.
+  const session = opts.session ? globalThis.crypto.randomUUID() : undefined;
   const server = new Server(SERVER_INFO, { capabilities: { tools: { listChanged: false }, resources: { listChanged: false } }, instructions: INSTRUCTIONS });
   const byName = new Map(tools.map((t) => [t.name, t]));
   server.setRequestHandler("tools/list", () => ({
@@ -36,7 +39,7 @@ export function buildServer(tools: readonly ToolSpec[], client: DaemonClient): S
       annotations: { title: t.title, ...t.annotations },
     })),
   }));
-  server.setRequestHandler("tools/call", async (request) => {
+  server.setRequestHandler("tools/call", async (request, ctx) => {
     const tool = byName.get(request.params.name);
     if (!tool) throw new ProtocolError(INVALID_PARAMS, `Unknown tool: ${request.params.name}. Call tools/list for the available tools.`);
     // Malformed input, not a safety decision: NUL and other C0 bytes never reach the daemon (M036).
@@ -48,7 +51,7 @@ export function buildServer(tools: readonly ToolSpec[], client: DaemonClient): S
       // connections and is backfilled per request on 2026-07-28 (SDK documentation of getClientVersion).
       // eslint-disable-next-line @typescript-eslint/no-deprecated
       const clientName = server.getClientVersion()?.name;
-      return await tool.handler(request.params.arguments ?? {}, client, clientName ? { client_name: clientName } : undefined);
+      return await tool.handler(request.params.arguments ?? {}, client, { ...(clientName ? { client_name: clientName } : {}), ...(session ? { session } : {}), signal: ctx.mcpReq.signal });
     } catch (err) {
       return errorResult({ code: "internal_error", message: `The tool failed unexpectedly: ${(err as Error).message}` });
     }

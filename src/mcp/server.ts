@@ -15,12 +15,37 @@ import { searchHostsTool } from "./tools/search-hosts.ts";
 import { listBackendsTool } from "./tools/list-backends.ts";
 import { getHostDetailsTool } from "./tools/get-host-details.ts";
 import { execOnHostTool } from "./tools/exec-on-host.ts";
+import { SKILLS_TOOLS } from "./tools/skills/index.ts";
 
 /**
  * The fixed tools every hostgate offers, besides one direct tool per read-only action. A daemon-backed tool
  * is one file in tools/ (naming its method and toolsets) listed here; see docs/architecture.md.
  */
-export const FIXED_TOOLS: readonly ToolSpec[] = [planTool, executeTool, historyTool, doctorTool, auditVerifyTool, planCommandTool, searchHostsTool, listBackendsTool, getHostDetailsTool, execOnHostTool];
+export const FIXED_TOOLS: readonly ToolSpec[] = [planTool, executeTool, historyTool, doctorTool, auditVerifyTool, planCommandTool, searchHostsTool, listBackendsTool, getHostDetailsTool, execOnHostTool, ...SKILLS_TOOLS];
+
+/** Front options read once at start: the transport (stdio binds confirm tokens to the connection) and the skills gates asked for. */
+export interface FrontOptions {
+  transport?: "stdio" | "http";
+  gates?: { install: boolean; exec: boolean };
+  /** Where gate warnings go (stderr). */
+  warn?: (line: string) => void;
+}
+
+/**
+ * Drops the gated skills tools unless their flag was given at start AND the daemon has the gate on (it
+ * enforces it anyway); a flag the daemon cannot honour warns `--allow-install has no effect: <reason>`.
+ * Returns the kept tools and the gate states for the start notice.
+ */
+export async function applySkillsGates(tools: readonly ToolSpec[], client: DaemonClient, opts: FrontOptions): Promise<{ tools: ToolSpec[]; gates: { install: boolean; exec: boolean } }> {
+  const want = opts.gates ?? { install: false, exec: false };
+  const r = await client.call("skills_status", {});
+  const status = r.ok ? r.value : { available: false, install: { on: false, reason: r.error.message }, exec: { on: false, reason: r.error.message } };
+  const on = { install: want.install && status.install.on, exec: want.exec && status.exec.on };
+  for (const g of ["install", "exec"] as const) {
+    if (want[g] && !status[g].on) opts.warn?.(`--allow-${g} has no effect: ${status[g].reason}`);
+  }
+  return { tools: tools.filter((t) => { const gate = (t as { gate?: "install" | "exec" }).gate; return gate === undefined || on[gate]; }), gates: on };
+}
 
 /** Every tool this front can offer for the daemon's catalogue, before exposure rules. */
 export async function allTools(client: DaemonClient): Promise<ToolSpec[]> {
@@ -33,7 +58,11 @@ export async function allTools(client: DaemonClient): Promise<ToolSpec[]> {
  * fresh MCP server per connection (stdio) or per request (stateless HTTP), so no state is shared between
  * clients (corpus cases M028, M029). Throws when the exposure config names unknown tools.
  */
-export async function createServerFactory(client: DaemonClient, config: Config): Promise<{ factory: () => Server; tools: ToolSpec[] }> {
-  const tools = selectTools(await allTools(client), config.tools);
-  return { factory: () => buildServer(tools, client), tools };
+export async function createServerFactory(client: DaemonClient, config: Config, opts: FrontOptions = {}): Promise<{ factory: () => Server; tools: ToolSpec[]; gates: { install: boolean; exec: boolean } }> {
+  const all = await allTools(client);
+  // Config names are checked against every tool, gated ones included, so a config stays valid whatever the flags.
+  const selected = selectTools(all, config.tools);
+  const { tools, gates } = await applySkillsGates(selected, client, opts);
+  const session = opts.transport === "stdio";
+  return { factory: () => buildServer(tools, client, { session }), tools, gates };
 }

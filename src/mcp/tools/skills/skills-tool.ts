@@ -1,0 +1,73 @@
+import type { z } from "zod";
+import type { CallOptions, DaemonClient } from "../../../ipc/client.ts";
+import { wireJsonSchema } from "../../../ipc/json-schema.ts";
+import type { AgentMethod, ParamsIn } from "../../../ipc/methods.ts";
+import { SkillsEnvelopeSchema, type SkillsEnvelope } from "../../../ipc/skills.ts";
+import { errorResult, META_ERROR_CODE, META_PROVENANCE, META_UNTRUSTED } from "../../result.ts";
+import type { ToolAnnotations, ToolResult, ToolSpec } from "../../tool-spec.ts";
+
+/** `_meta` key of a plan's confirm token (also in the text). */
+export const META_CONFIRM = "dev.hostgate/confirm";
+
+type SkillsMethod = Extract<AgentMethod, `skills_${string}`>;
+
+/** The data of one skills tool: the daemon method, the model-facing input schema, annotations, and the gate it needs. */
+export interface SkillsToolDef {
+  name: SkillsMethod;
+  title: string;
+  description: string;
+  /** Model-facing arguments (never `session`: the front sets it). */
+  input: z.ZodType;
+  annotations: ToolAnnotations;
+  /** Listed only when this gate is on at start (`--allow-install` / `--allow-exec` and the daemon agrees). */
+  gate?: "install" | "exec";
+  /** Plans and applies carry the connection's session (the confirm-token binding on stdio). */
+  session?: boolean;
+}
+
+/** A skills tool with its gate, for the front's start-up filter. */
+export type SkillsToolSpec = ToolSpec & { gate?: "install" | "exec" | undefined };
+
+/**
+ * Turns the skills envelope into a tool result: structuredContent is the envelope (the same JSON as
+ * `hostgate skills … --json`); skill content is marked untrusted with its provenance in `_meta`; a plan's
+ * confirm token is in the text and in `_meta` `dev.hostgate/confirm`; an error envelope is `isError: true`
+ * with its code in `_meta`.
+ */
+export function envelopeResult(env: SkillsEnvelope): ToolResult {
+  const text = JSON.stringify(env);
+  if (!env.ok) return { content: [{ type: "text", text }], structuredContent: env, isError: true, _meta: { [META_ERROR_CODE]: env.error.code } };
+  const confirm = env.confirm ? [{ type: "text" as const, text: `confirm token (single use, 5 minutes, this session and these arguments only): ${env.confirm.token}` }] : [];
+  return {
+    content: [{ type: "text", text }, ...confirm],
+    structuredContent: env,
+    _meta: { [META_UNTRUSTED]: env.untrusted, [META_PROVENANCE]: env.provenance, ...(env.confirm ? { [META_CONFIRM]: env.confirm } : {}) },
+  };
+}
+
+/** Builds a skills tool: validates the model's arguments, adds the session, calls the daemon, shapes the envelope. */
+export function skillsTool(def: SkillsToolDef): SkillsToolSpec {
+  let input: Record<string, unknown> | undefined;
+  let output: Record<string, unknown> | undefined;
+  return {
+    name: def.name,
+    title: def.title,
+    description: def.description,
+    get inputSchema() { return (input ??= wireJsonSchema(def.input, "input")); },
+    get outputSchema() { return (output ??= wireJsonSchema(SkillsEnvelopeSchema, "output")); },
+    annotations: def.annotations,
+    toolsets: ["skills"],
+    method: def.name,
+    gate: def.gate,
+    handler: async (args, client: DaemonClient, ctx?: CallOptions) => {
+      const parsed = def.input.safeParse(args);
+      if (!parsed.success) {
+        return errorResult({ code: "invalid_params", message: `Invalid arguments for ${def.name}: ${parsed.error.issues.map((i) => `${i.path.join(".") || "arguments"}: ${i.message}`).join("; ")}.`, hint: "The tool's inputSchema lists the accepted values." });
+      }
+      const params = { ...(parsed.data as Record<string, unknown>), ...(def.session && ctx?.session ? { session: ctx.session } : {}) };
+      const r = await client.call(def.name, params as ParamsIn<SkillsMethod>, ctx);
+      if (!r.ok) return errorResult(r.error);
+      return envelopeResult(r.value as SkillsEnvelope);
+    },
+  };
+}
