@@ -36,6 +36,12 @@ if ([undefined, "audit", "help", "--help", "-h", "completion"].includes(process.
   registerAuditCommand(program);
 }
 
+// `hostgate skills …` is loaded only when asked for, like the audit commands.
+if ([undefined, "skills", "help", "--help", "-h", "completion"].includes(process.argv[2])) {
+  const { registerSkillsCommand } = await import("../cli/skills.ts");
+  registerSkillsCommand(program);
+}
+
 try {
   await program.parseAsync(process.argv);
 } catch (err) {

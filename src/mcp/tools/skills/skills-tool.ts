@@ -1,10 +1,13 @@
-import type { z } from "zod";
+import { z } from "zod";
 import type { CallOptions, DaemonClient } from "../../../ipc/client.ts";
 import { wireJsonSchema } from "../../../ipc/json-schema.ts";
 import type { AgentMethod, ParamsIn } from "../../../ipc/methods.ts";
-import { SkillsEnvelopeSchema, type SkillsEnvelope } from "../../../ipc/skills.ts";
+import type { SkillsEnvelope } from "../../../ipc/skills.ts";
 import { errorResult, META_ERROR_CODE, META_PROVENANCE, META_UNTRUSTED } from "../../result.ts";
 import type { ToolAnnotations, ToolResult, ToolSpec } from "../../tool-spec.ts";
+
+/** The envelope's head as the tools advertise it; the rest (data or error) is open. */
+const EnvelopeHead = z.object({ kind: z.string(), ok: z.boolean() }).loose();
 
 /** `_meta` key of a plan's confirm token (also in the text). */
 export const META_CONFIRM = "dev.hostgate/confirm";
@@ -49,12 +52,14 @@ export function envelopeResult(env: SkillsEnvelope): ToolResult {
 export function skillsTool(def: SkillsToolDef): SkillsToolSpec {
   let input: Record<string, unknown> | undefined;
   let output: Record<string, unknown> | undefined;
+  // A compact outputSchema: the envelope is the same for all eleven tools, and repeating its full shape in
+  // tools/list costs every client context on every connection (issue 14). docs/skills.md describes it.
   return {
     name: def.name,
     title: def.title,
     description: def.description,
     get inputSchema() { return (input ??= wireJsonSchema(def.input, "input")); },
-    get outputSchema() { return (output ??= wireJsonSchema(SkillsEnvelopeSchema, "output")); },
+    get outputSchema() { return (output ??= wireJsonSchema(EnvelopeHead, "output")); },
     annotations: def.annotations,
     toolsets: ["skills"],
     method: def.name,
@@ -65,7 +70,7 @@ export function skillsTool(def: SkillsToolDef): SkillsToolSpec {
         return errorResult({ code: "invalid_params", message: `Invalid arguments for ${def.name}: ${parsed.error.issues.map((i) => `${i.path.join(".") || "arguments"}: ${i.message}`).join("; ")}.`, hint: "The tool's inputSchema lists the accepted values." });
       }
       const params = { ...(parsed.data as Record<string, unknown>), ...(def.session && ctx?.session ? { session: ctx.session } : {}) };
-      const r = await client.call(def.name, params as ParamsIn<SkillsMethod>, ctx);
+      const r = await client.call(def.name, params, ctx);
       if (!r.ok) return errorResult(r.error);
       return envelopeResult(r.value as SkillsEnvelope);
     },

@@ -1,0 +1,148 @@
+import { spawn } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Client } from "@modelcontextprotocol/client";
+import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { rawIpc, startDaemon, type DaemonProcess } from "../helpers/daemon.ts";
+import { HOSTGATE_BIN } from "../helpers/hostgate.ts";
+
+/** `hostgate mcp` with its own home, state and runtime folders, over the SDK's stdio client. */
+async function connect(home: string, args: string[]): Promise<{ client: Client; stderr: () => string }> {
+  const transport = new StdioClientTransport({
+    command: process.execPath, args: [HOSTGATE_BIN, "mcp", ...args], cwd: home,
+    env: { ...process.env, HOME: home, XDG_STATE_HOME: join(home, "state"), XDG_RUNTIME_DIR: join(home, "run"), HOSTGATE_SOCKET: "" },
+    stderr: "pipe",
+  });
+  let err = "";
+  transport.stderr?.on("data", (c: Buffer) => { err += c.toString(); });
+  const client = new Client({ name: "skills-e2e", version: "1.0.0" });
+  await client.connect(transport);
+  return { client, stderr: () => err };
+}
+
+type Result = { structuredContent?: Record<string, unknown>; isError?: boolean; _meta?: Record<string, unknown>; content: { text: string }[] };
+const call = async (c: Client, name: string, args: Record<string, unknown>): Promise<Result> => (await c.callTool({ name, arguments: args })) as unknown as Result;
+
+describe("skills over MCP (stdio, real binary, embedded daemon)", () => {
+  let home: string;
+  beforeAll(() => {
+    home = mkdtempSync(join(tmpdir(), `skills-e2e-${process.pid}-`));
+    mkdirSync(join(home, "run"), { mode: 0o700 });
+  });
+  afterAll(() => { rmSync(home, { recursive: true, force: true }); });
+
+  it("without flags: read-only skills tools only, and the start notice says the gates are off", async () => {
+    const { client, stderr } = await connect(home, []);
+    try {
+      const names = (await client.listTools()).tools.map((t) => t.name).filter((n) => n.startsWith("skills_"));
+      expect(names.sort()).toEqual(["skills_diagnose", "skills_inspect", "skills_install_plan", "skills_read", "skills_resolve", "skills_route", "skills_search", "skills_sync_plan"]);
+      expect(stderr()).toMatch(/hostgate \S+: serving \d+ tools over stdio \(install off, exec off\)/);
+      const r = await call(client, "skills_route", { intent: "certificate expired on the web server" });
+      expect(r.structuredContent).toMatchObject({ kind: "skills.route", ok: true, data: { skill: "certificate-expiry" } });
+      expect(r._meta?.["dev.hostgate/untrusted"]).toBe(true);
+      const bad = await call(client, "skills_read", { ref: "disk-full", path: "../../etc/shadow" });
+      expect(bad.isError).toBe(true);
+      expect(bad._meta?.["dev.hostgate/error_code"]).toBe("invalid_params");
+    } finally { await client.close(); }
+  });
+
+  it("--allow-install: plan → token → apply writes the client folder; the token is single use and bound to the connection", async () => {
+    const a = await connect(home, ["--allow-install"]);
+    const b = await connect(home, ["--allow-install"]);
+    try {
+      expect(a.stderr()).toMatch(/\(install on, exec off\)/);
+      const args = { ref: "service-flapping", scope: "user", runtimes: ["claude"] };
+      const plan = await call(a.client, "skills_install_plan", args);
+      const token = (plan._meta?.["dev.hostgate/confirm"] as { token: string }).token;
+      expect(plan.content.map((c) => c.text).join("\n")).toContain(token);
+      // Another connection (same user, same daemon) cannot use it.
+      const other = await call(b.client, "skills_install_apply", { ...args, confirm: token });
+      expect(other.structuredContent).toMatchObject({ ok: false, error: { code: "confirm.other_session" } });
+      const plan2 = await call(a.client, "skills_install_plan", args);
+      const token2 = (plan2._meta?.["dev.hostgate/confirm"] as { token: string }).token;
+      expect((await call(a.client, "skills_install_apply", args)).structuredContent).toMatchObject({ error: { code: "confirm.missing" } });
+      const applied = await call(a.client, "skills_install_apply", { ...args, confirm: token2 });
+      expect(applied.structuredContent).toMatchObject({ ok: true, data: { applied: true } });
+      expect(existsSync(join(home, ".claude/skills/service-flapping/SKILL.md"))).toBe(true);
+      expect((await call(a.client, "skills_install_apply", { ...args, confirm: token2 })).structuredContent).toMatchObject({ error: { code: "confirm.used" } });
+    } finally { await a.client.close(); await b.client.close(); }
+  });
+
+  it("--allow-exec on the embedded daemon adds skills_execute", async () => {
+    const { client, stderr } = await connect(home, ["--allow-exec"]);
+    try {
+      expect((await client.listTools()).tools.map((t) => t.name)).toContain("skills_execute");
+      expect(stderr()).toMatch(/\(install off, exec on\)/);
+    } finally { await client.close(); }
+  });
+});
+
+describe("a system daemon: gates from its config, grants over the admin socket, exec over the agent socket", () => {
+  let daemon: DaemonProcess;
+  beforeAll(async () => { daemon = await startDaemon("skills:\n  allow_install: true\n  allow_exec: true\n"); });
+  afterAll(async () => { await daemon.stop(); rmSync(daemon.dir, { recursive: true, force: true }); });
+
+  it("a flag the daemon cannot honour warns and adds nothing; a granted entrypoint runs in the daemon", async () => {
+    const transport = new StdioClientTransport({ command: process.execPath, args: [HOSTGATE_BIN, "mcp", "--allow-install", "--allow-exec"], env: { ...process.env, ...daemon.env, HOSTGATE_SOCKET: daemon.agentSocket }, stderr: "pipe" });
+    let err = "";
+    transport.stderr?.on("data", (c: Buffer) => { err += c.toString(); });
+    const client = new Client({ name: "skills-e2e", version: "1.0.0" });
+    await client.connect(transport);
+    try {
+      expect(err).toMatch(/--allow-install has no effect: no install folder/);
+      const names = (await client.listTools()).tools.map((t) => t.name);
+      expect(names).not.toContain("skills_install_apply");
+      expect(names).toContain("skills_execute");
+      const ref = ((await call(client, "skills_resolve", { ref: "memory-pressure" })).structuredContent!.data as { pinned_ref: string }).pinned_ref;
+      expect((await call(client, "skills_execute", { ref, entrypoint: "diagnose" })).structuredContent).toMatchObject({ ok: false, error: { code: "exec_refused" } });
+      // The model cannot grant: grants are admin-socket methods.
+      const viaAgent = await rawIpc(daemon.agentSocket, "skills_grants_add", { ref, entrypoint: "diagnose" });
+      expect(viaAgent).toMatchObject({ ok: false, error: { code: "forbidden_method" } });
+      const grant = await runCli(["skills", "grants", "add", ref, "diagnose", "--socket", daemon.adminSocket, "--json"], daemon.env);
+      expect(grant.code, grant.err).toBe(0);
+      const r = await call(client, "skills_execute", { ref, entrypoint: "diagnose", args: ["--days", "1"] });
+      expect(r.structuredContent).toMatchObject({ ok: true, data: { exit_code: 0, origin: "mcp" } });
+      expect((r.structuredContent!.data as { stdout: string }).stdout).toMatch(/== Memory \(MiB\) ==/);
+      expect(r._meta?.["dev.hostgate/untrusted"]).toBe(true);
+    } finally { await client.close(); }
+  });
+});
+
+function runCli(args: string[], env: Record<string, string>): Promise<{ code: number | null; out: string; err: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [HOSTGATE_BIN, ...args], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+    let out = ""; let err = "";
+    child.stdout.on("data", (c: Buffer) => { out += c.toString(); });
+    child.stderr.on("data", (c: Buffer) => { err += c.toString(); });
+    child.once("exit", (code) => { resolve({ code, out, err }); });
+  });
+}
+
+describe("hostgate skills CLI", () => {
+  it("prints the same envelope as the tool with --json, and exit codes 0 / 1 / 2", async () => {
+    const home = mkdtempSync(join(tmpdir(), `skills-cli-${process.pid}-`));
+    mkdirSync(join(home, "run"), { mode: 0o700 });
+    const run = (args: string[]): Promise<{ code: number | null; out: string; err: string }> => new Promise((resolve) => {
+      const child = spawn(process.execPath, [HOSTGATE_BIN, "skills", ...args], { cwd: home, env: { ...process.env, HOME: home, XDG_STATE_HOME: join(home, "state"), XDG_RUNTIME_DIR: join(home, "run"), HOSTGATE_SOCKET: "" }, stdio: ["ignore", "pipe", "pipe"] });
+      let out = ""; let err = "";
+      child.stdout.on("data", (c: Buffer) => { out += c.toString(); });
+      child.stderr.on("data", (c: Buffer) => { err += c.toString(); });
+      child.once("exit", (code) => { resolve({ code, out, err }); });
+    });
+    try {
+      const s = await run(["search", "inodes exhausted", "--json"]);
+      expect(s.code).toBe(0);
+      expect(JSON.parse(s.out)).toMatchObject({ kind: "skills.search", ok: true });
+      const nf = await run(["resolve", "no-such-skill", "--json"]);
+      expect(nf.code).toBe(1);
+      expect(JSON.parse(nf.out)).toMatchObject({ kind: "skills.resolve", ok: false, error: { code: "not_found" } });
+      expect((await run(["search"])).code).toBe(2);
+      expect((await run(["install", "disk-full", "--scope", "galaxy", "--json"])).code).toBe(2);
+      const inst = await run(["install", "disk-full", "--runtime", "codex", "--json"]);
+      expect(inst.code, inst.err).toBe(0);
+      expect(existsSync(join(home, ".agents/skills/disk-full/SKILL.md"))).toBe(true);
+    } finally { rmSync(home, { recursive: true, force: true }); }
+  });
+});
