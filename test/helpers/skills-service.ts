@@ -1,7 +1,7 @@
 import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { openAuditStore } from "../../src/adapters/audit-sqlite.ts";
+import { openAuditStore } from "../../src/daemon/audit-store.ts";
 import { nodeCrypto } from "../../src/adapters/crypto-node.ts";
 import { fileGrantStore, processRunner } from "../../src/adapters/skills-exec.ts";
 import { fsSkillInstaller, fsSkillStore, localSkillSource, sha256 } from "../../src/adapters/skills-fs.ts";
@@ -63,7 +63,7 @@ export function skillsFixture(opts: { install?: boolean; exec?: boolean; registr
   mkdirSync(project);
   const state = join(dir, "state");
   let auditStore: AuditStore | null = null;
-  const audit = (): AuditStore => (auditStore ??= openAuditStore(state, { checkpointIdleMs: 0 }));
+  const audit = (): AuditStore => (auditStore ??= openAuditStore(state, { checkpointIdleMs: 0, configDir: join(dir, "etc") }));
   let now = Date.now();
   const clock = { now: () => now, advance: (ms: number) => { now += ms; } };
   const engine = loadRiskEngine();

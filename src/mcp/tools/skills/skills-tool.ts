@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { CallOptions, DaemonClient } from "../../../ipc/client.ts";
 import { wireJsonSchema } from "../../../ipc/json-schema.ts";
-import type { AgentMethod, ParamsIn } from "../../../ipc/methods.ts";
+import type { AgentMethod } from "../../../ipc/methods.ts";
 import type { SkillsEnvelope } from "../../../ipc/skills.ts";
 import { errorResult, META_ERROR_CODE, META_PROVENANCE, META_UNTRUSTED } from "../../result.ts";
 import type { ToolAnnotations, ToolResult, ToolSpec } from "../../tool-spec.ts";
