@@ -130,8 +130,8 @@ export function isSecretPath(p: string): boolean {
   return SECRET.some((r) => r.test(p));
 }
 
-/** The path inside an argument such as `@/etc/shadow`, `if=/x`, `--file=/x`, or the argument itself. */
+/** The path inside an argument such as `@/etc/shadow`, `if=/x`, `--file=/x`, `file:///x`, or the argument itself. */
 export function pathInArg(text: string): string {
-  const m = /^(?:@|[A-Za-z_-]+=@?)(\/.*|~.*)$/.exec(text);
+  const m = /^(?:@|[A-Za-z_-]+=@?|file:\/\/(?:localhost)?)(\/.*|~.*)$/i.exec(text);
   return m ? m[1]! : text;
 }

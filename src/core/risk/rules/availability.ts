@@ -46,12 +46,13 @@ export const AVAILABILITY_RULES: readonly Rule[] = [
   {
     id: "remote_access_cut", severity: "critical",
     reason: "stops SSH or networking, cutting off remote access to the host",
-    commands: ["systemctl", "service", "pkill", "killall", "ifdown", "ip", "ifconfig", "nmcli", "kill", "apt", "apt-get", "dnf", "yum", "zypper", "apk", "pacman", "dpkg", "rpm"],
+    commands: ["systemctl", "service", "pkill", "killall", "ifdown", "ip", "ifconfig", "nmcli", "networkctl", "kill", "apt", "apt-get", "dnf", "yum", "zypper", "apk", "pacman", "dpkg", "rpm"],
     test: (cmd) => {
       if (cmd.name === "systemctl") return STOP.has(systemctlVerb(cmd)) && units(cmd).some((u) => SSH_UNITS.test(u) || NET_UNITS.test(u));
       if (cmd.name === "service") { const s = serviceVerb(cmd); return STOP.has(s.verb) && (SSH_UNITS.test(s.unit) || NET_UNITS.test(s.unit)); }
       if (cmd.name === "pkill" || cmd.name === "killall") return cmd.args.some((a) => /^(sshd?|NetworkManager|systemd-networkd)$/.test(a.text));
       if (cmd.name === "ifdown") return true;
+      if (cmd.name === "networkctl") return cmd.args.some((a) => a.text === "down" || a.text === "delete");
       if (cmd.name === "ip") {
         const t = cmd.args.map((a) => a.text);
         return (t.includes("down") && t.includes("link")) || t.includes("flush") || (t.some((x) => /^r(o(u(te?)?)?)?$/.test(x)) && t.some((x) => /^del(ete)?$/.test(x)) && t.includes("default"));
@@ -62,7 +63,7 @@ export const AVAILABILITY_RULES: readonly Rule[] = [
       return cmd.args.some((a) => a.text === "off") && cmd.args.some((a) => /^(networking|radio)$/.test(a.text)) || cmd.args.some((a) => a.text === "down");
     },
     examples: {
-      match: ["systemctl stop sshd", "systemctl -H admin@db.example.com stop sshd", "systemctl -t service stop sshd", "systemctl -M web1 --property MainPID stop sshd", "service ssh stop", "ip link set eth0 down", "pkill sshd", "systemctl disable --now ssh.service", "ip route del default", "kill -9 $(pgrep sshd)", "apt-get remove -y openssh-server"],
+      match: ["systemctl stop sshd", "systemctl -H admin@db.example.com stop sshd", "systemctl -t service stop sshd", "systemctl -M web1 --property MainPID stop sshd", "service ssh stop", "ip link set eth0 down", "pkill sshd", "systemctl disable --now ssh.service", "ip route del default", "kill -9 $(pgrep sshd)", "apt-get remove -y openssh-server", "networkctl down eth0"],
       noMatch: ["systemctl status sshd", "systemctl reload sshd", "ip addr show", "ip route del 10.0.0.0/8", "kill 1234", "apt-get install openssh-server"],
     },
   },
@@ -145,16 +146,17 @@ export const AVAILABILITY_RULES: readonly Rule[] = [
   {
     id: "network_change", severity: "high",
     reason: "changes addresses, routes or links; a mistake cuts the host off",
-    commands: ["ip", "ifconfig", "route", "nmcli", "netplan", "ifup", "brctl", "tc"],
+    commands: ["ip", "ifconfig", "route", "nmcli", "netplan", "ifup", "brctl", "tc", "networkctl"],
     test: (cmd) => {
       const t = cmd.args.map((a) => a.text);
+      if (cmd.name === "networkctl") return t.some((x) => /^(up|down|delete|renew|forcerenew|reconfigure|reload|edit)$/.test(x));
       if (cmd.name === "ip") return t.some((x) => /^(add|del|delete|set|change|replace|flush|append|prepend|restore)$/.test(x));
       if (cmd.name === "ifconfig" || cmd.name === "route") return t.length > (cmd.name === "route" ? 1 : 1) && !t.every((x) => /^(-a|-n|-v|-s|-e)$/.test(x));
       if (cmd.name === "nmcli") return t.some((x) => /^(modify|mod|delete|del|down|up|add|off|connect|disconnect|reload)$/.test(x));
       if (cmd.name === "tc") return t.some((x) => /^(add|del|delete|change|replace)$/.test(x));
       return !t.every((x) => /^(get|info|--help|show)$/.test(x));
     },
-    examples: { match: ["ip route del 10.0.0.0/8", "ip addr add 10.0.0.2/24 dev eth0", "netplan apply"], noMatch: ["ip addr show", "ip -br link", "nmcli device status"] },
+    examples: { match: ["ip route del 10.0.0.0/8", "ip addr add 10.0.0.2/24 dev eth0", "netplan apply", "networkctl reconfigure eth0"], noMatch: ["ip addr show", "ip -br link", "nmcli device status", "networkctl status", "networkctl list"] },
   },
   {
     id: "kill_all", severity: "critical",
