@@ -2,11 +2,15 @@ import { defineConfig } from "vitest/config";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
+// Per run: where test daemons pin audit keys and (system mode) copy checkpoints, instead of ~/.config and
+// /var/log/hostgate; removed by test/global-setup.ts (the copy is made append-only, chattr +a).
+const scratch = join(tmpdir(), `hostgate-test-config-${process.pid}`);
+
 export default defineConfig({
   test: {
     include: ["src/**/*.test.ts", "test/**/*.test.ts"],
-    // Audit keys are pinned in the configuration directory at a daemon's first start: keep tests' pins out of ~/.config.
-    env: { HOSTGATE_CONFIG_DIR: join(tmpdir(), `hostgate-test-config-${process.pid}`) },
+    env: { HOSTGATE_CONFIG_DIR: scratch, HOSTGATE_CHECKPOINT_COPY: join(scratch, "audit-checkpoints.jsonl") },
+    globalSetup: ["test/global-setup.ts"],
     testTimeout: 60_000,
     hookTimeout: 180_000,
     pool: "forks",

@@ -2,6 +2,7 @@ import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import Database from "better-sqlite3";
 import { HostgateError } from "../core/errors.ts";
+import type { Separation } from "../core/approval.ts";
 import type { Transaction, TxState } from "../core/transaction/transaction.ts";
 import type { TransactionStore, TxFilter } from "../ports/transaction-store.ts";
 import { migrate } from "./sqlite-migrate.ts";
@@ -12,6 +13,7 @@ interface Row {
   id: string; action_name: string; host: string; params: string; risk_level: string; preview: string; preview_hash: string; state: string;
   actor: string; created_at: number; updated_at: number; plan_expires_at: number; approved_at: number | null; approved_by: string | null;
   receipt_hash: string | null; receipt_expires_at: number | null; receipt_consumed_at: number | null; result: string | null; error: string | null;
+  planner: string | null; intent: string | null; separation: string | null;
 }
 
 function toTx(r: Row): Transaction {
@@ -31,6 +33,9 @@ function toTx(r: Row): Transaction {
     approved_at: r.approved_at,
     approved_by: r.approved_by,
     receipt_expires_at: r.receipt_expires_at,
+    planner: r.planner as Transaction["planner"],
+    intent: r.intent,
+    separation: r.separation as Transaction["separation"],
     result: r.result === null ? null : JSON.parse(r.result),
     error: r.error === null ? null : (JSON.parse(r.error) as Transaction["error"]),
   };
@@ -63,8 +68,8 @@ export class SqliteTransactionStore implements TransactionStore {
   }
 
   insert(tx: Transaction): void {
-    this.db.prepare(`INSERT INTO transactions (id, action_name, host, params, risk_level, preview, preview_hash, state, actor, created_at, updated_at, plan_expires_at)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`).run(tx.id, tx.action_name, tx.host, JSON.stringify(tx.params), tx.risk_level, JSON.stringify(tx.preview), tx.preview_hash, tx.state, tx.actor, tx.created_at, tx.updated_at, tx.plan_expires_at);
+    this.db.prepare(`INSERT INTO transactions (id, action_name, host, params, risk_level, preview, preview_hash, state, actor, created_at, updated_at, plan_expires_at, planner, intent)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`).run(tx.id, tx.action_name, tx.host, JSON.stringify(tx.params), tx.risk_level, JSON.stringify(tx.preview), tx.preview_hash, tx.state, tx.actor, tx.created_at, tx.updated_at, tx.plan_expires_at, tx.planner, tx.intent);
   }
 
   get(id: string): Transaction | null {
@@ -93,9 +98,9 @@ export class SqliteTransactionStore implements TransactionStore {
     return row?.receipt_consumed_at != null;
   }
 
-  approve(id: string, receiptHash: string, approvedBy: string, now: number, receiptExpiresAt: number): boolean {
-    return this.db.prepare(`UPDATE transactions SET state = 'approved', receipt_hash = ?, approved_by = ?, approved_at = ?, receipt_expires_at = ?, updated_at = ?
-      WHERE id = ? AND state = 'planned' AND plan_expires_at > ?`).run(receiptHash, approvedBy, now, receiptExpiresAt, now, id, now).changes === 1;
+  approve(id: string, receiptHash: string, approvedBy: string, now: number, receiptExpiresAt: number, separation: Separation): boolean {
+    return this.db.prepare(`UPDATE transactions SET state = 'approved', receipt_hash = ?, approved_by = ?, approved_at = ?, receipt_expires_at = ?, separation = ?, updated_at = ?
+      WHERE id = ? AND state = 'planned' AND plan_expires_at > ?`).run(receiptHash, approvedBy, now, receiptExpiresAt, separation, now, id, now).changes === 1;
   }
 
   reject(id: string, by: string, now: number): boolean {

@@ -4,7 +4,8 @@ import { effectiveState, RECEIPT_TTL_MS, type Transaction } from "../core/transa
 import type { ApproveResult, PendingResult, ShowResult } from "../ipc/protocol.ts";
 import { audit, checkpointRef } from "./audit-log.ts";
 import type { DaemonDeps } from "./deps.ts";
-import { actorOf, type Caller } from "../core/caller.ts";
+import { checkApprover, separationOf } from "../core/approval.ts";
+import { actorOf, parseActor, type Caller } from "../core/caller.ts";
 
 function load(deps: DaemonDeps, id: string): Transaction {
   const tx = deps.transactions().get(id);
@@ -33,7 +34,14 @@ export function show(deps: DaemonDeps, id: string): ShowResult {
   return {
     transaction_id: tx.id, action_name: tx.action_name, host: tx.host, params: tx.params, risk_level: tx.risk_level, state: effectiveState(tx, deps.clock.now()),
     preview: tx.preview, preview_hash: tx.preview_hash, created_at: new Date(tx.created_at).toISOString(), actor: tx.actor,
+    planned_by: plannedBy(tx),
   };
+}
+
+/** Who planned a step, for the approval screen: the front's client name (untrusted) and uid, the planner, the intent. */
+function plannedBy(tx: Transaction): ShowResult["planned_by"] {
+  const a = parseActor(tx.actor);
+  return { client: a?.client ?? null, uid: a?.uid ?? null, planner: tx.planner, intent: tx.intent };
 }
 
 /**
@@ -53,13 +61,25 @@ export async function approve(deps: DaemonDeps, id: string, caller: Caller, expe
   if (expectedPreviewHash !== undefined && expectedPreviewHash !== tx.preview_hash) {
     throw new HostgateError("plan_changed", "The preview changed after it was shown; nothing was approved.", { hint: "Run hostgate approve again and review the new preview." });
   }
+  // The daemon decides who may approve, from kernel facts (core/approval.ts). The daemon's own process (tests,
+  // embedding code) is exempt from the checks; it is labelled separation none like any unproven approval.
+  const facts = separationOf(tx.actor, caller);
+  if (caller.socket !== "in_process") {
+    const tty = caller.peer === null ? null : await deps.ttyOf(caller.peer.pid);
+    try {
+      checkApprover(facts, tty, deps.approval.same_user);
+    } catch (err) {
+      await audit(deps.audit(), "approve.refused", approvedBy, { transaction_id: id, action: tx.action_name, host: tx.host, separation: facts.separation, tty: tty ?? undefined, message: (err as Error).message }).catch(() => undefined);
+      throw err;
+    }
+  }
   const receipt = formatReceipt(deps.crypto.randomBase64Url(RECEIPT_BYTES));
   const expiresAt = now + RECEIPT_TTL_MS;
-  await audit(deps.audit(), "approve", approvedBy, { transaction_id: id, action: tx.action_name, host: tx.host, preview_hash: tx.preview_hash, receipt_expires_at: expiresAt }, true);
-  if (!deps.transactions().approve(id, deps.crypto.sha256Hex(receipt), approvedBy, now, expiresAt)) {
+  await audit(deps.audit(), "approve", approvedBy, { transaction_id: id, action: tx.action_name, host: tx.host, preview_hash: tx.preview_hash, receipt_expires_at: expiresAt, separation: facts.separation, separation_facts: facts.why }, true);
+  if (!deps.transactions().approve(id, deps.crypto.sha256Hex(receipt), approvedBy, now, expiresAt, facts.separation)) {
     throw new HostgateError("transaction_closed", `Transaction ${id} changed state while it was being approved.`, { hint: "Check the history tool and plan again if needed." });
   }
-  return { transaction_id: id, receipt, expires_at: new Date(expiresAt).toISOString(), preview_hash: tx.preview_hash, checkpoint: checkpointRef(deps.audit()) };
+  return { transaction_id: id, receipt, expires_at: new Date(expiresAt).toISOString(), preview_hash: tx.preview_hash, separation: facts.separation, separation_facts: facts.why, checkpoint: checkpointRef(deps.audit()) };
 }
 
 /** Rejects a planned transaction (admin socket only); audited before it takes effect. */

@@ -1,3 +1,4 @@
+import type { SameUserPolicy } from "../core/approval.ts";
 import type { Action, ActionContext } from "../core/catalogue/action.ts";
 import type { AuditStore } from "../ports/audit-store.ts";
 import type { Crypto } from "../ports/crypto.ts";
@@ -56,4 +57,8 @@ export interface DaemonDeps {
   hostsFeature?: () => Promise<HostsFeature>;
   /** Facts for doctor: backend selection, state paths, sockets. */
   facts: Record<string, string>;
+  /** Approval policy (core/approval.ts): whether same-user approvals (separation none) are allowed. */
+  approval: { same_user: SameUserPolicy };
+  /** The controlling terminal (tty_nr, 0 = none) of a local process, from /proc/<pid>/stat; null when unknown. */
+  ttyOf(pid: number): Promise<number | null>;
 }

@@ -1,4 +1,5 @@
 import type { DoctorResult } from "../ipc/protocol.ts";
+import type { Caller } from "../core/caller.ts";
 import type { DaemonDeps } from "./deps.ts";
 
 type Check = DoctorResult["checks"][number];
@@ -8,7 +9,7 @@ type Check = DoctorResult["checks"][number];
  * systemd backend selection, the state store and the audit chain (a quick hash-only verification since the
  * last checkpoint). Read-only; each check says ok, warn or fail with a line of detail.
  */
-export async function doctor(deps: DaemonDeps): Promise<DoctorResult> {
+export async function doctor(deps: DaemonDeps, caller: Caller): Promise<DoctorResult> {
   const checks: Check[] = [];
   const guard = async (name: string, fn: () => Promise<Check> | Check): Promise<void> => {
     try {
@@ -18,9 +19,7 @@ export async function doctor(deps: DaemonDeps): Promise<DoctorResult> {
     }
   };
   checks.push({ name: "daemon", status: "ok", detail: `${deps.facts.mode ?? "daemon"} on ${deps.hostname} (${deps.ctx.family} family), pid ${deps.facts.pid ?? "?"}` });
-  checks.push(deps.facts.mode === "embedded daemon"
-    ? { name: "approval separation", status: "warn", detail: "embedded daemon: its admin socket belongs to your user, so any process running as you (an assistant with a shell included) could reach it and approve. For real separation run `hostgate daemon` as another user and point clients at its agent socket." }
-    : { name: "approval separation", status: "ok", detail: "system daemon: receipts are minted only on its admin socket (mode 0600, the daemon's user)" });
+  checks.push(separationCheck(deps.facts, caller));
   checks.push({ name: "planner", status: "ok", detail: deps.llm ? `llm (${deps.llm.name}); proposals are validated against the catalogue` : "deterministic rules over the catalogue" });
   checks.push({ name: "systemd backend", status: deps.facts.backend_warning ? "warn" : "ok", detail: deps.facts.backend ?? "unknown" });
   await guard("state store", () => {
@@ -63,4 +62,35 @@ function auditAnchoring(facts: Record<string, string>): Check {
   else if (facts.checkpoint_copy_protection?.startsWith("NOT") === true) problems.push(`checkpoint copy ${copy} ${facts.checkpoint_copy_protection}; the daemon's user could rewrite it`);
   if (problems.length > 0) return { name: "audit anchoring", status: "warn", detail: problems.join("; ") };
   return { name: "audit anchoring", status: "ok", detail: `key pinned at ${pin}; checkpoints copied to ${copy}${facts.checkpoint_copy_protection ? ` (${facts.checkpoint_copy_protection})` : ""}` };
+}
+
+/** `path uid=0 gid=0 mode=0600` (daemon/socket-facts.ts) → its numbers; null when unknown. */
+function socketFact(text: string | undefined): { uid: number; gid: number; mode: number } | null {
+  const m = text === undefined ? null : /uid=(\d+) gid=(\d+) mode=([0-7]+)/.exec(text);
+  return m === null ? null : { uid: Number(m[1]), gid: Number(m[2]), mode: parseInt(m[3]!, 8) };
+}
+
+/**
+ * Whether approvals are separated from the assistant, from facts (issue 12): the daemon's uid, the admin
+ * socket's owner, group and mode as the kernel reports them, and the uid (and gid) of the front asking — the
+ * process the assistant's shell runs as. Separated only when the front is not root and can open neither the
+ * admin socket as its owner nor through its group. Supplementary groups of the front are not consulted.
+ */
+function separationCheck(facts: Record<string, string>, caller: Caller): Check {
+  const daemonUid = facts.daemon_uid === undefined ? null : Number(facts.daemon_uid);
+  // An in-process front (embedded daemon) is the daemon's own process: the same uid.
+  const front = caller.socket === "in_process" ? (daemonUid === null ? null : { uid: daemonUid, gid: -1 }) : caller.peer;
+  const admin = socketFact(facts.admin_socket);
+  const policy = `approval.same_user: ${facts.approval_same_user ?? "?"}`;
+  const seen = `daemon uid ${daemonUid ?? "?"}; admin socket ${admin === null ? "not listening (no approvals possible here)" : `owner uid ${admin.uid}, group ${admin.gid}, mode ${admin.mode.toString(8).padStart(4, "0")}`}; front uid ${front?.uid ?? "unknown (tcp://)"}; ${policy}`;
+  const route = "For separation run `hostgate daemon` as a service, give the assistant's user only the agent socket (daemon.agent_group) and approve as root at a terminal.";
+  if (front === null || admin === null) return { name: "approval separation", status: "warn", detail: `cannot tell: ${seen}. ${route}` };
+  const why =
+    front.uid === 0 && daemonUid === 0 ? "front and daemon are both root"
+    : front.uid === 0 ? "the front runs as root, which can open any socket"
+    : front.uid === admin.uid ? `the front runs as uid ${front.uid}, the admin socket's owner`
+    : (admin.mode & 0o060) !== 0 && front.gid === admin.gid ? `the front's group ${front.gid} may open the admin socket (mode ${admin.mode.toString(8)})`
+    : null;
+  if (why !== null) return { name: "approval separation", status: "warn", detail: `none: ${why}, so an assistant with a shell could approve its own plans (labelled separation: none${facts.approval_same_user === "deny" ? "; refused by approval.same_user: deny" : ""}). ${seen}. ${route}` };
+  return { name: "approval separation", status: "ok", detail: `separated: the front (uid ${front.uid}) cannot open the admin socket. ${seen}` };
 }

@@ -52,7 +52,7 @@ async function runStep(deps: DaemonDeps, step: Step, caller: Caller): Promise<St
   const base = { transaction_id: step.transaction_id, action_name: step.action_name };
   const refuse = async (err: HostgateError): Promise<StepResult> => {
     await audit(deps.audit(), "execute.refused", actor, { transaction_id: step.transaction_id, action: step.action_name, host: step.host, code: err.code, message: err.message }).catch(() => undefined);
-    return { ...base, status: "refused", output: null, error: { code: err.code, message: err.message, ...(err.hint ? { hint: err.hint } : {}) }, duration_ms: deps.clock.now() - started };
+    return { ...base, status: "refused", output: null, error: { code: err.code, message: err.message, ...(err.hint ? { hint: err.hint } : {}) }, duration_ms: deps.clock.now() - started, separation: null };
   };
   if (!isReceiptShaped(step.approval_receipt)) {
     return refuse(new HostgateError("invalid_receipt", "approval_receipt is not a receipt. A chat reply such as \"yes\" is not an approval.", {
@@ -79,6 +79,8 @@ async function runStep(deps: DaemonDeps, step: Step, caller: Caller): Promise<St
   const action = findAction(tx.action_name, host.ctx.family, deps.catalogue);
   if (!action) return refuse(new HostgateError("unknown_action", `${tx.action_name} is no longer in the catalogue.`));
 
+  // The approval's separation travels with everything the step does: `none` is not a separated human approval.
+  const separation = tx.separation ?? "none";
   return underLock(async () => {
     if (!deps.transactions().consumeReceipt(tx.id, receiptHash, deps.clock.now())) {
       return refuse(receiptProblem(deps, deps.transactions().get(tx.id) ?? tx, receiptHash) ?? new HostgateError("receipt_used", `The receipt for ${tx.id} was already used.`));
@@ -88,8 +90,8 @@ async function runStep(deps: DaemonDeps, step: Step, caller: Caller): Promise<St
       // A step that timed out may still be changing the host: its outcome is unknown, never "failed and safe".
       const state = !refused && err.code === "timeout" ? "unknown" : "failed";
       deps.transactions().finish(tx.id, state, null, { code: err.code, message: err.message }, deps.clock.now());
-      await audit(deps.audit(), refused ? "execute.refused" : "execute.result", actor, { transaction_id: tx.id, action: tx.action_name, host: tx.host, status: state, code: err.code, message: err.message }).catch(() => undefined);
-      return { ...base, status: refused ? "refused" : "failed", output: null, error, duration_ms: deps.clock.now() - started };
+      await audit(deps.audit(), refused ? "execute.refused" : "execute.result", actor, { transaction_id: tx.id, action: tx.action_name, host: tx.host, status: state, code: err.code, message: err.message, separation }).catch(() => undefined);
+      return { ...base, status: refused ? "refused" : "failed", output: null, error, duration_ms: deps.clock.now() - started, separation };
     };
     let fresh;
     try {
@@ -101,7 +103,7 @@ async function runStep(deps: DaemonDeps, step: Step, caller: Caller): Promise<St
       return fail(new HostgateError("plan_changed", `The host changed since transaction ${tx.id} was approved: its preview is different now. Nothing was run.`, { hint: "Plan again and have the user approve the new preview." }), true);
     }
     try {
-      await audit(deps.audit(), "execute.intent", actor, { transaction_id: tx.id, action: tx.action_name, host: tx.host, preview_hash: tx.preview_hash }, true);
+      await audit(deps.audit(), "execute.intent", actor, { transaction_id: tx.id, action: tx.action_name, host: tx.host, preview_hash: tx.preview_hash, separation }, true);
     } catch (err) {
       return fail(toHostgateError(err), true);
     }
@@ -111,8 +113,8 @@ async function runStep(deps: DaemonDeps, step: Step, caller: Caller): Promise<St
       const run = action.access === "mutating" ? action.apply(tx.params, host.ctx, fresh.preview) : action.run(tx.params, host.ctx);
       const output: unknown = redactDeep(await Promise.race([run, timeout]).finally(() => { clearTimeout(timer); })).value;
       deps.transactions().finish(tx.id, "succeeded", output, null, deps.clock.now());
-      await audit(deps.audit(), "execute.result", actor, { transaction_id: tx.id, action: tx.action_name, host: tx.host, status: "succeeded" }).catch(() => undefined);
-      return { ...base, status: "succeeded", output, error: null, duration_ms: deps.clock.now() - started };
+      await audit(deps.audit(), "execute.result", actor, { transaction_id: tx.id, action: tx.action_name, host: tx.host, status: "succeeded", separation }).catch(() => undefined);
+      return { ...base, status: "succeeded", output, error: null, duration_ms: deps.clock.now() - started, separation };
     } catch (err) {
       return fail(toHostgateError(err), false);
     }
@@ -132,7 +134,7 @@ export async function execute(deps: DaemonDeps, input: ExecuteInput, caller: Cal
   let halted = false;
   for (const step of input.steps) {
     if (halted) {
-      results.push({ transaction_id: step.transaction_id, action_name: step.action_name, status: "skipped", output: null, error: null, duration_ms: 0 });
+      results.push({ transaction_id: step.transaction_id, action_name: step.action_name, status: "skipped", output: null, error: null, duration_ms: 0, separation: null });
       continue;
     }
     const r = await runStep(deps, step, caller);

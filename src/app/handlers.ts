@@ -65,7 +65,7 @@ export function daemonHandlers(d: DaemonDeps, extras: ServiceExtras): Handlers {
     },
     execute: (p, caller) => execute(d, p, caller),
     history: (p) => history(d, p),
-    doctor: () => doctor(d),
+    doctor: (_p, caller) => doctor(d, caller),
     audit_verify: async (p) => ({ ...(await d.audit().verify(p.since_seq === undefined ? {} : { since_seq: p.since_seq })) }),
     plan_command: (p, caller) => {
       if (!extras.planCommand) throw new HostgateError("unavailable", "plan_command is not available in this daemon.");

@@ -18,6 +18,7 @@ function statusOf(kind: string, payload: Record<string, unknown>): string | null
   switch (kind) {
     case "plan.created": return "planned";
     case "approve": return "approved";
+    case "approve.refused": return "refused";
     case "reject": return "rejected";
     case "execute.intent": return "executing";
     case "execute.result": return typeof payload.status === "string" ? payload.status : null;
@@ -55,6 +56,7 @@ export function history(deps: DaemonDeps, input: HistoryInput): HistoryResult {
         seq: e.seq, time: new Date(e.ts).toISOString(), kind: e.kind, actor: e.actor, host,
         transaction_id: typeof payload.transaction_id === "string" ? payload.transaction_id : null,
         action, status, detail: typeof payload.message === "string" ? payload.message : null,
+        separation: payload.separation === "separated" || payload.separation === "none" ? payload.separation : null,
       });
       if (entries.length >= input.limit) break;
     }

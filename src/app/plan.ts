@@ -74,8 +74,10 @@ export async function plan(deps: DaemonDeps, input: PlanInput, caller: Caller): 
       id: deps.crypto.uuid(), action_name: p.action.name, host: host.id, params: p.params, risk_level: p.action.risk_level, preview: p.preview, preview_hash: p.preview_hash,
       state: "planned", actor, created_at: now, updated_at: now, plan_expires_at: now + PLAN_TTL_MS,
       approved_at: null, approved_by: null, receipt_expires_at: null, result: null, error: null,
+      // Shown to the approver: how the step came to be, and from what words (issue 12).
+      planner, intent: "intent" in input ? input.intent : null, separation: null,
     };
-    await audit(deps.audit(), "plan.created", actor, { transaction_id: tx.id, action: tx.action_name, host: tx.host, params: tx.params as JsonValue, risk_level: tx.risk_level, preview_hash: tx.preview_hash, planner });
+    await audit(deps.audit(), "plan.created", actor, { transaction_id: tx.id, action: tx.action_name, host: tx.host, params: tx.params as JsonValue, risk_level: tx.risk_level, preview_hash: tx.preview_hash, planner, intent: tx.intent ?? undefined });
     deps.transactions().insert(tx);
     steps.push({ transaction_id: tx.id, action_name: tx.action_name, host: tx.host, params: tx.params, access: p.action.access, risk_level: tx.risk_level, preview: agentPreview(tx.preview), preview_hash: tx.preview_hash, expires_at: new Date(tx.plan_expires_at).toISOString() });
   }

@@ -26,6 +26,21 @@ function paramsLine(params: Record<string, unknown>): string {
   return text.length <= 300 ? text : `${text.slice(0, 300)}… (${text.length} characters; the full change is shown below)`;
 }
 
+/** Who planned it, in words: the client as it named itself (untrusted), its uid, and how the step was made. */
+function plannedByLine(tx: ShowResult): string {
+  const p = tx.planned_by;
+  const who = `${p.client === null ? "an unnamed client" : `client "${p.client}" (its own claim)`}${p.uid === null ? "" : ` as uid ${p.uid}`}`;
+  const how = p.planner === "llm" ? "steps proposed by the LLM planner" : p.planner === "deterministic" ? "steps from hostgate's rules" : p.planner === "explicit" ? "explicit steps written by the client" : "unknown planner";
+  return `${who}, ${how}, at ${tx.created_at}`;
+}
+
+/** Cuts the intent for the screen; the full text is in the audit entry of the plan. */
+function intentLine(intent: string | null): string {
+  if (intent === null) return "(none: explicit steps)";
+  const one = JSON.stringify(intent);
+  return one.length <= 400 ? one : `${one.slice(0, 400)}… (${intent.length} characters)`;
+}
+
 function render(tx: ShowResult): string {
   return visible([
     `Transaction  ${tx.transaction_id}`,
@@ -33,7 +48,8 @@ function render(tx: ShowResult): string {
     `Action       ${tx.action_name} ${paramsLine(tx.params)}`,
     `Risk         ${tx.risk_level.toUpperCase()}`,
     `State        ${tx.state}`,
-    `Planned by   ${tx.actor} at ${tx.created_at}`,
+    `Planned by   ${plannedByLine(tx)}`,
+    `Intent       ${intentLine(tx.planned_by.intent)}`,
     `Preview hash ${tx.preview_hash}`,
     "",
     tx.preview.text,
@@ -90,6 +106,9 @@ export function registerApproveCommands(program: Command): void {
           process.exit(EXIT.failure);
         }
         const head = approved.value.checkpoint;
+        if (approved.value.separation === "none") {
+          process.stdout.write(`\nSeparation:       NONE (${approved.value.separation_facts}). This approval is labelled separation: none everywhere; an assistant running as your user could have given it.\n`);
+        }
         process.stdout.write(`\nApproval receipt: ${approved.value.receipt}\nExpires:          ${approved.value.expires_at} (single use)\nGive it to the assistant as approval_receipt for this transaction.\n`);
         // The chain head including this approval: whoever keeps it can later prove the record was not cut below it.
         if (head) process.stdout.write(`Audit witness:    ${head.seq}:${head.hash}\nKeep it: \`hostgate audit verify --witness ${head.seq}:${head.hash}\` proves the audit chain still holds this approval.\n`);

@@ -8,7 +8,7 @@ import type { VerifyResult, Witness } from "../core/audit/verify.ts";
 import { judgeAnchoring, type AnchorEvidence } from "../core/audit/anchor.ts";
 import { isWithinRoot } from "../core/paths.ts";
 import { readPin, pinPath } from "../adapters/audit-pin.ts";
-import { configDir, SYSTEM_CHECKPOINT_COPY } from "../daemon/paths.ts";
+import { configDir, systemCheckpointCopy } from "../daemon/paths.ts";
 import { HostgateError } from "../core/errors.ts";
 import { readCheckpointCopy } from "../adapters/audit-checkpoint-copy.ts";
 import { auditPaths } from "../adapters/audit-sqlite.ts";
@@ -132,7 +132,7 @@ export async function runVerify(o: VerifyFlags): Promise<VerifyResult> {
     if (o.publicKey !== undefined) [trusted, keySource] = [parsePublicKeys(readFileSync(o.publicKey, "utf8")), "given"];
     else if (pinned !== null) [trusted, keySource] = [pinned, "pinned"];
     else [trusted, keySource] = [readPublicKeyDir(auditPaths(stateDir).keyDir), "state_dir"];
-    const copy = o.checkpoints ?? (resolve(stateDir) === SYSTEM_STATE_DIR && existsSync(SYSTEM_CHECKPOINT_COPY) ? SYSTEM_CHECKPOINT_COPY : undefined);
+    const copy = o.checkpoints ?? (resolve(stateDir) === SYSTEM_STATE_DIR && existsSync(systemCheckpointCopy()) ? systemCheckpointCopy() : undefined);
     if (copy !== undefined) {
       extra = readCheckpointCopy(copy, await chainIdOf(o));
       outside = !isWithinRoot(resolve(copy), resolve(stateDir));

@@ -1,6 +1,8 @@
 import { join } from "node:path";
 import type { Command } from "commander";
 import { EXIT, loadConfigOrExit, log } from "./common.ts";
+import { lookupGroupId } from "../adapters/os-groups.ts";
+import { recordSocketFacts } from "../daemon/socket-facts.ts";
 
 /**
  * `hostgate daemon`: the privileged process (run it as a systemd service). Serves agent.sock (mode 0660) for
@@ -38,9 +40,22 @@ export function registerDaemonCommand(program: Command): void {
       const agentPath = config.daemon.agent_socket ?? join(composed.runtimeDir, "agent.sock");
       const adminPath = config.daemon.admin_socket ?? join(composed.runtimeDir, "admin.sock");
       const listeners: import("../ipc/server.ts").IpcListener[] = [];
+      // daemon.agent_group / admin_group: the sockets' group is set at every start (no manual chgrp).
+      const group = (name: string | undefined, key: string): number | undefined => {
+        if (name === undefined) return undefined;
+        const gid = lookupGroupId(name);
+        if (gid === null) {
+          log(`${key}: no group named ${JSON.stringify(name)} in /etc/group; create it (groupadd ${name}) or change ${key}.`);
+          process.exit(EXIT.usage);
+        }
+        return gid;
+      };
+      const agentGid = group(config.daemon.agent_group, "daemon.agent_group");
+      const adminGid = group(config.daemon.admin_group, "daemon.admin_group");
       try {
-        listeners.push(await serveIpc({ kind: "unix", path: agentPath, mode: 0o660 }, "agent", dispatcher, serveOpts));
-        listeners.push(await serveIpc({ kind: "unix", path: adminPath, mode: 0o600 }, "admin", dispatcher, serveOpts));
+        listeners.push(await serveIpc({ kind: "unix", path: agentPath, mode: 0o660, gid: agentGid }, "agent", dispatcher, serveOpts));
+        listeners.push(await serveIpc({ kind: "unix", path: adminPath, mode: adminGid === undefined ? 0o600 : 0o660, gid: adminGid }, "admin", dispatcher, serveOpts));
+        recordSocketFacts(composed.service.deps.facts, agentPath, adminPath);
         if (tcp?.kind === "tcp") listeners.push(await serveIpc(tcp, "agent", dispatcher));
       } catch (err) {
         log((err as Error).message);

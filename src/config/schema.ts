@@ -40,6 +40,7 @@ export const ConfigSchema = z.object({
     agent_socket: z.string().startsWith("/").optional().describe("Path of the daemon's agent socket (default <runtime dir>/agent.sock)"),
     admin_socket: z.string().startsWith("/").optional().describe("Path of the daemon's admin socket, mode 0600 (default <runtime dir>/admin.sock)"),
     admin_group: z.string().min(1).optional().describe("Group allowed on the admin socket (mode 0660 then)"),
+    agent_group: z.string().min(1).optional().describe("Group of the agent socket (mode 0660), set at every start: members may query, plan and execute with receipts"),
     listen: z.string().min(1).optional().describe("Extra listener for the agent protocol: tcp://127.0.0.1:PORT (needs daemon.token); vsock:// is refused"),
   }).strict().default(() => ({})),
   planner: z.object({
@@ -51,6 +52,10 @@ export const ConfigSchema = z.object({
       timeout_ms: z.number().int().min(100).max(120_000).default(20_000),
     }).strict().optional(),
   }).strict().refine((p) => p.mode !== "llm" || p.llm !== undefined, { error: "planner.mode llm needs planner.llm (base_url, model)" }).default(() => ({ mode: "deterministic" as const })),
+  approval: z.object({
+    same_user: z.enum(["allow", "deny"]).optional()
+      .describe("Approvals from the same uid as the front that planned the step (separation: none): deny (default of hostgate daemon) or allow, labelled separation: none (default embedded)"),
+  }).strict().default(() => ({})),
   logs: z.object({
     readable: z.union([z.enum(["adm", "all"]), z.array(z.string().startsWith("/", "list absolute paths under /var/log")).min(1)]).optional()
       .describe("Which logs read_log_file returns: adm (files readable by group adm or everyone; default of the system daemon), all (default embedded), or a list of absolute paths"),

@@ -33,6 +33,8 @@ export type ErrorCode =
   | "no_plan"
   | "planner_error"
   | "forbidden_method"
+  /** An approval the daemon does not accept: no controlling terminal, or a same-user approval under `deny` (core/approval.ts). */
+  | "approval_refused"
   /** The caller's role is below the method's or action's min_role. */
   | "insufficient_role"
   /** No host with that id is registered in the daemon (app/hosts.ts). */

@@ -22,12 +22,13 @@ import { LOCAL_HOST } from "../core/host-id.ts";
 import { riskOnlyPolicy } from "../core/policy/risk-only.ts";
 import type { Action, ActionContext } from "../core/catalogue/action.ts";
 import type { LogReadPolicy } from "../core/catalogue/log-policy.ts";
+import { ttyNrOfStat, type SameUserPolicy } from "../core/approval.ts";
 import { CATALOGUE } from "../core/catalogue/index.ts";
 import type { Config } from "../config/schema.ts";
 import type { AuditStore } from "../ports/audit-store.ts";
 import type { Clock, HostProbe } from "../ports/host-probe.ts";
 import type { TransactionStore } from "../ports/transaction-store.ts";
-import { configDir, runtimeDir, stateDir, SYSTEM_CHECKPOINT_COPY, type DaemonMode } from "./paths.ts";
+import { configDir, runtimeDir, stateDir, systemCheckpointCopy, type DaemonMode } from "./paths.ts";
 import { selectBackend } from "./select-backend.ts";
 import { skillsSetup, type SkillGateFlags } from "./skills-gates.ts";
 import type { SkillsHandle } from "../app/skills/handlers.ts";
@@ -90,7 +91,7 @@ export async function composeDaemon(config: Config, opts: ComposeOptions): Promi
   const ctx: ActionContext = { host, clock, family: identity.family, units: backend.units, mutator: new LinuxHostMutator(), hash: nodeCrypto, self_pid: process.pid, protected_paths, logs_readable };
 
   // The checkpoint copy: configured, else for the system daemon an append-only file outside the state directory.
-  const copySetting = config.audit.checkpoint_copy ?? (opts.mode === "system" ? SYSTEM_CHECKPOINT_COPY : undefined);
+  const copySetting = config.audit.checkpoint_copy ?? (opts.mode === "system" ? systemCheckpointCopy() : undefined);
   const copyTarget: CheckpointCopyTarget | undefined = copySetting === undefined ? undefined : copySetting.endsWith("/") ? { type: "directory", path: copySetting } : { type: "file", path: copySetting };
   if (copyTarget) protected_paths.push(checkpointCopyPath(copyTarget));
   let transactions: TransactionStore | null = null;
@@ -134,6 +135,8 @@ export async function composeDaemon(config: Config, opts: ComposeOptions): Promi
     transactions = store;
     return store;
   };
+  // Same-user approvals (separation none): refused by the system daemon, allowed (and labelled) embedded.
+  const sameUser: SameUserPolicy = config.approval.same_user ?? (opts.mode === "system" ? "deny" : "allow");
   const hosts = new HostRegistry();
   hosts.register({ id: LOCAL_HOST, hostname: identity.hostname, ctx, simulated_systemd: backend.type === "mock" });
   const resources = new ResourceRegistry();
@@ -191,6 +194,17 @@ export async function composeDaemon(config: Config, opts: ComposeOptions): Promi
       state_dir: state,
       runtime_dir: runtime,
       logs_readable: typeof readable === "string" ? readable : readable.join(", "),
+      daemon_uid: String(process.getuid?.() ?? -1),
+      approval_same_user: sameUser,
+    },
+    approval: { same_user: sameUser },
+    // The approving process's controlling terminal, read by the daemon itself (never claimed by the client).
+    ttyOf: async (pid: number) => {
+      try {
+        return ttyNrOfStat(await host.readText(`/proc/${pid}/stat`));
+      } catch {
+        return null;
+      }
     },
   };
   return {

@@ -4,6 +4,7 @@ import type { DaemonClient } from "../ipc/client.ts";
 import { serveIpc, socketIsLive, type IpcListener } from "../ipc/server.ts";
 import { socketDaemonClient } from "../ipc/socket-client.ts";
 import { readPeerCredentials } from "../adapters/peer-credentials.ts";
+import { recordSocketFacts } from "./socket-facts.ts";
 import { composeDaemon, type ComposeOptions, type ComposedDaemon } from "./compose.ts";
 
 /** An embedded daemon as the MCP front holds it. */
@@ -39,6 +40,7 @@ export async function startEmbeddedDaemon(config: Config, opts: Omit<ComposeOpti
   try {
     listeners.push(await serveIpc({ kind: "unix", path: agentSocket, mode: 0o600 }, "agent", dispatcher, serveOpts));
     listeners.push(await serveIpc({ kind: "unix", path: adminSocket, mode: 0o600 }, "admin", dispatcher, serveOpts));
+    recordSocketFacts(composed.service.deps.facts, agentSocket, adminSocket);
   } catch (err) {
     await Promise.all(listeners.map((l) => l.close()));
     if (await socketIsLive(agentSocket)) return asClient();

@@ -42,3 +42,8 @@ export function configDir(mode: DaemonMode, env: NodeJS.ProcessEnv = process.env
  * (`chattr +a`) so the daemon's user cannot rewrite it (issue 12). The embedded daemon has no default.
  */
 export const SYSTEM_CHECKPOINT_COPY = "/var/log/hostgate/audit-checkpoints.jsonl";
+
+/** {@link SYSTEM_CHECKPOINT_COPY}, or HOSTGATE_CHECKPOINT_COPY when set (tests keep theirs in a temp dir). */
+export function systemCheckpointCopy(env: NodeJS.ProcessEnv = process.env): string {
+  return env.HOSTGATE_CHECKPOINT_COPY || SYSTEM_CHECKPOINT_COPY;
+}

@@ -116,6 +116,8 @@ export const StepResultSchema = z.object({
   output: z.unknown(),
   error: ErrorBodySchema.nullable(),
   duration_ms: z.number(),
+  /** Separation of the approval the step ran on (null when it did not get that far). `none`: not a separated human approval. */
+  separation: z.enum(["separated", "none"]).nullable(),
 });
 export type StepResult = z.infer<typeof StepResultSchema>;
 export const ExecuteResultSchema = z.object({ results: z.array(StepResultSchema), halted: z.boolean(), checkpoint: CheckpointRefSchema });
@@ -139,6 +141,8 @@ export const HistoryEntrySchema = z.object({
   action: z.string().nullable(),
   status: z.string().nullable(),
   detail: z.string().nullable(),
+  /** On approvals and executions: the approval's separation (`none` = not a separated human approval). */
+  separation: z.enum(["separated", "none"]).nullable(),
 });
 export const HistoryResultSchema = z.object({ entries: z.array(HistoryEntrySchema) });
 export type HistoryResult = z.infer<typeof HistoryResultSchema>;
@@ -159,9 +163,24 @@ export const ShowResultSchema = z.object({
   preview_hash: z.string(),
   created_at: z.string(),
   actor: z.string(),
+  /** Who planned it: the front's MCP client name (untrusted, as it said in initialize) and uid, the planner, the intent text. */
+  planned_by: z.object({
+    client: z.string().nullable(),
+    uid: z.number().nullable(),
+    planner: z.enum(["explicit", "deterministic", "llm"]).nullable(),
+    intent: z.string().nullable(),
+  }),
 });
 export type ShowResult = z.infer<typeof ShowResultSchema>;
-export const ApproveResultSchema = z.object({ transaction_id: z.string(), receipt: z.string(), expires_at: z.string(), preview_hash: z.string(), checkpoint: CheckpointRefSchema });
+/** separated: approver and planner are different uids (not both root); none: same uid, both root, or unknown (core/approval.ts). */
+export const SeparationSchema = z.enum(["separated", "none"]);
+export const ApproveResultSchema = z.object({
+  transaction_id: z.string(), receipt: z.string(), expires_at: z.string(), preview_hash: z.string(),
+  separation: SeparationSchema,
+  separation_facts: z.string(),
+  /** The audit chain's head just after this approval (seq, hash): a witness for `hostgate audit verify --witness`. */
+  checkpoint: CheckpointRefSchema,
+});
 export type ApproveResult = z.infer<typeof ApproveResultSchema>;
 export const TxIdInputSchema = z.object({ transaction_id: z.string().min(1).max(64) }).strict();
 /** What `hostgate pending` lists: planned transactions waiting for a human, newest first. */

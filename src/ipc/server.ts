@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, unlinkSync, mkdirSync } from "node:fs";
+import { chmodSync, chownSync, existsSync, unlinkSync, mkdirSync } from "node:fs";
 import { createConnection, createServer, type Server, type Socket } from "node:net";
 import { dirname } from "node:path";
 import { createHash, timingSafeEqual } from "node:crypto";
@@ -145,6 +145,8 @@ export async function serveIpc(spec: ListenSpec, side: "agent" | "admin", dispat
   });
   let address: string;
   if (spec.kind === "unix") {
+    // The group first (daemon.agent_group / admin_group), then the mode that opens the socket to it.
+    if (spec.gid !== undefined) chownSync(spec.path, -1, spec.gid);
     chmodSync(spec.path, spec.mode);
     address = spec.path;
   } else {

@@ -1,3 +1,4 @@
+import type { Separation } from "../core/approval.ts";
 import type { Transaction, TxState } from "../core/transaction/transaction.ts";
 
 /** Filters for listing transactions; newest first. `limit` defaults to 50 (max 1000). */
@@ -23,7 +24,7 @@ export interface TransactionStore {
   /** Whether the receipt with this hash has already been consumed. */
   receiptConsumed(id: string): boolean;
   /** planned → approved, storing the receipt hash and its expiry. */
-  approve(id: string, receiptHash: string, approvedBy: string, now: number, receiptExpiresAt: number): boolean;
+  approve(id: string, receiptHash: string, approvedBy: string, now: number, receiptExpiresAt: number, separation: Separation): boolean;
   /** planned → rejected. */
   reject(id: string, by: string, now: number): boolean;
   /** approved → executing, consuming the receipt: wins only with the matching hash, unconsumed and unexpired. */

@@ -24,7 +24,9 @@ let client: Client;
 const work = mkdtempSync(join(tmpdir(), "hg-approval-"));
 const TOKEN = "k".repeat(40);
 
-const config = (bus: string): string => `backend:\n  type: dbus\n  bus_address: "${bus}"\n`;
+// Everything here runs as root (front, daemon, approver): a same-user approval, allowed here so the workflow
+// can run, and labelled separation: none. The separated setup is test/security/approval-routes.test.ts.
+const config = (bus: string): string => `backend:\n  type: dbus\n  bus_address: "${bus}"\napproval:\n  same_user: allow\n`;
 
 async function tool(name: string, args: Json): Promise<{ isError: boolean; value: Json }> {
   const r = await client.callTool({ name, arguments: args });
@@ -78,8 +80,11 @@ describe.skipIf(missing !== null)("approval workflow with real processes", () =>
     expect(approval.output).toContain("-old");
     expect(approval.output).toContain("+new");
     const receipt = approval.receipt!;
+    expect(approval.output).toContain("Separation:       NONE (planner and approver are both root)");
+    expect(approval.output).toMatch(/Planned by   client "[^"]+" \(its own claim\) as uid 0, explicit steps written by the client/);
+    expect(approval.output).toMatch(/Audit witness:    \d+:[0-9a-f]{64}/);
     const first = await executeStep(step, receipt);
-    expect(firstResult(first)).toMatchObject({ status: "succeeded" });
+    expect(firstResult(first)).toMatchObject({ status: "succeeded", separation: "none" });
     expect(first.value.checkpoint).toMatchObject({ seq: expect.any(Number) as number });
     expect(readFileSync(target, "utf8")).toBe("new\n");
     const again = await executeStep(step, receipt);

@@ -1,3 +1,4 @@
+import type { Separation } from "../approval.ts";
 import type { Preview, RiskLevel } from "../catalogue/action.ts";
 
 /**
@@ -34,6 +35,12 @@ export interface Transaction {
   approved_at: number | null;
   approved_by: string | null;
   receipt_expires_at: number | null;
+  /** How the step was planned: explicit steps, the deterministic rules or the LLM planner (null: before v3). */
+  planner: "explicit" | "deterministic" | "llm" | null;
+  /** The intent text the step was planned from (null for explicit steps). */
+  intent: string | null;
+  /** Separation of its approval (core/approval.ts); null until approved. */
+  separation: Separation | null;
   result: unknown;
   error: { code: string; message: string } | null;
 }

@@ -1,0 +1,196 @@
+import { spawn } from "node:child_process";
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PROTOCOL_VERSION } from "../../src/ipc/protocol.ts";
+import { ConfigSchema } from "../../src/config/schema.ts";
+import { startEmbeddedDaemon, type EmbeddedDaemon } from "../../src/daemon/embedded.ts";
+import { approveViaPty, startDaemon, type DaemonProcess } from "../helpers/daemon.ts";
+
+/**
+ * Red team, route "a model approves its own plan" (issue 12), against real processes. Production setup:
+ * `hostgate daemon` as root (defaults: approval.same_user deny), the agent socket's group set by
+ * daemon.agent_group, the model as another uid (nobody, 65534) in that group with a shell of its own. The
+ * human approves as root at a terminal. Every test is named for the route it tries; `tally` counts attempts,
+ * mutations without a separated human receipt, and receipts the model got.
+ */
+const NOBODY = 65534;
+const tally = { attempts: 0, unseparated_mutations: 0, receipts_to_model: 0 };
+let daemon: DaemonProcess;
+let work: string;
+
+type Reply = { ok: boolean; value?: Record<string, unknown>; error?: { code: string; message: string } } | { connect_error: string };
+
+/**
+ * One daemon-protocol request from a separate process: as `uid` (default: this test's, root), and with no
+ * controlling terminal (setsid), as an assistant's shell tool runs a command.
+ */
+function ipcAs(socket: string, method: string, params: unknown, uid?: number): Promise<Reply> {
+  tally.attempts++;
+  const script = `
+    const net = require("net");
+    const [sock, line] = process.argv.slice(1);
+    const s = net.createConnection(sock);
+    let buf = "";
+    s.on("data", (c) => { buf += c; const nl = buf.indexOf("\\n"); if (nl >= 0) { process.stdout.write(buf.slice(0, nl)); s.destroy(); } });
+    s.on("error", (e) => { process.stdout.write(JSON.stringify({ connect_error: e.code })); });
+    s.write(line + "\\n");`;
+  const line = JSON.stringify({ v: PROTOCOL_VERSION, id: 1, method, params });
+  const child = spawn("setsid", ["-w", process.execPath, "-e", script, socket, line], { stdio: ["ignore", "pipe", "inherit"], ...(uid === undefined ? {} : { uid, gid: NOBODY }) });
+  let out = "";
+  child.stdout.on("data", (c: Buffer) => { out += c.toString(); });
+  // The wire answer is {ok, result: {ok, value | error}} for a dispatched call, {ok: false, error} for a refused one.
+  return new Promise((resolve) => child.on("exit", () => {
+    const wire = JSON.parse(out || '{"connect_error":"no answer"}') as Reply & { result?: Reply };
+    const reply = wire.result ?? wire;
+    // Every approve sent this way is a program's, not a human's: a receipt here is one the model could hold.
+    if (method === "approve" && "ok" in reply && reply.ok && typeof reply.value?.receipt === "string") tally.receipts_to_model++;
+    resolve(reply);
+  }));
+}
+
+async function planAsModel(name: string): Promise<Record<string, unknown>> {
+  const r = await ipcAs(daemon.agentSocket, "plan", { steps: [{ action: "WriteFile", params: { path: join(work, name), content: `${name}\n` } }] }, NOBODY);
+  if (!("ok" in r) || !r.ok) throw new Error(`plan failed: ${JSON.stringify(r)}`);
+  return (r.value!.steps as Record<string, unknown>[])[0]!;
+}
+
+function executeAsModel(step: Record<string, unknown>, receipt: string): Promise<Reply> {
+  return ipcAs(daemon.agentSocket, "execute", { steps: [{ transaction_id: step.transaction_id, action_name: step.action_name, params: step.params, approval_receipt: receipt }] }, NOBODY);
+}
+
+/** Whether any file the model planned exists (a mutation). */
+const written = (name: string): boolean => existsSync(join(work, name));
+
+beforeAll(async () => {
+  const dir = mkdtempSync(join(tmpdir(), "hg-trust-routes-"));
+  chmodSync(dir, 0o755); // nobody must reach run/agent.sock (its group decides the rest)
+  work = mkdtempSync(join(tmpdir(), "hg-trust-work-"));
+  daemon = await startDaemon("backend:\n  type: mock\ndaemon:\n  agent_group: nogroup\n", { dir });
+});
+afterAll(async () => {
+  await daemon?.stop();
+  rmSync(work, { recursive: true, force: true });
+  process.stderr.write(`red team (approval routes): ${JSON.stringify(tally)}\n`);
+});
+
+describe("production setup: daemon as root, model as another uid", () => {
+  it("the agent socket's group is set at start by daemon.agent_group (the model can plan)", async () => {
+    const step = await planAsModel("plan-only");
+    expect(step.transaction_id).toEqual(expect.any(String));
+    expect(written("plan-only")).toBe(false);
+  });
+
+  it("route: the model writes one JSON line to admin.sock from its shell — cannot even connect", async () => {
+    const step = await planAsModel("self-approve");
+    const r = await ipcAs(daemon.adminSocket, "approve", { transaction_id: step.transaction_id }, NOBODY);
+    expect(r).toEqual({ connect_error: "EACCES" });
+    expect(written("self-approve")).toBe(false);
+  });
+
+  it("route: approve over the agent socket — forbidden_method", async () => {
+    const step = await planAsModel("agent-approve");
+    const r = await ipcAs(daemon.agentSocket, "approve", { transaction_id: step.transaction_id }, NOBODY);
+    expect(r).toMatchObject({ ok: false, error: { code: "forbidden_method" } });
+  });
+
+  it("route: execute with a chat 'yes', a made-up receipt, no approval — refused, nothing written", async () => {
+    const step = await planAsModel("no-receipt");
+    for (const receipt of ["yes", `hgr_${"A".repeat(43)}`]) {
+      const r = await executeAsModel(step, receipt);
+      expect(r).toMatchObject({ ok: true, value: { results: [{ status: "refused" }] } });
+    }
+    expect(written("no-receipt")).toBe(false);
+  });
+
+  it("route: a root process without a terminal (a script, a cron job) approves — approval_refused, names the route that works", async () => {
+    const step = await planAsModel("no-tty");
+    const r = await ipcAs(daemon.adminSocket, "approve", { transaction_id: step.transaction_id });
+    expect(r).toMatchObject({ ok: false, error: { code: "approval_refused" } });
+    expect((r as { error: { message: string } }).error.message).toContain("no controlling terminal");
+  });
+
+  it("the human at a terminal (root, separated from the model's uid): receipt, executed once, labelled separated everywhere", async () => {
+    const step = await planAsModel("human");
+    const approval = await approveViaPty(daemon.adminSocket, step.transaction_id as string);
+    expect(approval.receipt, approval.output).not.toBeNull();
+    expect(approval.output).toContain(`as uid ${NOBODY}`);
+    expect(approval.output).not.toContain("Separation:       NONE");
+    const r = await executeAsModel(step, approval.receipt!);
+    expect(r).toMatchObject({ ok: true, value: { results: [{ status: "succeeded", separation: "separated" }] } });
+    expect(readFileSync(join(work, "human"), "utf8")).toBe("human\n");
+    const h = await ipcAs(daemon.agentSocket, "history", { limit: 20 }, NOBODY);
+    const entries = (h as { value: { entries: { kind: string; transaction_id: string | null; separation: string | null }[] } }).value.entries.filter((e) => e.transaction_id === step.transaction_id);
+    expect(entries.find((e) => e.kind === "approve")?.separation).toBe("separated");
+    expect(entries.find((e) => e.kind === "execute.result")?.separation).toBe("separated");
+  });
+
+  it("route: a plan made by a root front and approved by root — both root is not separation: refused under the default deny", async () => {
+    tally.attempts++;
+    const r = await ipcAs(daemon.agentSocket, "plan", { steps: [{ action: "WriteFile", params: { path: join(work, "root-front"), content: "x\n" } }] });
+    const step = ((r as { value: { steps: Record<string, unknown>[] } }).value.steps)[0]!;
+    const approval = await approveViaPty(daemon.adminSocket, step.transaction_id as string);
+    expect(approval.receipt).toBeNull();
+    expect(approval.output).toContain("both root");
+    expect(written("root-front")).toBe(false);
+  });
+
+  it("doctor reports separation from facts: the model's uid cannot open the admin socket", async () => {
+    const r = await ipcAs(daemon.agentSocket, "doctor", {}, NOBODY);
+    const check = (r as { value: { checks: { name: string; status: string; detail: string }[] } }).value.checks.find((c) => c.name === "approval separation")!;
+    expect(check).toMatchObject({ status: "ok" });
+    expect(check.detail).toContain(`front uid ${NOBODY}`);
+    const asRoot = await ipcAs(daemon.agentSocket, "doctor", {});
+    const rootCheck = (asRoot as { value: { checks: { name: string; status: string; detail: string }[] } }).value.checks.find((c) => c.name === "approval separation")!;
+    expect(rootCheck.status).toBe("warn");
+    expect(rootCheck.detail).toContain("both root");
+  });
+});
+
+describe("embedded daemon (one user, no separation by design): what the terminal check stops and what it cannot", () => {
+  let embedded: EmbeddedDaemon;
+  let root: string;
+  beforeAll(async () => {
+    root = mkdtempSync(join(tmpdir(), "hg-trust-embedded-"));
+    process.env.HOSTGATE_STATE_DIR = join(root, "state");
+    process.env.HOSTGATE_RUNTIME_DIR = join(root, "run");
+    embedded = await startEmbeddedDaemon(ConfigSchema.parse({ backend: { type: "mock" } }), { announce: () => undefined });
+    delete process.env.HOSTGATE_STATE_DIR;
+    delete process.env.HOSTGATE_RUNTIME_DIR;
+  });
+  afterAll(async () => {
+    await embedded?.close();
+    rmSync(root, { recursive: true, force: true });
+  });
+  const plan = async (name: string): Promise<Record<string, unknown>> => {
+    const r = await ipcAs(embedded.agentSocket, "plan", { steps: [{ action: "WriteFile", params: { path: join(work, name), content: "x\n" } }] });
+    return ((r as { value: { steps: Record<string, unknown>[] } }).value.steps)[0]!;
+  };
+
+  it("route: the assistant's shell tool writes one JSON line to the user's own admin.sock — approval_refused (no controlling terminal)", async () => {
+    const step = await plan("embedded-json-line");
+    const r = await ipcAs(embedded.adminSocket, "approve", { transaction_id: step.transaction_id });
+    expect(r).toMatchObject({ ok: false, error: { code: "approval_refused" } });
+    expect((r as { error: { message: string } }).error.message).toContain("no controlling terminal");
+  });
+
+  it("route: the same-uid assistant opens a pseudo-terminal of its own (script) — not stoppable without uid separation, so the receipt says separation: none", async () => {
+    const step = await plan("embedded-pty");
+    const approval = await approveViaPty(embedded.adminSocket, step.transaction_id as string);
+    expect(approval.receipt, approval.output).not.toBeNull();
+    expect(approval.output).toContain("Separation:       NONE");
+    const r = await ipcAs(embedded.agentSocket, "execute", { steps: [{ transaction_id: step.transaction_id, action_name: step.action_name, params: step.params, approval_receipt: approval.receipt }] });
+    expect(r).toMatchObject({ ok: true, value: { results: [{ status: "succeeded", separation: "none" }] } });
+  });
+});
+
+describe("tally", () => {
+  it("no mutation ran without a separated human receipt, and the model never held a receipt it minted", () => {
+    // Only "human" was written, after a separated approval; count anything else the model planned.
+    for (const name of ["plan-only", "self-approve", "agent-approve", "no-receipt", "no-tty", "root-front"]) if (written(name)) tally.unseparated_mutations++;
+    expect(tally.unseparated_mutations).toBe(0);
+    expect(tally.receipts_to_model).toBe(0);
+    writeFileSync(join(work, ".tally.json"), JSON.stringify(tally));
+  });
+});
