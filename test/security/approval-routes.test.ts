@@ -50,6 +50,12 @@ function ipcAs(socket: string, method: string, params: unknown, uid?: number): P
   }));
 }
 
+/** The value of a successful reply; throws with the reply otherwise. */
+function valueOf(r: Reply): Record<string, unknown> {
+  if (!("ok" in r) || !r.ok || r.value === undefined) throw new Error(`expected a value: ${JSON.stringify(r)}`);
+  return r.value;
+}
+
 async function planAsModel(name: string): Promise<Record<string, unknown>> {
   const r = await ipcAs(daemon.agentSocket, "plan", { steps: [{ action: "WriteFile", params: { path: join(work, name), content: `${name}\n` } }] }, NOBODY);
   if (!("ok" in r) || !r.ok) throw new Error(`plan failed: ${JSON.stringify(r)}`);
@@ -121,7 +127,7 @@ describe("production setup: daemon as root, model as another uid", () => {
     expect(r).toMatchObject({ ok: true, value: { results: [{ status: "succeeded", separation: "separated" }] } });
     expect(readFileSync(join(work, "human"), "utf8")).toBe("human\n");
     const h = await ipcAs(daemon.agentSocket, "history", { limit: 20 }, NOBODY);
-    const entries = (h as { value: { entries: { kind: string; transaction_id: string | null; separation: string | null }[] } }).value.entries.filter((e) => e.transaction_id === step.transaction_id);
+    const entries = (valueOf(h).entries as { kind: string; transaction_id: string | null; separation: string | null }[]).filter((e) => e.transaction_id === step.transaction_id);
     expect(entries.find((e) => e.kind === "approve")?.separation).toBe("separated");
     expect(entries.find((e) => e.kind === "execute.result")?.separation).toBe("separated");
   });
@@ -129,7 +135,7 @@ describe("production setup: daemon as root, model as another uid", () => {
   it("route: a plan made by a root front and approved by root — both root is not separation: refused under the default deny", async () => {
     tally.attempts++;
     const r = await ipcAs(daemon.agentSocket, "plan", { steps: [{ action: "WriteFile", params: { path: join(work, "root-front"), content: "x\n" } }] });
-    const step = ((r as { value: { steps: Record<string, unknown>[] } }).value.steps)[0]!;
+    const step = ((valueOf(r).steps as Record<string, unknown>[]))[0]!;
     const approval = await approveViaPty(daemon.adminSocket, step.transaction_id as string);
     expect(approval.receipt).toBeNull();
     expect(approval.output).toContain("both root");
@@ -138,11 +144,11 @@ describe("production setup: daemon as root, model as another uid", () => {
 
   it("doctor reports separation from facts: the model's uid cannot open the admin socket", async () => {
     const r = await ipcAs(daemon.agentSocket, "doctor", {}, NOBODY);
-    const check = (r as { value: { checks: { name: string; status: string; detail: string }[] } }).value.checks.find((c) => c.name === "approval separation")!;
+    const check = (valueOf(r).checks as { name: string; status: string; detail: string }[]).find((c) => c.name === "approval separation")!;
     expect(check).toMatchObject({ status: "ok" });
     expect(check.detail).toContain(`front uid ${NOBODY}`);
     const asRoot = await ipcAs(daemon.agentSocket, "doctor", {});
-    const rootCheck = (asRoot as { value: { checks: { name: string; status: string; detail: string }[] } }).value.checks.find((c) => c.name === "approval separation")!;
+    const rootCheck = (valueOf(asRoot).checks as { name: string; status: string; detail: string }[]).find((c) => c.name === "approval separation")!;
     expect(rootCheck.status).toBe("warn");
     expect(rootCheck.detail).toContain("both root");
   });
@@ -165,7 +171,7 @@ describe("embedded daemon (one user, no separation by design): what the terminal
   });
   const plan = async (name: string): Promise<Record<string, unknown>> => {
     const r = await ipcAs(embedded.agentSocket, "plan", { steps: [{ action: "WriteFile", params: { path: join(work, name), content: "x\n" } }] });
-    return ((r as { value: { steps: Record<string, unknown>[] } }).value.steps)[0]!;
+    return ((valueOf(r).steps as Record<string, unknown>[]))[0]!;
   };
 
   it("route: the assistant's shell tool writes one JSON line to the user's own admin.sock — approval_refused (no controlling terminal)", async () => {
