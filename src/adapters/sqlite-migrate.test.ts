@@ -36,10 +36,11 @@ describe("state database migrations (PRAGMA user_version)", () => {
     writeV1Database(path);
     const store = new SqliteTransactionStore(path);
     expect(store.get("tx-1")).toMatchObject({ id: "tx-1", action_name: "RestartService", host: "local", params: { unit: "nginx.service" }, state: "approved", actor: "mcp", approved_by: "admin", receipt_expires_at: 4 });
+    expect(store.get("tx-1")).toMatchObject({ planner: null, intent: null, separation: null }); // unknown before v3
     expect(store.findByReceiptHash("rh")?.id).toBe("tx-1");
     store.close();
     const db = new Database(path);
-    expect(db.pragma("user_version", { simple: true })).toBe(2);
+    expect(db.pragma("user_version", { simple: true })).toBe(STATE_MIGRATIONS.length);
     db.close();
   });
 
@@ -65,17 +66,17 @@ describe("state database migrations (PRAGMA user_version)", () => {
     const db = new Database(path);
     db.pragma("user_version = 99");
     db.close();
-    expect(() => new SqliteTransactionStore(path)).toThrow(/schema version 99; this hostgate knows up to 2/);
+    expect(() => new SqliteTransactionStore(path)).toThrow(new RegExp(`schema version 99; this hostgate knows up to ${STATE_MIGRATIONS.length}`));
   });
 
   it("a failing migration leaves the database at the last whole version", () => {
     const db = new Database(":memory:");
-    const broken: Migration[] = [...STATE_MIGRATIONS, { version: 3, name: "broken", sql: "CREATE TABLE half (x); INSERT INTO nowhere VALUES (1);" }];
+    const broken: Migration[] = [...STATE_MIGRATIONS, { version: STATE_MIGRATIONS.length + 1, name: "broken", sql: "CREATE TABLE half (x); INSERT INTO nowhere VALUES (1);" }];
     let err: unknown;
     try { migrate(db, broken, "test"); } catch (e) { err = e; }
     expect(err).toBeInstanceOf(HostgateError);
     expect((err as HostgateError).code).toBe("unavailable");
-    expect(db.pragma("user_version", { simple: true })).toBe(2);
+    expect(db.pragma("user_version", { simple: true })).toBe(STATE_MIGRATIONS.length);
     expect(db.prepare("SELECT name FROM sqlite_master WHERE name = 'half'").all()).toEqual([]);
     db.close();
   });
