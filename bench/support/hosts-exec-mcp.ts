@@ -19,6 +19,7 @@ export async function mcpWarmExec(o: { lab: NetnsLab; cfgDir: string; policyDir:
   const cfg = join(o.cfgDir, "config.yaml");
   writeFileSync(cfg, [
     "backend:", "  type: mock",
+    "tools:", "  enable: [exec_on_host]",
     `state:`, `  dir: ${state}`,
     "inventory:", "  providers:", "    - kind: static", "      name: lab", "      hosts:",
     ...o.lab.hosts.map((h) => `        - { name: ${h.name}, address: ${h.ip}, user: root, tags: [lab] }`),

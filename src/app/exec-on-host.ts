@@ -159,8 +159,10 @@ export async function execOnHost(input: unknown, caller: ExecCaller, deps: ExecD
     policies: decision.policy.policies,
     reasons: decision.reasons,
   };
-  // Every decision is recorded before anything else happens; a failed write refuses (fail closed).
-  await audit(deps.audit, "exec.decision", caller.actor, basePayload, true);
+  // Every decision is recorded before anything else happens; a failed write refuses (fail closed). A command
+  // that will run and may change something is the intent to mutate: committed with fsync first. A low-risk
+  // (read-only) one joins the store's group commit, still committed before anything is sent.
+  await audit(deps.audit, "exec.decision", caller.actor, basePayload, decision.decision !== "allow" || assessment.risk_level !== "low");
 
   if (decision.decision === "require_approval" && deps.requestApproval) {
     const approval = await deps.requestApproval({ hosts: records.map((r) => r.name), command: q.command, argv, shell, timeout_sec: timeoutSec, decision });
