@@ -86,7 +86,7 @@ export function hostsHandlers(d: DaemonDeps): Pick<Handlers, "search_hosts" | "l
       const f = await feature(d);
       return hostDetails(p, { inventory: f.inventory, executor: f.executor, audit: d.audit(), actor: actorOf(caller) });
     },
-    exec_on_host: async (p, caller: Caller): Promise<ExecOnHostResult> => {
+    exec_on_host: async (p, caller: Caller, signal?: AbortSignal): Promise<ExecOnHostResult> => {
       const f = await feature(d);
       const who = { role: caller.role, client: caller.client_name ?? "", uid: caller.peer?.uid ?? null, actor: actorOf(caller) };
       const r = await execOnHost(p, who, {
@@ -106,7 +106,7 @@ export function hostsHandlers(d: DaemonDeps): Pick<Handlers, "search_hosts" | "l
           const merged: PlanResult = { ...planned[0]!, steps: planned.flatMap((x) => x.steps) };
           return { transaction_id: merged.steps[0]!.transaction_id, preview_hash: merged.steps[0]!.preview_hash, plan: merged };
         },
-      });
+      }, signal);
       if ("approval" in r) return { results: [], groups: [], decision: r.decision, plan: r.approval.plan as PlanResult };
       return { ...r, plan: null };
     },

@@ -9,7 +9,7 @@ export interface CallOptions {
   client_name?: string | undefined;
   /** The MCP connection this call came over (stdio), drawn by the front: binds skills confirm tokens. */
   session?: string | undefined;
-  /** Cancels the call (in-process: the daemon's handler sees it; a skills_execute run is killed). */
+  /** Cancels the call: the daemon's handler sees it (in process directly; over a socket by a cancel message), e.g. a skills_execute run or an exec_on_host command is killed. */
   signal?: AbortSignal | undefined;
 }
 

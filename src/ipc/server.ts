@@ -5,7 +5,7 @@ import { createHash, timingSafeEqual } from "node:crypto";
 import { MAX_CLIENT_NAME, type Caller, type PeerCredentials } from "../core/caller.ts";
 import type { Dispatcher } from "./dispatch.ts";
 import { PROTOCOL_VERSION } from "./protocol.ts";
-import { IpcRequestSchema, lineReader, type IpcResponse } from "./wire.ts";
+import { IpcCancelSchema, IpcRequestSchema, lineReader, type IpcResponse } from "./wire.ts";
 
 /** Where a daemon listens: a Unix socket path (with file mode), or tcp://host:port with a required token. */
 export type ListenSpec =
@@ -85,12 +85,17 @@ export function callerFor(spec: ListenSpec, side: "agent" | "admin", peer: PeerC
  */
 export async function serveIpc(spec: ListenSpec, side: "agent" | "admin", dispatcher: Dispatcher, opts: ServeOptions = {}): Promise<IpcListener> {
   const sockets = new Set<Socket>();
-  const handle = async (line: string, caller: Caller, closed: AbortSignal): Promise<IpcResponse> => {
+  const handle = async (line: string, caller: Caller, inflight: Map<number | string, AbortController>): Promise<IpcResponse | null> => {
     let raw: unknown;
     try {
       raw = JSON.parse(line);
     } catch {
       return { v: PROTOCOL_VERSION, id: null, ok: false, error: { code: "protocol_error", message: "The message is not JSON." } };
+    }
+    const cancel = IpcCancelSchema.safeParse(raw);
+    if (cancel.success) {
+      inflight.get(cancel.data.cancel)?.abort();
+      return null;
     }
     const id = typeof raw === "object" && raw !== null && "id" in raw && (typeof raw.id === "number" || typeof raw.id === "string") ? raw.id : null;
     const req = IpcRequestSchema.safeParse(raw);
@@ -103,11 +108,15 @@ export async function serveIpc(spec: ListenSpec, side: "agent" | "admin", dispat
       return { v: PROTOCOL_VERSION, id, ok: false, error: { code: "unauthorized", message: "Missing or wrong token.", hint: "Set HOSTGATE_TOKEN to the daemon's daemon.token." } };
     }
     const who = req.data.client ? { ...caller, client_name: req.data.client.slice(0, MAX_CLIENT_NAME) } : caller;
+    const ac = new AbortController();
+    inflight.set(req.data.id, ac);
     try {
-      const r = await dispatcher.dispatch(req.data.method, req.data.params, who, closed);
+      const r = await dispatcher.dispatch(req.data.method, req.data.params, who, ac.signal);
       return r.ok ? { v: PROTOCOL_VERSION, id, ok: true, result: r.result } : { v: PROTOCOL_VERSION, id, ok: false, error: r.error };
     } catch (err) {
       return { v: PROTOCOL_VERSION, id, ok: false, error: { code: "internal_error", message: (err as Error).message } };
+    } finally {
+      inflight.delete(req.data.id);
     }
   };
   const server: Server = createServer((socket) => {
@@ -117,13 +126,14 @@ export async function serveIpc(spec: ListenSpec, side: "agent" | "admin", dispat
       try { peer = opts.peerCredentials(socket); } catch { peer = null; }
     }
     const caller = callerFor(spec, side, peer);
-    // Aborted when the connection closes: a long run started over it (skills_execute) is stopped.
-    const closed = new AbortController();
-    socket.on("close", () => { sockets.delete(socket); closed.abort(); });
+    // In-flight requests of this connection by id, so a cancel message can abort one; all abort when it closes.
+    const inflight = new Map<number | string, AbortController>();
+    socket.on("close", () => { for (const ac of inflight.values()) ac.abort(); });
+    socket.on("close", () => sockets.delete(socket));
     socket.on("error", () => socket.destroy());
     socket.on("data", lineReader((line) => {
-      void handle(line, caller, closed.signal).then((resp) => {
-        if (!socket.writable) return;
+      void handle(line, caller, inflight).then((resp) => {
+        if (!resp || !socket.writable) return;
         socket.write(`${JSON.stringify(resp)}\n`);
         if (!resp.ok && resp.error.code === "unauthorized") socket.end();
       });

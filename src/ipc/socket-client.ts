@@ -55,7 +55,7 @@ export class SocketConnection {
   }
 
   /** Calls one method; resolves with the daemon's result or an error body. */
-  async call(method: string, params?: unknown, clientName?: string): Promise<IpcResponse> {
+  async call(method: string, params?: unknown, clientName?: string, signal?: AbortSignal): Promise<IpcResponse> {
     let socket: Duplex;
     try {
       socket = await this.connect();
@@ -66,7 +66,9 @@ export class SocketConnection {
     return new Promise((resolve) => {
       const timer = setTimeout(() => { this.pending.delete(id); resolve({ v: PROTOCOL_VERSION, id, ok: false, error: { code: "timeout", message: `The daemon did not answer ${method} within ${CALL_TIMEOUT_MS / 1000} s.` } }); }, CALL_TIMEOUT_MS);
       timer.unref();
-      this.pending.set(id, (r) => { clearTimeout(timer); resolve(r); });
+      const onAbort = (): void => { if (socket.writable) socket.write(`${JSON.stringify({ v: PROTOCOL_VERSION, cancel: id })}\n`); };
+      signal?.addEventListener("abort", onAbort, { once: true });
+      this.pending.set(id, (r) => { clearTimeout(timer); signal?.removeEventListener("abort", onAbort); resolve(r); });
       socket.write(`${JSON.stringify({ v: PROTOCOL_VERSION, id, method, ...(params === undefined ? {} : { params }), ...(this.token ? { token: this.token } : {}), ...(clientName ? { client: clientName.slice(0, 256) } : {}) })}\n`);
     });
   }
@@ -85,7 +87,7 @@ export class SocketConnection {
 function socketClient<M extends MethodName>(conn: SocketConnection): MethodClient<M> {
   return {
     call: async (method, params, opts) => {
-      const r = await conn.call(method, params, opts?.client_name);
+      const r = await conn.call(method, params, opts?.client_name, opts?.signal);
       return (r.ok ? r.result : { ok: false, error: r.error }) as Outcome<never>;
     },
     close: () => conn.close(),

@@ -16,6 +16,12 @@ export const IpcRequestSchema = z.object({
 }).strict();
 export type IpcRequest = z.infer<typeof IpcRequestSchema>;
 
+/** Cancels one in-flight request of the same connection (its MCP client cancelled); no response is sent. */
+export const IpcCancelSchema = z.object({
+  v: z.literal(PROTOCOL_VERSION),
+  cancel: z.union([z.number().int(), z.string().max(64)]),
+}).strict();
+
 /** One response: the value, or an error with a stable code. */
 export type IpcResponse =
   | { v: typeof PROTOCOL_VERSION; id: number | string | null; ok: true; result: unknown }

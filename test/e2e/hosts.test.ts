@@ -104,6 +104,18 @@ describe.skipIf(missing !== null)("hosts toolset through MCP and the daemon", ()
     expect(readFileSync(marker, "utf8")).toBe("once\n");
   });
 
+  it("cancel: a client that cancels exec_on_host gets the remote command killed (MCP → socket → daemon → SSH)", async () => {
+    const pidFile = `/tmp/hg-hosts-e2e-cancel-${process.pid}`;
+    const ac = new AbortController();
+    const call = client.callTool({ name: "exec_on_host", arguments: { host: "lab3", command: `echo $$ > ${pidFile}; exec sleep 30`, timeout_sec: 0 } }, { signal: ac.signal });
+    await expect.poll(() => existsSync(pidFile) && readFileSync(pidFile, "utf8").trim() !== "", { timeout: 10_000 }).toBe(true);
+    const remotePid = Number(readFileSync(pidFile, "utf8").trim());
+    ac.abort();
+    await expect(call).rejects.toThrow();
+    // namespaces share our pid namespace: the remote shell (exec'd into sleep) must be gone
+    await expect.poll(() => existsSync(`/proc/${remotePid}`), { timeout: 5000 }).toBe(false);
+  });
+
   it("SIGHUP reloads policies; a broken file keeps the old set (doctor says so)", async () => {
     writeFileSync(join(policies, "30-broken.cedar"), "permit (principal, action, resource");
     daemon.child.kill("SIGHUP");
