@@ -31,6 +31,28 @@ describe("hostgate config", () => {
     expect(absent.stdout).toMatch(/does not exist/);
   });
 
+  it("T2-22: a repeated key (tools.exposure twice, server twice) is refused, by check (exit 1) and at start (exit 2), naming where", async () => {
+    const path = writeConfig("tools:\n  exposure: read_only\n  exposure: all\nserver:\n  port: 1\nserver:\n  port: 2\n");
+    const check = await runHostgate(["config", "check", "--config", path]);
+    expect(check.code).toBe(1);
+    expect(check.stdout).toMatch(/keys must be unique at line 3[\s\S]*exposure: all/);
+    expect(check.stdout).toMatch(/unique at line 6[\s\S]*server:/);
+    const start = await runHostgate(["mcp", "--config", path]);
+    expect(start.code).toBe(2);
+    expect(start.stderr).toMatch(/keys must be unique at line 3/);
+  });
+
+  it("T2-23: a typo in a security key (tools.exposre) is refused, never the permissive default", async () => {
+    const path = writeConfig("tools:\n  exposre: read_only\n");
+    const check = await runHostgate(["config", "check", "--config", path]);
+    expect(check.code).toBe(1);
+    expect(check.stdout).toMatch(/tools: unknown key\(s\) "exposre"/);
+    expect((await runHostgate(["serve", "--port", "0", "--config", path])).code).toBe(2);
+    const show = await runHostgate(["config", "show", "--config", path]);
+    expect(show.code).toBe(1);
+    expect(show.stdout).not.toMatch(/exposure: all/);
+  });
+
   it("path: the file in use; --all lists every place looked at", async () => {
     const path = writeConfig("{}\n");
     expect((await runHostgate(["config", "path", "--config", path])).stdout.trim()).toBe(path);
