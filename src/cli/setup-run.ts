@@ -150,7 +150,9 @@ export function planSetup(c: SetupChoices, env: NodeJS.ProcessEnv, cwd: string):
     const usedSpec: EntrySpec = spec.transport === "http" && id === "claude-desktop" ? stdio : spec;
     const secret = entryHoldsSecret(usedSpec);
     const read = readClientFile(path);
-    const planned: PlannedFile = { target: id, label: def.label, path, file: read.ok ? read.file : null, result: { status: "unwritable", reason: "" }, secret, tighten: false, notes: rendered.notes, warnings: [] };
+    const notes = [...rendered.notes];
+    if (id === "claude" && c.claudeScope === "project") notes.push("Claude Code asks once before it starts servers from a project .mcp.json (`claude mcp list` shows it pending until then)");
+    const planned: PlannedFile = { target: id, label: def.label, path, file: read.ok ? read.file : null, result: { status: "unwritable", reason: "" }, secret, tighten: false, notes, warnings: [] };
     if (!read.ok) {
       planned.result = { status: "unwritable", reason: read.reason };
     } else {

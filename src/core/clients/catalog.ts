@@ -52,6 +52,9 @@ export interface ClientDef {
  */
 export const MANAGED_KEYS = ["type", "command", "args", "env", "environment", "env_vars", "url", "headers", "http_headers", "oauth", "enabled", "startup_timeout_sec"] as const;
 
+/** OpenCode waits 5 s for the tool list by default. */
+export const OPENCODE_TIMEOUT_MS = 15_000;
+
 /** Codex's default startup timeout is 10 s; a first start on a cold disk can take longer. */
 export const CODEX_STARTUP_TIMEOUT_SEC = 30;
 
@@ -182,7 +185,9 @@ export const CLIENTS: readonly ClientDef[] = [
         return { entry: compact({ type: "remote", url: spec.url, headers: bearer(spec.token), oauth: false, enabled: true }), notes: [] };
       }
       const { env, notes } = envWith(stdio, (n) => `{env:${n}}`);
-      return { entry: compact({ type: "local", command: [stdio.command, ...stdio.args], environment: env, enabled: true }), notes };
+      // `timeout` (ms to list tools) defaults to 5000; a first start on a busy machine can take longer. Not a
+      // managed key: a value the user set wins.
+      return { entry: compact({ type: "local", command: [stdio.command, ...stdio.args], environment: env, enabled: true, timeout: OPENCODE_TIMEOUT_MS }), notes };
     },
   },
   {
