@@ -17,6 +17,7 @@ import { CedarPolicyEngine } from "../../src/adapters/policy-cedar/cedar-engine.
 import { type SqliteAuditStore } from "../../src/adapters/audit-sqlite.ts";
 import { openAuditStore } from "../../src/daemon/audit-store.ts";
 import { ProviderConfigSchema } from "../../src/config/hosts.ts";
+import { SshConfigProvider } from "../../src/adapters/inventory/ssh-config.ts";
 import { netnsPrereqs, startNetnsLab, type NetnsLab } from "../peers/netns-sshd.ts";
 import { testEngine } from "../support/risk-engine.ts";
 
@@ -145,6 +146,26 @@ describe.skipIf(missing !== null)("exec_on_host against 20 real sshd hosts", () 
     expect(probed.capabilities).toEqual(existsSync("/run/systemd/system") ? ["ssh", "systemd"] : ["ssh"]);
     expect(store.query().at(-1)!.kind).toBe("host.probe");
     await expect(hostDetails({ name: "nope" }, { inventory: deps.inventory, executor, audit: store, actor: "uid:0" })).rejects.toMatchObject({ code: "not_found" });
+  });
+
+  it("an ssh_config alias is resolved the way `ssh alias` would (HostName, User, IdentityFile, ProxyJump through another alias)", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "hg-exec-sshcfg-"));
+    const cfgPath = join(dir, "config");
+    writeFileSync(cfgPath, [
+      "Host jump", `  HostName ${lab.hosts[1]!.ip}`,
+      "Host mylab", `  HostName ${lab.hosts[2]!.ip}`, "  ProxyJump jump",
+      "Host *", "  User root", `  IdentityFile ${lab.clientKey}`, "",
+    ].join("\n"));
+    const sc = ProviderConfigSchema.parse({ kind: "ssh_config", files: [cfgPath] });
+    const provider = new SshConfigProvider(sc as never, "/root");
+    const inventory = new Inventory({ backends: [{ provider, timeout_ms: 2000, cache_ttl_s: 0, cache_dir: undefined }], defaulted: true, cache: new InventoryCache(), resolveAlias: (n) => provider.resolve(n) });
+    const noKeys = new SshExecutor({ known_hosts: [lab.knownHosts], host_keys: "strict", default_user: "nobody", default_identity_files: [], connect_timeout_ms: 2000 });
+    try {
+      const r = await execOnHost({ host: "mylab", command: "hostname" }, operator, { ...deps, inventory, executor: noKeys, policy: null, settings: { ...settings, allow_unverified: true } });
+      expect("results" in r && r.results[0]).toMatchObject({ host: "mylab", ip: lab.hosts[2]!.ip, stdout: "lab4\n", exit_code: 0 });
+    } finally {
+      noKeys.close();
+    }
   });
 
   it("cancel: aborting the request kills the remote command", async () => {
