@@ -1,7 +1,7 @@
 /**
  * Daemon benchmark (issue: daemon and approval workflow). Prints one JSON object:
  * - plan_us: p50/p99 of plan (one explicit WriteFile step) over agent.sock;
- * - approve_us / execute_us: p50/p99 of approve (admin.sock) and then execute of that small WriteFile;
+ * - approve_us / execute_us: p50/p99 of approve (in-process admin client: over admin.sock an approval needs a controlling terminal since issue 12) and then execute of that small WriteFile;
  * - query_overhead_us: get_memory_usage's query through the socket client vs the in-process (embedded)
  *   client, p50 of each and the difference (target: ≤ 1000 µs added at p50).
  */
@@ -35,7 +35,7 @@ for (let i = 0; i < N; i++) {
   if (!planned?.ok) throw new Error(JSON.stringify(planned));
   const step = planned.value.steps[0]!;
   let receipt = "";
-  approve.push(await time(async () => { const a = await admin.call("approve", { transaction_id: step.transaction_id }); if (!a.ok) throw new Error(a.error.message); receipt = a.value.receipt; }));
+  approve.push(await time(async () => { const a = await clients.admin.call("approve", { transaction_id: step.transaction_id }); if (!a.ok) throw new Error(a.error.message); receipt = a.value.receipt; }));
   exec.push(await time(async () => {
     const r = await agent.call("execute", { steps: [{ transaction_id: step.transaction_id, action_name: step.action_name, params: step.params, approval_receipt: receipt }] });
     if (!r.ok || r.value.results[0]!.status !== "succeeded") throw new Error(JSON.stringify(r));
