@@ -177,7 +177,9 @@ export async function execOnHost(input: unknown, caller: ExecCaller, deps: ExecD
     });
   }
 
-  const remote = shellJoin([shell, "-c", q.command]);
+  // `exec`: the login shell becomes the command's shell (one process less per run; same pid, so the
+  // executor's process-group kill still applies).
+  const remote = `exec ${shellJoin([shell, "-c", q.command])}`;
   const timeoutMs = timeoutSec * 1000;
   const runOne = async (r: HostRecord): Promise<ExecHostResult> => {
     const display = names.length === 1 && q.name ? q.name : r.name;

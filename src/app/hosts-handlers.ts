@@ -45,7 +45,7 @@ function remoteHost(f: HostsFeature, r: HostRecord): RemoteHost {
     },
     run: (command, shell, timeoutSec) => f.executor.exec({
       target: { host: ssh.host, port: ssh.port, user: ssh.user, identity_files: ssh.identity_files },
-      command: shellJoin([shell, "-c", command]),
+      command: `exec ${shellJoin([shell, "-c", command])}`,
       timeout_ms: timeoutSec * 1000,
       max_output_bytes: f.settings.max_output_bytes,
     }),
