@@ -75,7 +75,7 @@ describe("hostgate setup (process)", () => {
     expect(r.stdout).toMatch(/✓ Cursor: .*starts without PATH and answers tools\/list \(\d+ tools, hostgate \d+\.\d+\.\d+/);
     expect(r.stdout).toMatch(/✓ Codex CLI: .*answers tools\/list/);
     expect(r.stdout).toMatch(/✓ OpenCode: .*answers tools\/list/);
-    expect(r.stdout).toMatch(/! approval separation: embedded daemon[\s\S]*fix: sudo hostgate daemon install/);
+    expect(r.stdout).toMatch(/! approval separation: none: [\s\S]*fix: sudo hostgate daemon install/);
     expect(r.code, r.stdout + r.stderr).toBe(0);
   });
 

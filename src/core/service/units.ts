@@ -37,13 +37,14 @@ Restart=on-failure
 RestartSec=2s
 # Runs as root (the actions manage services and packages) with the group ${AGENT_GROUP}: the agent socket
 # (/run/hostgate/agent.sock, mode 0660) belongs to that group, so its members can plan and query; the admin
-# socket (mode 0600) stays root's, so approving needs root at a terminal.
+# socket (mode 0600) stays root's, so approving needs root at a terminal. daemon.agent_group in
+# /etc/hostgate/config.yaml gives the agent socket another group instead (the runtime directory is 0755 for it).
 Group=${AGENT_GROUP}
 UMask=0077
 StateDirectory=hostgate
 StateDirectoryMode=0700
 RuntimeDirectory=hostgate
-RuntimeDirectoryMode=0750
+RuntimeDirectoryMode=0755
 ConfigurationDirectory=hostgate
 ConfigurationDirectoryMode=0755
 # Checkpoint copies outside the state directory (append-only file, chattr +a: needs CAP_LINUX_IMMUTABLE).
