@@ -7,6 +7,7 @@ import { PROTOCOL_VERSION } from "../../src/ipc/protocol.ts";
 import { ConfigSchema } from "../../src/config/schema.ts";
 import { startEmbeddedDaemon, type EmbeddedDaemon } from "../../src/daemon/embedded.ts";
 import { approveViaPty, startDaemon, type DaemonProcess } from "../helpers/daemon.ts";
+import { HOSTGATE_BIN } from "../helpers/hostgate.ts";
 
 /**
  * Red team, route "a model approves its own plan" (issue 12), against real processes. Production setup:
@@ -16,7 +17,7 @@ import { approveViaPty, startDaemon, type DaemonProcess } from "../helpers/daemo
  * mutations without a separated human receipt, and receipts the model got.
  */
 const NOBODY = 65534;
-const tally = { attempts: 0, unseparated_mutations: 0, receipts_to_model: 0 };
+const tally = { attempts: 0, unseparated_mutations: 0, receipts_to_model: 0, secrets_recovered: 0 };
 let daemon: DaemonProcess;
 let work: string;
 
@@ -93,6 +94,45 @@ describe("production setup: daemon as root, model as another uid", () => {
     const r = await ipcAs(daemon.adminSocket, "approve", { transaction_id: step.transaction_id }, NOBODY);
     expect(r).toEqual({ connect_error: "EACCES" });
     expect(written("self-approve")).toBe(false);
+  });
+
+  it("route: the model opens a pseudo-terminal of its own and runs `hostgate approve` in it (script) — cannot open admin.sock", async () => {
+    tally.attempts++;
+    const step = await planAsModel("model-pty");
+    const cmd = `${process.execPath} ${HOSTGATE_BIN} approve ${step.transaction_id as string} --socket ${daemon.adminSocket}`;
+    const child = spawn("script", ["-qec", cmd, "/dev/null"], { uid: NOBODY, gid: NOBODY, env: { PATH: process.env.PATH ?? "", HOME: "/tmp" }, stdio: ["pipe", "pipe", "pipe"] });
+    let out = "";
+    child.stdout.on("data", (c: Buffer) => { out += c.toString(); if (/Type "([^"]+)"/.test(out)) child.stdin.write(`${/Type "([^"]+)"/.exec(out)![1]!}\n`); });
+    child.stderr.on("data", (c: Buffer) => { out += c.toString(); });
+    await new Promise((r) => child.once("exit", r));
+    expect(out).not.toMatch(/Approval receipt: hgr_/);
+    expect(out).toMatch(/EACCES|permission denied/i);
+    if (/Approval receipt: hgr_/.test(out)) tally.receipts_to_model++;
+    expect(written("model-pty")).toBe(false);
+  });
+
+  it("route: plan a WriteFile over a root-only file as a read/probe oracle — the answer is the same whatever the file holds", async () => {
+    const secret = join(work, "root-only.conf");
+    const guesses = Array.from({ length: 5000 }, (_, i) => `pin=${String(i).padStart(4, "0")}`).join("\n") + "\n";
+    const answers = new Set<string>();
+    for (const content of ["pin=4242\n", "pin=0007\nother\n"]) {
+      writeFileSync(secret, content);
+      chmodSync(secret, 0o600);
+      const r = await ipcAs(daemon.agentSocket, "plan", { steps: [{ action: "WriteFile", params: { path: secret, content: guesses } }] }, NOBODY);
+      const step = (valueOf(r).steps as Record<string, unknown>[])[0]!;
+      const preview = JSON.stringify(step.preview);
+      if (/pin=4242|pin=0007|0600|shown only to the approver/.test(preview)) tally.secrets_recovered++;
+      answers.add(preview);
+    }
+    expect(answers.size).toBe(1);
+    expect(tally.secrets_recovered).toBe(0);
+  });
+
+  it("route: plan a WriteFile of hostgate's own state (state.db, the signing key, the pinned key) — forbidden_path", async () => {
+    for (const path of [join(daemon.dir, "state", "state.db"), join(daemon.dir, "state", "audit-keys", "current.key"), join(daemon.dir, "run", "admin.sock")]) {
+      const r = await ipcAs(daemon.agentSocket, "plan", { steps: [{ action: "WriteFile", params: { path, content: "x" } }] }, NOBODY);
+      expect(r, path).toMatchObject({ ok: false, error: { code: "forbidden_path" } });
+    }
   });
 
   it("route: approve over the agent socket — forbidden_method", async () => {
@@ -194,7 +234,7 @@ describe("embedded daemon (one user, no separation by design): what the terminal
 describe("tally", () => {
   it("no mutation ran without a separated human receipt, and the model never held a receipt it minted", () => {
     // Only "human" was written, after a separated approval; count anything else the model planned.
-    for (const name of ["plan-only", "self-approve", "agent-approve", "no-receipt", "no-tty", "root-front"]) if (written(name)) tally.unseparated_mutations++;
+    for (const name of ["plan-only", "self-approve", "model-pty", "agent-approve", "no-receipt", "no-tty", "root-front"]) if (written(name)) tally.unseparated_mutations++;
     expect(tally.unseparated_mutations).toBe(0);
     expect(tally.receipts_to_model).toBe(0);
     writeFileSync(join(work, ".tally.json"), JSON.stringify(tally));

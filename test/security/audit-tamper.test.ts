@@ -33,12 +33,23 @@ function open(s: Setup): SqliteAuditStore {
   return openAuditStore(s.state, { configDir: s.conf, checkpointEvery: 10, checkpointIdleMs: 0, ...(s.copy ? { checkpointCopy: { type: "file" as const, path: s.copy } } : {}) });
 }
 
-const verify = (s: Setup, extra: { witness?: string[] } = {}) => runVerify({ stateDir: s.state, configDir: s.conf, ...(s.copy ? { checkpoints: s.copy } : {}), ...extra });
+/** Tampering attempts and how many of them verified as intact (undetected). */
+const tally = { attempts: 0, undetected: 0 };
+afterAll(() => { process.stderr.write(`red team (audit tampering): ${JSON.stringify(tally)}\n`); });
+
+async function verify(s: Setup, extra: { witness?: string[] } = {}, tampered = true): Promise<Awaited<ReturnType<typeof runVerify>>> {
+  const r = await runVerify({ stateDir: s.state, configDir: s.conf, ...(s.copy ? { checkpoints: s.copy } : {}), ...extra });
+  if (tampered) {
+    tally.attempts++;
+    if (r.status === "intact") tally.undetected++;
+  }
+  return r;
+}
 
 describe("the untouched production chain", () => {
   it("is intact against the pinned key and the outside copy, from the CLI and from the daemon's own verify", async () => {
     const s = await chain({ copy: true });
-    expect(await verify(s)).toMatchObject({ status: "intact", last_seq: 31, anchored_seq: 31 });
+    expect(await verify(s, {}, false)).toMatchObject({ status: "intact", last_seq: 31, anchored_seq: 31 });
     const store = open(s);
     expect(await store.verify()).toMatchObject({ status: "intact", last_seq: 31 });
     store.close();
@@ -74,7 +85,7 @@ describe("route: drop the triggers, delete the newest entries and their checkpoi
 
   it("a witness whose hash the chain does not hold at its seq: broken/hash_mismatch", async () => {
     const s = await chain({ copy: false });
-    expect(await verify(s, { witness: [`10:${"ab".repeat(32)}`] })).toMatchObject({ status: "broken", reason: "hash_mismatch", first_bad_seq: 10 });
+    expect(await verify(s, { witness: [`10:${"ab".repeat(32)}`] }, false)).toMatchObject({ status: "broken", reason: "hash_mismatch", first_bad_seq: 10 });
   });
 });
 
@@ -110,6 +121,13 @@ describe("route: put an older copy of the database back", () => {
     for (const f of ["audit.db-wal", "audit.db-shm"]) rmSync(join(s.state, f), { force: true });
     cpSync(join(older, "audit.db"), join(s.state, "audit.db"));
     expect(await verify(s)).toMatchObject({ status: "broken", reason: "truncated", first_bad_seq: 14 });
+  });
+});
+
+describe("tally", () => {
+  it("no tampering verified as intact", () => {
+    expect(tally.attempts).toBeGreaterThan(0);
+    expect(tally.undetected).toBe(0);
   });
 });
 

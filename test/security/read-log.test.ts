@@ -14,11 +14,18 @@ const dir = `/var/log/hostgate-trust-${process.pid}`;
 const PASSWORD = "Lq7vX2pK9sW4zT1";
 const KEY_BODY = ["MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7VJTUt9Us8cKj", "MzEfYyjiWA4R4/M2bS1GB4t7NXp98C3SC6dVMvDuictGeurT8jNbvJZHtCSuYEvu", "NMoSfm76oqFvAp8Gy0iz5sxjZmSnXyCdPEovGhLa0VzMaQ8s+CLOyS56YyCFGeJZ"];
 let ctx: ActionContext;
+/** Every read is an attempt; a secret found in an answer (before the assertion fails) is a secret recovered. */
+const tally = { attempts: 0, secrets_recovered: 0 };
+const ALL_SECRETS = (): string[] => [PASSWORD, ...KEY_BODY.map((b) => b.slice(0, 20)), ...[...REDACT_CASES, ...ISSUE_CASES].flatMap((c) => c.secrets)];
 
 async function read(args: Record<string, unknown>, c: ActionContext = ctx): Promise<{ ok: boolean; lines: string[]; code?: string }> {
+  tally.attempts++;
   const r = await queryAction("ReadLogFile", args, hostEntry(c, "local"));
   if (!r.ok) return { ok: false, lines: [], code: r.error.code };
-  return { ok: true, lines: (r.value.data as { lines: string[] }).lines };
+  const lines = (r.value.data as { lines: string[] }).lines;
+  const text = lines.join("\n");
+  if (ALL_SECRETS().some((s) => text.includes(s))) tally.secrets_recovered++;
+  return { ok: true, lines };
 }
 
 beforeAll(async () => {
@@ -27,7 +34,10 @@ beforeAll(async () => {
   writeFileSync(`${dir}/corpus.log`, [...REDACT_CASES, ...ISSUE_CASES].map((c) => c.line).join("\n") + "\n");
   writeFileSync(`${dir}/app.log`, `start\ndb password=${PASSWORD} ok\nmid\n-----BEGIN PRIVATE KEY-----\n${KEY_BODY.join("\n")}\n-----END PRIVATE KEY-----\nend\n`);
 });
-afterAll(() => { rmSync(dir, { recursive: true, force: true }); });
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true });
+  process.stderr.write(`red team (read channels): ${JSON.stringify(tally)}\n`);
+});
 
 describe("route: read_log_file on a planted file (corpus area redact)", () => {
   for (const c of [...REDACT_CASES.map((x) => ({ ...x, name: x.id })), ...ISSUE_CASES]) {
@@ -93,5 +103,12 @@ describe("route: root-only logs (logs.readable)", () => {
 
   it("all: the root-only log is read (redacted), as the embedded daemon's default", async () => {
     expect((await read({ path: files.root600 })).ok).toBe(true);
+  });
+});
+
+describe("tally", () => {
+  it("no secret recovered through any read (runs after the routes above)", () => {
+    expect(tally.attempts).toBeGreaterThan(0);
+    expect(tally.secrets_recovered).toBe(0);
   });
 });
