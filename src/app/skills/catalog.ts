@@ -40,10 +40,23 @@ export class SkillCatalog {
 
   constructor(private readonly d: SkillsDeps) {}
 
-  /** The local roots, from the reused scan, or read again now with `fresh` (plans and applies). */
+  /**
+   * The local roots. Search and route take the last scan and, once it is older than `rescanMs`, start a
+   * new one in the background (stale while revalidating: a scan of thousands of skills never lands on the
+   * request path after the first). `fresh` (plans, applies, exec, diagnose) waits for a scan made now.
+   */
   async scan(fresh = false): Promise<LocalScan> {
     const now = this.d.clock.now();
-    if (!fresh && this.scanned && now - this.scanned.at < this.d.rescanMs) return this.scanned.scan;
+    if (!fresh && this.scanned) {
+      if (now - this.scanned.at >= this.d.rescanMs) void this.rescan().catch(() => undefined);
+      return this.scanned.scan;
+    }
+    // A fresh scan must start after now: one already running may predate what the caller just changed.
+    if (fresh && this.pending) await this.pending.catch(() => undefined);
+    return this.rescan();
+  }
+
+  private rescan(): Promise<LocalScan> {
     this.pending ??= this.d.local.scan().then((scan) => {
       const key = scan.skills.map((s) => `${s.dir}:${s.skill.digest ?? "x"}`).join("|");
       this.scanned = { at: this.d.clock.now(), scan, key };
