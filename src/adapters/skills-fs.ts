@@ -69,6 +69,22 @@ async function readRegular(abs: string, rel: string): Promise<Uint8Array> {
   }
 }
 
+/** One skill folder of a root, or null when it has no SKILL.md (not a skill). */
+async function loadOne(root: string, name: string): Promise<LocalSkill | null> {
+  const dir = join(root, name);
+  try {
+    await lstat(join(dir, "SKILL.md"));
+  } catch {
+    return null;
+  }
+  try {
+    return { root, dir, skill: loadSkill(name, await readTree(dir), sha256) };
+  } catch (err) {
+    const message = err instanceof TreeError ? err.message : (err as Error).message;
+    return { root, dir, skill: { name, manifest: null, body: "", side: { entrypoints: [] }, files: [], digest: null, problems: [{ code: "tree_refused", file: err instanceof TreeError ? err.path : "", message }] } };
+  }
+}
+
 /**
  * Local skills from configured roots. Each root's subdirectories holding a SKILL.md are skills; anything else
  * in a root (files, dot-directories) is ignored. A missing root is reported, not fatal.
@@ -89,23 +105,14 @@ export function localSkillSource(roots: readonly string[]): LocalSkillSource {
           continue;
         }
         statuses.push({ path: root, status: "ok" });
-        for (const name of names) {
-          const dir = join(root, name);
-          try {
-            await lstat(join(dir, "SKILL.md"));
-          } catch {
-            continue;
-          }
-          let files: TreeFile[];
-          try {
-            files = await readTree(dir);
-          } catch (err) {
-            const message = err instanceof TreeError ? err.message : (err as Error).message;
-            skills.push({ root, dir, skill: { name, manifest: null, body: "", side: { entrypoints: [] }, files: [], digest: null, problems: [{ code: "tree_refused", file: err instanceof TreeError ? err.path : "", message }] } });
-            continue;
-          }
-          skills.push({ root, dir, skill: loadSkill(name, files, sha256) });
-        }
+        // Several folders at a time (the reads are I/O bound); results keep the directory order.
+        const found: (LocalSkill | null)[] = new Array<LocalSkill | null>(names.length).fill(null);
+        let next = 0;
+        const worker = async (): Promise<void> => {
+          for (let i = next++; i < names.length; i = next++) found[i] = await loadOne(root, names[i]!);
+        };
+        await Promise.all(Array.from({ length: Math.min(16, names.length) }, worker));
+        for (const s of found) if (s) skills.push(s);
       }
       return { skills, roots: statuses };
     },

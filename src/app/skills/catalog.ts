@@ -2,7 +2,7 @@ import { HostgateError } from "../../core/errors.ts";
 import type { SkillDigest } from "../../core/skills/digest.ts";
 import { parseRef } from "../../core/skills/ref.ts";
 import type { SkillIndex } from "../../core/skills/search.ts";
-import { isValid } from "../../core/skills/skill.ts";
+import { isValid, loadSkill } from "../../core/skills/skill.ts";
 import type { TreeFile } from "../../core/skills/tree.ts";
 import { treeDigest } from "../../core/skills/digest.ts";
 import type { LocalScan, LocalSkill, ReleaseRecord } from "../../ports/skill-store.ts";
@@ -77,6 +77,24 @@ export class SkillCatalog {
     return index;
   }
 
+  /**
+   * The local skills with that directory name. `fresh`: read again now, but only those folders (a fresh
+   * scan of thousands of skills would land on every plan); a name the last scan did not see costs one
+   * fresh scan, so a skill added since is found.
+   */
+  private async named(name: string, fresh: boolean): Promise<LocalSkill[]> {
+    const cached = (await this.scan()).skills.filter((s) => s.skill.name === name);
+    if (!fresh) return cached;
+    if (cached.length === 0) return (await this.scan(true)).skills.filter((s) => s.skill.name === name);
+    return Promise.all(cached.map(async (s): Promise<LocalSkill> => {
+      try {
+        return { ...s, skill: loadSkill(name, await this.d.local.readFiles(s.dir), this.d.sha256) };
+      } catch (err) {
+        return { ...s, skill: { ...s.skill, manifest: null, digest: null, problems: [{ code: "tree_refused", file: "", message: (err as Error).message }] } };
+      }
+    }));
+  }
+
   /** The first valid local skill of that name (roots in configured order), or null. */
   async localByName(name: string): Promise<LocalSkill | null> {
     return (await this.scan()).skills.find((s) => s.skill.name === name && isValid(s.skill)) ?? null;
@@ -91,8 +109,7 @@ export class SkillCatalog {
   async resolve(text: string, fresh = false): Promise<Resolved> {
     const ref = parseRef(text);
     if ("error" in ref) throw new HostgateError("invalid_params", ref.error);
-    const scan = await this.scan(fresh);
-    const named = scan.skills.filter((s) => s.skill.name === ref.name);
+    const named = await this.named(ref.name, fresh);
     const localHit = (s: LocalSkill): Resolved => ({ name: ref.name, source: "local", digest: s.skill.digest!, version: s.skill.manifest?.metadata?.version ?? null, location: s.dir, local: s });
     if (ref.kind === "name" || ref.kind === "version") {
       const valid = named.find((s) => isValid(s.skill) && (ref.kind === "name" || s.skill.manifest.metadata?.version === ref.version));

@@ -3,6 +3,7 @@ import { SKILL_LIMITS } from "../../core/skills/limits.ts";
 import { decodeUtf8, isValid, loadSkill } from "../../core/skills/skill.ts";
 import { checkTreePath } from "../../core/skills/tree.ts";
 import type { SkillsProvenance, SkillsReadArgs, SkillsRefArgs, SkillsRouteArgs, SkillsSearchArgs } from "../../ipc/skills.ts";
+import type { LocalScan, LocalSkill } from "../../ports/skill-store.ts";
 import { provenance, type SkillCatalog } from "./catalog.ts";
 import type { SkillsDeps } from "./deps.ts";
 
@@ -16,10 +17,22 @@ export interface Answer {
 
 const localProv = (dir: string, digest: string | null, path?: string): SkillsProvenance => ({ source: "local", location: dir, digest, ...(path ? { path } : {}) });
 
+const byNameCache = new WeakMap<LocalScan, Map<string, LocalSkill>>();
+/** The valid skills of one scan by name (first root wins), built once per scan. */
+function validByName(scan: LocalScan): Map<string, LocalSkill> {
+  let m = byNameCache.get(scan);
+  if (!m) {
+    m = new Map();
+    for (const s of scan.skills) if (isValid(s.skill) && !m.has(s.skill.name)) m.set(s.skill.name, s);
+    byNameCache.set(scan, m);
+  }
+  return m;
+}
+
 /** skills_search: ranked full-text search over local skills (name, description, body). */
 export async function search(cat: SkillCatalog, args: SkillsSearchArgs): Promise<Answer> {
   const [index, scan] = await Promise.all([cat.index(), cat.scan()]);
-  const byName = new Map(scan.skills.filter((s) => isValid(s.skill)).map((s) => [s.skill.name, s]));
+  const byName = validByName(scan);
   const hits = index.search(args.query, args.limit).map((h) => {
     const s = byName.get(h.name)!;
     return { name: h.name, description: s.skill.manifest!.description, score: h.score, matched: h.matched, digest: s.skill.digest, ref: `${h.name}@${s.skill.digest!}` };
