@@ -34,6 +34,8 @@ describe.skipIf(missing !== null)("hosts toolset through MCP and the daemon", ()
     cpSync("examples/policies", policies, { recursive: true });
     const yaml = [
       "backend:", "  type: mock",
+      // planner and approver are both root in this test: allow same-user approval (approval.same_user)
+      "approval:", "  same_user: allow",
       "tools:", "  enable: [exec_on_host]",
       "inventory:", "  providers:", "    - kind: static", "      name: lab", "      hosts:",
       ...lab.hosts.map((h, i) => `        - { name: ${h.name}, address: ${h.ip}, user: root, tags: [${i === 2 ? "prod" : "lab"}] }`),
@@ -94,6 +96,7 @@ describe.skipIf(missing !== null)("hosts toolset through MCP and the daemon", ()
     expect(approval.output).toContain("lab4");
     expect(approval.output).toContain(`echo once >> ${marker}`);
     expect(approval.output).toContain("changes on prod hosts need a human approval");
+    expect(approval.receipt, approval.output).not.toBeNull();
     const receipt = approval.receipt!;
     const exec = () => tool("execute", { steps: [{ transaction_id: step.transaction_id, action_name: "RunCommand", host: "lab4", params: step.params, approval_receipt: receipt }] });
     const first = await exec();
