@@ -6,7 +6,7 @@ import { ensureAppendOnly } from "../../src/adapters/append-only.ts";
 import { writeCheckpointCopy, readCheckpointCopy } from "../../src/adapters/audit-checkpoint-copy.ts";
 import { type SqliteAuditStore } from "../../src/adapters/audit-sqlite.ts";
 import { openAuditStore } from "../../src/daemon/audit-store.ts";
-import { runVerify } from "../../src/cli/audit.ts";
+import { exportJsonl, publicKeyText, runVerify, VERIFY_EXIT } from "../../src/cli/audit.ts";
 import { tamper, tmp } from "../audit/helpers.ts";
 
 /**
@@ -157,5 +157,26 @@ describe("route: rewrite the checkpoint copy itself", () => {
     writeFileSync(other, "");
     expect(() => { renameSync(other, file); }).toThrow(/EPERM|operation not permitted/i);
     expect(readCheckpointCopy(file, "chain")).toHaveLength(1);
+  });
+});
+
+describe("corpus T2-24: a chain made elsewhere, verified against this host's key", () => {
+  it("T2-24: chain B's export is broken/bad_signature against A's pinned key, A's state dir and A's public key file; cannot_verify/no_key with no key; never intact from the key inside B's genesis", async () => {
+    const a = await chain({ copy: false, entries: 3 });
+    const b = await chain({ copy: false, entries: 3 });
+    const exported = join(tmp("hg-trust-t224-"), "b.jsonl");
+    await exportJsonl(join(b.state, "audit.db"), exported, { out: () => undefined, err: () => undefined });
+    tally.attempts++;
+    const pinned = await runVerify({ jsonl: exported, stateDir: a.state, configDir: a.conf });
+    expect(pinned).toMatchObject({ status: "broken", reason: "bad_signature", first_bad_seq: 1 });
+    expect(VERIFY_EXIT[pinned.status]).toBe(1);
+    const pem = join(tmp("hg-trust-t224-"), "a.pem");
+    writeFileSync(pem, publicKeyText(a.state, false));
+    expect(await runVerify({ jsonl: exported, publicKey: pem })).toMatchObject({ status: "broken", reason: "bad_signature" });
+    expect(await runVerify({ jsonl: exported, stateDir: a.state, configDir: tmp() })).toMatchObject({ status: "broken", reason: "bad_signature" });
+    const empty = await runVerify({ jsonl: exported, stateDir: tmp(), configDir: tmp() });
+    expect(empty).toMatchObject({ status: "cannot_verify", why: "no_key" });
+    expect(VERIFY_EXIT[empty.status]).toBe(2);
+    for (const r of [pinned, empty]) if (r.status === "intact") tally.undetected++;
   });
 });
