@@ -17,6 +17,9 @@ const CORE_ROOTS = ["/", "/etc", "/usr", "/bin", "/sbin", "/lib", "/lib32", "/li
 export function normalisePath(p: string, cwd?: string): string {
   let path = p;
   if (path === "") return "";
+  // ~user is that user's home: ~root is /root, anyone else's is under /home (the worst case for a rule).
+  const tilde = /^~([a-z_][a-z0-9_.-]*)(?=\/|$)/i.exec(path);
+  if (tilde) path = (tilde[1] === "root" ? "/root" : `/home/${tilde[1]}`) + path.slice(tilde[0].length);
   if (!path.startsWith("/") && !path.startsWith("~") && cwd) path = cwd.replace(/\/$/, "") + "/" + path;
   const abs = path.startsWith("/");
   const parts: string[] = [];
@@ -92,6 +95,10 @@ const CRITICAL_WRITE = [
   /\/authorized_keys2?$/,
   /^(~|\/root|\/home\/[^/]+)\/\.(bashrc|bash_profile|profile|zshrc|bash_login|ssh\/rc)$/,
   /^\/(boot|bin|sbin|usr\/bin|usr\/sbin|usr\/local\/bin|usr\/local\/sbin)\//,
+  // Per-user persistence: login/logout scripts, user units and autostart entries, git hooks and config that name
+  // programs (core.pager, core.fsmonitor…), environment read at login, editor/readline start-up files.
+  /^(~|\/root|\/home\/[^/]+)\/\.(bash_logout|zprofile|zlogin|zshenv|cshrc|tcshrc|kshrc|mkshrc|pam_environment|xprofile|xinitrc|xsession|gitconfig|config\/git\/config|vimrc|exrc|inputrc|config\/(systemd\/user|autostart|environment\.d)\/.+|local\/share\/systemd\/user\/.+)$/,
+  /(^|\/)\.git\/(hooks\/[^/]+|config)$/,
   /^\/proc\/sysrq-trigger$/,
 ];
 
@@ -122,12 +129,51 @@ const SECRET = [
   /^\/etc\/rancher\/k3s\/k3s\.yaml$/,
   /^\/etc\/(krb5\.keytab|ppp\/(chap|pap)-secrets|mysql\/debian\.cnf)$/,
   /^\/etc\/.*\.key$/,
+  // Shell and client histories (passwords typed on command lines), old password hashes, raw kernel memory.
+  /(^|\/)\.([a-z_]*_history|history|lesshst)$/,
+  /^\/etc\/security\/opasswd$/,
+  /^\/(proc\/kcore|dev\/(mem|kmem|port))$/,
+  // Private keys, keystores and dotenv files wherever they are; CI and cloud credential stores.
+  /(^|\/)[^/]*\.(key|p12|pfx|keytab|jks|keystore)$/,
+  /(^|\/)(privkey|private)[^/]*\.pem$/,
+  /(^|\/)\.env(\.(?!(example|sample|template|dist)$)[A-Za-z0-9_-]+)?$/,
+  /^\/var\/lib\/jenkins\/(secrets\/|credentials\.xml$)/,
+  /(^|\/)\.(config\/gcloud\/(credentials\.db|legacy_credentials\/.*|application_default_credentials\.json|access_tokens\.db)|azure\/(accessTokens\.json|msal_token_cache\..*))$/,
   /(^|\/)\.(my\.cnf|npmrc|pypirc|config\/gh\/hosts\.yml|gnupg\/private-keys-v1\.d\/.*|gnupg\/secring\.gpg|password-store\/.*)$/,
 ];
 
-/** True when reading `p` would expose secrets. */
+/** Secret files a glob may reach (`/etc/sha?ow`, `/home/u?/.ssh/id_rsa`, any `*` form): matched against the glob's pattern. */
+const SECRET_SAMPLES = ["/etc/shadow", "/etc/gshadow", "/etc/shadow-", "/etc/sudoers", "/etc/security/opasswd", "/root/.ssh/id_rsa", "/root/.ssh/id_ed25519",
+  "/home/u/.ssh/id_rsa", "/home/u/.ssh/id_ed25519", "~/.ssh/id_rsa", "~/.ssh/id_ed25519", "/etc/ssh/ssh_host_rsa_key", "/etc/ssh/ssh_host_ed25519_key",
+  "~/.aws/credentials", "/root/.aws/credentials", "/home/u/.aws/credentials", "~/.netrc", "~/.git-credentials", "~/.kube/config", "/root/.bash_history",
+  "~/.bash_history", "/home/u/.bash_history", "/proc/1/environ", "/proc/self/environ", "/etc/kubernetes/admin.conf"];
+
+/** Directories that hold little but secrets: handing the whole directory to a reader or copier reads them. */
+const SECRET_DIR = /^((~|\/root|\/home\/[^/]+)\/\.(ssh|gnupg|aws|kube|password-store|docker)|\/etc\/(ssl\/private|pki\/tls\/private|letsencrypt|kubernetes\/pki|wireguard)|\/(var\/)?run\/secrets|\/var\/lib\/jenkins\/secrets)$/;
+
+function globRegex(glob: string): RegExp {
+  let re = "";
+  for (let i = 0; i < glob.length; i++) {
+    const c = glob[i]!;
+    if (c === "*") re += "[^/]*";
+    else if (c === "?") re += "[^/]";
+    else if (c === "[") { const j = glob.indexOf("]", i + 2); if (j < 0) re += "\\["; else { re += "[" + glob.slice(i + 1, j).replace(/^!/, "^").replace(/\\/g, "\\\\") + "]"; i = j; } }
+    else re += c.replace(/[.+^${}()|\\\]]/g, "\\$&");
+  }
+  try { return new RegExp(`^${re}$`); } catch { return /^/; } // a bracket bash reads and we cannot: it may match anything
+}
+
+/** True when reading `p` would expose secrets; a globbed `p` is secret when it can match a known secret file. */
 export function isSecretPath(p: string): boolean {
-  return SECRET.some((r) => r.test(p));
+  if (SECRET.some((r) => r.test(p))) return true;
+  if (!/[*?[]/.test(p)) return false;
+  const re = globRegex(p);
+  return SECRET_SAMPLES.some((s) => re.test(s));
+}
+
+/** True when `p` is a directory that holds little but secrets (`~/.ssh`, `/etc/ssl/private`): reading it whole reads them. */
+export function isSecretDir(p: string): boolean {
+  return SECRET_DIR.test(p);
 }
 
 /** The path inside an argument such as `@/etc/shadow`, `if=/x`, `--file=/x`, `file:///x`, or the argument itself. */

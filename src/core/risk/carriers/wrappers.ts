@@ -44,6 +44,21 @@ export function unwrap(cmd: Cmd, ctx: Ctx, scope: Scope): void {
 /** Tools whose operands can be a program: fed by xargs from unseen input they run unseen code. */
 const XARGS_PROGRAM_TAKERS = new Set(["sed", "awk", "gawk", "mawk", "nawk", "perl", "rsync", "find", "xargs", "parallel", "ssh", "git"]);
 
+/**
+ * What a static `echo`/`printf` prints, as words, for xargs: backslash escapes are decoded (printf always, echo
+ * too since `echo -e` and `sh`'s echo do it) so `printf '/\n'` feeds `/`; printf's `%` conversions are dropped from
+ * the format and its arguments printed after it (a superset of what it prints).
+ */
+function printedWords(name: string, args: string[]): string[] {
+  const words = name === "echo" ? args.filter((t) => !/^-[neE]+$/.test(t)) : args.filter((t, i) => !(i === 0 && t === "--"));
+  const decode = (t: string): string => t.replace(/\\(x[0-9a-fA-F]{1,2}|0?[0-7]{1,3}|.)/g, (_m, e: string) => {
+    if (e[0] === "x") return String.fromCharCode(parseInt(e.slice(1), 16));
+    if (/^[0-7]/.test(e)) return String.fromCharCode(parseInt(e, 8));
+    return ({ n: "\n", t: "\t", r: "\r", v: "\v", f: "\f", a: "", b: "", e: "", c: "" } as Record<string, string>)[e] ?? e;
+  });
+  return words.map((t, i) => decode(name === "printf" && i === 0 ? t.replace(/%[-+ #0-9.]*[a-zA-Z%]/g, " ") : t));
+}
+
 /** xargs: the command it builds, with the operands from a static echo, or unknown operands from anything else. */
 export function xargs(cmd: Cmd, rest: Arg[], ctx: Ctx, scope: Scope): void {
   const argv = rest.length ? rest : [literalArg("echo")];
@@ -54,7 +69,7 @@ export function xargs(cmd: Cmd, rest: Arg[], ctx: Ctx, scope: Scope): void {
   let extra: Arg[] = [];
   let unknown = true;
   if (src && (src.name === "echo" || src.name === "printf") && src.args.every((a) => !a.dynamic)) {
-    const words = src.args.map((a) => a.text).filter((t) => !/^-[neE]+$/.test(t));
+    const words = printedWords(src.name, src.args.map((a) => a.text));
     extra = (wholeItems ? [words.join(" ")] : words.flatMap((t) => t.split(/\s+/))).filter(Boolean).map(literalArg);
     unknown = false;
   }

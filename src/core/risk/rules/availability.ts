@@ -6,7 +6,7 @@ const SSH_UNITS = /^(ssh|sshd|openssh|openssh-server|ssh\.socket|sshd\.socket|ss
 const NET_UNITS = /^(network|networking|NetworkManager|systemd-networkd|wpa_supplicant|tailscaled|wg-quick@.*)(\.service)?$/;
 const FW_UNITS = /^(firewalld|ufw|nftables|iptables|ip6tables|netfilter-persistent)(\.service)?$/;
 const STOP = new Set(["stop", "disable", "mask", "kill", "freeze"]);
-const POWER = new Set(["poweroff", "reboot", "halt", "kexec", "rescue", "emergency", "isolate", "suspend", "hibernate", "soft-reboot"]);
+const POWER = new Set(["poweroff", "reboot", "halt", "kexec", "rescue", "emergency", "isolate", "default", "suspend", "hibernate", "hybrid-sleep", "suspend-then-hibernate", "soft-reboot"]);
 /** systemctl subcommands that only read (systemctl(1) "Unit Commands" that query). */
 const SYSTEMCTL_READ = new Set(["", "status", "show", "cat", "list-units", "list-unit-files", "list-sockets", "list-timers", "list-jobs", "list-dependencies", "list-machines", "list-automounts", "list-paths", "is-active", "is-enabled", "is-failed", "is-system-running", "get-default", "help", "show-environment", "--version", "--help"]);
 
@@ -35,13 +35,15 @@ export const AVAILABILITY_RULES: readonly Rule[] = [
   {
     id: "host_shutdown", severity: "critical",
     reason: "shuts down, reboots or isolates the host (availability of a remote machine)",
-    commands: ["shutdown", "reboot", "halt", "poweroff", "init", "telinit", "systemctl"],
+    commands: ["shutdown", "reboot", "halt", "poweroff", "init", "telinit", "systemctl", "loginctl"],
     test: (cmd) => {
       if (cmd.name === "systemctl") return POWER.has(systemctlVerb(cmd));
+      // logind's own power verbs (loginctl(1) "System Commands").
+      if (cmd.name === "loginctl") return cmd.args.some((a) => POWER.has(a.text));
       if (cmd.name === "init" || cmd.name === "telinit") return /^[0126sS]$/.test(cmd.args[0]?.text ?? "");
       return !cmd.args.some((a) => a.text === "-c" || a.text === "--help" || a.text === "--show");
     },
-    examples: { match: ["shutdown -h now", "echo `shutdown -h now`", "systemctl reboot", "init 0"], noMatch: ["shutdown -c", "systemctl status"] },
+    examples: { match: ["shutdown -h now", "echo `shutdown -h now`", "systemctl reboot", "init 0", "loginctl poweroff", "loginctl -i reboot", "systemctl default", "systemctl hybrid-sleep"], noMatch: ["shutdown -c", "systemctl status", "loginctl list-sessions"] },
   },
   {
     id: "remote_access_cut", severity: "critical",
@@ -150,13 +152,17 @@ export const AVAILABILITY_RULES: readonly Rule[] = [
     test: (cmd) => {
       const t = cmd.args.map((a) => a.text);
       if (cmd.name === "networkctl") return t.some((x) => /^(up|down|delete|renew|forcerenew|reconfigure|reload|edit)$/.test(x));
-      if (cmd.name === "ip") return t.some((x) => /^(add|del|delete|set|change|replace|flush|append|prepend|restore)$/.test(x));
+      if (cmd.name === "ip") return ipChanges(t);
       if (cmd.name === "ifconfig" || cmd.name === "route") return t.length > (cmd.name === "route" ? 1 : 1) && !t.every((x) => /^(-a|-n|-v|-s|-e)$/.test(x));
       if (cmd.name === "nmcli") return t.some((x) => /^(modify|mod|delete|del|down|up|add|off|connect|disconnect|reload)$/.test(x));
       if (cmd.name === "tc") return t.some((x) => /^(add|del|delete|change|replace)$/.test(x));
       return !t.every((x) => /^(get|info|--help|show)$/.test(x));
     },
-    examples: { match: ["ip route del 10.0.0.0/8", "ip addr add 10.0.0.2/24 dev eth0", "netplan apply", "networkctl reconfigure eth0"], noMatch: ["ip addr show", "ip -br link", "nmcli device status", "networkctl status", "networkctl list"] },
+    examples: {
+      match: ["ip route del 10.0.0.0/8", "ip addr add 10.0.0.2/24 dev eth0", "netplan apply", "networkctl reconfigure eth0", "ip l s eth0 down", "ip li set dev eth0 down", "ip a f dev eth0", "ip r d default",
+        "ip -4 ro repl default via 10.0.0.1", "ip -b /tmp/cmds", "ip -batch /tmp/cmds", "ip -force -batch - < cmds", "ip n fl all", "ip -n blue link del veth0"],
+      noMatch: ["ip addr show", "ip -br link", "nmcli device status", "networkctl status", "networkctl list", "ip a", "ip -br a", "ip a s", "ip r", "ip ro get 1.1.1.1", "ip -s link", "ip -j -p addr show dev eth0", "ip neigh", "ip monitor"],
+    },
   },
   {
     id: "kill_all", severity: "critical",
@@ -164,8 +170,10 @@ export const AVAILABILITY_RULES: readonly Rule[] = [
     commands: ["kill", "pkill", "killall"],
     test: (cmd) => (cmd.name === "kill" && cmd.args.some((a) => a.text === "1" || a.text === "-1")) || (cmd.name !== "kill" && cmd.args.some((a) => /^(init|systemd)$/.test(a.text)))
       // pkill/killall -u root (or uid 0): every root process, sshd and init's helpers included.
-      || (cmd.name !== "kill" && cmd.args.some((a, i) => (/^(-u|--user|-U|--uid|--euid)$/.test(a.text) && /^(root|0)(,|$)/.test(cmd.args[i + 1]?.text ?? "")) || /^(-u|-U)(root|0)$|^--(user|uid|euid)=(root|0)(,|$)/.test(a.text))),
-    examples: { match: ["kill -9 -1", "kill -9 1", "pkill -9 -u root", "killall -u root", "pkill --euid=0"], noMatch: ["kill -9 12345", "pkill -f myjob", "pkill -u www-data php"] },
+      || (cmd.name !== "kill" && cmd.args.some((a, i) => (/^(-u|--user|-U|--uid|--euid)$/.test(a.text) && /^(root|0)(,|$)/.test(cmd.args[i + 1]?.text ?? "")) || /^(-u|-U)(root|0)$|^--(user|uid|euid)=(root|0)(,|$)/.test(a.text)))
+      // A pattern that matches every process name (pkill's is always a regex, killall's with -r): `pkill -f .`.
+      || (cmd.name !== "kill" && (cmd.name === "pkill" || cmd.args.some((a) => /^(-[a-zA-Z]*r[a-zA-Z]*|--regexp)$/.test(a.text))) && cmd.args.some((a) => !a.text.startsWith("-") && matchesEverything(a.text))),
+    examples: { match: ["kill -9 -1", "kill -9 1", "pkill -9 -u root", "killall -u root", "pkill --euid=0", "pkill -9 -f .", "killall -r .", "pkill '.*'", "killall -9 -r '^'"], noMatch: ["kill -9 12345", "pkill -f myjob", "pkill -u www-data php", "killall ."] },
   },
   {
     id: "kernel_change", severity: "high",
@@ -193,3 +201,39 @@ export const AVAILABILITY_RULES: readonly Rule[] = [
     examples: { match: ["useradd -m eve", "usermod -aG sudo eve", "passwd root"], noMatch: ["chage -l root", "passwd -S root"] },
   },
 ];
+
+/** ip(8) options that take a value (`-n NETNS`, `-f FAMILY`, `-rc SIZE`, `-l COUNT`). */
+const IP_VALUE_OPTS = /^-(n|netns|f|family|rc|rcvbuf|l|loops)$/;
+/** Verbs ip matches by prefix (iproute2's matches()): any prefix of these changes state. */
+const IP_CHANGE_VERBS = ["add", "change", "chg", "replace", "delete", "set", "flush", "append", "prepend", "restore", "test", "update", "attach", "detach"];
+const IP_READ_VERBS = ["show", "list", "lst", "get", "help", "monitor", "showdump", "save"];
+
+/**
+ * True when `ip` changes state: a commands file (`-b`/`-batch` FILE: what it holds is unknown), or a verb that is a
+ * prefix of a changing verb and not of a reading one, except `ip link s|se` which is `set` (iplink checks set first).
+ */
+function ipChanges(t: string[]): boolean {
+  const ops: string[] = [];
+  for (let i = 0; i < t.length; i++) {
+    const x = t[i]!;
+    if (/^--?(b|ba|bat|batc|batch)$/.test(x)) return true;
+    if (IP_VALUE_OPTS.test(x)) { i++; continue; }
+    if (x.startsWith("-")) continue;
+    ops.push(x);
+  }
+  const [object = "", verb = ""] = ops;
+  if (verb === "") return false;
+  const prefixOf = (list: string[]): boolean => list.some((w) => w.startsWith(verb));
+  if ("link".startsWith(object) && /^se?$/.test(verb)) return true;
+  return prefixOf(IP_CHANGE_VERBS) && !prefixOf(IP_READ_VERBS) || ops.slice(1).some((x) => /^(add|del|delete|set|change|replace|flush|append|prepend|restore)$/.test(x));
+}
+
+/** True when `pattern`, read as an extended regex, matches any process name (sampled: init, sshd, a 1-letter name). */
+function matchesEverything(pattern: string): boolean {
+  try {
+    const re = new RegExp(pattern);
+    return ["systemd", "sshd", "x", "bash"].every((n) => re.test(n));
+  } catch {
+    return false;
+  }
+}

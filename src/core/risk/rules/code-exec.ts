@@ -26,7 +26,7 @@ const GIT_GLOBAL: OptionSpec = { posix: true, shortArgs: "Cc", longArgs: ["git-d
 const GIT_EXEC_KEY = /^(core\.(pager|sshcommand|fsmonitor|editor|hookspath|askpass|gitproxy|alternaterefscommand)|pager\..+|alias\..+|diff\..*(textconv|command)|diff\.external|merge\..*driver|filter\..+|credential\..*helper|credential\.helper|sequence\.editor|gpg\..*program|uploadpack\.packobjectshook|remote\..+\.(uploadpack|receivepack|proxy)|protocol\..*allow|include\.path|includeif\..+|core\.sshcommand|http\.proxy|url\..+\.insteadof|init\.templatedir|ssh\.variant)$/i;
 const gitConfigArgs = (cmd: Cmd): string[] => flagValues(optionsOf(cmd, GIT_GLOBAL), "-c");
 /** Environment variables that make a program run code or load code (git, the dynamic loader, shells, runtimes). */
-const EXEC_ENV = /^(LD_PRELOAD|LD_LIBRARY_PATH|LD_AUDIT|GIT_SSH|GIT_SSH_COMMAND|GIT_PROXY_COMMAND|GIT_CONFIG_PARAMETERS|GIT_CONFIG_GLOBAL|GIT_CONFIG_SYSTEM|GIT_CONFIG_COUNT|GIT_CONFIG_KEY_\d+|GIT_CONFIG_VALUE_\d+|GIT_EXTERNAL_DIFF|GIT_PAGER|GIT_EDITOR|GIT_ASKPASS|GIT_EXEC_PATH|GIT_TEMPLATE_DIR|PAGER|EDITOR|VISUAL|SYSTEMD_PAGER|MANPAGER|BASH_ENV|ENV|PROMPT_COMMAND|PS4|SHELLOPTS|BASHOPTS|PERL5OPT|PERL5LIB|PYTHONSTARTUP|PYTHONPATH|PYTHONHOME|NODE_OPTIONS|RUBYOPT|RUBYLIB|IFS|PATH|SUDO_ASKPASS|SSH_ASKPASS|LESSOPEN|LESSCLOSE)$/;
+const EXEC_ENV = /^(LD_PRELOAD|LD_LIBRARY_PATH|LD_AUDIT|GIT_SSH|GIT_SSH_COMMAND|GIT_PROXY_COMMAND|GIT_CONFIG_PARAMETERS|GIT_CONFIG_GLOBAL|GIT_CONFIG_SYSTEM|GIT_CONFIG_COUNT|GIT_CONFIG_KEY_\d+|GIT_CONFIG_VALUE_\d+|GIT_EXTERNAL_DIFF|GIT_PAGER|GIT_EDITOR|GIT_ASKPASS|GIT_EXEC_PATH|GIT_TEMPLATE_DIR|PAGER|EDITOR|VISUAL|SYSTEMD_PAGER|MANPAGER|BASH_ENV|ENV|PROMPT_COMMAND|PS4|SHELLOPTS|BASHOPTS|PERL5OPT|PERL5LIB|PYTHONSTARTUP|PYTHONPATH|PYTHONHOME|NODE_OPTIONS|RUBYOPT|RUBYLIB|IFS|PATH|SUDO_ASKPASS|SSH_ASKPASS|LESSOPEN|LESSCLOSE|SYSTEMD_EDITOR|SUDO_EDITOR|GIT_SEQUENCE_EDITOR|FCEDIT|BROWSER|GCONV_PATH|JAVA_TOOL_OPTIONS|_JAVA_OPTIONS|PYTHONWARNINGS|PERLLIB|NODE_PATH|LESSKEY|LESSKEYIN)$/;
 
 /** Ways ordinary-looking tools run other programs: options, config keys, env variables, scripts. */
 export const CODE_EXEC_RULES: readonly Rule[] = [
@@ -128,6 +128,6 @@ export const CODE_EXEC_RULES: readonly Rule[] = [
     test: (cmd) => cmd.assigns.some((a) => EXEC_ENV.test(a.name)) || optionValues(cmd, "env").some((a) => EXEC_ENV.test(a.text.split("=")[0]!))
       // systemctl set-environment puts variables into every service the manager starts from then on.
       || (cmd.name === "systemctl" && cmd.args.some((a) => /^(set|import)-environment$/.test(a.text)) && cmd.args.some((a) => EXEC_ENV.test(a.text.split("=")[0]!))),
-    examples: { match: ["GIT_SSH_COMMAND='sh -c id' git ls-remote origin", "strace -f -E LD_PRELOAD=/tmp/x.so ls", "systemctl set-environment LD_PRELOAD=/tmp/x.so", "LD_PRELOAD=x.so ls", "export PAGER=./x", "env PAGER=x man ls"], noMatch: ["FOO=1 ls", "LANG=C sort x"] },
+    examples: { match: ["GIT_SSH_COMMAND='sh -c id' git ls-remote origin", "strace -f -E LD_PRELOAD=/tmp/x.so ls", "systemctl set-environment LD_PRELOAD=/tmp/x.so", "LD_PRELOAD=x.so ls", "export PAGER=./x", "env PAGER=x man ls", "SYSTEMD_EDITOR=id systemctl edit x", "GCONV_PATH=/tmp/g iconv -f x", "JAVA_TOOL_OPTIONS=-javaagent:/tmp/a.jar java -version"], noMatch: ["FOO=1 ls", "LANG=C sort x"] },
   },
 ];

@@ -6,7 +6,7 @@ import type { Rule } from "../rule.ts";
 import { WRAPPERS } from "../wrappers.ts";
 
 /** Programs that destroy or change the files (or processes) they are given. */
-const DESTRUCTIVE = new Set(["rm", "unlink", "shred", "truncate", "wipefs", "dd", "chmod", "chown", "chgrp", "chattr", "setfacl", "mv", "rmdir", "srm", "wipe"]);
+const DESTRUCTIVE = new Set(["rm", "unlink", "shred", "truncate", "wipefs", "dd", "chmod", "chown", "chgrp", "chattr", "setfacl", "mv", "rmdir", "srm", "wipe", "kill", "ln", "cp", "install"]);
 
 /** A file operand known only at run time in full (`"$f"`, `$(…)`), or operands that arrive from a pipe (xargs). */
 const unknownTargets = (cmd: Cmd): boolean =>
@@ -20,26 +20,44 @@ export const FAN_OUT_RULES: readonly Rule[] = [
     commands: [...DESTRUCTIVE],
     test: unknownTargets,
     examples: {
-      match: ["locate '*.log' | xargs -n1 shred -u", "find / -name x | xargs rm -f", "while read f; do shred -u \"$f\"; done < list.txt", "cat list | xargs -I{} chmod 777 {}", "rm -f $(cat files.txt)"],
+      match: ["locate '*.log' | xargs -n1 shred -u", "find / -name x | xargs rm -f", "while read f; do shred -u \"$f\"; done < list.txt", "cat list | xargs -I{} chmod 777 {}", "rm -f $(cat files.txt)", "pgrep sshd | xargs kill", "pidof sshd | xargs kill -9", "ls | xargs -I{} ln -sf /dev/null {}"],
       noMatch: ["rm -f ./build/out.o", "echo a b | xargs rm -f", "rm -rf \"${BUILD:?}/out\"", "shred -u ./secret.txt"],
     },
   },
   {
     id: "fills_disk", severity: "high",
-    reason: "writes an endless stream (/dev/zero, /dev/urandom, yes) into a file until the disk is full",
-    commands: ["cat", "dd", "yes", "tr", "head", "tail", "pv", "base64", "od", "xxd", "tee"],
+    reason: "writes an endless stream (/dev/zero, /dev/urandom, yes, seq inf) or a huge file (10 GiB or more) until the disk is full",
+    commands: ["cat", "dd", "yes", "tr", "head", "tail", "pv", "base64", "od", "xxd", "tee", "seq", "fallocate", "truncate", "xfs_mkfile", "mkfile"],
     test: (cmd) => {
+      const t = cmd.args.map((a) => a.text);
+      // Reserving space needs no stream: fallocate -l 100G / mkfile 100g (truncate makes a sparse file, but a
+      // later copy or a tool that fills holes writes it all).
+      if (cmd.name === "fallocate" || cmd.name === "truncate") return sizeValues(t, /^(-l|--length|-s|--size)$/).some(huge);
+      if (cmd.name === "xfs_mkfile" || cmd.name === "mkfile") return t.some((x) => huge(x));
       const out = fileWrites(cmd).filter((a) => !isHarmlessSink(normalisePath(a.text, cmd.cwd)));
       if (out.length === 0) return false;
-      const t = cmd.args.map((a) => a.text);
       if (cmd.name === "yes") return true;
-      if (cmd.name === "dd") return t.some((x) => /^if=\/dev\/(zero|u?random|full)$/.test(x)) && !t.some((x) => /^count=/.test(x));
-      // head -c N / tail -c N are bounded; the others copy the endless device until the disk is full.
-      const bounded = (cmd.name === "head" || cmd.name === "tail") && t.some((x) => /^(-c|-n|--bytes|--lines)/.test(x) || /^-\d+$/.test(x));
-      const endless = t.some((x) => /^\/dev\/(zero|u?random)$/.test(x)) || (cmd.stdin.kind === "file" && /^\/dev\/(zero|u?random)$/.test(cmd.stdin.arg.text));
-      return endless && !bounded;
+      if (cmd.name === "seq") return t.some((x) => /^[+-]?inf(inity)?$/i.test(x) || /^\d+(\.\d+)?e\d+$/i.test(x) && Number(x) >= 1e9);
+      // tee copying an endless producer (`yes x | tee f`, `cat /dev/zero | tee f`).
+      if (cmd.name === "tee" && cmd.stdin.kind === "pipe" && cmd.stdin.from && endlessProducer(cmd.stdin.from)) return true;
+      if (cmd.name === "dd") {
+        const from = t.some((x) => /^if=\/dev\/(zero|u?random|full)$/.test(x)) || (!t.some((x) => x.startsWith("if=")) && cmd.stdin.kind === "pipe" && !!cmd.stdin.from && endlessProducer(cmd.stdin.from));
+        const count = t.find((x) => x.startsWith("count="));
+        if (!from) return false;
+        if (!count) return true;
+        const bs = bytes(t.find((x) => x.startsWith("bs="))?.slice(3) ?? t.find((x) => x.startsWith("obs="))?.slice(4) ?? "512");
+        return bs * bytes(count.slice(6)) >= HUGE;
+      }
+      // head -c N / tail -c N are bounded (unless N is huge); the others copy the endless device until the disk is full.
+      const limit = (cmd.name === "head" || cmd.name === "tail") ? sizeValues(t, /^(-c|--bytes|-n|--lines)$/) : [];
+      const bounded = (cmd.name === "head" || cmd.name === "tail") && (limit.length > 0 ? !limit.some(huge) : t.some((x) => /^-\d+$/.test(x)));
+      return endlessInput(cmd) && !bounded;
     },
-    examples: { match: ["cat /dev/zero > /var/tmp/fill", "dd if=/dev/zero of=/srv/big bs=1M", "yes > /tmp/y", "tr -dc a-z < /dev/urandom > x.txt"], noMatch: ["dd if=/dev/zero of=./disk.img bs=1M count=100", "head -c 32 /dev/urandom > key.bin", "yes | apt-get install x", "cat /dev/null > log.txt"] },
+    examples: {
+      match: ["cat /dev/zero > /var/tmp/fill", "dd if=/dev/zero of=/srv/big bs=1M", "yes > /tmp/y", "tr -dc a-z < /dev/urandom > x.txt", "yes x | tee /tmp/x", "head -c 100G /dev/zero > /tmp/x",
+        "dd if=/dev/zero of=/tmp/x bs=1M count=100000", "fallocate -l 100G /tmp/x", "fallocate -l100G x", "truncate -s 100T x", "seq inf > x", "cat /dev/urandom | tee /tmp/x > /dev/null"],
+      noMatch: ["dd if=/dev/zero of=./disk.img bs=1M count=100", "head -c 32 /dev/urandom > key.bin", "yes | apt-get install x", "cat /dev/null > log.txt", "fallocate -l 1G swapfile", "truncate -s 0 app.log", "seq 10 > x", "echo x | tee out.txt"],
+    },
   },
   {
     id: "parallel_flood", severity: "high",
@@ -53,3 +71,36 @@ export const FAN_OUT_RULES: readonly Rule[] = [
     examples: { match: ["seq 100000 | xargs -P0 -n1 sleep", "seq 9 | xargs --max-procs=1000 -n1 sleep"], noMatch: ["seq 9 | xargs -P4 -n1 echo", "ls | xargs wc -l"] },
   },
 ];
+
+
+/** 10 GiB: a write this size fills the disk of most hosts (root filesystems of 20-100 GB). */
+const HUGE = 10 * 1024 ** 3;
+/** A size as coreutils reads it (`100G`, `1e12`, `100GiB`, `10g`, `5TB`), in bytes; NaN when it is not one. */
+function bytes(x: string): number {
+  const m = /^\+?(\d+(?:\.\d+)?(?:e\d+)?)\s*([kmgtpezy]?)(i?b?)$/i.exec(x.trim());
+  if (!m) return NaN;
+  const pow = " kmgtpezy".indexOf(m[2]!.toLowerCase() || " ");
+  return Number(m[1]) * (m[3]!.toLowerCase() === "b" && m[2] ? 1000 : 1024) ** pow;
+}
+const huge = (x: string): boolean => bytes(x) >= HUGE;
+/** The values of options matching `opt`, separate or attached (`-l 100G`, `-l100G`, `--length=100G`). */
+function sizeValues(t: string[], opt: RegExp): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < t.length; i++) {
+    const x = t[i]!;
+    if (opt.test(x)) out.push(t[i + 1] ?? "");
+    else if (/^--[a-z-]+=/.test(x) && opt.test(x.slice(0, x.indexOf("=")))) out.push(x.slice(x.indexOf("=") + 1));
+    else if (/^-[a-zA-Z]./.test(x) && opt.test(x.slice(0, 2))) out.push(x.slice(2));
+  }
+  return out;
+}
+const ENDLESS_DEVICE = /^\/dev\/(zero|u?random)$/;
+function endlessInput(cmd: Cmd): boolean {
+  return cmd.args.some((a) => ENDLESS_DEVICE.test(a.text)) || (cmd.stdin.kind === "file" && ENDLESS_DEVICE.test(cmd.stdin.arg.text));
+}
+/** A command whose output never ends: yes, seq inf, or a copy of /dev/zero or /dev/urandom. */
+function endlessProducer(cmd: Cmd): boolean {
+  if (cmd.name === "yes") return true;
+  if (cmd.name === "seq") return cmd.args.some((a) => /^[+-]?inf(inity)?$/i.test(a.text));
+  return ["cat", "tr", "pv", "base64", "od", "xxd"].includes(cmd.name) && endlessInput(cmd);
+}

@@ -100,22 +100,21 @@ export const FILESYSTEM_RULES: readonly Rule[] = [
   },
   {
     id: "extract_into_system", severity: "high",
-    reason: "unpacks an archive into the system tree, overwriting what is there",
-    commands: ["tar", "unzip", "cpio", "rsync"],
+    reason: "unpacks an archive or applies a patch into the system tree (or anywhere, with absolute names), overwriting what is there",
+    commands: ["tar", "bsdtar", "unzip", "cpio", "rsync", "7z", "7za", "7zr", "patch"],
     test: (cmd) => {
       const t = cmd.args.map((a) => a.text);
-      const dirs: string[] = [];
-      for (let i = 0; i < t.length; i++) {
-        const x = t[i]!;
-        if (x === "-C" || x === "--directory" || (cmd.name === "unzip" && x === "-d")) dirs.push(t[i + 1] ?? "");
-        else if (x.startsWith("--directory=")) dirs.push(x.slice(12));
-        else if (cmd.name === "tar" && /^-[A-Za-z]*C$/.test(x)) dirs.push(t[i + 1] ?? "");
-      }
       if (cmd.name === "rsync") return t.length >= 2 && !t[t.length - 1]!.startsWith("-") && isSystemPath(normalisePath(t[t.length - 1]!, cmd.cwd));
-      const extract = cmd.name !== "tar" || t.some((x) => /^(-[A-Za-z]*x|x[A-Za-z]*$|--extract|--get)/.test(x));
-      return extract && dirs.some((d) => isSystemPath(normalisePath(d, cmd.cwd)));
+      const { extract, dirs, absolute } = extraction(cmd.name, t);
+      if (!extract) return false;
+      // No directory given: the archive lands in the working directory (`cd / && tar xf x.tar`).
+      return absolute || (dirs.length ? dirs : ["."]).some((d) => isSystemPath(normalisePath(d, cmd.cwd)));
     },
-    examples: { match: ["tar -C / -xf evil.tar", "tar xzf a.tgz -C /etc", "unzip a.zip -d /usr/local"], noMatch: ["tar -C ./out -xf a.tar", "tar -C / -cf /tmp/b.tar etc"] },
+    examples: {
+      match: ["tar -C / -xf evil.tar", "tar xzf a.tgz -C /etc", "unzip a.zip -d /usr/local", "tar -C/ -xf x.tar", "tar xC / -f x.tar", "tar -xzf x.tgz --dir=/etc", "tar -xPf x.tar", "tar -xf x.tar --absolute-names",
+        "cd / && tar xf /tmp/x.tar", "bsdtar -xf x.tar -C /", "unzip -o x.zip -d/etc", "7z x x.7z -o/etc", "patch -p1 -d / < x.diff", "cpio -idm --directory=/etc < x.cpio"],
+      noMatch: ["tar -C ./out -xf a.tar", "tar -C / -cf /tmp/b.tar etc", "tar -xf a.tar", "tar -tvf a.tar -C /", "tar -cPf b.tar /etc", "7z l x.7z", "patch -p1 < x.diff"],
+    },
   },
   {
     id: "find_delete_system", severity: "critical",
@@ -147,4 +146,51 @@ function findStarts(cmd: Cmd): string[] {
     out.push(targetPath(cmd, a));
   }
   return out.length ? out : ["."];
+}
+
+/** Letters of tar's old-style first word (`xzfC a.tar /`) that take the next operand as their value (GNU tar manual, "Old Options"). */
+const TAR_ARG_LETTERS = new Set(["b", "C", "f", "F", "g", "H", "I", "K", "L", "N", "T", "V", "X"]);
+
+/**
+ * Whether an archiver or patch extracts, into which directories (`-C DIR`, `-CDIR`, `--directory[=]DIR` and its
+ * abbreviations down to `--di`, tar's old-style bundles, unzip `-d`, 7z `-oDIR`, patch `-d`), and whether it keeps
+ * absolute member names (tar `-P`/`--absolute-names`: members land wherever they say).
+ */
+function extraction(name: string, t: string[]): { extract: boolean; dirs: string[]; absolute: boolean } {
+  const dirs: string[] = [];
+  let extract = name === "unzip" || name === "patch" || name === "cpio" && t.some((x) => /^-[A-Za-z]*i|^--extract$/.test(x));
+  let absolute = false;
+  if (name.startsWith("7z")) return { extract: /^[ex]$/.test(t.find((x) => !x.startsWith("-")) ?? ""), dirs: t.filter((x) => x.startsWith("-o")).map((x) => x.slice(2)), absolute: false };
+  const tar = name === "tar" || name === "bsdtar";
+  for (let i = 0; i < t.length; i++) {
+    const x = t[i]!;
+    if (x === "--") break;
+    if (tar && i === 0 && /^[A-Za-z]+$/.test(x)) {
+      // Old-style bundle: each letter with a value takes the next word, in order.
+      let next = 1;
+      for (const c of x) {
+        if (c === "x") extract = true;
+        if (c === "P") absolute = true;
+        if (TAR_ARG_LETTERS.has(c)) { if (c === "C") dirs.push(t[next] ?? ""); next++; }
+      }
+      continue;
+    }
+    const long = /^--(di|dir|dire|direc|direct|directo|director|directory)(=(.*))?$/.exec(x);
+    if (long) { dirs.push(long[3] ?? t[++i] ?? ""); continue; }
+    if (tar && /^--(ex|ext|extr|extra|extrac|extract|get|ge)$/.test(x)) extract = true;
+    if (tar && /^--(ab|abs|abso|absol|absolu|absolut|absolute|absolute-|absolute-n.*)$/.test(x)) absolute = true;
+    const letter = name === "unzip" || name === "patch" ? "d" : "C";
+    if (/^-[A-Za-z]+/.test(x) && !x.startsWith("--")) {
+      // A short bundle: letters up to the one with a value; that value is the rest of the word or the next word.
+      for (let j = 1; j < x.length; j++) {
+        const c = x[j]!;
+        if (tar && c === "x") extract = true;
+        if (tar && c === "P") absolute = true;
+        if (c === letter) { dirs.push(x.slice(j + 1) || (t[++i] ?? "")); break; }
+        if (tar && TAR_ARG_LETTERS.has(c)) { if (j === x.length - 1) i++; break; }
+        if (name === "patch" && /[iopBrDFVYzg]/.test(c)) { if (j === x.length - 1) i++; break; }
+      }
+    }
+  }
+  return { extract, dirs, absolute };
 }

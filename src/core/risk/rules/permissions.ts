@@ -9,6 +9,8 @@ const spec = (cmd: Cmd): typeof SPECS.chmod => (cmd.name === "chmod" ? SPECS.chm
 /** Paths after the mode/owner operand (or all operands with --reference). */
 const paths = (cmd: Cmd): string[] => {
   const ops = operands(cmd, spec(cmd));
+  // chattr's attributes (`+i`) and setfacl's ACL specs are not paths; setfacl's -m/-x values may come first.
+  if (cmd.name === "setfacl") return ops.filter((a) => /^[/~.]/.test(a.text)).map((a) => targetPath(cmd, a));
   const hasRef = cmd.args.some((a) => a.text.startsWith("--reference"));
   return ops.slice(hasRef ? 0 : 1).map((a) => targetPath(cmd, a));
 };
@@ -34,14 +36,14 @@ export const PERMISSION_RULES: readonly Rule[] = [
   {
     id: "recursive_perm_core", severity: "critical",
     reason: "recursively changes permissions or owner of the root or a core system directory",
-    commands: ["chmod", "chown", "chgrp"],
+    commands: ["chmod", "chown", "chgrp", "chattr", "setfacl"],
     test: (cmd) => recursive(cmd, spec(cmd)) && paths(cmd).some(isCoreRoot),
-    examples: { match: ["chmod -R 777 /", "chown -R nobody /etc", "find / -type f -exec chmod 666 {} \\;"], noMatch: ["chmod -R 755 ./dist", "chown -R root /srv"] },
+    examples: { match: ["chmod -R 777 /", "chown -R nobody /etc", "find / -type f -exec chmod 666 {} \\;", "chattr -R +i /", "setfacl -R -m u:eve:rwx /etc"], noMatch: ["chmod -R 755 ./dist", "chown -R root /srv", "chattr +i ./notes"] },
   },
   {
     id: "recursive_perm_system", severity: "high",
     reason: "recursively changes permissions or owner inside the system tree or a home directory",
-    commands: ["chmod", "chown", "chgrp"],
+    commands: ["chmod", "chown", "chgrp", "chattr", "setfacl"],
     test: (cmd) => recursive(cmd, spec(cmd)) && paths(cmd).some((p) => isSystemPath(p) && !isCoreRoot(p)),
     examples: { match: ["chown --recurs root /srv", "chown -Rh root /var/lib", "chmod -v -R 777 ~"], noMatch: ["chown -R \"$USER:$USER\" ./project", "chmod -R 777 /"] },
   },
@@ -51,6 +53,13 @@ export const PERMISSION_RULES: readonly Rule[] = [
     commands: ["chmod"],
     test: (cmd) => recursive(cmd, SPECS.chmod) && worldWritable(mode(cmd)),
     examples: { match: ["chmod -Rf 0777 /var/www", "chmod -R o+w ./shared"], noMatch: ["chmod -R 755 ./bin", "chmod 777 x"] },
+  },
+  {
+    id: "world_writable_system", severity: "high",
+    reason: "makes a system directory or file world-writable: any user can then replace what is in it (a directory without the sticky bit lets anyone rename or delete its files)",
+    commands: ["chmod"],
+    test: (cmd) => worldWritable(mode(cmd)) && paths(cmd).some((p) => isSystemPath(p) && p !== "/tmp"),
+    examples: { match: ["chmod 777 /etc", "chmod o+w /usr/local/bin", "chmod a+rw /etc/ssh/sshd_config", "chmod 0777 ~"], noMatch: ["chmod 777 ./x", "chmod 755 /etc/nginx", "chmod 1777 /tmp", "chmod 666 /tmp/x.sock"] },
   },
   {
     id: "setuid_shell", severity: "critical",

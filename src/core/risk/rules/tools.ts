@@ -33,7 +33,7 @@ const TOOLS: Readonly<Record<string, ToolSpec>> = {
   podman: DOCKER,
   kubectl: {
     options: { posix: true, shortArgs: "ns", longArgs: ["namespace", "context", "cluster", "kubeconfig", "server", "user", "token", "as", "as-group", "request-timeout"] },
-    read: words("get describe logs top explain version api-resources api-versions cluster-info events diff help completion"),
+    read: words("get describe logs top explain version api-resources api-versions cluster-info events diff help completion view get-contexts current-context get-clusters get-users"),
     high: words("run exec proxy port-forward cp debug attach auth certificate drain cordon taint replace"),
     groups: words("config rollout"),
   },
@@ -97,7 +97,7 @@ function mutates(cmd: Cmd): boolean {
       if (v.verb === "config") return !["get", "list", "ls"].includes(t[1] ?? "");
       break;
   }
-  if (v.verb === "" && ["git", "docker", "podman", "kubectl", "npm", "pip", "pip3", "apt", "dnf", "yum"].includes(cmd.name)) return false;
+  if (v.verb === "" && ["git", "docker", "podman", "kubectl", "npm", "pip", "pip3", "apt", "dnf", "yum", "hostnamectl", "timedatectl", "loginctl", "resolvectl", "busctl"].includes(cmd.name)) return false;
   return !v.tool.read.includes(v.verb);
 }
 
@@ -134,7 +134,7 @@ export const TOOL_RULES: readonly Rule[] = [
     reason: "a subcommand that changes state (install, commit, apply, restart…)",
     commands: Object.keys(TOOLS),
     test: mutates,
-    examples: { match: ["git add .", "npm install", "apt-get install -y nginx", "docker restart web", "kubectl apply -f x.yaml", "resolvectl dns eth0 10.0.0.53"], noMatch: ["git status", "resolvectl dns", "resolvectl dns eth0", "git -C /srv/app status", "docker ps", "kubectl get pods", "apt list --installed", "ip addr show"] },
+    examples: { match: ["git add .", "npm install", "apt-get install -y nginx", "docker restart web", "kubectl apply -f x.yaml", "resolvectl dns eth0 10.0.0.53"], noMatch: ["git status", "resolvectl dns", "resolvectl dns eth0", "git -C /srv/app status", "hostnamectl", "timedatectl", "kubectl config view", "kubectl config get-contexts", "docker ps", "kubectl get pods", "apt list --installed", "ip addr show"] },
   },
   {
     id: "privileged_subcommand", severity: "high",
