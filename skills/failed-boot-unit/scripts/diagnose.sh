@@ -40,7 +40,7 @@ else
   for u in $failed; do
     case "$u" in *[!A-Za-z0-9:_.@\\-]*) continue ;; esac
     section "$u"
-    timeout 10 systemctl show -- "$u" -p Result,ActiveState,SubState,ExecMainCode,ExecMainStatus,InactiveEnterTimestamp,FragmentPath,DropInPaths,Requires,After 2>&1
+    timeout 10 systemctl show -p Result,ActiveState,SubState,ExecMainCode,ExecMainStatus,InactiveEnterTimestamp,FragmentPath,DropInPaths,Requires,After -- "$u" 2>&1
     echo "-- journal, this boot (last $lines lines):"
     timeout 20 journalctl -q --no-pager -b -u "$u" -n "$lines" -o short-iso 2>&1
   done

@@ -42,13 +42,16 @@ if [ -z "$unit" ]; then
 fi
 
 section "State of $unit"
-timeout 15 systemctl show -- "$unit" -p LoadState,ActiveState,SubState,Result,NRestarts,Restart,RestartUSec,StartLimitBurst,StartLimitIntervalUSec,ExecMainCode,ExecMainStatus,ExecMainStartTimestamp,ExecMainExitTimestamp,ActiveEnterTimestamp,InactiveEnterTimestamp,MemoryCurrent,MemoryMax,TimeoutStartUSec,Type,FragmentPath,DropInPaths 2>&1
+timeout 15 systemctl show -p LoadState,ActiveState,SubState,Result,NRestarts,Restart,RestartUSec,StartLimitBurst,StartLimitIntervalUSec,ExecMainCode,ExecMainStatus,ExecMainStartTimestamp,ExecMainExitTimestamp,ActiveEnterTimestamp,InactiveEnterTimestamp,MemoryCurrent,MemoryMax,TimeoutStartUSec,Type,FragmentPath,DropInPaths -- "$unit" 2>&1
 code=$(systemctl show -p ExecMainCode --value -- "$unit" 2>/dev/null)
 status=$(systemctl show -p ExecMainStatus --value -- "$unit" 2>/dev/null)
 case "$code" in
   1) echo "last exit: exited with status $status" ;;
   2) echo "last exit: killed by signal $status ($(kill -l "$status" 2>/dev/null))" ;;
   3) echo "last exit: dumped core on signal $status ($(kill -l "$status" 2>/dev/null))" ;;
+  *) # Running again right now: the last exit is only in the journal.
+     last=$(timeout 20 journalctl -q --no-pager -u "$unit" -n 300 -o cat 2>/dev/null | grep -E "Main process exited|Failed with result" | tail -n 2)
+     echo "last exit (journal): ${last:-none recorded, or the journal is not readable as this user}" ;;
 esac
 
 section "Restart and failure events in the last 24 h"
