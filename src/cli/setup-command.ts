@@ -55,7 +55,8 @@ export async function runSetupCommand(flags: SetupFlags, rawEnv: NodeJS.ProcessE
   const env = sudoUserEnv(rawEnv);
   if (env !== rawEnv) process.stderr.write(`hostgate setup: run with sudo: configuring ${rawEnv.SUDO_USER}'s clients in ${env.HOME} (the files stay theirs).\n`);
   const { choices, problems } = choicesFromFlags(flags, env);
-  const interactive = !flags.yes;
+  // A dry run writes nothing, so without a terminal it needs no --yes (it still needs the client flags).
+  const interactive = !flags.yes && !(flags.dryRun && !process.stdin.isTTY);
   if (interactive && !(process.stdin.isTTY && process.stdout.isTTY)) {
     problems.push("no terminal to ask questions on: pass --yes with the clients to configure (e.g. --yes --claude --cursor) and any other flags.");
   }

@@ -120,11 +120,12 @@ export function planSetup(c: SetupChoices, env: NodeJS.ProcessEnv, cwd: string):
   // hostgate's own user configuration: daemon.socket and planner.
   const cfgPath = userConfigPath(env);
   const cfgRead = readClientFile(cfgPath);
-  const settings: SetupSettings = { socket: c.transport === "stdio" ? c.socket : null, planner: c.planner };
+  // HTTP entries reach `hostgate serve`, whose daemon is its own business: daemon.socket is left as it is then.
+  const settings: SetupSettings = { socket: c.transport === "stdio" ? c.socket : undefined, planner: c.planner };
   let configInUse: string | null = null;
   if (!cfgRead.ok) {
     files.push({ target: "config", label: "hostgate config", path: cfgPath, file: null, result: { status: "unwritable", reason: cfgRead.reason }, secret: false, tighten: false, notes: [], warnings: [] });
-  } else if (cfgRead.file.text !== null || settings.socket !== null || settings.planner !== null) {
+  } else if (cfgRead.file.text !== null || (settings.socket !== null && settings.socket !== undefined) || settings.planner !== null) {
     let result: PlannedFile["result"];
     try {
       const r = applySetupSettings(cfgRead.file.text, settings);

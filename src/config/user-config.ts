@@ -10,8 +10,8 @@ export function userConfigPath(env: NodeJS.ProcessEnv = process.env): string {
 
 /** The settings `hostgate setup` owns in the user's configuration. `null` removes a setting. */
 export interface SetupSettings {
-  /** daemon.socket: a socket path, tcp:// or vsock:// URI; null for the embedded daemon. */
-  socket: string | null;
+  /** daemon.socket: a socket path, tcp:// or vsock:// URI; null for the embedded daemon; undefined: leave it as it is. */
+  socket: string | null | undefined;
   /** The LLM planner, or null for the deterministic rules. */
   planner: { base_url: string; model: string; api_key_env?: string | undefined } | null;
 }
@@ -32,7 +32,7 @@ export function applySetupSettings(text: string | null, s: SetupSettings): { tex
   const before = JSON.stringify(doc.toJS() ?? {});
   const drop = (path: string[]) => { if (doc.hasIn(path)) doc.deleteIn(path); };
   if (s.socket === null) drop(["daemon", "socket"]);
-  else doc.setIn(["daemon", "socket"], s.socket);
+  else if (s.socket !== undefined) doc.setIn(["daemon", "socket"], s.socket);
   if (s.planner === null) {
     drop(["planner", "mode"]);
     drop(["planner", "llm"]);

@@ -27,6 +27,13 @@ describe("hostgate setup (process)", () => {
     expect(() => readFileSync(clientFile(id, home, cwd))).toThrow();
   });
 
+  it("--dry-run needs no --yes without a terminal (it writes nothing)", async () => {
+    const { env, home } = freshHome("dry-noyes");
+    const r = await runHostgate(["setup", "--dry-run", "--cursor"], { env, cwd: join(home, "project") });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/~ Cursor: .*would be created/);
+  });
+
   it("without a terminal and without --yes: exit 2 and what to pass", async () => {
     const { env } = freshHome("notty");
     const r = await runHostgate(["setup", "--cursor"], { env });

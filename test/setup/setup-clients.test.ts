@@ -238,6 +238,16 @@ describe("setup: project files, planner, user config", () => {
     expect(readFileSync(cfg, "utf8")).toBe(text);
   });
 
+  it("switching to HTTP leaves daemon.socket in the user config alone (it belongs to hostgate serve then)", () => {
+    const { env, cwd, home } = freshHome("http-keeps-socket");
+    run("cursor", env, cwd, { socket: "/run/hostgate/agent.sock" });
+    const cfg = join(home, ".config", "hostgate", "config.yaml");
+    const before = readFileSync(cfg, "utf8");
+    const r = run("cursor", env, cwd, { transport: "http", url: "http://127.0.0.1:48000/mcp" });
+    expect(r.plan.files.find((f) => f.target === "config")!.result.status).toBe("unchanged");
+    expect(readFileSync(cfg, "utf8")).toBe(before);
+  });
+
   it("a symlinked client file is edited in place; the link stays a link", async () => {
     const { env, cwd, home } = freshHome("symlink");
     const path = clientFile("cursor", home, cwd);
