@@ -1,15 +1,18 @@
-import { existsSync } from "node:fs";
-import { join } from "node:path";
-import { runtimeDir, stateDir } from "../daemon/paths.ts";
+import type { Config } from "../config/schema.ts";
+import { locateDaemon, otherDaemonHint } from "../daemon/locate.ts";
+import { socketIsLive } from "../ipc/server.ts";
 
 /**
- * Where `hostgate approve|reject` finds the admin socket: --socket, else HOSTGATE_ADMIN_SOCKET, else the
- * system daemon's /run/hostgate/admin.sock when it exists, else this user's embedded daemon's.
+ * Where `hostgate approve|reject` finds the admin socket: --socket, else the admin socket of the daemon the MCP
+ * fronts use, found by the same rule (daemon/locate.ts: HOSTGATE_ADMIN_SOCKET; HOSTGATE_SOCKET / daemon.socket;
+ * this user's running embedded daemon; a running system daemon; the embedded default). `hint` says which
+ * daemon was asked and how to point at the other, for "no such transaction" answers.
  */
-export function adminSocketPath(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
-  if (flag) return flag;
-  if (env.HOSTGATE_ADMIN_SOCKET) return env.HOSTGATE_ADMIN_SOCKET;
-  const system = join(runtimeDir("system", "", env), "admin.sock");
-  if (existsSync(system)) return system;
-  return join(runtimeDir("embedded", stateDir("embedded", undefined, env), env), "admin.sock");
+export async function adminSocketPath(flag: string | undefined, config: Pick<Config, "daemon" | "state">, env: NodeJS.ProcessEnv = process.env): Promise<{ path: string; hint: string }> {
+  const where = await locateDaemon(config, socketIsLive, env);
+  if (flag) return { path: flag, hint: otherDaemonHint(flag, { ...where, reason: "--socket names it" }) };
+  if (where.admin === null) {
+    return { path: where.embedded.admin, hint: `The fronts use ${where.agent} (${where.reason}), whose admin socket cannot be derived: pass --socket PATH or set HOSTGATE_ADMIN_SOCKET.` };
+  }
+  return { path: where.admin, hint: otherDaemonHint(where.admin, where) };
 }

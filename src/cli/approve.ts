@@ -2,7 +2,7 @@ import { createInterface } from "node:readline/promises";
 import type { Command } from "commander";
 import type { ShowResult } from "../ipc/protocol.ts";
 import { adminSocketPath } from "./admin-socket.ts";
-import { EXIT } from "./common.ts";
+import { EXIT, loadConfigOrExit } from "./common.ts";
 
 /**
  * Makes text safe to show a human deciding on it: every control character except newline and tab (CR, ESC and
@@ -72,18 +72,21 @@ export function registerApproveCommands(program: Command): void {
     .command("approve")
     .description("Review a planned transaction and, if you confirm, print its one-time approval receipt (admin socket).")
     .argument("<transaction_id>")
-    .option("--socket <path>", "admin socket (default: the system daemon's, else your embedded daemon's)")
-    .action(async (id: string, opts: { socket?: string }) => {
+    .option("--socket <path>", "admin socket (default: the daemon the MCP fronts use, by the same rule)")
+    .option("-c, --config <path>", "configuration file the fronts use (daemon.* sockets, state.dir)")
+    .action(async (id: string, opts: { socket?: string; config?: string }) => {
       if (!process.stdin.isTTY || !process.stdout.isTTY) {
         process.stderr.write("hostgate: approve needs a terminal: a human reads the preview and confirms it. Run it in an interactive shell.\n");
         process.exit(EXIT.usage);
       }
       const { socketAdminClient } = await import("../ipc/socket-client.ts");
-      const admin = socketAdminClient(adminSocketPath(opts.socket));
+      const target = await adminSocketPath(opts.socket, loadConfigOrExit(opts.config));
+      const admin = socketAdminClient(target.path);
       try {
         const shown = await admin.call("show", { transaction_id: id });
         if (!shown.ok) {
           process.stderr.write(`hostgate: ${shown.error.message}${shown.error.hint ? `\n${shown.error.hint}` : ""}\n`);
+          if (shown.error.code === "unknown_transaction") process.stderr.write(`${target.hint}\n`);
           process.exit(EXIT.failure);
         }
         process.stdout.write(render(shown.value));
@@ -120,14 +123,16 @@ export function registerApproveCommands(program: Command): void {
     .command("reject")
     .description("Reject a planned transaction so it can never be approved (admin socket).")
     .argument("<transaction_id>")
-    .option("--socket <path>", "admin socket")
-    .action(async (id: string, opts: { socket?: string }) => {
+    .option("--socket <path>", "admin socket (default: the daemon the MCP fronts use, by the same rule)")
+    .option("-c, --config <path>", "configuration file the fronts use (daemon.* sockets, state.dir)")
+    .action(async (id: string, opts: { socket?: string; config?: string }) => {
       const { socketAdminClient } = await import("../ipc/socket-client.ts");
-      const admin = socketAdminClient(adminSocketPath(opts.socket));
+      const target = await adminSocketPath(opts.socket, loadConfigOrExit(opts.config));
+      const admin = socketAdminClient(target.path);
       const r = await admin.call("reject", { transaction_id: id });
       await admin.close();
       if (!r.ok) {
-        process.stderr.write(`hostgate: ${r.error.message}\n`);
+        process.stderr.write(`hostgate: ${r.error.message}\n${r.error.code === "unknown_transaction" ? `${target.hint}\n` : ""}`);
         process.exit(EXIT.failure);
       }
       process.stdout.write(`Rejected ${id}.\n`);

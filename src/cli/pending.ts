@@ -2,7 +2,7 @@ import type { Command } from "commander";
 import type { PendingResult } from "../ipc/protocol.ts";
 import { adminSocketPath } from "./admin-socket.ts";
 import { visible } from "./approve.ts";
-import { EXIT } from "./common.ts";
+import { EXIT, loadConfigOrExit } from "./common.ts";
 
 /** "42s", "5m", "3h", "2d": how long ago `iso` was, from `now` (ms). */
 export function age(iso: string, now: number): string {
@@ -28,7 +28,7 @@ export function registerPendingCommand(program: Command): void {
   program
     .command("pending")
     .description("List plans waiting for approval (admin socket): id, age, risk, host, summary")
-    .option("--socket <path>", "admin socket (default: the system daemon's, else your embedded daemon's)")
+    .option("--socket <path>", "admin socket (default: the daemon the MCP fronts use, by the same rule)")
     .option("--limit <n>", "at most this many (default 50)")
     .option("--json", "print them as JSON")
     .action(async (opts: { socket?: string; limit?: string; json?: boolean }) => {
@@ -38,7 +38,7 @@ export function registerPendingCommand(program: Command): void {
         process.exit(EXIT.usage);
       }
       const { socketAdminClient } = await import("../ipc/socket-client.ts");
-      const path = adminSocketPath(opts.socket);
+      const path = (await adminSocketPath(opts.socket, loadConfigOrExit(undefined))).path;
       const admin = socketAdminClient(path);
       const r = await admin.call("pending", limit === undefined ? {} : { limit });
       await admin.close();

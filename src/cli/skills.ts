@@ -90,7 +90,7 @@ export function registerSkillsCommand(program: Command): void {
     const cmd = argv[argv.length - 1] as Command;
     const opts = cmd.optsWithGlobals<{ json?: boolean; socket?: string }>();
     const { socketAdminClient } = await import("../ipc/socket-client.ts");
-    const client = socketAdminClient(adminSocketPath(opts.socket));
+    const client = socketAdminClient((await adminSocketPath(opts.socket, loadConfigOrExit(undefined))).path);
     try {
       const env = await fn(client, ...(argv.slice(0, -2) as string[]));
       print(env, opts.json === true);

@@ -18,6 +18,12 @@ export interface DaemonLocation {
   system: { agent: string; admin: string };
 }
 
+/** This user's embedded daemon's sockets: `daemon.agent_socket` / `daemon.admin_socket`, else in its runtime dir. */
+export function embeddedSockets(config: Pick<Config, "daemon" | "state">, env: NodeJS.ProcessEnv = process.env): { agent: string; admin: string } {
+  const runtime = runtimeDir("embedded", stateDir("embedded", config.state.dir, env), env);
+  return { agent: config.daemon.agent_socket ?? join(runtime, "agent.sock"), admin: config.daemon.admin_socket ?? join(runtime, "admin.sock") };
+}
+
 /**
  * The one rule by which the MCP fronts and `hostgate approve|reject` find the daemon (issue 14), so a plan made
  * through a front is always known to the approve that follows:
@@ -31,8 +37,7 @@ export interface DaemonLocation {
  * whatever the rule chose.
  */
 export async function locateDaemon(config: Pick<Config, "daemon" | "state">, isLive: (path: string) => Promise<boolean>, env: NodeJS.ProcessEnv = process.env): Promise<DaemonLocation> {
-  const runtime = runtimeDir("embedded", stateDir("embedded", config.state.dir, env), env);
-  const embedded = { agent: config.daemon.agent_socket ?? join(runtime, "agent.sock"), admin: config.daemon.admin_socket ?? join(runtime, "admin.sock") };
+  const embedded = embeddedSockets(config, env);
   const systemDir = runtimeDir("system", "", env);
   const system = { agent: join(systemDir, "agent.sock"), admin: join(systemDir, "admin.sock") };
   const adminOverride = env.HOSTGATE_ADMIN_SOCKET || null;

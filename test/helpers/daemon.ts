@@ -72,10 +72,11 @@ export function rawIpc(address: string, method: string, params: unknown, token?:
  * Runs `hostgate approve <txid>` under a pseudo-terminal (util-linux `script`), answers its prompt with
  * `answer` (default: the word the prompt asks for), and returns the receipt it printed (or null) and the whole output.
  */
-export function approveViaPty(adminSocket: string, txid: string, answer?: string): Promise<{ receipt: string | null; output: string; code: number | null }> {
+export function approveViaPty(adminSocket: string | null, txid: string, answer?: string, env: Record<string, string> = {}): Promise<{ receipt: string | null; output: string; code: number | null }> {
   return new Promise((resolve) => {
-    const cmd = `${process.execPath} ${HOSTGATE_BIN} approve ${txid} --socket ${adminSocket}`;
-    const child = spawn("script", ["-qec", cmd, "/dev/null"], { stdio: ["pipe", "pipe", "pipe"] });
+    // adminSocket null: no --socket, so approve finds the daemon by its own rule (with `env`).
+    const cmd = `${process.execPath} ${HOSTGATE_BIN} approve ${txid}${adminSocket === null ? "" : ` --socket ${adminSocket}`}`;
+    const child = spawn("script", ["-qec", cmd, "/dev/null"], { stdio: ["pipe", "pipe", "pipe"], env: { ...process.env, ...env } });
     let out = "";
     let answered = false;
     const onData = (c: Buffer): void => {

@@ -52,7 +52,7 @@ export class RawStdio {
   endInput(): Promise<{ code: number | null; ms: number }> {
     const start = Date.now();
     return new Promise((r) => {
-      if (this.child.exitCode !== null) { r({ code: this.child.exitCode, ms: 0 }); return; }
+      if (this.child.exitCode !== null || this.child.signalCode !== null) { r({ code: this.child.exitCode, ms: 0 }); return; }
       this.child.once("exit", (code) => { r({ code, ms: Date.now() - start }); });
       this.child.stdin.end();
     });
@@ -60,7 +60,7 @@ export class RawStdio {
 
   stop(): Promise<void> {
     return new Promise((r) => {
-      if (this.child.exitCode !== null) { r(); return; }
+      if (this.child.exitCode !== null || this.child.signalCode !== null) { r(); return; }
       this.child.once("exit", () => { r(); });
       this.child.kill("SIGKILL");
     });
