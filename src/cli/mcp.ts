@@ -2,7 +2,7 @@ import type { Command } from "commander";
 import { EXIT, loadConfigOrExit, log } from "./common.ts";
 
 /** Longest a front spends shutting down after its client closed stdin, in milliseconds. */
-const SHUTDOWN_DEADLINE_MS = 800;
+const SHUTDOWN_DEADLINE_MS = 500;
 
 /** `hostgate mcp`: the MCP server over stdio, with the embedded daemon. */
 export function registerMcpCommand(program: Command): void {

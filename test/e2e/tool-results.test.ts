@@ -38,9 +38,20 @@ const OK: Record<string, Json[]> = {
   get_service_status: [{ unit: "nginx.service" }],
   list_units: [{ limit: 3 }, { type: "service", state: "failed" }],
   audit_verify: [{}],
+  get_host_details: [{ name: "local" }],
+  skills_search: [{ query: "deploy" }],
+  skills_route: [{ intent: "deploy a service" }],
+  skills_resolve: [{ ref: "no-such-skill" }],
+  skills_inspect: [{ ref: "no-such-skill" }],
+  skills_read: [{ ref: "no-such-skill" }],
+  skills_install_plan: [{ ref: "no-such-skill" }],
 };
 /** Tools whose success on this host depends on something it may lack: the error codes they may answer instead. */
-const MAY_BE_UNAVAILABLE: Record<string, string[]> = { read_journal: ["unavailable"], read_log_file: ["not_found"] };
+const MAY_BE_UNAVAILABLE: Record<string, string[]> = {
+  read_journal: ["unavailable"], read_log_file: ["not_found"], get_host_details: ["not_found", "unknown_host"], skills_sync_plan: ["not_found"],
+  // No skill is installed in a fresh state directory: these answer their error shape here (validated below too).
+  skills_resolve: ["not_found", "skill_not_found"], skills_inspect: ["not_found", "skill_not_found"], skills_read: ["not_found", "skill_not_found"], skills_install_plan: ["not_found", "skill_not_found"],
+};
 /** Arguments that fail in a tool-specific way (every tool also gets an unknown argument). */
 const ERR: Record<string, Json[]> = {
   plan: [{ intent: "" }, { steps: [{ action: "NoSuchAction", params: {} }] }],

@@ -6,7 +6,7 @@ import { checkEnvelope, INVALID_REQUEST, PARSE_ERROR, rpcError, type EnvelopeErr
 export const MAX_LINE_BYTES = 4 * 1024 * 1024;
 
 /** After stdin ends, how long requests already in flight may still be answered before the transport closes, in ms. */
-export const EOF_GRACE_MS = 1_000;
+export const EOF_GRACE_MS = 500;
 
 /**
  * Newline-delimited JSON-RPC over stdin/stdout with hardened framing: a line that is not JSON is answered
