@@ -1,13 +1,14 @@
 /**
  * Hosts benchmark, in-process parts (issue 10). Run: `npx tsx bench/hosts-policy-inventory.ts`. Prints ONE
  * JSON object on stdout:
- * - cedar: one policy decision (shipped examples/policies, varied commands/hosts/roles) — p50 / p99 / max in
- *   microseconds; target p99 ≤ 1 ms;
+ * - cedar: one policy decision (shipped examples/policies, varied commands/hosts/roles) — wall p50 / p99 / max
+ *   and CPU-time p50 / p99 in microseconds (wall p99 on a shared, loaded machine is mostly time descheduled);
+ *   target p99 ≤ 1 ms;
  * - search_hosts: the search use case over 5,000 hosts (2,500 static + 2,500 ssh_config aliases) with a warm
  *   cache — p50 / p99 in ms for an unfiltered first page and for a name filter; target p50 ≤ 20 ms.
  */
 import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadShellParser } from "../src/adapters/shell-parser.ts";
 import { createRiskEngine } from "../src/core/risk/index.ts";
@@ -36,10 +37,14 @@ const requests = commands.flatMap((c) => {
 });
 for (let i = 0; i < 2000; i++) cedar.evaluate(requests[i % requests.length]!);
 const cedarUs: number[] = [];
+const cedarCpuUs: number[] = [];
 for (let i = 0; i < 20_000; i++) {
+  const c = process.cpuUsage();
   const t = performance.now();
   cedar.evaluate(requests[i % requests.length]!);
   cedarUs.push((performance.now() - t) * 1000);
+  const d = process.cpuUsage(c);
+  cedarCpuUs.push(d.user + d.system);
 }
 
 // search_hosts over 5,000 hosts
@@ -76,7 +81,7 @@ const named = await timeIt({ name: "node-24" }, 300);
 const regex = await timeIt({ name_regex: "^vm-1\\d{2}$" }, 300);
 
 console.log(JSON.stringify({
-  cedar: { decisions: cedarUs.length, policies: cedar.status().policies, p50_us: r2(pct(cedarUs, 0.5)), p99_us: r2(pct(cedarUs, 0.99)), max_us: r2(Math.max(...cedarUs)), target_p99_us: 1000 },
+  cedar: { decisions: cedarUs.length, policies: cedar.status().policies, p50_us: r2(pct(cedarUs, 0.5)), p99_us: r2(pct(cedarUs, 0.99)), max_us: r2(Math.max(...cedarUs)), cpu_p50_us: pct(cedarCpuUs, 0.5), cpu_p99_us: pct(cedarCpuUs, 0.99), target_p99_us: 1000, load_avg_1m: r2(loadavg()[0]!) },
   search_hosts: {
     hosts: first.backends.reduce((n, b) => n + b.hosts, 0),
     cold_ms: r2(coldMs),
