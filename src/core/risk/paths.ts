@@ -111,6 +111,8 @@ export function writeSeverity(p: string): RiskLevel | null {
   if (isBlockDevice(p)) return "critical";
   if (CRITICAL_WRITE.some((r) => r.test(p))) return "critical";
   if (HIGH_WRITE.some((r) => r.test(p))) return "high";
+  // Into a core system directory itself (`cp -r ./etc /`, `cp -a x/. /usr`): whatever the copy holds lands there.
+  if (isCoreRoot(p) || ["/root", "/var", "/var/lib", "/home"].includes(p)) return "high";
   return "medium";
 }
 
@@ -169,6 +171,11 @@ export function isSecretPath(p: string): boolean {
   if (!/[*?[]/.test(p)) return false;
   const re = globRegex(p);
   return SECRET_SAMPLES.some((s) => re.test(s));
+}
+
+/** True when the tree at `p` holds known secret files (`/`, `/etc`, `/root`, `~`, `/home/u`): reading every file below it reads them. */
+export function treeHoldsSecrets(p: string): boolean {
+  return SECRET_SAMPLES.some((s) => s === p || s.startsWith(p === "/" ? "/" : p + "/")) || (p.startsWith("/home/") && p.split("/").length === 3) || SECRET_DIR.test(p);
 }
 
 /** True when `p` is a directory that holds little but secrets (`~/.ssh`, `/etc/ssl/private`): reading it whole reads them. */

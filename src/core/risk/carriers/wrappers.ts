@@ -17,6 +17,13 @@ export function unwrap(cmd: Cmd, ctx: Ctx, scope: Scope): void {
   if (cmd.name === "env" && env.length) { codeFromArgs(env.map(literalArg), ctx, scope, cmd); return; }
   const cmdFlag = [...(p.flags.get("-c") ?? []), ...(p.flags.get("--command") ?? [])];
   if ((cmd.name === "flock" || cmd.name === "runuser") && cmdFlag.length) { codeFromArgs(cmdFlag.map(literalArg), ctx, scope, cmd); return; }
+  // systemd-run -p Exec…=LINE: another command line the unit runs (its `-@:+!` prefixes are flags, not the program).
+  if (cmd.name === "systemd-run") {
+    for (const v of [...(p.flags.get("-p") ?? []), ...(p.flags.get("--property") ?? [])]) {
+      const m = /^Exec[A-Za-z]*=[-@:+!]*(.*)$/s.exec(v);
+      if (m) codeFromArgs([literalArg(m[1]!)], ctx, scope, cmd);
+    }
+  }
   let rest = p.stop >= 0 ? cmd.args.slice(p.stop) : [];
   const assigns: { name: string; value: Arg }[] = [];
   rest = rest.slice(spec.skip ?? 0);

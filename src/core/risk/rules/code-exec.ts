@@ -2,6 +2,7 @@ import { optionsOf, type Cmd } from "../command.ts";
 import { flagValues, hasFlag, type OptionSpec } from "../options.ts";
 import { optionValues } from "../programs/index.ts";
 import type { Rule } from "../rule.ts";
+import { systemdRun } from "./options.ts";
 import { scanSed } from "../sed.ts";
 import { SHELLS } from "../table.ts";
 
@@ -126,8 +127,10 @@ export const CODE_EXEC_RULES: readonly Rule[] = [
     reason: "sets an environment variable that makes programs load or run other code (LD_PRELOAD, GIT_SSH_COMMAND, PAGER, PATH…)",
     commands: ["*"],
     test: (cmd) => cmd.assigns.some((a) => EXEC_ENV.test(a.name)) || optionValues(cmd, "env").some((a) => EXEC_ENV.test(a.text.split("=")[0]!))
+      || systemdRun(cmd).env.some((e) => EXEC_ENV.test(e.split("=")[0]!))
+      || systemdRun(cmd).props.some((p) => /^(Environment|EnvironmentFile|PassEnvironment)=/.test(p) && (EXEC_ENV.test(p.slice(p.indexOf("=") + 1).split("=")[0]!) || p.startsWith("EnvironmentFile=")))
       // systemctl set-environment puts variables into every service the manager starts from then on.
       || (cmd.name === "systemctl" && cmd.args.some((a) => /^(set|import)-environment$/.test(a.text)) && cmd.args.some((a) => EXEC_ENV.test(a.text.split("=")[0]!))),
-    examples: { match: ["GIT_SSH_COMMAND='sh -c id' git ls-remote origin", "strace -f -E LD_PRELOAD=/tmp/x.so ls", "systemctl set-environment LD_PRELOAD=/tmp/x.so", "LD_PRELOAD=x.so ls", "export PAGER=./x", "env PAGER=x man ls", "SYSTEMD_EDITOR=id systemctl edit x", "GCONV_PATH=/tmp/g iconv -f x", "JAVA_TOOL_OPTIONS=-javaagent:/tmp/a.jar java -version"], noMatch: ["FOO=1 ls", "LANG=C sort x"] },
+    examples: { match: ["GIT_SSH_COMMAND='sh -c id' git ls-remote origin", "strace -f -E LD_PRELOAD=/tmp/x.so ls", "systemctl set-environment LD_PRELOAD=/tmp/x.so", "LD_PRELOAD=x.so ls", "export PAGER=./x", "env PAGER=x man ls", "SYSTEMD_EDITOR=id systemctl edit x", "GCONV_PATH=/tmp/g iconv -f x", "JAVA_TOOL_OPTIONS=-javaagent:/tmp/a.jar java -version", "systemd-run -E LD_PRELOAD=/tmp/x.so id", "systemd-run --setenv=LD_PRELOAD=/tmp/x.so id", "systemd-run -p Environment=LD_PRELOAD=/tmp/x.so id"], noMatch: ["FOO=1 ls", "LANG=C sort x"] },
   },
 ];

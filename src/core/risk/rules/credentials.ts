@@ -19,13 +19,13 @@ const CREDENTIAL_VERBS: Readonly<Record<string, RegExp>> = {
   nerdctl: /^login\b/,
   skopeo: /^login\b/,
   helm: /^registry login\b/,
-  npm: /^(login|adduser|add-user|token)\b|^config set \S*(_auth|_password|token)/i,
-  yarn: /^(login|npm login)\b/,
+  npm: /^(login|adduser|add-user|token)\b|^(config )?set \S*(_auth|_password|token)/i,
+  yarn: /^(login|npm login)\b|^config set \S*(auth|token|password)/i,
   pnpm: /^(login|adduser)\b/,
   pip: /^config set \S*(index-url|trusted-host)/,
   pip3: /^config set \S*(index-url|trusted-host)/,
   kubectl: /^(config (set-credentials|set-cluster|set-context|use-context)|create (secret|token|rolebinding|clusterrolebinding|serviceaccount)|certificate approve)\b/,
-  git: /^credential\b|^config\b.*\bcredential\b|^remote (add|set-url) \S+ \S*:\/\/[^/@\s:]+:[^/@\s]*@/,
+  git: /^credential\b|^config\b.*\bcredential\b|^config\b.*\b[eE]xtra[hH]eader\b|^remote (add|set-url) \S+ \S*:\/\/[^/@\s:]+:[^/@\s]*@/,
   vault: /^(login|write|kv put|token create|auth enable|policy write)\b/,
   gcloud: /^auth\b|\badd-iam-policy-binding\b/,
   az: /^login\b|^role assignment create\b/,
@@ -37,7 +37,7 @@ const CREDENTIAL_VERBS: Readonly<Record<string, RegExp>> = {
 };
 
 /** Credential and access configuration files (beyond the secret files themselves). */
-const CREDENTIAL_FILE = /(^|\/)\.(ssh\/config|npmrc|pypirc|netrc|git-credentials|config\/gh\/hosts\.yml|docker\/config\.json|kube\/config|aws\/(credentials|config)|vault-token|pgpass)$/;
+const CREDENTIAL_FILE = /(^|\/)\.(ssh\/config|npmrc|pypirc|netrc|git-credentials|config\/gh\/hosts\.yml|docker\/config\.json|kube\/config|aws\/(credentials|config)|vault-token|pgpass|pip\/pip\.conf|config\/pip\/pip\.conf|yarnrc|yarnrc\.yml|condarc|pydistutils\.cfg)$|^\/etc\/(pip\.conf|npmrc)$/;
 
 /** The words from the verb on, global options (and their values) removed where the tool's grammar is known. */
 const words = (cmd: Cmd): string =>
@@ -60,7 +60,8 @@ export const CREDENTIAL_RULES: readonly Rule[] = [
     examples: {
       match: ["aws configure set aws_secret_access_key abc", "docker -H tcp://h:2375 login -u a -p b", "git -C /srv/app config credential.helper store", "kubectl -n prod create secret generic x", "gh auth login --with-token", "docker login -u ci -p secret", "git config --global credential.helper store",
         "kubectl create secret generic db --from-literal=p=x", "kubectl create clusterrolebinding x --clusterrole=cluster-admin --user=eve", "npm config set //registry.npmjs.org/:_authToken x",
-        "echo 'machine x login a password b' >> ~/.netrc", "ssh-copy-id admin@db.example.com", "printf '[default]\\n' > ~/.aws/credentials"],
+        "echo 'machine x login a password b' >> ~/.netrc", "ssh-copy-id admin@db.example.com", "printf '[default]\\n' > ~/.aws/credentials", "npm set //registry.npmjs.org/:_authToken=x", "yarn config set npmAuthToken x",
+        "git config --global http.extraHeader 'Authorization: x'", "git config http.https://x.example.extraheader 'AUTHORIZATION: basic x'", "echo '[global]' > ~/.pip/pip.conf", "echo x > ~/.yarnrc"],
       noMatch: ["docker ps", "git config user.name Me", "kubectl get secrets", "aws s3 ls", "cat ~/.ssh/config", "docker logs login-service", "git log --grep credential", "kubectl -n login get pods"],
     },
   },

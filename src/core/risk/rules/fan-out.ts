@@ -1,12 +1,15 @@
 import type { Cmd } from "../command.ts";
 import { fileWrites } from "../effects.ts";
 import { parseOptions } from "../options.ts";
-import { isHarmlessSink, normalisePath } from "../paths.ts";
+import { isHarmlessSink, isSystemPath, normalisePath } from "../paths.ts";
 import type { Rule } from "../rule.ts";
 import { WRAPPERS } from "../wrappers.ts";
 
 /** Programs that destroy or change the files (or processes) they are given. */
 const DESTRUCTIVE = new Set(["rm", "unlink", "shred", "truncate", "wipefs", "dd", "chmod", "chown", "chgrp", "chattr", "setfacl", "mv", "rmdir", "srm", "wipe", "kill", "ln", "cp", "install"]);
+
+/** Programs that rewrite the files they are given in place (sed -i, perl -pi…; their writes are not in fileWrites). */
+const EVERY_FILE_WRITERS = new Set(["sed", "perl", "tee", "truncate", "shred", "touch", "setfattr", "patch", "dos2unix", "sponge"]);
 
 /** A file operand known only at run time in full (`"$f"`, `$(…)`), or operands that arrive from a pipe (xargs). */
 const unknownTargets = (cmd: Cmd): boolean =>
@@ -22,6 +25,17 @@ export const FAN_OUT_RULES: readonly Rule[] = [
     examples: {
       match: ["locate '*.log' | xargs -n1 shred -u", "find / -name x | xargs rm -f", "while read f; do shred -u \"$f\"; done < list.txt", "cat list | xargs -I{} chmod 777 {}", "rm -f $(cat files.txt)", "pgrep sshd | xargs kill", "pidof sshd | xargs kill -9", "ls | xargs -I{} ln -sf /dev/null {}"],
       noMatch: ["rm -f ./build/out.o", "echo a b | xargs rm -f", "rm -rf \"${BUILD:?}/out\"", "shred -u ./secret.txt"],
+    },
+  },
+  {
+    id: "change_every_file", severity: "high",
+    reason: "a destructive or writing program runs on every file below a system directory or home (find -exec, fd -x)",
+    commands: ["*"],
+    test: (cmd) => cmd.everyPathUnder && (DESTRUCTIVE.has(cmd.name) || fileWrites(cmd).length > 0 || EVERY_FILE_WRITERS.has(cmd.name))
+      && [...cmd.args, ...fileWrites(cmd)].some((a) => !a.text.startsWith("-") && isSystemPath(normalisePath(a.text, cmd.cwd))),
+    examples: {
+      match: ["find /etc -name x -exec shred -u {} \\;", "find /etc -exec truncate -s0 {} +", "find / -name '*.conf' -exec sed -i s/a/b/ {} +", "find /etc -exec cp /tmp/x {} \\;", "find /var/log -type f -exec tee {} \\; < /dev/null", "fd . /etc -x shred"],
+      noMatch: ["find ./build -name '*.o' -exec rm {} +", "find /var/log -name '*.gz' -exec ls -l {} +", "find /tmp -user me -exec rm -f {} +", "find . -exec sed -i s/a/b/ {} +"],
     },
   },
   {

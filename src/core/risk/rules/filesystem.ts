@@ -1,6 +1,7 @@
 import { optionsOf, type Cmd } from "../command.ts";
 import { fileWrites } from "../effects.ts";
 import { deletionSeverity, isBlockDevice, isSystemPath, normalisePath, writeSeverity } from "../paths.ts";
+import { programOf } from "../programs/index.ts";
 import type { Rule } from "../rule.ts";
 import { SPECS, operands, recursive, targetPath } from "./util.ts";
 
@@ -117,6 +118,27 @@ export const FILESYSTEM_RULES: readonly Rule[] = [
     },
   },
   {
+    id: "git_worktree_system", severity: "high",
+    reason: "a git command that writes its working tree where that tree is a system directory (--work-tree=/, -C /etc): checkout, reset or pull overwrite system files",
+    commands: ["git"],
+    test: (cmd) => {
+      const p = programOf(cmd);
+      if (!p || !GIT_TREE_WRITERS.has(p.operands[0]?.text ?? "")) return false;
+      const trees = [...(p.flags.get("--work-tree") ?? []), ...(p.flags.get("-C") ?? [])].map((a) => normalisePath(a?.text ?? "", cmd.cwd)).filter((t) => t !== "");
+      const system = (t: string): boolean => /^\/($|(etc|usr|boot|root|lib|lib32|lib64|bin|sbin|var\/lib|var\/spool)(\/|$))/.test(t);
+      return trees.some(system) || (trees.length === 0 && cmd.cwd !== undefined && system(normalisePath(".", cmd.cwd)));
+    },
+    examples: { match: ["git --work-tree=/ checkout HEAD -- etc/passwd", "git --git-dir=/tmp/x/.git --work-tree=/ reset --hard", "git -C / checkout .", "git -C /etc pull", "cd /usr/local/bin && git checkout ."],
+      noMatch: ["git -C /etc status", "git -C /srv/app pull", "git checkout main", "git --work-tree=./site checkout ."] },
+  },
+  {
+    id: "log_destroy", severity: "high",
+    reason: "deletes the system journal's archived logs (the audit trail of what happened on the host)",
+    commands: ["journalctl"],
+    test: (cmd) => cmd.args.some((a) => /^--vacuum-(time|size|files)(=|$)/.test(a.text)),
+    examples: { match: ["journalctl --vacuum-time=1s", "journalctl --rotate --vacuum-size=1", "journalctl --vacuum-files 1"], noMatch: ["journalctl --disk-usage", "journalctl --rotate", "journalctl -u nginx --since today"] },
+  },
+  {
     id: "find_delete_system", severity: "critical",
     reason: "find -delete over a system directory or the root",
     commands: ["find"],
@@ -147,6 +169,9 @@ function findStarts(cmd: Cmd): string[] {
   }
   return out.length ? out : ["."];
 }
+
+/** git verbs that write files of the working tree. */
+const GIT_TREE_WRITERS = new Set(["checkout", "switch", "reset", "restore", "stash", "pull", "merge", "rebase", "cherry-pick", "revert", "apply", "am", "clean", "mv", "rm", "read-tree", "checkout-index", "init", "clone"]);
 
 /** Letters of tar's old-style first word (`xzfC a.tar /`) that take the next operand as their value (GNU tar manual, "Old Options"). */
 const TAR_ARG_LETTERS = new Set(["b", "C", "f", "F", "g", "H", "I", "K", "L", "N", "T", "V", "X"]);

@@ -1,7 +1,9 @@
 import type { Cmd } from "../command.ts";
 import { optionSignal, optionValues, programOf } from "../programs/index.ts";
 import { execSettings } from "../programs/settings.ts";
+import { parseOptions } from "../options.ts";
 import type { Rule } from "../rule.ts";
+import { WRAPPERS } from "../wrappers.ts";
 
 /** Values that are a program or a command line: option values, and strace/ltrace `-o '|cmd'` outputs. */
 export function programValues(cmd: Cmd): string[] {
@@ -10,7 +12,29 @@ export function programValues(cmd: Cmd): string[] {
     ...optionValues(cmd, "program").map((a) => a.text),
     ...optionValues(cmd, "command").map((a) => a.text),
     ...optionValues(cmd, "writes").filter((a) => /^[|!]/.test(a.text)).map((a) => a.text.slice(1)),
+    ...pagerCommands(cmd),
+    ...systemdRun(cmd).props.filter((p) => /^Exec[A-Za-z]*=/.test(p)).map((p) => p.slice(p.indexOf("=") + 1)),
   ];
+}
+
+/** less/more `+CMD` start-up commands that reach a shell: `!cmd` runs it, `|…cmd` pipes to it (less(1) "Commands"). */
+function pagerCommands(cmd: Cmd): string[] {
+  if (cmd.name !== "less" && cmd.name !== "more" && cmd.name !== "most") return [];
+  return cmd.args.filter((a) => /^(\+|--\+|-\+)/.test(a.text) && /[!|]/.test(a.text)).map((a) => a.text.replace(/^[-+]+[^!|]*[!|]/, ""));
+}
+
+/**
+ * systemd-run's own settings (systemd-run(1)): `-p|--property=Exec…=` names more programs the unit runs as its user
+ * (root by default), `-E|--setenv=` sets their environment, and timer options (`--on-calendar`, `--on-boot`…)
+ * schedule the command instead of running it now.
+ */
+export function systemdRun(cmd: Cmd): { props: string[]; env: string[]; timer: boolean } {
+  if (cmd.name !== "systemd-run") return { props: [], env: [], timer: false };
+  const p = parseOptions(cmd.args, WRAPPERS["systemd-run"]!.options);
+  const props = [...(p.flags.get("-p") ?? []), ...(p.flags.get("--property") ?? [])];
+  const env = [...(p.flags.get("-E") ?? []), ...(p.flags.get("--setenv") ?? [])];
+  const timer = cmd.args.some((a) => /^--on-(calendar|active|boot|startup|unit-active|unit-inactive|timezone-change|clock-change)(=|$)/.test(a.text) || a.text === "--path-property" || a.text.startsWith("--timer-property"));
+  return { props, env, timer };
 }
 
 /**
@@ -35,8 +59,9 @@ export const OPTION_RULES: readonly Rule[] = [
       match: ["sort --compress-program=./x.sh -S1b big.txt", "sort --compress-prog=sh -S1b big.txt", "zip x.zip f -T -TT 'cmd'", "split -b1 --filter='sh' payload",
         "rsync -e 'sh -c id' a b:", "strace -o '|sh' true", "tcpdump -i eth0 -w x.pcap -z ./rotate.sh", "install --strip-program=./x a /usr/local/bin/a",
         "git archive --remote=x --exec='sh -c id' HEAD", "scp -S ./prog f host:",
-        "scp -o ProxyCommand='sh -c id' host:/x ./", "scp -oProxyCommand=x host:/x .", "apt-get -o APT::Update::Pre-Invoke::=id update", "apt -o 'DPkg::Post-Invoke::=sh -c id' install nginx"],
-      noMatch: ["sort -o out.txt in.txt", "zip -r site.zip site", "split -l 1000 big.txt part-", "rsync -av ./a ./b", "scp -o ConnectTimeout=5 host:/x .", "apt-get -o Dpkg::Use-Pty=0 install -y nginx"],
+        "scp -o ProxyCommand='sh -c id' host:/x ./", "scp -oProxyCommand=x host:/x .", "apt-get -o APT::Update::Pre-Invoke::=id update", "apt -o 'DPkg::Post-Invoke::=sh -c id' install nginx",
+        "less '+!id' /etc/hosts", "less +'|id' x", "more '+!id' x", "systemd-run -p ExecStartPre=/tmp/x true", "systemd-run --property=ExecStopPost=/tmp/x true"],
+      noMatch: ["sort -o out.txt in.txt", "zip -r site.zip site", "split -l 1000 big.txt part-", "rsync -av ./a ./b", "scp -o ConnectTimeout=5 host:/x .", "apt-get -o Dpkg::Use-Pty=0 install -y nginx", "less +F /var/log/syslog", "less +G x", "systemd-run -p MemoryMax=1G --scope make"],
     },
   },
   {
@@ -65,15 +90,19 @@ export const OPTION_RULES: readonly Rule[] = [
   },
   {
     id: "host_state_change", severity: "medium",
-    reason: "sets host state (clock, host name) with a tool that otherwise only reads",
-    commands: ["date", "hostname"],
+    reason: "sets host state (clock, host name, another process's scheduling, a timer that runs later) with a tool that otherwise only reads or wraps",
+    commands: ["date", "hostname", "ionice", "chrt", "taskset", "systemd-run"],
     test: (cmd) => {
       if (optionSignal(cmd, "host_state_change")) return true;
+      // ionice/chrt/taskset -p PID change a running process instead of starting one; systemd-run timers persist.
+      if (cmd.name === "ionice" || cmd.name === "chrt" || cmd.name === "taskset") return cmd.args.some((a) => /^(-[a-zA-Z]*p[a-zA-Z]*|--pid)$/.test(a.text));
+      if (cmd.name === "systemd-run") return systemdRun(cmd).timer;
       const ops = programOf(cmd)?.operands ?? [];
       // date MMDDhhmm[[CC]YY][.ss] sets the clock; hostname NAME sets the host name.
       return cmd.name === "date" ? ops.some((a) => !a.text.startsWith("+")) : ops.length > 0;
     },
-    examples: { match: ["date -s '2020-01-01 00:00'", "date --set=tomorrow", "date 010100002030", "hostname evil", "hostname -F /tmp/name"], noMatch: ["date -u +%Y-%m-%dT%H:%M:%SZ", "date", "hostname -f", "hostname"] },
+    examples: { match: ["date -s '2020-01-01 00:00'", "date --set=tomorrow", "date 010100002030", "hostname evil", "hostname -F /tmp/name", "ionice -c1 -p 1", "chrt -f -p 99 1", "taskset -p 1 1", "systemd-run --on-calendar=hourly id"],
+      noMatch: ["date -u +%Y-%m-%dT%H:%M:%SZ", "date", "hostname -f", "hostname", "ionice -c3 make", "taskset -c 0 make", "systemd-run --scope make"] },
   },
   {
     id: "command_path_override", severity: "high",
