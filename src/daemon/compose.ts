@@ -32,6 +32,7 @@ import { configDir, runtimeDir, stateDir, systemCheckpointCopy, type DaemonMode 
 import { selectBackend } from "./select-backend.ts";
 import { skillsSetup, type SkillGateFlags } from "./skills-gates.ts";
 import type { SkillsHandle } from "../app/skills/handlers.ts";
+import { skillResourceProvider } from "../app/skills/resources.ts";
 import type { SkillsService } from "../app/skills/service.ts";
 
 /** Test and embedding overrides for {@link composeDaemon}. */
@@ -169,6 +170,7 @@ export async function composeDaemon(config: Config, opts: ComposeOptions): Promi
     })),
     close: () => { void skillsService?.then((s) => { s.close(); }); },
   };
+  resources.register(skillResourceProvider(() => skills.service()));
   const deps: DaemonDeps = {
     skills,
     ctx,

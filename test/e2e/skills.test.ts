@@ -45,6 +45,12 @@ describe("skills over MCP (stdio, real binary, embedded daemon)", () => {
       const bad = await call(client, "skills_read", { ref: "disk-full", path: "../../etc/shadow" });
       expect(bad.isError).toBe(true);
       expect(bad._meta?.["dev.hostgate/error_code"]).toBe("invalid_params");
+      // skill:// resources go through the same read path.
+      const templates = (await client.listResourceTemplates()).resourceTemplates.map((t) => t.uriTemplate);
+      expect(templates).toContain("skill://{name}/{+path}");
+      const res = await client.readResource({ uri: "skill://disk-full/scripts/diagnose.sh" });
+      expect((res.contents[0] as { text: string }).text).toMatch(/^#!\/bin\/bash/);
+      await expect(client.readResource({ uri: "skill://disk-full/../../etc/passwd" })).rejects.toThrow(/-32602|traversal|invalid/i);
     } finally { await client.close(); }
   });
 

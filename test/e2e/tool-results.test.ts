@@ -39,18 +39,19 @@ const OK: Record<string, Json[]> = {
   list_units: [{ limit: 3 }, { type: "service", state: "failed" }],
   audit_verify: [{}],
   get_host_details: [{ name: "local" }],
-  skills_search: [{ query: "deploy" }],
-  skills_route: [{ intent: "deploy a service" }],
-  skills_resolve: [{ ref: "no-such-skill" }],
-  skills_inspect: [{ ref: "no-such-skill" }],
-  skills_read: [{ ref: "no-such-skill" }],
-  skills_install_plan: [{ ref: "no-such-skill" }],
+  // The shipped skills are always there, so the skills tools answer their success shape.
+  skills_search: [{ query: "disk full" }],
+  skills_route: [{ intent: "the disk is full" }],
+  skills_resolve: [{ ref: "disk-full" }],
+  skills_inspect: [{ ref: "disk-full" }],
+  skills_read: [{ ref: "disk-full", path: "SKILL.md" }],
+  skills_install_plan: [{ ref: "disk-full", scope: "user", runtimes: ["claude"] }],
 };
 /** Tools whose success on this host depends on something it may lack: the error codes they may answer instead. */
 const MAY_BE_UNAVAILABLE: Record<string, string[]> = {
-  read_journal: ["unavailable"], read_log_file: ["not_found"], get_host_details: ["not_found", "unknown_host"], skills_sync_plan: ["not_found"],
-  // No skill is installed in a fresh state directory: these answer their error shape here (validated below too).
-  skills_resolve: ["not_found", "skill_not_found"], skills_inspect: ["not_found", "skill_not_found"], skills_read: ["not_found", "skill_not_found"], skills_install_plan: ["not_found", "skill_not_found"],
+  read_journal: ["unavailable"], read_log_file: ["not_found"], get_host_details: ["not_found", "unknown_host"],
+  // No lock file in a fresh home: sync plans answer not_found.
+  skills_sync_plan: ["not_found"],
 };
 /** Arguments that fail in a tool-specific way (every tool also gets an unknown argument). */
 const ERR: Record<string, Json[]> = {
@@ -61,6 +62,8 @@ const ERR: Record<string, Json[]> = {
   read_unit: [{ uri: "systemd://system/unit/service/no-such-unit" }],
   get_service_status: [{ unit: "../x" }],
   list_processes: [{ limit: 0 }],
+  skills_read: [{ ref: "disk-full", path: "../../etc/shadow" }],
+  skills_resolve: [{ ref: "no-such-skill" }],
 };
 
 let client: Client;
