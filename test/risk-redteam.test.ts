@@ -26,6 +26,9 @@ const CASES: Record<string, [string, string, Want][]> = {
     ["printf with an escaped newline feeds / to xargs -I rm -rf", "printf '/\\n' | xargs -I% rm -rf %", "deny"],
     ["printf format with %s feeds / to xargs rm -rf", "printf '%s\\n' / | xargs rm -rf", "deny"],
     ["echo -e octal escape spells / for xargs", "echo -e '\\057' | xargs rm -rf", "deny"],
+    ["printf NUL-terminated / fed to xargs -0", "printf '%s\\0' / | xargs -0 rm -rf", "deny"],
+    ["printf format reused for every argument", "printf '%s\\n' ./a / | xargs rm -rf", "deny"],
+    ["xargs -d with a custom delimiter", "printf '/,x' | xargs -d, rm -rf", "deny"],
     ["pgrep output fed to kill through xargs", "pgrep sshd | xargs kill", "high"],
     ["pidof output fed to kill -9", "pidof sshd | xargs kill -9", "high"],
     ["xargs -I ln -sf over unknown names", "ls | xargs -I{} ln -sf /dev/null {}", "high"],
@@ -107,6 +110,8 @@ const CASES: Record<string, [string, string, Want][]> = {
     ["cat /dev/urandom through tee", "cat /dev/urandom | tee /tmp/x > /dev/null", "high"],
   ],
   "nested and deferred code (kinds 4, 8)": [
+    ["LESS environment variable with a +! start-up command", "LESS='+!rm -rf /' less x", "high"],
+    ["CDPATH makes cd etc go to /etc", "CDPATH=/ cd etc && rm -f passwd", "high"],
     ["systemd-run -p ExecStartPre runs a second program as root", "systemd-run -p ExecStartPre='/bin/sh -c \"rm -rf /\"' true", "deny"],
     ["systemd-run --property=ExecStopPost", "systemd-run --property=ExecStopPost=/tmp/x true", "high"],
     ["systemd-run -E LD_PRELOAD", "systemd-run -E LD_PRELOAD=/tmp/x.so id", "high"],
@@ -180,6 +185,8 @@ const CASES: Record<string, [string, string, Want][]> = {
     ["killall by exact name", "killall nginx", "allow"],
     ["chmod 755 a project dir", "chmod 755 ./bin", "allow"],
     ["printf to xargs mkdir", "printf 'a\\nb\\n' | xargs mkdir -p", "allow"],
+    ["LESS=-R for colours", "LESS=-R less /var/log/syslog", "allow"],
+    ["printf NUL list of build files to rm", "printf '%s\\0' ./build/a.o ./build/b.o | xargs -0 rm -f", "allow"],
   ],
 };
 

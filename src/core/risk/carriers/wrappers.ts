@@ -51,19 +51,31 @@ export function unwrap(cmd: Cmd, ctx: Ctx, scope: Scope): void {
 /** Tools whose operands can be a program: fed by xargs from unseen input they run unseen code. */
 const XARGS_PROGRAM_TAKERS = new Set(["sed", "awk", "gawk", "mawk", "nawk", "perl", "rsync", "find", "xargs", "parallel", "ssh", "git"]);
 
-/**
- * What a static `echo`/`printf` prints, as words, for xargs: backslash escapes are decoded (printf always, echo
- * too since `echo -e` and `sh`'s echo do it) so `printf '/\n'` feeds `/`; printf's `%` conversions are dropped from
- * the format and its arguments printed after it (a superset of what it prints).
- */
-function printedWords(name: string, args: string[]): string[] {
-  const words = name === "echo" ? args.filter((t) => !/^-[neE]+$/.test(t)) : args.filter((t, i) => !(i === 0 && t === "--"));
-  const decode = (t: string): string => t.replace(/\\(x[0-9a-fA-F]{1,2}|0?[0-7]{1,3}|.)/g, (_m, e: string) => {
+/** Backslash escapes as printf's format (and `echo -e`) decode them: `\n`, `\t`, `\0NNN`/`\NNN` octal, `\xHH`. */
+function decodeEscapes(t: string): string {
+  return t.replace(/\\(x[0-9a-fA-F]{1,2}|0?[0-7]{1,3}|.)/g, (_m, e: string) => {
     if (e[0] === "x") return String.fromCharCode(parseInt(e.slice(1), 16));
     if (/^[0-7]/.test(e)) return String.fromCharCode(parseInt(e, 8));
     return ({ n: "\n", t: "\t", r: "\r", v: "\v", f: "\f", a: "", b: "", e: "", c: "" } as Record<string, string>)[e] ?? e;
   });
-  return words.map((t, i) => decode(name === "printf" && i === 0 ? t.replace(/%[-+ #0-9.]*[a-zA-Z%]/g, " ") : t));
+}
+
+/**
+ * What a static `echo`/`printf` prints, for xargs to split into items: echo's words joined by blanks (escapes decoded,
+ * since `echo -e` and `sh`'s echo do it); printf's format applied to its arguments the way printf(1) does, reusing
+ * the format until they run out (`printf '%s\0' / x` prints `/\0x\0`), with every conversion printing its argument.
+ */
+function printedText(name: string, args: string[]): string {
+  if (name === "echo") return decodeEscapes(args.filter((t) => !/^-[neE]+$/.test(t)).join(" ")) + "\n";
+  const [format = "", ...rest] = args[0] === "--" ? args.slice(1) : args;
+  const conv = /%[-+ #0-9.]*([a-zA-Z%])/g;
+  let out = "";
+  let i = 0;
+  for (let round = 0; round < 64; round++) {
+    out += decodeEscapes(format.replace(conv, (_m, c: string) => (c === "%" ? "%" : (rest[i++] ?? ""))));
+    if (i >= rest.length || !/%[-+ #0-9.]*[a-zA-Z]/.test(format)) break;
+  }
+  return out;
 }
 
 /** xargs: the command it builds, with the operands from a static echo, or unknown operands from anything else. */
@@ -76,8 +88,11 @@ export function xargs(cmd: Cmd, rest: Arg[], ctx: Ctx, scope: Scope): void {
   let extra: Arg[] = [];
   let unknown = true;
   if (src && (src.name === "echo" || src.name === "printf") && src.args.every((a) => !a.dynamic)) {
-    const words = printedWords(src.name, src.args.map((a) => a.text));
-    extra = (wholeItems ? [words.join(" ")] : words.flatMap((t) => t.split(/\s+/))).filter(Boolean).map(literalArg);
+    const text = printedText(src.name, src.args.map((a) => a.text));
+    const delim = p.flags.get("-d")?.[0] ?? p.flags.get("--delimiter")?.[0];
+    // -0 splits on NUL, -d on its character, otherwise blanks and newlines separate items.
+    const items = wholeItems ? text.split(delim !== undefined ? decodeEscapes(delim).slice(0, 1) || "\n" : "\0") : text.split(/\s+/);
+    extra = items.filter(Boolean).map(literalArg);
     unknown = false;
   }
   // Items appended to a shell or interpreter are code assembled at run time: never resolved on our say-so.
