@@ -13,7 +13,7 @@ interface Row {
   id: string; action_name: string; host: string; params: string; risk_level: string; preview: string; preview_hash: string; state: string;
   actor: string; created_at: number; updated_at: number; plan_expires_at: number; approved_at: number | null; approved_by: string | null;
   receipt_hash: string | null; receipt_expires_at: number | null; receipt_consumed_at: number | null; result: string | null; error: string | null;
-  planner: string | null; intent: string | null; separation: string | null;
+  planner: string | null; intent: string | null; separation: string | null; preview_salt: string | null;
 }
 
 function toTx(r: Row): Transaction {
@@ -25,6 +25,7 @@ function toTx(r: Row): Transaction {
     risk_level: r.risk_level as Transaction["risk_level"],
     preview: JSON.parse(r.preview) as Transaction["preview"],
     preview_hash: r.preview_hash,
+    preview_salt: r.preview_salt,
     state: r.state as TxState,
     actor: r.actor,
     created_at: r.created_at,
@@ -68,8 +69,8 @@ export class SqliteTransactionStore implements TransactionStore {
   }
 
   insert(tx: Transaction): void {
-    this.db.prepare(`INSERT INTO transactions (id, action_name, host, params, risk_level, preview, preview_hash, state, actor, created_at, updated_at, plan_expires_at, planner, intent)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`).run(tx.id, tx.action_name, tx.host, JSON.stringify(tx.params), tx.risk_level, JSON.stringify(tx.preview), tx.preview_hash, tx.state, tx.actor, tx.created_at, tx.updated_at, tx.plan_expires_at, tx.planner, tx.intent);
+    this.db.prepare(`INSERT INTO transactions (id, action_name, host, params, risk_level, preview, preview_hash, state, actor, created_at, updated_at, plan_expires_at, planner, intent, preview_salt)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`).run(tx.id, tx.action_name, tx.host, JSON.stringify(tx.params), tx.risk_level, JSON.stringify(tx.preview), tx.preview_hash, tx.state, tx.actor, tx.created_at, tx.updated_at, tx.plan_expires_at, tx.planner, tx.intent, tx.preview_salt);
   }
 
   get(id: string): Transaction | null {

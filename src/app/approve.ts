@@ -28,10 +28,16 @@ export function pending(deps: DaemonDeps, limit = 50): PendingResult {
   };
 }
 
-/** What `hostgate approve` shows: the exact preview, risk and current state of one transaction. */
-export function show(deps: DaemonDeps, id: string): ShowResult {
+/**
+ * What `hostgate approve` shows: the exact preview, risk and current state of one transaction, and the
+ * separation an approval by `caller` (the same connection) would get, so the human sees it before confirming.
+ */
+export function show(deps: DaemonDeps, id: string, caller: Caller): ShowResult {
   const tx = load(deps, id);
+  const facts = separationOf(tx.actor, caller);
+  const refused = caller.socket !== "in_process" && facts.separation === "none" && deps.approval.same_user === "deny";
   return {
+    approval: { separation: facts.separation, facts: facts.why, refused },
     transaction_id: tx.id, action_name: tx.action_name, host: tx.host, params: tx.params, risk_level: tx.risk_level, state: effectiveState(tx, deps.clock.now()),
     preview: tx.preview, preview_hash: tx.preview_hash, created_at: new Date(tx.created_at).toISOString(), actor: tx.actor,
     planned_by: plannedBy(tx),

@@ -95,7 +95,7 @@ async function runStep(deps: DaemonDeps, step: Step, caller: Caller): Promise<St
     };
     let fresh;
     try {
-      fresh = await prepareStep(deps, tx.action_name, tx.params, tx.host, caller.role);
+      fresh = await prepareStep(deps, tx.action_name, tx.params, tx.host, caller.role, tx.preview_salt);
     } catch (err) {
       return fail(toHostgateError(err), true);
     }

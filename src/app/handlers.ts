@@ -77,7 +77,7 @@ export function daemonHandlers(d: DaemonDeps, extras: ServiceExtras): Handlers {
     pending: (p) => pending(d, p.limit),
     ...hostsHandlers(d),
     ...skillsHandlers(d.skills),
-    show: (p) => show(d, p.transaction_id),
+    show: (p, caller) => show(d, p.transaction_id, caller),
     approve: (p, caller) => approve(d, p.transaction_id, caller, p.expected_preview_hash),
     reject: (p, caller) => reject(d, p.transaction_id, caller),
   };

@@ -18,8 +18,14 @@ function readOnlyPreview(action: Action, params: Record<string, unknown>): Previ
   return { summary: `${action.name}: read-only query, nothing on the host changes`, text: `${action.name} ${JSON.stringify(params)}` };
 }
 
-/** Validates one step against the catalogue and computes its preview and preview_hash. */
-export async function prepareStep(deps: DaemonDeps, actionName: string, rawParams: unknown, hostId: string = LOCAL_HOST, role: Role = "operator"): Promise<{ action: Action; params: Record<string, unknown>; preview: Preview; preview_hash: string }> {
+/** Length of a transaction's preview salt in random bytes (core/transaction/preview-hash.ts). */
+const PREVIEW_SALT_BYTES = 32;
+
+/**
+ * Validates one step against the catalogue and computes its preview and preview_hash. `salt`: the
+ * transaction's preview salt (execute passes the stored one); undefined draws a new one (plan).
+ */
+export async function prepareStep(deps: DaemonDeps, actionName: string, rawParams: unknown, hostId: string = LOCAL_HOST, role: Role = "operator", salt?: string | null): Promise<{ action: Action; params: Record<string, unknown>; preview: Preview; preview_hash: string; preview_salt: string | null }> {
   const host = deps.hosts.get(hostId);
   const action = findAction(actionName, host.ctx.family, deps.catalogue);
   if (!action) {
@@ -36,7 +42,8 @@ export async function prepareStep(deps: DaemonDeps, actionName: string, rawParam
   }
   const params = parsed.data as Record<string, unknown>;
   const preview = action.access === "mutating" ? await action.preview(params, host.ctx) : readOnlyPreview(action, params);
-  return { action, params, preview, preview_hash: deps.crypto.sha256Hex(previewHashInput(action.name, host.id, params, preview)) };
+  const previewSalt = salt === undefined ? deps.crypto.randomBase64Url(PREVIEW_SALT_BYTES) : salt;
+  return { action, params, preview, preview_hash: deps.crypto.sha256Hex(previewHashInput(action.name, host.id, params, preview, previewSalt)), preview_salt: previewSalt };
 }
 
 /**
@@ -71,7 +78,7 @@ export async function plan(deps: DaemonDeps, input: PlanInput, caller: Caller): 
   const steps: PlanResult["steps"] = [];
   for (const p of prepared) {
     const tx: Transaction = {
-      id: deps.crypto.uuid(), action_name: p.action.name, host: host.id, params: p.params, risk_level: p.action.risk_level, preview: p.preview, preview_hash: p.preview_hash,
+      id: deps.crypto.uuid(), action_name: p.action.name, host: host.id, params: p.params, risk_level: p.action.risk_level, preview: p.preview, preview_hash: p.preview_hash, preview_salt: p.preview_salt,
       state: "planned", actor, created_at: now, updated_at: now, plan_expires_at: now + PLAN_TTL_MS,
       approved_at: null, approved_by: null, receipt_expires_at: null, result: null, error: null,
       // Shown to the approver: how the step came to be, and from what words (issue 12).

@@ -41,6 +41,12 @@ function intentLine(intent: string | null): string {
   return one.length <= 400 ? one : `${one.slice(0, 400)}… (${intent.length} characters)`;
 }
 
+/** The separation this approval would get, before the human confirms (the daemon decides; this only shows it). */
+function separationLine(a: ShowResult["approval"]): string {
+  if (a.separation === "separated") return `separated (${a.facts})`;
+  return `NONE (${a.facts})${a.refused ? ": the daemon refuses same-user approvals (approval.same_user: deny)" : ": it will be labelled separation: none everywhere; an assistant running as your user could have given it"}`;
+}
+
 function render(tx: ShowResult): string {
   return visible([
     `Transaction  ${tx.transaction_id}`,
@@ -50,6 +56,7 @@ function render(tx: ShowResult): string {
     `State        ${tx.state}`,
     `Planned by   ${plannedByLine(tx)}`,
     `Intent       ${intentLine(tx.planned_by.intent)}`,
+    `Separation   ${separationLine(tx.approval)}`,
     `Preview hash ${tx.preview_hash}`,
     "",
     tx.preview.text,
@@ -92,6 +99,10 @@ export function registerApproveCommands(program: Command): void {
         process.stdout.write(render(shown.value));
         if (shown.value.state !== "planned") {
           process.stderr.write(`hostgate: this transaction is in state ${shown.value.state}; only planned transactions can be approved.\n`);
+          process.exit(EXIT.failure);
+        }
+        if (shown.value.approval.refused) {
+          process.stderr.write(`hostgate: this approval would be refused: ${shown.value.approval.facts}. Approve as another user than the assistant's (root, or a member of daemon.admin_group, with hostgate daemon as a service).\n`);
           process.exit(EXIT.failure);
         }
         const word = confirmationWord(shown.value);

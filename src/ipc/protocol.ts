@@ -170,6 +170,11 @@ export const ShowResultSchema = z.object({
     planner: z.enum(["explicit", "deterministic", "llm"]).nullable(),
     intent: z.string().nullable(),
   }),
+  /**
+   * The separation an approval from this same connection would get, from the kernel's facts (core/approval.ts),
+   * shown before the human types anything; `refused`: approval.same_user deny would refuse it.
+   */
+  approval: z.object({ separation: z.enum(["separated", "none"]), facts: z.string(), refused: z.boolean() }),
 });
 export type ShowResult = z.infer<typeof ShowResultSchema>;
 /** separated: approver and planner are different uids (not both root); none: same uid, both root, or unknown (core/approval.ts). */

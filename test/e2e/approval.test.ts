@@ -170,7 +170,8 @@ describe.skipIf(missing !== null)("approval workflow with real processes", () =>
 
 describe.skipIf(missing !== null)("hostgate approve at the terminal", () => {
   it("does not approve when the human types something else, and refuses without a terminal", async () => {
-    const d = await startDaemon("backend:\n  type: mock\n");
+    // Planner and approver are both root here: same-user approval must be allowed to reach the prompt.
+    const d = await startDaemon("backend:\n  type: mock\napproval:\n  same_user: allow\n");
     const c = await connectStdio("legacy", ["--config", d.configPath], { HOSTGATE_SOCKET: d.agentSocket });
     try {
       const plan = await c.callTool({ name: "plan", arguments: { steps: [{ action: "WriteFile", params: { path: join(work, "never"), content: "x" } }] } });

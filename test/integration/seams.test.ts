@@ -72,7 +72,7 @@ describe("host-aware protocol", () => {
 
   it("binds the preview_hash, and so the receipt, to one host", async () => {
     const preview = { summary: "s", text: "t" };
-    expect(previewHashInput("WriteFile", "local", {}, preview)).not.toBe(previewHashInput("WriteFile", "twin", {}, preview));
+    expect(previewHashInput("WriteFile", "local", {}, preview, null)).not.toBe(previewHashInput("WriteFile", "twin", {}, preview, null));
     const onLocal = await planWrite("bound");
     const onTwin = await planWrite("bound", "twin");
     expect(onTwin.host).toBe("twin");

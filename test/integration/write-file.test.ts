@@ -10,6 +10,21 @@ import { agentPreview } from "../../src/core/transaction/agent-preview.ts";
 import { errorCode, realContext } from "../helpers/real-context.ts";
 
 const sha = (s: string | Buffer): string => createHash("sha256").update(s).digest("hex");
+/**
+ * The approver's reason a planned write of `path` cannot be applied (undefined when it can). A blocked plan
+ * still succeeds for the model, with the same agent preview as any other (red team, issue 12: plan errors
+ * were a probe of paths the model cannot read); apply refuses it and writes nothing.
+ */
+async function blocked(ctx: ActionContext, path: string): Promise<string | undefined> {
+  const p = await writeFile.preview({ path, content: "x" }, ctx);
+  const reason = (p.current as { blocked?: string }).blocked;
+  if (reason !== undefined) {
+    expect(p.summary).toContain("CANNOT BE APPLIED");
+    expect(JSON.stringify(agentPreview(p))).not.toMatch(/CANNOT|not a|symlink|does not exist|bytes, larger/);
+    expect(await errorCode(() => writeFile.apply({ path, content: "x" }, ctx, p))).toBe("precondition_failed");
+  }
+  return reason;
+}
 const lines = (n: number, changed = -1): string => Array.from({ length: n }, (_, i) => (i === changed ? `CHANGED ${i}` : `line ${i}`)).join("\n") + "\n";
 
 describe("WriteFile on a real temp directory", () => {
@@ -105,18 +120,19 @@ describe("WriteFile on a real temp directory", () => {
     },
   );
 
-  it("refuses a path whose directory is a symlink into a forbidden place, and a symlink file", async () => {
+  it("blocks a path whose directory is a symlink into a forbidden place, and a symlink file (approver sees why; apply refuses)", async () => {
     symlinkSync("/etc", join(dir, "etc-link"));
-    expect(await errorCode(() => writeFile.preview({ path: join(dir, "etc-link", "shadow"), content: "x" }, ctx))).toBe("forbidden_path");
+    expect(await blocked(ctx, join(dir, "etc-link", "shadow"))).toMatch(/shadow.*after resolving/);
     symlinkSync("/etc/hostname", join(dir, "host-link"));
-    expect(await errorCode(() => writeFile.preview({ path: join(dir, "host-link"), content: "x" }, ctx))).toBe("forbidden_path");
+    expect(await blocked(ctx, join(dir, "host-link"))).toMatch(/is a symlink/);
   });
 
-  it("refuses malformed paths, a missing directory and a directory target", async () => {
+  it("refuses malformed paths (facts of the input alone); blocks a missing directory and a directory target", async () => {
     expect(await errorCode(() => writeFile.preview({ path: `${dir}/../x`, content: "x" }, ctx))).toBe("invalid_params");
     expect(await errorCode(() => writeFile.preview({ path: "relative/x", content: "x" }, ctx))).toBe("invalid_params");
-    expect(await errorCode(() => writeFile.preview({ path: join(dir, "missing", "x"), content: "x" }, ctx))).toBe("not_found");
-    expect(await errorCode(() => writeFile.preview({ path: dir, content: "x" }, ctx))).toBe("invalid_params");
+    expect(await blocked(ctx, join(dir, "missing", "x"))).toMatch(/does not exist/);
+    expect(await blocked(ctx, dir)).toMatch(/not a regular file/);
+    expect(await blocked(ctx, join(dir, "fine"))).toBeUndefined();
   });
 });
 
@@ -142,11 +158,11 @@ describe("WriteFile: a directory swapped for a symlink after approval (review fi
 });
 
 describe("WriteFile: a parent that is not a directory", () => {
-  it("is refused at plan time instead of planning a create", async () => {
+  it("is planned blocked instead of as a create (the approver sees why; apply refuses)", async () => {
     const ctx = await realContext();
     const root = mkdtempSync(join(tmpdir(), "hg-notdir-"));
     writeFileSync(join(root, "file"), "x");
-    await expect(writeFile.preview({ path: join(root, "file", "child"), content: "y" }, ctx)).rejects.toMatchObject({ code: "invalid_params" });
+    expect(await blocked(ctx, join(root, "file", "child"))).toMatch(/not a directory/);
     rmSync(root, { recursive: true, force: true });
   });
 });
@@ -208,15 +224,15 @@ describe("WriteFile: the plan tells the model only the intended state and a coun
     }
   });
 
-  it("does not name the size of a file over the limit", async () => {
+  it("names the size of a file over the limit to the approver only", async () => {
     const ctx = await realContext();
     const root = mkdtempSync(join(tmpdir(), "hg-oracle-"));
     try {
       const path = join(root, "big.log");
       writeFileSync(path, Buffer.alloc(1024 * 1024 + 17, 97));
-      const err = await writeFile.preview({ path, content: "x" }, ctx).catch((e: unknown) => e as Error);
-      expect((err as { code?: string }).code).toBe("invalid_params");
-      expect((err as Error).message).not.toContain(String(1024 * 1024 + 17));
+      expect(await blocked(ctx, path)).toContain(String(1024 * 1024 + 17));
+      const p = await writeFile.preview({ path, content: "x" }, ctx);
+      expect(JSON.stringify(agentPreview(p))).not.toContain(String(1024 * 1024 + 17));
     } finally {
       rmSync(root, { recursive: true, force: true });
     }
@@ -235,8 +251,10 @@ describe("WriteFile refuses hostgate's own state, runtime and configuration (iss
       for (const path of [join(state, "audit-keys", "current.key"), join(state, "state.db"), join(state, "audit.db"), join(runtime, "admin.sock"), join(conf, "audit-key.pub"), "/etc/hostgate/config.yaml"]) {
         expect(await errorCode(() => writeFile.preview({ path, content: "x" }, ctx)), path).toBe("forbidden_path");
       }
+      // Given directly: forbidden_path (a fact of the input). Through a symlink: blocked, since the resolved
+      // directory is a fact of the host the model may not be able to read.
       symlinkSync(state, join(root, "innocent"));
-      expect(await errorCode(() => writeFile.preview({ path: join(root, "innocent", "state.db"), content: "x" }, ctx))).toBe("forbidden_path");
+      expect(await blocked(ctx, join(root, "innocent", "state.db"))).toMatch(/after resolving/);
       expect(await errorCode(() => writeFile.preview({ path: join(root, "fine.conf"), content: "x" }, ctx))).toBeNull();
     } finally {
       rmSync(root, { recursive: true, force: true });

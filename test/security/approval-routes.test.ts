@@ -163,6 +163,10 @@ describe("production setup: daemon as root, model as another uid", () => {
     expect(approval.receipt, approval.output).not.toBeNull();
     expect(approval.output).toContain(`as uid ${NOBODY}`);
     expect(approval.output).not.toContain("Separation:       NONE");
+    // Shown before the human types the confirmation word, not only after.
+    const prompt = approval.output.indexOf("to approve, anything else");
+    expect(approval.output.indexOf(`Separation   separated (planned by uid ${NOBODY}, approved by uid 0)`)).toBeGreaterThan(-1);
+    expect(approval.output.indexOf("Separation   separated")).toBeLessThan(prompt);
     const r = await executeAsModel(step, approval.receipt!);
     expect(r).toMatchObject({ ok: true, value: { results: [{ status: "succeeded", separation: "separated" }] } });
     expect(readFileSync(join(work, "human"), "utf8")).toBe("human\n");
@@ -178,7 +182,8 @@ describe("production setup: daemon as root, model as another uid", () => {
     const step = ((valueOf(r).steps as Record<string, unknown>[]))[0]!;
     const approval = await approveViaPty(daemon.adminSocket, step.transaction_id as string);
     expect(approval.receipt).toBeNull();
-    expect(approval.output).toContain("both root");
+    expect(approval.output).toContain("Separation   NONE (planner and approver are both root): the daemon refuses");
+    expect(approval.output).not.toContain("to approve, anything else"); // refused before asking the human to type
     expect(written("root-front")).toBe(false);
   });
 
@@ -226,6 +231,10 @@ describe("embedded daemon (one user, no separation by design): what the terminal
     const approval = await approveViaPty(embedded.adminSocket, step.transaction_id as string);
     expect(approval.receipt, approval.output).not.toBeNull();
     expect(approval.output).toContain("Separation:       NONE");
+    // The label is on the screen before the confirmation word is typed (both root here: the test runs as root).
+    const label = approval.output.indexOf("Separation   NONE (planner and approver are both root): it will be labelled separation: none");
+    expect(label).toBeGreaterThan(-1);
+    expect(label).toBeLessThan(approval.output.indexOf("to approve, anything else"));
     const r = await ipcAs(embedded.agentSocket, "execute", { steps: [{ transaction_id: step.transaction_id, action_name: step.action_name, params: step.params, approval_receipt: approval.receipt }] });
     expect(r).toMatchObject({ ok: true, value: { results: [{ status: "succeeded", separation: "none" }] } });
   });

@@ -2,6 +2,7 @@ import type { Migration } from "../sqlite-migrate.ts";
 import { migration001 } from "./001-transactions.ts";
 import { migration002 } from "./002-transaction-host.ts";
 import { migration003 } from "./003-approval-facts.ts";
+import { migration004 } from "./004-preview-salt.ts";
 
 /** The state database's migrations, oldest first (one file each; add the next as 003-….ts and list it here). */
-export const STATE_MIGRATIONS: readonly Migration[] = [migration001, migration002, migration003];
+export const STATE_MIGRATIONS: readonly Migration[] = [migration001, migration002, migration003, migration004];

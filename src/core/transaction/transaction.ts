@@ -27,6 +27,11 @@ export interface Transaction {
   risk_level: RiskLevel;
   preview: Preview;
   preview_hash: string;
+  /**
+   * Random salt hashed into preview_hash (base64url, 32 bytes; null for rows from before state v4). Never shown
+   * to the model: without it the preview_hash is an offline oracle on the hidden parts of the preview.
+   */
+  preview_salt: string | null;
   state: TxState;
   actor: string;
   created_at: number;

@@ -23,6 +23,8 @@ export const currentFileSchema = z.object({
   mode: z.string().nullable(),
   /** The parent directory with every symlink resolved: part of the preview hash, so a directory swapped after approval is plan_changed. */
   real_dir: z.string(),
+  /** Why the write cannot be applied (approver only; apply refuses). Absent when it can. */
+  blocked: z.string().optional(),
 });
 type CurrentFile = z.infer<typeof currentFileSchema>;
 
@@ -33,7 +35,16 @@ const params = z.object({
     .describe("Octal permission bits, e.g. 0644. Default: keep the existing file's mode, 0644 for a new file"),
 }).strict();
 
-/** Reads the file's current state and text; refuses symlinks, non-regular files and files over 1 MiB. */
+/**
+ * Why a write cannot be applied, in the approver's words (the directory is missing, the target is a symlink…).
+ * Thrown by `inspect`; `preview` turns it into a blocked preview instead of an error to the model.
+ */
+class Blocked extends Error {}
+
+/**
+ * Reads the file's current state and text; `Blocked` for a missing or non-directory parent, a resolved path
+ * hostgate protects, a symlink, a non-regular file and a file over 1 MiB.
+ */
 async function inspect(path: string, ctx: ActionContext): Promise<{ current: CurrentFile; text: string }> {
   const slash = path.lastIndexOf("/");
   const dir = path.slice(0, slash) || "/";
@@ -41,15 +52,16 @@ async function inspect(path: string, ctx: ActionContext): Promise<{ current: Cur
   try {
     realDir = await ctx.host.realPath(dir);
   } catch (err) {
-    if (err instanceof HostgateError && err.code === "not_found") {
-      throw new HostgateError("not_found", `The directory ${dir} does not exist.`, { hint: "WriteFile does not create directories; pick an existing one." });
-    }
+    if (err instanceof HostgateError && err.code === "not_found") throw new Blocked(`the directory ${dir} does not exist (WriteFile does not create directories)`);
     throw err;
   }
-  if (!(await ctx.host.stat(realDir)).is_directory) {
-    throw new HostgateError("invalid_params", `${dir} is not a directory.`, { hint: "Pick a path whose parent is an existing directory." });
+  if (!(await ctx.host.stat(realDir)).is_directory) throw new Blocked(`${dir} is not a directory`);
+  try {
+    refuseForbidden(path, `${realDir === "/" ? "" : realDir}/${path.slice(slash + 1)}`, ctx.protected_paths);
+  } catch (err) {
+    if (err instanceof HostgateError) throw new Blocked(`${err.message} (after resolving ${dir} to ${realDir})`);
+    throw err;
   }
-  refuseForbidden(path, `${realDir === "/" ? "" : realDir}/${path.slice(slash + 1)}`, ctx.protected_paths);
   let st;
   try {
     st = await ctx.host.stat(path);
@@ -57,12 +69,9 @@ async function inspect(path: string, ctx: ActionContext): Promise<{ current: Cur
     if (err instanceof HostgateError && err.code === "not_found") return { current: { exists: false, sha256: null, size: null, mode: null, real_dir: realDir }, text: "" };
     throw err;
   }
-  if (st.is_symlink) throw new HostgateError("forbidden_path", `${path} is a symlink; hostgate does not write through symlinks.`, { hint: "Write the symlink's target path instead." });
-  if (!st.is_file) throw new HostgateError("invalid_params", `${path} exists and is not a regular file.`);
-  if (st.size > MAX_FILE_BYTES) {
-    // The size is not named: the model must not learn the size of a file it cannot read.
-    throw new HostgateError("invalid_params", `${path} is larger than ${MAX_FILE_BYTES} bytes, the most WriteFile replaces.`);
-  }
+  if (st.is_symlink) throw new Blocked(`${path} is a symlink; hostgate does not write through symlinks (write its target path instead)`);
+  if (!st.is_file) throw new Blocked(`${path} exists and is not a regular file`);
+  if (st.size > MAX_FILE_BYTES) throw new Blocked(`${path} is ${st.size} bytes, larger than ${MAX_FILE_BYTES}, the most WriteFile replaces`);
   const text = await ctx.host.readText(path);
   return { current: { exists: true, sha256: ctx.hash.sha256Hex(text), size: st.size, mode: st.mode === undefined ? null : octalMode(st.mode), real_dir: realDir }, text };
 }
@@ -96,12 +105,25 @@ export default defineMutatingAction({
     checkWritePath(p.path, ctx.protected_paths);
     const size = utf8Length(p.content);
     if (size > MAX_FILE_BYTES) throw new HostgateError("invalid_params", `content is ${size} bytes; the limit is ${MAX_FILE_BYTES}.`);
-    const { current, text } = await inspect(p.path, ctx);
+    // The model is told the same whatever the host holds (below), and so is its plan's success: a write that
+    // cannot be applied (missing directory, symlink, device, large file, a protected resolved path) is still
+    // planned, with the reason for the approver alone, and apply refuses it. An error here would tell the model
+    // whether a path it cannot read exists and what it is (red team, issue 12).
+    let inspected: { current: CurrentFile; text: string };
+    try {
+      inspected = await inspect(p.path, ctx);
+    } catch (err) {
+      if (!(err instanceof Blocked)) throw err;
+      inspected = { current: { exists: false, sha256: null, size: null, mode: null, real_dir: "", blocked: err.message }, text: "" };
+    }
+    const { current, text } = inspected;
     const mode = p.mode ?? current.mode ?? octalMode(DEFAULT_MODE);
     const intended = { sha256: ctx.hash.sha256Hex(p.content), size, mode: octalMode(parseInt(mode, 8)) };
     const dir = p.path.slice(0, p.path.lastIndexOf("/")) || "/";
-    const where = current.real_dir === dir ? "" : ` (directory resolves to ${current.real_dir})`;
-    const head = current.exists
+    const where = current.real_dir === dir || current.blocked !== undefined ? "" : ` (directory resolves to ${current.real_dir})`;
+    const head = current.blocked !== undefined
+      ? `CANNOT BE APPLIED: ${current.blocked}. Reject this step; execute would refuse it.`
+      : current.exists
       ? `Replace ${p.path}${where}: ${current.size} → ${size} bytes, mode ${current.mode ?? "?"} → ${intended.mode}`
       : `Create ${p.path}${where}: ${size} bytes, mode ${intended.mode}`;
     // The model is told only what it asked for: the intended content's hash, size and line count, and the mode
@@ -126,6 +148,8 @@ export default defineMutatingAction({
     const seen = currentFileSchema.safeParse(approved.current);
     if (!seen.success) throw new HostgateError("internal_error", "WriteFile.apply needs the approved preview's `current` file state.");
     checkWritePath(p.path, ctx.protected_paths);
+    // The reason is the approver's (the preview); the model learns only that this approved step was refused.
+    if (seen.data.blocked !== undefined) throw new HostgateError("precondition_failed", `WriteFile of ${p.path} cannot be applied; the approver's preview says why. Nothing was written.`, { hint: "Ask the user what the approval screen said, or pick another path." });
     // Without an explicit mode the mutator keeps the replaced file's mode (or uses 0644 for a new file).
     const explicit = p.mode === undefined ? {} : { mode: parseInt(p.mode, 8) };
     // Write into the directory the human approved, resolved, and only if it still resolves there.
