@@ -1,13 +1,18 @@
 // Fixture home directories for `hostgate setup` tests: one temp HOME per case, the project dir inside it.
-import { mkdirSync, mkdtempSync, realpathSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { clientById, type ClientId } from "../../src/core/clients/catalog.ts";
 import { clientContext } from "../../src/cli/setup-run.ts";
 
-/** A fresh HOME with a project directory; env carries only what setup reads. */
+const created: string[] = [];
+// Each test file runs in its own process (vitest pool: forks): the fixture homes go when it exits.
+process.on("exit", () => { for (const d of created) rmSync(d, { recursive: true, force: true }); });
+
+/** A fresh HOME with a project directory; env carries only what setup reads. Removed when the process exits. */
 export function freshHome(tag: string): { home: string; cwd: string; env: NodeJS.ProcessEnv } {
   const home = realpathSync(mkdtempSync(join(tmpdir(), `hg-setup-${tag}-${process.pid}-`)));
+  created.push(home);
   const cwd = join(home, "project");
   mkdirSync(cwd, { recursive: true });
   // Every variable setup reads, pinned: nothing from the runner's environment leaks into the fixture.

@@ -3,8 +3,8 @@
 // here (no vsock loopback), so socat is reached through a stand-in named by HOSTGATE_SOCAT that runs the real
 // socat with the VSOCK-CONNECT address replaced by the daemon's Unix socket: everything else (the vsock://
 // parsing, the child process, the stream, the protocol over it) is the real path.
-import { spawn, type ChildProcess } from "node:child_process";
-import { chmodSync, existsSync, mkdtempSync, writeFileSync } from "node:fs";
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -13,7 +13,8 @@ import { HOSTGATE_BIN, runHostgate } from "../helpers/hostgate.ts";
 import { REQUIRE_PEERS, waitFor, whichSync } from "../peers/proc.ts";
 
 const dir = mkdtempSync(join(tmpdir(), `hg-pending-${process.pid}-`));
-const env = { HOSTGATE_STATE_DIR: join(dir, "state"), HOSTGATE_RUNTIME_DIR: join(dir, "run"), HOSTGATE_SOCKET: "", HOSTGATE_ADMIN_SOCKET: "" };
+// Every system-daemon path in the temp dir: state, sockets, the pinned key (config dir) and the checkpoint copy.
+const env = { HOSTGATE_STATE_DIR: join(dir, "state"), HOSTGATE_RUNTIME_DIR: join(dir, "run"), HOSTGATE_CONFIG_DIR: join(dir, "etc"), HOSTGATE_CHECKPOINT_COPY: join(dir, "log", "audit-checkpoints.jsonl"), HOSTGATE_SOCKET: "", HOSTGATE_ADMIN_SOCKET: "" };
 const agent = join(dir, "run", "agent.sock");
 const admin = join(dir, "run", "admin.sock");
 let daemon: ChildProcess;
@@ -27,6 +28,8 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await new Promise<void>((resolve) => { if (daemon.exitCode !== null) { resolve(); return; } daemon.once("exit", () => { resolve(); }); daemon.kill("SIGTERM"); });
+  spawnSync("chattr", ["-R", "-a", dir], { stdio: "ignore" }); // the daemon may keep append-only files
+  rmSync(dir, { recursive: true, force: true });
 });
 
 describe("hostgate pending", () => {

@@ -3,9 +3,9 @@
 // AF_VSOCK connect attempt (which fails: this machine has no vsock loopback transport, so no vsock
 // connection can succeed here — that one hop is NOT tested).
 import { createServer, type Server } from "node:net";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connectThroughSocat, parseVsockUri, vsockAddress } from "../../src/ipc/vsock.ts";
 import { REQUIRE_PEERS, whichSync } from "../peers/proc.ts";
@@ -30,7 +30,7 @@ describe.skipIf(missing !== null)("socat as the vsock client", () => {
     server = createServer((s) => { s.on("data", (d) => s.write(`echo:${d.toString()}`)); });
     await new Promise<void>((r) => server.listen(path, r));
   });
-  afterAll(() => new Promise<void>((r) => server.close(() => { r(); })));
+  afterAll(() => new Promise<void>((r) => server.close(() => { rmSync(dirname(path), { recursive: true, force: true }); r(); })));
 
   it("relays a connection through the child's stdio, and stops socat when closed", async () => {
     const stream = await connectThroughSocat(`UNIX-CONNECT:${path}`);
