@@ -61,4 +61,6 @@ export interface DaemonDeps {
   approval: { same_user: SameUserPolicy };
   /** The controlling terminal (tty_nr, 0 = none) of a local process, from /proc/<pid>/stat; null when unknown. */
   ttyOf(pid: number): Promise<number | null>;
+  /** The supplementary group ids of a local process, from /proc/<pid>/status; null when unknown. */
+  groupsOf(pid: number): Promise<number[] | null>;
 }

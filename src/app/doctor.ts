@@ -19,7 +19,8 @@ export async function doctor(deps: DaemonDeps, caller: Caller): Promise<DoctorRe
     }
   };
   checks.push({ name: "daemon", status: "ok", detail: `${deps.facts.mode ?? "daemon"} on ${deps.hostname} (${deps.ctx.family} family), pid ${deps.facts.pid ?? "?"}` });
-  checks.push(separationCheck(deps.facts, caller));
+  const groups = caller.socket === "in_process" || caller.peer === null ? null : await deps.groupsOf(caller.peer.pid);
+  checks.push(separationCheck(deps.facts, caller, groups));
   checks.push({ name: "planner", status: "ok", detail: deps.llm ? `llm (${deps.llm.name}); proposals are validated against the catalogue` : "deterministic rules over the catalogue" });
   checks.push({ name: "systemd backend", status: deps.facts.backend_warning ? "warn" : "ok", detail: deps.facts.backend ?? "unknown" });
   await guard("state store", () => {
@@ -72,11 +73,12 @@ function socketFact(text: string | undefined): { uid: number; gid: number; mode:
 
 /**
  * Whether approvals are separated from the assistant, from facts (issue 12): the daemon's uid, the admin
- * socket's owner, group and mode as the kernel reports them, and the uid (and gid) of the front asking — the
- * process the assistant's shell runs as. Separated only when the front is not root and can open neither the
- * admin socket as its owner nor through its group. Supplementary groups of the front are not consulted.
+ * socket's owner, group and mode as the kernel reports them, and the uid, gid and supplementary groups
+ * (`groups`, from /proc/<pid>/status; null when unknown) of the front asking — the process the assistant's
+ * shell runs as. Separated only when the front is not root and can open the admin socket neither as its owner,
+ * nor through its primary or any supplementary group, nor through the socket's "other" bits.
  */
-function separationCheck(facts: Record<string, string>, caller: Caller): Check {
+function separationCheck(facts: Record<string, string>, caller: Caller, groups: number[] | null): Check {
   const daemonUid = facts.daemon_uid === undefined ? null : Number(facts.daemon_uid);
   // An in-process front (embedded daemon) is the daemon's own process: the same uid.
   const front = caller.socket === "in_process" ? (daemonUid === null ? null : { uid: daemonUid, gid: -1 }) : caller.peer;
@@ -89,8 +91,11 @@ function separationCheck(facts: Record<string, string>, caller: Caller): Check {
     front.uid === 0 && daemonUid === 0 ? "front and daemon are both root"
     : front.uid === 0 ? "the front runs as root, which can open any socket"
     : front.uid === admin.uid ? `the front runs as uid ${front.uid}, the admin socket's owner`
+    : (admin.mode & 0o006) !== 0 ? `everyone may open the admin socket (mode ${admin.mode.toString(8)})`
     : (admin.mode & 0o060) !== 0 && front.gid === admin.gid ? `the front's group ${front.gid} may open the admin socket (mode ${admin.mode.toString(8)})`
+    : (admin.mode & 0o060) !== 0 && groups?.includes(admin.gid) === true ? `the front is in group ${admin.gid} (a supplementary group), which may open the admin socket (mode ${admin.mode.toString(8)})`
     : null;
+  if (why === null && (admin.mode & 0o060) !== 0 && groups === null) return { name: "approval separation", status: "warn", detail: `cannot tell: the front's supplementary groups are unknown and group ${admin.gid} may open the admin socket. ${seen}. ${route}` };
   if (why !== null) return { name: "approval separation", status: "warn", detail: `none: ${why}, so an assistant with a shell could approve its own plans (labelled separation: none${facts.approval_same_user === "deny" ? "; refused by approval.same_user: deny" : ""}). ${seen}. ${route}` };
   return { name: "approval separation", status: "ok", detail: `separated: the front (uid ${front.uid}) cannot open the admin socket. ${seen}` };
 }

@@ -58,6 +58,16 @@ export function ttyNrOfStat(stat: string): number | null {
   return Number.isSafeInteger(tty) ? tty : null;
 }
 
+/**
+ * The supplementary group ids of a process from the text of `/proc/<pid>/status` (the `Groups:` line, which may
+ * be empty). Returns null when the text has no such line.
+ */
+export function groupsOfStatus(status: string): number[] | null {
+  const line = /^Groups:[ \t]*(.*)$/m.exec(status);
+  if (line === null) return null;
+  return line[1]!.trim().split(/\s+/).filter((g) => g !== "").map(Number).filter((g) => Number.isSafeInteger(g));
+}
+
 /** Where to point someone whose approval was refused: the routes that do work. */
 export const SEPARATED_ROUTE =
   "Approve as a different user than the assistant: run `hostgate daemon` as a service (`hostgate daemon install`), give the assistant's user the agent socket only (daemon.agent_group), and run `hostgate approve` as root (or a member of daemon.admin_group) in a terminal.";

@@ -22,7 +22,7 @@ import { LOCAL_HOST } from "../core/host-id.ts";
 import { riskOnlyPolicy } from "../core/policy/risk-only.ts";
 import type { Action, ActionContext } from "../core/catalogue/action.ts";
 import type { LogReadPolicy } from "../core/catalogue/log-policy.ts";
-import { ttyNrOfStat, type SameUserPolicy } from "../core/approval.ts";
+import { ttyNrOfStat, groupsOfStatus, type SameUserPolicy } from "../core/approval.ts";
 import { CATALOGUE } from "../core/catalogue/index.ts";
 import type { Config } from "../config/schema.ts";
 import type { AuditStore } from "../ports/audit-store.ts";
@@ -204,6 +204,14 @@ export async function composeDaemon(config: Config, opts: ComposeOptions): Promi
     ttyOf: async (pid: number) => {
       try {
         return ttyNrOfStat(await host.readText(`/proc/${pid}/stat`));
+      } catch {
+        return null;
+      }
+    },
+    // The front's supplementary groups, for doctor's separation check (a group may open the admin socket).
+    groupsOf: async (pid: number) => {
+      try {
+        return groupsOfStatus(await host.readText(`/proc/${pid}/status`));
       } catch {
         return null;
       }
