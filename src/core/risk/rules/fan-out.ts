@@ -13,7 +13,9 @@ const EVERY_FILE_WRITERS = new Set(["sed", "perl", "tee", "truncate", "shred", "
 
 /** A file operand known only at run time in full (`"$f"`, `$(…)`), or operands that arrive from a pipe (xargs). */
 const unknownTargets = (cmd: Cmd): boolean =>
-  cmd.unknownOperands || cmd.args.some((a) => a.dynamic && !a.guarded && a.text === "");
+  cmd.unknownOperands || (!FED_ONLY.has(cmd.name) && cmd.args.some((a) => a.dynamic && !a.guarded && a.text === ""));
+/** Destructive only when fed by xargs or a pipe: `kill $(cat /run/nginx.pid)` is everyday, `pgrep x | xargs kill` picks its victims unseen. */
+const FED_ONLY = new Set(["kill", "ln", "cp", "install"]);
 
 /** Availability and fan-in: destructive programs fed from input the engine cannot see, unbounded parallelism. */
 export const FAN_OUT_RULES: readonly Rule[] = [
@@ -24,7 +26,7 @@ export const FAN_OUT_RULES: readonly Rule[] = [
     test: unknownTargets,
     examples: {
       match: ["locate '*.log' | xargs -n1 shred -u", "find / -name x | xargs rm -f", "while read f; do shred -u \"$f\"; done < list.txt", "cat list | xargs -I{} chmod 777 {}", "rm -f $(cat files.txt)", "pgrep sshd | xargs kill", "pidof sshd | xargs kill -9", "ls | xargs -I{} ln -sf /dev/null {}"],
-      noMatch: ["rm -f ./build/out.o", "echo a b | xargs rm -f", "rm -rf \"${BUILD:?}/out\"", "shred -u ./secret.txt"],
+      noMatch: ["rm -f ./build/out.o", "echo a b | xargs rm -f", "kill -HUP $(cat /run/nginx.pid)", "rm -rf \"${BUILD:?}/out\"", "shred -u ./secret.txt"],
     },
   },
   {

@@ -108,13 +108,16 @@ export const FILESYSTEM_RULES: readonly Rule[] = [
       if (cmd.name === "rsync") return t.length >= 2 && !t[t.length - 1]!.startsWith("-") && isSystemPath(normalisePath(t[t.length - 1]!, cmd.cwd));
       const { extract, dirs, absolute } = extraction(cmd.name, t);
       if (!extract) return false;
-      // No directory given: the archive lands in the working directory (`cd / && tar xf x.tar`).
-      return absolute || (dirs.length ? dirs : ["."]).some((d) => isSystemPath(normalisePath(d, cmd.cwd)));
+      if (absolute) return true;
+      if (dirs.length) return dirs.some((d) => isSystemPath(normalisePath(d, cmd.cwd)));
+      // No directory given: the archive lands in the working directory (`cd / && tar xf x.tar`); a `cd` into a
+      // service tree (`cd /srv/app && tar xzf release.tgz`) is routine, into a core directory it is not.
+      return /^\/($|(etc|usr|boot|root|lib|lib32|lib64|bin|sbin|var\/lib|var\/spool)(\/|$))/.test(normalisePath(".", cmd.cwd));
     },
     examples: {
       match: ["tar -C / -xf evil.tar", "tar xzf a.tgz -C /etc", "unzip a.zip -d /usr/local", "tar -C/ -xf x.tar", "tar xC / -f x.tar", "tar -xzf x.tgz --dir=/etc", "tar -xPf x.tar", "tar -xf x.tar --absolute-names",
         "cd / && tar xf /tmp/x.tar", "bsdtar -xf x.tar -C /", "unzip -o x.zip -d/etc", "7z x x.7z -o/etc", "patch -p1 -d / < x.diff", "cpio -idm --directory=/etc < x.cpio"],
-      noMatch: ["tar -C ./out -xf a.tar", "tar -C / -cf /tmp/b.tar etc", "tar -xf a.tar", "tar -tvf a.tar -C /", "tar -cPf b.tar /etc", "7z l x.7z", "patch -p1 < x.diff"],
+      noMatch: ["tar -C ./out -xf a.tar", "tar -C / -cf /tmp/b.tar etc", "tar -xf a.tar", "tar -tvf a.tar -C /", "tar -cPf b.tar /etc", "7z l x.7z", "patch -p1 < x.diff", "cd /srv/app && tar xzf /tmp/release.tgz"],
     },
   },
   {

@@ -5,7 +5,7 @@ import type { Rule } from "../rule.ts";
 import type { Arg } from "../words.ts";
 
 /** Commands whose arguments are text, not files: naming a secret path there reads nothing. */
-const TEXT_ONLY = new Set(["echo", "printf", "grep", "egrep", "fgrep", "rg", "ag", "ack", "git", "test", "[", "[[", "logger", "which", "type", "ls", "stat", "file", "namei", "getfacl", "lsattr"]);
+const TEXT_ONLY = new Set(["echo", "printf", "grep", "egrep", "fgrep", "rg", "ag", "ack", "git", "test", "[", "[[", "logger", "which", "type", "ls", "stat", "file", "namei", "getfacl", "lsattr", "chmod", "chown", "chgrp", "touch", "du"]);
 
 /** The paths a word may name: its text, and for run-time parts (`/proc/$$/environ`) the form with `*` there. */
 const paths = (a: Arg): string[] =>
@@ -64,7 +64,7 @@ export const SECRET_RULES: readonly Rule[] = [
         "cat /etc/security/opasswd", "cat /proc/kcore", "xxd /dev/mem", "cat server.key", "cat /srv/app/.env", "cat /var/lib/jenkins/secrets/master.key",
         "kubectl get secret x -ojsonpath='{.data}'", "find / -name shadow -exec cat {} +", "find ~ -name id_rsa -exec cat {} \\;", "find /root -exec cat {} \\;", "fd . /etc -x cat", "gpg -a --export-secret-key x", "printenv AWS_SECRET_ACCESS_KEY"],
       noMatch: ["ps aux", "ps -ef", "ps -e -o pid,comm", "getent passwd www-data", "kubectl get secrets", "cat /etc/passwd", "grep -rn \"authorized_keys\" ./docs", "ls -la /etc/shadow", "cat ~/.ssh/id_rsa.pub",
-        "cat /etc/*.conf", "ls ~/.ssh", "grep -E 'curl .*sh' ~/.bash_history", "printenv PATH", "cat /etc/ssl/certs/ca.pem", "cat .envrc.example", "find ./src -name '*.ts' -exec cat {} +", "find /var/log -name '*.log' -exec tail -n1 {} \\;"],
+        "cat /etc/*.conf", "ls ~/.ssh", "grep -E 'curl .*sh' ~/.bash_history", "printenv PATH", "cat /etc/ssl/certs/ca.pem", "cat .envrc.example", "chmod 600 ~/.ssh/id_ed25519", "find ./src -name '*.ts' -exec cat {} +", "find /var/log -name '*.log' -exec tail -n1 {} \\;"],
     },
   },
 ];
