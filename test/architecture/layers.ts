@@ -24,8 +24,9 @@ export interface LayerRule {
 /** DESIGN.md's table. */
 export const LAYER_RULES: Record<Layer, LayerRule> = {
   // Pure domain: no I/O, no node: imports, no MCP SDK. Port interfaces are types it programs against.
-  // zod, diff, jsonc-parser and smol-toml are pure computation (no I/O); web-tree-sitter's syntax-tree types only.
-  core: { may: ["ports"], node: false, packages: ["zod", "diff", "jsonc-parser", "smol-toml"], typeOnlyPackages: true },
+  // zod, diff, jsonc-parser, smol-toml, yaml (text → values) and minisearch (an in-memory index) are pure
+  // computation (no I/O); web-tree-sitter's syntax-tree types only.
+  core: { may: ["ports"], node: false, packages: ["zod", "diff", "jsonc-parser", "smol-toml", "yaml", "minisearch"], typeOnlyPackages: true },
   ports: { may: ["core"], node: false, packages: ["zod"] },
   // Use cases: the domain and the ports; never an adapter, the daemon, the front or the CLI.
   app: { may: ["core", "ports"], node: false, packages: ["zod"] },
@@ -49,7 +50,7 @@ export const LAYER_RULES: Record<Layer, LayerRule> = {
  */
 export const ALLOWED_EXCEPTIONS: readonly { from: string; to: string; why: string }[] = [
   {
-    from: "app/*", to: "ipc/{protocol,plan-command,hosts,json-schema,methods,dispatch,client}.ts",
+    from: "{app/*,app/skills/*}", to: "ipc/{protocol,plan-command,hosts,skills,json-schema,methods,dispatch,client}.ts",
     why: "the use cases answer with the daemon protocol's wire types, and the handlers implement the method table; ipc/ owns those schemas so the MCP front (which may not import app/) shares them",
   },
   { from: "adapters/inventory/*", to: "config/hosts.ts", why: "each inventory backend takes its own validated config section (ProviderConfig, a type)" },
@@ -58,7 +59,7 @@ export const ALLOWED_EXCEPTIONS: readonly { from: string; to: string; why: strin
   { from: "cli/risk.ts", to: "{app/assess-command.ts,adapters/shell-parser.ts}", why: "`hostgate risk` judges a command locally with the same use case as plan_command, without a daemon" },
   { from: "cli/{daemon-install,setup-prompts}.ts", to: "adapters/service-install.ts", why: "installing the systemd unit is a local file operation of the setup command, before any daemon exists" },
   { from: "cli/{doctor-checks,install-paths,setup-run}.ts", to: "adapters/{client-files,mcp-probe}.ts", why: "setup and doctor edit and probe AI-client config files of the user running them, not the daemon's" },
-  { from: "cli/daemon.ts", to: "adapters/peer-credentials.ts", why: "`hostgate daemon` is a composition root: it hands SO_PEERCRED to its listeners" },
+  { from: "cli/daemon.ts", to: "adapters/{peer-credentials,os-groups}.ts", why: "`hostgate daemon` is a composition root: it hands SO_PEERCRED to its listeners and resolves daemon.agent_group/admin_group to gids for its sockets" },
 ];
 
 /** Whether `path` matches a pattern with `*` (one path segment part) and `{a,b}` alternatives. */

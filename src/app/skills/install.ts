@@ -1,4 +1,3 @@
-import { join } from "node:path";
 import { audit } from "../audit-log.ts";
 import { canonicalJson } from "../../core/audit/canonical.ts";
 import type { ConfirmBook, ConfirmTool } from "../../core/skills/confirm.ts";
@@ -53,6 +52,9 @@ function baseFor(d: SkillsDeps, scope: Scope): string {
   if (!base) throw new HostgateError("unavailable", `The ${scope} scope has no install folder in this daemon.`, { hint: scope === "user" ? "The system daemon installs for a user only with skills.install.user_base in its config." : "Set skills.install.project_base in the config (the system daemon), or start hostgate from the project folder (embedded)." });
   return base;
 }
+
+/** Joins absolute POSIX path parts (the bases are absolute directories chosen by the daemon; parts are plain names). */
+const join = (...parts: string[]): string => parts.join("/").replace(/\/{2,}/g, "/");
 
 const lockPath = (base: string): string => join(base, ".agents", LOCK_FILE);
 
