@@ -16,6 +16,7 @@ import { startDaemon, type DaemonProcess } from "../helpers/daemon.ts";
 const NOBODY = 65534;
 const ADM = 4;
 let daemon: DaemonProcess;
+let dir: string;
 
 type Reply = { ok: boolean; value?: Record<string, unknown>; error?: { code: string; message: string } } | { connect_error: string };
 
@@ -41,15 +42,16 @@ function ipcAsNobody(socket: string, method: string, params: unknown, groups: nu
 }
 
 const separation = (r: Reply): { status: string; detail: string } =>
-  ((r as { value: { checks: { name: string; status: string; detail: string }[] } }).value.checks).find((c) => c.name === "approval separation")!;
+  ((r as unknown as { value: { checks: { name: string; status: string; detail: string }[] } }).value.checks).find((c) => c.name === "approval separation")!;
 
 beforeAll(async () => {
-  const dir = mkdtempSync(join(tmpdir(), "hg-rtrust-groups-"));
+  dir = mkdtempSync(join(tmpdir(), "hg-rtrust-groups-"));
   chmodSync(dir, 0o755);
   daemon = await startDaemon("backend:\n  type: mock\ndaemon:\n  agent_group: nogroup\n  admin_group: adm\n", { dir });
 });
 afterAll(async () => {
   await daemon?.stop();
+  rmSync(dir, { recursive: true, force: true });
 });
 
 describe("route: the front's supplementary group may open the admin socket", () => {
@@ -63,7 +65,7 @@ describe("route: the front's supplementary group may open the admin socket", () 
 
   it("what doctor warns about is real: nobody+adm reaches admin.sock; its approval is still refused by the daemon", async () => {
     const planned = await ipcAsNobody(daemon.agentSocket, "plan", { steps: [{ action: "WriteFile", params: { path: join(daemon.dir, "never"), content: "x" } }] }, [ADM]);
-    const step = ((planned as { value: { steps: { transaction_id: string }[] } }).value.steps)[0]!;
+    const step = ((planned as unknown as { value: { steps: { transaction_id: string }[] } }).value.steps)[0]!;
     const r = await ipcAsNobody(daemon.adminSocket, "approve", { transaction_id: step.transaction_id }, [ADM]);
     expect(r).toMatchObject({ ok: false, error: { code: "approval_refused" } });
   });
