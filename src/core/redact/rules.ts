@@ -23,7 +23,18 @@ const cryptChars = run(charClass("./A-Za-z0-9+="));
 const bearerChars = run(charClass("A-Za-z0-9._~+/=-"));
 
 /** Names a key or option takes when its value is a secret (matched case-insensitively, at the end of the key). */
-const SECRET_WORDS = "password|passwd|passphrase|pwd|pass|secret|token|api[_-]?key|access[_-]?key|secret[_-]?key|private[_-]?key|client[_-]?secret|credentials?|[_-]key";
+const SECRET_WORDS = "password|passwd|passphrase|pwd|pass|secret|token|api[_-]?key|access[_-]?key|secret[_-]?key|private[_-]?key|client[_-]?secret|credentials?|[_-]key"
+  // Red team (issue 12, second pass): Azure AccountKey/SharedAccessKey, kubeconfig client-key-data, a GCP
+  // service account's private_key_id, signed-URL signatures, session cookies.
+  + "|account[_-]?key|shared[_-]?access[_-]?key|[_-]key[_-]data|private[_-]?key[_-]?id|signature|session(?:[_-]?id)?|sid|csrf[_-]?token";
+
+/**
+ * What may stand between a secret-named key and its value besides `=` and `:`: format characters (zero-width
+ * space/joiner, word joiner, BOM, soft hyphen) and the fullwidth/escaped spellings of `=` and `:` (`＝`, `：`,
+ * `\x3d`, `\u003d`), which a writer (or a log's JSON encoder) can put there so a plain `=` rule misses the value.
+ */
+const FORMAT = "[\\u00ad\\u200b-\\u200f\\u2060\\ufeff]{0,8}";
+const SEPARATOR = `(?:[=:\\uff1d\\uff1a]|\\\\x3[dDaA]|\\\\u003[dDaA])`;
 
 /** Single-line rules, applied in this order (specific token kinds first so the marker names the kind). */
 export const LINE_RULES: readonly Rule[] = [
@@ -52,5 +63,12 @@ export const LINE_RULES: readonly Rule[] = [
   { name: "credential_flag", kind: "label", re: /(?<![\w-])--(?:password|passwd|pass|secret|token|api-key|apikey|auth-token|access-token|client-secret)(?:=|\s{1,8})/gi, scan: value },
   { name: "xml_secret", kind: "label", re: /<(?:password|passwd|secret|token|passphrase)>/gi, scan: run((c) => c !== 60) },
   // key=value, key: value, "key": "value", ?key=value&… — the key ends in a secret word (T2-10, T2-17, T2-18, T2-20).
-  { name: "credential_assignment", kind: "label", re: new RegExp(`(?<![A-Za-z0-9_.-])(["']?)[A-Za-z0-9_.-]{0,48}?(?:${SECRET_WORDS})\\1\\s{0,8}[=:]\\s{0,8}`, "gi"), scan: value },
+  { name: "credential_assignment", kind: "label", re: new RegExp(`(?<![A-Za-z0-9_.-])(["']?)[A-Za-z0-9_.-]{0,48}?(?:${SECRET_WORDS})${FORMAT}\\1${FORMAT}\\s{0,8}${SEPARATOR}${FORMAT}\\s{0,8}`, "gi"), scan: value },
+  // .netrc: `machine h login u password SECRET` on one line, or `password SECRET` on a line of its own.
+  { name: "netrc_password", kind: "label", re: /(?:^\s{0,16}|\blogin\s{1,8}\S{1,128}\s{1,8})password\s{1,8}(?=\S)/gi, scan: toSpace },
+  // ~/.pgpass: `host:port:database:user:password`, the whole line (five fields; `\:` inside a field).
+  { name: "pgpass_password", kind: "label", re: /^[^\s:]{1,253}:(?:\d{1,5}|\*):[^\s:]{1,128}:[^\s:]{1,128}:(?=(?:[^\s:\\]|\\.){1,4096}$)/g, scan: toSpace },
+  // A PEM block base64-encoded once more (kubeconfig *-data, Kubernetes secrets, env vars): "-----BEGIN" is
+  // `LS0tLS1CRUdJTi`; the whole base64 run goes (a certificate too: over-redaction is the safe side).
+  { name: "private_key", kind: "token", re: /LS0tLS1CRUdJT[A-Za-z0-9+/]/g, extend: run(charClass("A-Za-z0-9+/=")) },
 ];
