@@ -2,12 +2,13 @@ import type { SameUserPolicy } from "../core/approval.ts";
 import type { Action, ActionContext } from "../core/catalogue/action.ts";
 import type { AuditStore } from "../ports/audit-store.ts";
 import type { Crypto } from "../ports/crypto.ts";
+import type { Executor } from "../ports/executor.ts";
 import type { Clock } from "../ports/host-probe.ts";
 import type { PolicyEngine } from "../ports/policy-engine.ts";
 import type { TransactionStore } from "../ports/transaction-store.ts";
 import type { HostRegistry } from "./hosts.ts";
 import type { ResourceRegistry } from "./resources.ts";
-import type { ExecPolicy, ExecSettings, RemoteExecutor } from "./exec-on-host.ts";
+import type { ExecPolicy, ExecSettings } from "./exec-on-host.ts";
 import type { Inventory } from "./inventory.ts";
 import type { RiskEngine } from "../core/risk/index.ts";
 
@@ -17,7 +18,7 @@ import type { RiskEngine } from "../core/risk/index.ts";
  */
 export interface HostsFeature {
   inventory: Inventory;
-  executor: RemoteExecutor;
+  executor: Executor;
   policy: ExecPolicy | null;
   settings: ExecSettings;
   engine: Promise<RiskEngine>;

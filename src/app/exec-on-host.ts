@@ -7,6 +7,7 @@ import type { RiskAssessment, RiskEngine } from "../core/risk/index.ts";
 import { LIMITS } from "../core/risk/index.ts";
 import type { JsonValue } from "../core/audit/canonical.ts";
 import type { AuditStore } from "../ports/audit-store.ts";
+import type { Executor } from "../ports/executor.ts";
 import { ExecOnHostInputSchema, type ExecHostResult, type ExecOnHostOutput } from "../ipc/hosts.ts";
 import { audit } from "./audit-log.ts";
 import type { Inventory } from "./inventory.ts";
@@ -19,33 +20,6 @@ import type { Inventory } from "./inventory.ts";
  * transaction) when the daemon wires `requestApproval`; `require_biometric` is refused until a passkey path
  * exists.
  */
-
-/** One remote command for the executor (adapters/exec-ssh/ssh-executor.ts implements it). */
-export interface RemoteExecRequest {
-  target: { host: string; port: number; user?: string | undefined; identity_files?: readonly string[] | undefined };
-  jumps?: readonly { host: string; port: number; user?: string | undefined; identity_files?: readonly string[] | undefined }[] | undefined;
-  command: string;
-  argv?: readonly string[] | undefined;
-  timeout_ms: number;
-  max_output_bytes: number;
-  signal?: AbortSignal | undefined;
-}
-
-/** What the executor answers: DESIGN's exec result plus `error` (why the outcome is incomplete, or null). */
-export interface RemoteExecOutcome {
-  exit_code: number | null;
-  signal: string | null;
-  timed_out: boolean;
-  duration_ms: number;
-  stdout: string;
-  stderr: string;
-  truncated: boolean;
-  error: string | null;
-}
-
-export interface RemoteExecutor {
-  exec(req: RemoteExecRequest): Promise<RemoteExecOutcome>;
-}
 
 /** Policy engine as the gate needs it (adapters/policy-cedar implements it). */
 export interface ExecPolicy {
@@ -70,7 +44,7 @@ export interface ExecDeps {
   engine: RiskEngine | Promise<RiskEngine>;
   policy: ExecPolicy | null;
   inventory: Inventory;
-  executor: RemoteExecutor;
+  executor: Executor;
   audit: AuditStore;
   settings: ExecSettings;
   /** Turns a require_approval decision into a RunCommand plan; absent: such commands are refused. */

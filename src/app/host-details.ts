@@ -1,9 +1,9 @@
 import { HostgateError, toHostgateError } from "../core/errors.ts";
 import { staticCapabilities, type Capability } from "../core/inventory/record.ts";
 import type { AuditStore } from "../ports/audit-store.ts";
+import type { Executor } from "../ports/executor.ts";
 import { GetHostDetailsInputSchema } from "../ipc/hosts.ts";
 import { audit } from "./audit-log.ts";
-import type { RemoteExecutor } from "./exec-on-host.ts";
 import type { Inventory } from "./inventory.ts";
 
 /**
@@ -14,7 +14,7 @@ import type { Inventory } from "./inventory.ts";
  */
 const PROBE = "test -d /run/systemd/system && echo systemd; for s in /run/hostgate/agent.sock \"$XDG_RUNTIME_DIR/hostgate/agent.sock\"; do test -S \"$s\" && { echo hostgate_daemon; break; }; done; true";
 
-export async function hostDetails(input: unknown, deps: { inventory: Inventory; executor: RemoteExecutor; audit: AuditStore; actor: string }): Promise<{
+export async function hostDetails(input: unknown, deps: { inventory: Inventory; executor: Executor; audit: AuditStore; actor: string }): Promise<{
   record: { name: string; primary_ip: string; provider: "static" | "ssh_config" | "known_hosts" | "docker"; backend: string; meta: Record<string, string>; tags: string[] };
   ssh: { host: string; port: number; user: string | null; proxy_jump: string[] } | null;
   capabilities: Capability[];

@@ -14,3 +14,8 @@ export interface ExecResult {
   stderr: string;
   truncated: boolean;
 }
+
+/** An exec result plus `error`: why the outcome is incomplete (timeout, cancel, connection lost, exit status unknown), or null. */
+export interface ExecOutcome extends ExecResult {
+  error: string | null;
+}

@@ -1,36 +1,44 @@
-import type { ExecResult } from "../core/exec.ts";
+import type { ExecOutcome } from "../core/exec.ts";
+
+export type { ExecOutcome };
 
 /**
- * One process to run on one host. `argv[0]` is the program; no shell is involved unless argv names one.
- * `command` is the human-readable line recorded in the result and the audit chain (defaults to argv joined).
+ * One SSH endpoint (a target or a ProxyJump hop). `port` is the TCP port; `user` defaults to the executor's
+ * default login user, `identity_files` to its default keys.
  */
-export interface ExecRequest {
-  /** Host id (`local` or an inventory name). */
+export interface ExecEndpoint {
   host: string;
-  argv: readonly string[];
-  command?: string;
-  /** Working directory; absent: the executor's default (home of the remote user, / locally). */
-  cwd?: string;
-  /** Extra environment variables (names [A-Z_][A-Z0-9_]*); the executor starts from a minimal environment. */
-  env?: Readonly<Record<string, string>>;
-  /** Bytes written to stdin, then closed; absent: stdin is /dev/null. */
-  stdin?: string;
-  /** Wall-time budget in milliseconds; on expiry the process is killed (SIGTERM, then SIGKILL) and `timed_out` is true. */
-  timeout_ms: number;
-  /** Cap per stream in bytes; output past it is dropped and `truncated` is true. */
-  max_output_bytes: number;
-  /** Aborting kills the process like a timeout (but `timed_out` stays false) and resolves with what was read. */
-  signal?: AbortSignal;
+  port: number;
+  user?: string | undefined;
+  identity_files?: readonly string[] | undefined;
 }
 
 /**
- * Runs a process and reports DESIGN.md's exec result (command, argv, exit_code, signal, timed_out,
- * duration_ms, stdout, stderr, truncated). Local (adapters/exec-local) and SSH (adapters/exec-ssh)
- * executors both implement it. A process that ran and failed is a result (non-zero exit_code), not a throw;
- * throws HostgateError only when it could not be started: `unknown_host`, `host_unreachable`,
- * `auth_failed`, `spawn_failed`. Never decides whether the command may run: the caller has asked the risk
- * engine and policy first.
+ * One command to run on one host. `command` is the exact string the remote login shell receives (the caller
+ * has quoted it, e.g. `exec sh -c '<line>'`); `argv` is what the risk engine parsed, only reported back in the
+ * result and the audit chain.
+ */
+export interface ExecRequest {
+  target: ExecEndpoint;
+  /** ProxyJump hops, outermost first; each is verified against its own name. */
+  jumps?: readonly ExecEndpoint[] | undefined;
+  command: string;
+  argv?: readonly string[] | undefined;
+  /** Wall-time budget in milliseconds (0 = none); on expiry the remote process group is killed and `timed_out` is true. */
+  timeout_ms: number;
+  /** Cap per stream (stdout, stderr) in bytes; output past it is dropped and `truncated` is true. */
+  max_output_bytes: number;
+  /** Aborting kills the process like a timeout (but `timed_out` stays false) and resolves with what was read. */
+  signal?: AbortSignal | undefined;
+}
+
+/**
+ * Runs one command on one host and reports its exec result; implemented by adapters/exec-ssh/ssh-executor.ts.
+ * A command that ran and failed, timed out, was cancelled or lost its connection is a result (with `error`),
+ * not a throw; it rejects with HostgateError only when nothing ran: `invalid_target`, `unreachable`,
+ * `host_key_unknown`, `host_key_mismatch`, `cancelled`, `backend_error`. Never decides whether the command may
+ * run: the caller has asked the risk engine and the PolicyEngine first.
  */
 export interface Executor {
-  exec(request: ExecRequest): Promise<ExecResult>;
+  exec(request: ExecRequest): Promise<ExecOutcome>;
 }

@@ -5,6 +5,7 @@ import ssh2 from "ssh2";
 import type { AnyAuthMethod, AuthenticationType, Client as SshClient, ServerHostKeyAlgorithm } from "ssh2";
 import { HostgateError } from "../../core/errors.ts";
 import { validateSshHost, validateSshPort, validateSshUser } from "../../core/inventory/target.ts";
+import type { ExecEndpoint } from "../../ports/executor.ts";
 import { appendKnownHost, hostKeyError, KnownHosts, type HostKeyVerdict } from "./host-keys.ts";
 
 /**
@@ -13,13 +14,8 @@ import { appendKnownHost, hostKeyError, KnownHosts, type HostKeyVerdict } from "
  * public-key authentication is offered (agent, then key files); never passwords, never agent forwarding.
  */
 
-/** One hop. `user` defaults to the dial options' default user. */
-export interface Hop {
-  host: string;
-  port: number;
-  user?: string | undefined;
-  identity_files?: readonly string[] | undefined;
-}
+/** One hop: the Executor port's endpoint. `user` defaults to the dial options' default user. */
+export type Hop = ExecEndpoint;
 
 /** How to authenticate and check keys; shared by every connection of an executor. */
 export interface DialOptions {

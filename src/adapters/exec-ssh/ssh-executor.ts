@@ -1,6 +1,6 @@
 import type { Client as SshClient, ClientChannel } from "ssh2";
 import { HostgateError } from "../../core/errors.ts";
-import type { ExecResult } from "../../core/exec.ts";
+import type { ExecOutcome, ExecRequest, Executor } from "../../ports/executor.ts";
 import { dial, type DialOptions, type Hop } from "./dial.ts";
 
 /**
@@ -17,25 +17,6 @@ import { dial, type DialOptions, type Hop } from "./dial.ts";
  * setsid) — and that first stderr line is removed from the output. To kill, a second channel on the same
  * connection runs `kill -KILL -- -PID`; the signal request is sent as well for servers that honour it.
  */
-
-/** One remote command. `command` is the exact string the remote login shell receives. */
-export interface SshExecRequest {
-  target: Hop;
-  jumps?: readonly Hop[] | undefined;
-  command: string;
-  /** The argv reported in the result (what the risk engine parsed); informational. */
-  argv?: readonly string[] | undefined;
-  /** Milliseconds; 0 = no timeout. */
-  timeout_ms: number;
-  /** Bytes kept per stream (stdout, stderr); the rest is dropped and `truncated` set. */
-  max_output_bytes: number;
-  signal?: AbortSignal | undefined;
-}
-
-/** An exec result plus `error`: why the command's outcome is incomplete (timeout, cancel, lost connection…), or null. */
-export interface RemoteExecResult extends ExecResult {
-  error: string | null;
-}
 
 /** Executor settings: dialing, pooling and caps. */
 export interface SshExecutorOptions extends DialOptions {
@@ -89,8 +70,8 @@ function killGroup(client: SshClient, pid: number): void {
   }
 }
 
-/** See the module comment. `close()` ends every pooled connection. */
-export class SshExecutor {
+/** See the module comment; implements the Executor port. `close()` ends every pooled connection. */
+export class SshExecutor implements Executor {
   private readonly pool = new Map<string, Conn>();
   private readonly opts: SshExecutorOptions;
 
@@ -103,7 +84,7 @@ export class SshExecutor {
     return this.pool.size;
   }
 
-  private conn(req: SshExecRequest): Conn {
+  private conn(req: ExecRequest): Conn {
     const jumps = req.jumps ?? [];
     const key = [...jumps, req.target].map((h) => hopKey(h, this.opts.default_user)).join(" -> ");
     const existing = this.pool.get(key);
@@ -159,7 +140,7 @@ export class SshExecutor {
    * `invalid_target`, `unreachable`, `host_key_unknown`, `host_key_mismatch`, `cancelled`, or `backend_error`
    * when the server refused to open a channel.
    */
-  async exec(req: SshExecRequest): Promise<RemoteExecResult> {
+  async exec(req: ExecRequest): Promise<ExecOutcome> {
     if (req.signal?.aborted) throw new HostgateError("cancelled", "cancelled before connecting");
     const c = this.conn(req);
     const { client } = await c.ready;
@@ -171,7 +152,7 @@ export class SshExecutor {
     }
   }
 
-  private run(c: Conn, client: SshClient, req: SshExecRequest): Promise<RemoteExecResult> {
+  private run(c: Conn, client: SshClient, req: ExecRequest): Promise<ExecOutcome> {
     const started = performance.now();
     const remoteCommand = `${PID_PREFIX}${req.command}`;
     return new Promise((resolve, reject) => {

@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import type { ExecOutcome } from "../exec.ts";
 import type { Hasher } from "../../ports/hasher.ts";
 import type { HostMutator } from "../../ports/host-mutator.ts";
 import type { Clock, HostProbe } from "../../ports/host-probe.ts";
@@ -63,7 +64,7 @@ export interface RemoteHost {
   address: string;
   provider: string;
   judge(command: string, shell: "sh" | "bash"): Promise<RemoteJudgement>;
-  run(command: string, shell: "sh" | "bash", timeoutSec: number): Promise<{ exit_code: number | null; signal: string | null; timed_out: boolean; duration_ms: number; stdout: string; stderr: string; truncated: boolean; error: string | null }>;
+  run(command: string, shell: "sh" | "bash", timeoutSec: number): Promise<ExecOutcome>;
 }
 
 interface ActionBase<P extends z.ZodType, O extends z.ZodType> {
