@@ -1,4 +1,5 @@
-import { chmodSync, chownSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { chmodSync, chownSync, linkSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { queryAction } from "../../src/app/query.ts";
 import { hostEntry } from "../../src/app/hosts.ts";
@@ -99,6 +100,26 @@ describe("route: root-only logs (logs.readable)", () => {
     const only = await realContext({ logs_readable: { kind: "paths", paths: [files.world644] } });
     expect((await read({ path: files.world644 }, only)).ok).toBe(true);
     expect((await read({ path: files.adm640 }, only)).code).toBe("forbidden_path");
+  });
+
+  it("route: probe a root-only directory under /var/log by name — absent, 0600, symlink, directory, FIFO, hard link answer alike under adm", async () => {
+    const adm = await realContext({ logs_readable: { kind: "group", name: "adm", gid: 4 } });
+    const priv = `${dir}/private`;
+    mkdirSync(priv, { mode: 0o700 });
+    writeFileSync(`${priv}/secret.log`, "x\n", { mode: 0o600 });
+    symlinkSync("/etc/shadow", `${priv}/link.log`);
+    mkdirSync(`${priv}/sub.log`);
+    expect(spawnSync("mkfifo", [`${priv}/fifo.log`]).status).toBe(0);
+    linkSync(`${priv}/secret.log`, `${priv}/hard.log`);
+    const answers = new Set<string>();
+    for (const name of ["absent.log", "secret.log", "link.log", "sub.log", "fifo.log", "hard.log"]) {
+      tally.attempts++;
+      const r = await queryAction("ReadLogFile", { path: `${priv}/${name}` }, hostEntry(adm, "local"));
+      expect(r.ok).toBe(false);
+      answers.add(JSON.stringify(r).replaceAll(name, "<name>"));
+    }
+    expect([...answers]).toHaveLength(1);
+    expect([...answers][0]).not.toMatch(/0600|shadow|does not exist|hard links|resolves to|opened as/);
   });
 
   it("all: the root-only log is read (redacted), as the embedded daemon's default", async () => {

@@ -38,18 +38,34 @@ export default defineReadOnlyAction({
     if (!params.path.startsWith("/")) refuse("the path must be absolute");
     if (params.path.split("/").includes("..")) refuse("`..` segments are not allowed");
     if (!isWithinRoot(params.path, LOG_ROOT)) refuse(`it is outside ${LOG_ROOT}`);
-    const real = await ctx.host.realPath(params.path);
-    if (!isWithinRoot(real, LOG_ROOT)) refuse(`it resolves to ${real}, outside ${LOG_ROOT}`);
-    if (/\.(gz|xz|bz2|zst|lz4|zip)$/.test(real)) refuse("compressed files are not read");
-    // Opened and checked again by the adapter: the path the kernel reports for the open file must be under the
-    // root, with a single link (no swap of a directory for a symlink after the check above, no hard links).
-    const tail = await ctx.host.readTailConfined(real, LOG_ROOT, { maxBytes: MAX_BYTES, maxLines: params.lines + 1 });
-    // Checked on the descriptor that was read (no swap between check and read); nothing is returned on refusal.
-    const refusal = logReadRefusal(ctx.logs_readable, real, tail.owner);
-    if (refusal !== null) {
-      throw new HostgateError("forbidden_path", `Refused ${JSON.stringify(params.path)}: ${refusal}.`, {
-        hint: "Read another log, or ask an administrator to widen logs.readable in the daemon's configuration (docs/configuration.md).",
+    // Under a restricting logs.readable every way a path can fail after the lexical checks (absent, a symlink
+    // or resolving outside /var/log, not a regular file, hard-linked, the policy, its mode) answers alike: which
+    // of these holds is a fact about a file the model may not read, and a root-only directory under /var/log
+    // (/var/log/private, /var/log/audit) would otherwise be probed name by name (red team, issue 12).
+    const uniform = (err: unknown): never => {
+      if (ctx.logs_readable.kind === "all" || !(err instanceof HostgateError)) throw err;
+      throw new HostgateError("forbidden_path", `Refused ${JSON.stringify(params.path)}: it is not a log file logs.readable lets this daemon return (absent, not a regular file, a link, or not readable under the policy).`, {
+        hint: "Read another log (or the journal with read_journal), or ask an administrator to widen logs.readable in the daemon's configuration (docs/configuration.md).",
       });
+    };
+    let real: string;
+    let tail: Awaited<ReturnType<typeof ctx.host.readTailConfined>>;
+    try {
+      real = await ctx.host.realPath(params.path);
+      if (!isWithinRoot(real, LOG_ROOT)) refuse(`it resolves to ${real}, outside ${LOG_ROOT}`);
+      if (/\.(gz|xz|bz2|zst|lz4|zip)$/.test(real)) refuse("compressed files are not read");
+      // Opened and checked again by the adapter: the path the kernel reports for the open file must be under the
+      // root, with a single link (no swap of a directory for a symlink after the check above, no hard links).
+      tail = await ctx.host.readTailConfined(real, LOG_ROOT, { maxBytes: MAX_BYTES, maxLines: params.lines + 1 });
+      // Checked on the descriptor that was read (no swap between check and read); nothing is returned on refusal.
+      const refusal = logReadRefusal(ctx.logs_readable, real, tail.owner);
+      if (refusal !== null) {
+        throw new HostgateError("forbidden_path", `Refused ${JSON.stringify(params.path)}: ${refusal}.`, {
+          hint: "Read another log, or ask an administrator to widen logs.readable in the daemon's configuration (docs/configuration.md).",
+        });
+      }
+    } catch (err) {
+      return uniform(err);
     }
     let lines = tail.text.split("\n");
     if (lines[lines.length - 1] === "") lines.pop();
