@@ -35,13 +35,13 @@ const requests = commands.flatMap((c) => {
   const a = risk.assess(c, { interpreter: "bash" });
   return hosts.flatMap((h) => ["operator", "observer"].map((role) => execPolicyRequest(a, c, "bash", { role, client: "bench", uid: 1000 }, h)));
 });
-for (let i = 0; i < 2000; i++) cedar.evaluate(requests[i % requests.length]!);
+for (let i = 0; i < 2000; i++) cedar.decide(requests[i % requests.length]!);
 const cedarUs: number[] = [];
 const cedarCpuUs: number[] = [];
 for (let i = 0; i < 20_000; i++) {
   const c = process.cpuUsage();
   const t = performance.now();
-  cedar.evaluate(requests[i % requests.length]!);
+  cedar.decide(requests[i % requests.length]!);
   cedarUs.push((performance.now() - t) * 1000);
   const d = process.cpuUsage(c);
   cedarCpuUs.push(d.user + d.system);

@@ -1,6 +1,7 @@
 import { loadRiskEngine } from "../adapters/shell-parser.ts";
 import { describe, expect, it } from "vitest";
 import { HostgateError } from "../core/errors.ts";
+import type { PolicyEngine } from "../ports/policy-engine.ts";
 import { assessCommand, AssessCommandInputSchema, CommandAssessmentSchema } from "./assess-command.ts";
 
 async function errorOf(input: unknown): Promise<HostgateError> {
@@ -23,6 +24,18 @@ describe("assessCommand", () => {
     expect(out.policy.source).toBe("risk_engine_only");
     expect(out.reason).toMatch(/^command risk: /);
     expect(out.signals[0]!.span).toEqual({ start: 0, end: 37 });
+  });
+  it("goes through the PolicyEngine it is given, which may narrow but never loosen the risk engine", async () => {
+    const engine = await loadRiskEngine();
+    const permitAll: PolicyEngine = { name: "permit-all", configured: true, decide: () => ({ decision: "allow", reasons: ["everything"], policies: ["p"] }) };
+    const denyAll: PolicyEngine = { name: "deny-all", configured: true, decide: () => ({ decision: "deny", reasons: ["nothing"], policies: ["q"] }) };
+    const critical = await assessCommand({ command: "rm -rf /" }, { engine, policy: permitAll });
+    expect([critical.decision, critical.policy.source]).toEqual(["deny", "permit-all"]);
+    const high = await assessCommand({ command: "systemctl stop nginx" }, { engine, policy: permitAll });
+    expect(high.decision).toBe((await assessCommand({ command: "systemctl stop nginx" }, { engine })).decision);
+    expect(high.decision).not.toBe("allow");
+    const low = await assessCommand({ command: "df -h" }, { engine, policy: denyAll });
+    expect([low.decision, low.policy.note]).toEqual(["deny", "nothing"]);
   });
   it("allows a read-only command and reports no signals", async () => {
     const out = await assessCommand({ command: "df -h", interpreter: "sh" }, { engine: await loadRiskEngine() });

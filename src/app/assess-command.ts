@@ -2,6 +2,8 @@ import { HostgateError } from "../core/errors.ts";
 import type { Caller } from "../core/caller.ts";
 import { LOCAL_HOST } from "../core/host-id.ts";
 import type { PolicyDecision } from "../core/policy/decision.ts";
+import { execPolicyRequest } from "../core/policy/exec-request.ts";
+import { narrow } from "../core/policy/gate.ts";
 import { RISK_ONLY_SOURCE, riskOnlyPolicy } from "../core/policy/risk-only.ts";
 import type { PolicyEngine } from "../ports/policy-engine.ts";
 import { LIMITS, type RiskAssessment, type RiskEngine } from "../core/risk/index.ts";
@@ -65,9 +67,13 @@ export async function assessCommand(input: unknown, deps: {
   if (target !== undefined && deps.targetPolicy) {
     return toWire(result, await deps.targetPolicy(result, command, shell, target, deps.caller ?? null), target, shell);
   }
+  // Without a target: the daemon's PolicyEngine (risk-only by default) for the local host, narrow-only.
   const policy = deps.policy ?? riskOnlyPolicy;
-  const decided = await policy.decide({ kind: "command", subject: command, host: target ?? LOCAL_HOST, caller: deps.caller ?? null, risk: { risk_level: result.risk_level, signals: result.signals } });
-  return toWire(result, decided, target ?? null, shell);
+  const c = deps.caller;
+  const who = { role: c?.role ?? "observer", client: c?.client_name ?? "", uid: c?.peer?.uid ?? null };
+  const host = target ?? LOCAL_HOST;
+  const verdict = policy.decide(execPolicyRequest(result, command, shell, who, { name: host, primary_ip: "", provider: "local", backend: "local", tags: [] }));
+  return toWire(result, { decision: narrow(result, verdict), reasons: verdict.reasons, source: policy.name }, target ?? null, shell);
 }
 
 function toWire(r: RiskAssessment, decided: PolicyDecision, target: string | null, interpreter: string): CommandAssessment {

@@ -8,7 +8,7 @@ import type { PolicyEngine } from "../ports/policy-engine.ts";
 import type { TransactionStore } from "../ports/transaction-store.ts";
 import type { HostRegistry } from "./hosts.ts";
 import type { ResourceRegistry } from "./resources.ts";
-import type { ExecPolicy, ExecSettings } from "./exec-on-host.ts";
+import type { ExecSettings } from "./exec-on-host.ts";
 import type { Inventory } from "./inventory.ts";
 import type { RiskEngine } from "../core/risk/index.ts";
 
@@ -19,7 +19,7 @@ import type { RiskEngine } from "../core/risk/index.ts";
 export interface HostsFeature {
   inventory: Inventory;
   executor: Executor;
-  policy: ExecPolicy | null;
+  policy: PolicyEngine | null;
   settings: ExecSettings;
   engine: Promise<RiskEngine>;
   doctor(): { level: "ok" | "warn"; check: string; message: string }[];
@@ -43,7 +43,7 @@ export interface DaemonDeps {
   resources: ResourceRegistry;
   /** Skills (issue 11); absent in daemons composed without them (then the skills methods answer `unavailable`). */
   skills?: SkillsHandle;
-  /** Decides on command lines after the risk engine (default: risk-only). */
+  /** Decides on command lines after the risk engine for plan_command without a target (the risk-only default; exec uses the hosts feature's). */
   policy: PolicyEngine;
   catalogue: readonly Action[];
   /** The local host's own name. */

@@ -1,13 +1,14 @@
 import { HostgateError, toHostgateError } from "../core/errors.ts";
 import type { HostRecord } from "../core/inventory/record.ts";
 import { shellJoin } from "../core/inventory/target.ts";
-import { gate, type GateDecision, type GateSettings, type PolicyRequest, type PolicyVerdict } from "../core/policy/gate.ts";
+import { judge, type GateDecision, type GateSettings } from "../core/policy/gate.ts";
 import { execPolicyRequest, type PolicyPrincipal } from "../core/policy/exec-request.ts";
 import type { RiskAssessment, RiskEngine } from "../core/risk/index.ts";
 import { LIMITS } from "../core/risk/index.ts";
 import type { JsonValue } from "../core/audit/canonical.ts";
 import type { AuditStore } from "../ports/audit-store.ts";
 import type { Executor } from "../ports/executor.ts";
+import type { PolicyEngine } from "../ports/policy-engine.ts";
 import { ExecOnHostInputSchema, type ExecHostResult, type ExecOnHostOutput } from "../ipc/hosts.ts";
 import { audit } from "./audit-log.ts";
 import type { Inventory } from "./inventory.ts";
@@ -20,11 +21,6 @@ import type { Inventory } from "./inventory.ts";
  * transaction) when the daemon wires `requestApproval`; `require_biometric` is refused until a passkey path
  * exists.
  */
-
-/** Policy engine as the gate needs it (adapters/policy-cedar implements it). */
-export interface ExecPolicy {
-  evaluate(req: PolicyRequest): PolicyVerdict;
-}
 
 /** Settings from `exec.*` and `risk.*`. */
 export interface ExecSettings extends GateSettings {
@@ -42,7 +38,8 @@ export interface ApprovalPlan {
 
 export interface ExecDeps {
   engine: RiskEngine | Promise<RiskEngine>;
-  policy: ExecPolicy | null;
+  /** The configured policy (null, or an engine that is not `configured`: none, so exec is refused unless allow_unverified). */
+  policy: PolicyEngine | null;
   inventory: Inventory;
   executor: Executor;
   audit: AuditStore;
@@ -118,7 +115,7 @@ export async function execOnHost(input: unknown, caller: ExecCaller, deps: ExecD
 
   const engine = await deps.engine;
   const assessment: RiskAssessment = engine.assess(q.command, { interpreter: shell });
-  const per = records.map((r) => gate(assessment, deps.policy ? deps.policy.evaluate(execPolicyRequest(assessment, q.command, shell, caller, r)) : null, deps.settings));
+  const per = records.map((r) => judge(assessment, deps.policy, execPolicyRequest(assessment, q.command, shell, caller, r), deps.settings));
   const decision = combine(per);
   const wireDecision = { decision: decision.decision, risk_level: decision.risk_level, reasons: decision.reasons };
   const argv = assessment.commands.flatMap((c) => c.argv);

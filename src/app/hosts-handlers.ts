@@ -5,7 +5,7 @@ import { HOST_ID_PATTERN, LOCAL_HOST } from "../core/host-id.ts";
 import type { HostRecord } from "../core/inventory/record.ts";
 import { shellJoin } from "../core/inventory/target.ts";
 import { execPolicyRequest, type PolicyPrincipal } from "../core/policy/exec-request.ts";
-import { gate } from "../core/policy/gate.ts";
+import { judge } from "../core/policy/gate.ts";
 import type { ExecOnHostResult } from "../ipc/hosts.ts";
 import type { PlanResult } from "../ipc/protocol.ts";
 import type { Handlers } from "../ipc/dispatch.ts";
@@ -40,7 +40,7 @@ function remoteHost(f: HostsFeature, r: HostRecord): RemoteHost {
     provider: r.provider,
     judge: async (command, shell) => {
       const a = (await f.engine).assess(command, { interpreter: shell });
-      const g = gate(a, f.policy ? f.policy.evaluate(execPolicyRequest(a, command, shell, APPROVAL_PRINCIPAL, r)) : null, f.settings);
+      const g = judge(a, f.policy, execPolicyRequest(a, command, shell, APPROVAL_PRINCIPAL, r), f.settings);
       return { decision: g.decision, risk_level: g.risk_level, signals: a.signals.map((s) => ({ id: s.id, reason: s.reason })), reasons: g.reasons };
     },
     run: (command, shell, timeoutSec) => f.executor.exec({
@@ -122,6 +122,6 @@ export async function execDecisionFor(d: DaemonDeps, a: RiskAssessment, command:
   const f = await feature(d);
   const rec = await f.inventory.resolveTarget(target);
   const who: PolicyPrincipal = { role: caller?.role ?? "observer", client: caller?.client_name ?? "", uid: caller?.peer?.uid ?? null };
-  const g = gate(a, f.policy ? f.policy.evaluate(execPolicyRequest(a, command, shell, who, rec)) : null, f.settings);
-  return { decision: g.decision, reasons: g.reasons, source: g.policy.source === "cedar" ? "cedar" : "no_policy" };
+  const g = judge(a, f.policy, execPolicyRequest(a, command, shell, who, rec), f.settings);
+  return { decision: g.decision, reasons: g.reasons, source: g.policy.source === "none" ? "no_policy" : g.policy.source };
 }

@@ -3,6 +3,9 @@ import { actorOf, parseActor, roleAtLeast } from "./caller.ts";
 import { MAX_ACTOR_LENGTH } from "./audit/entry.ts";
 import { decisionForRisk } from "./policy/decision.ts";
 import { riskOnlyPolicy } from "./policy/risk-only.ts";
+import { judge, type PolicyRequest } from "./policy/gate.ts";
+import type { RiskAssessment } from "./risk/index.ts";
+import type { PolicyEngine } from "../ports/policy-engine.ts";
 import { isToolset, TOOLSETS, type Toolset } from "./toolsets.ts";
 
 describe("Caller", () => {
@@ -25,12 +28,24 @@ describe("Caller", () => {
 });
 
 describe("the default PolicyEngine (risk only)", () => {
-  it("keeps the risk engine's decision table and names itself as the source", async () => {
+  it("keeps the risk engine's decision table and names itself as the source", () => {
     for (const [level, decision] of [["low", "allow"], ["medium", "allow"], ["high", "require_approval"], ["critical", "deny"]] as const) {
       expect(decisionForRisk(level)).toBe(decision);
-      const d = await riskOnlyPolicy.decide({ kind: "command", subject: "x", host: "local", caller: null, risk: { risk_level: level, signals: [{ id: "s", severity: level, reason: "because" }] } });
-      expect(d).toEqual({ decision, reasons: ["because"], source: "risk_engine_only" });
+      const d = riskOnlyPolicy.decide({ action: "exec", principal: { role: "operator", client: "t", uid: null }, resource: { host: "local", address: "", provider: "local", backend: "local", tags: [] }, context: { command: "x", argv: ["x"], programs: ["x"], shell: "bash", risk_level: level, signals: ["s"] } });
+      expect(d).toEqual({ decision, reasons: ["command risk: s"], policies: [] });
     }
+    expect([riskOnlyPolicy.name, riskOnlyPolicy.configured]).toEqual(["risk_engine_only", false]);
+  });
+
+  it("counts as no policy for exec: refused unless allow_unverified, never looser than the risk engine", () => {
+    const req: PolicyRequest = { action: "exec", principal: { role: "operator", client: "t", uid: null }, resource: { host: "h", address: "", provider: "static", backend: "s", tags: [] }, context: { command: "x", argv: [], programs: [], shell: "sh", risk_level: "low", signals: [] } };
+    const low = { risk_level: "low", decision: "allow", signals: [], commands: [] } as unknown as RiskAssessment;
+    const critical = { ...low, risk_level: "critical", decision: "deny" } as RiskAssessment;
+    expect(judge(low, riskOnlyPolicy, req, { allow_unverified: false, risk_disabled: false })).toMatchObject({ decision: "deny", policy: { source: "none" } });
+    expect(judge(low, riskOnlyPolicy, req, { allow_unverified: true, risk_disabled: false }).decision).toBe("allow");
+    const permissive: PolicyEngine = { name: "test-permit-all", configured: true, decide: () => ({ decision: "allow", reasons: ["all"], policies: ["p"] }) };
+    expect(judge(critical, permissive, req, { allow_unverified: false, risk_disabled: true }).decision).toBe("deny");
+    expect(judge(low, permissive, req, { allow_unverified: false, risk_disabled: false })).toMatchObject({ decision: "allow", policy: { source: "test-permit-all" } });
   });
 });
 

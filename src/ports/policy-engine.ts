@@ -1,30 +1,24 @@
-import type { RiskLevel } from "../core/catalogue/action.ts";
-import type { Caller } from "../core/caller.ts";
-import type { PolicyDecision } from "../core/policy/decision.ts";
+import type { PolicyRequest, PolicyVerdict } from "../core/policy/gate.ts";
+
+export type { PolicyRequest, PolicyVerdict };
 
 /**
- * What a policy decides on: one command line (plan_command, exec_on_host) or one catalogue action (plan),
- * for one host and one caller, after the risk engine has judged it. `risk` is the engine's level and the
- * ids/reasons of its signals.
- */
-export interface PolicyRequest {
-  kind: "command" | "action";
-  /** The command line (kind `command`) or the PascalCase action name (kind `action`). */
-  subject: string;
-  host: string;
-  caller: Caller | null;
-  risk: { risk_level: RiskLevel; signals: readonly { id: string; severity: RiskLevel; reason: string }[] };
-}
-
-/**
- * Decides allow | deny | require_approval | require_biometric for a request (DESIGN.md: "No command line from
- * the model runs without the risk engine and policy"). The default is core/policy/risk-only.ts (the risk
- * engine's decision table alone, `source: "risk_engine_only"`); a configured engine (e.g. Cedar) may deny
- * more, never allow what the risk engine denies. Must not throw for a well-formed request: an engine that
- * cannot decide returns `deny` with the reason.
+ * Decides allow | deny | require_approval | require_biometric for one command on one host, for one caller, after
+ * the risk engine has judged it (DESIGN.md: "No command line from the model runs without the risk engine and
+ * policy"). Implemented by the Cedar engine (adapters/policy-cedar, `name: "cedar"`, `configured: true`) and by
+ * the default risk-only engine (core/policy/risk-only.ts: the risk engine's decision table alone,
+ * `name: "risk_engine_only"`, `configured: false`).
+ *
+ * An engine never loosens the risk engine: callers combine its verdict with core/policy/gate.ts (`judge`,
+ * `narrow`), which keeps the stricter decision and refuses critical commands whatever the engine says.
+ * exec_on_host treats an engine that is not `configured` as no policy at all (refused unless
+ * `exec.allow_unverified`). Must not throw for a well-formed request: an engine that cannot decide returns
+ * `deny` with the reason.
  */
 export interface PolicyEngine {
-  /** Short name recorded as the decision's source when the engine has no finer one. */
+  /** The decision's source on the wire and in the audit chain (`cedar`, `risk_engine_only`). */
   readonly name: string;
-  decide(request: PolicyRequest): PolicyDecision | Promise<PolicyDecision>;
+  /** True for a policy an admin configured; false for the risk-only default. */
+  readonly configured: boolean;
+  decide(request: PolicyRequest): PolicyVerdict;
 }

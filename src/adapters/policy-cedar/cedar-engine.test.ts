@@ -2,7 +2,7 @@ import { cpSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { gate } from "../../core/policy/gate.ts";
+import { gate, judge } from "../../core/policy/gate.ts";
 import { execPolicyRequest, type PolicyPrincipal } from "../../core/policy/exec-request.ts";
 import type { HostRecord } from "../../core/inventory/record.ts";
 import type { RiskEngine } from "../../core/risk/index.ts";
@@ -19,7 +19,7 @@ let risk: RiskEngine;
 let examples: CedarPolicyEngine;
 const decide = (eng: CedarPolicyEngine | null, command: string, h: HostRecord, who: PolicyPrincipal = operator) => {
   const a = risk.assess(command, { interpreter: "bash" });
-  return gate(a, eng ? eng.evaluate(execPolicyRequest(a, command, "bash", who, h)) : null, strict);
+  return judge(a, eng, execPolicyRequest(a, command, "bash", who, h), strict);
 };
 const dirWith = (files: Record<string, string>): string => {
   const d = mkdtempSync(join(tmpdir(), "hg-cedar-"));

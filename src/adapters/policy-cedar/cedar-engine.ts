@@ -4,6 +4,7 @@ import * as cedar from "@cedar-policy/cedar-wasm/nodejs";
 import { HostgateError } from "../../core/errors.ts";
 import { CEDAR_SCHEMA, cedarRequest } from "../../core/policy/cedar-model.ts";
 import { stricter, type PolicyDecisionKind, type PolicyRequest, type PolicyVerdict } from "../../core/policy/gate.ts";
+import type { PolicyEngine } from "../../ports/policy-engine.ts";
 
 /**
  * The Cedar policy engine, in-process (@cedar-policy/cedar-wasm). Policies are every `*.cedar` file of one
@@ -81,8 +82,10 @@ function loadDir(dir: string): Loaded {
   return { psetId, files: names, ids: Object.keys(policies), annotations, loadedAt: new Date().toISOString() };
 }
 
-/** See the module comment. Construct with `CedarPolicyEngine.load(dir)`. */
-export class CedarPolicyEngine {
+/** See the module comment; implements the PolicyEngine port. Construct with `CedarPolicyEngine.load(dir)`. */
+export class CedarPolicyEngine implements PolicyEngine {
+  readonly name = "cedar";
+  readonly configured = true;
   private current: Loaded;
   private lastError: string | null = null;
   readonly dir: string;
@@ -115,7 +118,7 @@ export class CedarPolicyEngine {
   }
 
   /** Decides one request. Never throws for policy content: errors become `deny` with the reason. */
-  evaluate(r: PolicyRequest): PolicyVerdict {
+  decide(r: PolicyRequest): PolicyVerdict {
     const req = cedarRequest(r);
     const answer = cedar.statefulIsAuthorized({
       principal: req.principal,

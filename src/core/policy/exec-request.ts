@@ -1,4 +1,3 @@
-import type { HostRecord } from "../inventory/record.ts";
 import type { RiskAssessment } from "../risk/index.ts";
 import type { PolicyRequest } from "./gate.ts";
 
@@ -9,15 +8,24 @@ export interface PolicyPrincipal {
   uid: number | null;
 }
 
+/** The host as policies see it: an inventory record's name, address, provider, backend and tags. */
+export interface PolicyHost {
+  name: string;
+  primary_ip: string;
+  provider: string;
+  backend: string;
+  tags: readonly string[];
+}
+
 /**
  * Builds the `exec` policy request for one command on one host from the risk engine's assessment: `argv` is
  * every word of every command found (static words only, as the engine normalised them), `programs` their names.
  */
-export function execPolicyRequest(a: RiskAssessment, command: string, shell: string, who: PolicyPrincipal, host: Pick<HostRecord, "name" | "primary_ip" | "provider" | "backend" | "tags">): PolicyRequest {
+export function execPolicyRequest(a: RiskAssessment, command: string, shell: string, who: PolicyPrincipal, host: PolicyHost): PolicyRequest {
   return {
     action: "exec",
     principal: { role: who.role, client: who.client, uid: who.uid },
-    resource: { host: host.name, address: host.primary_ip, provider: host.provider, backend: host.backend, tags: host.tags },
+    resource: { host: host.name, address: host.primary_ip, provider: host.provider, backend: host.backend, tags: [...host.tags] },
     context: {
       command,
       argv: a.commands.flatMap((c) => c.argv),

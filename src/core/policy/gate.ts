@@ -3,6 +3,7 @@
  * A policy can only narrow what the risk engine allows: the final decision is the stricter of the two, and a
  * critical command is refused whatever either says.
  */
+import type { PolicyEngine } from "../../ports/policy-engine.ts";
 import type { RiskAssessment } from "../risk/index.ts";
 
 /** What a policy says about one request. `require_biometric` waits for a passkey approval path (refused until then). */
@@ -29,7 +30,7 @@ export interface PolicyRequest {
   context: { command: string; argv: string[]; programs: string[]; shell: string; risk_level: RiskAssessment["risk_level"]; signals: string[] };
 }
 
-/** A policy engine's verdict: the decision, human reasons (from `@reason` annotations or policy ids), the policies that decided. */
+/** A PolicyEngine's verdict (ports/policy-engine.ts): the decision, human reasons (from `@reason` annotations or policy ids), the policies that decided. */
 export interface PolicyVerdict {
   decision: PolicyDecisionKind;
   reasons: string[];
@@ -47,20 +48,37 @@ export interface GateDecision {
   decision: PolicyDecisionKind;
   risk_level: RiskAssessment["risk_level"];
   risk_decision: RiskAssessment["decision"];
-  policy: { source: "cedar" | "none"; decision: PolicyDecisionKind | null; reasons: string[]; policies: string[] };
+  /** `source`: the engine's name (`cedar`), or `none` when no configured policy decided. */
+  policy: { source: string; decision: PolicyDecisionKind | null; reasons: string[]; policies: string[] };
   reasons: string[];
 }
 
 /**
- * Combines the risk engine and the policy (null: none configured). Rules, in order:
+ * The narrow-only rule for one verdict: critical → deny; otherwise the stricter of the risk engine's decision
+ * and the policy's (plan_command without a target).
+ */
+export function narrow(risk: RiskAssessment, policy: PolicyVerdict): PolicyDecisionKind {
+  return risk.risk_level === "critical" ? "deny" : stricter(risk.decision, policy.decision);
+}
+
+/**
+ * Asks `engine` about `request` and combines its verdict with the risk engine by `gate`. An engine that is not
+ * `configured` (the risk-only default) or null counts as no policy.
+ */
+export function judge(risk: RiskAssessment, engine: PolicyEngine | null, request: PolicyRequest, s: GateSettings): GateDecision {
+  return gate(risk, engine?.configured ? { ...engine.decide(request), source: engine.name } : null, s);
+}
+
+/**
+ * Combines the risk engine and a configured policy's verdict (null: none configured). Rules, in order:
  * 1. risk_level critical → deny, always (neither a policy nor `risk.disabled` lets it run);
  * 2. no policy → deny unless `allow_unverified` (then the risk engine alone decides);
  * 3. otherwise the stricter of the risk engine's decision (ignored when `risk_disabled`) and the policy's.
  */
-export function gate(risk: RiskAssessment, policy: PolicyVerdict | null, s: GateSettings): GateDecision {
+export function gate(risk: RiskAssessment, policy: (PolicyVerdict & { source: string }) | null, s: GateSettings): GateDecision {
   const riskReasons = risk.signals.length > 0 ? risk.signals.map((x) => `command risk (${x.severity}): ${x.reason}`) : ["command risk: only read-only commands the engine knows"];
   const pol: GateDecision["policy"] = policy
-    ? { source: "cedar", decision: policy.decision, reasons: policy.reasons, policies: policy.policies }
+    ? { source: policy.source, decision: policy.decision, reasons: policy.reasons, policies: policy.policies }
     : { source: "none", decision: null, reasons: [], policies: [] };
   const base = { risk_level: risk.risk_level, risk_decision: risk.decision, policy: pol };
   if (risk.risk_level === "critical") {

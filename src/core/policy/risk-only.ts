@@ -6,13 +6,15 @@ export const RISK_ONLY_SOURCE = "risk_engine_only";
 
 /**
  * The default PolicyEngine: the risk engine's decision table alone (critical → deny, high →
- * require_approval, otherwise allow); reasons are the signals' reasons, most severe first.
+ * require_approval, otherwise allow); reasons are the ids of the risk engine's signals. Not `configured`:
+ * exec_on_host does not count it as a policy.
  */
 export const riskOnlyPolicy: PolicyEngine = {
   name: RISK_ONLY_SOURCE,
+  configured: false,
   decide: (request) => ({
-    decision: decisionForRisk(request.risk.risk_level),
-    reasons: request.risk.signals.length > 0 ? request.risk.signals.map((s) => s.reason) : ["only read-only commands the engine knows"],
-    source: RISK_ONLY_SOURCE,
+    decision: decisionForRisk(request.context.risk_level),
+    reasons: request.context.signals.length > 0 ? request.context.signals.map((id) => `command risk: ${id}`) : ["only read-only commands the engine knows"],
+    policies: [],
   }),
 };
