@@ -1,6 +1,10 @@
 import { z } from "zod";
 import { defineReadOnlyAction } from "../action.ts";
 import { HostgateError } from "../../errors.ts";
+import { redactLines } from "../../redact.ts";
+
+/** How many of the newest entries (after the other filters) a `grep` searches. */
+const GREP_WINDOW = 10_000;
 
 const PRIORITIES = ["emerg", "alert", "crit", "err", "warning", "notice", "info", "debug"] as const;
 
@@ -32,7 +36,7 @@ export default defineReadOnlyAction({
     unit: z.string().regex(/^[A-Za-z0-9:_.\\@-]{1,255}$/, "a unit name such as nginx.service").optional(),
     since: z.string().regex(/^[0-9A-Za-z :.+-]{1,64}$/, "a journalctl time such as -1h, today or 2026-01-31 12:00").optional(),
     priority: z.enum(PRIORITIES).optional().describe("Show entries at this priority or more severe"),
-    grep: z.string().max(1024).optional().describe("Only messages matching this PCRE2 pattern"),
+    grep: z.string().min(1).max(1024).optional().describe(`Only messages containing this text (after secrets are redacted; case-insensitive when it has no capital letter), among the newest ${GREP_WINDOW} entries`),
     limit: z.number().int().min(1).max(1000).default(100),
   }).strict(),
   output: z.object({ entries: z.array(entry), truncated: z.boolean() }),
@@ -50,11 +54,13 @@ export default defineReadOnlyAction({
       });
     }
     // No --quiet: it also hides "No journal files were found.", which must not become an empty list (issue 14).
-    const argv = [journalctl, "--output=json", "--no-pager", `--lines=${params.limit}`];
+    // grep is never handed to journalctl: it would match the raw text, before redaction, and its answer (which
+    // entries come back) would tell whether a hidden password starts with "L" (the read_log_file oracle of
+    // issue 12). Entries are redacted first, then filtered here, like read_log_file.
+    const argv = [journalctl, "--output=json", "--no-pager", `--lines=${params.grep === undefined ? params.limit : GREP_WINDOW}`];
     if (params.unit !== undefined) argv.push(`--unit=${params.unit}`);
     if (params.since !== undefined) argv.push(`--since=${params.since}`);
     if (params.priority !== undefined) argv.push(`--priority=${params.priority}`);
-    if (params.grep !== undefined) argv.push(`--grep=${params.grep}`);
     const r = await ctx.host.run(argv, { timeoutMs: 10_000, maxOutputBytes: 4 * 1024 * 1024 });
     if (r.stdout.trim() === "" && /No journal files were found/i.test(r.stderr)) {
       throw new HostgateError("unavailable", "This host has no systemd journal: journalctl found no journal files (journald is not running or keeps no journal here).", {
@@ -85,6 +91,18 @@ export default defineReadOnlyAction({
         message: messageText(e.MESSAGE),
       });
     }
-    return { entries, truncated: r.truncated };
+    // Redact the messages as one window (a private key logged line by line over several entries included).
+    const parts = entries.map((e) => e.message.split("\n"));
+    const redacted = redactLines(parts.flat()).lines;
+    let at = 0;
+    for (const [i, p] of parts.entries()) {
+      entries[i]!.message = redacted.slice(at, at + p.length).join("\n");
+      at += p.length;
+    }
+    if (params.grep === undefined) return { entries, truncated: r.truncated };
+    const needle = params.grep;
+    const smartCase = needle === needle.toLowerCase();
+    const found = entries.filter((e) => (smartCase ? e.message.toLowerCase() : e.message).includes(needle));
+    return { entries: found.slice(-params.limit), truncated: r.truncated || found.length > params.limit };
   },
 });
