@@ -180,3 +180,34 @@ describe("corpus T2-24: a chain made elsewhere, verified against this host's key
     for (const r of [pinned, empty]) if (r.status === "intact") tally.undetected++;
   });
 });
+
+describe("route: cut the chain, then let the daemon run on so it appends fresh checkpoints to the copy (issue 12, second pass)", () => {
+  it("the copy's older, higher checkpoint still convicts the cut: never intact", async () => {
+    const s = await chain({ copy: true });
+    tamper(join(s.state, "audit.db"), (db) => {
+      db.prepare("DELETE FROM audit_entries WHERE seq >= 25").run();
+      db.prepare("DELETE FROM audit_checkpoints WHERE seq >= 20").run();
+    });
+    const store = open(s);
+    for (let i = 0; i < 3; i++) await store.append({ kind: "test.step", actor: "uid:1000", payload: { after: i } }, { durable: true });
+    store.close(); // appends a valid, signed checkpoint at the new head to the outside copy
+    expect(readCheckpointCopy(s.copy!, null).length).toBeGreaterThan(1);
+    const r = await verify(s);
+    expect(r.status).toBe("broken");
+  });
+});
+
+describe("route: reorder two entries (swap their rows' contents)", () => {
+  it("broken at the first swapped seq", async () => {
+    const s = await chain({ copy: true });
+    tamper(join(s.state, "audit.db"), (db) => {
+      const cols = (db.prepare("PRAGMA table_info(audit_entries)").all() as { name: string }[]).map((c) => c.name).filter((c) => c !== "seq" && c !== "pos"); // pos is unique: the row keeps its place, its content moves
+      const a = db.prepare("SELECT * FROM audit_entries WHERE seq = 5").get() as Record<string, unknown>;
+      const b = db.prepare("SELECT * FROM audit_entries WHERE seq = 6").get() as Record<string, unknown>;
+      const set = db.prepare(`UPDATE audit_entries SET ${cols.map((c) => `${c} = @${c}`).join(", ")} WHERE seq = @seq`);
+      set.run({ ...b, seq: 5 });
+      set.run({ ...a, seq: 6 });
+    });
+    expect(await verify(s)).toMatchObject({ status: "broken", first_bad_seq: 5 });
+  });
+});
