@@ -9,10 +9,11 @@ import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { toolNameOf } from "../src/core/catalogue/action.ts";
 import { CATALOGUE } from "../src/core/catalogue/index.ts";
 import { FIXED_TOOLS } from "../src/mcp/server.ts";
+import { CONTEXT_BUDGET_BYTES, modelVisibleBytes } from "../test/helpers/context-cost.ts";
 import { HOSTGATE_BIN } from "../test/helpers/hostgate.ts";
 import { isolatedEnv } from "../test/helpers/isolated-env.ts";
 
-const BUDGET = 12 * 1024;
+const BUDGET = CONTEXT_BUDGET_BYTES;
 const transport = new StdioClientTransport({ command: process.execPath, args: [HOSTGATE_BIN, "mcp"], env: { ...process.env, ...isolatedEnv("context") } as Record<string, string>, stderr: "ignore" });
 const client = new Client({ name: "bench", version: "1" });
 await client.connect(transport);
@@ -21,7 +22,7 @@ await client.close();
 
 /** Toolsets of each tool, from the fixed tools and the catalogue (the front's own sources). */
 const groups = new Map<string, readonly string[]>([...FIXED_TOOLS.map((t) => [t.name, t.toolsets] as const), ...CATALOGUE.map((a) => [toolNameOf(a.name), a.toolsets] as const)]);
-const visible = (t: (typeof tools)[number]): number => Buffer.byteLength(JSON.stringify({ name: t.name, title: t.title, description: t.description, inputSchema: t.inputSchema }));
+const visible = modelVisibleBytes;
 const total = tools.reduce((a, t) => a + visible(t), 0);
 const byToolset: Record<string, { tools: number; bytes: number }> = {};
 for (const t of tools) {

@@ -21,19 +21,19 @@ export const HostRecordSchema = z.object({
 export const BackendErrorSchema = z.object({ backend: z.string(), kind: z.enum(KINDS), code: z.string(), message: z.string() });
 
 export const SearchHostsInputSchema = z.strictObject({
-  name: z.string().max(256).optional().describe("Case-insensitive substring of the host name or address"),
-  name_regex: z.string().max(256).optional().describe("JavaScript regular expression tested against the name"),
-  providers: z.string().max(256).optional().describe("Comma-separated provider kinds to search (static, ssh_config, known_hosts, docker); empty: all"),
-  backends: z.string().max(1024).optional().describe("Comma-separated backend names to search; empty: all"),
-  ssh_user: z.string().max(64).optional().describe("Login user to show for every record that has none (display only)"),
-  cache_ttl: z.number().int().min(0).max(86_400).optional().describe("Seconds a cached listing may be old for this request (overrides the backend's cache_ttl downward only)"),
+  name: z.string().max(256).optional().describe("Matches name or address"),
+  name_regex: z.string().max(256).optional(),
+  providers: z.string().max(256).optional().describe("Comma-separated: static, ssh_config, known_hosts, docker"),
+  backends: z.string().max(1024).optional(),
+  ssh_user: z.string().max(64).optional(),
+  cache_ttl: z.number().int().min(0).max(86_400).optional().describe("Seconds"),
   cache_dir: z.string().max(0, "cache_dir is set in the config only: a tool does not choose where the daemon writes").optional(),
   config_path: z.string().max(0, "config_path is not accepted: the daemon reads its own config only").optional(),
-  no_cache: z.boolean().optional().describe("List live and do not store the result"),
-  refresh: z.boolean().optional().describe("List live and store the result"),
-  overrides: z.record(z.string(), z.record(z.string(), z.unknown())).optional().describe("Per-backend settings for this request, keyed by backend name or provider kind: docker { all, label, timeout_ms }, others { timeout_ms }. Precedence: overrides → config → defaults"),
-  limit: z.number().int().min(1).max(1000).optional().describe("Records per page (default 200)"),
-  cursor: z.string().max(256).optional().describe("next_cursor of the previous page"),
+  no_cache: z.boolean().optional(),
+  refresh: z.boolean().optional(),
+  overrides: z.record(z.string(), z.record(z.string(), z.unknown())).optional().describe("By backend or kind: {timeout_ms}, docker also {all, label}"),
+  limit: z.number().int().min(1).max(1000).optional(),
+  cursor: z.string().max(256).optional(),
 });
 export type SearchHostsInput = z.infer<typeof SearchHostsInputSchema>;
 
@@ -56,9 +56,9 @@ export const ListBackendsOutputSchema = z.object({
 
 export const CAPABILITIES = ["ssh", "docker_exec", "systemd", "hostgate_daemon"] as const;
 export const GetHostDetailsInputSchema = z.strictObject({
-  name: z.string().min(1).max(256).describe("Host name as search_hosts returns it (an ssh_config alias also works)"),
-  provider: z.string().max(64).optional().describe("Provider kind or backend name to look in; absent: the first match across backends"),
-  probe: z.boolean().optional().describe("Connect over SSH (read-only: `test -d /run/systemd/system`, hostgate socket check) to add systemd / hostgate_daemon; default false"),
+  name: z.string().min(1).max(256),
+  provider: z.string().max(64).optional().describe("Kind or backend"),
+  probe: z.boolean().optional().describe("SSH check"),
 });
 export const GetHostDetailsOutputSchema = z.object({
   record: HostRecordSchema,
@@ -69,12 +69,12 @@ export const GetHostDetailsOutputSchema = z.object({
 
 const TargetName = z.string().min(1).max(256);
 export const ExecOnHostInputSchema = z.strictObject({
-  host: TargetName.optional().describe("Inventory name, ssh_config alias, IP or host name (use primary_ip or name from search_hosts)"),
-  hosts: z.array(TargetName).min(1).max(1000).optional().describe("Fan-out: run the same command on each host (bounded concurrency; identical outputs grouped)"),
-  name: z.string().max(256).optional().describe("Display label in the output (default: host)"),
-  command: z.string().min(1).describe("Shell command line; judged by the risk engine and the policy before any connection"),
-  shell: z.enum(["bash", "sh"]).optional().describe("Wrap in bash -c / sh -c; omit to hand the line to the login shell"),
-  timeout_sec: z.number().int().min(0).max(3600).optional().describe("0–3600; 0 = no timeout (default 60)"),
+  host: TargetName.optional().describe("From search_hosts, or an ssh_config alias, IP or DNS name"),
+  hosts: z.array(TargetName).min(1).max(1000).optional().describe("Fan-out; identical outputs grouped"),
+  name: z.string().max(256).optional().describe("Display label"),
+  command: z.string().min(1),
+  shell: z.enum(["bash", "sh"]).optional().describe("Omit for the login shell"),
+  timeout_sec: z.number().int().min(0).max(3600).optional().describe("0 = none; default 60"),
 }).refine((v) => (v.host === undefined) !== (v.hosts === undefined), { error: "pass exactly one of host or hosts" });
 export type ExecOnHostInput = z.infer<typeof ExecOnHostInputSchema>;
 

@@ -4,9 +4,9 @@ import { z } from "zod";
 
 /** Wire input (snake_case). `command` ≤ 64 KiB of UTF-8, no NUL or C0 controls other than tab and newline. */
 export const AssessCommandInputSchema = z.strictObject({
-  command: z.string().min(1, "command is empty").describe("The shell command line to judge, as it would be passed to the interpreter."),
-  target: z.string().max(1024).optional().describe("Host the command is meant for (a name from search_hosts): the decision is then exec_on_host's for that host — risk engine plus policy, nothing connects — and the line is judged as `sh -c` runs it unless interpreter says otherwise."),
-  interpreter: z.string().max(64).optional().describe("Shell that will run the line: sh, bash, dash, zsh… (default bash). Anything else is treated as code the engine cannot read."),
+  command: z.string().min(1, "command is empty"),
+  target: z.string().max(1024).optional(),
+  interpreter: z.string().max(64).optional().describe("Default bash"),
 });
 export type AssessCommandInput = z.infer<typeof AssessCommandInputSchema>;
 

@@ -10,7 +10,7 @@ import { TOOLSETS } from "../core/toolsets.ts";
 export const PROTOCOL_VERSION = 2;
 
 /** A host id on the wire (core/host-id.ts); absent means `local`. */
-export const HostIdSchema = z.string().regex(HOST_ID_PATTERN, "a host id is `local` or an inventory name (letters, digits, . _ - @ :)").describe("Host to act on: `local` (default) or a name from search_hosts");
+export const HostIdSchema = z.string().regex(HOST_ID_PATTERN, "a host id is `local` or an inventory name (letters, digits, . _ - @ :)");
 
 export const RiskLevelSchema = z.enum(["low", "medium", "high", "critical"]);
 export const AccessSchema = z.enum(["read_only", "mutating"]);
@@ -103,7 +103,7 @@ export const StepToExecuteSchema = z.object({
   action_name: z.string().min(1).max(128),
   params: z.record(z.string(), z.unknown()),
   approval_receipt: z.string().max(256),
-  host: HostIdSchema.optional().describe("The transaction's host, as plan returned it (checked against the transaction; absent: not checked)"),
+  host: HostIdSchema.optional(),
 }).strict();
 export const ExecuteInputSchema = z.object({ steps: z.array(StepToExecuteSchema).min(1).max(20) }).strict();
 export type ExecuteInput = z.infer<typeof ExecuteInputSchema>;
@@ -127,7 +127,7 @@ export const HistoryInputSchema = z.object({
   status: z.enum(["planned", "approved", "rejected", "executing", "succeeded", "failed", "unknown", "expired", "refused"]).optional(),
   action: z.string().max(128).optional(),
   host: HostIdSchema.optional(),
-  since: z.string().max(64).optional().describe("ISO 8601 time, e.g. 2026-11-30T00:00:00Z"),
+  since: z.string().max(64).optional().describe("ISO 8601"),
   limit: z.number().int().min(1).max(500).default(50),
 }).strict();
 export type HistoryInput = z.infer<typeof HistoryInputSchema>;

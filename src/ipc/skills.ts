@@ -11,25 +11,24 @@ import { SKILL_LIMITS } from "../core/skills/limits.ts";
  */
 const bytes = (max: number, what: string) => z.string().refine((s) => utf8Length(s) <= max, { error: `${what} is at most ${max} bytes` });
 
-const Ref = bytes(SKILL_LIMITS.refBytes, "ref").pipe(z.string().min(1)).describe("Skill reference: name, name@version or name@sha256:<64 hex>.");
-const Scope = bytes(SKILL_LIMITS.scopeBytes, "scope").describe("user (home folders) or project (the project folder).");
-const Runtimes = z.array(bytes(SKILL_LIMITS.runtimeBytes, "a runtime")).max(SKILL_LIMITS.runtimes).optional()
-  .describe("Clients to install for: agents (.agents/skills: Codex, Gemini, OpenCode, Cursor), claude (.claude/skills). Default both.");
+const Ref = bytes(SKILL_LIMITS.refBytes, "ref").pipe(z.string().min(1));
+const Scope = bytes(SKILL_LIMITS.scopeBytes, "scope").describe("user or project");
+const Runtimes = z.array(bytes(SKILL_LIMITS.runtimeBytes, "a runtime")).max(SKILL_LIMITS.runtimes).optional().describe("agents, claude");
 const Session = z.string().min(1).max(128).optional();
-const Confirm = z.string().max(128).optional().describe("The confirm token the matching plan call returned.");
+const Confirm = z.string().max(128).optional().describe("From the plan call");
 
 export const SkillsSearchInput = z.strictObject({
-  query: bytes(LIMITS.queryBytes, "query").describe("Words describing the problem or the skill."),
+  query: bytes(LIMITS.queryBytes, "query"),
   limit: z.number().int().min(1).max(50).default(10),
 });
 export const SkillsRouteInput = z.strictObject({
-  intent: bytes(LIMITS.queryBytes, "intent").pipe(z.string().min(1)).describe("What the user wants to diagnose or fix, in their words."),
+  intent: bytes(LIMITS.queryBytes, "intent").pipe(z.string().min(1)),
 });
 export const SkillsRefInput = z.strictObject({ ref: Ref });
 export const SkillsReadInput = z.strictObject({
   ref: Ref,
-  path: bytes(LIMITS.pathBytes, "path").pipe(z.string().min(1)).default("SKILL.md").describe("File inside the skill, e.g. SKILL.md or scripts/diagnose.sh."),
-  offset: z.number().int().min(0).default(0).describe("Byte offset, to page through files over 256 KiB."),
+  path: bytes(LIMITS.pathBytes, "path").pipe(z.string().min(1)).default("SKILL.md"),
+  offset: z.number().int().min(0).default(0),
 });
 export const SkillsDiagnoseInput = z.strictObject({});
 export const SkillsInstallPlanInput = z.strictObject({ ref: Ref, scope: Scope.default("user"), runtimes: Runtimes, session: Session });
@@ -37,11 +36,11 @@ export const SkillsInstallApplyInput = SkillsInstallPlanInput.extend({ confirm: 
 export const SkillsSyncPlanInput = z.strictObject({ scope: Scope.default("project"), runtimes: Runtimes, session: Session });
 export const SkillsSyncApplyInput = SkillsSyncPlanInput.extend({ confirm: Confirm });
 export const SkillsExecuteInput = z.strictObject({
-  ref: Ref.describe("Digest-pinned reference: name@sha256:<64 hex> (see skills_resolve)."),
-  entrypoint: bytes(SKILL_LIMITS.entrypointBytes, "entrypoint").pipe(z.string().min(1)).describe("Entrypoint name from skills_inspect, e.g. diagnose."),
+  ref: Ref.describe("name@sha256:… from skills_resolve"),
+  entrypoint: bytes(SKILL_LIMITS.entrypointBytes, "entrypoint").pipe(z.string().min(1)).describe("From skills_inspect"),
   args: z.array(bytes(SKILL_LIMITS.execArgBytes, "an argument")).max(SKILL_LIMITS.execArgs).default(() => []),
-  dryRun: z.boolean().default(false).describe("Check grant, digest and risk without running."),
-  timeoutSeconds: z.number().int().min(0).max(SKILL_LIMITS.execTimeoutMaxSeconds).default(0).describe("0 = the entrypoint's own limit (default 60 s)."),
+  dryRun: z.boolean().default(false).describe("Check only"),
+  timeoutSeconds: z.number().int().min(0).max(SKILL_LIMITS.execTimeoutMaxSeconds).default(0).describe("0 = the entrypoint's limit"),
 });
 /** Admin socket only: grant, list and revoke exec grants. */
 export const SkillsGrantInput = z.strictObject({ ref: Ref, entrypoint: bytes(SKILL_LIMITS.entrypointBytes, "entrypoint").pipe(z.string().min(1)) });

@@ -18,8 +18,8 @@ export const auditVerifyTool = fixedTool({
   name: "audit_verify",
   method: "audit_verify",
   output: VerifyOutput,
-  title: "Verify the audit chain",
-  description: "Verify the signed audit chain (hashes, Ed25519 signatures, order, and truncation against signed checkpoints), fully or from since_seq. Answers intact (checked against the key pinned outside the state directory, its head covered by a checkpoint copied outside it), unanchored (every entry checks out but nothing outside the state directory proves its end: reason and how far outside evidence reaches), broken (reason and first offending seq) or cannot_verify (why). Read-only.",
+  title: "Verify audit",
+  description: "Check the audit log for tampering.",
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   toolsets: ["audit"],
 });

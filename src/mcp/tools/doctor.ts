@@ -4,8 +4,8 @@ import { fixedTool } from "./fixed.ts";
 export const doctorTool = fixedTool({
   name: "doctor",
   method: "doctor",
-  title: "Check hostgate",
-  description: "Check daemon connectivity, the planner configuration, the systemd backend selection (real or mock), the transaction store and the audit chain (quick hash-only check). Read-only.",
+  title: "Doctor",
+  description: "Diagnose hostgate when tools fail.",
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   toolsets: ["audit"],
 });

@@ -5,8 +5,8 @@ import { fixedTool } from "./fixed.ts";
 export const executeTool = fixedTool({
   name: "execute",
   method: "execute",
-  title: "Execute approved steps",
-  description: "Execute planned transactions. Each step needs its transaction_id, action_name and params unchanged from plan, and the approval_receipt printed by `hostgate approve <transaction_id>` (starts with hgr_; single use; expires after 15 minutes). The daemon re-checks everything and re-computes the preview: if the host changed since approval it refuses with plan_changed. Execution halts at the first step that does not succeed.",
+  title: "Execute",
+  description: "Run planned steps, unchanged, with their receipts from `hostgate approve`.",
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
   toolsets: ["approval"],
   // Nothing succeeded (every step refused, or the first failed and the rest were skipped): an error result.

@@ -4,8 +4,8 @@ import { fixedTool } from "./fixed.ts";
 export const getHostDetailsTool = fixedTool({
   name: "get_host_details",
   method: "get_host_details",
-  title: "Details and capabilities of one host",
-  description: "Resolve one host by name (optionally within one provider kind or backend) and return its record, its SSH endpoint (host, port, user, proxy_jump) and capabilities: ssh, docker_exec (running container), and with probe: true a fixed read-only check over SSH (host key verified, audited) that adds systemd and hostgate_daemon where they answer. Nothing from the caller is run.",
+  title: "Host details",
+  description: "One host's record, SSH endpoint and capabilities.",
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   toolsets: ["hosts"],
 });

@@ -4,8 +4,8 @@ import { fixedTool } from "./fixed.ts";
 export const historyTool = fixedTool({
   name: "history",
   method: "history",
-  title: "Change history",
-  description: "Recent entries of the signed audit chain, newest first: plans, approvals, rejections, refusals and execution results, filtered by status (planned, approved, rejected, executing, succeeded, failed, unknown, refused), action name, and since (ISO time). Read-only.",
+  title: "History",
+  description: "Past plans, approvals and executions.",
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   toolsets: ["audit"],
 });

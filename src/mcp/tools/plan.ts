@@ -4,8 +4,8 @@ import { fixedTool } from "./fixed.ts";
 export const planTool = fixedTool({
   name: "plan",
   method: "plan",
-  title: "Plan a change",
-  description: "Turn an intent (e.g. \"restart nginx\") or explicit catalogue steps ({steps:[{action, params}]}) into transactions, each with a risk level, an exact preview of what would change, and a preview_hash. Nothing is executed. Then STOP: show the steps to the user; a human approves each one in a terminal with `hostgate approve <transaction_id>`, which prints a one-time receipt. A chat reply such as \"yes\" is not a receipt.",
+  title: "Plan",
+  description: "Preview changes from an intent or catalogue steps. Then stop: a human must run `hostgate approve <transaction_id>`; a chat \"yes\" is not approval.",
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   toolsets: ["approval"],
 });

@@ -29,10 +29,10 @@ function percent(used: number, avail: number): number | null {
 export default defineReadOnlyAction({
   name: "GetDiskUsage",
   title: "Disk usage",
-  description: "Size, used and available bytes, use %, and inode usage per mounted file system, one row each (like `df -B1` and `df -i`). Pseudo file systems are left out unless include_pseudo is true.",
+  description: "Space and inodes per mount.",
   params: z.object({
-    mount_point: z.string().max(1024).optional().describe("Only this mount point, e.g. /var"),
-    include_pseudo: z.boolean().default(false).describe("Also list kernel pseudo file systems (proc, sysfs, cgroup…)"),
+    mount_point: z.string().max(1024).optional(),
+    include_pseudo: z.boolean().default(false),
   }).strict(),
   output: z.object({ filesystems: z.array(filesystem) }),
   risk_level: "low",

@@ -27,8 +27,8 @@ export function countCpuList(list: string): number {
 /** GetLoad: /proc/loadavg, online CPU count, and pressure stall information where the kernel has it. */
 export default defineReadOnlyAction({
   name: "GetLoad",
-  title: "Load and pressure",
-  description: "Load averages (1, 5, 15 min), runnable and total scheduling entities, online CPU count, and pressure stall information (PSI) for cpu, memory and io where present (null otherwise).",
+  title: "Load",
+  description: "Load averages, CPUs and pressure stalls.",
   params: z.object({}).strict(),
   output: z.object({
     load1: z.number(),

@@ -6,7 +6,7 @@ import { parseMeminfo } from "../../host/meminfo.ts";
 export default defineReadOnlyAction({
   name: "GetMemoryUsage",
   title: "Memory usage",
-  description: "Physical memory and swap in bytes from /proc/meminfo: total, free, available, used (total − available), buffers, cached, shared, and swap totals.",
+  description: "RAM and swap use.",
   params: z.object({}).strict(),
   output: z.object({
     total_bytes: z.number(),

@@ -28,8 +28,8 @@ const num = (v: string | null): number | null => (v === null || v === "" || Numb
 /** GetNetworkInterfaces: /sys/class/net attributes and counters plus the kernel's addresses per interface. */
 export default defineReadOnlyAction({
   name: "GetNetworkInterfaces",
-  title: "Network interfaces",
-  description: "Network interfaces with MAC, MTU, operational state, IPv4/IPv6 addresses (CIDR) and byte, packet and error counters (like `ip -s addr`).",
+  title: "Interfaces",
+  description: "Addresses, state and counters per interface.",
   params: z.object({}).strict(),
   output: z.object({ interfaces: z.array(iface) }),
   risk_level: "low",

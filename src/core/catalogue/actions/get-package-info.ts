@@ -22,7 +22,7 @@ export function parseStanza(text: string): Record<string, string> {
 export default defineReadOnlyAction({
   name: "GetPackageInfo",
   title: "Package details",
-  description: "One package by exact name: installed version (null if not installed), candidate version from the configured repositories, architecture, installed size in bytes, summary and description (dpkg/apt-cache on Debian/Ubuntu, rpm/dnf on Fedora/RHEL).",
+  description: "A package's versions and description.",
   params: z.object({ name: z.string().regex(PACKAGE_NAME, "an exact package name such as openssh-server") }).strict(),
   output: z.object({
     name: z.string(),

@@ -8,7 +8,7 @@ import { readProcess, readUsers } from "./process-table.ts";
 export default defineReadOnlyAction({
   name: "GetProcess",
   title: "Process details",
-  description: "One process by pid: the list_processes fields plus executable path, working directory, open file descriptor count and child pids. The environment is never returned.",
+  description: "One process's exe, cwd, fds and children.",
   params: z.object({ pid: z.number().int().min(1).max(4_194_304) }).strict(),
   output: processSchema.extend({
     exe: z.string().nullable(),

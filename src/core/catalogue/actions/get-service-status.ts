@@ -11,8 +11,8 @@ import { managerFor, unitParam, unitStateSchema, userParam } from "./systemd-sch
  */
 export const GetServiceStatus = defineReadOnlyAction({
   name: "GetServiceStatus",
-  title: "Get a service's status",
-  description: "Status of one systemd service: load/active/sub state, unit file state, main PID, since, type, last result, restart count, ExecStart command lines and memory. Takes a literal unit name (nginx or nginx.service); for patterns use list_units(pattern=...).",
+  title: "Service status",
+  description: "One service's state, PID, restarts and command.",
   params: z.strictObject({ unit: unitParam, user: userParam }),
   output: unitStateSchema.extend({
     unit: z.string(),

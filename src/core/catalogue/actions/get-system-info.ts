@@ -50,8 +50,8 @@ async function detectVirtualization(ctx: ActionContext): Promise<z.infer<typeof 
 /** GetSystemInfo: identity of the host from os-release(5), /proc/sys/kernel and /proc/uptime. */
 export default defineReadOnlyAction({
   name: "GetSystemInfo",
-  title: "System information",
-  description: "Hostname, OS release, distro family, kernel, architecture, uptime, boot id and virtualization of this host.",
+  title: "System info",
+  description: "OS, kernel, arch, uptime, virtualization.",
   params: z.object({}).strict(),
   output,
   risk_level: "low",

@@ -8,8 +8,8 @@ import { managerFor, uriOrNull, unitRowSchema, userParam } from "./systemd-schem
  */
 export const ListFailedUnits = defineReadOnlyAction({
   name: "ListFailedUnits",
-  title: "List failed units",
-  description: "Lists units whose state is failed (like `systemctl --failed`), with resource URIs where the type is represented. Follow up with get_service_status or read_unit.",
+  title: "Failed units",
+  description: "Units in failed state.",
   params: z.strictObject({ user: userParam }),
   output: z.object({ units: z.array(unitRowSchema) }),
   risk_level: "low",

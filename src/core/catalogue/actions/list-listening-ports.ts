@@ -53,8 +53,8 @@ async function socketOwners(ctx: ActionContext): Promise<Map<number, { pid: numb
 /** ListListeningPorts: listening TCP and bound UDP sockets from /proc/net, with owning process (as `ss -ltunp`). */
 export default defineReadOnlyAction({
   name: "ListListeningPorts",
-  title: "Listening ports",
-  description: "Listening TCP sockets and bound UDP sockets (like `ss -ltunp`): protocol, IP family, local address, port, owning pid and process name (null when the owner cannot be read), and socket owner user.",
+  title: "Ports",
+  description: "Listening sockets and their processes.",
   params: z.object({ protocol: z.enum(["tcp", "udp", "all"]).default("all") }).strict(),
   output: z.object({ ports: z.array(port) }),
   risk_level: "low",

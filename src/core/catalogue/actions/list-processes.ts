@@ -22,14 +22,14 @@ export const processSchema = z.object({
 /** ListProcesses: the process table from /proc, filtered, sorted and paginated. */
 export default defineReadOnlyAction({
   name: "ListProcesses",
-  title: "List processes",
-  description: "Processes from /proc with user, state, threads, resident memory, CPU time and lifetime CPU %. Filter by name (substring of the name or argv[0]) or user; sort by cpu, memory or pid; paginate with limit and cursor.",
+  title: "Processes",
+  description: "Running processes with user, memory and CPU.",
   params: z.object({
-    name: z.string().max(256).optional().describe("Substring of the process name or argv[0]"),
-    user: z.string().max(64).optional().describe("User name (exact)"),
+    name: z.string().max(256).optional().describe("Substring"),
+    user: z.string().max(64).optional(),
     sort: z.enum(["cpu", "memory", "pid"]).default("cpu"),
     limit: z.number().int().min(1).max(500).default(50),
-    cursor: z.string().max(256).optional().describe("next_cursor from the previous page"),
+    cursor: z.string().max(256).optional(),
   }).strict(),
   output: z.object({ processes: z.array(processSchema), total: z.number(), next_cursor: z.string().nullable() }),
   risk_level: "low",

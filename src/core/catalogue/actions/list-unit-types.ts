@@ -19,8 +19,8 @@ const ABOUT: Record<SupportedUnitType, string> = {
  */
 export const ListUnitTypes = defineReadOnlyAction({
   name: "ListUnitTypes",
-  title: "List supported unit types",
-  description: "Lists the systemd unit types hostgate represents as resources (their {type} URI segment) with a one-line meaning and the URI templates. Other types (device, slice, scope, swap, automount) are not represented.",
+  title: "Unit types",
+  description: "Unit types and their resource URI templates.",
   params: z.strictObject({}),
   output: z.object({
     types: z.array(z.object({ type: z.string(), about: z.string() })),

@@ -10,15 +10,15 @@ import { managerFor, uriOrNull, supportedTypeSchema, unitRowSchema, userParam } 
  */
 export const ListUnits = defineReadOnlyAction({
   name: "ListUnits",
-  title: "List systemd units",
-  description: "Lists systemd units (loaded units in any state, like `systemctl list-units --all`) with their resource URIs and load/active/sub state. Filter by type, user manager, state (matches load, active or sub state, e.g. failed, running, inactive) or a glob pattern. Read details with read_unit(uri).",
+  title: "Units",
+  description: "systemd units with state and URI.",
   params: z.object({
-    type: supportedTypeSchema.optional().describe(`One of ${SUPPORTED_UNIT_TYPES.join(", ")}; omit for all.`),
+    type: supportedTypeSchema.optional(),
     user: userParam,
-    state: z.string().min(1).max(64).optional().describe("Only units whose load, active or sub state equals this."),
-    pattern: z.string().min(1).max(256).optional().describe("Unit-name glob, e.g. 'ssh*' or '*@*.service'."),
+    state: z.string().min(1).max(64).optional().describe("load, active or sub"),
+    pattern: z.string().min(1).max(256).optional().describe("Glob"),
     limit: z.number().int().min(1).max(1000).default(200),
-    cursor: z.string().max(256).optional().describe("next_cursor from a previous call."),
+    cursor: z.string().max(256).optional(),
   }).strict(),
   output: z.object({ units: z.array(unitRowSchema), next_cursor: z.string().nullable() }),
   risk_level: "low",

@@ -30,13 +30,13 @@ function messageText(value: unknown): string {
  */
 export default defineReadOnlyAction({
   name: "ReadJournal",
-  title: "Read the journal",
-  description: "Most recent systemd journal entries, newest last, optionally for one unit, since a time (e.g. '-1h', 'today', '2026-01-31 12:00'), and at or above a priority. Fails with code `unavailable` on hosts without a journal; use read_log_file there.",
+  title: "Journal",
+  description: "Recent journal entries; without a journal use read_log_file.",
   params: z.object({
     unit: z.string().regex(/^[A-Za-z0-9:_.\\@-]{1,255}$/, "a unit name such as nginx.service").optional(),
     since: z.string().regex(/^[0-9A-Za-z :.+-]{1,64}$/, "a journalctl time such as -1h, today or 2026-01-31 12:00").optional(),
-    priority: z.enum(PRIORITIES).optional().describe("Show entries at this priority or more severe"),
-    grep: z.string().min(1).max(1024).optional().describe(`Only messages containing this text (after secrets are redacted; case-insensitive when it has no capital letter), among the newest ${GREP_WINDOW} entries`),
+    priority: z.enum(PRIORITIES).optional().describe("Or more severe"),
+    grep: z.string().min(1).max(1024).optional().describe(`Substring, smart case, in the newest ${GREP_WINDOW}`),
     limit: z.number().int().min(1).max(1000).default(100),
   }).strict(),
   output: z.object({ entries: z.array(entry), truncated: z.boolean() }),

@@ -15,12 +15,12 @@ const MAX_BYTES = 1024 * 1024;
  */
 export default defineReadOnlyAction({
   name: "ReadLogFile",
-  title: "Read a log file",
-  description: "The last `lines` lines of a plain-text log file under /var/log (e.g. /var/log/syslog, /var/log/nginx/error.log), secrets redacted. Paths outside /var/log, `..` segments and symlinks that leave /var/log are refused, and files the daemon's logs.readable setting excludes (by default of the system daemon: files not readable by group adm). Compressed rotations (.gz, .xz…) are refused.",
+  title: "Log file",
+  description: "Tail a text log under /var/log, secrets redacted.",
   params: z.object({
-    path: z.string().min(1).max(1024).describe("Absolute path under /var/log"),
+    path: z.string().min(1).max(1024),
     lines: z.number().int().min(1).max(5000).default(100),
-    grep: z.string().max(1024).optional().describe("Only lines containing this substring (case-sensitive), matched after secrets are redacted"),
+    grep: z.string().max(1024).optional().describe("Substring"),
   }).strict(),
   output: z.object({ path: z.string(), lines: z.array(z.string()), file_size_bytes: z.number(), truncated: z.boolean() }),
   risk_level: "low",

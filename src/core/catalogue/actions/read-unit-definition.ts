@@ -10,8 +10,8 @@ import { uriParam } from "./systemd-schemas.ts";
  */
 export const ReadUnitDefinition = defineReadOnlyAction({
   name: "ReadUnitDefinition",
-  title: "Read a unit's definition",
-  description: "Returns the unit file (FragmentPath) and drop-ins of a unit as text, each preceded by '# <path>'. Takes the base unit URI from list_units. Larger than read_unit: use it only when configuration matters.",
+  title: "Unit file",
+  description: "A unit's file and drop-ins, when configuration matters.",
   params: z.strictObject({ uri: uriParam }),
   output: z.object({ fragment_path: z.string().nullable(), drop_in_paths: z.array(z.string()), text: z.string() }),
   risk_level: "low",

@@ -11,8 +11,8 @@ import { unitStateSchema, uriParam } from "./systemd-schemas.ts";
  */
 export const ReadUnit = defineReadOnlyAction({
   name: "ReadUnit",
-  title: "Read a unit's state",
-  description: "Returns the current state of one unit (description, load_state, active_state, sub_state, unit_file_state, main_pid, since) from its resource URI as listed by list_units. For the unit file use read_unit_definition.",
+  title: "Unit state",
+  description: "One unit's state by URI from list_units.",
   params: z.strictObject({ uri: uriParam }),
   output: unitStateSchema,
   risk_level: "low",

@@ -8,10 +8,10 @@ const pkg = z.object({ name: z.string(), summary: z.string(), installed_version:
 export default defineReadOnlyAction({
   name: "SearchPackages",
   title: "Search packages",
-  description: "Search the package index for packages whose name or summary matches all the words in query (apt-cache search on Debian/Ubuntu, dnf search on Fedora/RHEL); each hit says whether and which version is installed.",
+  description: "Search installable packages by words.",
   params: z.object({
     query: z.string().regex(/^[A-Za-z0-9+._ -]{1,128}$/, "words of letters, digits, space and + . _ -"),
-    names_only: z.boolean().default(false).describe("Match package names only"),
+    names_only: z.boolean().default(false),
     limit: z.number().int().min(1).max(500).default(50),
   }).strict(),
   output: z.object({ packages: z.array(pkg), total: z.number() }),

@@ -6,16 +6,13 @@ import { formatUnitUri } from "../../systemd/uri.ts";
 import type { ManagerRef } from "../../systemd/uri.ts";
 
 /** Optional `user` parameter: selects that user's manager instead of the system manager. */
-export const userParam = z.string().min(1).max(32).optional()
-  .describe("Login name whose user manager to query; omit for the system manager.");
+export const userParam = z.string().min(1).max(32).optional().describe("User manager");
 
 /** A unit argument: full name (nginx.service) or a bare name that gets .service. No globs. */
-export const unitParam = z.string().min(1).max(255)
-  .describe("Unit name, e.g. nginx.service or getty@tty1.service (a name without a suffix means .service). Literal, no globs.");
+export const unitParam = z.string().min(1).max(255).describe("No globs");
 
 /** A unit resource URI as returned by list_units. */
-export const uriParam = z.string().min(1).max(1024)
-  .describe("Unit resource URI as returned by list_units, e.g. systemd://system/unit/service/nginx");
+export const uriParam = z.string().min(1).max(1024);
 
 /** Compact unit state (core/systemd/payload.ts UnitState). */
 export const unitStateSchema = z.object({

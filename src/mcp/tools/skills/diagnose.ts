@@ -5,7 +5,7 @@ import { skillsTool } from "./skills-tool.ts";
 export const skillsDiagnoseTool = skillsTool({
   name: "skills_diagnose",
   title: "Diagnose skills",
-  description: "Why skills or skill tools are missing: gates off, invalid skills with their errors, roots, registry reachability.",
+  description: "Why skills or skill tools are missing.",
   input: SkillsDiagnoseInput,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
 });

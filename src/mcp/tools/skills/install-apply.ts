@@ -4,7 +4,7 @@ import { skillsTool } from "./skills-tool.ts";
 /** `skills_install_apply`: Install exactly what skills_install_plan showed: same arguments plus its confirm token. Never runs a script. */
 export const skillsInstallApplyTool = skillsTool({
   name: "skills_install_apply",
-  title: "Apply a skill install",
+  title: "Apply install",
   description: "Install exactly what skills_install_plan showed: same arguments plus its confirm token. Never runs a script.",
   input: SkillsInstallApplyInput.omit({ session: true }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },

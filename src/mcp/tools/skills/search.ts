@@ -5,7 +5,7 @@ import { skillsTool } from "./skills-tool.ts";
 export const skillsSearchTool = skillsTool({
   name: "skills_search",
   title: "Search skills",
-  description: "Search the host runbooks (skills) by words: ranked over name, description and body. Returns refs to read or route with.",
+  description: "Find runbooks (skills) by keywords.",
   input: SkillsSearchInput,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
 });

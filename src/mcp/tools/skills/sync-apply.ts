@@ -4,7 +4,7 @@ import { skillsTool } from "./skills-tool.ts";
 /** `skills_sync_apply`: Restore what skills_sync_plan showed: same arguments plus its confirm token. Never runs a script. */
 export const skillsSyncApplyTool = skillsTool({
   name: "skills_sync_apply",
-  title: "Apply a skill sync",
+  title: "Apply sync",
   description: "Restore what skills_sync_plan showed: same arguments plus its confirm token. Never runs a script.",
   input: SkillsSyncApplyInput.omit({ session: true }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },

@@ -1,0 +1,20 @@
+/**
+ * How the context cost of the tool surface is measured (issue 14), shared by bench/context-cost.ts and
+ * test/e2e/context-cost.test.ts so the budget the test enforces is the figure the bench prints.
+ */
+
+/** Budget of the default toolsets' model-visible tools/list, in bytes (issue 14). */
+export const CONTEXT_BUDGET_BYTES = 12 * 1024;
+
+/** The fields of a tools/list entry that a model reads; outputSchema and annotations are left out. */
+export interface ListedTool {
+  name: string;
+  title?: string | undefined;
+  description?: string | undefined;
+  inputSchema: unknown;
+}
+
+/** UTF-8 bytes of one tool's name, title, description and inputSchema, serialised as JSON. */
+export function modelVisibleBytes(t: ListedTool): number {
+  return Buffer.byteLength(JSON.stringify({ name: t.name, title: t.title, description: t.description, inputSchema: t.inputSchema }));
+}
