@@ -36,7 +36,7 @@ export default defineReadOnlyAction({
     unit: z.string().regex(/^[A-Za-z0-9:_.\\@-]{1,255}$/, "a unit name such as nginx.service").optional(),
     since: z.string().regex(/^[0-9A-Za-z :.+-]{1,64}$/, "a journalctl time such as -1h, today or 2026-01-31 12:00").optional(),
     priority: z.enum(PRIORITIES).optional().describe("Or more severe"),
-    grep: z.string().min(1).max(1024).optional().describe(`Substring, smart case, in the newest ${GREP_WINDOW}`),
+    grep: z.string().min(1).max(1024).optional().describe(`Substring, smart case; scans the newest ${GREP_WINDOW} entries`),
     limit: z.number().int().min(1).max(1000).default(100),
   }).strict(),
   output: z.object({ entries: z.array(entry), truncated: z.boolean() }),
