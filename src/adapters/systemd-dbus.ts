@@ -10,7 +10,7 @@
  * service fields. Definitions read FragmentPath + DropInPaths from the file system under `fileRoot`
  * (e.g. `/proc/<container pid 1>/root`). Jobs subscribe to JobRemoved before enqueueing and wait for it.
  */
-import { readFile } from "node:fs/promises";
+import { open } from "node:fs/promises";
 import type { MessageBus } from "@jellybrick/dbus-next";
 import { HostgateError } from "../core/errors.ts";
 import { unitObjectPath } from "../core/systemd/bus-path.ts";
@@ -220,13 +220,22 @@ export class DbusUnitManager implements UnitManager {
   private async readUnitFile(path: string): Promise<string> {
     if (!path.startsWith("/") || path.split("/").includes("..")) return `(refused: unexpected path ${JSON.stringify(path)})\n`;
     const root = this.opts.fileRoot.endsWith("/") ? this.opts.fileRoot.slice(0, -1) : this.opts.fileRoot;
+    let handle;
     try {
-      const buf = await readFile(root + path);
+      handle = await open(root + path, "r");
+      // A unit file or drop-in not readable by everyone (a 0600 drop-in is how secrets are kept out of
+      // world-readable units) is not shown: patterns would be all that stood between its values and the model
+      // (red team, issue 12, like logs.readable). Judged on the descriptor that is read.
+      const st = await handle.stat();
+      if ((st.mode & 0o004) === 0) return `(not shown: mode ${(st.mode & 0o7777).toString(8).padStart(4, "0")}, not readable by everyone; read it on the host)\n`;
+      const buf = await handle.readFile();
       const cut = buf.length > this.opts.maxFileBytes;
       return buf.subarray(0, this.opts.maxFileBytes).toString("utf8") + (cut ? `\n(truncated at ${this.opts.maxFileBytes} bytes)\n` : "");
     } catch (e) {
       const code = (e as { code?: unknown }).code;
       return `(unreadable: ${typeof code === "string" ? code : "error"})\n`;
+    } finally {
+      await handle?.close();
     }
   }
 

@@ -20,6 +20,8 @@ export interface KnownUnits {
   escaped: string;
   /** A secret value present in withDropIn's drop-in that must never be returned. */
   secret: string;
+  /** A value in a 0600 drop-in of withDropIn that no redaction pattern knows (real-file peers only). */
+  privateValue?: string;
   rootMount?: string;
 }
 
@@ -104,6 +106,14 @@ export function describeUnitManagerContract(name: string, setup: () => Promise<C
       for (const p of d.drop_in_paths) expect(d.text).toContain(`# ${p}\n`);
       expect(d.text).not.toContain(f.known.secret);
       expect(d.text).toContain("[redacted]");
+    });
+
+    it("route: a 0600 drop-in holding a value no pattern knows — not shown, its mode named (red team, issue 12)", async () => {
+      const d = await m.getDefinition(f.known.withDropIn);
+      const priv = d.drop_in_paths.find((p) => p.endsWith("/private.conf"));
+      if (priv === undefined || f.known.privateValue === undefined) return; // the mock manager has no files on disk
+      expect(d.text).not.toContain(f.known.privateValue);
+      expect(d.text).toContain(`# ${priv}\n(not shown: mode 0600`);
     });
 
     it("returns service status with ExecStart decoded", async () => {
