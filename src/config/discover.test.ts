@@ -77,6 +77,9 @@ describe("environment variables", () => {
     walk(root);
     // Constant names that only look like variables (not read from the environment).
     names.delete("HOSTGATE_ROOTS");
+    // Set by hostgate for the skill scripts it runs (app/skills/exec.ts), never read by hostgate: docs/skills.md.
+    names.delete("HOSTGATE_SKILL");
+    names.delete("HOSTGATE_SKILL_DIGEST");
     const listed = new Set(ENV_VARS.map((v) => v.name));
     const doc = readFileSync(join(root, "..", "docs", "configuration.md"), "utf8");
     for (const n of names) {
