@@ -20,6 +20,7 @@ export const ENV_VARS: readonly EnvVar[] = [
   { name: "HOSTGATE_RUNTIME_DIR", description: "Directory of the daemon's sockets (default /run/hostgate, or $XDG_RUNTIME_DIR/hostgate embedded)." },
   { name: "HOSTGATE_CONFIG_DIR", description: "Where the audit public key is pinned outside the state directory (default /etc/hostgate, or $XDG_CONFIG_HOME/hostgate embedded)." },
   { name: "HOSTGATE_ADMIN_SOCKET", description: "Admin socket `hostgate approve` / `reject` use when --socket is not given." },
+  { name: "HOSTGATE_CHECKPOINT_COPY", description: "Where the system daemon copies signed audit checkpoints (default /var/log/hostgate/audit-checkpoints.jsonl, append-only where the filesystem allows); tests point it at a temp file." },
   { name: "HOSTGATE_SOCAT", description: "socat binary used to reach vsock:// daemons (default socat on PATH)." },
   { name: "HOSTGATE_REQUIRE_PEERS", description: "Tests only: 1 turns a missing real peer (sshd, systemd, podman) into a failure instead of a loud skip." },
   { name: "XDG_CONFIG_HOME", description: "Base of the per-user configuration file ($XDG_CONFIG_HOME/hostgate/config.yaml; default ~/.config)." },
