@@ -1,5 +1,6 @@
-// `hostgate daemon install` for real: in a container booted with systemd (PID 1), with this checkout and the
-// host's node bind-mounted read-only at the same paths. The unit is written, verified, enabled and started;
+// `hostgate daemon install` for real: in a container booted with systemd (PID 1), with the host's node
+// bind-mounted read-only at its path and this checkout at /opt/hostgate (a fixed path: a checkout under /tmp
+// would be hidden from the service by the container's own /tmp, and one under /home or /root by ProtectHome). The unit is written, verified, enabled and started;
 // the agent socket answers a member of the hostgate group and refuses anyone else; `hostgate doctor` runs
 // against it; a plan is approved through the admin socket with `hostgate approve` on a pty and executed;
 // the vsock proxy unit forwards (through a Unix listener, since vsock cannot loop back here); uninstall
@@ -13,7 +14,9 @@ import { nspawnPrereqs, startNspawn, type NspawnPeer } from "../peers/nspawn.ts"
 import { REQUIRE_PEERS, waitFor } from "../peers/proc.ts";
 
 const ROOT = resolve(import.meta.dirname, "../..");
-const BIN = join(ROOT, "bin", "hostgate.js");
+/** Where the checkout appears inside the container, and the launcher there. */
+const MOUNT = "/opt/hostgate";
+const BIN = join(MOUNT, "bin", "hostgate.js");
 const NODE = "/usr/bin/node";
 const missing = nspawnPrereqs() ?? (existsSync(NODE) ? null : `the container needs node at ${NODE}`) ?? (existsSync(join(ROOT, "dist", "hostgate.js")) ? null : "no build in dist/ (npm run build)");
 if (missing && REQUIRE_PEERS) throw new Error(`service test: ${missing}`);
@@ -39,7 +42,7 @@ function call(user: string, socket: string, method: string, params?: unknown): {
 
 beforeAll(async () => {
   if (missing) return;
-  peer = await startNspawn({ nspawnArgs: [`--bind-ro=${NODE}`, `--bind-ro=${ROOT}`] });
+  peer = await startNspawn({ nspawnArgs: [`--bind-ro=${NODE}`, `--bind-ro=${ROOT}:${MOUNT}`] });
   for (const argv of [["useradd", "-m", "alice"], ["useradd", "-m", "bob"]]) expect(inside(argv).status).toBe(0);
 }, 120_000);
 
