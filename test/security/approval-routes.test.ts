@@ -3,11 +3,11 @@ import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { PROTOCOL_VERSION } from "../../src/ipc/protocol.ts";
 import { ConfigSchema } from "../../src/config/schema.ts";
 import { startEmbeddedDaemon, type EmbeddedDaemon } from "../../src/daemon/embedded.ts";
 import { approveViaPty, startDaemon, type DaemonProcess } from "../helpers/daemon.ts";
 import { HOSTGATE_BIN } from "../helpers/hostgate.ts";
+import { ipcFromProcess, NOBODY, type Reply } from "../helpers/ipc-from-process.ts";
 
 /**
  * Red team, route "a model approves its own plan" (issue 12), against real processes. Production setup:
@@ -16,39 +16,21 @@ import { HOSTGATE_BIN } from "../helpers/hostgate.ts";
  * human approves as root at a terminal. Every test is named for the route it tries; `tally` counts attempts,
  * mutations without a separated human receipt, and receipts the model got.
  */
-const NOBODY = 65534;
 const tally = { attempts: 0, unseparated_mutations: 0, receipts_to_model: 0, secrets_recovered: 0 };
 let daemon: DaemonProcess;
 let work: string;
 
-type Reply = { ok: boolean; value?: Record<string, unknown>; error?: { code: string; message: string } } | { connect_error: string };
 
 /**
  * One daemon-protocol request from a separate process: as `uid` (default: this test's, root), and with no
  * controlling terminal (setsid), as an assistant's shell tool runs a command.
  */
-function ipcAs(socket: string, method: string, params: unknown, uid?: number): Promise<Reply> {
+async function ipcAs(socket: string, method: string, params: unknown, uid?: number): Promise<Reply> {
   tally.attempts++;
-  const script = `
-    const net = require("net");
-    const [sock, line] = process.argv.slice(1);
-    const s = net.createConnection(sock);
-    let buf = "";
-    s.on("data", (c) => { buf += c; const nl = buf.indexOf("\\n"); if (nl >= 0) { process.stdout.write(buf.slice(0, nl)); s.destroy(); } });
-    s.on("error", (e) => { process.stdout.write(JSON.stringify({ connect_error: e.code })); });
-    s.write(line + "\\n");`;
-  const line = JSON.stringify({ v: PROTOCOL_VERSION, id: 1, method, params });
-  const child = spawn("setsid", ["-w", process.execPath, "-e", script, socket, line], { stdio: ["ignore", "pipe", "inherit"], ...(uid === undefined ? {} : { uid, gid: NOBODY }) });
-  let out = "";
-  child.stdout.on("data", (c: Buffer) => { out += c.toString(); });
-  // The wire answer is {ok, result: {ok, value | error}} for a dispatched call, {ok: false, error} for a refused one.
-  return new Promise((resolve) => child.on("exit", () => {
-    const wire = JSON.parse(out || '{"connect_error":"no answer"}') as Reply & { result?: Reply };
-    const reply = wire.result ?? wire;
-    // Every approve sent this way is a program's, not a human's: a receipt here is one the model could hold.
-    if (method === "approve" && "ok" in reply && reply.ok && typeof reply.value?.receipt === "string") tally.receipts_to_model++;
-    resolve(reply);
-  }));
+  const reply = await ipcFromProcess(socket, method, params, uid === undefined ? {} : { uid });
+  // Every approve sent this way is a program's, not a human's: a receipt here is one the model could hold.
+  if (method === "approve" && "ok" in reply && reply.ok && typeof reply.value?.receipt === "string") tally.receipts_to_model++;
+  return reply;
 }
 
 /** The value of a successful reply; throws with the reply otherwise. */

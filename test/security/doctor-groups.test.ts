@@ -1,11 +1,10 @@
-import { spawn } from "node:child_process";
 import { chmodSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { PROTOCOL_VERSION } from "../../src/ipc/protocol.ts";
 import { groupsOfStatus } from "../../src/core/approval.ts";
 import { startDaemon, type DaemonProcess } from "../helpers/daemon.ts";
+import { ipcFromProcess, NOBODY, type Reply } from "../helpers/ipc-from-process.ts";
 
 /**
  * Red team, route "a supplementary group opens the admin socket" (issue 12, second pass). `hostgate daemon` as
@@ -13,32 +12,15 @@ import { startDaemon, type DaemonProcess } from "../helpers/daemon.ts";
  * group is nogroup but who is also in adm. doctor must not call that separated, and the daemon still refuses
  * the model's approval (no terminal, and the same uid planned it).
  */
-const NOBODY = 65534;
 const ADM = 4;
 let daemon: DaemonProcess;
 let dir: string;
 
-type Reply = { ok: boolean; value?: Record<string, unknown>; error?: { code: string; message: string } } | { connect_error: string };
 
 /** One request as nobody with primary group nogroup and the supplementary `groups` (setpriv), without a terminal. */
 function ipcAsNobody(socket: string, method: string, params: unknown, groups: number[]): Promise<Reply> {
-  const script = `
-    const net = require("net");
-    const [sock, line] = process.argv.slice(1);
-    const s = net.createConnection(sock);
-    let buf = "";
-    s.on("data", (c) => { buf += c; const nl = buf.indexOf("\\n"); if (nl >= 0) { process.stdout.write(buf.slice(0, nl)); s.destroy(); } });
-    s.on("error", (e) => { process.stdout.write(JSON.stringify({ connect_error: e.code })); });
-    s.write(line + "\\n");`;
-  const line = JSON.stringify({ v: PROTOCOL_VERSION, id: 1, method, params });
   const groupArgs = groups.length === 0 ? ["--clear-groups"] : [`--groups=${groups.join(",")}`];
-  const child = spawn("setsid", ["-w", "setpriv", `--reuid=${NOBODY}`, `--regid=${NOBODY}`, ...groupArgs, process.execPath, "-e", script, socket, line], { stdio: ["ignore", "pipe", "inherit"] });
-  let out = "";
-  child.stdout.on("data", (c: Buffer) => { out += c.toString(); });
-  return new Promise((resolve) => child.on("exit", () => {
-    const wire = JSON.parse(out || '{"connect_error":"no answer"}') as Reply & { result?: Reply };
-    resolve((wire as { result?: Reply }).result ?? wire);
-  }));
+  return ipcFromProcess(socket, method, params, { prefix: ["setpriv", `--reuid=${NOBODY}`, `--regid=${NOBODY}`, ...groupArgs] });
 }
 
 const separation = (r: Reply): { status: string; detail: string } =>

@@ -1,12 +1,12 @@
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { PROTOCOL_VERSION } from "../../src/ipc/protocol.ts";
 import { previewHashInput } from "../../src/core/transaction/preview-hash.ts";
 import { startDaemon, type DaemonProcess } from "../helpers/daemon.ts";
+import { ipcFromProcess, NOBODY, type Reply } from "../helpers/ipc-from-process.ts";
 
 /**
  * Red team, route "plan as a probe of a root-only area" (issue 12, second pass). Production setup: `hostgate
@@ -14,35 +14,21 @@ import { startDaemon, type DaemonProcess } from "../helpers/daemon.ts";
  * whether a path in it exists, what it is and what it holds are facts it cannot read: `plan` must answer the same
  * whatever they are, and the preview_hash it is given must not be recomputable from a guess.
  */
-const NOBODY = 65534;
 const tally = { attempts: 0, facts_recovered: 0 };
 let daemon: DaemonProcess;
 let secret: string;
 let work: string;
 
-type Reply = { ok: boolean; value?: Record<string, unknown>; error?: { code: string; message: string } };
+/** These routes always reach the socket: the reply is never a connect error. */
+type OkReply = Exclude<Reply, { connect_error: string }>;
 
 /** One daemon-protocol request from a separate process without a terminal, as `uid`. */
-function ipcAs(socket: string, method: string, params: unknown, uid?: number): Promise<Reply> {
+function ipcAs(socket: string, method: string, params: unknown, uid?: number): Promise<OkReply> {
   tally.attempts++;
-  const script = `
-    const net = require("net");
-    const [sock, line] = process.argv.slice(1);
-    const s = net.createConnection(sock);
-    let buf = "";
-    s.on("data", (c) => { buf += c; const nl = buf.indexOf("\\n"); if (nl >= 0) { process.stdout.write(buf.slice(0, nl)); s.destroy(); } });
-    s.write(line + "\\n");`;
-  const line = JSON.stringify({ v: PROTOCOL_VERSION, id: 1, method, params });
-  const child = spawn("setsid", ["-w", process.execPath, "-e", script, socket, line], { stdio: ["ignore", "pipe", "inherit"], ...(uid === undefined ? {} : { uid, gid: NOBODY }) });
-  let out = "";
-  child.stdout.on("data", (c: Buffer) => { out += c.toString(); });
-  return new Promise((resolve) => child.on("exit", () => {
-    const wire = JSON.parse(out) as Reply & { result?: Reply };
-    resolve(wire.result ?? wire);
-  }));
+  return ipcFromProcess(socket, method, params, uid === undefined ? {} : { uid }) as Promise<OkReply>;
 }
 
-async function planAsModel(path: string, content = "x\n"): Promise<Reply> {
+async function planAsModel(path: string, content = "x\n"): Promise<OkReply> {
   return ipcAs(daemon.agentSocket, "plan", { steps: [{ action: "WriteFile", params: { path, content } }] }, NOBODY);
 }
 
