@@ -11,8 +11,11 @@ const missing = whichSync("tmux") === null ? "tmux is not installed (apt-get ins
 if (missing && REQUIRE_PEERS) throw new Error(missing);
 if (missing) console.warn(`SKIP setup-tty: ${missing}`);
 
-const server = `hg-setup-${process.pid}`;
-const tmux = (...args: string[]) => spawnSync("tmux", ["-L", server, ...args], { encoding: "utf8" });
+// One tmux server per test: kill-server returns before the old server is gone, and a new session on the same
+// socket name can reach the dying server ("server exited unexpectedly").
+let serverNo = 0;
+const server = (): string => `hg-setup-${process.pid}-${serverNo}`;
+const tmux = (...args: string[]) => spawnSync("tmux", ["-L", server(), ...args], { encoding: "utf8" });
 const screen = () => tmux("capture-pane", "-p", "-t", "wiz").stdout;
 
 async function waitScreen(re: RegExp): Promise<string> {
@@ -28,7 +31,7 @@ function start(env: Record<string, string | undefined>, cwd: string, exitFile: s
   if (r.status !== 0) throw new Error(`tmux new-session failed: ${r.stderr}`);
 }
 
-afterEach(() => { tmux("kill-server"); });
+afterEach(() => { tmux("kill-server"); serverNo++; });
 
 describe.skipIf(missing !== null)("hostgate setup in a terminal", () => {
   it("asks, shows the plan, writes the chosen client on confirmation", async () => {
