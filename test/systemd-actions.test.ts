@@ -46,6 +46,16 @@ describe("systemd catalogue", () => {
     expect(a).toEqual(b);
   });
 
+  it("read_unit_definition's provenance counts the Environment= value it redacted (newcomer report)", async () => {
+    const { queryAction } = await import("../src/app/query.ts");
+    const { hostEntry } = await import("../src/app/hosts.ts");
+    const r = await queryAction("ReadUnitDefinition", { uri: "systemd://system/unit/service/nginx" }, hostEntry({ ...ctx(), family: "debian" }, "local"));
+    if (!r.ok) throw new Error(r.error.message);
+    expect(r.value.data.text).toContain("NGINX_API_TOKEN=[redacted:unit_secret]");
+    expect(r.value.data).not.toHaveProperty("redactions");
+    expect(r.value.meta.redactions).toBe(1);
+  });
+
   it("list_unit_types, get_service_status, list_failed_units", async () => {
     const c = ctx();
     expect((await ListUnitTypes.run({}, c)).types.map((t) => t.type)).toEqual(["service", "timer", "socket", "target", "mount", "path"]);

@@ -246,7 +246,7 @@ export class DbusUnitManager implements UnitManager {
     const files = [...(fragment ? [fragment] : []), ...dropIns];
     const texts = await Promise.all(files.map((f) => this.readUnitFile(f)));
     const text = files.map((f, i) => `# ${f}\n${texts[i]!}`).join("\n");
-    return { fragment_path: fragment || null, drop_in_paths: dropIns, text: redactUnitText(text) };
+    return { fragment_path: fragment || null, drop_in_paths: dropIns, ...redactUnitText(text) };
   }
 
   private subscribe(): Promise<void> {

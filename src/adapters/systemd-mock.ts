@@ -84,7 +84,7 @@ export class MockUnitManager implements UnitManager {
     const parts: string[] = [];
     if (u.fragment_path !== null) parts.push(`# ${u.fragment_path}\n${u.text ?? ""}`);
     for (const p of dropIns) parts.push(`# ${p}\n${u.drop_ins![p]!}`);
-    return { fragment_path: u.fragment_path, drop_in_paths: dropIns, text: redactUnitText(parts.join("\n")) };
+    return { fragment_path: u.fragment_path, drop_in_paths: dropIns, ...redactUnitText(parts.join("\n")) };
   }
 
   private change(u: MockUnitSeed, active: string, sub: string, pid: number | null): void {

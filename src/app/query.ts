@@ -56,8 +56,13 @@ export async function queryAction(actionName: string, args: unknown, host: HostE
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => { reject(new HostgateError("timeout", `${actionName} did not finish within ${QUERY_TIMEOUT_MS / 1000} s.`, { hint: "Narrow the request (filters, limit) and try again." })); }, QUERY_TIMEOUT_MS);
     });
-    const raw: unknown = await Promise.race([action.run(parsed.data, ctx), timeout]).finally(() => { clearTimeout(timer); });
-    const { value: data, redactions } = redactDeep(raw);
+    // An action that redacts on its own reports its count through this call's context; the generic pass below
+    // then sees markers only, so provenance's `redactions` is the sum of both.
+    let ownRedactions = 0;
+    const callCtx = { ...ctx, redacted: (n: number) => { ownRedactions += n; } };
+    const raw: unknown = await Promise.race([action.run(parsed.data, callCtx), timeout]).finally(() => { clearTimeout(timer); });
+    const { value: data, redactions: generic } = redactDeep(raw);
+    const redactions = ownRedactions + generic;
     const bytes = utf8Length(JSON.stringify(data));
     if (bytes > LIMITS.answerBytes) {
       throw new HostgateError("answer_too_large", `The answer is ${bytes} bytes; the limit is ${LIMITS.answerBytes} bytes (1 MiB).`, {

@@ -134,9 +134,9 @@ describe("redactLines", () => {
 
   it("leaves lists without keys untouched, also a lone key-shaped line inside the window", () => {
     const lines = ["one", BODY[0]!, "two"];
-    expect(redactLines(lines)).toEqual({ lines, redactions: 0 });
+    expect(redactLines(lines)).toEqual({ lines, redactions: 0, per_line: [0, 0, 0] });
     const hex = ["a".repeat(64), "x", "f0".repeat(32)]; // SHA-256 digests at the edges are not key lines
-    expect(redactLines(hex)).toEqual({ lines: hex, redactions: 0 });
+    expect(redactLines(hex)).toEqual({ lines: hex, redactions: 0, per_line: [0, 0, 0] });
   });
 
   it("treats key-shaped lines at a window's edge as a key cut by the window (no BEGIN, no END in view)", () => {

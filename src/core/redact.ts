@@ -109,23 +109,24 @@ export function redactSecrets(text: string, opts: RedactOptions = {}): { text: s
  * Redacts a list of lines that is a window of a longer text (a log tail): private keys whose lines are split
  * over several elements (every line of a block becomes a marker, also a key cut by the window's edge), then
  * every line on its own. Used before any filter runs on the window, so a filter only ever sees redacted text.
+ * `per_line[i]` is how many secrets were replaced in line i (a caller that returns only some lines counts those).
  */
-export function redactLines(lines: readonly string[], opts: RedactOptions = {}): { lines: string[]; redactions: number } {
-  const count = { n: 0 };
+export function redactLines(lines: readonly string[], opts: RedactOptions = {}): { lines: string[]; redactions: number; per_line: number[] } {
+  const per_line = lines.map(() => 0);
   const out = [...lines];
   for (const s of findKeySpans(lines, true)) {
     for (let i = s.fromLine; i <= s.toLine; i++) {
       if (out[i] === marker("private_key")) continue;
       out[i] = marker("private_key");
-      count.n++;
+      per_line[i]!++;
     }
   }
   for (let i = 0; i < out.length; i++) {
     const r = redactSecrets(out[i]!, opts);
     out[i] = r.text;
-    count.n += r.redactions;
+    per_line[i]! += r.redactions;
   }
-  return { lines: out, redactions: count.n };
+  return { lines: out, redactions: per_line.reduce((a, b) => a + b, 0), per_line };
 }
 
 /**

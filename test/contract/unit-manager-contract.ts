@@ -105,7 +105,7 @@ export function describeUnitManagerContract(name: string, setup: () => Promise<C
       expect(d.text).toContain(`# ${d.fragment_path!}\n[Unit]`);
       for (const p of d.drop_in_paths) expect(d.text).toContain(`# ${p}\n`);
       expect(d.text).not.toContain(f.known.secret);
-      expect(d.text).toContain("[redacted]");
+      expect(d.text).toContain("[redacted:unit_secret]");
     });
 
     it("route: a 0600 drop-in holding a value no pattern knows — not shown, its mode named (red team, issue 12)", async () => {

@@ -44,3 +44,19 @@ describe("route: read_journal grep on a hidden password and a key logged line by
     for (const line of KEY.slice(1, 3)) expect(text).not.toContain(line.slice(0, 20));
   });
 });
+
+describe("provenance counts what read_journal redacted itself (newcomer report)", () => {
+  it("redactions equals the markers in the entries returned, through the query path", async () => {
+    const { queryAction } = await import("../../src/app/query.ts");
+    const { hostEntry } = await import("../../src/app/hosts.ts");
+    const host = hostEntry({ ...journal([]), family: "debian" }, "local");
+    const markers = (r: Awaited<ReturnType<typeof queryAction>>): number => (r.ok ? JSON.stringify(r.value.data).split("[redacted:").length - 1 : -1);
+    const all = await queryAction("ReadJournal", {}, host);
+    expect(all.ok && all.value.meta.redactions).toBe(5); // the password + the key's four lines
+    for (const grep of ["password", "start", "PRIVATE"]) {
+      const r = await queryAction("ReadJournal", { grep }, host);
+      expect(r.ok && r.value.meta.redactions, grep).toBe(markers(r));
+    }
+  });
+});
+

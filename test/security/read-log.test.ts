@@ -79,6 +79,21 @@ describe("route: grep as an oracle on redacted values", () => {
   });
 });
 
+describe("provenance counts what the action redacted itself (newcomer report)", () => {
+  const markers = (lines: string[]): number => lines.join("\n").split("[redacted:").length - 1;
+
+  it("redactions equals the markers in the lines returned, with and without grep", async () => {
+    for (const args of [{ path: `${dir}/app.log` }, { path: `${dir}/app.log`, grep: "password" }, { path: `${dir}/app.log`, lines: 1 }, { path: `${dir}/app.log`, grep: "PRIVATE KEY" }]) {
+      const r = await queryAction("ReadLogFile", args, hostEntry(ctx, "local"));
+      if (!r.ok) throw new Error(r.error.message);
+      const lines = (r.value.data as { lines: string[] }).lines;
+      expect(r.value.meta.redactions, JSON.stringify(args)).toBe(markers(lines));
+    }
+    const all = await queryAction("ReadLogFile", { path: `${dir}/app.log` }, hostEntry(ctx, "local"));
+    expect(all.ok && all.value.meta.redactions).toBe(6); // the password + the key's five lines
+  });
+});
+
 describe("route: root-only logs (logs.readable)", () => {
   const files = { root600: `${dir}/root-only.log`, adm640: `${dir}/adm.log`, world644: `${dir}/world.log` };
   beforeAll(() => {

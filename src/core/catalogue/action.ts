@@ -48,6 +48,12 @@ export interface ActionContext {
    * On those hosts every other port refuses (`unavailable`): only RunCommand runs remotely.
    */
   remote?: RemoteHost;
+  /**
+   * Set per call by the query path (app/query.ts): an action that redacts its answer itself (a log window
+   * redacted before its filter runs, a unit file) reports here how many secrets the answer it returns had
+   * replaced, so provenance's `redactions` counts them (the generic redaction after it sees only markers).
+   */
+  redacted?: (count: number) => void;
 }
 
 /** The judge's answer for one command on one remote host (risk engine + policy gate, core/policy/gate.ts). */

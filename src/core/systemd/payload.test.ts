@@ -10,12 +10,13 @@ describe("payload helpers", () => {
 
   it("redacts secrets and keeps the rest", () => {
     const text = "[Service]\nEnvironment=DB_PASSWORD=hunter2 MODE=prod\nEnvironment=\"API_TOKEN=x y\"\nSetCredential=db:secret\nExecStart=/bin/x --key-file /k\n";
-    const out = redactUnitText(text);
+    const { text: out, redactions } = redactUnitText(text);
+    expect(redactions).toBe(3);
     expect(out).not.toContain("hunter2");
     expect(out).not.toContain("db:secret");
-    expect(out).toContain("DB_PASSWORD=[redacted]");
+    expect(out).toContain("DB_PASSWORD=[redacted:unit_secret]");
     expect(out).toContain("MODE=prod");
-    expect(out).toContain("SetCredential=db:[redacted]");
+    expect(out).toContain("SetCredential=db:[redacted:unit_secret]");
     expect(out).toContain("ExecStart=/bin/x --key-file /k");
     expect(out).not.toContain("API_TOKEN=x");
   });

@@ -3,6 +3,8 @@
  * unit's identity lives in the URI, so the state payload does not repeat its name.
  */
 
+import { marker } from "../redact.ts";
+
 /** Compact runtime state of one unit (resource payload of systemd://…/unit/{type}/{name}). */
 export interface UnitState {
   /** Unit Description= (host-derived, untrusted). */
@@ -37,6 +39,8 @@ export interface UnitDefinition {
   drop_in_paths: string[];
   /** `# <path>` header followed by the file content, for the fragment then each drop-in; secrets redacted. */
   text: string;
+  /** How many values {@link redactUnitText} replaced in `text` (provenance's count; not part of the tool's answer). */
+  redactions: number;
 }
 
 /** One ExecStart= entry of a service (from the a(sasbttttuii) property). */
@@ -83,6 +87,9 @@ export function usecToIso(usec: bigint | number): string | null {
   return new Date(Number(n / 1000n)).toISOString();
 }
 
+/** The marker a redacted unit value becomes: the answer redactor's form, so it leaves it alone (core/redact.ts). */
+const UNIT_SECRET = marker("unit_secret");
+
 const SECRET_KEY_MARKERS = ["PASS", "SECRET", "TOKEN", "KEY", "CREDENTIAL", "AUTH"];
 
 function looksSecret(key: string): boolean {
@@ -93,16 +100,18 @@ function looksSecret(key: string): boolean {
 /**
  * Redacts secrets in unit-file text before it leaves the daemon: `SetCredential=`/`SetCredentialEncrypted=`
  * values, and `Environment=` assignments whose variable name contains PASS, SECRET, TOKEN, KEY, CREDENTIAL
- * or AUTH. Values become `[redacted]`. Line-by-line, linear.
+ * or AUTH. Values become `[redacted:unit_secret]`. Line-by-line, linear. Returns the text and how many values were replaced.
  */
-export function redactUnitText(text: string): string {
-  return text.split("\n").map((line) => {
+export function redactUnitText(text: string): { text: string; redactions: number } {
+  let redactions = 0;
+  const out = text.split("\n").map((line) => {
     const eq = line.indexOf("=");
     if (eq < 0) return line;
     const key = line.slice(0, eq).trim();
     if (key === "SetCredential" || key === "SetCredentialEncrypted") {
+      redactions++;
       const colon = line.indexOf(":", eq);
-      return colon < 0 ? `${line.slice(0, eq + 1)}[redacted]` : `${line.slice(0, colon + 1)}[redacted]`;
+      return colon < 0 ? `${line.slice(0, eq + 1)}${UNIT_SECRET}` : `${line.slice(0, colon + 1)}${UNIT_SECRET}`;
     }
     if (key !== "Environment") return line;
     const words = line.slice(eq + 1).split(" ");
@@ -111,7 +120,9 @@ export function redactUnitText(text: string): string {
       const inner = q ? w.slice(1) : w;
       const e = inner.indexOf("=");
       if (e <= 0 || !looksSecret(inner.slice(0, e))) return w;
-      return `${q}${inner.slice(0, e + 1)}[redacted]${q && w.endsWith("\"") ? "\"" : ""}`;
+      redactions++;
+      return `${q}${inner.slice(0, e + 1)}${UNIT_SECRET}${q && w.endsWith("\"") ? "\"" : ""}`;
     }).join(" ")}`;
   }).join("\n");
+  return { text: out, redactions };
 }

@@ -17,6 +17,8 @@ const entry = z.object({
   message: z.string(),
 });
 
+const output = z.object({ entries: z.array(entry), truncated: z.boolean() });
+
 /** Decodes journalctl's JSON MESSAGE, which is a byte array when the payload is not valid UTF-8. */
 function messageText(value: unknown): string {
   if (typeof value === "string") return value;
@@ -39,7 +41,7 @@ export default defineReadOnlyAction({
     grep: z.string().min(1).max(1024).optional().describe(`Substring, smart case; scans the newest ${GREP_WINDOW} entries`),
     limit: z.number().int().min(1).max(1000).default(100),
   }).strict(),
-  output: z.object({ entries: z.array(entry), truncated: z.boolean() }),
+  output,
   risk_level: "low",
   access: "read_only",
   families: "all",
@@ -93,16 +95,23 @@ export default defineReadOnlyAction({
     }
     // Redact the messages as one window (a private key logged line by line over several entries included).
     const parts = entries.map((e) => e.message.split("\n"));
-    const redacted = redactLines(parts.flat()).lines;
+    const redacted = redactLines(parts.flat());
+    const counts = new Map<z.infer<typeof entry>, number>();
     let at = 0;
     for (const [i, p] of parts.entries()) {
-      entries[i]!.message = redacted.slice(at, at + p.length).join("\n");
+      entries[i]!.message = redacted.lines.slice(at, at + p.length).join("\n");
+      counts.set(entries[i]!, redacted.per_line.slice(at, at + p.length).reduce((a, b) => a + b, 0));
       at += p.length;
     }
-    if (params.grep === undefined) return { entries, truncated: r.truncated };
+    // Provenance counts the secrets replaced in the entries returned (the generic pass after this sees markers only).
+    const answer = (kept: z.infer<typeof entry>[], truncated: boolean): z.infer<typeof output> => {
+      ctx.redacted?.(kept.reduce((n, e) => n + (counts.get(e) ?? 0), 0));
+      return { entries: kept, truncated };
+    };
+    if (params.grep === undefined) return answer(entries, r.truncated);
     const needle = params.grep;
     const smartCase = needle === needle.toLowerCase();
     const found = entries.filter((e) => (smartCase ? e.message.toLowerCase() : e.message).includes(needle));
-    return { entries: found.slice(-params.limit), truncated: r.truncated || found.length > params.limit };
+    return answer(found.slice(-params.limit), r.truncated || found.length > params.limit);
   },
 });

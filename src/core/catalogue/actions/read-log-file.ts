@@ -67,14 +67,18 @@ export default defineReadOnlyAction({
     } catch (err) {
       return uniform(err);
     }
-    let lines = tail.text.split("\n");
+    const lines = tail.text.split("\n");
     if (lines[lines.length - 1] === "") lines.pop();
     if (tail.startOffset > 0) lines.shift(); // the first line is probably cut
     // Redact the whole window first (keys split over lines included), then filter: a filter only ever sees
     // redacted text, so it cannot ask whether a hidden value starts with "L" (issue 12).
-    lines = redactLines(lines).lines;
-    if (params.grep !== undefined) lines = lines.filter((l) => l.includes(params.grep!));
-    const truncated = lines.length > params.lines;
-    return { path: real, lines: lines.slice(-params.lines), file_size_bytes: tail.size, truncated };
+    const r = redactLines(lines);
+    let kept = r.lines.map((text, i) => ({ text, redactions: r.per_line[i]! }));
+    if (params.grep !== undefined) kept = kept.filter((l) => l.text.includes(params.grep!));
+    const truncated = kept.length > params.lines;
+    kept = kept.slice(-params.lines);
+    // Provenance counts the secrets replaced in the lines returned (the generic pass after this sees markers only).
+    ctx.redacted?.(kept.reduce((n, l) => n + l.redactions, 0));
+    return { path: real, lines: kept.map((l) => l.text), file_size_bytes: tail.size, truncated };
   },
 });

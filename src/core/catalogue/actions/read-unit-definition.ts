@@ -22,6 +22,8 @@ export const ReadUnitDefinition = defineReadOnlyAction({
   host_derived: true,
   async run(p, ctx) {
     const u = parseUnitUri(p.uri);
-    return ctx.units.get(u.manager).getDefinition(u.unit);
+    const { redactions, ...definition } = await ctx.units.get(u.manager).getDefinition(u.unit);
+    ctx.redacted?.(redactions);
+    return definition;
   },
 });
