@@ -70,6 +70,24 @@ export function confirmationWord(tx: Pick<ShowResult, "risk_level" | "transactio
 }
 
 /**
+ * What approve prints about its witness, in the terms `hostgate audit verify --witness` answers in: intact
+ * (exit 0) only while the approval is the chain's newest entry; once anything is recorded after it (the
+ * execute, another plan) unanchored (exit 3) saying the witness matches, broken (exit 1) if the record up to it
+ * was cut or changed (core/audit/anchor.ts).
+ */
+export function witnessText(head: { seq: number; hash: string }): string {
+  const w = `${head.seq}:${head.hash}`;
+  return [
+    `Audit witness:    ${w}`,
+    `Keep it off this host. \`hostgate audit verify --witness ${w}\` checks that the audit chain still holds this`,
+    `approval (seq ${head.seq}): it answers intact (exit 0) while nothing newer is recorded; after the execute or any`,
+    `later entry, unanchored (exit 3) with "the witness at seq ${head.seq} matches" (newer entries need a newer`,
+    "witness: execute returns one as checkpoint); broken (exit 1) means the record was cut or changed.",
+    "",
+  ].join("\n");
+}
+
+/**
  * `hostgate approve <txid>`: a human, at a terminal, reads the exact preview and risk, confirms, and gets
  * the one-time receipt printed on stdout. Runs only on a TTY (a receipt is a human act, not a pipe's), and
  * talks only to the admin socket. `hostgate reject <txid>` refuses a plan.
@@ -125,7 +143,7 @@ export function registerApproveCommands(program: Command): void {
         }
         process.stdout.write(`\nApproval receipt: ${approved.value.receipt}\nExpires:          ${approved.value.expires_at} (single use)\nGive it to the assistant as approval_receipt for this transaction.\n`);
         // The chain head including this approval: whoever keeps it can later prove the record was not cut below it.
-        if (head) process.stdout.write(`Audit witness:    ${head.seq}:${head.hash}\nKeep it: \`hostgate audit verify --witness ${head.seq}:${head.hash}\` proves the audit chain still holds this approval.\n`);
+        if (head) process.stdout.write(witnessText(head));
       } finally {
         await admin.close();
       }

@@ -41,13 +41,16 @@ export function judgeAnchoring(result: VerifyResult, evidence: AnchorEvidence): 
   if (outside === 0) {
     return {
       status: "unanchored", reason: "no_outside_anchor", ...base,
-      detail: "no checkpoint from outside the state directory and no witness: entries could have been cut from the end without trace; configure audit.checkpoint_copy outside the state directory, or pass --witness seq:hash from an approval or execute result",
+      detail: "no checkpoint from outside the state directory and no witness: entries could have been cut from the end without trace; configure audit.checkpoint_copy outside the state directory, or pass --witness seq:hash, the newest you hold (from the last approval or execute result)",
     };
   }
   if (outside < result.last_seq) {
+    // Every witness was checked with the chain (a mismatch is `broken`), so the newest one held matches.
+    const witness = Math.max(0, ...evidence.witnesses.map((w) => w.seq));
+    const held = witness === 0 ? "" : `the witness at seq ${witness} matches (nothing up to it was cut or changed); `;
     return {
       status: "unanchored", reason: "head_not_anchored", ...base,
-      detail: `outside evidence reaches seq ${outside}; entries ${outside + 1}..${result.last_seq} are not covered by a checkpoint from outside the state directory or a witness`,
+      detail: `${held}outside evidence reaches seq ${outside}; entries ${outside + 1}..${result.last_seq} are newer and not covered by a checkpoint from outside the state directory or a witness (pass the newest witness you hold: the last execute result's checkpoint)`,
     };
   }
   return { ...result, anchored_seq: outside };
