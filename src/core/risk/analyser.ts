@@ -2,6 +2,7 @@ import type { Tree } from "web-tree-sitter";
 import { commandName } from "./command.ts";
 import { emit, type Ctx, type Scope } from "./context.ts";
 import { analyseText } from "./parse.ts";
+import { settleRuns } from "./fetched.ts";
 import type { Rule } from "./rule.ts";
 import { FOREIGN_SHELLS, SHELLS } from "./table.ts";
 import type { FoundCommand, Signal } from "./types.ts";
@@ -42,7 +43,7 @@ export interface Findings {
 export function analyse(text: string, parser: ShellParser, rules: RuleBook, interpreter: string): Findings {
   const ctx: Ctx = {
     parser, rules, input: text, ascii: !/[^\x00-\x7f]/.test(text), signals: [], seen: new Set(), commands: [],
-    nodes: 0, nesting: 0, parses: 0, parsedChars: 0, words: 0, cmds: 0, complex: false,
+    nodes: 0, nesting: 0, parses: 0, parsedChars: 0, words: 0, cmds: 0, complex: false, fetched: new Map(), runs: [],
   };
   const scope: Scope = { depth: 0, origin: null, vars: new Map(), cwd: undefined, written: new Map(), functions: new Set(), via: [] };
   const shell = commandName(interpreter || "bash");
@@ -53,6 +54,7 @@ export function analyse(text: string, parser: ShellParser, rules: RuleBook, inte
     // A shell with another grammar: what bash's grammar finds still counts, but the line stays at least high.
     if (FOREIGN_SHELLS.has(shell)) emit(ctx, scope, "foreign_shell", null, shell);
     analyseText(text, ctx, scope);
+    settleRuns(ctx);
   }
   return { signals: ctx.signals, commands: ctx.commands };
 }

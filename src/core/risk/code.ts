@@ -6,6 +6,7 @@ import type { SyntaxNode as Node } from "./syntax.ts";
 import { DOWNLOADERS, TRANSFORMERS } from "./table.ts";
 import { resolveWord, staticOutput, type Arg } from "./words.ts";
 import { commandName } from "./command.ts";
+import { noteRun } from "./fetched.ts";
 
 /** Code reaching a shell: words that become code, standard input, sourced files. */
 
@@ -50,6 +51,7 @@ export function stdinCode(cmd: Cmd, ctx: Ctx, scope: Scope, readable: boolean): 
     return;
   }
   if (s.kind === "file") {
+    noteRun(ctx, scope, cmd.node, s.arg, "feeds a shell or interpreter the file");
     if (s.arg.subs.length > 0) { sourceFile(s.arg, ctx, scope, cmd); return; }
     const written = scope.written.get(normalisePath(s.arg.text, scope.cwd));
     if (readable && written !== undefined) analyseCode(written, ctx, scope, cmd);
@@ -67,6 +69,8 @@ export function stdinCode(cmd: Cmd, ctx: Ctx, scope: Scope, readable: boolean): 
   if (!c && s.fromNode) compound.push(s.fromNode);
   for (; c && upstream.length < 64; c = c.stdin.kind === "pipe" ? c.stdin.from : null) {
     upstream.push(c);
+    if (c.name === "cat") for (const a of c.args) if (!a.text.startsWith("-")) noteRun(ctx, scope, cmd.node, a, "pipes into a shell or interpreter the file");
+    if (c.stdin.kind === "file" && c.name === "cat") noteRun(ctx, scope, cmd.node, c.stdin.arg, "pipes into a shell or interpreter the file");
     if (c.stdin.kind === "pipe" && !c.stdin.from && c.stdin.fromNode) compound.push(c.stdin.fromNode);
   }
   const names = upstream.map((u) => u.name);
@@ -88,6 +92,7 @@ export function stdinCode(cmd: Cmd, ctx: Ctx, scope: Scope, readable: boolean): 
 /** `source FILE` / `sh FILE`: a script written earlier in the line is analysed, a process substitution judged, anything else `runs_script`. */
 export function sourceFile(file: Arg | undefined, ctx: Ctx, scope: Scope, at: Cmd): void {
   if (!file) { emit(ctx, scope, "opaque_code", at.node, "nothing to source"); return; }
+  if (file.subs.length === 0) noteRun(ctx, scope, at.node, file, at.name === "source" || at.name === "." ? "sources" : "runs the script", at.name === "source" || at.name === "." ? "both" : "file");
   const sub = file.subs.length === 1 && file.subs[0]!.type === "process_substitution" ? file.subs[0]! : null;
   const out = sub ? staticOutput(sub, lookupIn(scope)) : null;
   if (out !== null) { analyseCode(out, ctx, scope, at); return; }

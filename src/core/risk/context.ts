@@ -2,6 +2,7 @@ import type { SyntaxNode as Node } from "./syntax.ts";
 import type { Cmd } from "./command.ts";
 import type { RuleBook, ShellParser } from "./analyser.ts";
 import type { FoundCommand, Signal, Span } from "./types.ts";
+import type { FileRun } from "./fetched.ts";
 
 /** Mutable state of one analysis (one input line, all nested parses). */
 export interface Ctx {
@@ -19,6 +20,10 @@ export interface Ctx {
   words: number;
   cmds: number;
   complex: boolean;
+  /** Files downloaders wrote in this line (fetched.ts), by key, with who wrote them. */
+  fetched: Map<string, string>;
+  /** Files the line runs, matched against `fetched` when the analysis ends. */
+  runs: FileRun[];
 }
 
 /** Lexical state: what the shell knows at this point of the line. Subshells get a copy. */

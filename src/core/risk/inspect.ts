@@ -4,6 +4,7 @@ import { analyseCode } from "./parse.ts";
 import { emit, spanOf, tooComplex, type Ctx, type Scope } from "./context.ts";
 import { codeFromArgs } from "./code.ts";
 import { fileWrites } from "./effects.ts";
+import { noteFetched, noteRun, packageFiles } from "./fetched.ts";
 import { LIMITS } from "./limits.ts";
 import { normalisePath } from "./paths.ts";
 import type { Rule } from "./rule.ts";
@@ -48,6 +49,11 @@ export function inspect(cmd: Cmd, ctx: Ctx, scope: Scope): void {
   ctx.words += cmd.args.length + 1;
   if (ctx.words > LIMITS.maxWords) { tooComplex(ctx, scope, cmd.node, `more than ${LIMITS.maxWords} words in commands`); return; }
   const a0 = cmd.argv0;
+  if (!cmd.synthetic) {
+    noteRun(ctx, scope, cmd.node, a0, "runs", "path");
+    for (const f of packageFiles(cmd)) noteRun(ctx, scope, cmd.node, f, "installs the package");
+    noteFetched(cmd, ctx);
+  }
   if (a0.nonAscii) {
     record(cmd, ctx, scope, true);
     emit(ctx, scope, "non_ascii_command_word", cmd.node);

@@ -4,6 +4,7 @@ import { emit, type Ctx, type Scope } from "../context.ts";
 import { hasFlag, parseOptions, type OptionSpec } from "../options.ts";
 import { FOREIGN_SHELLS } from "../table.ts";
 import { literalArg } from "../words.ts";
+import { noteRun } from "../fetched.ts";
 
 /** Carriers for shells, interpreters and the programs that hand a shell its code (su, at, ssh). */
 
@@ -33,6 +34,7 @@ export function interpreter(cmd: Cmd, ctx: Ctx, scope: Scope): void {
   const keys = [...p.flags.keys()];
   if (p.operands.length === 0 && keys.length > 0 && keys.every((k) => ["-V", "--version", "-v", "-h", "--help"].includes(k))) return;
   const code = keys.some((k) => ["-c", "-e", "-m", "--eval", "--execute", "-E"].includes(k));
+  if (!code && p.operands[0]) noteRun(ctx, scope, cmd.node, p.operands[0], `runs with ${cmd.name} the script`);
   if (code || p.operands.length > 0) { emit(ctx, scope, "interpreter_code", cmd.node, cmd.name); return; }
   stdinCode(cmd, ctx, scope, false);
   emit(ctx, scope, "interpreter_code", cmd.node, cmd.name);

@@ -1,0 +1,169 @@
+import type { Cmd } from "./command.ts";
+import { emit, type Ctx, type Scope } from "./context.ts";
+import { sourceKinds } from "./code.ts";
+import { fileWrites } from "./effects.ts";
+import { normalisePath } from "./paths.ts";
+import { programOf } from "./programs/index.ts";
+import type { SyntaxNode as Node } from "./syntax.ts";
+import { DOWNLOADERS } from "./table.ts";
+import type { Arg } from "./words.ts";
+
+/**
+ * Download, then run: `curl -o /tmp/a URL; bash /tmp/a` is `curl URL | sh` in two steps. Within one line the
+ * engine remembers every file a downloader writes (its output options and redirections, `curl -O`/`wget`'s
+ * remote name, a file written by a later pipeline stage, a copy of such a file) and every file the line runs
+ * (as a program, a script for a shell or interpreter, `source`, a shell's standard input, a package to install).
+ * When the analysis ends, a run of a downloaded file is `download_to_interpreter` (critical). The match ignores
+ * order, since loops and functions can run a file before the text that fetches it.
+ */
+
+/** One file the line runs: its key (see fileKey), or a bare name looked up in PATH, and where to report it. */
+export interface FileRun {
+  key: string;
+  bare: boolean;
+  display: string;
+  how: string;
+  scope: Scope;
+  node: Node;
+}
+
+/** Directories a bare command name is found in on common PATHs (a download into one of them shadows the program). */
+const PATH_DIRS = ["/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin", "~/bin", "~/.local/bin", "/snap/bin"];
+
+/** How a file is named across the line: its normalised path, or for a path built at run time its display form. */
+export function fileKey(a: Arg, cwd: string | undefined): string {
+  return a.dynamic ? `?${a.display}` : normalisePath(a.text, cwd);
+}
+
+/**
+ * Records that the line runs file `a` (`how` says in what way: "runs", "sources", "installs"…). `lookup` says how
+ * a name without a slash is found: as a file in the working directory, in PATH (a command name), or both (`source`).
+ */
+export function noteRun(ctx: Ctx, scope: Scope, node: Node, a: Arg, how: string, lookup: "file" | "path" | "both" = "file"): void {
+  if (a.text === "" && !a.dynamic) return;
+  const bare = !a.dynamic && !a.text.includes("/");
+  if (bare && lookup !== "file") ctx.runs.push({ key: a.text, bare: true, display: a.display, how, scope, node });
+  if (!bare || lookup !== "path") ctx.runs.push({ key: fileKey(a, scope.cwd), bare: false, display: a.display, how, scope, node });
+}
+
+/** Programs that copy or unpack a file's content into the files they write (a copy of a download is a download). */
+const COPIERS = new Set(["tar", "bsdtar", "unzip", "7z", "7za", "cp", "mv", "install", "ln", "cat", "dd", "rsync", "tee", "gunzip", "gzip", "zcat", "xz", "unxz", "bunzip2", "base64", "sponge"]);
+
+/** The URL operands of a downloader: their last path segment is the file `curl -O` and `wget` write. */
+function remoteNames(cmd: Cmd): string[] {
+  const out: string[] = [];
+  for (const a of cmd.args) {
+    const m = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*(\/[^?#]*)?/i.exec(a.text);
+    if (!m) continue;
+    const last = (m[1] ?? "").split("/").pop() ?? "";
+    out.push(last === "" ? "index.html" : last);
+  }
+  return out;
+}
+
+/** Files curl and wget name after the URL: `curl -O`/`--remote-name`, and wget without `-O` (into `-P DIR`). */
+function namedAfterUrl(cmd: Cmd): string[] {
+  const p = programOf(cmd);
+  const given = (short: string, long: RegExp): boolean =>
+    (p?.flags.has(short) ?? false) || cmd.args.some((a) => long.test(a.text) || (new RegExp(`^-[a-zA-Z0-9#]*${short.slice(1)}[a-zA-Z0-9#]*$`).test(a.text) && !a.text.startsWith("--")));
+  if (cmd.name === "curl") {
+    if (!given("-O", /^--remote-name(-all)?$/)) return [];
+    const dir = p?.flags.get("--output-dir")?.[0]?.text;
+    return remoteNames(cmd).map((n) => (dir ? `${dir}/${n}` : n));
+  }
+  if (cmd.name === "wget") {
+    if (p?.flags.has("--output-document")) return [];
+    const dir = p?.flags.get("--directory-prefix")?.[0]?.text;
+    return remoteNames(cmd).map((n) => (dir ? `${dir}/${n}` : n));
+  }
+  return [];
+}
+
+/** True when what `cmd` writes comes from the network: it is a downloader, or one feeds it (pipe, substitution). */
+function fromNetwork(cmd: Cmd, ctx: Ctx): boolean {
+  if (DOWNLOADERS.has(cmd.name)) return true;
+  for (let c: Cmd | null = cmd, n = 0; c && n < 64; n++) {
+    if (DOWNLOADERS.has(c.name)) return true;
+    if (sourceKinds([...c.args, c.argv0].flatMap((a) => a.subs)).download) return true;
+    if (c.stdin.kind === "file" && ctx.fetched.has(fileKey(c.stdin.arg, c.cwd))) return true;
+    if (c.stdin.kind === "pipe" && !c.stdin.from && c.stdin.fromNode && sourceKinds([c.stdin.fromNode]).download) return true;
+    c = c.stdin.kind === "pipe" ? c.stdin.from : null;
+  }
+  return false;
+}
+
+/** Remembers the files `cmd` fills with downloaded content (called for every simple command, in order). */
+export function noteFetched(cmd: Cmd, ctx: Ctx): void {
+  const by = DOWNLOADERS.has(cmd.name) ? cmd.name : null;
+  const network = fromNetwork(cmd, ctx);
+  const copied = !network && COPIERS.has(cmd.name) && cmd.args.some((a) => !a.text.startsWith("-") && ctx.fetched.has(fileKey(a, cmd.cwd)));
+  if (!network && !copied) return;
+  const what = by ? `${by} downloaded` : copied ? `${cmd.name} copied from a download` : `${cmd.name} wrote from a download`;
+  for (const w of fileWrites(cmd)) ctx.fetched.set(fileKey(w, cmd.cwd), what);
+  for (const n of namedAfterUrl(cmd)) ctx.fetched.set(normalisePath(n, cmd.cwd), what);
+  // An archive from the network unpacks files nobody has seen: everything below where it unpacks counts.
+  const into = extractsInto(cmd);
+  if (into !== null) ctx.fetched.set(`${normalisePath(into, cmd.cwd)}/**`, what.replace(/ (downloaded|copied from a download|wrote from a download)$/, " unpacked from a download"));
+  // cp/mv/install into a directory: the file keeps its name there.
+  if (copied && (cmd.name === "cp" || cmd.name === "mv" || cmd.name === "install")) {
+    const ops = cmd.args.filter((a) => !a.text.startsWith("-"));
+    const dest = ops[ops.length - 1];
+    for (const src of ops.slice(0, -1)) {
+      if (dest && !dest.dynamic && ctx.fetched.has(fileKey(src, cmd.cwd))) ctx.fetched.set(normalisePath(`${dest.text}/${src.text.split("/").pop()}`, cmd.cwd), what);
+    }
+  }
+}
+
+/** Where an extracting tar/unzip/7z unpacks (`-C`, `--directory`, `-d`, `-o`; `.` by default), or null when it does not extract. */
+function extractsInto(cmd: Cmd): string | null {
+  const t = cmd.args.map((a) => a.text);
+  const after = (re: RegExp): string | undefined => {
+    for (let i = 0; i < t.length; i++) {
+      const m = re.exec(t[i]!);
+      if (m) return m[1] || t[i + 1];
+    }
+    return undefined;
+  };
+  if (cmd.name === "tar" || cmd.name === "bsdtar") {
+    if (!(/^-?[a-zA-Z]*x/.test(t[0] ?? "") || t.some((x) => /^(-[a-zA-Z]*x[a-zA-Z]*|--extract|--get)$/.test(x)))) return null;
+    return after(/^(?:-C|--directory=?|--dir=?)(.*)$/) ?? ".";
+  }
+  if (cmd.name === "unzip") return after(/^-d(.*)$/) ?? ".";
+  if (cmd.name === "7z" || cmd.name === "7za") return t[0] === "x" || t[0] === "e" ? after(/^-o(.+)$/) ?? "." : null;
+  return null;
+}
+
+/** Package files installed by a package manager run their maintainer scripts (as root): they are runs too. */
+export function packageFiles(cmd: Cmd): Arg[] {
+  const ops = cmd.args.filter((a) => !a.text.startsWith("-"));
+  switch (cmd.name) {
+    case "dpkg":
+      return cmd.args.some((a) => /^(-[a-zA-Z]*i|--install)$/.test(a.text)) ? ops : [];
+    case "rpm":
+      return cmd.args.some((a) => /^(-[a-zA-Z]*[iUF]|--install|--upgrade|--freshen)/.test(a.text)) ? ops : [];
+    case "apt": case "apt-get": case "dnf": case "yum": case "zypper": case "pip": case "pip3": case "npm": case "pnpm": case "yarn":
+      return ["install", "reinstall", "localinstall", "in", "i", "add"].includes(ops[0]?.text ?? "") ? ops.slice(1).filter((a) => a.text.includes("/") || /\.(deb|rpm|whl|tgz|tar\.gz|zip)$/.test(a.text)) : [];
+    default:
+      return [];
+  }
+}
+
+/** The unpacked-archive entry (`DIR/**`) whose tree holds `key`, if any (`.` holds every relative path). */
+function unpackedUnder(ctx: Ctx, key: string): string | undefined {
+  for (const k of ctx.fetched.keys()) {
+    if (!k.endsWith("/**")) continue;
+    const dir = k.slice(0, -3);
+    if (dir === "." ? !/^[/~?]/.test(key) : key.startsWith(dir === "/" ? "/" : `${dir}/`)) return k;
+  }
+  return undefined;
+}
+
+/** At the end of an analysis: every run of a file some downloader wrote is remote code execution. */
+export function settleRuns(ctx: Ctx): void {
+  if (ctx.fetched.size === 0 || ctx.complex) return;
+  for (const r of ctx.runs) {
+    const hit = r.bare ? PATH_DIRS.map((d) => `${d}/${r.key}`).find((k) => ctx.fetched.has(k)) : ctx.fetched.has(r.key) ? r.key : unpackedUnder(ctx, r.key);
+    if (hit === undefined) continue;
+    emit(ctx, r.scope, "download_to_interpreter", r.node, `${r.how} ${r.display}, which ${ctx.fetched.get(hit)} earlier in the line`);
+  }
+}
