@@ -219,6 +219,20 @@ const CASES: Record<string, [string, string, Want][]> = {
     ["download a script to look at it", "curl -o a.sh https://x.example/a && less a.sh", "allow"],
     ["unpack a download and list it", "curl -sL https://x.example/a.tgz | tar xz -C ./vendor && ls ./vendor", "allow"],
   ],
+  "find per-file deletes (third pass)": [
+    ["routine cleanup: matched files under the working directory", "find . -name '*.pyc' -exec rm {} +", "allow"],
+    ["routine cleanup: matched directories under the working directory", "find . -type d -name __pycache__ -exec rm -rf {} +", "allow"],
+    ["no name test: every file below the working directory", "find . -exec rm -rf {} +", "high"],
+    ["a name test that matches every name", "find . -name '*' -exec rm {} +", "high"],
+    ["a negated name test", "find . ! -name '*.c' -exec rm {} +", "high"],
+    ["an alternative without the name test", "find . -name '*.o' -o -type f -exec rm {} +", "high"],
+    ["the start is only known at run time", "find \"$D\" -name '*.pyc' -exec rm {} +", "high"],
+    ["from the root, no filter", "find / -exec rm -rf {} +", "deny"],
+    ["from the root, with a name filter", "find / -name '*.pyc' -exec rm {} +", "deny"],
+    ["the working directory is the root", "cd / && find . -name '*.pyc' -exec rm {} +", "deny"],
+    ["find -delete with no name test", "find . -delete", "high"],
+    ["find -delete with a name test", "find . -name '*.o' -delete", "allow"],
+  ],
 };
 
 /** Found and not fixed in this pass (docs/risk.md "Known gaps"): each would be at least high. */

@@ -22,7 +22,7 @@ export type Stdin =
  * One simple command as the rules see it, after wrapper removal. `name` is the normalised command name
  * (basename, quotes and escapes removed); `args` are the words after it. `everyPathUnder` is set when the
  * command is applied to every file below its operands (find -exec, fd -x); `unknownOperands` when more
- * operands arrive at run time (xargs).
+ * operands arrive at run time (xargs); `nameFiltered` when find picks those files by a name test.
  */
 export interface Cmd {
   name: string;
@@ -35,6 +35,8 @@ export interface Cmd {
   node: Node;
   cwd: string | undefined;
   everyPathUnder: boolean;
+  /** With everyPathUnder: find selects the files by a real name test (`-name '*.pyc'`), not every file. */
+  nameFiltered?: boolean;
   unknownOperands: boolean;
   /** Set for the pseudo-command that carries a compound statement's redirects. */
   synthetic: boolean;

@@ -3,6 +3,7 @@ import type { Ctx, Scope } from "../context.ts";
 import { inspect } from "../inspect.ts";
 import { parseOptions, type OptionSpec } from "../options.ts";
 import { literalArg, type Arg } from "../words.ts";
+import { findNameFiltered } from "../rules/util.ts";
 
 /** Carriers that run a command on every file below their start paths (find -exec, fd -x). */
 
@@ -12,16 +13,18 @@ export function findExec(cmd: Cmd, ctx: Ctx, scope: Scope): void {
   let i = 0;
   while (i < args.length && !/^[-(!]/.test(args[i]!.text)) starts.push(args[i++]!);
   if (starts.length === 0) starts.push(literalArg("."));
+  const exprStart = i;
   for (; i < args.length; i++) {
     const t = args[i]!.text;
     if (t !== "-exec" && t !== "-execdir" && t !== "-ok" && t !== "-okdir") continue;
+    const nameFiltered = findNameFiltered(args.slice(exprStart, i));
     const argv: Arg[] = [];
     for (i++; i < args.length && args[i]!.text !== ";" && args[i]!.text !== "+"; i++) argv.push(args[i]!);
     if (argv.length === 0) continue;
     for (const start of starts.slice(0, 4)) {
       const replaced = argv.map((a) => (a.text.includes("{}") ? { ...a, text: a.text.replace(/\{\}/g, start.text), dynamic: a.dynamic || start.dynamic } : a));
       if (!argv.some((a) => a.text.includes("{}"))) replaced.push(start);
-      inspect(innerCmd(cmd, replaced, { everyPathUnder: true, stdin: { kind: "none" } }), ctx, scope);
+      inspect(innerCmd(cmd, replaced, { everyPathUnder: true, nameFiltered, stdin: { kind: "none" } }), ctx, scope);
     }
   }
 }

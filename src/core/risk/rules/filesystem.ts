@@ -3,7 +3,8 @@ import { fileWrites } from "../effects.ts";
 import { deletionSeverity, isBlockDevice, isSystemPath, normalisePath, writeSeverity } from "../paths.ts";
 import { programOf } from "../programs/index.ts";
 import type { Rule } from "../rule.ts";
-import { SPECS, operands, recursive, targetPath } from "./util.ts";
+import { SPECS, findNameFiltered, operands, recursive, targetPath } from "./util.ts";
+import { literalArg, type Arg } from "../words.ts";
 
 const rmTargets = (cmd: Cmd): string[] => operands(cmd, SPECS.rm).map((a) => targetPath(cmd, a));
 const isRecursiveRm = (cmd: Cmd): boolean => recursive(cmd, SPECS.rm);
@@ -64,9 +65,13 @@ export const FILESYSTEM_RULES: readonly Rule[] = [
     id: "delete_unresolved_target", severity: "high",
     reason: "recursive delete whose target is only known at run time or is the whole working directory",
     commands: ["rm"],
+    // find . -name '*.pyc' -exec rm {} + removes the matching files below the working directory, not all of it.
     test: (cmd) => isRecursiveRm(cmd) && (cmd.unknownOperands || operands(cmd, SPECS.rm).some((a) =>
-      a.dynamic || (cmd.cwd === undefined && /^(\*|\.\*|\.|\.\.|\.\/\*|\.\.\/.*)$/.test(a.text)))),
-    examples: { match: ["rm -rf \"${BUILD_DIR:?}/out\"", "rm -rf *", "find . | xargs rm -rf"], noMatch: ["rm -rf ./build", "rm \"$f\""] },
+      a.dynamic || (cmd.cwd === undefined && !cmd.nameFiltered && /^(\*|\.\*|\.|\.\.|\.\/\*|\.\.\/.*)$/.test(a.text)))),
+    examples: {
+      match: ["rm -rf \"${BUILD_DIR:?}/out\"", "rm -rf *", "find . | xargs rm -rf", "find . -exec rm -rf {} +", "find . -name '*' -exec rm {} +", "find . ! -name '*.c' -exec rm {} +", "find . -name '*.o' -o -type f -exec rm {} +"],
+      noMatch: ["rm -rf ./build", "rm \"$f\"", "find . -name '*.pyc' -exec rm {} +", "find . -type d -name __pycache__ -exec rm -rf {} +"],
+    },
   },
   {
     id: "delete_system_file", severity: "critical",
@@ -149,6 +154,14 @@ export const FILESYSTEM_RULES: readonly Rule[] = [
     examples: { match: ["find / -name '*.log' -delete", "find /etc -delete"], noMatch: ["find ./tmp -name '*.o' -delete", "find / -name x"] },
   },
   {
+    id: "find_delete_everything", severity: "high",
+    reason: "find -delete with no name test removes everything below a directory the engine cannot pin down (like rm -rf)",
+    commands: ["find"],
+    test: (cmd) => cmd.args.some((a) => a.text === "-delete") && !findNameFiltered(findExpression(cmd))
+      && findStartArgs(cmd).some((a) => a.dynamic || (cmd.cwd === undefined && !/^[/~]/.test(a.text) && /^(\.|\.\.|\.\/|\.\.\/.*)?$/.test(a.text.replace(/\/$/, "")))),
+    examples: { match: ["find . -delete", "find -delete", "find \"$D\" -delete", "find . -name '*' -delete"], noMatch: ["find . -name '*.o' -delete", "find ./tmp -delete", "cd /srv/x && find . -delete"] },
+  },
+  {
     id: "find_delete", severity: "medium",
     reason: "find -delete removes every match",
     commands: ["find"],
@@ -162,6 +175,19 @@ function mvSources(cmd: Cmd): string[] {
   const p = optionsOf(cmd, MV);
   const ops = p.operands.map((a) => targetPath(cmd, a));
   return p.flags.has("-t") || p.flags.has("--target-directory") ? ops : ops.slice(0, -1);
+}
+
+/** find's start paths as words (`.` when none is given). */
+function findStartArgs(cmd: Cmd): Arg[] {
+  const i = cmd.args.findIndex((a) => /^[-(!]/.test(a.text));
+  const starts = i < 0 ? cmd.args : cmd.args.slice(0, i);
+  return starts.length ? starts : [literalArg(".")];
+}
+
+/** find's expression: the words after the start paths. */
+function findExpression(cmd: Cmd): Arg[] {
+  const i = cmd.args.findIndex((a) => /^[-(!]/.test(a.text));
+  return i < 0 ? [] : cmd.args.slice(i);
 }
 
 function findStarts(cmd: Cmd): string[] {

@@ -7,6 +7,9 @@ import type { Arg } from "../words.ts";
 /** Commands whose arguments are text, not files: naming a secret path there reads nothing. */
 const TEXT_ONLY = new Set(["echo", "printf", "grep", "egrep", "fgrep", "rg", "ag", "ack", "git", "test", "[", "[[", "logger", "which", "type", "ls", "stat", "file", "namei", "getfacl", "lsattr", "chmod", "chown", "chgrp", "touch", "du"]);
 
+/** Programs that remove the files they are given without reading them (run per file by find -exec, they read nothing). */
+const REMOVERS = new Set(["rm", "rmdir", "unlink"]);
+
 /** The paths a word may name: its text, and for run-time parts (`/proc/$$/environ`) the form with `*` there. */
 const paths = (a: Arg): string[] =>
   a.dynamic ? [pathInArg(a.text), pathInArg(a.display.replace(/\$\{[^}]*\}|\$\((…|\(…\))\)|\$[A-Za-z_$#?!@*0-9][A-Za-z0-9_]*/g, "*"))] : [pathInArg(a.text)];
@@ -35,7 +38,7 @@ const secretPath = (cmd: Cmd, p: string): boolean => {
   const n = normalisePath(p, cmd.cwd);
   if (HISTORY.test(n) && SEARCHERS.has(cmd.name)) return false;
   // find -exec cat {} / fd -x cat: the reader gets every file below the start path.
-  return isSecretPath(n) || (TREE_READERS.has(cmd.name) && isSecretDir(n)) || (cmd.everyPathUnder && !TEXT_ONLY.has(cmd.name) && treeHoldsSecrets(n));
+  return isSecretPath(n) || (TREE_READERS.has(cmd.name) && isSecretDir(n)) || (cmd.everyPathUnder && !TEXT_ONLY.has(cmd.name) && !REMOVERS.has(cmd.name) && treeHoldsSecrets(n));
 };
 
 /** Commands that print secrets whatever their file arguments (getent shadow, kubectl secret data, gpg secret keys). */

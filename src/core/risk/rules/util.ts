@@ -30,3 +30,25 @@ export function operands(cmd: Cmd, spec: OptionSpec): Arg[] {
 export function subcommand(cmd: Cmd, spec: OptionSpec = { posix: true }): string {
   return optionsOf(cmd, spec).operands[0]?.text ?? "";
 }
+
+/** find's tests that select files by name or path. */
+const NAME_TESTS = new Set(["-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename", "-regex", "-iregex"]);
+
+/**
+ * True when find's expression (the words before `-exec`) picks files by a name test that does not match every
+ * name: at least one `-name PATTERN` (or -path, -regex…) with a literal character besides `*`, `?`, `.`, none
+ * negated (`!`, `-not`) and no alternative (`-o`, `-or`, `,`) that could match without it.
+ */
+export function findNameFiltered(expr: readonly Arg[]): boolean {
+  let named = false;
+  for (let i = 0; i < expr.length; i++) {
+    const t = expr[i]!.text;
+    if (t === "-o" || t === "-or" || t === ",") return false;
+    if (!NAME_TESTS.has(t)) continue;
+    const prev = expr[i - 1]?.text;
+    const pattern = expr[i + 1];
+    if (prev === "!" || prev === "-not" || !pattern || pattern.dynamic || /^[*?.\[\]^$+]*$/.test(pattern.text)) return false;
+    named = true;
+  }
+  return named;
+}
