@@ -1,6 +1,7 @@
 import { optionsOf, type Cmd } from "../command.ts";
 import { emit, type Ctx, type Scope } from "../context.ts";
 import type { OptionSpec } from "../options.ts";
+import { scanAwk } from "../awk.ts";
 import { analyseCode } from "../parse.ts";
 import { scanSed } from "../sed.ts";
 import type { Arg } from "../words.ts";
@@ -10,17 +11,42 @@ import type { Arg } from "../words.ts";
 const AWK_OPTS: OptionSpec = { shortArgs: "fvFil", longArgs: ["file", "assign", "field-separator", "include", "load", "source"] };
 
 /**
- * awk programs can run commands (`system()`, `| getline`, `print | "cmd"`): a program built at run time is opaque
- * code; a literal one that pipes or calls system() is code in an interpreter the engine does not analyse.
+ * awk programs can run commands (`system()`, `| getline`, `print | "cmd"`). A program file or a program built at
+ * run time is code the engine cannot read; in a literal program each command string is analysed as shell code
+ * (awk hands it to `sh -c`), with the parts only known at run time as an unknown word. `awk_runs_command` (rules/
+ * code-exec.ts) reports the commands the engine could not read in full.
  */
 export function awkProgram(cmd: Cmd, ctx: Ctx, scope: Scope): void {
-  const p = optionsOf(cmd, AWK_OPTS);
-  const programs = [...valueAfter(cmd, ["--source"]), ...(p.flags.has("-f") || p.flags.has("--file") ? [] : p.operands.slice(0, 1))];
-  if (p.flags.has("-f") || p.flags.has("--file")) emit(ctx, scope, "interpreter_code", cmd.node, "an awk program file");
+  const { programs, fromFile } = awkPrograms(cmd);
+  if (fromFile) emit(ctx, scope, "interpreter_code", cmd.node, "an awk program file");
   for (const prog of programs) {
-    if (prog.dynamic) emit(ctx, scope, "opaque_code", cmd.node, "an awk program built at run time");
-    else if (/\bsystem\s*\(|\|\s*getline|\bprint[^;}]*\|/.test(prog.text)) emit(ctx, scope, "interpreter_code", cmd.node, "an awk program that runs commands");
+    if (prog.dynamic) { emit(ctx, scope, "opaque_code", cmd.node, "an awk program built at run time"); continue; }
+    for (const c of scanAwk(prog.text, awkAssignments(cmd)).commands) analyseCode(c.text, ctx, scope, cmd);
   }
+}
+
+/**
+ * The program texts of an awk command line: gawk's `-e`/`--source` values and, unless a program file is given
+ * (`-f`), the first operand. `fromFile` is set when (part of) the program comes from a file.
+ */
+export function awkPrograms(cmd: Cmd): { programs: Arg[]; fromFile: boolean } {
+  const p = optionsOf(cmd, AWK_OPTS);
+  const fromFile = p.flags.has("-f") || p.flags.has("--file") || cmd.args.some((a) => /^(-f.|--file=|--exec|-E$)/.test(a.text));
+  const attached = cmd.args.filter((a) => /^--source=/.test(a.text)).map((a) => ({ ...a, text: a.text.slice(9) }));
+  return { programs: [...valueAfter(cmd, ["--source", "-e"]), ...attached, ...(fromFile ? [] : p.operands.slice(0, 1))], fromFile };
+}
+
+/** `-v name=value` / `--assign=name=value` given to awk with a value known now: variables the program starts with. */
+export function awkAssignments(cmd: Cmd): Map<string, string> {
+  const out = new Map<string, string>();
+  const a = cmd.args;
+  for (let i = 0; i < a.length; i++) {
+    const t = a[i]!.text;
+    const v = t === "-v" || t === "--assign" ? a[++i] : /^(-v|--assign=)./.test(t) ? { ...a[i]!, text: t.replace(/^(-v|--assign=)/, "") } : undefined;
+    const eq = v?.text.indexOf("=") ?? -1;
+    if (v && eq > 0 && !v.dynamic) out.set(v.text.slice(0, eq), v.text.slice(eq + 1));
+  }
+  return out;
 }
 
 const SED_OPTS: OptionSpec = { shortArgs: "efl", longArgs: ["expression", "file", "line-length"] };

@@ -4,6 +4,8 @@ import { optionValues } from "../programs/index.ts";
 import type { Rule } from "../rule.ts";
 import { systemdRun } from "./options.ts";
 import { scanSed } from "../sed.ts";
+import { scanAwk } from "../awk.ts";
+import { awkAssignments, awkPrograms } from "../carriers/text-programs.ts";
 import { SHELLS } from "../table.ts";
 
 const SED: OptionSpec = { shortArgs: "efl", longArgs: ["expression", "file", "line-length"] };
@@ -14,13 +16,13 @@ const sedScripts = (cmd: Cmd): string[] => {
   return s;
 };
 
-const AWK: OptionSpec = { shortArgs: "fvFil", longArgs: ["file", "assign", "field-separator", "include", "load", "exec"] };
-const awkProgram = (cmd: Cmd): string | null => {
-  const p = optionsOf(cmd, AWK);
-  if (hasFlag(p, "-f", "--file", "--exec", "--include", "--load", "-i", "-l")) return null;
-  return p.operands[0]?.text ?? "";
-};
+/** awk program text of a command line joined (for the pipe-to-shell rule), and gawk's library loads other than inplace. */
+const awkText = (cmd: Cmd): string => awkPrograms(cmd).programs.map((p) => p.text).join("\n");
 const awkPipes = (prog: string): string[] => [...prog.matchAll(/\|&?\s*"([^"]*)"/g)].map((m) => m[1]!.trim());
+const awkLibraries = (cmd: Cmd): boolean => cmd.args.some((a, i) => {
+  const v = /^(-i|-l|--include|--load)$/.test(a.text) ? cmd.args[i + 1]?.text : /^(-[il]|--include=|--load=)(.+)$/.exec(a.text)?.[2];
+  return v !== undefined && v !== "inplace";
+});
 
 const GIT_GLOBAL: OptionSpec = { posix: true, shortArgs: "Cc", longArgs: ["git-dir", "work-tree", "namespace", "config-env", "super-prefix", "exec-path", "list-cmds", "attr-source"] };
 /** git configuration keys whose value is a program git runs (git-config(1)). */
@@ -53,18 +55,26 @@ export const CODE_EXEC_RULES: readonly Rule[] = [
     id: "awk_pipe_to_shell", severity: "critical",
     reason: "awk pipes its output into a shell, which runs it",
     commands: ["awk", "gawk", "mawk", "nawk", "busybox"],
-    test: (cmd) => awkPipes(awkProgram(cmd) ?? "").some((c) => SHELLS.has(c.split(/\s+/)[0]!.replace(/^.*\//, ""))),
+    test: (cmd) => awkPipes(awkText(cmd)).some((c) => SHELLS.has(c.split(/\s+/)[0]!.replace(/^.*\//, ""))),
     examples: { match: ["awk '{print | \"sh\"}' cmds.txt", "awk '{print |& \"/bin/bash\"}'"], noMatch: ["awk '{print $1}'", "awk '{print | \"sort\"}'"] },
   },
   {
     id: "awk_runs_command", severity: "high",
-    reason: "awk runs commands (system(), pipes, getline from a command) or loads a program file",
+    reason: "awk runs a shell command the engine cannot read in full (built from input at run time, or in a program file or library)",
     commands: ["awk", "gawk", "mawk", "nawk"],
     test: (cmd) => {
-      const prog = awkProgram(cmd);
-      return prog === null || /\bsystem\s*\(/.test(prog) || awkPipes(prog).length > 0 || /"[^"]*"\s*\|\s*getline/.test(prog);
+      const { programs, fromFile } = awkPrograms(cmd);
+      const vars = awkAssignments(cmd);
+      return fromFile || awkLibraries(cmd) || programs.some((p) => {
+        if (p.dynamic) return true;
+        const scan = scanAwk(p.text, vars);
+        return scan.unreadable || scan.loadsCode || scan.commands.some((c) => c.dynamic);
+      });
     },
-    examples: { match: ["awk 'BEGIN{system(\"rm -rf /var/tmp/cache\")}'", "awk -f prog.awk x", "awk 'BEGIN{\"id\" | getline x}'"], noMatch: ["awk '{print $1}'", "awk -F: '{print $1}' /etc/passwd"] },
+    examples: {
+      match: ["awk '{system(\"rm -rf \" $1)}' list.txt", "awk -f prog.awk x", "awk '{ \"cat \" $2 | getline x }'", "awk '{print | $3}'", "awk -v c=\"$C\" 'BEGIN{system(c)}'", "awk '@load \"x\"; {print}'", "gawk -l ./evil.so '{print}'"],
+      noMatch: ["awk '{print $1}'", "awk -F: '{print $1}' /etc/passwd", "awk '$0 ~ /a|b/ {print}'", "awk 'BEGIN{system(\"date\")}'", "awk '{print | \"sort -u\"}'", "awk -v c=date 'BEGIN{system(c)}'", "awk 'BEGIN{c=\"uptime\"; c | getline x; print x}'", "gawk -i inplace '{sub(/a/,\"b\")}1' f"],
+    },
   },
   {
     id: "search_preprocessor", severity: "high",
