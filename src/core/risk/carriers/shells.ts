@@ -5,6 +5,8 @@ import { hasFlag, parseOptions, type OptionSpec } from "../options.ts";
 import { FOREIGN_SHELLS } from "../table.ts";
 import { literalArg } from "../words.ts";
 import { noteRun } from "../fetched.ts";
+import { embeddedShell } from "../interp-exec.ts";
+import { analyseCode } from "../parse.ts";
 
 /** Carriers for shells, interpreters and the programs that hand a shell its code (su, at, ssh). */
 
@@ -27,6 +29,7 @@ export function shell(cmd: Cmd, ctx: Ctx, scope: Scope): void {
 
 /** Another interpreter (python, perl, node…): any program it is given is `interpreter_code`; version/help only is nothing. */
 export function interpreter(cmd: Cmd, ctx: Ctx, scope: Scope): void {
+  embeddedCommands(cmd, ctx, scope);
   const subs = cmd.args.flatMap((a) => a.subs);
   const kinds = sourceKinds(subs);
   if (kinds.download) { emit(ctx, scope, "download_to_interpreter", cmd.node); return; }
@@ -38,6 +41,14 @@ export function interpreter(cmd: Cmd, ctx: Ctx, scope: Scope): void {
   if (code || p.operands.length > 0) { emit(ctx, scope, "interpreter_code", cmd.node, cmd.name); return; }
   stdinCode(cmd, ctx, scope, false);
   emit(ctx, scope, "interpreter_code", cmd.node, cmd.name);
+}
+
+/** Shell commands a one-liner or here-document hands to system()/exec (interp-exec.ts) are judged as shell code too. */
+function embeddedCommands(cmd: Cmd, ctx: Ctx, scope: Scope): void {
+  const texts = cmd.args.filter((a) => !a.dynamic && /[("'`{|/!]/.test(a.text)).map((a) => a.text);
+  if (cmd.stdin.kind === "heredoc") texts.push(cmd.stdin.body);
+  if (cmd.stdin.kind === "herestring" && !cmd.stdin.arg.dynamic) texts.push(cmd.stdin.arg.text);
+  for (const t of texts) for (const line of embeddedShell(cmd.name, t)) analyseCode(line, ctx, scope, cmd);
 }
 
 /** at/batch run the job they read on standard input (or from -f FILE) later, in a shell. */

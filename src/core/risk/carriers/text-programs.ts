@@ -14,7 +14,7 @@ const AWK_OPTS: OptionSpec = { shortArgs: "fvFil", longArgs: ["file", "assign", 
  * awk programs can run commands (`system()`, `| getline`, `print | "cmd"`). A program file or a program built at
  * run time is code the engine cannot read; in a literal program each command string is analysed as shell code
  * (awk hands it to `sh -c`), with the parts only known at run time as an unknown word. `awk_runs_command` (rules/
- * code-exec.ts) reports the commands the engine could not read in full.
+ * code-exec.ts, high) marks every awk that runs commands at all: awk is a text tool (corpus R110).
  */
 export function awkProgram(cmd: Cmd, ctx: Ctx, scope: Scope): void {
   const { programs, fromFile } = awkPrograms(cmd);

@@ -60,7 +60,7 @@ export const CODE_EXEC_RULES: readonly Rule[] = [
   },
   {
     id: "awk_runs_command", severity: "high",
-    reason: "awk runs a shell command the engine cannot read in full (built from input at run time, or in a program file or library)",
+    reason: "awk, a text tool, runs shell commands (system(), print | cmd, cmd | getline) or loads a program file or library; what a literal command does is judged as well",
     commands: ["awk", "gawk", "mawk", "nawk"],
     test: (cmd) => {
       const { programs, fromFile } = awkPrograms(cmd);
@@ -68,12 +68,12 @@ export const CODE_EXEC_RULES: readonly Rule[] = [
       return fromFile || awkLibraries(cmd) || programs.some((p) => {
         if (p.dynamic) return true;
         const scan = scanAwk(p.text, vars);
-        return scan.unreadable || scan.loadsCode || scan.commands.some((c) => c.dynamic);
+        return scan.unreadable || scan.loadsCode || scan.commands.length > 0;
       });
     },
     examples: {
-      match: ["awk '{system(\"rm -rf \" $1)}' list.txt", "awk -f prog.awk x", "awk '{ \"cat \" $2 | getline x }'", "awk '{print | $3}'", "awk -v c=\"$C\" 'BEGIN{system(c)}'", "awk '@load \"x\"; {print}'", "gawk -l ./evil.so '{print}'"],
-      noMatch: ["awk '{print $1}'", "awk -F: '{print $1}' /etc/passwd", "awk '$0 ~ /a|b/ {print}'", "awk 'BEGIN{system(\"date\")}'", "awk '{print | \"sort -u\"}'", "awk -v c=date 'BEGIN{system(c)}'", "awk 'BEGIN{c=\"uptime\"; c | getline x; print x}'", "gawk -i inplace '{sub(/a/,\"b\")}1' f"],
+      match: ["awk 'BEGIN{system(\"rm -rf /var/tmp/cache\")}'", "awk '{system(\"rm -rf \" $1)}' list.txt", "awk -f prog.awk x", "awk '{ \"cat \" $2 | getline x }'", "awk '{print | $3}'", "awk -v c=\"$C\" 'BEGIN{system(c)}'", "awk '@load \"x\"; {print}'", "gawk -l ./evil.so '{print}'", "awk 'BEGIN{\"id\" | getline x}'"],
+      noMatch: ["awk '{print $1}'", "awk -F: '{print $1}' /etc/passwd", "awk '$0 ~ /a|b/ {print}'", "awk '{print \"a|b\"}'", "gawk -i inplace '{sub(/a/,\"b\")}1' f"],
     },
   },
   {
