@@ -1,10 +1,11 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { toNodeHandler } from "@modelcontextprotocol/node";
-import { createMcpHandler, isLegacyRequest, WebStandardStreamableHTTPServerTransport, type McpHttpHandler, type Server } from "@modelcontextprotocol/server";
+import { classifyInboundRequest, createMcpHandler, type Server } from "@modelcontextprotocol/server";
 import { tokenEquals } from "../../ipc/server.ts";
-import { checkEnvelope, PARSE_ERROR, rpcError, type EnvelopeError } from "./envelope.ts";
+import { checkEnvelope, PARSE_ERROR, rpcError } from "./envelope.ts";
 import { hostAllowed, isLoopbackBind, originAllowed } from "./host-guard.ts";
+import { serveLegacyPost, writeJson } from "./http-exchange.ts";
+import { serveWithHandler } from "./http-web.ts";
 
 /** Settings of the Streamable HTTP endpoint (config `server.*`). */
 export interface HttpOptions {
@@ -22,11 +23,10 @@ const DISCARD_GRACE_MS = 5_000;
 /** The MCP endpoint path. */
 export const MCP_PATH = "/mcp";
 
-function sendJson(res: ServerResponse, status: number, body: EnvelopeError | Record<string, unknown>, headers: Record<string, string> = {}): void {
-  if (res.headersSent) return;
-  const text = JSON.stringify(body);
-  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text), ...headers });
-  res.end(text);
+/** A request header as an optional field of the SDK's classifier input (absent when the header is). */
+function header<K extends string>(req: IncomingMessage, name: string, key: K): Partial<Record<K, string>> {
+  const value = req.headers[name];
+  return typeof value === "string" ? { [key]: value } as Partial<Record<K, string>> : {};
 }
 
 
@@ -39,7 +39,7 @@ function readBody(req: IncomingMessage, res: ServerResponse, limit: number): Pro
   // Answer at once, then discard (not buffer) whatever the client is still sending, and cut the connection
   // if it keeps going: the client can read the 413 instead of seeing a reset mid-upload.
   const tooLarge = (): void => {
-    sendJson(res, 413, rpcError(null, -32600, `Request body larger than ${limit} bytes (server.max_body_bytes).`));
+    writeJson(res, 413, rpcError(null, -32600, `Request body larger than ${limit} bytes (server.max_body_bytes).`));
     req.removeAllListeners("data");
     req.resume();
     setTimeout(() => { if (!req.complete) req.socket.destroy(); }, DISCARD_GRACE_MS).unref();
@@ -68,25 +68,6 @@ function readBody(req: IncomingMessage, res: ServerResponse, limit: number): Pro
 }
 
 /**
- * 2025-era requests served statelessly, a fresh server per request as the SDK's own fallback does, but
- * answered with one JSON body instead of an SSE stream: hostgate's tools send no notification before their
- * result, and the stream cost more CPU than the call itself (bench/front-cost.ts).
- */
-function legacyJsonHandler(factory: () => Server, maxRequestBodySize: number): McpHttpHandler["fetch"] {
-  return async (request, options) => {
-    const server = factory();
-    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true, maxRequestBodySize });
-    await server.connect(transport);
-    try {
-      return await transport.handleRequest(request, options?.parsedBody === undefined ? {} : { parsedBody: options.parsedBody });
-    } finally {
-      void transport.close().catch(() => undefined);
-      void server.close().catch(() => undefined);
-    }
-  };
-}
-
-/**
  * Starts the Streamable HTTP endpoint. Before the SDK sees a request: path, Host and Origin are checked
  * (403 naming the setting to change), the bearer token when configured (401), the body size (413), the
  * content type (415), JSON parse (-32700) and the envelope (-32600/-32602, batches refused whole). The SDK's
@@ -99,47 +80,37 @@ export async function startHttpServer(factory: () => Server, opts: HttpOptions):
     throw new Error(`Refusing to listen on ${opts.host} without a bearer token: set server.token in the config or HOSTGATE_HTTP_TOKEN, and list the names clients use in server.allowed_hosts.`);
   }
   const modern = createMcpHandler(() => factory(), { legacy: "reject", responseMode: "json", maxRequestBodySize: opts.max_body_bytes });
-  const legacy = legacyJsonHandler(factory, opts.max_body_bytes);
-  const mcp: McpHttpHandler = {
-    notify: modern.notify,
-    bus: modern.bus,
-    close: () => modern.close(),
-    fetch: async (request, options) => (request.method === "POST" && await isLegacyRequest(request, options?.parsedBody, { maxRequestBodySize: opts.max_body_bytes })
-      ? legacy(request, options)
-      : modern.fetch(request, options)),
-  };
-  const handle = toNodeHandler(mcp);
   const server = createServer((req, res) => {
     void (async () => {
       const url = new URL(req.url ?? "/", "http://placeholder");
       const hosts = req.headersDistinct.host ?? [];
       if (hosts.length !== 1 || !hostAllowed(hosts[0], opts.allowed_hosts)) {
-        sendJson(res, 403, rpcError(null, -32600, `Host header ${JSON.stringify(hosts.join(", "))} is not allowed (DNS-rebinding protection). Add the name clients use to server.allowed_hosts.`));
+        writeJson(res, 403, rpcError(null, -32600, `Host header ${JSON.stringify(hosts.join(", "))} is not allowed (DNS-rebinding protection). Add the name clients use to server.allowed_hosts.`));
         return;
       }
       if (!originAllowed(req.headersDistinct.origin, opts.allowed_origins)) {
-        sendJson(res, 403, rpcError(null, -32600, `Origin ${JSON.stringify((req.headersDistinct.origin ?? []).join(", "))} is not allowed. Add it to server.allowed_origins.`));
+        writeJson(res, 403, rpcError(null, -32600, `Origin ${JSON.stringify((req.headersDistinct.origin ?? []).join(", "))} is not allowed. Add it to server.allowed_origins.`));
         return;
       }
       if (url.pathname !== MCP_PATH) {
-        sendJson(res, 404, { error: `Not found. The MCP endpoint is ${MCP_PATH}.` });
+        writeJson(res, 404, { error: `Not found. The MCP endpoint is ${MCP_PATH}.` });
         return;
       }
       if (opts.token) {
         const auth = req.headers.authorization ?? "";
         const presented = /^bearer\s+/i.test(auth) ? auth.replace(/^bearer\s+/i, "") : "";
         if (!tokenEquals(presented, opts.token)) {
-          sendJson(res, 401, rpcError(null, -32600, "Missing or wrong bearer token: send Authorization: Bearer <server.token>."), { "www-authenticate": 'Bearer realm="hostgate"' });
+          writeJson(res, 401, rpcError(null, -32600, "Missing or wrong bearer token: send Authorization: Bearer <server.token>."), { "www-authenticate": 'Bearer realm="hostgate"' });
           return;
         }
       }
       if (req.method !== "POST") {
-        await handle(req, res);
+        await serveWithHandler(req, res, modern, undefined);
         return;
       }
       const contentType = (req.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
       if (contentType !== "application/json") {
-        sendJson(res, 415, rpcError(null, -32600, "Content-Type must be application/json."));
+        writeJson(res, 415, rpcError(null, -32600, "Content-Type must be application/json."));
         return;
       }
       const body = await readBody(req, res, opts.max_body_bytes);
@@ -148,18 +119,27 @@ export async function startHttpServer(factory: () => Server, opts: HttpOptions):
       try {
         parsed = JSON.parse(body);
       } catch {
-        sendJson(res, 400, rpcError(null, PARSE_ERROR, "Parse error: the body is not valid JSON."));
+        writeJson(res, 400, rpcError(null, PARSE_ERROR, "Parse error: the body is not valid JSON."));
         return;
       }
       const problem = checkEnvelope(parsed);
       if (problem) {
-        sendJson(res, 400, problem);
+        writeJson(res, 400, problem);
         return;
       }
-      await handle(req, res, parsed);
+      // The SDK's own era classifier (the one createMcpHandler routes by), from the parsed body and headers.
+      const route = classifyInboundRequest({
+        httpMethod: "POST",
+        body: parsed,
+        ...header(req, "mcp-protocol-version", "protocolVersionHeader"),
+        ...header(req, "mcp-method", "mcpMethodHeader"),
+        ...header(req, "mcp-name", "mcpNameHeader"),
+      });
+      if (route.kind === "legacy") await serveLegacyPost(req, res, parsed, factory);
+      else await serveWithHandler(req, res, modern, parsed);
     })().catch((err: unknown) => {
       process.stderr.write(`hostgate: HTTP request failed: ${(err as Error).message}\n`);
-      sendJson(res, 500, rpcError(null, -32603, "Internal error."));
+      writeJson(res, 500, rpcError(null, -32603, "Internal error."));
     });
   });
   server.requestTimeout = 120_000;
@@ -173,7 +153,7 @@ export async function startHttpServer(factory: () => Server, opts: HttpOptions):
     url: `http://${hostForUrl}:${port}${MCP_PATH}`,
     port,
     close: async () => {
-      await mcp.close();
+      await modern.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => { resolve(); }));
     },
