@@ -2,8 +2,10 @@
  * Per-call cost and memory of the MCP fronts (issue 14). Prints one JSON object:
  * - cpu_us_per_call: CPU time (user + system, from /proc/<pid>/stat) the server process spends per
  *   tools/call get_load, over stdio and over Streamable HTTP (stateless: one POST per call on a kept-alive
- *   connection, as clients' fetch does), and their ratio
- *   (target: HTTP ≤ 2× stdio);
+ *   connection, as clients' fetch does), and their ratio (target: HTTP ≤ 2× stdio). HTTP is measured for a
+ *   2025-era request (`http`: no per-request envelope, served by hostgate's Node-native path) and a 2026-07-28
+ *   one (`http_2026`: MCP-Protocol-Version/Mcp-Method/Mcp-Name headers and the `_meta` envelope, served by
+ *   the SDK's handler); every answer is checked to be a get_load result, so a fast error cannot pass for a call;
  * - rss_mb: resident memory of `hostgate mcp` after 2,000 mixed calls (get_memory_usage, get_disk_usage,
  *   list_processes, get_system_info, list_units, plan_command), started through the launcher (shebang flags)
  *   and as `node bin/hostgate.js` (target: ≤ 90 MB either way).
@@ -63,11 +65,13 @@ class StdioFront {
 
 /** One kept-alive connection, as MCP clients (fetch) use. */
 const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-function post(port: number, body: string): Promise<void> {
+function post(port: number, body: string, headers: Record<string, string> = {}): Promise<void> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: "127.0.0.1", port, path: "/mcp", method: "POST", agent, headers: { "content-type": "application/json", accept: "application/json, text/event-stream" } }, (res) => {
-      res.resume();
-      res.on("end", resolve);
+    const req = request({ host: "127.0.0.1", port, path: "/mcp", method: "POST", agent, headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers } }, (res) => {
+      let text = "";
+      res.setEncoding("utf8");
+      res.on("data", (c: string) => { text += c; });
+      res.on("end", () => { if (res.statusCode === 200 && text.includes('"result"') && text.includes("load1")) resolve(); else reject(new Error(`not a get_load result: ${res.statusCode} ${text.slice(0, 300)}`)); });
     });
     req.on("error", reject);
     req.end(body);
@@ -79,7 +83,7 @@ const getLoad = { name: "get_load", arguments: {} };
 const stdio = new StdioFront([HOSTGATE_BIN, "mcp"]);
 await stdio.init();
 for (let i = 0; i < 100; i++) await stdio.call("tools/call", getLoad);
-let c0 = cpuUs(stdio.child.pid!);
+const c0 = cpuUs(stdio.child.pid!);
 for (let i = 0; i < CALLS; i++) await stdio.call("tools/call", getLoad);
 const stdioUs = (cpuUs(stdio.child.pid!) - c0) / CALLS;
 stdio.stop();
@@ -89,11 +93,19 @@ const port = await new Promise<number>((resolve) => {
   let err = "";
   serve.stderr.on("data", (c: Buffer) => { err += c.toString(); const m = /listening on http:\/\/[^:]+:(\d+)/.exec(err); if (m) resolve(Number(m[1])); });
 });
-const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: getLoad });
-for (let i = 0; i < 100; i++) await post(port, body);
-c0 = cpuUs(serve.pid!);
-for (let i = 0; i < CALLS; i++) await post(port, body);
-const httpUs = (cpuUs(serve.pid!) - c0) / CALLS;
+/** CPU per call of `serve` for one kind of POST, after 100 warm-up calls. */
+async function httpCost(body: string, headers: Record<string, string> = {}): Promise<number> {
+  for (let i = 0; i < 100; i++) await post(port, body, headers);
+  const start = cpuUs(serve.pid!);
+  for (let i = 0; i < CALLS; i++) await post(port, body, headers);
+  return (cpuUs(serve.pid!) - start) / CALLS;
+}
+const httpUs = await httpCost(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: getLoad }));
+const envelope = { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientInfo": { name: "bench", version: "1" }, "io.modelcontextprotocol/clientCapabilities": {} };
+const http2026Us = await httpCost(
+  JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { ...getLoad, _meta: envelope } }),
+  { "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": "get_load" },
+);
 serve.kill("SIGTERM");
 agent.destroy();
 
@@ -116,6 +128,9 @@ for (const [label, argv] of [["launcher", [HOSTGATE_BIN, "mcp"]], ["plain_node",
 console.log(JSON.stringify({
   bench: "front-cost",
   calls: CALLS,
-  cpu_us_per_call: { stdio: Math.round(stdioUs), http: Math.round(httpUs), ratio: Math.round((httpUs / stdioUs) * 100) / 100, target_ratio: 2 },
+  cpu_us_per_call: {
+    stdio: Math.round(stdioUs), http: Math.round(httpUs), ratio: Math.round((httpUs / stdioUs) * 100) / 100,
+    http_2026: Math.round(http2026Us), ratio_2026: Math.round((http2026Us / stdioUs) * 100) / 100, target_ratio: 2,
+  },
   rss_mb: { ...rss, mixed_calls: MIXED, target_mb: 90 },
 }));

@@ -29,7 +29,6 @@ function header<K extends string>(req: IncomingMessage, name: string, key: K): P
   return typeof value === "string" ? { [key]: value } as Partial<Record<K, string>> : {};
 }
 
-
 /**
  * Reads a request body up to `limit` bytes. Resolves null after answering 413 itself when the declared
  * Content-Length or the bytes actually received (chunked uploads) exceed the limit (corpus M012), so no
@@ -71,9 +70,10 @@ function readBody(req: IncomingMessage, res: ServerResponse, limit: number): Pro
  * Starts the Streamable HTTP endpoint. Before the SDK sees a request: path, Host and Origin are checked
  * (403 naming the setting to change), the bearer token when configured (401), the body size (413), the
  * content type (415), JSON parse (-32700) and the envelope (-32600/-32602, batches refused whole). The SDK's
- * `createMcpHandler` then serves 2026-07-28 requests and 2025-era clients statelessly, a fresh server per
- * request, so concurrent clients never share state (M028, M029). Refuses to start on a non-loopback address
- * without a token.
+ * era classifier then routes the POST: a 2025-era one is served Node-native by `serveLegacyPost`, anything
+ * else (2026-07-28, classifier rejections, GET/DELETE) by the SDK's `createMcpHandler`. Both serve statelessly,
+ * a fresh server per request, so concurrent clients never share state (M028, M029). Refuses to start on a
+ * non-loopback address without a token.
  */
 export async function startHttpServer(factory: () => Server, opts: HttpOptions): Promise<{ url: string; port: number; close: () => Promise<void> }> {
   if (!isLoopbackBind(opts.host) && !opts.token) {
