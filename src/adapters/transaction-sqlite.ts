@@ -78,6 +78,12 @@ export class SqliteTransactionStore implements TransactionStore {
     return row ? toTx(row) : null;
   }
 
+  idsWithPrefix(prefix: string, limit: number): string[] {
+    // A range on the primary key (no LIKE: `_` and `%` would be wildcards); ids are ASCII.
+    const rows = this.db.prepare("SELECT id FROM transactions WHERE id >= ? AND id < ? ORDER BY id LIMIT ?").all(prefix, `${prefix}\u{10FFFF}`, limit) as { id: string }[];
+    return rows.map((r) => r.id).filter((id) => id.startsWith(prefix));
+  }
+
   list(filter: TxFilter = {}): Transaction[] {
     const where: string[] = [];
     const args: unknown[] = [];

@@ -9,8 +9,36 @@ import { actorOf, parseActor, type Caller } from "../core/caller.ts";
 
 function load(deps: DaemonDeps, id: string): Transaction {
   const tx = deps.transactions().get(id);
-  if (!tx) throw new HostgateError("unknown_transaction", `No transaction ${id}.`, { hint: "Copy the transaction_id from the plan output; the history tool lists recent ones." });
+  if (!tx) throw new HostgateError("unknown_transaction", `No transaction ${id}.`, { hint: "Copy the transaction_id from the plan output; `hostgate pending` lists the planned ones." });
   return tx;
+}
+
+/** The shortest prefix of a transaction id a human may type for it (like git's short commit ids). */
+export const MIN_ID_PREFIX = 8;
+
+/**
+ * The transaction a human means by `typed`: the id itself, or a prefix of at least {@link MIN_ID_PREFIX}
+ * characters that starts exactly one transaction id (any state, so a prefix never silently means a different
+ * transaction once an older one is closed). Errors: `unknown_transaction` (none matches), `ambiguous_transaction`
+ * (several do; `details.matches` lists up to 10), `invalid_params` (a prefix shorter than 8 characters).
+ * Only `show` resolves prefixes; `approve` and `reject` take the full id the human was shown.
+ */
+export function resolveTransactionId(deps: DaemonDeps, typed: string): string {
+  const store = deps.transactions();
+  if (store.get(typed)) return typed;
+  const prefix = typed.trim().toLowerCase();
+  const pendingHint = "Run `hostgate pending` to list the planned transactions with their full ids.";
+  if (!/^[0-9a-f-]+$/.test(prefix)) throw new HostgateError("unknown_transaction", `No transaction ${typed}.`, { hint: pendingHint });
+  if (prefix.length < MIN_ID_PREFIX) {
+    throw new HostgateError("invalid_params", `${JSON.stringify(typed)} is too short to name a transaction: give the full id or at least its first ${MIN_ID_PREFIX} characters.`, { hint: pendingHint });
+  }
+  const matches = store.idsWithPrefix(prefix, 11);
+  if (matches.length === 1) return matches[0]!;
+  if (matches.length === 0) throw new HostgateError("unknown_transaction", `No transaction id starts with ${prefix}.`, { hint: pendingHint });
+  const shown = matches.slice(0, 10);
+  throw new HostgateError("ambiguous_transaction", `${prefix} starts ${matches.length > 10 ? "more than 10" : matches.length} transaction ids: ${shown.join(", ")}${matches.length > 10 ? ", …" : ""}. Type more characters of the one you mean.`, {
+    hint: pendingHint, details: { matches: shown },
+  });
 }
 
 /**
@@ -31,9 +59,10 @@ export function pending(deps: DaemonDeps, limit = 50): PendingResult {
 /**
  * What `hostgate approve` shows: the exact preview, risk and current state of one transaction, and the
  * separation an approval by `caller` (the same connection) would get, so the human sees it before confirming.
+ * `id` may be a unique prefix ({@link resolveTransactionId}); the result carries the full id.
  */
 export function show(deps: DaemonDeps, id: string, caller: Caller): ShowResult {
-  const tx = load(deps, id);
+  const tx = load(deps, resolveTransactionId(deps, id));
   const facts = separationOf(tx.actor, caller);
   const refused = caller.socket !== "in_process" && facts.separation === "none" && deps.approval.same_user === "deny";
   return {

@@ -96,7 +96,7 @@ export function registerApproveCommands(program: Command): void {
   program
     .command("approve")
     .description("Review a planned transaction and, if you confirm, print its one-time approval receipt (admin socket).")
-    .argument("<transaction_id>")
+    .argument("<transaction_id>", "the id, or a unique prefix of at least 8 characters (`hostgate pending` lists them)")
     .option("--socket <path>", "admin socket (default: the daemon the MCP fronts use, by the same rule)")
     .option("-c, --config <path>", "configuration file the fronts use (daemon.* sockets, state.dir)")
     .action(async (id: string, opts: { socket?: string; config?: string }) => {
@@ -132,7 +132,8 @@ export function registerApproveCommands(program: Command): void {
           process.stdout.write("Not approved.\n");
           process.exit(EXIT.failure);
         }
-        const approved = await admin.call("approve", { transaction_id: id, expected_preview_hash: shown.value.preview_hash });
+        // The full id the human was shown (a typed prefix was resolved by show), never the prefix again.
+        const approved = await admin.call("approve", { transaction_id: shown.value.transaction_id, expected_preview_hash: shown.value.preview_hash });
         if (!approved.ok) {
           process.stderr.write(`hostgate: ${approved.error.message}${approved.error.hint ? `\n${approved.error.hint}` : ""}\n`);
           process.exit(EXIT.failure);
@@ -151,19 +152,21 @@ export function registerApproveCommands(program: Command): void {
   program
     .command("reject")
     .description("Reject a planned transaction so it can never be approved (admin socket).")
-    .argument("<transaction_id>")
+    .argument("<transaction_id>", "the id, or a unique prefix of at least 8 characters (`hostgate pending` lists them)")
     .option("--socket <path>", "admin socket (default: the daemon the MCP fronts use, by the same rule)")
     .option("-c, --config <path>", "configuration file the fronts use (daemon.* sockets, state.dir)")
     .action(async (id: string, opts: { socket?: string; config?: string }) => {
       const { socketAdminClient } = await import("../ipc/socket-client.ts");
       const target = await adminSocketPath(opts.socket, loadConfigOrExit(opts.config));
       const admin = socketAdminClient(target.path);
-      const r = await admin.call("reject", { transaction_id: id });
+      // A typed prefix is resolved by show first; the full id is what is rejected and printed.
+      const shown = await admin.call("show", { transaction_id: id });
+      const r = shown.ok ? await admin.call("reject", { transaction_id: shown.value.transaction_id }) : shown;
       await admin.close();
       if (!r.ok) {
-        process.stderr.write(`hostgate: ${r.error.message}\n${r.error.code === "unknown_transaction" ? `${target.hint}\n` : ""}`);
+        process.stderr.write(`hostgate: ${r.error.message}${r.error.hint ? `\n${r.error.hint}` : ""}\n${r.error.code === "unknown_transaction" ? `${target.hint}\n` : ""}`);
         process.exit(EXIT.failure);
       }
-      process.stdout.write(`Rejected ${id}.\n`);
+      process.stdout.write(`Rejected ${r.value.transaction_id}: ${shown.ok ? visible(`${shown.value.action_name} on ${shown.value.host}: ${shown.value.preview.summary}`) : ""}\n`);
     });
 }

@@ -20,7 +20,7 @@ export function renderPending(r: PendingResult, now: number): string {
   const head = ["TRANSACTION", "AGE", "RISK", "HOST", "ACTION", "SUMMARY"];
   const widths = head.slice(0, 5).map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
   const line = (cells: string[]) => cells.map((c, i) => (i < 5 ? c.padEnd(widths[i]!) : c.length > 100 ? `${c.slice(0, 99)}…` : c)).join("  ");
-  return `${[line(head), ...rows.map(line)].join("\n")}\nReview and approve one with: hostgate approve <transaction>\n`;
+  return `${[line(head), ...rows.map(line)].join("\n")}\nReview and approve one with: hostgate approve <transaction> (its first 8 characters will do when unique)\n`;
 }
 
 /** `hostgate pending`: planned transactions waiting for a human, from the admin socket. */

@@ -21,6 +21,8 @@ export type ErrorCode =
   | "invalid_uri"
   | "user_manager_unavailable"
   | "unknown_transaction"
+  /** A shortened transaction id that starts several ids; details.matches lists them (app/approve.ts). */
+  | "ambiguous_transaction"
   | "params_changed"
   | "invalid_receipt"
   | "receipt_mismatch"

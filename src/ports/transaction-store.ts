@@ -18,6 +18,11 @@ export interface TxFilter {
 export interface TransactionStore {
   insert(tx: Transaction): void;
   get(id: string): Transaction | null;
+  /**
+   * Ids starting with `prefix` (case-sensitive, any state), in id order, at most `limit`: how a human's
+   * shortened id is resolved (app/approve.ts `resolveTransactionId`).
+   */
+  idsWithPrefix(prefix: string, limit: number): string[];
   list(filter?: TxFilter): Transaction[];
   /** The transaction a receipt hash was minted for, consumed or not; null when no receipt has that hash. */
   findByReceiptHash(receiptHash: string): Transaction | null;
