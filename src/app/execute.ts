@@ -1,6 +1,6 @@
 import { canonicalJson } from "../core/audit/canonical.ts";
 import { findAction } from "../core/catalogue/index.ts";
-import { HostgateError, toHostgateError } from "../core/errors.ts";
+import { errorBody, HostgateError, toHostgateError } from "../core/errors.ts";
 import { redactDeep } from "../core/redact.ts";
 import { isReceiptShaped } from "../core/transaction/receipt.ts";
 import { effectiveState, type Transaction } from "../core/transaction/transaction.ts";
@@ -52,7 +52,7 @@ async function runStep(deps: DaemonDeps, step: Step, caller: Caller): Promise<St
   const base = { transaction_id: step.transaction_id, action_name: step.action_name };
   const refuse = async (err: HostgateError): Promise<StepResult> => {
     await audit(deps.audit(), "execute.refused", actor, { transaction_id: step.transaction_id, action: step.action_name, host: step.host, code: err.code, message: err.message }).catch(() => undefined);
-    return { ...base, status: "refused", output: null, error: { code: err.code, message: err.message, ...(err.hint ? { hint: err.hint } : {}) }, duration_ms: deps.clock.now() - started, separation: null };
+    return { ...base, status: "refused", output: null, error: errorBody(err), duration_ms: deps.clock.now() - started, separation: null };
   };
   if (!isReceiptShaped(step.approval_receipt)) {
     return refuse(new HostgateError("invalid_receipt", "approval_receipt is not a receipt. A chat reply such as \"yes\" is not an approval.", {
@@ -86,7 +86,7 @@ async function runStep(deps: DaemonDeps, step: Step, caller: Caller): Promise<St
       return refuse(receiptProblem(deps, deps.transactions().get(tx.id) ?? tx, receiptHash) ?? new HostgateError("receipt_used", `The receipt for ${tx.id} was already used.`));
     }
     const fail = async (err: HostgateError, refused: boolean): Promise<StepResult> => {
-      const error = { code: err.code, message: err.message, ...(err.hint ? { hint: err.hint } : {}) };
+      const error = errorBody(err);
       // A step that timed out may still be changing the host: its outcome is unknown, never "failed and safe".
       const state = !refused && err.code === "timeout" ? "unknown" : "failed";
       deps.transactions().finish(tx.id, state, null, { code: err.code, message: err.message }, deps.clock.now());

@@ -51,7 +51,7 @@ export function daemonHandlers(d: DaemonDeps, extras: ServiceExtras): Handlers {
         if (r.error.code === "not_read_only" || r.error.code === "unknown_action" || r.error.code === "insufficient_role") {
           await audit(d.audit(), "query.refused", actorOf(caller), { action: p.action, host: hostId, code: r.error.code }).catch(() => undefined);
         }
-        throw new HostgateError(r.error.code as ErrorCode, r.error.message, r.error.hint ? { hint: r.error.hint } : {});
+        throw new HostgateError(r.error.code as ErrorCode, r.error.message, { ...(r.error.hint ? { hint: r.error.hint } : {}), ...(r.error.details ? { details: r.error.details } : {}) });
       }
       if (hostId === LOCAL_HOST && simulated(p.action)) r.value.meta.simulated = true;
       return r.value;

@@ -3,7 +3,7 @@ import type { Action } from "../core/catalogue/action.ts";
 import { roleAtLeast, type Role } from "../core/caller.ts";
 import type { HostEntry } from "./hosts.ts";
 import { findAction } from "../core/catalogue/index.ts";
-import { HostgateError, toHostgateError } from "../core/errors.ts";
+import { errorBody, HostgateError } from "../core/errors.ts";
 import { findControlCharacter, LIMITS, utf8Length } from "../core/limits.ts";
 import { redactDeep } from "../core/redact.ts";
 import type { QueryResult } from "../ipc/protocol.ts";
@@ -77,7 +77,6 @@ export async function queryAction(actionName: string, args: unknown, host: HostE
       },
     };
   } catch (err) {
-    const e = toHostgateError(err);
-    return { ok: false, error: { code: e.code, message: e.message, ...(e.hint ? { hint: e.hint } : {}) } };
+    return { ok: false, error: errorBody(err) };
   }
 }

@@ -1,3 +1,5 @@
+import { redactDeep } from "./redact.ts";
+
 /**
  * Errors a caller (the model, the CLI, a test) can act on. Every one carries a stable snake_case `code`
  * (DESIGN.md, Words: "Errors the model can act on are tool results with `isError: true` and a stable
@@ -110,3 +112,35 @@ export function toHostgateError(err: unknown): HostgateError {
   const message = err instanceof Error ? err.message : String(err);
   return new HostgateError("internal_error", message, { cause: err });
 }
+
+/** Largest `details` an error body carries, in bytes of JSON (larger details are dropped, the message stays). */
+export const ERROR_DETAILS_MAX_BYTES = 16 * 1024;
+
+/** An error as it crosses the daemon protocol and reaches a tool result (ipc/protocol.ts ErrorBodySchema). */
+export interface ErrorBodyShape {
+  code: string;
+  message: string;
+  hint?: string;
+  /** Structured context (a refusal's decision and reasons, the ids an ambiguous prefix matched…): a JSON object, secrets redacted. */
+  details?: Record<string, unknown>;
+}
+
+/**
+ * The wire body of any thrown value: code, message, hint and `details`. Details go through the answer redactor
+ * (they may quote host output, e.g. a failed command's stderr) and must be a JSON object of at most
+ * {@link ERROR_DETAILS_MAX_BYTES}; anything else (not serialisable, too large) is left out rather than cut.
+ */
+export function errorBody(err: unknown): ErrorBodyShape {
+  const e = toHostgateError(err);
+  const body: ErrorBodyShape = { code: e.code, message: e.message, ...(e.hint ? { hint: e.hint } : {}) };
+  if (e.details === undefined) return body;
+  let json: string;
+  try {
+    json = JSON.stringify(redactDeep(e.details).value) ?? "";
+  } catch {
+    return body; // a cycle or a bigint: not JSON
+  }
+  if (json.length > ERROR_DETAILS_MAX_BYTES || !json.startsWith("{")) return body;
+  return { ...body, details: JSON.parse(json) as Record<string, unknown> };
+}
+

@@ -1,5 +1,5 @@
 import { MAX_CLIENT_NAME, roleAtLeast, type Caller } from "../core/caller.ts";
-import { toHostgateError } from "../core/errors.ts";
+import { errorBody } from "../core/errors.ts";
 import type { MethodClient } from "./client.ts";
 import { isMethodName, METHODS, type MethodName, type ParamsOf, type ResultOf } from "./methods.ts";
 import type { ErrorBody, Outcome } from "./protocol.ts";
@@ -49,8 +49,7 @@ export function createDispatcher(handlers: Handlers): Dispatcher {
         const handler = handlers[name] as (p: unknown, c: Caller, s?: AbortSignal) => Promise<unknown>;
         return { ok: true, result: { ok: true, value: await handler(parsed.data, caller, signal) } };
       } catch (err) {
-        const e = toHostgateError(err);
-        return { ok: true, result: { ok: false, error: { code: e.code, message: e.message, ...(e.hint ? { hint: e.hint } : {}) } } };
+        return { ok: true, result: { ok: false, error: errorBody(err) } };
       }
     },
   };

@@ -51,7 +51,8 @@ export const ProvenanceSchema = z.object({
   simulated: z.boolean().optional(),
 });
 
-export const ErrorBodySchema = z.object({ code: z.string(), message: z.string(), hint: z.string().optional() });
+/** An error on the wire: a stable code, what happened, what to do, and structured context (core/errors.ts errorBody: redacted, ≤ 16 KiB). */
+export const ErrorBodySchema = z.object({ code: z.string(), message: z.string(), hint: z.string().optional(), details: z.record(z.string(), z.unknown()).optional() });
 export type ErrorBody = z.infer<typeof ErrorBodySchema>;
 
 export const QueryParamsSchema = z.object({ action: z.string().min(1).max(128), args: z.unknown(), host: HostIdSchema.optional() });

@@ -14,11 +14,15 @@ export const SIMULATED_NOTICE = "SIMULATED: this answer comes from hostgate's mo
 /** Largest text a result may carry (DESIGN.md: an answer 1 MiB). */
 export const ANSWER_CAP_BYTES = 1024 * 1024;
 
-/** An error the model can act on: `isError: true`, the stable code in the JSON text and in `_meta`. */
-export function errorResult(error: ErrorBody): ToolResult {
-  const body = { error: { code: error.code, message: error.message, ...(error.hint ? { hint: error.hint } : {}) } };
-  // No structuredContent: it would have to match the tool's outputSchema, which describes success only.
-  return { content: [{ type: "text", text: JSON.stringify(body) }], isError: true, _meta: { [META_ERROR_CODE]: error.code } };
+/**
+ * An error the model can act on: `isError: true`, the stable code in the JSON text and in `_meta`, and the
+ * daemon's structured `details` (a refusal's decision and reasons…) in the JSON text. `structured`, when given,
+ * becomes structuredContent: a tool passes it only when it validates against its outputSchema (fixed.ts
+ * `errorContent`); otherwise there is none, since most outputSchemas describe success only.
+ */
+export function errorResult(error: ErrorBody, structured?: Record<string, unknown>): ToolResult {
+  const body = { error: { code: error.code, message: error.message, ...(error.hint ? { hint: error.hint } : {}), ...(error.details ? { details: error.details } : {}) } };
+  return { content: [{ type: "text", text: JSON.stringify(body) }], ...(structured ? { structuredContent: structured } : {}), isError: true, _meta: { [META_ERROR_CODE]: error.code } };
 }
 
 /**

@@ -82,6 +82,8 @@ describe.skipIf(missing !== null)("hosts toolset through MCP and the daemon", ()
     const denied = await tool("exec_on_host", { host: "lab2", command: "apt-get remove -y nginx" });
     expect(denied.isError).toBe(true);
     expect(denied.code).toBe("refused");
+    // The decision reaches the model as structured content in the tool's own output shape (reviewer report).
+    expect(denied.value).toMatchObject({ results: [], groups: [], plan: null, decision: { decision: "deny", reasons: expect.arrayContaining([expect.any(String)]) as string[] } });
   });
 
   it("require_approval → plan (RunCommand on that host) → hostgate approve → execute runs it exactly once", async () => {

@@ -151,6 +151,15 @@ describe("every tool's results match its own outputSchema (v1 SDK client + Ajv s
     }
   });
 
+  it("an error's structured details reach the model in the error body (reviewer report: the daemon protocol dropped them)", async () => {
+    const uri = "systemd://system/unit/service/nginx/definition";
+    const r = await call("read_unit", { uri });
+    expect(r.isError).toBe(true);
+    const text = r.content.map((c) => c.text ?? "").find((t) => t.startsWith("{"))!;
+    expect(JSON.parse(text)).toMatchObject({ error: { code: "invalid_uri", details: { uri } } });
+    checkShape("read_unit", r);
+  });
+
   it("an unknown argument is invalid_params naming it, on every tool", async () => {
     for (const t of tools) {
       const base = t.name === "execute" ? {} : (OK[t.name] ?? [{}])[0]!;

@@ -31,7 +31,7 @@ export function skillResourceProvider(service: () => Promise<SkillsService>): Re
       const m = URI.exec(uri);
       if (!m) throw new HostgateError("invalid_uri", `${JSON.stringify(uri.slice(0, 200))} is not a skill resource.`, { hint: "Use skill://<name>/<path>, e.g. skill://disk-full/SKILL.md." });
       const env = await (await service()).call("skills_read", { ref: m[1], path: m[2] }, caller);
-      if (!env.ok) throw new HostgateError(env.error.code === "invalid_params" ? "invalid_uri" : (env.error.code as never), env.error.message, env.error.hint ? { hint: env.error.hint } : {});
+      if (!env.ok) throw new HostgateError(env.error.code === "invalid_params" ? "invalid_uri" : (env.error.code as never), env.error.message, { ...(env.error.hint ? { hint: env.error.hint } : {}), ...(env.error.details ? { details: env.error.details } : {}) });
       const d = env.data as { content: string; truncated: boolean; path: string };
       return { uri, mimeType: d.path.endsWith(".md") ? "text/markdown" : "text/plain", text: d.truncated ? `${d.content}\n[truncated at 256 KiB: use skills_read with offset]` : d.content };
     },

@@ -13,6 +13,8 @@ export const execOnHostTool = fixedTool({
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
   toolsets: ["hosts"],
   off_by_default: true,
+  // A refusal before any connection carries the decision: the same shape as an answer, with nothing run.
+  errorContent: (e) => (e.code === "refused" && e.details?.decision !== undefined ? { results: [], groups: [], decision: { decision: e.details.decision, risk_level: e.details.risk_level, reasons: e.details.reasons }, plan: null } : null),
   failure: (v) => {
     const r = v as { results: { code: string | null; error: string }[]; plan: unknown };
     if (r.plan !== null || r.results.length === 0) return null;

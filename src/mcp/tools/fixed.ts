@@ -30,6 +30,12 @@ export interface FixedToolDef<M extends AgentMethod> {
    * outputSchema) and the code in `_meta`.
    */
   failure?(value: unknown): ErrorBody | null;
+  /**
+   * When the daemon answers an error whose `details` the success shape can carry (exec_on_host: a refusal's
+   * decision), that value: it becomes the error result's structuredContent only if it parses with the output
+   * schema (so clients that validate it against the outputSchema accept it); null for none.
+   */
+  errorContent?(error: ErrorBody): unknown;
 }
 
 /**
@@ -59,7 +65,10 @@ export function fixedTool<M extends AgentMethod>(def: FixedToolDef<M>): ToolSpec
         return errorResult({ code: "invalid_params", message: `Invalid arguments for ${def.name}: ${parsed.error.issues.map((i) => `${i.path.join(".") || "arguments"}: ${i.message}`).join("; ")}.`, hint: "The tool's inputSchema lists the accepted values." });
       }
       const r = await client.call(def.method, parsed.data as ParamsIn<M>, ctx);
-      if (!r.ok) return errorResult(r.error);
+      if (!r.ok) {
+        const parsed = def.errorContent ? outputSchema.safeParse(def.errorContent(r.error)) : null;
+        return errorResult(r.error, parsed?.success ? parsed.data as Record<string, unknown> : undefined);
+      }
       const value = r.value as Record<string, unknown>;
       const failure = def.failure?.(value) ?? null;
       const result = { content: [{ type: "text" as const, text: JSON.stringify(value) }], structuredContent: value };
