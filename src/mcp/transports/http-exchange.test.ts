@@ -18,7 +18,7 @@ const waits: AbortSignal[] = [];
 
 /** A small real SDK server: `whoami` answers the client name the server instance knows; `wait` waits for its signal. */
 function makeServer(): Server {
-  const server = new Server({ name: "t", version: "1" }, { capabilities: { tools: {} } });
+  const server = new Server({ name: "t", version: "1" }, { capabilities: { tools: { listChanged: true } } });
   server.setRequestHandler("tools/list", () => ({ tools: [{ name: "whoami", inputSchema: { type: "object" as const } }] }));
   server.setRequestHandler("tools/call", async (req, ctx) => {
     if (req.params.name === "wait") {
@@ -160,6 +160,32 @@ describe("2026-07-28 requests and classifier rejections (SDK handler)", () => {
     expect(JSON.parse((JSON.parse(r.body) as { result: { content: { text: string }[] } }).result.content[0]!.text)).toMatchObject({ client: "beta" });
     const legacy = await post(front.url, call(6));
     expect(JSON.parse((JSON.parse(legacy.body) as { result: { content: { text: string }[] } }).result.content[0]!.text)).toMatchObject({ client: null });
+  });
+
+  it("streams a subscriptions/listen answer (SSE) as the SDK does, and survives the client leaving", async () => {
+    const body = JSON.stringify({ jsonrpc: "2.0", id: "sub-1", method: "subscriptions/listen", params: { notifications: { toolsListChanged: true }, _meta: MODERN_META } });
+    const headers = { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2026-07-28", "mcp-method": "subscriptions/listen" };
+    /** Opens the stream, reads its first event, then leaves. */
+    const firstEvent = (url: string): Promise<{ status: number; type: string | undefined; event: unknown }> => new Promise((resolve, reject) => {
+      const req = request(url, { method: "POST", headers }, (res) => {
+        let text = "";
+        res.setEncoding("utf8");
+        res.on("data", (c: string) => {
+          text += c;
+          const end = text.indexOf("\n\n");
+          if (end < 0) return;
+          const data = text.slice(0, end).split("\n").find((l) => l.startsWith("data: "))!.slice(6);
+          resolve({ status: res.statusCode ?? 0, type: res.headers["content-type"], event: JSON.parse(data) });
+          req.destroy();
+        });
+      });
+      req.on("error", (err) => { if (!req.destroyed) reject(err); });
+      req.end(body);
+    });
+    const [ours, sdk] = await Promise.all([firstEvent(front.url), firstEvent(modernReferenceUrl)]);
+    expect(ours.type).toBe("text/event-stream");
+    expect(ours).toEqual(sdk);
+    expect((await post(front.url, call(1))).status).toBe(200);
   });
 
   it("answers a GET as the SDK does (no stream on a stateless endpoint)", async () => {
