@@ -1,4 +1,4 @@
-import type { Action, Preview } from "../core/catalogue/action.ts";
+import { toolNameOf, type Action, type Preview } from "../core/catalogue/action.ts";
 import { findAction } from "../core/catalogue/index.ts";
 import { HostgateError } from "../core/errors.ts";
 import { findControlCharacter } from "../core/limits.ts";
@@ -49,7 +49,8 @@ export async function prepareStep(deps: DaemonDeps, actionName: string, rawParam
 /**
  * `plan`: turns an intent (deterministic rules, or the configured LLM, whose proposals are validated like any
  * explicit step) or explicit steps into transactions, one per step, each with its preview and preview_hash.
- * Nothing runs. Every transaction is recorded in the audit chain before the plan is returned.
+ * Only mutating steps become transactions: read-only ones are listed in `read_only` (their tools answer them
+ * without approval), and a plan of read-only steps alone is refused (`no_plan`, details.read_only). Nothing runs. Every transaction is recorded in the audit chain before the plan is returned.
  */
 export async function plan(deps: DaemonDeps, input: PlanInput, caller: Caller): Promise<PlanResult> {
   const actor = actorOf(caller);
@@ -72,8 +73,22 @@ export async function plan(deps: DaemonDeps, input: PlanInput, caller: Caller): 
   } else {
     requested = input.steps;
   }
-  const prepared = [];
-  for (const step of requested) prepared.push(await prepareStep(deps, step.action, step.params, host.id, caller.role));
+  const all = [];
+  for (const step of requested) all.push(await prepareStep(deps, step.action, step.params, host.id, caller.role));
+  // Only changes need a plan and a human: a read-only step would cost an approval for a query the model can
+  // run itself. A plan of reads alone is refused, pointing to the tools; reads beside changes are listed, not planned.
+  const prepared = all.filter((p) => p.action.access === "mutating");
+  // Each read is shown with the arguments as asked (defaults left to the tool).
+  const reads = all.flatMap((p, i) => (p.action.access === "mutating" ? [] : [{ action_name: p.action.name, tool: toolNameOf(p.action.name), params: requested[i]!.params }]));
+  const calls = reads.map((r) => `${r.tool} ${JSON.stringify(r.params)}`).join(", ");
+  if (prepared.length === 0) {
+    const what = "intent" in input ? `The intent ${JSON.stringify(input.intent)} matches only` : "These steps are only";
+    const changes = deps.catalogue.filter((a) => a.access === "mutating").map((a) => a.name);
+    throw new HostgateError("no_plan", `${what} read-only ${reads.length === 1 ? "action" : "actions"} (${reads.map((r) => r.action_name).join(", ")}): nothing would change, so there is nothing to approve.`, {
+      hint: `Call the read-only ${reads.length === 1 ? "tool" : "tools"} directly, no approval needed: ${calls}. To change the host, plan steps of the actions that do (${changes.join(", ")}), e.g. {"steps":[{"action":"RestartService","params":{"unit":"nginx.service"}}]}.`,
+      details: { read_only: reads },
+    });
+  }
   const now = deps.clock.now();
   const steps: PlanResult["steps"] = [];
   for (const p of prepared) {
@@ -88,9 +103,11 @@ export async function plan(deps: DaemonDeps, input: PlanInput, caller: Caller): 
     deps.transactions().insert(tx);
     steps.push({ transaction_id: tx.id, action_name: tx.action_name, host: tx.host, params: tx.params, access: p.action.access, risk_level: tx.risk_level, preview: agentPreview(tx.preview), preview_hash: tx.preview_hash, expires_at: new Date(tx.plan_expires_at).toISOString() });
   }
+  const left = reads.length === 0 ? "" : ` Read-only steps were not planned (they need no approval): call ${calls} directly.`;
   return {
     planner,
     steps,
-    next: "Show these steps and their risk to the user and STOP. A human approves each step in a terminal with `hostgate approve <transaction_id>`, which prints a one-time receipt; only then call execute with the receipts. A chat reply such as \"yes\" is not a receipt.",
+    ...(reads.length === 0 ? {} : { read_only: reads }),
+    next: `Show these steps and their risk to the user and STOP. A human approves each step in a terminal with \`hostgate approve <transaction_id>\`, which prints a one-time receipt; only then call execute with the receipts. A chat reply such as "yes" is not a receipt.${left}`,
   };
 }

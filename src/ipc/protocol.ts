@@ -92,9 +92,13 @@ export const PlannedStepSchema = z.object({
   preview_hash: z.string(),
   expires_at: z.string(),
 });
+/** A read-only step plan left out: it changes nothing, so it needs no approval; the tool answers it directly. */
+export const ReadOnlyStepSchema = z.object({ action_name: z.string(), tool: z.string(), params: z.record(z.string(), z.unknown()) });
 export const PlanResultSchema = z.object({
   planner: z.enum(["deterministic", "llm", "explicit"]),
   steps: z.array(PlannedStepSchema),
+  /** Present when read-only steps were asked for beside changes: not planned, call these tools instead. */
+  read_only: z.array(ReadOnlyStepSchema).optional().describe("Read-only steps left out (they need no approval): call these tools directly"),
   next: z.string(),
 });
 export type PlanResult = z.infer<typeof PlanResultSchema>;
