@@ -76,8 +76,10 @@ export function stdinCode(cmd: Cmd, ctx: Ctx, scope: Scope, readable: boolean): 
   const names = upstream.map((u) => u.name);
   const subs = [...upstream.flatMap((u) => [...u.args, u.argv0].flatMap((a) => a.subs)), ...compound];
   const kinds = sourceKinds(subs);
-  if (names.some((n) => DOWNLOADERS.has(n)) || kinds.download) { emit(ctx, scope, "download_to_interpreter", cmd.node); return; }
-  if (names.some((n) => TRANSFORMERS.has(n) && n !== "printf") || kinds.decode) { emit(ctx, scope, "decoded_to_interpreter", cmd.node); return; }
+  // The reason names the pipeline as the approver would read it: `curl | sh`, `echo | base64 | bash`.
+  const chain = `${[...names].reverse().join(" | ") || "(a compound command)"} | ${cmd.name}`;
+  if (names.some((n) => DOWNLOADERS.has(n)) || kinds.download) { emit(ctx, scope, "download_to_interpreter", cmd.node, chain); return; }
+  if (names.some((n) => TRANSFORMERS.has(n) && n !== "printf") || kinds.decode) { emit(ctx, scope, "decoded_to_interpreter", cmd.node, chain); return; }
   const src = upstream[0];
   if (readable && src && upstream.length === 1) {
     if (src.name === "echo" || src.name === "printf") {

@@ -58,7 +58,19 @@ export function spanOf(ctx: Ctx, scope: Scope, node: Node | null): Span {
   return { start: toBytes(ctx, node.startIndex), end: toBytes(ctx, node.endIndex) };
 }
 
-/** Records signal `id` (its rule must exist, else throws) once per span, with an optional detail in the reason. */
+/** Longest piece of source text quoted in a reason (longer is cut with "…"). */
+const QUOTE_MAX = 120;
+
+/** The source text of `node` as a reason quotes it: whitespace runs collapsed, cut to QUOTE_MAX. */
+export function quoteNode(node: Node): string {
+  const t = node.text.replace(/\s+/g, " ").trim();
+  return t.length > QUOTE_MAX ? `${t.slice(0, QUOTE_MAX - 1)}…` : t;
+}
+
+/**
+ * Records signal `id` (its rule must exist, else throws) once per span. The reason is the rule's, followed by
+ * `detail` in brackets, or when there is none by the text of `node`, so every finding says what it is about.
+ */
 export function emit(ctx: Ctx, scope: Scope, id: string, node: Node | null, detail?: string): void {
   const rule = ctx.rules.byId.get(id);
   if (!rule) throw new Error(`risk engine: signal "${id}" has no rule`);
@@ -66,6 +78,7 @@ export function emit(ctx: Ctx, scope: Scope, id: string, node: Node | null, deta
   const key = `${id}@${span.start}:${span.end}`;
   if (ctx.seen.has(key)) return;
   ctx.seen.add(key);
+  if (detail === undefined && node) detail = quoteNode(node);
   ctx.signals.push({ id, severity: rule.severity, reason: detail ? `${rule.reason} (${detail})` : rule.reason, span });
 }
 

@@ -31,12 +31,31 @@ function record(cmd: Cmd, ctx: Ctx, scope: Scope, dynamic: boolean): void {
 /** Runs every rule that looks at `cmd` (by name, prefix or `*`; synthetic commands only get `*` rules). */
 export function applyRules(cmd: Cmd, ctx: Ctx, scope: Scope): void {
   const run = (rule: Rule): void => {
-    if (rule.test?.(cmd)) emit(ctx, scope, rule.id, cmd.node);
+    if (rule.test?.(cmd)) emit(ctx, scope, rule.id, cmd.node, describeCommand(cmd));
   };
   for (const rule of ctx.rules.everyCommand) run(rule);
   if (cmd.synthetic) return;
   for (const rule of ctx.rules.byName.get(cmd.name) ?? []) run(rule);
   for (const p of ctx.rules.prefixes) if (cmd.name.startsWith(p.prefix)) run(p.rule);
+}
+
+/** Longest rendering of a command in a signal's reason (UTF-16 units; longer is cut with "…"). */
+const DESCRIBE_MAX = 120;
+
+/**
+ * The command a rule fired on, as a human reads it in the reason: its normalised words (unknown parts as `${X}` /
+ * `$(…)`), its assignments and redirections, the wrappers it ran under (`sudo`, `find -exec`…), cut to DESCRIBE_MAX.
+ * So the approver sees what is meant (`shred /dev/sda`), even when it was found inside `sh -c '…'` or a find -exec.
+ */
+export function describeCommand(cmd: Cmd): string {
+  const words = [
+    ...cmd.assigns.map((a) => `${a.name}=${a.value.display}`),
+    ...(cmd.synthetic ? [] : [cmd.argv0.display, ...cmd.args.map((a) => a.display)]),
+    ...cmd.redirects.filter((r) => r.target && r.op !== "<<").map((r) => `${r.op}${r.target!.display}`),
+  ].map((w) => (w === "" ? "''" : /[\s]/.test(w) ? JSON.stringify(w) : w));
+  const via = cmd.via.filter((v) => v !== "").join(" → ");
+  const text = (words.join(" ") || "(a compound command)") + (cmd.everyPathUnder ? ", on every file below" : "") + (via ? `, run by ${via}` : "");
+  return text.length > DESCRIBE_MAX ? `${text.slice(0, DESCRIBE_MAX - 1)}…` : text;
 }
 
 /**

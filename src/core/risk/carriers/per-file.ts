@@ -22,7 +22,7 @@ export function findExec(cmd: Cmd, ctx: Ctx, scope: Scope): void {
     for (i++; i < args.length && args[i]!.text !== ";" && args[i]!.text !== "+"; i++) argv.push(args[i]!);
     if (argv.length === 0) continue;
     for (const start of starts.slice(0, 4)) {
-      const replaced = argv.map((a) => (a.text.includes("{}") ? { ...a, text: a.text.replace(/\{\}/g, start.text), dynamic: a.dynamic || start.dynamic } : a));
+      const replaced = argv.map((a) => (a.text.includes("{}") ? { ...a, text: a.text.replace(/\{\}/g, start.text), display: a.display.replace(/\{\}/g, start.display), dynamic: a.dynamic || start.dynamic } : a));
       if (!argv.some((a) => a.text.includes("{}"))) replaced.push(start);
       inspect(innerCmd(cmd, replaced, { everyPathUnder: true, nameFiltered, stdin: { kind: "none" } }), ctx, scope);
     }

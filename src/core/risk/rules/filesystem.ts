@@ -77,11 +77,12 @@ export const FILESYSTEM_RULES: readonly Rule[] = [
     id: "delete_system_file", severity: "critical",
     reason: "deletes a system configuration or account file",
     commands: ["rm", "unlink", "shred"],
+    // Devices are not configuration files: shred /dev/sda is shred_device and write_block_device.
     test: (cmd) => operands(cmd, SPECS.rm).some((a) => {
       const p = targetPath(cmd, a);
-      return p.startsWith("/etc/") || writeSeverity(p) === "critical";
+      return !p.startsWith("/dev/") && (p.startsWith("/etc/") || writeSeverity(p) === "critical");
     }),
-    examples: { match: ["rm -f /etc/hosts", "rm /etc/passwd", "unlink /root/.ssh/authorized_keys"], noMatch: ["rm -f ./etc/hosts", "rm /tmp/x"] },
+    examples: { match: ["rm -f /etc/hosts", "rm /etc/passwd", "unlink /root/.ssh/authorized_keys"], noMatch: ["rm -f ./etc/hosts", "rm /tmp/x", "shred /dev/sda"] },
   },
   {
     id: "delete_system_path", severity: "high",
