@@ -38,6 +38,8 @@ export interface Cmd {
   /** With everyPathUnder: find selects the files by a real name test (`-name '*.pyc'`), not every file. */
   nameFiltered?: boolean;
   unknownOperands: boolean;
+  /** Its standard output goes into a pipe to a later pipeline stage (unset for synthetic commands). */
+  pipedOut?: boolean;
   /** Set for the pseudo-command that carries a compound statement's redirects. */
   synthetic: boolean;
   optionCache?: Map<OptionSpec, ParsedOptions>;

@@ -36,6 +36,8 @@ export interface Scope {
   written: Map<string, string>;
   functions: Set<string>;
   via: string[];
+  /** Set inside a pipeline stage that is not the last: what runs here writes into a pipe. */
+  pipedOut?: boolean;
 }
 
 function toBytes(ctx: Ctx, index: number): number {

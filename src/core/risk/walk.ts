@@ -75,6 +75,7 @@ function walkNode(node: Node, ctx: Ctx, scope: Scope): void {
       // A loop whose body backgrounds a command starts a new process on every pass.
       const body = node.childForFieldName("body");
       if (body && body.descendantsOfType("&").length > 0) emit(ctx, scope, "background_loop", node);
+      if (body && endlessLoop(node) && !pausesOrStops(body)) emit(ctx, scope, "busy_loop", node);
       for (const c of node.namedChildren) if (c) walk(c, ctx, scope);
       return;
     }
@@ -82,6 +83,23 @@ function walkNode(node: Node, ctx: Ctx, scope: Scope): void {
       if (LEAVES.has(node.type)) return;
       for (const c of node.namedChildren) if (c) walk(c, ctx, scope);
   }
+}
+
+/** Conditions that never change: `while true|:|[ 1 ]|((1))`, `until false`, `for ((…; ; …))`. */
+const ALWAYS_TRUE = /^(true|:|\/(usr\/)?bin\/true|\[ 1 \]|\[\[ 1 \]\]|\(\( *1 *\)\)|! *(false|\/(usr\/)?bin\/false))$/;
+const ALWAYS_FALSE = /^(false|\/(usr\/)?bin\/false|! *(true|:))$/;
+
+function endlessLoop(node: Node): boolean {
+  if (node.type === "c_style_for_statement") return /^for\s*\(\([^;]*;\s*;/.test(node.text);
+  const cond = node.childrenForFieldName("condition").map((c) => c.text).join(" ").replace(/[;\s]+$/, "").trim();
+  return node.child(0)?.type === "until" ? ALWAYS_FALSE.test(cond) : ALWAYS_TRUE.test(cond);
+}
+
+/** Commands that make a loop wait (sleep, read, wait…) or leave it (break, exit, return). */
+const PAUSE_OR_STOP = new Set(["break", "exit", "return", "sleep", "usleep", "read", "wait", "inotifywait", "timeout", "logout", "select", "kill"]);
+
+function pausesOrStops(body: Node): boolean {
+  return body.descendantsOfType("command_name").some((n) => PAUSE_OR_STOP.has(resolveWord(n).text.replace(/^.*\//, "")));
 }
 
 function flattenPipeline(node: Node): Node[] {
@@ -98,9 +116,10 @@ function runPipeline(stages: Node[], ctx: Ctx, scope: Scope, first: Cmd | null):
   let prev: Cmd | null = first;
   let started = first !== null;
   let prevNode: Node | null = null;
-  for (const stage of stages) {
+  for (const [i, stage] of stages.entries()) {
     const stdin: Stdin = started ? { kind: "pipe", from: prev, fromNode: prevNode } : { kind: "none" };
-    prev = runStatement(stage, ctx, scope, stdin);
+    // A stage before the last writes into the pipe (its own subshell: a `cd` there does not outlive it).
+    prev = runStatement(stage, ctx, i < stages.length - 1 ? { ...scope, pipedOut: true } : scope, stdin);
     prevNode = stage;
     started = true;
   }
@@ -338,7 +357,7 @@ function simpleCommand(node: Node, redirects: Redirect[], extraArgs: Arg[], ctx:
   const args = node.childrenForFieldName("argument").filter((a): a is Node => a !== null).map((a) => argOf(a, ctx, scope));
   const cmd: Cmd = {
     name: commandName(argv0.text), argv0, args: [...args, ...extraArgs], assigns, redirects: [...redirects, ...own], stdin: ownStdin,
-    via: scope.via, node, cwd: scope.cwd, everyPathUnder: false, unknownOperands: false, synthetic: false,
+    via: scope.via, node, cwd: scope.cwd, everyPathUnder: false, unknownOperands: false, synthetic: false, pipedOut: scope.pipedOut ?? false,
   };
   inspect(cmd, ctx, scope);
   for (const c of heredocCont) walk(c.node, ctx, scope);

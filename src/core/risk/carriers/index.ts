@@ -4,6 +4,7 @@ import { emit, type Ctx, type Scope } from "../context.ts";
 import { INTERPRETERS, SHELLS } from "../table.ts";
 import { WRAPPERS } from "../wrappers.ts";
 import { fdExec, findExec } from "./per-file.ts";
+import { gitConfigCode } from "./git.ts";
 import { atJob, interpreter, shell, sshRemote, suLike } from "./shells.ts";
 import { awkProgram, sedExec } from "./text-programs.ts";
 import { unwrap } from "./wrappers.ts";
@@ -52,6 +53,7 @@ const table: Record<string, Carrier> = {
   at: atJob,
   batch: atJob,
   ssh: sshRemote,
+  git: gitConfigCode,
 };
 // Precedence when a name is in several lists: wrapper, then shell, then interpreter.
 for (const name of INTERPRETERS) table[name] = interpreter;

@@ -110,20 +110,22 @@ export const CODE_EXEC_RULES: readonly Rule[] = [
   },
   {
     id: "git_runs_program", severity: "high",
-    reason: "git options that run a program (pager, upload-pack, exec, extcmd, submodule foreach, bisect run)",
+    reason: "git options that run a program (pager, upload-pack, exec, extcmd, the configured external diff, submodule foreach, bisect run)",
     commands: ["git"],
     test: (cmd) => {
       const ops = optionsOf(cmd, GIT_GLOBAL).operands.map((a) => a.text);
       const sub = ops[0] ?? "";
       const rest = ops.slice(1);
       if (rest.some((t) => /^(--open-files-in-pager|--upload-pack|--receive-pack|--exec|--extcmd)(=|$)/.test(t))) return true;
+      // --ext-diff runs diff.external / diff.<driver>.command from the repository's configuration.
+      if (["diff", "log", "show", "whatchanged", "diff-files", "diff-index", "diff-tree", "stash", "format-patch"].includes(sub) && rest.includes("--ext-diff")) return true;
       if (sub === "grep" && rest.some((t) => t.startsWith("-O"))) return true;
       if (["clone", "fetch", "pull", "ls-remote", "push", "archive"].includes(sub) && rest.some((t) => /^-u/.test(t))) return true;
       if (sub === "rebase" && rest.some((t) => t === "-x" || t.startsWith("--exec"))) return true;
       if ((sub === "difftool" || sub === "mergetool") && rest.some((t) => t === "-x" || t.startsWith("--extcmd") || t.startsWith("--tool"))) return true;
       return (sub === "submodule" && rest.includes("foreach")) || (sub === "bisect" && rest[0] === "run") || sub === "filter-branch";
     },
-    examples: { match: ["git grep --open-files-in-pager='sh -c id' TODO", "git grep -O'sh -c id' x", "git rebase -x 'make test' main", "git submodule foreach 'rm -rf .'"], noMatch: ["git grep TODO", "git log -p"] },
+    examples: { match: ["git grep --open-files-in-pager='sh -c id' TODO", "git grep -O'sh -c id' x", "git rebase -x 'make test' main", "git submodule foreach 'rm -rf .'", "git diff --ext-diff", "git log -p --ext-diff -1"], noMatch: ["git grep TODO", "git log -p", "git diff --no-ext-diff"] },
   },
   {
     id: "git_ext_transport", severity: "critical",

@@ -76,6 +76,16 @@ export const FAN_OUT_RULES: readonly Rule[] = [
     },
   },
   {
+    id: "busy_stream", severity: "high",
+    reason: "copies an endless stream (yes, seq inf, /dev/zero, /dev/urandom) into nothing or the terminal: it never ends and burns a CPU until someone stops it",
+    commands: ["*"],
+    test: (cmd) => !cmd.synthetic && !cmd.pipedOut && endlessStream(cmd) && fileWrites(cmd).every((a) => isHarmlessSink(normalisePath(a.text, cmd.cwd))),
+    examples: {
+      match: ["yes > /dev/null", "yes", "cat /dev/zero > /dev/null", "cat /dev/urandom", "sha256sum /dev/zero", "yes | cat > /dev/null", "seq inf > /dev/null", "gzip -c < /dev/urandom > /dev/null"],
+      noMatch: ["yes | head -n 3", "yes | apt-get install x", "head -c 32 /dev/urandom | base64", "dd if=/dev/zero of=/dev/null bs=1M count=10", "cat /dev/null", "yes > ./answers.txt"],
+    },
+  },
+  {
     id: "parallel_flood", severity: "high",
     reason: "runs commands with unbounded or very wide parallelism (xargs -P 0), which can exhaust processes or memory",
     commands: ["xargs"],
@@ -114,6 +124,24 @@ const ENDLESS_DEVICE = /^\/dev\/(zero|u?random)$/;
 function endlessInput(cmd: Cmd): boolean {
   return cmd.args.some((a) => ENDLESS_DEVICE.test(a.text)) || (cmd.stdin.kind === "file" && ENDLESS_DEVICE.test(cmd.stdin.arg.text));
 }
+/** Filters that copy or digest their whole input: fed an endless stream, they never finish. */
+const STREAM_FILTERS = new Set(["cat", "tr", "tee", "pv", "base64", "base32", "od", "xxd", "hexdump", "gzip", "bzip2", "xz", "zstd", "md5sum", "sha1sum", "sha256sum", "sha512sum", "b2sum", "cksum", "wc", "sort", "uniq", "cut", "rev", "sed", "awk", "grep", "strings", "dd"]);
+
+/**
+ * A command that never ends and never pauses: yes, seq inf, or a filter over /dev/zero or /dev/urandom (or fed by one)
+ * with no bound (head, dd count=, grep -m/-q stop it). Output goes to the terminal or a harmless sink (else fills_disk).
+ */
+function endlessStream(cmd: Cmd): boolean {
+  if (endlessProducer(cmd)) return true;
+  if (!STREAM_FILTERS.has(cmd.name) || boundedReader(cmd)) return false;
+  if (endlessInput(cmd) || (cmd.name === "dd" && cmd.args.some((a) => /^if=\/dev\/(zero|u?random)$/.test(a.text)))) return true;
+  const from = cmd.stdin.kind === "pipe" ? cmd.stdin.from : null;
+  return !!from && cmd.args.every((a) => a.text.startsWith("-") || a.text === "-" || ["tr", "sed", "awk", "grep", "cut", "tee"].includes(cmd.name)) && endlessStream({ ...from, pipedOut: false });
+}
+const boundedReader = (cmd: Cmd): boolean =>
+  (cmd.name === "dd" && cmd.args.some((a) => /^count=/.test(a.text))) || (cmd.name === "grep" && cmd.args.some((a) => /^-[a-zA-Z]*[mq]|^--(max-count|quiet|silent)/.test(a.text)))
+  || (cmd.name === "sed" && cmd.args.some((a) => /(^|[;\s])\d*q/.test(a.text)));
+
 /** A command whose output never ends: yes, seq inf, or a copy of /dev/zero or /dev/urandom. */
 function endlessProducer(cmd: Cmd): boolean {
   if (cmd.name === "yes") return true;

@@ -86,6 +86,11 @@ export const STRUCTURAL_RULES: readonly Rule[] = [
     examples: { match: ["for i in $(seq 1 100000); do sleep 999 & done", "while true; do nc -l 4444 & done", "until false; do (yes > /dev/null &); done"], noMatch: ["for f in *.log; do gzip \"$f\"; done", "sleep 10 &"] },
   },
   {
+    id: "busy_loop", severity: "high",
+    reason: "a loop that never ends and never pauses (its condition is always true, nothing in it sleeps, waits, reads or breaks out): it burns a CPU until someone stops it",
+    examples: { match: ["while true; do :; done", "while :; do date; done", "until false; do echo x; done", "for ((;;)); do :; done", "while true; do curl -s https://x.example; done"], noMatch: ["while true; do date; sleep 5; done", "while read l; do echo $l; done < f", "while true; do if x; then break; fi; done", "for i in 1 2; do :; done"] },
+  },
+  {
     id: "unknown_command", severity: "high",
     reason: "a command the engine has no knowledge of; a human must look",
     examples: { match: ["./build.sh", "frobnicate --all"], noMatch: ["ls -la", "df -h"] },
