@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { closeSync, constants as fsConstants, openSync, readSync } from "node:fs";
+import { closeSync, constants as fsConstants, openSync, readdirSync, readSync } from "node:fs";
 import { access, open, readdir, readFile, readlink, realpath, lstat, statfs } from "node:fs/promises";
 import { networkInterfaces } from "node:os";
 import { delimiter, join } from "node:path";
@@ -32,7 +32,7 @@ let procBuffer = Buffer.allocUnsafe(64 * 1024);
  * read costs a few microseconds, against a thread-pool round trip (open, fstat, read, close) for the async
  * API: the process table (three files per process) went from ≈ 25 ms to ≈ 2 ms (bench/list-processes.ts).
  */
-function readProcSync(path: string, maxBytes: number): string {
+function readProcSync(path: string, maxBytes: number, singleRead: boolean): string {
   const fd = openSync(path, fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW);
   try {
     let length = 0;
@@ -47,6 +47,7 @@ function readProcSync(path: string, maxBytes: number): string {
       const n = readSync(fd, procBuffer, length, want, null);
       if (n === 0) break;
       length += n;
+      if (singleRead && n < want) break;
     }
     return procBuffer.toString("utf8", 0, length);
   } finally {
@@ -59,9 +60,9 @@ const PROC_MAX_BYTES = 16 * 1024 * 1024;
 
 /** The HostProbe of the machine this process runs on: /proc, /sys, files and argv-only process spawning. */
 export class LinuxHostProbe implements HostProbe {
-  async readText(path: string, opts: { maxBytes?: number } = {}): Promise<string> {
+  async readText(path: string, opts: { maxBytes?: number; singleRead?: boolean } = {}): Promise<string> {
     try {
-      if (path.startsWith("/proc/") || path.startsWith("/sys/")) return readProcSync(path, opts.maxBytes ?? PROC_MAX_BYTES);
+      if (path.startsWith("/proc/") || path.startsWith("/sys/")) return readProcSync(path, opts.maxBytes ?? PROC_MAX_BYTES, opts.singleRead === true);
       if (opts.maxBytes === undefined) return await readFile(path, "utf8");
       return await this.readRange(path, 0, opts.maxBytes);
     } catch (err) {
@@ -122,6 +123,9 @@ export class LinuxHostProbe implements HostProbe {
 
   async readDir(path: string): Promise<string[]> {
     try {
+      // The pid list is generated in memory, like /proc files (see readProcSync): listed synchronously. Other
+      // /proc directories stay asynchronous: a process's fd directory can hold a million entries.
+      if (path === "/proc") return readdirSync(path);
       return await readdir(path);
     } catch (err) {
       throw fsError(err, path);

@@ -91,6 +91,30 @@ describe("redactSecrets", () => {
     }
   });
 
+  it("answers a text it found clean the same the next time, and still applies configured patterns to it", () => {
+    const text = "/usr/sbin/cron -f internal-id-4711";
+    expect(redactSecrets(text)).toEqual({ text, redactions: 0 });
+    expect(redactSecrets(text)).toEqual({ text, redactions: 0 });
+    expect(redactSecrets(text, { extra: [/internal-id-\d+/g] })).toEqual({ text: "/usr/sbin/cron -f [redacted:configured]", redactions: 1 });
+    expect(redactLines([text, "x"], { extra: [/internal-id-\d+/g] }).lines[0]).toBe("/usr/sbin/cron -f [redacted:configured]");
+  });
+
+  it("redacts a text with a secret every time it is asked, as the first time", () => {
+    for (let i = 0; i < 3; i++) {
+      expect(redactSecrets("db password=hunter2 ok")).toEqual({ text: "db password=[redacted:credential_assignment] ok", redactions: 1 });
+      expect(redactLines(["mysql", "-phunter2x"]).lines).toEqual(["mysql", "-p[redacted:mysql_password_flag]"]);
+    }
+  });
+
+  it("gives the same answers whether or not texts were seen before (many texts, repeated, past the memo's size)", () => {
+    const pieces = fc.constantFrom("password=hunter2", "--token x", " ", "ab", GH_TOKEN, AWS_KEY, "hello", "=", "-p", "proc", "/usr/bin/x");
+    const texts = fc.sample(fc.array(fc.oneof(pieces, fc.string({ maxLength: 8 })), { maxLength: 6 }).map((p) => p.join("")), 3000);
+    const first = texts.map((t) => redactSecrets(t));
+    const again = texts.map((t) => redactSecrets(t));
+    expect(again).toEqual(first);
+    for (const [i, t] of texts.entries()) if (first[i]!.redactions > 0) expect(first[i]!.text).not.toBe(t);
+  });
+
   it("is idempotent on its text output", () => {
     const pieces = fc.constantFrom(
       "password=hunter2", "--password s3cr3t", " ", "\n", "token: x", GH_TOKEN, AWS_KEY, SHADOW, "Bearer abcdefghijklmnopqrstu",

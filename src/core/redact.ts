@@ -81,6 +81,37 @@ function redactLine(line: string, count: { n: number }, extra: readonly RegExp[]
  * then every line. Returns the text and how many secrets were replaced.
  */
 export function redactSecrets(text: string, opts: RedactOptions = {}): { text: string; redactions: number } {
+  const plain = opts.extra === undefined || opts.extra.length === 0;
+  if (plain && isKnownClean(text)) return { text, redactions: 0 };
+  const r = redactText(text, opts);
+  if (plain && r.redactions === 0) rememberClean(text);
+  return r;
+}
+
+/**
+ * Texts that a full redaction (built-in rules, no configured extras) left unchanged. Redaction is a function of
+ * the text alone, so the same text is clean again: it is answered from here without running the rules. Process
+ * tables, unit lists and the like repeat the same short strings on every call. Only texts of at most
+ * {@link CLEAN_MAX_CHARS} characters are kept, as flat copies (a substring may keep its whole parent text
+ * alive), at most {@link CLEAN_MAX_ENTRIES} of them (≤ 1 MiB with UTF-16 code units); when full it starts over.
+ * Only texts found free of secrets are ever stored.
+ */
+const clean = new Set<string>();
+const CLEAN_MAX_CHARS = 256;
+const CLEAN_MAX_ENTRIES = 2048;
+
+function isKnownClean(text: string): boolean {
+  return text.length <= CLEAN_MAX_CHARS && clean.has(text);
+}
+
+function rememberClean(text: string): void {
+  if (text.length > CLEAN_MAX_CHARS) return;
+  if (clean.size >= CLEAN_MAX_ENTRIES) clean.clear();
+  clean.add(JSON.parse(JSON.stringify(text)) as string);
+}
+
+/** {@link redactSecrets} without the clean-text memo. */
+function redactText(text: string, opts: RedactOptions): { text: string; redactions: number } {
   const count = { n: 0 };
   const lines = text.split("\n");
   const spans = findKeySpans(lines, false);

@@ -1,7 +1,15 @@
 import { z } from "zod";
 import { defineReadOnlyAction } from "../action.ts";
 import { paginate } from "../../pagination.ts";
-import { readProcessTable } from "./process-table.ts";
+import { redactLines, redactSecrets } from "../../redact.ts";
+import { readArgv, readProcessHead, readProcessStats, readUsers, type ProcessHead, type ProcessInfo, type ProcessStat } from "./process-table.ts";
+
+/** One process while the list is built: its stat row, then its status fields and argv once they are read. */
+interface Row {
+  stat: ProcessStat;
+  head?: ProcessHead;
+  argv?: string[];
+}
 
 export const processSchema = z.object({
   pid: z.number(),
@@ -39,15 +47,48 @@ export default defineReadOnlyAction({
   toolsets: ["host"],
   host_derived: true,
   async run(params, ctx) {
-    let procs = await readProcessTable(ctx);
-    if (params.name !== undefined) {
-      const needle = params.name;
-      procs = procs.filter((p) => p.name.includes(needle) || (p.argv[0] ?? "").includes(needle));
+    // Every process's stat; its status (user, name, memory) only when a filter or the sort needs it, else for
+    // the rows of the page; its command line (a third read, and most of the redaction work) only for the rows
+    // the name filter looks at and the rows of the page. A process that exits between two of its reads is left
+    // out, as one that exits during its first read is.
+    const users = await readUsers(ctx);
+    let rows: Row[] = (await readProcessStats(ctx)).map((stat) => ({ stat }));
+    if (params.user !== undefined || params.name !== undefined || params.sort === "memory") {
+      rows = await withHeads(rows, ctx, users);
     }
-    if (params.user !== undefined) procs = procs.filter((p) => p.user === params.user);
-    const key = { cpu: (p: (typeof procs)[number]) => -p.cpu_percent, memory: (p: (typeof procs)[number]) => -p.rss_bytes, pid: (p: (typeof procs)[number]) => p.pid }[params.sort];
-    procs.sort((a, b) => key(a) - key(b) || a.pid - b.pid);
-    const page = paginate(procs, params.limit, params.cursor, `ps:${params.name ?? ""}:${params.user ?? ""}:${params.sort}`);
-    return { processes: page.items, total: page.total, next_cursor: page.next_cursor };
+    if (params.user !== undefined) rows = rows.filter((r) => r.head!.user === params.user);
+    if (params.name !== undefined) {
+      // The filter sees the text the answer shows: redacted name and argv[0]. On the raw text it would tell a
+      // model whether a secret in a process title starts with a guessed prefix (issue 12's oracle).
+      const needle = params.name;
+      const kept: Row[] = [];
+      for (const r of rows) {
+        if (redactSecrets(r.head!.name).text.includes(needle)) {
+          kept.push(r);
+          continue;
+        }
+        const argv = await readArgv(ctx, r.stat.pid);
+        if (argv !== null && (redactLines(argv).lines[0] ?? "").includes(needle)) kept.push({ ...r, argv });
+      }
+      rows = kept;
+    }
+    const key = { cpu: (r: Row) => -r.stat.cpu_percent, memory: (r: Row) => -r.head!.rss_bytes, pid: (r: Row) => r.stat.pid }[params.sort];
+    rows.sort((a, b) => key(a) - key(b) || a.stat.pid - b.stat.pid);
+    const page = paginate(rows, params.limit, params.cursor, `ps:${params.name ?? ""}:${params.user ?? ""}:${params.sort}`);
+    const processes: ProcessInfo[] = [];
+    for (const r of page.items) {
+      const head = r.head ?? (await readProcessHead(ctx, r.stat, users));
+      const argv = head && (r.argv ?? (await readArgv(ctx, r.stat.pid)));
+      if (head && argv) processes.push({ ...head, argv });
+    }
+    return { processes, total: page.total - (page.items.length - processes.length), next_cursor: page.next_cursor };
   },
 });
+
+/** Adds the status fields to every row; rows of processes that exited meanwhile are dropped. */
+async function withHeads(rows: Row[], ctx: Parameters<typeof readArgv>[0], users: Map<number, string>): Promise<Row[]> {
+  const heads = await Promise.all(rows.map((r) => readProcessHead(ctx, r.stat, users)));
+  const out: Row[] = [];
+  for (let i = 0; i < rows.length; i++) if (heads[i]) out.push({ stat: rows[i]!.stat, head: heads[i]! });
+  return out;
+}

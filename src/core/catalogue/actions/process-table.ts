@@ -29,60 +29,140 @@ export interface ProcessInfo {
 }
 
 /** Reads boot time (epoch seconds, /proc/stat `btime`) and uptime (seconds, /proc/uptime). */
-async function clockBase(ctx: ActionContext): Promise<{ btime: number; uptime: number }> {
+async function clockBase(ctx: ActionContext): Promise<ClockBase> {
   const stat = await ctx.host.readText("/proc/stat");
   const btime = Number(/^btime (\d+)$/m.exec(stat)?.[1] ?? 0);
   const uptime = Number((await ctx.host.readText("/proc/uptime")).split(" ")[0]);
   return { btime, uptime };
 }
 
-/** Reads the user map once per call; an unreadable /etc/passwd leaves names null. */
+/** The parsed /etc/passwd of each host probe, with the lstat figures it was read under. */
+const userMaps = new WeakMap<ActionContext["host"], { mtime_ms: number; size: number; users: Map<number, string> }>();
+
+/**
+ * The uid → user name map of /etc/passwd. Parsed again only when the file's mtime or size changed since the last
+ * read (an lstat, against a read and a parse per call); a symlinked /etc/passwd is read every time. An unreadable
+ * /etc/passwd leaves names null (an empty map). The map is shared between calls: callers must not change it.
+ */
 export async function readUsers(ctx: ActionContext): Promise<Map<number, string>> {
   try {
-    return parsePasswd(await ctx.host.readText("/etc/passwd"));
+    const st = await ctx.host.stat("/etc/passwd");
+    const known = userMaps.get(ctx.host);
+    if (st.is_file && known?.mtime_ms === st.mtime_ms && known.size === st.size) return known.users;
+    const users = parsePasswd(await ctx.host.readText("/etc/passwd"));
+    // Read after the lstat: a change in between leaves figures older than the text, so the next call reads again.
+    if (st.is_file) userMaps.set(ctx.host, { mtime_ms: st.mtime_ms, size: st.size, users });
+    return users;
   } catch {
     return new Map();
   }
 }
 
-/** Reads one process; null when it exited while being read (a normal race with /proc). */
-export async function readProcess(ctx: ActionContext, pid: number, users: Map<number, string>, base?: { btime: number; uptime: number }): Promise<ProcessInfo | null> {
-  const b = base ?? (await clockBase(ctx));
+/** Clock base of one call: boot time (epoch seconds) and uptime (seconds). */
+export interface ClockBase {
+  btime: number;
+  uptime: number;
+}
+
+/** What /proc/[pid]/stat alone tells about a process: enough to sort by CPU or pid. */
+export interface ProcessStat {
+  pid: number;
+  ppid: number;
+  comm: string;
+  state: string;
+  threads: number;
+  cpu_seconds: number;
+  /** Average CPU use over the process lifetime, percent of one CPU (as ps(1) %CPU). */
+  cpu_percent: number;
+  started_at: string;
+}
+
+/** A process row without its command line: every field the list filters and sorts on except `argv`. */
+export type ProcessHead = Omit<ProcessInfo, "argv">;
+
+/**
+ * A /proc/[pid] file that the kernel produces whole on the first read(2) (one seq_file record, or cmdline's
+ * copy loop): a short read is its end, so no second read is needed to see end of file.
+ */
+const ONE_READ = { singleRead: true } as const;
+
+/** Reads and parses /proc/[pid]/stat; null when the process exited (a normal race with /proc). */
+export async function readProcessStat(ctx: ActionContext, pid: number, base: ClockBase): Promise<ProcessStat | null> {
+  let stat;
   try {
-    const stat = parseProcStat(await ctx.host.readText(`/proc/${pid}/stat`));
-    if (!stat) return null;
-    const status = pickProcStatus(await ctx.host.readText(`/proc/${pid}/status`), STATUS_KEYS);
-    const argv = parseCmdline(await ctx.host.readText(`/proc/${pid}/cmdline`, { maxBytes: 16384 }));
-    const uidField = status.Uid?.split(/\s+/)[0];
-    const uid = uidField === undefined ? null : Number(uidField);
-    const cpuSeconds = stat.cpu_ticks / USER_HZ;
-    const startAfterBoot = stat.start_ticks / USER_HZ;
-    const elapsed = b.uptime - startAfterBoot;
-    return {
-      pid,
-      ppid: stat.ppid,
-      name: status.Name ?? stat.comm,
-      state: stat.state,
-      user: uid === null ? null : users.get(uid) ?? null,
-      uid,
-      threads: stat.threads,
-      rss_bytes: kbField(status, "VmRSS"),
-      vms_bytes: kbField(status, "VmSize"),
-      cpu_seconds: cpuSeconds,
-      cpu_percent: elapsed > 0 ? Math.round((cpuSeconds / elapsed) * 1000) / 10 : 0,
-      started_at: new Date((b.btime + startAfterBoot) * 1000).toISOString(),
-      argv,
-    };
+    stat = parseProcStat(await ctx.host.readText(`/proc/${pid}/stat`, ONE_READ));
+  } catch {
+    return null;
+  }
+  if (!stat) return null;
+  const cpuSeconds = stat.cpu_ticks / USER_HZ;
+  const startAfterBoot = stat.start_ticks / USER_HZ;
+  const elapsed = base.uptime - startAfterBoot;
+  return {
+    pid,
+    ppid: stat.ppid,
+    comm: stat.comm,
+    state: stat.state,
+    threads: stat.threads,
+    cpu_seconds: cpuSeconds,
+    cpu_percent: elapsed > 0 ? Math.round((cpuSeconds / elapsed) * 1000) / 10 : 0,
+    started_at: new Date((base.btime + startAfterBoot) * 1000).toISOString(),
+  };
+}
+
+/** Adds what /proc/[pid]/status tells (name, uid and user, memory) to a stat row; null when the process exited. */
+export async function readProcessHead(ctx: ActionContext, stat: ProcessStat, users: Map<number, string>): Promise<ProcessHead | null> {
+  let status;
+  try {
+    status = pickProcStatus(await ctx.host.readText(`/proc/${stat.pid}/status`, ONE_READ), STATUS_KEYS);
+  } catch {
+    return null;
+  }
+  const uidField = status.Uid?.split(/\s+/)[0];
+  const uid = uidField === undefined ? null : Number(uidField);
+  return {
+    pid: stat.pid,
+    ppid: stat.ppid,
+    name: status.Name ?? stat.comm,
+    state: stat.state,
+    user: uid === null ? null : users.get(uid) ?? null,
+    uid,
+    threads: stat.threads,
+    rss_bytes: kbField(status, "VmRSS"),
+    vms_bytes: kbField(status, "VmSize"),
+    cpu_seconds: stat.cpu_seconds,
+    cpu_percent: stat.cpu_percent,
+    started_at: stat.started_at,
+  };
+}
+
+/** Largest command line read, in bytes (longer ones are cut there). */
+const CMDLINE_MAX_BYTES = 16384;
+
+/** Reads one process's command line (/proc/[pid]/cmdline); null when it exited. A kernel thread's is empty. */
+export async function readArgv(ctx: ActionContext, pid: number): Promise<string[] | null> {
+  try {
+    return parseCmdline(await ctx.host.readText(`/proc/${pid}/cmdline`, { maxBytes: CMDLINE_MAX_BYTES, singleRead: true }));
   } catch {
     return null;
   }
 }
 
-/** Reads every process visible in /proc. */
-export async function readProcessTable(ctx: ActionContext): Promise<ProcessInfo[]> {
-  const users = await readUsers(ctx);
+/** Reads one process whole; null when it exited while being read (a normal race with /proc). */
+export async function readProcess(ctx: ActionContext, pid: number, users: Map<number, string>, base?: ClockBase): Promise<ProcessInfo | null> {
+  const stat = await readProcessStat(ctx, pid, base ?? (await clockBase(ctx)));
+  const head = stat && (await readProcessHead(ctx, stat, users));
+  const argv = head && (await readArgv(ctx, pid));
+  return head && argv ? { ...head, argv } : null;
+}
+
+/**
+ * Reads /proc/[pid]/stat of every process visible in /proc (one small file a process). A caller adds status
+ * ({@link readProcessHead}) and command lines ({@link readArgv}) only for the rows it needs them for.
+ */
+export async function readProcessStats(ctx: ActionContext): Promise<ProcessStat[]> {
   const base = await clockBase(ctx);
   const pids = (await ctx.host.readDir("/proc")).filter((d) => /^\d+$/.test(d)).map(Number);
-  const all = await Promise.all(pids.map((pid) => readProcess(ctx, pid, users, base)));
-  return all.filter((p): p is ProcessInfo => p !== null);
+  const all = await Promise.all(pids.map((pid) => readProcessStat(ctx, pid, base)));
+  return all.filter((p): p is ProcessStat => p !== null);
 }
