@@ -91,14 +91,21 @@ export function redactSecrets(text: string, opts: RedactOptions = {}): { text: s
 /**
  * Texts that a full redaction (built-in rules, no configured extras) left unchanged. Redaction is a function of
  * the text alone, so the same text is clean again: it is answered from here without running the rules. Process
- * tables, unit lists and the like repeat the same short strings on every call. Only texts of at most
- * {@link CLEAN_MAX_CHARS} characters are kept, as flat copies (a substring may keep its whole parent text
- * alive), at most {@link CLEAN_MAX_ENTRIES} of them (≤ 1 MiB with UTF-16 code units); when full it starts over.
- * Only texts found free of secrets are ever stored.
+ * tables, unit lists and the like repeat the same strings on every call. Only texts found free of secrets are
+ * stored, each of at most {@link CLEAN_MAX_CHARS} characters, as a flat copy (a substring may keep its whole
+ * parent text alive); all of them hold at most {@link CLEAN_BUDGET_CHARS} characters (≤ 1 MiB of UTF-16) in at
+ * most {@link CLEAN_MAX_ENTRIES} entries. When full it starts over.
  */
 const clean = new Set<string>();
-const CLEAN_MAX_CHARS = 256;
-const CLEAN_MAX_ENTRIES = 2048;
+const CLEAN_MAX_CHARS = 4096;
+const CLEAN_BUDGET_CHARS = 512 * 1024;
+const CLEAN_MAX_ENTRIES = 8192;
+let cleanChars = 0;
+
+/** A copy of `text` that shares no storage with it (a substring keeps its parent alive while it is held). */
+function flatCopy(text: string): string {
+  return JSON.parse(JSON.stringify(text)) as string;
+}
 
 function isKnownClean(text: string): boolean {
   return text.length <= CLEAN_MAX_CHARS && clean.has(text);
@@ -106,8 +113,12 @@ function isKnownClean(text: string): boolean {
 
 function rememberClean(text: string): void {
   if (text.length > CLEAN_MAX_CHARS) return;
-  if (clean.size >= CLEAN_MAX_ENTRIES) clean.clear();
-  clean.add(JSON.parse(JSON.stringify(text)) as string);
+  if (cleanChars + text.length > CLEAN_BUDGET_CHARS || clean.size >= CLEAN_MAX_ENTRIES) {
+    clean.clear();
+    cleanChars = 0;
+  }
+  clean.add(flatCopy(text));
+  cleanChars += text.length;
 }
 
 /** {@link redactSecrets} without the clean-text memo. */
@@ -169,6 +180,22 @@ export const SECRET_KEY_PATTERN =
   /^(receipt|receipts|approval_receipt|token|tokens|secret|secrets|password|passwd|passphrase|private_key|privatekey|api_key|apikey|authorization|cookie|set_cookie|credentials?|[a-z0-9_]*_(token|secret|password|receipt))$/i;
 
 /**
+ * {@link SECRET_KEY_PATTERN}'s answers for the keys seen: keys repeat (most come from schemas). At most 1,024 keys of
+ * at most 128 characters are kept, as flat copies; when full it starts over.
+ */
+const secretKeys = new Map<string, boolean>();
+
+function isSecretKey(key: string): boolean {
+  let known = secretKeys.get(key);
+  if (known === undefined) {
+    known = SECRET_KEY_PATTERN.test(key);
+    if (secretKeys.size >= 1024) secretKeys.clear();
+    if (key.length <= 128) secretKeys.set(flatCopy(key), known);
+  }
+  return known;
+}
+
+/**
  * Returns a redacted deep copy of a JSON-like value: values under secret keys ({@link SECRET_KEY_PATTERN},
  * not null) become a marker, lists of strings go through {@link redactLines} (keys split over elements), every
  * other string through {@link redactSecrets}. Keys are kept; the input is not modified.
@@ -190,13 +217,21 @@ export function redactDeep<T>(value: T, opts: RedactOptions = {}): { value: T; r
       return v.map(walk);
     }
     if (v !== null && typeof v === "object") {
-      return Object.fromEntries(Object.entries(v).map(([k, x]) => {
-        if (x !== null && SECRET_KEY_PATTERN.test(k) && !(typeof x === "string" && x.startsWith(MARK))) {
+      const out: Record<string, unknown> = {};
+      for (const k of Object.keys(v)) {
+        const x = (v as Record<string, unknown>)[k];
+        let y: unknown;
+        if (x !== null && isSecretKey(k) && !(typeof x === "string" && x.startsWith(MARK))) {
           total++;
-          return [k, marker("secret_field")];
+          y = marker("secret_field");
+        } else {
+          y = walk(x);
         }
-        return [k, walk(x)];
-      }));
+        // A plain assignment to "__proto__" would set the copy's prototype instead of a key.
+        if (k === "__proto__") Object.defineProperty(out, k, { value: y, enumerable: true, writable: true, configurable: true });
+        else out[k] = y;
+      }
+      return out;
     }
     return v;
   };

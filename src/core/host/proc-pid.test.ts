@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { kbField, parseCmdline, parsePasswd, parseProcStat, parseProcStatus, pickProcStatus } from "./proc-pid.ts";
 
@@ -23,6 +24,24 @@ describe("parseProcStat", () => {
   it("parses a real-looking kernel line", () => {
     const line = "1234 (a) b) S 1 1234 1234 0 -1 4194560 100 0 0 0 12 8 0 0 20 0 2 0 5555 1000 200 18446744073709551615 0 0 0 0 0 0 0 0 0 0 0 0 17 1 0 0 0 0 0 0 0 0 0 0 0 0 0\n";
     expect(parseProcStat(line)).toEqual({ pid: 1234, comm: "a) b", state: "S", ppid: 1, cpu_ticks: 20, start_ticks: 5555, threads: 2 });
+  });
+
+  it("answers like splitting every field (the reading before the scanner), on any input", () => {
+    const bySplit = (text: string) => {
+      const open = text.indexOf("(");
+      const close = text.lastIndexOf(")");
+      if (open < 0 || close < open) return null;
+      const rest = text.slice(close + 2).split(" ");
+      if (rest.length < 20) return null;
+      const field = (n: number): number => Number(rest[n - 3]);
+      return { pid: Number(text.slice(0, open).trim()), comm: text.slice(open + 1, close), state: rest[0] ?? "?", ppid: field(4), cpu_ticks: field(14) + field(15), start_ticks: field(22), threads: field(20) };
+    };
+    const field = fc.oneof(fc.nat().map(String), fc.constantFrom("", "-1", "0\n", "18446744073709551615", "x", " ", "R"), fc.string({ maxLength: 3 }));
+    const line = fc.tuple(fc.nat(), fc.string({ maxLength: 6 }), fc.array(field, { maxLength: 30 }), fc.boolean())
+      .map(([pid, comm, fields, nl]) => `${pid} (${comm}) ${fields.join(" ")}${nl ? "\n" : ""}`);
+    fc.assert(fc.property(fc.oneof(line, fc.string({ maxLength: 40 })), (text) => {
+      expect(parseProcStat(text)).toEqual(bySplit(text));
+    }), { numRuns: 3000 });
   });
 
   it("returns null for malformed or truncated input", () => {

@@ -13,25 +13,44 @@ export interface ProcStat {
 
 /**
  * Parses /proc/[pid]/stat. `comm` is in parentheses and may itself contain spaces and `)`, so the
- * split happens at the LAST `)`. Returns null for malformed input.
+ * split happens at the LAST `)`. Returns null for malformed input. Fields are found by scanning for the
+ * spaces between them, without splitting the ~50 fields of every process into strings.
  */
 export function parseProcStat(text: string): ProcStat | null {
   const open = text.indexOf("(");
   const close = text.lastIndexOf(")");
   if (open < 0 || close < open) return null;
-  const rest = text.slice(close + 2).split(" ");
-  if (rest.length < 20) return null; // truncated: field 22 (start time) is the last one read
-  // rest[0] is field 3 (state); field n is rest[n - 3].
-  const field = (n: number): number => Number(rest[n - 3]);
-  return {
-    pid: Number(text.slice(0, open).trim()),
-    comm: text.slice(open + 1, close),
-    state: rest[0] ?? "?",
-    ppid: field(4),
-    cpu_ticks: field(14) + field(15),
-    start_ticks: field(22),
-    threads: field(20),
-  };
+  let state = "?";
+  let ppid = 0;
+  let utime = 0;
+  let stime = 0;
+  let threads = 0;
+  // Field n (proc(5) numbering: 3 is the state, just after ") ") runs from `from` to the next space.
+  for (let n = 3, from = close + 2; ; n++) {
+    const space = text.indexOf(" ", from);
+    const end = space < 0 ? text.length : space;
+    if (n === 3) state = text.slice(from, end);
+    else if (n === 4) ppid = intAt(text, from, end);
+    else if (n === 14) utime = intAt(text, from, end);
+    else if (n === 15) stime = intAt(text, from, end);
+    else if (n === 20) threads = intAt(text, from, end);
+    else if (n === 22) {
+      return { pid: Number(text.slice(0, open).trim()), comm: text.slice(open + 1, close), state, ppid, cpu_ticks: utime + stime, start_ticks: intAt(text, from, end), threads };
+    }
+    if (space < 0) return null; // truncated: field 22 (start time) is the last one read
+    from = space + 1;
+  }
+}
+
+/** `Number(text.slice(from, end))` without the substring when the field is plain ASCII digits. */
+function intAt(text: string, from: number, end: number): number {
+  let v = 0;
+  for (let i = from; i < end; i++) {
+    const d = text.charCodeAt(i) - 48;
+    if (d < 0 || d > 9) return Number(text.slice(from, end));
+    v = v * 10 + d;
+  }
+  return v;
 }
 
 /** Parses the `Key:\tvalue` lines of /proc/[pid]/status. */

@@ -74,7 +74,8 @@ export interface ProcessStat {
   cpu_seconds: number;
   /** Average CPU use over the process lifetime, percent of one CPU (as ps(1) %CPU). */
   cpu_percent: number;
-  started_at: string;
+  /** Start time, milliseconds since the epoch (formatted as `started_at` only for the rows answered). */
+  started_ms: number;
 }
 
 /** A process row without its command line: every field the list filters and sorts on except `argv`. */
@@ -106,7 +107,7 @@ export async function readProcessStat(ctx: ActionContext, pid: number, base: Clo
     threads: stat.threads,
     cpu_seconds: cpuSeconds,
     cpu_percent: elapsed > 0 ? Math.round((cpuSeconds / elapsed) * 1000) / 10 : 0,
-    started_at: new Date((base.btime + startAfterBoot) * 1000).toISOString(),
+    started_ms: (base.btime + startAfterBoot) * 1000,
   };
 }
 
@@ -132,7 +133,7 @@ export async function readProcessHead(ctx: ActionContext, stat: ProcessStat, use
     vms_bytes: kbField(status, "VmSize"),
     cpu_seconds: stat.cpu_seconds,
     cpu_percent: stat.cpu_percent,
-    started_at: stat.started_at,
+    started_at: new Date(stat.started_ms).toISOString(),
   };
 }
 
