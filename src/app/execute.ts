@@ -4,7 +4,7 @@ import { errorBody, HostgateError, toHostgateError } from "../core/errors.ts";
 import { redactDeep } from "../core/redact.ts";
 import { isReceiptShaped } from "../core/transaction/receipt.ts";
 import { effectiveState, type Transaction } from "../core/transaction/transaction.ts";
-import type { ExecuteInput, ExecuteResult, StepResult } from "../ipc/protocol.ts";
+import { EXECUTE_EXAMPLE, type ExecuteInput, type ExecuteResult, type StepResult } from "../ipc/protocol.ts";
 import { audit, checkpointRef } from "./audit-log.ts";
 import { actorOf, type Caller } from "../core/caller.ts";
 import type { DaemonDeps } from "./deps.ts";
@@ -46,6 +46,9 @@ function receiptProblem(deps: DaemonDeps, tx: Transaction, receiptHash: string):
   return null;
 }
 
+/** The shape of a transaction id (crypto.randomUUID). */
+const UUID_SHAPE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
 async function runStep(deps: DaemonDeps, step: Step, caller: Caller): Promise<StepResult> {
   const actor = actorOf(caller);
   const started = deps.clock.now();
@@ -55,12 +58,15 @@ async function runStep(deps: DaemonDeps, step: Step, caller: Caller): Promise<St
     return { ...base, status: "refused", output: null, error: errorBody(err), duration_ms: deps.clock.now() - started, separation: null };
   };
   if (!isReceiptShaped(step.approval_receipt)) {
-    return refuse(new HostgateError("invalid_receipt", "approval_receipt is not a receipt. A chat reply such as \"yes\" is not an approval.", {
+    return refuse(new HostgateError("invalid_receipt", "approval_receipt is not a receipt (a receipt is hgr_ followed by 43 characters, printed by `hostgate approve`). A chat reply such as \"yes\" is not an approval.", {
       hint: `Ask the user to run \`hostgate approve ${step.transaction_id}\` in a terminal; it prints a receipt starting with hgr_.`,
     }));
   }
   const tx = deps.transactions().get(step.transaction_id);
-  if (!tx) return refuse(new HostgateError("unknown_transaction", `No transaction ${step.transaction_id}.`, { hint: "Use the transaction_id returned by plan." }));
+  if (!tx) {
+    const shape = UUID_SHAPE.test(step.transaction_id) ? `No transaction ${step.transaction_id}.` : `${JSON.stringify(step.transaction_id)} is not a transaction id: ids are UUIDs such as 046110b2-253f-4cff-ab0e-349d69684139, returned by plan as steps[].transaction_id.`;
+    return refuse(new HostgateError("unknown_transaction", shape, { hint: `A valid call: ${EXECUTE_EXAMPLE}.` }));
+  }
   if (tx.action_name !== step.action_name || !sameParams(tx.params, step.params)) {
     return refuse(new HostgateError("params_changed", `The action or params differ from what transaction ${tx.id} planned and the human approved.`, { hint: "Send the transaction's action_name and params unchanged, or plan the new change." }));
   }

@@ -44,7 +44,7 @@ export function createDispatcher(handlers: Handlers): Dispatcher {
         return { ok: false, error: { code: "insufficient_role", message: `${name} needs the ${def.min_role} role; this caller is ${caller.role}.`, hint: "Ask the daemon's administrator for a role that allows it." } };
       }
       const parsed = def.params.safeParse(rawParams ?? {});
-      if (!parsed.success) return { ok: false, error: { code: "invalid_params", message: `Invalid params for ${name}: ${issues(parsed.error)}` } };
+      if (!parsed.success) return { ok: false, error: { code: "invalid_params", message: `Invalid params for ${name}: ${issues(parsed.error)}`, ...(def.example ? { hint: `A valid call: ${def.example}.` } : {}) } };
       try {
         const handler = handlers[name] as (p: unknown, c: Caller, s?: AbortSignal) => Promise<unknown>;
         return { ok: true, result: { ok: true, value: await handler(parsed.data, caller, signal) } };

@@ -7,7 +7,7 @@ import {
   SkillsRefInput, SkillsRouteInput, SkillsSearchInput, SkillsStatusSchema, SkillsSyncApplyInput, SkillsSyncPlanInput,
 } from "./skills.ts";
 import {
-  ApproveResultSchema, DescribeResultSchema, DoctorResultSchema, ExecuteInputSchema, ExecuteResultSchema, HistoryInputSchema, HistoryResultSchema,
+  ApproveResultSchema, DescribeResultSchema, DoctorResultSchema, EXECUTE_EXAMPLE, ExecuteInputSchema, ExecuteResultSchema, HistoryInputSchema, HistoryResultSchema,
   PlanInputSchema, PlanResultSchema, QueryParamsSchema, QueryValueSchema, ResourceContentsSchema, ResourceEntrySchema, ResourceTemplateEntrySchema,
   PendingInputSchema, PendingResultSchema, ShowResultSchema, TxIdInputSchema,
 } from "./protocol.ts";
@@ -29,6 +29,8 @@ export interface MethodDef<P extends z.ZodType = z.ZodType, R extends z.ZodType 
   params: P;
   result: R;
   description: string;
+  /** What a valid call's params look like: the hint of an `invalid_params` answer (dispatch and the MCP tool). */
+  example?: string;
 }
 
 const method = <S extends "agent" | "admin", P extends z.ZodType, R extends z.ZodType>(def: MethodDef<P, R, S>): MethodDef<P, R, S> => def;
@@ -39,7 +41,7 @@ export const METHODS = {
   describe: method({ socket: "agent", min_role: "observer", params: NoParams, result: DescribeResultSchema, description: "Actions offered on the local host and its identity." }),
   query: method({ socket: "agent", min_role: "observer", params: QueryParamsSchema, result: QueryValueSchema, description: "Run one read-only action on a host." }),
   plan: method({ socket: "agent", min_role: "operator", params: PlanInputSchema, result: PlanResultSchema, description: "Turn an intent or explicit steps into planned transactions." }),
-  execute: method({ socket: "agent", min_role: "operator", params: ExecuteInputSchema, result: ExecuteResultSchema, description: "Run approved transactions with their receipts." }),
+  execute: method({ socket: "agent", min_role: "operator", params: ExecuteInputSchema, result: ExecuteResultSchema, description: "Run approved transactions with their receipts.", example: EXECUTE_EXAMPLE }),
   history: method({ socket: "agent", min_role: "observer", params: HistoryInputSchema, result: HistoryResultSchema, description: "Recent audit-chain entries, filtered." }),
   doctor: method({ socket: "agent", min_role: "observer", params: NoParams, result: DoctorResultSchema, description: "Health checks of the daemon." }),
   audit_verify: method({ socket: "agent", min_role: "observer", params: z.object({ since_seq: z.number().int().min(0).optional() }).strict(), result: z.record(z.string(), z.unknown()), description: "Verify the audit chain." }),

@@ -111,6 +111,8 @@ export const StepToExecuteSchema = z.object({
   host: HostIdSchema.optional(),
 }).strict();
 export const ExecuteInputSchema = z.object({ steps: z.array(StepToExecuteSchema).min(1).max(20) }).strict();
+/** What a valid execute call looks like, for the errors a malformed one gets (ipc/methods.ts `example`). */
+export const EXECUTE_EXAMPLE = '{"steps":[{"transaction_id":"046110b2-253f-4cff-ab0e-349d69684139","action_name":"WriteFile","params":{"path":"/srv/www/maintenance.txt","content":"…"},"approval_receipt":"hgr_…"}]}: each step\'s transaction_id, action_name and params exactly as plan returned them (1 to 20 steps), and the receipt `hostgate approve <transaction_id>` printed for it';
 export type ExecuteInput = z.infer<typeof ExecuteInputSchema>;
 
 export const CheckpointRefSchema = z.object({ seq: z.number(), hash: z.string() }).nullable();

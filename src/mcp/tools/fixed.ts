@@ -62,7 +62,7 @@ export function fixedTool<M extends AgentMethod>(def: FixedToolDef<M>): ToolSpec
     handler: async (args, client: DaemonClient, ctx) => {
       const parsed = inputSchema.safeParse(args);
       if (!parsed.success) {
-        return errorResult({ code: "invalid_params", message: `Invalid arguments for ${def.name}: ${parsed.error.issues.map((i) => `${i.path.join(".") || "arguments"}: ${i.message}`).join("; ")}.`, hint: "The tool's inputSchema lists the accepted values." });
+        return errorResult({ code: "invalid_params", message: `Invalid arguments for ${def.name}: ${parsed.error.issues.map((i) => `${i.path.join(".") || "arguments"}: ${i.message}`).join("; ")}.`, hint: entry.example ? `A valid call: ${entry.example}.` : "The tool's inputSchema lists the accepted values." });
       }
       const r = await client.call(def.method, parsed.data as ParamsIn<M>, ctx);
       if (!r.ok) {
