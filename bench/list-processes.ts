@@ -4,8 +4,10 @@
  * every closure created: it would measure code that is not shipped), runs it with the launcher's Node flags and
  * without NODE_EXTRA_CA_CERTS, and prints one JSON object: per argument set (default; limit 500; a name filter)
  * p50/p90 of the handler's wall and CPU time in ms (`queryAction`: read /proc, filter, sort, page, redact, cap),
- * the processes seen and CPU µs per process, with the load average before and after (a shared machine).
- * Target: default cpu_ms.p50 ≤ 5. BENCH_N runs per set (200).
+ * the processes seen and CPU µs per process; then `mcp_stdio`: the same call as a client makes it, through
+ * `hostgate mcp` over stdio (server CPU ms per call, client latency p50/p90; bench/support/list-processes-mcp.ts),
+ * with the load average before and after (a shared machine). Target: default cpu_ms.p50 ≤ 5.
+ * BENCH_N runs per set (200); BENCH_MCP_CALLS calls over stdio (300; 0 skips it).
  */
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -13,6 +15,7 @@ import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
+import { mcpListProcesses } from "./support/list-processes-mcp.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "hg-bench-ps-"));
 try {
@@ -37,7 +40,9 @@ try {
   const r = spawnSync(process.execPath, ["--max-semi-space-size=1", bundle], { env, encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] });
   if (r.status !== 0) throw new Error(`bench run exited ${r.status}`);
   const result = JSON.parse(r.stdout.trim().split("\n").pop()!) as Record<string, unknown>;
-  console.log(JSON.stringify({ bench: "list-processes", mode: "esbuild bundle, node --max-semi-space-size=1", ...result, loadavg_before: before, loadavg_after: load(), target_cpu_p50_ms: 5 }));
+  const mcpCalls = Number(process.env.BENCH_MCP_CALLS ?? 300);
+  const mcp = mcpCalls > 0 ? { mcp_stdio: await mcpListProcesses(mcpCalls) } : {};
+  console.log(JSON.stringify({ bench: "list-processes", mode: "esbuild bundle, node --max-semi-space-size=1", ...result, ...mcp, loadavg_before: before, loadavg_after: load(), target_cpu_p50_ms: 5 }));
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }
