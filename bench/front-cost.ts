@@ -5,7 +5,8 @@
  *   connection, as clients' fetch does), and their ratio (target: HTTP ≤ 2× stdio). HTTP is measured for a
  *   2025-era request (`http`: no per-request envelope, served by hostgate's Node-native path) and a 2026-07-28
  *   one (`http_2026`: MCP-Protocol-Version/Mcp-Method/Mcp-Name headers and the `_meta` envelope, served by
- *   the SDK's handler); every answer is checked to be a get_load result, so a fast error cannot pass for a call;
+ *   the SDK's handler); every answer is checked to be a get_load result, so a fast error cannot pass for a call.
+ *   The three are measured in interleaved rounds against two servers running side by side;
  * - rss_mb: resident memory of `hostgate mcp` after 2,000 mixed calls (get_memory_usage, get_disk_usage,
  *   list_processes, get_system_info, list_units, plan_command), started through the launcher (shebang flags)
  *   and as `node bin/hostgate.js` (target: ≤ 90 MB either way).
@@ -78,34 +79,38 @@ function post(port: number, body: string, headers: Record<string, string> = {}):
   });
 }
 
-// CPU per call: stdio vs HTTP, get_load.
+// CPU per call: stdio vs HTTP, get_load. Both servers run side by side and are measured in interleaved rounds
+// (stdio, HTTP 2025-era, HTTP 2026-07-28, then again), so load that comes and goes on a shared machine
+// weighs on every figure alike instead of on whichever ran during it.
 const getLoad = { name: "get_load", arguments: {} };
 const stdio = new StdioFront([HOSTGATE_BIN, "mcp"]);
 await stdio.init();
-for (let i = 0; i < 100; i++) await stdio.call("tools/call", getLoad);
-const c0 = cpuUs(stdio.child.pid!);
-for (let i = 0; i < CALLS; i++) await stdio.call("tools/call", getLoad);
-const stdioUs = (cpuUs(stdio.child.pid!) - c0) / CALLS;
-stdio.stop();
-
 const serve = spawn(HOSTGATE_BIN, ["serve", "--port", "0"], { env: env(), stdio: ["ignore", "ignore", "pipe"] });
 const port = await new Promise<number>((resolve) => {
   let err = "";
   serve.stderr.on("data", (c: Buffer) => { err += c.toString(); const m = /listening on http:\/\/[^:]+:(\d+)/.exec(err); if (m) resolve(Number(m[1])); });
 });
-/** CPU per call of `serve` for one kind of POST, after 100 warm-up calls. */
-async function httpCost(body: string, headers: Record<string, string> = {}): Promise<number> {
-  for (let i = 0; i < 100; i++) await post(port, body, headers);
-  const start = cpuUs(serve.pid!);
-  for (let i = 0; i < CALLS; i++) await post(port, body, headers);
-  return (cpuUs(serve.pid!) - start) / CALLS;
-}
-const httpUs = await httpCost(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: getLoad }));
 const envelope = { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientInfo": { name: "bench", version: "1" }, "io.modelcontextprotocol/clientCapabilities": {} };
-const http2026Us = await httpCost(
-  JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { ...getLoad, _meta: envelope } }),
-  { "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": "get_load" },
-);
+const legacyBody = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: getLoad });
+const modernBody = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { ...getLoad, _meta: envelope } });
+const modernHeaders = { "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": "get_load" };
+const kinds = {
+  stdio: { pid: stdio.child.pid!, call: () => stdio.call("tools/call", getLoad) },
+  http: { pid: serve.pid!, call: () => post(port, legacyBody) },
+  http_2026: { pid: serve.pid!, call: () => post(port, modernBody, modernHeaders) },
+};
+const ROUNDS = 10;
+const spent = { stdio: 0, http: 0, http_2026: 0 };
+for (const kind of Object.values(kinds)) for (let i = 0; i < 100; i++) await kind.call();
+for (let round = 0; round < ROUNDS; round++) {
+  for (const [name, kind] of Object.entries(kinds) as [keyof typeof kinds, (typeof kinds)[keyof typeof kinds]][]) {
+    const start = cpuUs(kind.pid);
+    for (let i = 0; i < CALLS / ROUNDS; i++) await kind.call();
+    spent[name] += cpuUs(kind.pid) - start;
+  }
+}
+const [stdioUs, httpUs, http2026Us] = [spent.stdio / CALLS, spent.http / CALLS, spent.http_2026 / CALLS];
+stdio.stop();
 serve.kill("SIGTERM");
 agent.destroy();
 
