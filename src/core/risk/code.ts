@@ -24,11 +24,26 @@ export function sourceKinds(nodes: readonly Node[]): { download: boolean; decode
   return { download, decode };
 }
 
+/** `sh -c "$(cat f)"`, `source <(cat f)`: the files `cat` prints inside substitutions that become code are runs. */
+function noteCatRuns(subs: readonly Node[], ctx: Ctx, scope: Scope, at: Cmd): void {
+  for (const n of subs) {
+    for (const c of n.descendantsOfType("command")) {
+      const name = c.childForFieldName("name");
+      if (!name || commandName(resolveWord(name).text) !== "cat") continue;
+      for (const a of c.childrenForFieldName("argument")) {
+        const w = resolveWord(a, lookupIn(scope));
+        if (!w.text.startsWith("-")) noteRun(ctx, scope, at.node, w, "runs as code the file");
+      }
+    }
+  }
+}
+
 /** Words that become code (`sh -c`, `eval`, `alias`): parse the static text; flag what cannot be read. */
 export function codeFromArgs(args: readonly Arg[], ctx: Ctx, scope: Scope, at: Cmd): void {
   if (args.length === 0) return;
   const text = args.map((a) => a.text).join(" ");
   if (args.some((a) => a.dynamic)) {
+    noteCatRuns(args.flatMap((a) => a.subs), ctx, scope, at);
     const kinds = sourceKinds(args.flatMap((a) => a.subs));
     if (kinds.download) emit(ctx, scope, "download_to_interpreter", at.node);
     else if (kinds.decode) emit(ctx, scope, "decoded_to_interpreter", at.node);
@@ -100,6 +115,7 @@ export function sourceFile(file: Arg | undefined, ctx: Ctx, scope: Scope, at: Cm
   if (out !== null) { analyseCode(out, ctx, scope, at); return; }
   if (file.text === "/dev/stdin" || file.text === "-" || file.text === "/proc/self/fd/0") { stdinCode(at, ctx, scope, true); return; }
   if (file.subs.length > 0) {
+    noteCatRuns(file.subs, ctx, scope, at);
     const kinds = sourceKinds(file.subs);
     if (kinds.download) { emit(ctx, scope, "download_to_interpreter", at.node); return; }
     if (kinds.decode) { emit(ctx, scope, "decoded_to_interpreter", at.node); return; }

@@ -2,7 +2,7 @@ import type { SyntaxNode as Node } from "./syntax.ts";
 import type { Cmd } from "./command.ts";
 import type { RuleBook, ShellParser } from "./analyser.ts";
 import type { FoundCommand, Signal, Span } from "./types.ts";
-import type { FileRun } from "./fetched.ts";
+import type { Fetched, FileRun } from "./fetched.ts";
 
 /** Mutable state of one analysis (one input line, all nested parses). */
 export interface Ctx {
@@ -21,7 +21,7 @@ export interface Ctx {
   cmds: number;
   complex: boolean;
   /** Files downloaders wrote in this line (fetched.ts), by key, with who wrote them. */
-  fetched: Map<string, string>;
+  fetched: Map<string, Fetched>;
   /** Files the line runs, matched against `fetched` when the analysis ends. */
   runs: FileRun[];
 }
@@ -33,6 +33,8 @@ export interface Scope {
   origin: Span | null;
   vars: Map<string, string>;
   cwd: string | undefined;
+  /** After `cd` to a relative directory from an unknown one: that directory, relative (download-then-run keys). */
+  relCwd?: string;
   written: Map<string, string>;
   functions: Set<string>;
   via: string[];

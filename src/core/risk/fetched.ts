@@ -6,7 +6,7 @@ import { normalisePath } from "./paths.ts";
 import { programOf } from "./programs/index.ts";
 import type { SyntaxNode as Node } from "./syntax.ts";
 import { DOWNLOADERS } from "./table.ts";
-import type { Arg } from "./words.ts";
+import { literalArg, type Arg } from "./words.ts";
 
 /**
  * Download, then run: `curl -o /tmp/a URL; bash /tmp/a` is `curl URL | sh` in two steps. Within one line the
@@ -25,14 +25,31 @@ export interface FileRun {
   how: string;
   scope: Scope;
   node: Node;
+  /** Commands inspected before this run (a bare name only runs a download fetched before it). */
+  seq: number;
+}
+
+/** A file a downloader wrote: who wrote it (a clause for the reason) and how many commands came before. */
+export interface Fetched {
+  what: string;
+  seq: number;
 }
 
 /** Directories a bare command name is found in on common PATHs (a download into one of them shadows the program). */
 const PATH_DIRS = ["/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin", "~/bin", "~/.local/bin", "/snap/bin"];
 
-/** How a file is named across the line: its normalised path, or for a path built at run time its display form. */
-export function fileKey(a: Arg, cwd: string | undefined): string {
-  return a.dynamic ? `?${a.display}` : normalisePath(a.text, cwd);
+/**
+ * How a file is named across the line: its normalised path, or for a path built at run time its display form. A
+ * relative path after `cd DIR` to a relative DIR (the absolute directory unknown) is keyed below DIR.
+ */
+export function fileKey(a: Arg, cwd: string | undefined, relCwd?: string): string {
+  if (a.dynamic) return `?${a.display}`;
+  if (cwd === undefined && relCwd && !/^[/~]/.test(a.text)) return normalisePath(`${relCwd}/${a.text}`);
+  return normalisePath(a.text, cwd);
+}
+
+function mark(ctx: Ctx, key: string, what: string): void {
+  ctx.fetched.set(key, { what, seq: ctx.cmds });
 }
 
 /**
@@ -42,8 +59,9 @@ export function fileKey(a: Arg, cwd: string | undefined): string {
 export function noteRun(ctx: Ctx, scope: Scope, node: Node, a: Arg, how: string, lookup: "file" | "path" | "both" = "file"): void {
   if (a.text === "" && !a.dynamic) return;
   const bare = !a.dynamic && !a.text.includes("/");
-  if (bare && lookup !== "file") ctx.runs.push({ key: a.text, bare: true, display: a.display, how, scope, node });
-  if (!bare || lookup !== "path") ctx.runs.push({ key: fileKey(a, scope.cwd), bare: false, display: a.display, how, scope, node });
+  const seq = ctx.cmds;
+  if (bare && lookup !== "file") ctx.runs.push({ key: a.text, bare: true, display: a.display, how, scope, node, seq });
+  if (!bare || lookup !== "path") ctx.runs.push({ key: fileKey(a, scope.cwd, scope.relCwd), bare: false, display: a.display, how, scope, node, seq });
 }
 
 /** Programs that copy or unpack a file's content into the files they write (a copy of a download is a download). */
@@ -79,13 +97,31 @@ function namedAfterUrl(cmd: Cmd): string[] {
   return [];
 }
 
+/**
+ * Where a command that copies a remote tree puts it: `git clone URL [DIR]` (DIR defaults to the URL's last segment
+ * without `.git`), `scp|rsync HOST:PATH DEST`. Null when it does not fetch a tree.
+ */
+function remoteTree(cmd: Cmd): string | null {
+  const ops = cmd.args.filter((a) => !a.text.startsWith("-")).map((a) => a.text);
+  if (cmd.name === "git") {
+    const i = ops.indexOf("clone");
+    if (i < 0 || !ops[i + 1]) return null;
+    return ops[i + 2] ?? (ops[i + 1]!.replace(/\/+$/, "").split(/[/:]/).pop() ?? "").replace(/\.git$/, "");
+  }
+  if ((cmd.name === "scp" || cmd.name === "rsync") && ops.length >= 2) {
+    const remote = (t: string): boolean => /^rsync:\/\//.test(t) || /^[^/:]+:/.test(t);
+    return ops.slice(0, -1).some(remote) && !remote(ops[ops.length - 1]!) ? ops[ops.length - 1]! : null;
+  }
+  return null;
+}
+
 /** True when what `cmd` writes comes from the network: it is a downloader, or one feeds it (pipe, substitution). */
-function fromNetwork(cmd: Cmd, ctx: Ctx): boolean {
+function fromNetwork(cmd: Cmd, ctx: Ctx, relCwd: string | undefined): boolean {
   if (DOWNLOADERS.has(cmd.name)) return true;
   for (let c: Cmd | null = cmd, n = 0; c && n < 64; n++) {
     if (DOWNLOADERS.has(c.name)) return true;
     if (sourceKinds([...c.args, c.argv0].flatMap((a) => a.subs)).download) return true;
-    if (c.stdin.kind === "file" && ctx.fetched.has(fileKey(c.stdin.arg, c.cwd))) return true;
+    if (c.stdin.kind === "file" && ctx.fetched.has(fileKey(c.stdin.arg, c.cwd, relCwd))) return true;
     if (c.stdin.kind === "pipe" && !c.stdin.from && c.stdin.fromNode && sourceKinds([c.stdin.fromNode]).download) return true;
     c = c.stdin.kind === "pipe" ? c.stdin.from : null;
   }
@@ -93,23 +129,31 @@ function fromNetwork(cmd: Cmd, ctx: Ctx): boolean {
 }
 
 /** Remembers the files `cmd` fills with downloaded content (called for every simple command, in order). */
-export function noteFetched(cmd: Cmd, ctx: Ctx): void {
+export function noteFetched(cmd: Cmd, ctx: Ctx, scope: Scope): void {
+  const key = (a: Arg): string => fileKey(a, cmd.cwd, scope.relCwd);
+  const path = (t: string): string => key(literalArg(t));
+  const tree = remoteTree(cmd);
+  if (tree) {
+    const dest = path(tree);
+    mark(ctx, dest, `${cmd.name} fetched`);
+    mark(ctx, `${dest}/**`, `${cmd.name} fetched from another host`);
+  }
   const by = DOWNLOADERS.has(cmd.name) ? cmd.name : null;
-  const network = fromNetwork(cmd, ctx);
-  const copied = !network && COPIERS.has(cmd.name) && cmd.args.some((a) => !a.text.startsWith("-") && ctx.fetched.has(fileKey(a, cmd.cwd)));
+  const network = fromNetwork(cmd, ctx, scope.relCwd);
+  const copied = !network && COPIERS.has(cmd.name) && cmd.args.some((a) => !a.text.startsWith("-") && ctx.fetched.has(key(a)));
   if (!network && !copied) return;
   const what = by ? `${by} downloaded` : copied ? `${cmd.name} copied from a download` : `${cmd.name} wrote from a download`;
-  for (const w of fileWrites(cmd)) ctx.fetched.set(fileKey(w, cmd.cwd), what);
-  for (const n of namedAfterUrl(cmd)) ctx.fetched.set(normalisePath(n, cmd.cwd), what);
+  for (const w of fileWrites(cmd)) mark(ctx, key(w), what);
+  for (const n of namedAfterUrl(cmd)) mark(ctx, path(n), what);
   // An archive from the network unpacks files nobody has seen: everything below where it unpacks counts.
   const into = extractsInto(cmd);
-  if (into !== null) ctx.fetched.set(`${normalisePath(into, cmd.cwd)}/**`, what.replace(/ (downloaded|copied from a download|wrote from a download)$/, " unpacked from a download"));
+  if (into !== null) mark(ctx, `${path(into)}/**`, what.replace(/ (downloaded|copied from a download|wrote from a download)$/, " unpacked from a download"));
   // cp/mv/install into a directory: the file keeps its name there.
   if (copied && (cmd.name === "cp" || cmd.name === "mv" || cmd.name === "install")) {
     const ops = cmd.args.filter((a) => !a.text.startsWith("-"));
     const dest = ops[ops.length - 1];
     for (const src of ops.slice(0, -1)) {
-      if (dest && !dest.dynamic && ctx.fetched.has(fileKey(src, cmd.cwd))) ctx.fetched.set(normalisePath(`${dest.text}/${src.text.split("/").pop()}`, cmd.cwd), what);
+      if (dest && !dest.dynamic && ctx.fetched.has(key(src))) mark(ctx, path(`${dest.text}/${src.text.split("/").pop()}`), what);
     }
   }
 }
@@ -148,6 +192,35 @@ export function packageFiles(cmd: Cmd): Arg[] {
   }
 }
 
+/**
+ * Build tools and package managers run the project's own scripts (Makefile rules, package.json scripts, build.rs,
+ * setup.py): the project file they read in the working directory (or `-C DIR`) is a run of that file's code.
+ */
+export function projectFiles(cmd: Cmd): Arg[] {
+  const ops = cmd.args.filter((a) => !a.text.startsWith("-")).map((a) => a.text);
+  const dir = (() => {
+    const i = cmd.args.findIndex((a) => a.text === "-C" || a.text === "--directory" || a.text === "--prefix");
+    return i >= 0 ? `${cmd.args[i + 1]?.text ?? "."}/` : "";
+  })();
+  const file = (name: string): Arg[] => [literalArg(`${dir}${name}`)];
+  switch (cmd.name) {
+    case "make": case "gmake": {
+      const f = cmd.args.findIndex((a) => a.text === "-f" || a.text === "--file" || a.text === "--makefile");
+      return f >= 0 && cmd.args[f + 1] ? [cmd.args[f + 1]!] : file("Makefile");
+    }
+    case "npm": case "yarn": case "pnpm": case "bun":
+      return ops.length === 0 || ops.some((o) => ["install", "i", "ci", "run", "run-script", "test", "start", "build", "exec", "rebuild"].includes(o)) ? file("package.json") : [];
+    case "cargo":
+      return ["build", "run", "test", "install", "bench", "check"].includes(ops[0] ?? "") && !ops.slice(1).some((o) => /^[a-z][\w-]*$/.test(o) && ops[0] === "install") ? file("Cargo.toml") : [];
+    case "go":
+      return ["run", "build", "generate", "test", "install"].includes(ops[0] ?? "") && !ops.some((o) => o.includes("@")) ? file("go.mod") : [];
+    case "pip": case "pip3":
+      return ops[0] === "install" && ops.slice(1).some((o) => o === "." || o.startsWith("./") || o.startsWith("/")) ? ops.slice(1).filter((o) => /^(\.|\/)/.test(o)).map((o) => literalArg(`${o}/setup.py`)) : [];
+    default:
+      return [];
+  }
+}
+
 /** The unpacked-archive entry (`DIR/**`) whose tree holds `key`, if any (`.` holds every relative path). */
 function unpackedUnder(ctx: Ctx, key: string): string | undefined {
   for (const k of ctx.fetched.keys()) {
@@ -162,8 +235,12 @@ function unpackedUnder(ctx: Ctx, key: string): string | undefined {
 export function settleRuns(ctx: Ctx): void {
   if (ctx.fetched.size === 0 || ctx.complex) return;
   for (const r of ctx.runs) {
-    const hit = r.bare ? PATH_DIRS.map((d) => `${d}/${r.key}`).find((k) => ctx.fetched.has(k)) : ctx.fetched.has(r.key) ? r.key : unpackedUnder(ctx, r.key);
+    const found = (k: string): string | undefined => (ctx.fetched.has(k) ? k : unpackedUnder(ctx, k));
+    let hit: string | undefined;
+    for (const k of r.bare ? PATH_DIRS.map((d) => `${d}/${r.key}`) : [r.key]) if ((hit = found(k)) !== undefined) break;
+    // A bare name is looked up when it runs: only a download that came before it can be what it finds.
+    if (hit !== undefined && r.bare && ctx.fetched.get(hit)!.seq >= r.seq) continue;
     if (hit === undefined) continue;
-    emit(ctx, r.scope, "download_to_interpreter", r.node, `${r.how} ${r.display}, which ${ctx.fetched.get(hit)} earlier in the line`);
+    emit(ctx, r.scope, "download_to_interpreter", r.node, `${r.how} ${r.display}, which ${ctx.fetched.get(hit)!.what} earlier in the line`);
   }
 }

@@ -4,7 +4,7 @@ import { analyseCode } from "./parse.ts";
 import { emit, spanOf, tooComplex, type Ctx, type Scope } from "./context.ts";
 import { codeFromArgs } from "./code.ts";
 import { fileWrites } from "./effects.ts";
-import { noteFetched, noteRun, packageFiles } from "./fetched.ts";
+import { noteFetched, noteRun, packageFiles, projectFiles } from "./fetched.ts";
 import { LIMITS } from "./limits.ts";
 import { normalisePath } from "./paths.ts";
 import type { Rule } from "./rule.ts";
@@ -71,7 +71,10 @@ export function inspect(cmd: Cmd, ctx: Ctx, scope: Scope): void {
   if (!cmd.synthetic) {
     noteRun(ctx, scope, cmd.node, a0, "runs", "path");
     for (const f of packageFiles(cmd)) noteRun(ctx, scope, cmd.node, f, "installs the package");
-    noteFetched(cmd, ctx);
+    for (const f of projectFiles(cmd)) noteRun(ctx, scope, cmd.node, f, `runs (${cmd.name}) the project's scripts in`);
+    // LD_PRELOAD=./x.so / LD_AUDIT load that library into the program: a run of its code.
+    for (const a of cmd.assigns) if (/^LD_(PRELOAD|AUDIT)$/.test(a.name)) for (const f of a.value.text.split(/[\s:]+/)) if (f) noteRun(ctx, scope, cmd.node, { ...a.value, text: f, display: f }, `preloads (${a.name}) the library`);
+    noteFetched(cmd, ctx, scope);
   }
   if (a0.nonAscii) {
     record(cmd, ctx, scope, true);
@@ -187,8 +190,11 @@ function globToRegExp(glob: string): RegExp {
 function trackState(cmd: Cmd, scope: Scope): void {
   if (cmd.name === "cd" || cmd.name === "pushd") {
     const target = cmd.args.find((a) => !a.text.startsWith("-"));
+    const before = scope.cwd;
     if (!target) scope.cwd = "~";
     else scope.cwd = target.dynamic ? undefined : normalisePath(target.text, scope.cwd ?? undefined);
+    // A relative directory from an unknown one: the absolute path is unknown, but files below it are still named by it.
+    scope.relCwd = before === undefined && target && !target.dynamic && scope.cwd && !/^[/~]/.test(scope.cwd) ? normalisePath(scope.cwd, scope.relCwd) : undefined;
     if (scope.cwd && !scope.cwd.startsWith("/") && !scope.cwd.startsWith("~")) scope.cwd = undefined;
     return;
   }

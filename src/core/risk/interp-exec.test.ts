@@ -23,3 +23,13 @@ describe("embeddedShell", () => {
     expect(embeddedShell("lua", 'os.execute("id")')).toEqual([]);
   });
 });
+
+describe("embeddedShell, evasions", () => {
+  it("finds calls on any receiver, argv lists after the program, and perl q{} / qq{}", () => {
+    expect(embeddedShell("python3", "__import__('os').system('rm -rf /')")).toEqual(["rm -rf /"]);
+    expect(embeddedShell("node", "require('child_process').spawnSync('rm', ['-rf', '/'])")).toEqual(["rm -rf /"]);
+    expect(embeddedShell("perl", "system qq{rm -rf /}")).toEqual(["rm -rf /"]);
+    expect(embeddedShell("perl", "system q(id)")).toEqual(["id"]);
+    expect(embeddedShell("perl", "system qq{rm $d}")).toEqual([]);
+  });
+});

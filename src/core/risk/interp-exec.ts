@@ -14,7 +14,8 @@ const LANGUAGE: Record<string, "python" | "perl" | "ruby" | "node" | "php"> = {
 
 /** Calls that run their string argument in a shell (or their list argument as argv), per language. */
 const CALLS: Record<string, RegExp> = {
-  python: /\b(?:os\.(?:system|popen[234]?|exec[lv]p?e?|spawn[lv]p?e?)|subprocess\.(?:run|call|check_call|check_output|getoutput|getstatusoutput|Popen)|commands\.getoutput|pty\.spawn|(?<![.\w])(?:system|popen|getoutput|check_output|check_call|Popen))\s*\(\s*/g,
+  // Any receiver (`os.system`, `__import__("os").system`, `sp.run`) or none (`from os import system`).
+  python: /(?<![\w])(?:system|popen[234]?|exec[lv]p?e?|spawn[lv]p?e?|run|call|check_call|check_output|getoutput|getstatusoutput|Popen|spawn)\s*\(\s*/g,
   perl: /\b(?:system|exec|readpipe)\s*\(?\s*/g,
   ruby: /\b(?:system|exec|spawn|IO\.popen|Open3\.(?:capture[23]e?|popen[23]e?|pipeline\w*))\s*\(?\s*/g,
   node: /\b(?:exec|execSync|execFile|execFileSync|spawn|spawnSync|fork)\s*\(\s*/g,
@@ -23,6 +24,15 @@ const CALLS: Record<string, RegExp> = {
 
 /** Reads a quoted literal ('…', "…", or a template `…` without ${}) at `i`; null when there is none. */
 function literalAt(code: string, i: number): { text: string; end: number } | null {
+  // perl q{…} / qq{…} (also with () [] <> and other delimiters): a quoted string without interpolation in q.
+  const pq = /^qq?\s*([{(\[<]|[^\w\s])/.exec(code.slice(i, i + 4));
+  if (pq) {
+    const open = pq[1]!;
+    const close = ({ "{": "}", "(": ")", "[": "]", "<": ">" } as Record<string, string>)[open] ?? open;
+    const end = code.indexOf(close, i + pq[0].length);
+    const text = end < 0 ? "" : code.slice(i + pq[0].length, end);
+    return end < 0 || (pq[0].startsWith("qq") && text.includes("$")) ? null : { text, end: end + 1 };
+  }
   const q = code[i];
   if (q !== '"' && q !== "'" && q !== "`") return null;
   let out = "";
@@ -61,7 +71,8 @@ export function embeddedShell(name: string, code: string): string[] {
       const lit = literalAt(code, i);
       if (!lit) break;
       words.push(lit.text);
-      const sep = /^\s*,\s*/.exec(code.slice(lit.end, lit.end + 16));
+      // `spawn("rm", ["-rf", "/"])`: the list after the program continues its argv.
+      const sep = /^\s*,\s*\[?\s*/.exec(code.slice(lit.end, lit.end + 16));
       if (!sep) break;
       i = lit.end + sep[0].length;
     }

@@ -85,14 +85,25 @@ function walkNode(node: Node, ctx: Ctx, scope: Scope): void {
   }
 }
 
-/** Conditions that never change: `while true|:|[ 1 ]|((1))`, `until false`, `for ((…; ; …))`. */
-const ALWAYS_TRUE = /^(true|:|\/(usr\/)?bin\/true|\[ 1 \]|\[\[ 1 \]\]|\(\( *1 *\)\)|! *(false|\/(usr\/)?bin\/false))$/;
-const ALWAYS_FALSE = /^(false|\/(usr\/)?bin\/false|! *(true|:))$/;
+/**
+ * Loops whose condition cannot change: `for ((…; ; …))`, and `while`/`until` whose condition is `true`, `:`, `false`
+ * or a test (`[ … ]`, `[[ … ]]`, `(( … ))`, `test …`) with no variable, substitution or command in it (`while [ 1 -eq
+ * 1 ]`, `until [ a = b ]`). Such a test is either always true or always false; when false the loop never runs, so
+ * taking it as endless costs nothing. A file test (`-f x`, `-e`, `-d`…) can change and is not constant.
+ */
+const CONSTANT_CONDITION = /^(!\s*)*(true|false|:|\/(usr\/)?bin\/(true|false)|\[\s.*\s\]|\[\[\s.*\s\]\]|\(\(.*\)\)|test\s.*)$/s;
 
 function endlessLoop(node: Node): boolean {
   if (node.type === "c_style_for_statement") return /^for\s*\(\([^;]*;\s*;/.test(node.text);
   const cond = node.childrenForFieldName("condition").map((c) => c.text).join(" ").replace(/[;\s]+$/, "").trim();
-  return node.child(0)?.type === "until" ? ALWAYS_FALSE.test(cond) : ALWAYS_TRUE.test(cond);
+  if (/[$`<>|&;]/.test(cond) || /\s-[a-zA-Z]\s/.test(` ${cond.replace(/^[[(!\s]+|test\s/g, " ")} `.replace(/\s-(eq|ne|lt|le|gt|ge|a|o)\s/g, " ")) || !CONSTANT_CONDITION.test(cond)) return false;
+  // `while false` / `until true` never run their body.
+  const negations = (/^(!\s*)*/.exec(cond)![0].match(/!/g) ?? []).length;
+  const bare = cond.replace(/^(!\s*)*/, "");
+  const literal = /^(\/(usr\/)?bin\/)?(true|:)$/.test(bare) ? true : /^(\/(usr\/)?bin\/)?false$/.test(bare) ? false : null;
+  if (literal === null) return true;
+  const holds = negations % 2 === 0 ? literal : !literal;
+  return node.child(0)?.type === "until" ? !holds : holds;
 }
 
 /** Commands that make a loop wait (sleep, read, wait…) or leave it (break, exit, return). */

@@ -125,7 +125,7 @@ function endlessInput(cmd: Cmd): boolean {
   return cmd.args.some((a) => ENDLESS_DEVICE.test(a.text)) || (cmd.stdin.kind === "file" && ENDLESS_DEVICE.test(cmd.stdin.arg.text));
 }
 /** Filters that copy or digest their whole input: fed an endless stream, they never finish. */
-const STREAM_FILTERS = new Set(["cat", "tr", "tee", "pv", "base64", "base32", "od", "xxd", "hexdump", "gzip", "bzip2", "xz", "zstd", "md5sum", "sha1sum", "sha256sum", "sha512sum", "b2sum", "cksum", "wc", "sort", "uniq", "cut", "rev", "sed", "awk", "grep", "strings", "dd"]);
+const STREAM_FILTERS = new Set(["cat", "tr", "tee", "pv", "base64", "base32", "od", "xxd", "hexdump", "gzip", "bzip2", "xz", "zstd", "md5sum", "sha1sum", "sha256sum", "sha512sum", "b2sum", "cksum", "wc", "sort", "uniq", "cut", "rev", "sed", "awk", "grep", "strings", "dd", "tail", "tac"]);
 
 /**
  * A command that never ends and never pauses: yes, seq inf, or a filter over /dev/zero or /dev/urandom (or fed by one)

@@ -63,8 +63,10 @@ function manifestSources(args: readonly string[]): string[] {
   const out: string[] = [];
   for (let i = 0; i < args.length; i++) {
     const a = args[i]!;
-    if (/^(-f|--filename|-k|--kustomize)$/.test(a)) out.push(args[i + 1] ?? "");
-    else if (/^(--filename=|--kustomize=|-f|-k)./.test(a)) out.push(a.replace(/^(--filename=|--kustomize=|-f|-k)/, ""));
+    // Separate (`-f X`, packed `-Rf X`, `--filename X`) or attached (`-fX`, `-f=X`, `-RfX`, `--filename=X`).
+    if (/^(-[A-Za-z]*[fk]|--filename|--kustomize)$/.test(a)) out.push(args[i + 1] ?? "");
+    else if (/^-[A-Za-z]*[fk]=?./.test(a) && !a.startsWith("--")) out.push(a.replace(/^-[A-Za-z]*?[fk]=?/, ""));
+    else if (/^--(filename|kustomize)=/.test(a)) out.push(a.slice(a.indexOf("=") + 1));
   }
   return out;
 }

@@ -81,13 +81,16 @@ function inspectsContainer(c: Cmd): boolean {
   const fi = t.findIndex((x) => /^(-f|--format)(=|$)|^-f./.test(x));
   if (fi < 0) return true;
   const format = /^(-f|--format)$/.test(t[fi]!) ? (t[fi + 1] ?? "") : t[fi]!.replace(/^(-f|--format=)/, "");
-  return c.args.some((a) => a.dynamic) || /Env|Config\b|Config}}|json \.}}|{{\s*\.\s*}}|{{\s*json\s*\.\s*}}/.test(format) || format.trim() === "";
+  // The configuration or environment by name, or the whole object (a `.` not followed by a field: `{{.}}`, `{{json .}}`).
+  return c.args.some((a) => a.dynamic) || /Env|Config/i.test(format) || /(^|[\s({|,])\.(?=[\s})|,]|$)/.test(format) || format.trim() === "";
 }
 /** A jq/yq filter that selects fields of the inspect output other than Config/Env (`.[0].State`). */
 const safeFilter = (c: Cmd): boolean => {
   if (c.name !== "jq" && c.name !== "yq") return false;
   const f = c.args.find((a) => !a.text.startsWith("-"));
-  return !!f && !f.dynamic && /\.[A-Za-z]/.test(f.text) && !/Config|Env|\.\.|to_entries|keys|paths|tostream|getpath|@|\$/.test(f.text);
+  // Only plain paths, separated by `,` or `|`, each naming a field (`.[0].State`, `.[].NetworkSettings.IPAddress`).
+  const path = /^\.(\[\d*\]\.?)?[A-Za-z_]\w*(\.[A-Za-z_]\w*|\[\d*\])*$/;
+  return !!f && !f.dynamic && !/Config|Env/i.test(f.text) && f.text.split(/[,|]/).every((p) => path.test(p.trim()));
 };
 
 /** Commands that print secrets whatever their file arguments (getent shadow, kubectl secret data, gpg secret keys). */

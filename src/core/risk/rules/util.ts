@@ -35,9 +35,9 @@ export function subcommand(cmd: Cmd, spec: OptionSpec = { posix: true }): string
 const NAME_TESTS = new Set(["-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename", "-regex", "-iregex"]);
 
 /**
- * True when find's expression (the words before `-exec`) picks files by a name test that does not match every
- * name: at least one `-name PATTERN` (or -path, -regex…) with a literal character besides `*`, `?`, `.`, none
- * negated (`!`, `-not`) and no alternative (`-o`, `-or`, `,`) that could match without it.
+ * True when find's expression (the words before `-exec`) picks files by a name test that does not match most
+ * names: at least one `-name PATTERN` (or -path, -regex…) that is narrow (see narrowPattern), none negated (`!`,
+ * `-not`) and no alternative (`-o`, `-or`, `,`) that could match without it.
  */
 export function findNameFiltered(expr: readonly Arg[]): boolean {
   let named = false;
@@ -47,8 +47,23 @@ export function findNameFiltered(expr: readonly Arg[]): boolean {
     if (!NAME_TESTS.has(t)) continue;
     const prev = expr[i - 1]?.text;
     const pattern = expr[i + 1];
-    if (prev === "!" || prev === "-not" || !pattern || pattern.dynamic || /^[*?.\[\]^$+]*$/.test(pattern.text)) return false;
+    if (prev === "!" || prev === "-not" || !pattern || pattern.dynamic || !narrowPattern(pattern.text, /regex$/.test(t))) return false;
     named = true;
   }
   return named;
+}
+
+/**
+ * A name pattern that picks a kind of file rather than most files: once bracket expressions (`[!x]`) count as
+ * wildcards, it is anchored by a literal of two or more characters (not only dots and slashes) at its start or its
+ * end (`*.pyc`, `__pycache__`, `core.*`, a -path ending in `/node_modules`). `*`, `*.*`, `[!x]*`, `*e*` are not narrow. A -regex is
+ * read as a glob first (`.*` → `*`, `\.` → `.`, other `.` → `?`, anchors dropped).
+ */
+export function narrowPattern(pattern: string, regex = false): boolean {
+  let p = regex ? pattern.replace(/^\^|\$$/g, "").replace(/\.\*|\.\+/g, "*").replace(/\\\./g, "\u0000").replace(/\./g, "?").replace(/\u0000/g, ".") : pattern;
+  p = p.replace(/\[[^\]]*\]?/g, "?");
+  const lead = /^[^*?]+/.exec(p)?.[0] ?? "";
+  const tail = /[^*?]+$/.exec(p)?.[0] ?? "";
+  const literal = (x: string): boolean => x.length >= 2 && x.replace(/[./]/g, "").length >= 1;
+  return literal(lead) || literal(tail);
 }
