@@ -43,8 +43,12 @@ export interface DaemonDeps {
   resources: ResourceRegistry;
   /** Skills (issue 11); absent in daemons composed without them (then the skills methods answer `unavailable`). */
   skills?: SkillsHandle;
-  /** Decides on command lines after the risk engine for plan_command without a target (the risk-only default; exec uses the hosts feature's). */
-  policy: PolicyEngine;
+  /**
+   * The PolicyEngine for command lines judged without a target host (plan_command without `target`, skills_execute
+   * launches): the configured Cedar policy when `policy.dir` is set (the hosts feature's engine, so SIGHUP reloads
+   * it and a directory that does not load fails the call), else the risk-only default. Narrow-only either way.
+   */
+  policy(): Promise<PolicyEngine>;
   catalogue: readonly Action[];
   /** The local host's own name. */
   hostname: string;

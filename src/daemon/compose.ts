@@ -25,6 +25,7 @@ import type { LogReadPolicy } from "../core/catalogue/log-policy.ts";
 import { ttyNrOfStat, groupsOfStatus, type SameUserPolicy } from "../core/approval.ts";
 import { CATALOGUE } from "../core/catalogue/index.ts";
 import type { Config } from "../config/schema.ts";
+import type { PolicyEngine } from "../ports/policy-engine.ts";
 import type { AuditStore } from "../ports/audit-store.ts";
 import type { Clock, HostProbe } from "../ports/host-probe.ts";
 import type { TransactionStore } from "../ports/transaction-store.ts";
@@ -142,7 +143,6 @@ export async function composeDaemon(config: Config, opts: ComposeOptions): Promi
   hosts.register({ id: LOCAL_HOST, hostname: identity.hostname, ctx, simulated_systemd: backend.type === "mock" });
   const resources = new ResourceRegistry();
   resources.register(systemdResourceProvider(ctx.units));
-  const policy = riskOnlyPolicy;
   // The hosts feature (inventory, SSH, Cedar) loads on first use: start-up stays light for clients that never
   // touch it. A policy directory that does not load fails every hosts call with its error (fail closed).
   let hostsP: Promise<HostsFeature> | null = null;
@@ -159,6 +159,9 @@ export async function composeDaemon(config: Config, opts: ComposeOptions): Promi
     hostsClose = () => { h.close(); };
     return { ...h, engine: loadRiskEngine() };
   })());
+  // Every path that judges a command answers to the configured policy: without a policy directory the
+  // risk-only default; with one, the Cedar engine the hosts feature loads (exec_on_host's), for local too.
+  const policy = async (): Promise<PolicyEngine> => (config.policy.dir ? (await hostsFeature()).policy ?? riskOnlyPolicy : riskOnlyPolicy);
   // Skills: gates now (cheap, read once), the service and its adapters on first use.
   const setup = skillsSetup(config, opts.mode, opts.skills ?? { install: false, exec: false });
   let skillsService: Promise<SkillsService> | null = null;
@@ -166,7 +169,7 @@ export async function composeDaemon(config: Config, opts: ComposeOptions): Promi
     gates: setup.gates,
     service: () => (skillsService ??= Promise.all([import("./skills.ts"), import("../app/assess-command.ts"), import("../adapters/shell-parser.ts")]).then(([m, { assessCommand }, { loadRiskEngine }]) => {
       const engine = loadRiskEngine();
-      return m.composeSkills(config, { mode: opts.mode, stateDir: state, setup, audit: openAudit, crypto: nodeCrypto, clock, assess: (command) => assessCommand({ command }, { engine, policy }) });
+      return m.composeSkills(config, { mode: opts.mode, stateDir: state, setup, audit: openAudit, crypto: nodeCrypto, clock, assess: async (command) => assessCommand({ command }, { engine, policy: await policy() }) });
     })),
     close: () => { void skillsService?.then((s) => { s.close(); }); },
   };
@@ -222,7 +225,7 @@ export async function composeDaemon(config: Config, opts: ComposeOptions): Promi
       planCommand: async (input, caller) => {
         const [{ assessCommand }, { loadRiskEngine }] = await Promise.all([import("../app/assess-command.ts"), import("../adapters/shell-parser.ts")]);
         const { execDecisionFor } = await import("../app/hosts-handlers.ts");
-        return assessCommand(input, { engine: loadRiskEngine(), policy, caller, targetPolicy: (a, command, shell, target, who) => execDecisionFor(deps, a, command, shell, target, who) });
+        return assessCommand(input, { engine: loadRiskEngine(), policy: await policy(), caller, targetPolicy: (a, command, shell, target, who) => execDecisionFor(deps, a, command, shell, target, who) });
       },
     }),
     stateDir: state,

@@ -22,6 +22,6 @@ export const CommandAssessmentSchema = z.object({
   commands: z.array(z.object({ name: z.string(), argv: z.array(z.string()), via: z.array(z.string()), depth: z.number().int(), dynamic: z.boolean(), span: SpanSchema })),
   target: z.string().nullable(),
   interpreter: z.string(),
-  policy: z.object({ source: z.string().describe("What decided: risk_engine_only until a policy engine is configured."), note: z.string() }),
+  policy: z.object({ source: z.string().describe("What decided: cedar when policy.dir is configured (also without a target), else risk_engine_only (no_policy with a target)."), note: z.string() }),
 });
 export type CommandAssessment = z.infer<typeof CommandAssessmentSchema>;
