@@ -1,4 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { queryAction } from "../../src/app/query.ts";
 import { hostEntry } from "../../src/app/hosts.ts";
@@ -42,5 +45,25 @@ describe("list_processes under process churn", () => {
     }
     expect(rows).toBeGreaterThan(0);
     expect(churn.exitCode).toBeNull(); // the churn ran the whole time
+  });
+});
+
+describe("list_processes names on the real /proc", () => {
+  it("a name with a backslash is answered and matched as status shows it (escaped), not as stat does", async () => {
+    // comm comes from the executable's file name: a symlink named `hg\<pid>` to sleep.
+    const dir = mkdtempSync(join(tmpdir(), "hg-procs-name-"));
+    const exe = join(dir, `h\\${process.pid % 1000}`);
+    symlinkSync("/bin/sleep", exe);
+    const child = spawn(exe, ["30"], { stdio: "ignore" });
+    try {
+      for (let i = 0; i < 500 && !readFileSync(`/proc/${child.pid}/stat`, "utf8").includes("(h\\"); i++) await new Promise((r) => setImmediate(r));
+      const shown = `h\\\\${process.pid % 1000}`; // status escapes the backslash
+      expect(readFileSync(`/proc/${child.pid}/status`, "utf8")).toContain(`Name:\t${shown}\n`);
+      const r = await queryAction("ListProcesses", { name: shown, limit: 500 }, hostEntry(ctx, "local"));
+      expect(r.ok && (r.value.data as { processes: { pid: number; name: string }[] }).processes.filter((p) => p.pid === child.pid).map((p) => p.name)).toEqual([shown]);
+    } finally {
+      child.kill("SIGKILL");
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

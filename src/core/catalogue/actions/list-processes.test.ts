@@ -39,7 +39,8 @@ function fakeProc(procs: FakeProcess[]): { ctx: ActionContext; reads: string[] }
       for (let i = 3; i <= 52; i++) f.push({ 3: "S", 4: 1, 14: p.ticks, 15: 0, 20: 1, 22: 1000 }[i] ?? 0);
       return `${pid} (${p.name}) ${f.join(" ")}\n`;
     }
-    if (kind === "status") return `Name:\t${p.name}\nUid:\t${p.uid}\t${p.uid}\t${p.uid}\t${p.uid}\nVmSize:\t${p.rss_kb * 2} kB\nVmRSS:\t${p.rss_kb} kB\n`;
+    // status escapes `\` and newline in the name, stat does not (the kernel's proc_task_name)
+    if (kind === "status") return `Name:\t${p.name.replace(/\\/g, "\\\\").replace(/\n/g, "\\n")}\nUid:\t${p.uid}\t${p.uid}\t${p.uid}\t${p.uid}\nVmSize:\t${p.rss_kb * 2} kB\nVmRSS:\t${p.rss_kb} kB\n`;
     if (kind === "cmdline") return p.argv.map((a) => `${a}\0`).join("");
     throw new HostgateError("not_found", `/proc/${pid}/${kind} does not exist.`);
   };
@@ -111,6 +112,15 @@ describe("ListProcesses", () => {
     expect((await ListProcesses.run(params({ user: "alice" }), fakeProc(procs).ctx)).processes.map((x) => x.pid)).toEqual([1]);
     expect((await ListProcesses.run(params({ name: "sshd", sort: "pid" }), fakeProc(procs).ctx)).processes.map((x) => x.pid)).toEqual([2, 3]);
     expect((await ListProcesses.run(params({ name: "sshd", user: "alice" }), fakeProc(procs).ctx)).total).toBe(0);
+  });
+
+  it("the name filter reads status only for a name that stat shows differently (a `\\` or newline in it)", async () => {
+    const procs = [P(1, { name: "plain", argv: ["x"] }), P(2, { name: "a\\b", argv: ["y"] }), P(3, { name: "c\nd", argv: ["z"] })];
+    const { ctx, reads } = fakeProc(procs);
+    const r = await ListProcesses.run(params({ name: "\\", sort: "pid" }), ctx);
+    expect(r.processes.map((x) => [x.pid, x.name])).toEqual([[2, "a\\\\b"], [3, "c\\nd"]]);
+    expect(reads.filter((x) => x.endsWith("/status")).sort()).toEqual(["2/status", "3/status"]);
+    expect((await ListProcesses.run(params({ name: "a\\b" }), fakeProc(procs).ctx)).total).toBe(0); // status shows a\\b
   });
 
   it("the name filter matches the redacted argv[0], so it cannot probe a secret in a process title", async () => {

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { defineReadOnlyAction } from "../action.ts";
 import { paginate } from "../../pagination.ts";
 import { redactLines, redactSecrets } from "../../redact.ts";
-import { readArgv, readProcessHead, readProcessStats, readUsers, type ProcessHead, type ProcessInfo, type ProcessStat } from "./process-table.ts";
+import { readArgv, readProcessHead, readProcessStats, readUsers, statusNameOf, type ProcessHead, type ProcessInfo, type ProcessStat } from "./process-table.ts";
 
 /** One process while the list is built: its stat row, then its status fields and argv once they are read. */
 interface Row {
@@ -47,15 +47,14 @@ export default defineReadOnlyAction({
   toolsets: ["host"],
   host_derived: true,
   async run(params, ctx) {
-    // Every process's stat; its status (user, name, memory) only when a filter or the sort needs it, else for
-    // the rows of the page; its command line (a third read, and most of the redaction work) only for the rows
-    // the name filter looks at and the rows of the page. A process that exits between two of its reads is left
-    // out, as one that exits during its first read is.
+    // Every process's stat; its status (user, memory) only when the user filter or the memory sort needs it,
+    // else for the rows of the page (the name filter takes the name from stat when it is the same); its command
+    // line (a third read, and most of the redaction work) only for the rows the name filter looks at and the
+    // rows of the page. A process that exits between two of its reads is left out, as one that exits during
+    // its first read is.
     const users = await readUsers(ctx);
     let rows: Row[] = (await readProcessStats(ctx)).map((stat) => ({ stat }));
-    if (params.user !== undefined || params.name !== undefined || params.sort === "memory") {
-      rows = await withHeads(rows, ctx, users);
-    }
+    if (params.user !== undefined || params.sort === "memory") rows = await withHeads(rows, ctx, users);
     if (params.user !== undefined) rows = rows.filter((r) => r.head!.user === params.user);
     if (params.name !== undefined) {
       // The filter sees the text the answer shows: redacted name and argv[0]. On the raw text it would tell a
@@ -63,7 +62,14 @@ export default defineReadOnlyAction({
       const needle = params.name;
       const kept: Row[] = [];
       for (const r of rows) {
-        if (redactSecrets(r.head!.name).text.includes(needle)) {
+        let name = r.head?.name ?? statusNameOf(r.stat);
+        if (name === null) {
+          const head = await readProcessHead(ctx, r.stat, users);
+          if (!head) continue;
+          r.head = head;
+          name = head.name;
+        }
+        if (redactSecrets(name).text.includes(needle)) {
           kept.push(r);
           continue;
         }

@@ -137,6 +137,15 @@ export async function readProcessHead(ctx: ActionContext, stat: ProcessStat, use
   };
 }
 
+/**
+ * The name /proc/[pid]/status would show, when the stat row already tells it; null when status must be read. The
+ * kernel prints the same comm in both files (proc_task_name), escaping `\` and newline in status only: a comm
+ * without them is the status name.
+ */
+export function statusNameOf(stat: ProcessStat): string | null {
+  return stat.comm.includes("\\") || stat.comm.includes("\n") ? null : stat.comm;
+}
+
 /** Largest command line read, in bytes (longer ones are cut there). */
 const CMDLINE_MAX_BYTES = 16384;
 
