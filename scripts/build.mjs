@@ -1,7 +1,10 @@
-// Builds dist/: one ESM bundle of the CLI (code-split at its lazy imports) plus the audit-verify worker.
+// Builds dist/: one ESM bundle of the CLI (code-split at its lazy imports) plus the audit-verify worker, then
+// dist/prebuilt.json (scripts/prebuild.ts: descriptors and JSON Schemas no process should compute at start).
 // Bundling matters for start-up: clients spawn `hostgate mcp` often, and loading ~150 small ES modules
 // (ours and the SDK's) cost more than parsing one bundle. Native and wasm-carrying packages stay external.
 import { build } from "esbuild";
+import { execFileSync } from "node:child_process";
+import { randomUUID } from "node:crypto";
 import { rmSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
@@ -20,6 +23,8 @@ const englishOnlyZod = {
 };
 
 rmSync(new URL("../dist", import.meta.url), { recursive: true, force: true });
+/** Ties dist/prebuilt.json to this bundle (src/ipc/prebuilt.ts ignores a table from another build). */
+const buildId = randomUUID();
 await build({
   entryPoints: { hostgate: "src/bin/hostgate.ts", "audit-verify-worker": "src/adapters/audit-verify-worker.ts" },
   outdir: "dist",
@@ -33,6 +38,10 @@ await build({
   // jsonc-parser's "main" is a UMD build whose dynamic requires a bundle cannot follow: use its ES modules.
   alias: { "jsonc-parser": "jsonc-parser/lib/esm/main.js" },
   plugins: [englishOnlyZod],
+  define: { HOSTGATE_BUILD_ID: JSON.stringify(buildId) },
   external: ["better-sqlite3", "@jellybrick/dbus-next", "web-tree-sitter", "tree-sitter-bash", "ssh2", "tsx", "yaml", "@cedar-policy/cedar-wasm", "dockerode"],
   banner: { js: "import { createRequire as __hostgateCreateRequire } from 'node:module'; const require = __hostgateCreateRequire(import.meta.url);" },
 });
+
+// tsx runs the sources (a dev dependency: builds happen in a checkout; the published package ships dist/).
+execFileSync(process.execPath, ["--import", "tsx", fileURLToPath(new URL("prebuild.ts", import.meta.url)), buildId], { stdio: "inherit" });

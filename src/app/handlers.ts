@@ -1,5 +1,4 @@
 import { systemdActions } from "../core/catalogue/actions/systemd.ts";
-import { actionsFor } from "../core/catalogue/index.ts";
 import { actorOf, type Caller } from "../core/caller.ts";
 import { HostgateError, type ErrorCode } from "../core/errors.ts";
 import { LOCAL_HOST } from "../core/host-id.ts";
@@ -9,7 +8,7 @@ import { PROTOCOL_VERSION } from "../ipc/protocol.ts";
 import { approve, pending, reject, show } from "./approve.ts";
 import { audit } from "./audit-log.ts";
 import type { DaemonDeps } from "./deps.ts";
-import { describeAction } from "./describe.ts";
+import { describeActions } from "./describe.ts";
 import { doctor } from "./doctor.ts";
 import { execute } from "./execute.ts";
 import { history } from "./history.ts";
@@ -34,7 +33,7 @@ export function daemonHandlers(d: DaemonDeps, extras: ServiceExtras): Handlers {
   const described = {
     protocol_version: PROTOCOL_VERSION,
     host: { hostname: d.hostname, family: d.ctx.family },
-    actions: actionsFor(d.ctx.family, d.catalogue).map(describeAction),
+    actions: describeActions(d.ctx.family, d.catalogue),
   };
   return {
     describe: () => described,

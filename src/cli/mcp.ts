@@ -4,6 +4,9 @@ import { EXIT, loadConfigOrExit, log } from "./common.ts";
 /** Longest a front spends shutting down after its client closed stdin, in milliseconds. */
 const SHUTDOWN_DEADLINE_MS = 500;
 
+/** When a deferred embedded daemon starts at the latest, in milliseconds after the front is ready. */
+const WARM_AFTER_MS = 1_000;
+
 /** `hostgate mcp`: the MCP server over stdio, with the embedded daemon. */
 export function registerMcpCommand(program: Command): void {
   program
@@ -26,11 +29,11 @@ export function registerMcpCommand(program: Command): void {
         import("../mcp/transports/stdio.ts"),
       ]);
       const gates = { install: opts.allowInstall === true, exec: opts.allowExec === true };
-      const { client, close } = await openFrontClient(config, process.env, gates);
+      const { client, close, described, warm } = await openFrontClient(config, process.env, gates, log, { defer: true });
       let factory;
       try {
         let tools, on;
-        ({ factory, tools, gates: on } = await createServerFactory(client, config, { transport: "stdio", gates, warn: log }));
+        ({ factory, tools, gates: on } = await createServerFactory(client, config, { transport: "stdio", gates, warn: log, described }));
         // One start notice: version, how many tools, which gates are on.
         const { VERSION } = await import("../version.ts");
         log(`hostgate ${VERSION}: serving ${tools.length} tools over stdio (install ${on.install ? "on" : "off"}, exec ${on.exec ? "on" : "off"})`);
@@ -40,6 +43,10 @@ export function registerMcpCommand(program: Command): void {
       }
       const transport = new FramedStdioTransport();
       const handle = serveStdio(() => factory(), { transport, onerror: (e) => { log(`stdio: ${e.message}`); } });
+      // A deferred embedded daemon starts once the client has its tool list, or after WARM_AFTER_MS whatever
+      // the client does (a tool call starts it at once): the handshake never waits for it.
+      transport.onanswered = (method) => { if (method === "tools/list") warm(); };
+      setTimeout(warm, WARM_AFTER_MS).unref();
       // stdin EOF ends the front whatever is pending: in-flight requests are cancelled by handle.close(), the
       // daemon connection (or the embedded daemon) is closed, and a stuck close cannot hold the process.
       transport.onclose = () => {

@@ -8,7 +8,7 @@ import { serveIpc, socketIsLive, type IpcListener } from "../ipc/server.ts";
 import { socketDaemonClient } from "../ipc/socket-client.ts";
 import { readPeerCredentials } from "../adapters/peer-credentials.ts";
 import { recordSocketFacts } from "./socket-facts.ts";
-import { composeDaemon, type ComposeOptions, type ComposedDaemon } from "./compose.ts";
+import type { ComposeOptions, ComposedDaemon } from "./compose.ts";
 import { embeddedSockets } from "./locate.ts";
 
 /** An embedded daemon as the MCP front holds it. */
@@ -75,6 +75,8 @@ export async function startEmbeddedDaemon(config: Config, opts: Omit<ComposeOpti
     return { role: "client", client, composed: null, close: () => client.close() };
   };
   const own = async (): Promise<Link> => {
+    // Loaded here, not at import: a front that joins another front's daemon never needs the composition.
+    const { composeDaemon } = await import("./compose.ts");
     const composed = await composeDaemon(config, { ...opts, mode: "embedded" });
     const listeners: IpcListener[] = [];
     const dispatcher = composed.service.dispatcher;

@@ -1,6 +1,7 @@
 import type { Server } from "@modelcontextprotocol/server";
 import type { Config } from "../config/schema.ts";
 import { unwrap, type DaemonClient } from "../ipc/client.ts";
+import type { DescribeResult } from "../ipc/protocol.ts";
 import { buildServer } from "./register.ts";
 import { selectTools } from "./toolsets.ts";
 import type { ToolSpec } from "./tool-spec.ts";
@@ -29,6 +30,8 @@ export interface FrontOptions {
   gates?: { install: boolean; exec: boolean };
   /** Where gate warnings go (stderr). */
   warn?: (line: string) => void;
+  /** The daemon's catalogue when the front already knows it (a deferred embedded daemon of this build): not asked then. */
+  described?: DescribeResult | undefined;
 }
 
 /**
@@ -38,6 +41,7 @@ export interface FrontOptions {
  */
 export async function applySkillsGates(tools: readonly ToolSpec[], client: DaemonClient, opts: FrontOptions): Promise<{ tools: ToolSpec[]; gates: { install: boolean; exec: boolean } }> {
   const want = opts.gates ?? { install: false, exec: false };
+  if (!want.install && !want.exec) return { tools: tools.filter((t) => (t as { gate?: string }).gate === undefined), gates: want };
   const r = await client.call("skills_status", {});
   const status = r.ok ? r.value : { available: false, install: { on: false, reason: r.error.message }, exec: { on: false, reason: r.error.message } };
   const on = { install: want.install && status.install.on, exec: want.exec && status.exec.on };
@@ -47,9 +51,9 @@ export async function applySkillsGates(tools: readonly ToolSpec[], client: Daemo
   return { tools: tools.filter((t) => { const gate = (t as { gate?: "install" | "exec" }).gate; return gate === undefined || on[gate]; }), gates: on };
 }
 
-/** Every tool this front can offer for the daemon's catalogue, before exposure rules. */
-export async function allTools(client: DaemonClient): Promise<ToolSpec[]> {
-  const described = unwrap(await client.call("describe", {}));
+/** Every tool this front can offer for the daemon's catalogue (asked unless given), before exposure rules. */
+export async function allTools(client: DaemonClient, known?: DescribeResult): Promise<ToolSpec[]> {
+  const described = known ?? unwrap(await client.call("describe", {}));
   return [...FIXED_TOOLS, ...described.actions.map(directTool).filter((t): t is ToolSpec => t !== null)];
 }
 
@@ -59,7 +63,7 @@ export async function allTools(client: DaemonClient): Promise<ToolSpec[]> {
  * clients (corpus cases M028, M029). Throws when the exposure config names unknown tools.
  */
 export async function createServerFactory(client: DaemonClient, config: Config, opts: FrontOptions = {}): Promise<{ factory: () => Server; tools: ToolSpec[]; gates: { install: boolean; exec: boolean } }> {
-  const all = await allTools(client);
+  const all = await allTools(client, opts.described);
   // Config names are checked against every tool, gated ones included, so a config stays valid whatever the flags.
   const selected = selectTools(all, config.tools);
   const { tools, gates } = await applySkillsGates(selected, client, opts);

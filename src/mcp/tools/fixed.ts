@@ -2,6 +2,7 @@ import type { z } from "zod";
 import type { Toolset } from "../../core/toolsets.ts";
 import type { DaemonClient } from "../../ipc/client.ts";
 import { wireJsonSchema } from "../../ipc/json-schema.ts";
+import { prebuilt } from "../../ipc/prebuilt.ts";
 import { METHODS, type AgentMethod, type MethodDef, type ParamsIn } from "../../ipc/methods.ts";
 import type { ErrorBody } from "../../ipc/protocol.ts";
 import { errorResult, META_ERROR_CODE } from "../result.ts";
@@ -46,15 +47,16 @@ export function fixedTool<M extends AgentMethod>(def: FixedToolDef<M>): ToolSpec
   const entry: MethodDef = METHODS[def.method];
   const inputSchema: z.ZodType = def.input ?? entry.params;
   const outputSchema: z.ZodType = def.output ?? entry.result;
-  // JSON Schemas are built on first use (the first tools/list), not at import: start-up time matters.
+  // JSON Schemas come from the build's table, else are built on first use (the first tools/list), never at
+  // import: start-up time matters.
   let input: Record<string, unknown> | undefined;
   let output: Record<string, unknown> | undefined;
   return {
     name: def.name,
     title: def.title,
     description: def.description,
-    get inputSchema() { return (input ??= wireJsonSchema(inputSchema, "input")); },
-    get outputSchema() { return (output ??= wireJsonSchema(outputSchema, "output")); },
+    get inputSchema() { return (input ??= prebuilt()?.tools[def.name]?.input ?? wireJsonSchema(inputSchema, "input")); },
+    get outputSchema() { return (output ??= prebuilt()?.tools[def.name]?.output ?? wireJsonSchema(outputSchema, "output")); },
     annotations: def.annotations,
     toolsets: def.toolsets,
     ...(def.off_by_default ? { off_by_default: true } : {}),

@@ -36,6 +36,20 @@ describe("FramedStdioTransport", () => {
     expect(h.received).toEqual([]);
   });
 
+  it("says which request was answered once its answer is written, and only for requests it handed over", async () => {
+    const h = harness();
+    const answered: string[] = [];
+    h.transport.onanswered = (method) => { answered.push(`${method}:${h.out.length}`); };
+    h.input.write('{"jsonrpc":"2.0","id":1,"method":"tools/list"}\n{"jsonrpc":"2.0","method":"notifications/initialized"}\nnot json\n');
+    await until(() => h.received.length === 2 && h.out.length === 1);
+    expect(answered).toEqual([]);
+    await h.transport.send({ jsonrpc: "2.0", id: 1, result: { tools: [] } });
+    await h.transport.send({ jsonrpc: "2.0", id: 1, result: {} }); // a second answer to the same id is not a second event
+    await h.transport.send({ jsonrpc: "2.0", method: "notifications/message", params: { level: "info", data: "x" } });
+    await until(() => h.out.length === 4);
+    expect(answered).toEqual(["tools/list:2"]);
+  });
+
   it("closes at once on EOF when nothing is pending", async () => {
     const h = harness();
     h.input.end();

@@ -21,13 +21,15 @@ export class FramedStdioTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
+  /** Called with a request's method once its answer has been written (the front starts background work after tools/list). */
+  onanswered?: (method: string) => void;
   private buffer = "";
   private discarding = false;
   private closed = false;
   private ended = false;
   private atStart = true;
-  /** Ids of requests handed to the server and not yet answered; stdin EOF waits for them. */
-  private readonly pending = new Set<string | number>();
+  /** Requests handed to the server and not yet answered, id → method; stdin EOF waits for them. */
+  private readonly pending = new Map<string | number, string>();
 
   constructor(private readonly input: Readable = process.stdin, private readonly output: Writable = process.stdout) {}
 
@@ -81,7 +83,7 @@ export class FramedStdioTransport implements Transport {
         this.reply(rpcError(msg.id, INVALID_REQUEST, "Invalid request: the message does not match the JSON-RPC request shape MCP expects."));
         return;
       }
-      this.pending.add(msg.id);
+      this.pending.set(msg.id, msg.method);
     }
     this.onmessage?.(msg);
   }
@@ -106,7 +108,11 @@ export class FramedStdioTransport implements Transport {
     if (this.closed) return Promise.resolve();
     return new Promise((resolve) => {
       const done = (): void => {
-        if (!("method" in message) && "id" in message && message.id !== undefined) this.pending.delete(message.id);
+        if (!("method" in message) && "id" in message && message.id !== undefined) {
+          const method = this.pending.get(message.id);
+          this.pending.delete(message.id);
+          if (method !== undefined) this.onanswered?.(method);
+        }
         if (this.ended && this.pending.size === 0) void this.close();
         resolve();
       };

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { CallOptions, DaemonClient } from "../../../ipc/client.ts";
 import { wireJsonSchema } from "../../../ipc/json-schema.ts";
+import { prebuilt } from "../../../ipc/prebuilt.ts";
 import type { AgentMethod } from "../../../ipc/methods.ts";
 import type { SkillsEnvelope } from "../../../ipc/skills.ts";
 import { errorResult, META_ERROR_CODE, META_PROVENANCE, META_UNTRUSTED } from "../../result.ts";
@@ -58,8 +59,8 @@ export function skillsTool(def: SkillsToolDef): SkillsToolSpec {
     name: def.name,
     title: def.title,
     description: def.description,
-    get inputSchema() { return (input ??= wireJsonSchema(def.input, "input")); },
-    get outputSchema() { return (output ??= wireJsonSchema(EnvelopeHead, "output")); },
+    get inputSchema() { return (input ??= prebuilt()?.tools[def.name]?.input ?? wireJsonSchema(def.input, "input")); },
+    get outputSchema() { return (output ??= prebuilt()?.tools[def.name]?.output ?? wireJsonSchema(EnvelopeHead, "output")); },
     annotations: def.annotations,
     toolsets: ["skills"],
     method: def.name,

@@ -1,0 +1,57 @@
+import { readFileSync } from "node:fs";
+import type { ActionDescriptor } from "./protocol.ts";
+
+/** A tool's two JSON Schemas as tools/list sends them (see json-schema.ts). */
+export interface WireSchemas {
+  input: Record<string, unknown>;
+  /** Absent for a tool without an outputSchema. */
+  output?: Record<string, unknown> | undefined;
+}
+
+/**
+ * What `npm run build` computes once so that no process computes it at start (issue 14, cold start): the
+ * descriptor of every catalogue action (with its wire JSON Schemas), the action names each distro family
+ * offers, and the wire schemas of every fixed tool by name. Written to `dist/prebuilt.json` by
+ * scripts/prebuild.ts from the same functions the sources use; test/build/prebuilt.test.ts checks it equals
+ * them.
+ */
+export interface Prebuilt {
+  /** The id of the build that wrote it: a table from another build is never used. */
+  build_id: string;
+  actions: Record<string, ActionDescriptor>;
+  families: Record<string, string[]>;
+  tools: Record<string, WireSchemas>;
+}
+
+/** Set by scripts/build.mjs (esbuild `define`) to a fresh id per build; undeclared when running the sources. */
+declare const HOSTGATE_BUILD_ID: string;
+
+let loaded: Prebuilt | null | undefined;
+
+/**
+ * The build's table, read once from `prebuilt.json` beside the bundle; null when running from the sources
+ * (there is none: everything is computed at first use) or when the file is another build's. A table that
+ * exists but cannot be read or parsed throws, naming the file and the fix: a broken build must not pass
+ * silently.
+ */
+export function prebuilt(): Prebuilt | null {
+  if (loaded !== undefined) return loaded;
+  if (typeof HOSTGATE_BUILD_ID === "undefined") return (loaded = null);
+  const url = new URL("./prebuilt.json", import.meta.url);
+  let text: string;
+  try {
+    text = readFileSync(url, "utf8");
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return (loaded = null);
+    throw new Error(`Cannot read ${url.pathname}: ${(err as Error).message}. Rebuild with \`npm run build\`.`);
+  }
+  let table: Prebuilt;
+  try {
+    table = JSON.parse(text) as Prebuilt;
+  } catch (err) {
+    throw new Error(`${url.pathname} is not valid JSON (${(err as Error).message}). Rebuild with \`npm run build\`.`);
+  }
+  // A table from another build (a stale file beside a new bundle) is ignored, not trusted.
+  loaded = table.build_id === HOSTGATE_BUILD_ID ? table : null;
+  return loaded;
+}
