@@ -22,6 +22,14 @@ const englishOnlyZod = {
   },
 };
 
+/** The SDK's Node shim without Ajv: see sdk-shims-node.mjs. */
+const sdkShimsWithoutAjv = {
+  name: "sdk-shims-without-ajv",
+  setup(b) {
+    b.onResolve({ filter: /^@modelcontextprotocol\/server\/_shims$/ }, () => ({ path: fileURLToPath(new URL("sdk-shims-node.mjs", import.meta.url)) }));
+  },
+};
+
 rmSync(new URL("../dist", import.meta.url), { recursive: true, force: true });
 /** Ties dist/prebuilt.json to this bundle (src/ipc/prebuilt.ts ignores a table from another build). */
 const buildId = randomUUID();
@@ -37,7 +45,7 @@ await build({
   logLevel: "warning",
   // jsonc-parser's "main" is a UMD build whose dynamic requires a bundle cannot follow: use its ES modules.
   alias: { "jsonc-parser": "jsonc-parser/lib/esm/main.js" },
-  plugins: [englishOnlyZod],
+  plugins: [englishOnlyZod, sdkShimsWithoutAjv],
   define: { HOSTGATE_BUILD_ID: JSON.stringify(buildId) },
   external: ["better-sqlite3", "@jellybrick/dbus-next", "web-tree-sitter", "tree-sitter-bash", "ssh2", "tsx", "yaml", "@cedar-policy/cedar-wasm", "dockerode"],
   banner: { js: "import { createRequire as __hostgateCreateRequire } from 'node:module'; const require = __hostgateCreateRequire(import.meta.url);" },

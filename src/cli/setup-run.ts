@@ -102,7 +102,7 @@ export interface SetupPlan {
 
 function stdioEntry(c: SetupChoices, env: NodeJS.ProcessEnv, configPath: string | null): { stdio: StdioEntry; warnings: string[] } {
   const l = launcher(env);
-  const args = ["--max-semi-space-size=1", l.script, "mcp", ...(configPath ? ["--config", configPath] : [])];
+  const args = [l.script, "mcp", ...(configPath ? ["--config", configPath] : [])];
   const e: Record<string, string> = {};
   if (c.socket !== null && c.token && /^(tcp|vsock):\/\//.test(c.socket)) e.HOSTGATE_TOKEN = c.token;
   // The embedded daemon puts its admin socket under XDG_RUNTIME_DIR; a client that spawns hostgate with a

@@ -47,11 +47,11 @@ describe.each(CLIENT_IDS)("setup %s", (id) => {
     const path = clientFile(id, home, cwd);
     const e = entryOf(id, path);
     if (id === "opencode") {
-      expect(e).toMatchObject({ type: "local", enabled: true, command: [NODE, "--max-semi-space-size=1", LAUNCHER, "mcp"] });
+      expect(e).toMatchObject({ type: "local", enabled: true, command: [NODE, LAUNCHER, "mcp"] });
       expect(e).not.toHaveProperty("args");
     } else {
       expect(e.command).toBe(NODE);
-      expect(e.args).toEqual(["--max-semi-space-size=1", LAUNCHER, "mcp"]);
+      expect(e.args).toEqual([LAUNCHER, "mcp"]);
     }
     if (id === "codex") expect(e.startup_timeout_sec).toBeGreaterThan(10);
     if (id === "claude" || id === "vscode") expect(e.type).toBe("stdio");

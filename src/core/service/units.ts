@@ -32,7 +32,7 @@ After=network.target dbus.service
 
 [Service]
 Type=simple
-ExecStart=${u.node} --max-semi-space-size=1 ${u.script} daemon
+ExecStart=${u.node} ${u.script} daemon
 Restart=on-failure
 RestartSec=2s
 # Runs as root (the actions manage services and packages) with the group ${AGENT_GROUP}: the agent socket
