@@ -1,6 +1,6 @@
 /**
  * Cold start of the stdio front (issue 14). Prints one JSON object: spawn → answer to tools/list (after
- * initialize), median/p90/min over N runs, for `hostgate mcp` started through its launcher (shebang flags),
+ * initialize), median/p90/min over N runs, for `hostgate mcp` executed through its launcher's shebang,
  * the same started as `node bin/hostgate.js`, and a bare Node JSON-RPC server (no library: the floor any Node
  * server pays), interleaved in one run with NODE_EXTRA_CA_CERTS unset (it adds 50–80 ms to every Node start
  * on this machine). Each hostgate run gets fresh state and runtime directories (a first start, no daemon).

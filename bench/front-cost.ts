@@ -8,7 +8,7 @@
  *   the SDK's handler); every answer is checked to be a get_load result, so a fast error cannot pass for a call.
  *   The three are measured in interleaved rounds against two servers running side by side;
  * - rss_mb: resident memory of `hostgate mcp` after 2,000 mixed calls (get_memory_usage, get_disk_usage,
- *   list_processes, get_system_info, list_units, plan_command), started through the launcher (shebang flags)
+ *   list_processes, get_system_info, list_units, plan_command), executed through the launcher's shebang
  *   and as `node bin/hostgate.js` (target: ≤ 90 MB either way).
  * Every server gets its own state and runtime directories; all are stopped by PID at the end.
  */
