@@ -2,7 +2,7 @@ import { createConnection } from "node:net";
 import type { Duplex } from "node:stream";
 import type { AdminClient, DaemonClient, MethodClient } from "./client.ts";
 import type { AdminMethod, AgentMethod, MethodName } from "./methods.ts";
-import { PROTOCOL_VERSION, type Outcome } from "./protocol.ts";
+import { ErrorBodySchema, PROTOCOL_VERSION, type ErrorBody, type Outcome } from "./protocol.ts";
 import { parseListenUri } from "./server.ts";
 import { parseVsockUri } from "./vsock-uri.ts";
 import { lineReader, type IpcResponse } from "./wire.ts";
@@ -81,6 +81,16 @@ export class SocketConnection {
 }
 
 /**
+ * An error body as received, checked against the protocol's schema (code, message, hint, details as a JSON
+ * object); one that does not match becomes a `protocol_error` naming what was wrong, never passed on as is.
+ */
+function checkedError(error: unknown): ErrorBody {
+  const parsed = ErrorBodySchema.safeParse(error);
+  if (parsed.success) return parsed.data;
+  return { code: "protocol_error", message: `The daemon answered a malformed error: ${parsed.error.issues.map((i) => `${i.path.join(".") || "error"}: ${i.message}`).join("; ")}.`, hint: "Run the same hostgate version for the front and the daemon." };
+}
+
+/**
  * A typed client over a socket, for the methods of one side of the table: the transport's failure or a
  * refusal becomes `{ ok: false }`; otherwise the daemon's Outcome comes through as it was sent.
  */
@@ -88,7 +98,8 @@ function socketClient<M extends MethodName>(conn: SocketConnection): MethodClien
   return {
     call: async (method, params, opts) => {
       const r = await conn.call(method, params, opts?.client_name, opts?.signal);
-      return (r.ok ? r.result : { ok: false, error: r.error }) as Outcome<never>;
+      const out = (r.ok ? r.result : { ok: false, error: r.error }) as Outcome<never>;
+      return out.ok ? out : { ok: false, error: checkedError(out.error) };
     },
     close: () => conn.close(),
   };

@@ -5,13 +5,14 @@
  * and every error body still parses with the protocol's schema with its details kept.
  */
 import { mkdtempSync } from "node:fs";
+import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readPeerCredentials } from "../../src/adapters/peer-credentials.ts";
 import { ConfigSchema } from "../../src/config/schema.ts";
 import { composeDaemon, type ComposedDaemon } from "../../src/daemon/compose.ts";
-import { ErrorBodySchema } from "../../src/ipc/protocol.ts";
+import { ErrorBodySchema, PROTOCOL_VERSION } from "../../src/ipc/protocol.ts";
 import { serveIpc, type IpcListener } from "../../src/ipc/server.ts";
 import { socketAdminClient, socketDaemonClient } from "../../src/ipc/socket-client.ts";
 
@@ -58,3 +59,25 @@ describe("error details over the sockets", () => {
     }
   });
 });
+
+describe("the socket client checks error bodies against the schema", () => {
+  it("an error whose details are not an object becomes protocol_error (a misbehaving daemon: a stand-in server, as a real one never sends it)", async () => {
+    const path = join(work, "bad.sock");
+    const server = createServer((sock) => {
+      sock.on("data", (c: Buffer) => {
+        const req = JSON.parse(c.toString().split("\n")[0]!) as { id: number };
+        sock.write(`${JSON.stringify({ v: PROTOCOL_VERSION, id: req.id, ok: true, result: { ok: false, error: { code: "refused", message: "no", details: "not an object" } } })}\n`);
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(path, resolve));
+    const agent = socketDaemonClient(path);
+    try {
+      const r = await agent.call("query", { action: "GetLoad", args: {} });
+      expect(r.ok ? null : r.error).toMatchObject({ code: "protocol_error", message: expect.stringContaining("details") as string });
+    } finally {
+      await agent.close();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+});
+
