@@ -7,6 +7,7 @@ import { DOWNLOADERS, TRANSFORMERS } from "./table.ts";
 import { resolveWord, staticOutput, type Arg } from "./words.ts";
 import { commandName } from "./command.ts";
 import { noteRun } from "./fetched.ts";
+import { peelWrappers } from "./wrappers.ts";
 
 /** Code reaching a shell: words that become code, standard input, sourced files. */
 
@@ -83,7 +84,10 @@ export function stdinCode(cmd: Cmd, ctx: Ctx, scope: Scope, readable: boolean): 
   let c: Cmd | null = s.from;
   if (!c && s.fromNode) compound.push(s.fromNode);
   for (; c && upstream.length < 64; c = c.stdin.kind === "pipe" ? c.stdin.from : null) {
-    upstream.push(c);
+    // `sudo cat f | sh`, `nice base64 -d | sh`: judge the upstream by the command its wrappers run.
+    const u = peelWrappers(c);
+    upstream.push(u);
+    if (u !== c && u.name === "cat") for (const a of u.args) if (!a.text.startsWith("-")) noteRun(ctx, scope, cmd.node, a, "pipes into a shell or interpreter the file");
     if (c.name === "cat") for (const a of c.args) if (!a.text.startsWith("-")) noteRun(ctx, scope, cmd.node, a, "pipes into a shell or interpreter the file");
     if (c.stdin.kind === "file" && c.name === "cat") noteRun(ctx, scope, cmd.node, c.stdin.arg, "pipes into a shell or interpreter the file");
     if (c.stdin.kind === "pipe" && !c.stdin.from && c.stdin.fromNode) compound.push(c.stdin.fromNode);

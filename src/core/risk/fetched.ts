@@ -6,6 +6,7 @@ import { normalisePath } from "./paths.ts";
 import { programOf } from "./programs/index.ts";
 import type { SyntaxNode as Node } from "./syntax.ts";
 import { DOWNLOADERS } from "./table.ts";
+import { peelWrappers } from "./wrappers.ts";
 import { literalArg, type Arg } from "./words.ts";
 
 /**
@@ -119,7 +120,7 @@ function remoteTree(cmd: Cmd): string | null {
 function fromNetwork(cmd: Cmd, ctx: Ctx, relCwd: string | undefined): boolean {
   if (DOWNLOADERS.has(cmd.name)) return true;
   for (let c: Cmd | null = cmd, n = 0; c && n < 64; n++) {
-    if (DOWNLOADERS.has(c.name)) return true;
+    if (DOWNLOADERS.has(c.name) || DOWNLOADERS.has(peelWrappers(c).name)) return true;
     if (sourceKinds([...c.args, c.argv0].flatMap((a) => a.subs)).download) return true;
     if (c.stdin.kind === "file" && ctx.fetched.has(fileKey(c.stdin.arg, c.cwd, relCwd))) return true;
     if (c.stdin.kind === "pipe" && !c.stdin.from && c.stdin.fromNode && sourceKinds([c.stdin.fromNode]).download) return true;
@@ -175,6 +176,12 @@ function extractsInto(cmd: Cmd): string | null {
   if (cmd.name === "unzip") return after(/^-d(.*)$/) ?? ".";
   if (cmd.name === "7z" || cmd.name === "7za") return t[0] === "x" || t[0] === "e" ? after(/^-o(.+)$/) ?? "." : null;
   return null;
+}
+
+/** A compound statement or pipeline with a downloader inside, redirected to files: those files hold the download. */
+export function noteCompoundFetch(synthetic: Cmd, body: Node, ctx: Ctx, scope: Scope): void {
+  if (!sourceKinds([body]).download) return;
+  for (const w of fileWrites(synthetic)) mark(ctx, fileKey(w, synthetic.cwd, scope.relCwd), "a redirection filled from a download");
 }
 
 /** Package files installed by a package manager run their maintainer scripts (as root): they are runs too. */

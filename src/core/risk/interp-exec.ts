@@ -60,7 +60,7 @@ const shQuote = (w: string): string => (/^[\w@%+=:,./-]+$/.test(w) ? w : `'${w.r
  * `system("rm", "-rf", "/")`) as that argv. Backquotes in perl/ruby/php and perl's `qx{…}` are strings too.
  */
 export function embeddedShell(name: string, code: string): string[] {
-  const lang = LANGUAGE[name];
+  const lang = Object.hasOwn(LANGUAGE, name) ? LANGUAGE[name] : undefined;
   if (!lang) return [];
   const out: string[] = [];
   for (const m of code.matchAll(CALLS[lang]!)) {

@@ -3,6 +3,7 @@ import { applyRules, inspect } from "./inspect.ts";
 import { childScope, emit, lookupIn, spanOf, tooComplex, type Ctx, type Scope } from "./context.ts";
 import { LIMITS } from "./limits.ts";
 import { analyseText } from "./parse.ts";
+import { noteCompoundFetch } from "./fetched.ts";
 import type { SyntaxNode as Node } from "./syntax.ts";
 import { literalArg, resolveWord, type Arg } from "./words.ts";
 
@@ -207,6 +208,8 @@ function runStatement(node: Node, ctx: Ctx, scope: Scope, stdin: Stdin): Cmd | n
       cwd: scope.cwd, everyPathUnder: false, unknownOperands: false, synthetic: true,
     };
     applyRules(synthetic, ctx, scope);
+    // `curl … | base64 -d > f`, `{ curl …; } > f`: the redirection holds what a downloader produced.
+    if (body) noteCompoundFetch(synthetic, body, ctx, scope);
   }
   for (const c of continuations) {
     if (c.op === "|" || c.op === "|&") runPipeline(c.node.type === "pipeline" ? flattenPipeline(c.node) : [c.node], ctx, scope, cmd);

@@ -1,4 +1,5 @@
-import type { OptionSpec } from "./options.ts";
+import { innerCmd, type Cmd } from "./command.ts";
+import { parseOptions, type OptionSpec } from "./options.ts";
 
 /**
  * Commands that run another command given as their remaining words. For each: its option grammar
@@ -64,3 +65,25 @@ export const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
   nocache: { options: { posix: P }, bare: "none" },
   watch: { options: { posix: P, shortArgs: "nq", longArgs: ["interval", "differences"] }, bare: "none" },
 };
+
+/**
+ * The command a stack of wrappers runs (`sudo nice -n 5 cat f` → `cat f`), for looking at a pipeline's upstream:
+ * the wrapper's options, its fixed operands and `NAME=VALUE` words are dropped. Returns `cmd` itself when it is not a
+ * wrapper or runs nothing (xargs' input is unknown, so xargs is not peeled).
+ */
+export function peelWrappers(cmd: Cmd): Cmd {
+  let c = cmd;
+  for (let n = 0; n < 16; n++) {
+    // Own keys only: a command named `toString` or `__proto__` is not a wrapper.
+    const spec = Object.hasOwn(WRAPPERS, c.name) ? WRAPPERS[c.name] : undefined;
+    if (!spec || c.name === "xargs") return c;
+    const p = parseOptions(c.args, spec.options);
+    if (spec.noExec?.some((f) => p.flags.has(f))) return c;
+    let rest = p.stop >= 0 ? c.args.slice(p.stop) : [];
+    rest = rest.slice(spec.skip ?? 0);
+    while (rest[0] && /^[A-Za-z_][A-Za-z0-9_]*=/.test(rest[0].text)) rest = rest.slice(1);
+    if (rest.length === 0) return c;
+    c = innerCmd(c, rest);
+  }
+  return c;
+}

@@ -170,7 +170,8 @@ function readOptions(set: OptionSet, spec: ProgramSpec, args: readonly Arg[], ou
     list.push(value);
     out.flags.set(def.canonical, list);
   };
-  const part = (a: Arg, text: string): Arg => ({ ...a, text, display: text });
+  // The value after `--name=`: the name is literal, so the value's display (unknown parts as `${X}`) is the display's tail.
+  const part = (a: Arg, text: string): Arg => ({ ...a, text, display: a.display.slice(a.display.indexOf("=") + 1) });
   for (let i = 0; i < args.length; i++) {
     const a = args[i]!;
     const t = a.text;
@@ -230,7 +231,7 @@ function readCluster(
     }
     if (def.arg === "none") { use(def, null); continue; }
     const attached = letters.slice(j + 1);
-    if (attached) use(def, { ...a, text: attached, display: attached });
+    if (attached) use(def, { ...a, text: attached, display: a.display.slice(dash.length + j + 1) });
     else if (def.arg === "required") { use(def, next ?? null); skipNext(); }
     else use(def, null);
     return;
