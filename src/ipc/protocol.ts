@@ -127,7 +127,7 @@ export const StepResultSchema = z.object({
   separation: z.enum(["separated", "none"]).nullable(),
 });
 export type StepResult = z.infer<typeof StepResultSchema>;
-export const ExecuteResultSchema = z.object({ results: z.array(StepResultSchema), halted: z.boolean(), checkpoint: CheckpointRefSchema });
+export const ExecuteResultSchema = z.object({ results: z.array(StepResultSchema), halted: z.boolean(), checkpoint: CheckpointRefSchema.describe("Audit witness for the user: `hostgate audit verify --witness seq:hash` is intact while this is the newest entry") });
 export type ExecuteResult = z.infer<typeof ExecuteResultSchema>;
 
 export const HistoryInputSchema = z.object({
