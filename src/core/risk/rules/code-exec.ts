@@ -95,17 +95,19 @@ export const CODE_EXEC_RULES: readonly Rule[] = [
     reason: "git configuration that names a program to run (pager, ssh command, fsmonitor, hooks, aliases…)",
     commands: ["git"],
     test: (cmd) => {
-      if (gitConfigArgs(cmd).some((kv) => GIT_EXEC_KEY.test(kv.split("=")[0]!))) return true;
+      // An alias runs a program only when its value starts with `!` (otherwise it names git verbs: alias.co=checkout).
+      const runs = (key: string, value: string): boolean => GIT_EXEC_KEY.test(key) && (!/^alias\./i.test(key) || value.trimStart().startsWith("!"));
+      if (gitConfigArgs(cmd).some((kv) => runs(kv.split("=")[0]!, kv.slice(kv.indexOf("=") + 1)))) return true;
       const p = optionsOf(cmd, GIT_GLOBAL);
       if (hasFlag(p, "--config-env", "--exec-path")) return true;
       const [sub, ...rest] = p.operands.map((a) => a.text);
       if (sub !== "config") return false;
       const keys = rest.filter((t) => !t.startsWith("-"));
-      return keys.length >= 2 && GIT_EXEC_KEY.test(keys[0]!) || rest.some((t) => t === "--edit" || t === "-e");
+      return keys.length >= 2 && runs(keys[0]!, keys[1]!) || rest.some((t) => t === "--edit" || t === "-e");
     },
     examples: {
       match: ["git -c core.pager='sh -c \"id>/tmp/p\"' -p log", "git -c core.sshCommand='touch /tmp/pwn' fetch", "git config core.fsmonitor ./hook.sh", "git config --global alias.x '!sh'"],
-      noMatch: ["git log -p -1", "git config user.name Me", "git config --get core.pager", "git -C /srv/app status"],
+      noMatch: ["git log -p -1", "git config user.name Me", "git config --get core.pager", "git -C /srv/app status", "git config --global alias.co checkout", "git -c alias.st=status st"],
     },
   },
   {
