@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import type { Command } from "commander";
 import { EXIT, loadConfigOrExit, log } from "./common.ts";
+import { settleV8ForLongRunning } from "./v8-tuning.ts";
 import { lookupGroupId } from "../adapters/os-groups.ts";
 import { recordSocketFacts } from "../daemon/socket-facts.ts";
 
@@ -17,6 +18,7 @@ export function registerDaemonCommand(program: Command): void {
     .option("--listen <uri>", "extra agent listener: tcp://HOST:PORT (needs a token)")
     .action(async (opts: { config?: string; listen?: string }) => {
       const config = loadConfigOrExit(opts.config);
+      settleV8ForLongRunning();
       const [{ composeDaemon }, { serveIpc, parseListenUri }] = await Promise.all([import("../daemon/compose.ts"), import("../ipc/server.ts")]);
       const listen = opts.listen ?? config.daemon.listen;
       const token = process.env.HOSTGATE_TOKEN || config.daemon.token;

@@ -1,5 +1,6 @@
 import type { Command } from "commander";
 import { EXIT, loadConfigOrExit, log } from "./common.ts";
+import { settleV8ForLongRunning } from "./v8-tuning.ts";
 
 /** Longest a front spends shutting down after its client closed stdin, in milliseconds. */
 const SHUTDOWN_DEADLINE_MS = 500;
@@ -43,10 +44,12 @@ export function registerMcpCommand(program: Command): void {
       }
       const transport = new FramedStdioTransport();
       const handle = serveStdio(() => factory(), { transport, onerror: (e) => { log(`stdio: ${e.message}`); } });
-      // A deferred embedded daemon starts once the client has its tool list, or after WARM_AFTER_MS whatever
-      // the client does (a tool call starts it at once): the handshake never waits for it.
-      transport.onanswered = (method) => { if (method === "tools/list") warm(); };
-      setTimeout(warm, WARM_AFTER_MS).unref();
+      // Once the client has its tool list, or after WARM_AFTER_MS whatever the client does: V8 takes its
+      // long-running setting and a deferred embedded daemon starts (a tool call starts it at once). The
+      // handshake waits for neither.
+      const settle = (): void => { settleV8ForLongRunning(); warm(); };
+      transport.onanswered = (method) => { if (method === "tools/list") settle(); };
+      setTimeout(settle, WARM_AFTER_MS).unref();
       // stdin EOF ends the front whatever is pending: in-flight requests are cancelled by handle.close(), the
       // daemon connection (or the embedded daemon) is closed, and a stuck close cannot hold the process.
       transport.onclose = () => {

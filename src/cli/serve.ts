@@ -1,5 +1,6 @@
 import type { Command } from "commander";
 import { EXIT, loadConfigOrExit, log, parsePort } from "./common.ts";
+import { settleV8ForLongRunning } from "./v8-tuning.ts";
 
 /** `hostgate serve`: the MCP server over Streamable HTTP (default http://127.0.0.1:48000/mcp). */
 export function registerServeCommand(program: Command): void {
@@ -13,6 +14,7 @@ export function registerServeCommand(program: Command): void {
     .option("--allow-exec", "offer skills_execute for entrypoints an administrator granted (read once at start)")
     .action(async (opts: { config?: string; host?: string; port?: number; allowInstall?: boolean; allowExec?: boolean }) => {
       const config = loadConfigOrExit(opts.config, { ...(opts.host === undefined ? {} : { host: opts.host }), ...(opts.port === undefined ? {} : { port: opts.port }) });
+      settleV8ForLongRunning(); // an HTTP server's start-up is not on a client's path
       const [{ openFrontClient }, { createServerFactory }, { startHttpServer }] = await Promise.all([
         import("./front-client.ts"),
         import("../mcp/server.ts"),
