@@ -6,11 +6,11 @@
  * on this machine). Each hostgate run gets fresh state and runtime directories (a first start, no daemon).
  * Target: hostgate median ≤ 200 ms.
  */
-import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { HOSTGATE_BIN } from "../test/helpers/hostgate.ts";
+import { timeToToolsList } from "./support/time-to-tools-list.ts";
 
 const RUNS = Number(process.env.BENCH_COLD_RUNS ?? 15);
 const work = mkdtempSync(join(tmpdir(), "hg-bench-cold-"));
@@ -34,25 +34,7 @@ process.stdin.on("data", (c) => {
 const env = { ...process.env };
 delete env.NODE_EXTRA_CA_CERTS;
 
-function once(cmd: string, args: string[], extraEnv: Record<string, string> = {}): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const started = performance.now();
-    const child = spawn(cmd, args, { stdio: ["pipe", "pipe", "ignore"], env: { ...env, ...extraEnv } });
-    let out = "";
-    child.stdout.on("data", (c: Buffer) => {
-      out += c.toString();
-      if (out.includes('"id":2')) {
-        const ms = performance.now() - started;
-        child.kill("SIGKILL");
-        resolve(ms);
-      }
-    });
-    child.on("error", reject);
-    child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "bench", version: "1" } } })}\n`);
-    child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" })}\n`);
-    child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" })}\n`);
-  });
-}
+const once = (cmd: string, args: string[], extraEnv: Record<string, string> = {}): Promise<number> => timeToToolsList(cmd, args, { ...env, ...extraEnv });
 
 const fresh = (): Record<string, string> => {
   const d = mkdtempSync(join(work, "run-"));

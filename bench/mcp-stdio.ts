@@ -4,11 +4,11 @@
  * - tools_call_us: p50/p99 latency of tools/call for get_memory_usage and get_disk_usage over stdio;
  * - rss_mb_after_calls: resident set of the server process after all calls.
  */
-import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { HOSTGATE_BIN } from "../test/helpers/hostgate.ts";
+import { timeToToolsList } from "./support/time-to-tools-list.ts";
 
 const COLD_RUNS = Number(process.env.BENCH_COLD_RUNS ?? 15);
 const CALLS = Number(process.env.BENCH_CALLS ?? 1000);
@@ -17,29 +17,8 @@ function quantile(sorted: number[], q: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
 }
 
-/** Spawn → tools/list answered, with raw JSON lines (no client library cost on the measured path). */
-function coldStart(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const started = performance.now();
-    const child = spawn(HOSTGATE_BIN, ["mcp"], { stdio: ["pipe", "pipe", "ignore"] });
-    let out = "";
-    child.stdout.on("data", (c: Buffer) => {
-      out += c.toString();
-      if (out.includes('"id":2')) {
-        const ms = performance.now() - started;
-        child.kill("SIGKILL");
-        resolve(ms);
-      }
-    });
-    child.on("error", reject);
-    child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "bench", version: "1" } } })}\n`);
-    child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" })}\n`);
-    child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" })}\n`);
-  });
-}
-
 const cold: number[] = [];
-for (let i = 0; i < COLD_RUNS; i++) cold.push(await coldStart());
+for (let i = 0; i < COLD_RUNS; i++) cold.push(await timeToToolsList(HOSTGATE_BIN, ["mcp"]));
 cold.sort((a, b) => a - b);
 
 // Spawned as an installed binary is (through its shebang), as clients configured per the README do.
