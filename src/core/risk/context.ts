@@ -73,16 +73,18 @@ export function quoteNode(node: Node): string {
 
 /**
  * Records signal `id` (its rule must exist, else throws) once per span. The reason is the rule's, followed by
- * `detail` in brackets, or when there is none by the text of `node`, so every finding says what it is about.
+ * `detail` in brackets (a function is called only when the signal is new), or when there is none by the text of
+ * `node`, so every finding says what it is about.
  */
-export function emit(ctx: Ctx, scope: Scope, id: string, node: Node | null, detail?: string): void {
+export function emit(ctx: Ctx, scope: Scope, id: string, node: Node | null, detail?: string | (() => string)): void {
   const rule = ctx.rules.byId.get(id);
   if (!rule) throw new Error(`risk engine: signal "${id}" has no rule`);
   const span = spanOf(ctx, scope, node);
   const key = `${id}@${span.start}:${span.end}`;
   if (ctx.seen.has(key)) return;
   ctx.seen.add(key);
-  if (detail === undefined && node) detail = quoteNode(node);
+  if (typeof detail === "function") detail = detail();
+  else if (detail === undefined && node) detail = quoteNode(node);
   ctx.signals.push({ id, severity: rule.severity, reason: detail ? `${rule.reason} (${detail})` : rule.reason, span });
 }
 

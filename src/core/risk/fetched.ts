@@ -20,7 +20,10 @@ import { literalArg, type Arg } from "./words.ts";
 
 /** One file the line runs: its key (see fileKey), or a bare name looked up in PATH, and where to report it. */
 export interface FileRun {
-  key: string;
+  /** The word that names the file, and where the line was when it ran (the key is computed only if needed). */
+  arg: Arg;
+  cwd: string | undefined;
+  relCwd: string | undefined;
   bare: boolean;
   display: string;
   how: string;
@@ -49,6 +52,9 @@ export function fileKey(a: Arg, cwd: string | undefined, relCwd?: string): strin
   return normalisePath(a.text, cwd);
 }
 
+/** The key for everything below directory `dir` (`/opt/x/**`; the root's is `/**`). */
+const treeKey = (dir: string): string => `${dir === "/" ? "" : dir}/**`;
+
 function mark(ctx: Ctx, key: string, what: string): void {
   ctx.fetched.set(key, { what, seq: ctx.cmds });
 }
@@ -61,8 +67,9 @@ export function noteRun(ctx: Ctx, scope: Scope, node: Node, a: Arg, how: string,
   if (a.text === "" && !a.dynamic) return;
   const bare = !a.dynamic && !a.text.includes("/");
   const seq = ctx.cmds;
-  if (bare && lookup !== "file") ctx.runs.push({ key: a.text, bare: true, display: a.display, how, scope, node, seq });
-  if (!bare || lookup !== "path") ctx.runs.push({ key: fileKey(a, scope.cwd, scope.relCwd), bare: false, display: a.display, how, scope, node, seq });
+  const run = { arg: a, cwd: scope.cwd, relCwd: scope.relCwd, display: a.display, how, scope, node, seq };
+  if (bare && lookup !== "file") ctx.runs.push({ ...run, bare: true });
+  if (!bare || lookup !== "path") ctx.runs.push({ ...run, bare: false });
 }
 
 /** Programs that copy or unpack a file's content into the files they write (a copy of a download is a download). */
@@ -131,24 +138,29 @@ function fromNetwork(cmd: Cmd, ctx: Ctx, relCwd: string | undefined): boolean {
 
 /** Remembers the files `cmd` fills with downloaded content (called for every simple command, in order). */
 export function noteFetched(cmd: Cmd, ctx: Ctx, scope: Scope): void {
+  // Runs for every command: decide cheaply that most of them fetch nothing.
+  const n = cmd.name;
+  const tree = n === "git" || n === "scp" || n === "rsync" ? remoteTree(cmd) : null;
+  const by = DOWNLOADERS.has(n) ? n : null;
+  const fed = cmd.stdin.kind !== "none" || cmd.args.some((a) => a.subs.length > 0);
+  const network = by !== null || (fed && fromNetwork(cmd, ctx, scope.relCwd));
+  const maybeCopy = !network && ctx.fetched.size > 0 && COPIERS.has(n);
+  if (!tree && !network && !maybeCopy) return;
   const key = (a: Arg): string => fileKey(a, cmd.cwd, scope.relCwd);
   const path = (t: string): string => key(literalArg(t));
-  const tree = remoteTree(cmd);
   if (tree) {
     const dest = path(tree);
-    mark(ctx, dest, `${cmd.name} fetched`);
-    mark(ctx, `${dest}/**`, `${cmd.name} fetched from another host`);
+    mark(ctx, dest, `${n} fetched`);
+    mark(ctx, treeKey(dest), `${n} fetched from another host`);
   }
-  const by = DOWNLOADERS.has(cmd.name) ? cmd.name : null;
-  const network = fromNetwork(cmd, ctx, scope.relCwd);
-  const copied = !network && COPIERS.has(cmd.name) && cmd.args.some((a) => !a.text.startsWith("-") && ctx.fetched.has(key(a)));
+  const copied = maybeCopy && cmd.args.some((a) => !a.text.startsWith("-") && ctx.fetched.has(key(a)));
   if (!network && !copied) return;
   const what = by ? `${by} downloaded` : copied ? `${cmd.name} copied from a download` : `${cmd.name} wrote from a download`;
   for (const w of fileWrites(cmd)) mark(ctx, key(w), what);
   for (const n of namedAfterUrl(cmd)) mark(ctx, path(n), what);
   // An archive from the network unpacks files nobody has seen: everything below where it unpacks counts.
   const into = extractsInto(cmd);
-  if (into !== null) mark(ctx, `${path(into)}/**`, what.replace(/ (downloaded|copied from a download|wrote from a download)$/, " unpacked from a download"));
+  if (into !== null) mark(ctx, treeKey(path(into)), what.replace(/ (downloaded|copied from a download|wrote from a download)$/, " unpacked from a download"));
   // cp/mv/install into a directory: the file keeps its name there.
   if (copied && (cmd.name === "cp" || cmd.name === "mv" || cmd.name === "install")) {
     const ops = cmd.args.filter((a) => !a.text.startsWith("-"));
@@ -184,8 +196,11 @@ export function noteCompoundFetch(synthetic: Cmd, body: Node, ctx: Ctx, scope: S
   for (const w of fileWrites(synthetic)) mark(ctx, fileKey(w, synthetic.cwd, scope.relCwd), "a redirection filled from a download");
 }
 
+const PACKAGE_TOOLS = new Set(["dpkg", "rpm", "apt", "apt-get", "dnf", "yum", "zypper", "pip", "pip3", "npm", "pnpm", "yarn"]);
+
 /** Package files installed by a package manager run their maintainer scripts (as root): they are runs too. */
 export function packageFiles(cmd: Cmd): Arg[] {
+  if (!PACKAGE_TOOLS.has(cmd.name)) return [];
   const ops = cmd.args.filter((a) => !a.text.startsWith("-"));
   switch (cmd.name) {
     case "dpkg":
@@ -199,11 +214,14 @@ export function packageFiles(cmd: Cmd): Arg[] {
   }
 }
 
+const PROJECT_TOOLS = new Set(["make", "gmake", "npm", "yarn", "pnpm", "bun", "cargo", "go", "pip", "pip3"]);
+
 /**
  * Build tools and package managers run the project's own scripts (Makefile rules, package.json scripts, build.rs,
  * setup.py): the project file they read in the working directory (or `-C DIR`) is a run of that file's code.
  */
 export function projectFiles(cmd: Cmd): Arg[] {
+  if (!PROJECT_TOOLS.has(cmd.name)) return [];
   const ops = cmd.args.filter((a) => !a.text.startsWith("-")).map((a) => a.text);
   const dir = (() => {
     const i = cmd.args.findIndex((a) => a.text === "-C" || a.text === "--directory" || a.text === "--prefix");
@@ -228,12 +246,16 @@ export function projectFiles(cmd: Cmd): Arg[] {
   }
 }
 
-/** The unpacked-archive entry (`DIR/**`) whose tree holds `key`, if any (`.` holds every relative path). */
-function unpackedUnder(ctx: Ctx, key: string): string | undefined {
-  for (const k of ctx.fetched.keys()) {
-    if (!k.endsWith("/**")) continue;
-    const dir = k.slice(0, -3);
-    if (dir === "." ? !/^[/~?]/.test(key) : key.startsWith(dir === "/" ? "/" : `${dir}/`)) return k;
+/**
+ * The unpacked-tree entry (`DIR/**`) whose tree holds `key`, if any: each ancestor directory of `key` is looked up,
+ * so the cost is the path's depth, not the number of trees (`.` holds every relative path).
+ */
+function unpackedUnder(fetched: ReadonlyMap<string, Fetched>, key: string): string | undefined {
+  if (!/^[/~?]/.test(key) && fetched.has("./**")) return "./**";
+  for (let i = key.lastIndexOf("/"); i >= 0; i = key.lastIndexOf("/", i - 1)) {
+    const tree = `${i === 0 ? "" : key.slice(0, i)}/**`;
+    if (fetched.has(tree)) return tree;
+    if (i === 0) break;
   }
   return undefined;
 }
@@ -241,12 +263,16 @@ function unpackedUnder(ctx: Ctx, key: string): string | undefined {
 /** At the end of an analysis: every run of a file some downloader wrote is remote code execution. */
 export function settleRuns(ctx: Ctx): void {
   if (ctx.fetched.size === 0 || ctx.complex) return;
+  const found = (k: string): string | undefined => (ctx.fetched.has(k) ? k : unpackedUnder(ctx.fetched, k));
   for (const r of ctx.runs) {
-    const found = (k: string): string | undefined => (ctx.fetched.has(k) ? k : unpackedUnder(ctx, k));
+    // A bare name is looked up when it runs: only a download made before it can be what it finds.
     let hit: string | undefined;
-    for (const k of r.bare ? PATH_DIRS.map((d) => `${d}/${r.key}`) : [r.key]) if ((hit = found(k)) !== undefined) break;
-    // A bare name is looked up when it runs: only a download that came before it can be what it finds.
-    if (hit !== undefined && r.bare && ctx.fetched.get(hit)!.seq >= r.seq) continue;
+    if (r.bare) {
+      for (const d of PATH_DIRS) {
+        const k = found(`${d}/${r.arg.text}`);
+        if (k !== undefined && ctx.fetched.get(k)!.seq < r.seq) { hit = k; break; }
+      }
+    } else hit = found(fileKey(r.arg, r.cwd, r.relCwd));
     if (hit === undefined) continue;
     emit(ctx, r.scope, "download_to_interpreter", r.node, `${r.how} ${r.display}, which ${ctx.fetched.get(hit)!.what} earlier in the line`);
   }

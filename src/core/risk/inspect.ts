@@ -31,7 +31,7 @@ function record(cmd: Cmd, ctx: Ctx, scope: Scope, dynamic: boolean): void {
 /** Runs every rule that looks at `cmd` (by name, prefix or `*`; synthetic commands only get `*` rules). */
 export function applyRules(cmd: Cmd, ctx: Ctx, scope: Scope): void {
   const run = (rule: Rule): void => {
-    if (rule.test?.(cmd)) emit(ctx, scope, rule.id, cmd.node, describeCommand(cmd));
+    if (rule.test?.(cmd)) emit(ctx, scope, rule.id, cmd.node, () => describeCommand(cmd));
   };
   for (const rule of ctx.rules.everyCommand) run(rule);
   if (cmd.synthetic) return;
