@@ -70,6 +70,8 @@ export function noteRun(ctx: Ctx, scope: Scope, node: Node, a: Arg, how: string,
   const run = { arg: a, cwd: scope.cwd, relCwd: scope.relCwd, display: a.display, how, scope, node, seq };
   if (bare && lookup !== "file") ctx.runs.push({ ...run, bare: true });
   if (!bare || lookup !== "path") ctx.runs.push({ ...run, bare: false });
+  // `x=./f; $x`: a word with run-time parts whose value is known is also the file its text names.
+  if (a.dynamic && a.text !== "") ctx.runs.push({ ...run, arg: { ...a, dynamic: false }, bare: false });
 }
 
 /** Programs that copy or unpack a file's content into the files they write (a copy of a download is a download). */
@@ -123,6 +125,25 @@ function remoteTree(cmd: Cmd): string | null {
   return null;
 }
 
+/** Output files of downloaders that have no option table: aria2c/xh/http/fetch `-o|--out|--output FILE` (in `-d DIR`), lwp-download's second operand. */
+function otherDownloaderOutputs(cmd: Cmd): Arg[] {
+  if (!["aria2c", "xh", "http", "https", "fetch", "lwp-download"].includes(cmd.name)) return [];
+  if (cmd.name === "lwp-download") return cmd.args.filter((a) => !a.text.startsWith("-")).slice(1, 2);
+  const t = cmd.args;
+  const value = (re: RegExp): Arg | undefined => {
+    for (let i = 0; i < t.length; i++) {
+      const m = re.exec(t[i]!.text);
+      const v = m?.[1] || m?.[2];
+      if (m) return v ? { ...t[i]!, text: v, display: v } : t[i + 1];
+    }
+    return undefined;
+  };
+  const out = value(/^(?:--out|--output)(?:=(.+))?$|^-o(.*)$/);
+  const dir = cmd.name === "aria2c" ? value(/^--dir(?:=(.+))?$|^-d(.*)$/) : undefined;
+  if (!out) return [];
+  return [dir && !/^\//.test(out.text) ? { ...out, text: `${dir.text}/${out.text}`, display: `${dir.display}/${out.display}` } : out];
+}
+
 /** True when what `cmd` writes comes from the network: it is a downloader, or one feeds it (pipe, substitution). */
 function fromNetwork(cmd: Cmd, ctx: Ctx, relCwd: string | undefined): boolean {
   if (DOWNLOADERS.has(cmd.name)) return true;
@@ -156,7 +177,10 @@ export function noteFetched(cmd: Cmd, ctx: Ctx, scope: Scope): void {
   const copied = maybeCopy && cmd.args.some((a) => !a.text.startsWith("-") && ctx.fetched.has(key(a)));
   if (!network && !copied) return;
   const what = by ? `${by} downloaded` : copied ? `${cmd.name} copied from a download` : `${cmd.name} wrote from a download`;
-  for (const w of fileWrites(cmd)) mark(ctx, key(w), what);
+  for (const w of [...fileWrites(cmd), ...otherDownloaderOutputs(cmd)]) {
+    mark(ctx, key(w), what);
+    if (w.dynamic && w.text !== "") mark(ctx, key({ ...w, dynamic: false }), what);
+  }
   for (const n of namedAfterUrl(cmd)) mark(ctx, path(n), what);
   // An archive from the network unpacks files nobody has seen: everything below where it unpacks counts.
   const into = extractsInto(cmd);
