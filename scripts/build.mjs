@@ -46,7 +46,7 @@ await build({
   // jsonc-parser's "main" is a UMD build whose dynamic requires a bundle cannot follow: use its ES modules.
   alias: { "jsonc-parser": "jsonc-parser/lib/esm/main.js" },
   plugins: [englishOnlyZod, sdkShimsWithoutAjv],
-  define: { HOSTGATE_BUILD_ID: JSON.stringify(buildId) },
+  define: { bundleBuildId: JSON.stringify(buildId) },
   external: ["better-sqlite3", "@jellybrick/dbus-next", "web-tree-sitter", "tree-sitter-bash", "ssh2", "tsx", "yaml", "@cedar-policy/cedar-wasm", "dockerode"],
   banner: { js: "import { createRequire as __hostgateCreateRequire } from 'node:module'; const require = __hostgateCreateRequire(import.meta.url);" },
 });

@@ -24,7 +24,7 @@ export interface Prebuilt {
 }
 
 /** Set by scripts/build.mjs (esbuild `define`) to a fresh id per build; undeclared when running the sources. */
-declare const HOSTGATE_BUILD_ID: string;
+declare const bundleBuildId: string;
 
 let loaded: Prebuilt | null | undefined;
 
@@ -36,7 +36,7 @@ let loaded: Prebuilt | null | undefined;
  */
 export function prebuilt(): Prebuilt | null {
   if (loaded !== undefined) return loaded;
-  if (typeof HOSTGATE_BUILD_ID === "undefined") return (loaded = null);
+  if (typeof bundleBuildId === "undefined") return (loaded = null);
   const url = new URL("./prebuilt.json", import.meta.url);
   let text: string;
   try {
@@ -52,6 +52,6 @@ export function prebuilt(): Prebuilt | null {
     throw new Error(`${url.pathname} is not valid JSON (${(err as Error).message}). Rebuild with \`npm run build\`.`);
   }
   // A table from another build (a stale file beside a new bundle) is ignored, not trusted.
-  loaded = table.build_id === HOSTGATE_BUILD_ID ? table : null;
+  loaded = table.build_id === bundleBuildId ? table : null;
   return loaded;
 }
