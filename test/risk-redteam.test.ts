@@ -227,6 +227,10 @@ const CASES: Record<string, [string, string, Want][]> = {
     ["gap: hashing /dev/zero", "sha256sum /dev/zero", "high"],
     ["gap: a monitoring loop that sleeps", "while true; do date; sleep 5; done", "allow"],
     ["gap: yes into head", "yes | head -n 3", "allow"],
+    ["od with a byte count reads a few bytes of /dev/urandom", "od -An -N4 /dev/urandom", "allow"],
+    ["xxd -l reads a few bytes", "xxd -l 16 -p /dev/urandom", "allow"],
+    ["an endless stream under timeout ends", "timeout 5 cat /dev/urandom > /dev/null", "allow"],
+    ["a busy loop under timeout ends", "timeout 10 bash -c 'while true; do :; done'", "allow"],
   ],
   "evasions of the third pass's own fixes": [
     ["find with a bracket pattern that matches almost every name", "find . -name '[!x]*' -exec rm -rf {} +", "high"],

@@ -76,7 +76,7 @@ function walkNode(node: Node, ctx: Ctx, scope: Scope): void {
       // A loop whose body backgrounds a command starts a new process on every pass.
       const body = node.childForFieldName("body");
       if (body && body.descendantsOfType("&").length > 0) emit(ctx, scope, "background_loop", node);
-      if (body && endlessLoop(node) && !pausesOrStops(body)) emit(ctx, scope, "busy_loop", node);
+      if (body && endlessLoop(node) && !pausesOrStops(body) && !scope.via.includes("timeout")) emit(ctx, scope, "busy_loop", node);
       for (const c of node.namedChildren) if (c) walk(c, ctx, scope);
       return;
     }

@@ -79,10 +79,11 @@ export const FAN_OUT_RULES: readonly Rule[] = [
     id: "busy_stream", severity: "high",
     reason: "copies an endless stream (yes, seq inf, /dev/zero, /dev/urandom) into nothing or the terminal: it never ends and burns a CPU until someone stops it",
     commands: ["*"],
-    test: (cmd) => !cmd.synthetic && !cmd.pipedOut && endlessStream(cmd) && fileWrites(cmd).every((a) => isHarmlessSink(normalisePath(a.text, cmd.cwd))),
+    // Under `timeout` it ends: the wrapper stops it.
+    test: (cmd) => !cmd.synthetic && !cmd.pipedOut && !cmd.via.includes("timeout") && endlessStream(cmd) && fileWrites(cmd).every((a) => isHarmlessSink(normalisePath(a.text, cmd.cwd))),
     examples: {
-      match: ["yes > /dev/null", "yes", "cat /dev/zero > /dev/null", "cat /dev/urandom", "sha256sum /dev/zero", "yes | cat > /dev/null", "seq inf > /dev/null", "gzip -c < /dev/urandom > /dev/null"],
-      noMatch: ["yes | head -n 3", "yes | apt-get install x", "head -c 32 /dev/urandom | base64", "dd if=/dev/zero of=/dev/null bs=1M count=10", "cat /dev/null", "yes > ./answers.txt"],
+      match: ["yes > /dev/null", "yes", "cat /dev/zero > /dev/null", "cat /dev/urandom", "sha256sum /dev/zero", "yes | cat > /dev/null", "seq inf > /dev/null", "gzip -c < /dev/urandom > /dev/null", "od -An /dev/urandom"],
+      noMatch: ["yes | head -n 3", "yes | apt-get install x", "head -c 32 /dev/urandom | base64", "dd if=/dev/zero of=/dev/null bs=1M count=10", "cat /dev/null", "yes > ./answers.txt", "od -An -N4 /dev/urandom", "xxd -l 16 -p /dev/urandom", "hexdump -n 8 /dev/urandom", "timeout 5 cat /dev/urandom > /dev/null"],
     },
   },
   {
@@ -132,15 +133,20 @@ const STREAM_FILTERS = new Set(["cat", "tr", "tee", "pv", "base64", "base32", "o
  * with no bound (head, dd count=, grep -m/-q stop it). Output goes to the terminal or a harmless sink (else fills_disk).
  */
 function endlessStream(cmd: Cmd): boolean {
+  if (boundedReader(cmd)) return false;
   if (endlessProducer(cmd)) return true;
-  if (!STREAM_FILTERS.has(cmd.name) || boundedReader(cmd)) return false;
+  if (!STREAM_FILTERS.has(cmd.name)) return false;
   if (endlessInput(cmd) || (cmd.name === "dd" && cmd.args.some((a) => /^if=\/dev\/(zero|u?random)$/.test(a.text)))) return true;
   const from = cmd.stdin.kind === "pipe" ? cmd.stdin.from : null;
   return !!from && cmd.args.every((a) => a.text.startsWith("-") || a.text === "-" || ["tr", "sed", "awk", "grep", "cut", "tee"].includes(cmd.name)) && endlessStream({ ...from, pipedOut: false });
 }
 const boundedReader = (cmd: Cmd): boolean =>
   (cmd.name === "dd" && cmd.args.some((a) => /^count=/.test(a.text))) || (cmd.name === "grep" && cmd.args.some((a) => /^-[a-zA-Z]*[mq]|^--(max-count|quiet|silent)/.test(a.text)))
-  || (cmd.name === "sed" && cmd.args.some((a) => /(^|[;\s])\d*q/.test(a.text)));
+  || (cmd.name === "sed" && cmd.args.some((a) => /(^|[;\s])\d*q/.test(a.text)))
+  // Dumpers with a byte count: od -N, xxd -l, hexdump -n read that much and stop.
+  || (cmd.name === "od" && cmd.args.some((a) => /^(-[A-Za-z]*N|--read-bytes)/.test(a.text)))
+  || (cmd.name === "xxd" && cmd.args.some((a) => /^-(l|len)/.test(a.text)))
+  || (cmd.name === "hexdump" && cmd.args.some((a) => /^(-[A-Za-z]*n|--length)/.test(a.text)));
 
 /** A command whose output never ends: yes, seq inf, or a copy of /dev/zero or /dev/urandom. */
 function endlessProducer(cmd: Cmd): boolean {

@@ -88,7 +88,7 @@ export const STRUCTURAL_RULES: readonly Rule[] = [
   {
     id: "busy_loop", severity: "high",
     reason: "a loop that never ends and never pauses (its condition is always true, nothing in it sleeps, waits, reads or breaks out): it burns a CPU until someone stops it",
-    examples: { match: ["while true; do :; done", "while :; do date; done", "until false; do echo x; done", "for ((;;)); do :; done", "while true; do curl -s https://x.example; done"], noMatch: ["while true; do date; sleep 5; done", "while read l; do echo $l; done < f", "while true; do if x; then break; fi; done", "for i in 1 2; do :; done"] },
+    examples: { match: ["while true; do :; done", "while :; do date; done", "until false; do echo x; done", "for ((;;)); do :; done", "while true; do curl -s https://x.example; done"], noMatch: ["while true; do date; sleep 5; done", "while read l; do echo $l; done < f", "while true; do if x; then break; fi; done", "for i in 1 2; do :; done", "timeout 10 bash -c 'while true; do :; done'"] },
   },
   {
     id: "unknown_command", severity: "high",
