@@ -66,12 +66,13 @@ function mark(ctx: Ctx, key: string, what: string): void {
 export function noteRun(ctx: Ctx, scope: Scope, node: Node, a: Arg, how: string, lookup: "file" | "path" | "both" = "file"): void {
   if (a.text === "" && !a.dynamic) return;
   const bare = !a.dynamic && !a.text.includes("/");
+  // Called for every command: plain object literals of one shape, no copies.
   const seq = ctx.cmds;
-  const run = { arg: a, cwd: scope.cwd, relCwd: scope.relCwd, display: a.display, how, scope, node, seq };
-  if (bare && lookup !== "file") ctx.runs.push({ ...run, bare: true });
-  if (!bare || lookup !== "path") ctx.runs.push({ ...run, bare: false });
+  const { cwd, relCwd } = scope;
+  if (bare && lookup !== "file") ctx.runs.push({ arg: a, cwd, relCwd, bare: true, display: a.display, how, scope, node, seq });
+  if (!bare || lookup !== "path") ctx.runs.push({ arg: a, cwd, relCwd, bare: false, display: a.display, how, scope, node, seq });
   // `x=./f; $x`: a word with run-time parts whose value is known is also the file its text names.
-  if (a.dynamic && a.text !== "") ctx.runs.push({ ...run, arg: { ...a, dynamic: false }, bare: false });
+  if (a.dynamic && a.text !== "") ctx.runs.push({ arg: { ...a, dynamic: false }, cwd, relCwd, bare: false, display: a.display, how, scope, node, seq });
 }
 
 /** Programs that copy or unpack a file's content into the files they write (a copy of a download is a download). */

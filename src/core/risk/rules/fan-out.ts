@@ -125,6 +125,9 @@ const ENDLESS_DEVICE = /^\/dev\/(zero|u?random)$/;
 function endlessInput(cmd: Cmd): boolean {
   return cmd.args.some((a) => ENDLESS_DEVICE.test(a.text)) || (cmd.stdin.kind === "file" && ENDLESS_DEVICE.test(cmd.stdin.arg.text));
 }
+/** Producers endlessProducer knows besides the filters (checked first, since busy_stream looks at every command). */
+const STREAM_SOURCES = new Set(["yes", "seq"]);
+
 /** Filters that copy or digest their whole input: fed an endless stream, they never finish. */
 const STREAM_FILTERS = new Set(["cat", "tr", "tee", "pv", "base64", "base32", "od", "xxd", "hexdump", "gzip", "bzip2", "xz", "zstd", "md5sum", "sha1sum", "sha256sum", "sha512sum", "b2sum", "cksum", "wc", "sort", "uniq", "cut", "rev", "sed", "awk", "grep", "strings", "dd", "tail", "tac"]);
 
@@ -133,6 +136,7 @@ const STREAM_FILTERS = new Set(["cat", "tr", "tee", "pv", "base64", "base32", "o
  * with no bound (head, dd count=, grep -m/-q stop it). Output goes to the terminal or a harmless sink (else fills_disk).
  */
 function endlessStream(cmd: Cmd): boolean {
+  if (!STREAM_FILTERS.has(cmd.name) && !STREAM_SOURCES.has(cmd.name)) return false;
   if (boundedReader(cmd)) return false;
   if (endlessProducer(cmd)) return true;
   if (!STREAM_FILTERS.has(cmd.name)) return false;
