@@ -22,11 +22,11 @@ const englishOnlyZod = {
   },
 };
 
-/** The SDK's Node shim without Ajv: see sdk-shims-node.mjs. */
+/** The SDK's Node shim without Ajv: see sdk-shims-node.ts. */
 const sdkShimsWithoutAjv = {
   name: "sdk-shims-without-ajv",
   setup(b) {
-    b.onResolve({ filter: /^@modelcontextprotocol\/server\/_shims$/ }, () => ({ path: fileURLToPath(new URL("sdk-shims-node.mjs", import.meta.url)) }));
+    b.onResolve({ filter: /^@modelcontextprotocol\/server\/_shims$/ }, () => ({ path: fileURLToPath(new URL("sdk-shims-node.ts", import.meta.url)) }));
   },
 };
 
