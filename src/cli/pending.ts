@@ -29,21 +29,23 @@ export function registerPendingCommand(program: Command): void {
     .command("pending")
     .description("List plans waiting for approval (admin socket): id, age, risk, host, summary")
     .option("--socket <path>", "admin socket (default: the daemon the MCP fronts use, by the same rule)")
+    .option("-c, --config <path>", "configuration file the fronts use (daemon.* sockets, state.dir)")
     .option("--limit <n>", "at most this many (default 50)")
     .option("--json", "print them as JSON")
-    .action(async (opts: { socket?: string; limit?: string; json?: boolean }) => {
+    .action(async (opts: { socket?: string; config?: string; limit?: string; json?: boolean }) => {
       const limit = opts.limit === undefined ? undefined : Number(opts.limit);
       if (limit !== undefined && (!Number.isInteger(limit) || limit < 1 || limit > 1000)) {
         process.stderr.write(`hostgate: --limit must be an integer from 1 to 1000, got ${JSON.stringify(opts.limit)}.\n`);
         process.exit(EXIT.usage);
       }
       const { socketAdminClient } = await import("../ipc/socket-client.ts");
-      const path = (await adminSocketPath(opts.socket, loadConfigOrExit(undefined))).path;
-      const admin = socketAdminClient(path);
+      const target = await adminSocketPath(opts.socket, loadConfigOrExit(opts.config));
+      const admin = socketAdminClient(target.path);
       const r = await admin.call("pending", limit === undefined ? {} : { limit });
       await admin.close();
       if (!r.ok) {
-        process.stderr.write(`hostgate: ${r.error.message}${r.error.hint ? `\n${r.error.hint}` : ""}\n`);
+        // A daemon that cannot be reached may be another one than the front's: say which was asked, and how to name the other.
+        process.stderr.write(`hostgate: ${r.error.message}${r.error.hint ? `\n${r.error.hint}` : ""}\n${r.error.code === "unavailable" ? `${target.hint}\n` : ""}`);
         process.exit(EXIT.failure);
       }
       process.stdout.write(opts.json ? `${JSON.stringify(r.value, null, 2)}\n` : renderPending(r.value, Date.now()));

@@ -60,5 +60,5 @@ export async function locateDaemon(config: Pick<Config, "daemon" | "state">, isL
  */
 export function otherDaemonHint(asked: string, where: DaemonLocation): string {
   const others = [where.embedded.admin, where.system.admin].filter((p) => p !== asked);
-  return `Asked the daemon at ${asked} (${where.reason}). A plan made through another daemon is only known there: point at its admin socket with --socket PATH or HOSTGATE_ADMIN_SOCKET${others.length > 0 ? ` (${others.map((p) => (p === where.system.admin ? `system daemon: ${p}` : `this user's embedded daemon: ${p}`)).join("; ")})` : ""}.`;
+  return `Asked the daemon at ${asked} (${where.reason}). A plan made through another daemon is only known there: pass the configuration file that front was started with (--config FILE), or point at its admin socket with --socket PATH or HOSTGATE_ADMIN_SOCKET${others.length > 0 ? ` (${others.map((p) => (p === where.system.admin ? `system daemon: ${p}` : `this user's embedded daemon: ${p}`)).join("; ")})` : ""}.`;
 }
