@@ -1,6 +1,7 @@
+import { isDeepStrictEqual } from "node:util";
 import type { Config } from "../config/schema.ts";
 import type { DaemonClient } from "../ipc/client.ts";
-import type { DescribeResult } from "../ipc/protocol.ts";
+import type { DescribeResult, Outcome } from "../ipc/protocol.ts";
 import { log } from "./common.ts";
 
 /** The daemon as a front holds it. */
@@ -36,11 +37,11 @@ export async function openFrontClient(config: Config, env: NodeJS.ProcessEnv = p
     say(`using the hostgate daemon at ${where.agent} (${where.reason}); approve with: hostgate approve <transaction_id>${where.admin ? ` (admin socket ${where.admin})` : " --socket <its admin socket>"}`);
     return { client, close: () => client.close(), warm: () => undefined };
   }
-  const start = async (): Promise<{ client: DaemonClient; close(): Promise<void> }> => {
+  const start = async (): Promise<Started> => {
     const { startEmbeddedDaemon } = await import("../daemon/embedded.ts");
     const embedded = await startEmbeddedDaemon(config, { announce: say, skills });
     say(embedded.role === "daemon" ? `embedded daemon; approve with: hostgate approve <transaction_id> (admin socket ${embedded.adminSocket})` : `using this user's running embedded daemon at ${embedded.agentSocket}`);
-    return { client: embedded.client, close: () => embedded.close() };
+    return { client: embedded.client, close: () => embedded.close(), joined: () => embedded.role === "client", at: embedded.agentSocket };
   };
   // Another front of this user already runs it: joining costs a socket connect, nothing to defer.
   const running = await socketIsLive(where.agent);
@@ -49,24 +50,54 @@ export async function openFrontClient(config: Config, env: NodeJS.ProcessEnv = p
     const now = await start();
     return { ...now, warm: () => undefined };
   }
-  return { ...deferred(start, say), described };
+  return { ...deferred(start, described, say), described };
+}
+
+/** An embedded daemon as a front holds it: `joined` while another front (another process) runs it, at `at`. */
+interface Started {
+  client: DaemonClient;
+  close(): Promise<void>;
+  joined: () => boolean;
+  at: string;
 }
 
 /**
  * A client whose daemon starts on the first call or `warm()`. A start that fails answers that call (and
  * every call until a start succeeds: each tries again) `unavailable` with the reason, which stderr gets too;
  * the front keeps serving.
+ *
+ * The tools were listed from this build's table (`listed`) before any daemon was asked. When another front
+ * started this user's embedded daemon in the meantime, that daemon may be another hostgate build (an upgrade
+ * in place while an older client runs) or see another distro family (a front in a toolbox container sharing
+ * the user's runtime directory): its catalogue is compared with `listed` once per join, and when they
+ * differ every call answers `unavailable` saying so (until this front runs the daemon itself, after that front
+ * exits), rather than serve answers that do not match the tools
+ * the client was given (schemas, output shapes, actions that do not exist there).
  */
-function deferred(start: () => Promise<{ client: DaemonClient; close(): Promise<void> }>, say: (line: string) => void): Omit<FrontClient, "described"> {
-  let starting: Promise<{ client: DaemonClient; close(): Promise<void> }> | null = null;
+function deferred(start: () => Promise<Started>, listed: DescribeResult, say: (line: string) => void): Omit<FrontClient, "described"> {
+  let starting: Promise<Started> | null = null;
   let closed = false;
-  const ready = (): Promise<{ client: DaemonClient; close(): Promise<void> }> => {
+  /** The verdict for the daemon currently joined (null: not checked yet, or this process runs the daemon). */
+  let verdict: Promise<Outcome<never> | null> | null = null;
+  const ready = (): Promise<Started> => {
     starting ??= start().catch((err: unknown) => {
       starting = null;
       say(`the embedded daemon could not start: ${(err as Error).message}`);
       throw err;
     });
     return starting;
+  };
+  /** Null when the joined daemon serves what was listed; else the answer every call gets. */
+  const check = async (daemon: Started): Promise<Outcome<never> | null> => {
+    const r = await daemon.client.call("describe", {});
+    if (!r.ok) { verdict = null; return null; } // not known: the call itself will say what is wrong
+    if (isDeepStrictEqual(r.value.actions, listed.actions)) return null;
+    say(`the embedded daemon at ${daemon.at} is run by another hostgate front whose catalogue differs from the tools this one listed (another hostgate version or build, or a front on another distribution sharing this runtime directory, e.g. in a toolbox container); calls answer unavailable while that front runs it (restart this MCP server to use it)`);
+    return { ok: false, error: {
+      code: "unavailable",
+      message: `This MCP server listed the tools of its own hostgate build, but this user's embedded daemon (${daemon.at}) is run by another hostgate front whose catalogue differs (another hostgate version or build, or another distribution sharing this runtime directory): its answers would not match the tools listed.`,
+      hint: "Restart this MCP server (a front started while that daemon runs lists that daemon's tools), or better, restart every MCP client so that all run one hostgate build.",
+    } };
   };
   const client: DaemonClient = {
     call: async (method, params, callOpts) => {
@@ -75,6 +106,12 @@ function deferred(start: () => Promise<{ client: DaemonClient; close(): Promise<
         daemon = await ready();
       } catch (err) {
         return { ok: false, error: { code: "unavailable", message: `The embedded daemon could not start: ${(err as Error).message}`, hint: "Run `hostgate doctor` in a terminal; the MCP server's stderr log has the details." } };
+      }
+      if (!daemon.joined()) verdict = null;
+      else {
+        verdict ??= check(daemon);
+        const refused = await verdict;
+        if (refused) return refused;
       }
       return daemon.client.call(method, params, callOpts);
     },

@@ -9,8 +9,9 @@ export class RawStdio {
   private waiters: (() => void)[] = [];
   private partial = "";
 
-  constructor(args: string[] = [], env: Record<string, string> = {}) {
-    this.child = spawn(process.execPath, [HOSTGATE_BIN, "mcp", ...args], { env: { ...process.env, ...env }, stdio: ["pipe", "pipe", "pipe"] });
+  /** `bin`: the launcher or bundle to run (default this checkout's launcher; a test may run another build's bundle). */
+  constructor(args: string[] = [], env: Record<string, string> = {}, bin: string = HOSTGATE_BIN) {
+    this.child = spawn(process.execPath, [bin, "mcp", ...args], { env: { ...process.env, ...env }, stdio: ["pipe", "pipe", "pipe"] });
     this.child.stdout.on("data", (c: Buffer) => {
       this.partial += c.toString();
       let nl;
