@@ -15,16 +15,16 @@ const cpuMs = (pid: number): number => {
 /**
  * `tools/call list_processes` (default arguments) through `hostgate mcp` over stdio, as a client sends it: the
  * server's CPU time per call (from /proc/<pid>/stat over all `calls`, so the 10 ms tick averages out) and the
- * client-side latency p50/p90. Runs the launcher with its shebang's flags (dist/ when built, else the sources
- * through tsx: `build` says which). Own state and runtime directories; the server is stopped by closing its stdin, else by pid.
+ * client-side latency p50/p90. Runs the launcher as a client's entry does (`node bin/hostgate.js mcp`: the launcher
+ * sets its V8 flags itself), dist/ when built, else the sources through tsx (`build` says which). Own state and runtime directories; the server is stopped by closing its stdin, else by pid.
  */
 export async function mcpListProcesses(calls: number, nodeArgs: string[] = []): Promise<Record<string, unknown>> {
   const dir = mkdtempSync(join(tmpdir(), "hg-bench-ps-mcp-"));
   const env: Record<string, string> = { ...process.env, HOSTGATE_STATE_DIR: join(dir, "state"), HOSTGATE_RUNTIME_DIR: join(dir, "run") };
   delete env.NODE_EXTRA_CA_CERTS;
   delete env.HOSTGATE_SOCKET;
-  // The launcher's shebang flags, spelled out so `nodeArgs` (e.g. --cpu-prof) can be added.
-  const child = spawn(process.execPath, ["--max-semi-space-size=1", ...nodeArgs, HOSTGATE_BIN, "mcp"], { env, stdio: ["pipe", "pipe", "ignore"] });
+  // Through node, so `nodeArgs` (e.g. --cpu-prof) can be added; no V8 flag of our own: the launcher sets those.
+  const child = spawn(process.execPath, [...nodeArgs, HOSTGATE_BIN, "mcp"], { env, stdio: ["pipe", "pipe", "ignore"] });
   let buf = "";
   let next = 1;
   const waiting = new Map<number, (m: unknown) => void>();
