@@ -51,7 +51,12 @@ export function prebuilt(): Prebuilt | null {
   } catch (err) {
     throw new Error(`${url.pathname} is not valid JSON (${(err as Error).message}). Rebuild with \`npm run build\`.`);
   }
+  const isObject = (v: unknown): boolean => typeof v === "object" && v !== null && !Array.isArray(v);
+  if (!isObject(table)) throw new Error(`${url.pathname} is not a table of descriptors (a JSON object was expected). Rebuild with \`npm run build\`.`);
   // A table from another build (a stale file beside a new bundle) is ignored, not trusted.
-  loaded = table.build_id === bundleBuildId ? table : null;
-  return loaded;
+  if (table.build_id !== bundleBuildId) return (loaded = null);
+  // This build's id on a table without its parts: cut short or edited, not one the build wrote.
+  const missing = (["actions", "families", "tools"] as const).filter((k) => !isObject(table[k]));
+  if (missing.length > 0) throw new Error(`${url.pathname} has this build's id but no ${missing.join(", ")}: it was cut short or edited. Rebuild with \`npm run build\`.`);
+  return (loaded = table);
 }

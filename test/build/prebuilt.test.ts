@@ -41,6 +41,25 @@ describe("dist/prebuilt.json", () => {
     }
   });
 
+  it("when not a table, or this build's id on a table without its parts, stops the front with the file and the fix named (not a TypeError)", () => {
+    const copy = mkdtempSync(join(DIST, "..", ".dist-copy-"));
+    try {
+      cpSync(DIST, copy, { recursive: true });
+      const input = `${JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } } })}\n`;
+      const env = { ...process.env, HOSTGATE_STATE_DIR: join(copy, "state"), HOSTGATE_RUNTIME_DIR: join(copy, "run") };
+      for (const [content, says] of [["null", "is not a table of descriptors"], [JSON.stringify({ build_id: table.build_id, actions: table.actions }), "has this build's id but no families, tools"]] as const) {
+        writeFileSync(join(copy, "prebuilt.json"), content);
+        const r = spawnSync(process.execPath, [join(copy, "hostgate.js"), "mcp"], { env, input, encoding: "utf8", timeout: 30_000 });
+        expect(r.stderr, content).toContain(`${join(copy, "prebuilt.json")} ${says}`);
+        expect(r.stderr).toContain("npm run build");
+        expect(r.stderr).not.toContain("TypeError");
+        expect(r.status).toBe(1);
+      }
+    } finally {
+      rmSync(copy, { recursive: true, force: true });
+    }
+  });
+
   it("holds every catalogue action's descriptor as describeAction computes it", () => {
     expect(Object.keys(table.actions).sort()).toEqual(CATALOGUE.map((a) => a.name).sort());
     for (const a of CATALOGUE) expect(table.actions[a.name], a.name).toEqual(describeAction(a));
