@@ -77,8 +77,9 @@ interface Started {
 function deferred(start: () => Promise<Started>, listed: DescribeResult, say: (line: string) => void): Omit<FrontClient, "described"> {
   let starting: Promise<Started> | null = null;
   let closed = false;
-  /** The verdict for the daemon currently joined (null: not checked yet, or this process runs the daemon). */
+  /** The verdict for the daemon currently joined (null: not checked yet, refused last time, or this process runs the daemon). */
   let verdict: Promise<Outcome<never> | null> | null = null;
+  let warned = false;
   const ready = (): Promise<Started> => {
     starting ??= start().catch((err: unknown) => {
       starting = null;
@@ -92,13 +93,19 @@ function deferred(start: () => Promise<Started>, listed: DescribeResult, say: (l
     const r = await daemon.client.call("describe", {});
     if (!r.ok) { verdict = null; return null; } // not known: the call itself will say what is wrong
     if (isDeepStrictEqual(r.value.actions, listed.actions)) return null;
+    // A refusal is not kept: the next call asks again, through the embedded client, which notices when that
+    // front has gone away and this one runs (or joins) the daemon in its place.
+    verdict = null;
+    if (warned) return refusal(daemon.at);
+    warned = true;
     say(`the embedded daemon at ${daemon.at} is run by another hostgate front whose catalogue differs from the tools this one listed (another hostgate version or build, or a front on another distribution sharing this runtime directory, e.g. in a toolbox container); calls answer unavailable while that front runs it (restart this MCP server to use it)`);
-    return { ok: false, error: {
-      code: "unavailable",
-      message: `This MCP server listed the tools of its own hostgate build, but this user's embedded daemon (${daemon.at}) is run by another hostgate front whose catalogue differs (another hostgate version or build, or another distribution sharing this runtime directory): its answers would not match the tools listed.`,
-      hint: "Restart this MCP server (a front started while that daemon runs lists that daemon's tools), or better, restart every MCP client so that all run one hostgate build.",
-    } };
+    return refusal(daemon.at);
   };
+  const refusal = (at: string): Outcome<never> => ({ ok: false, error: {
+      code: "unavailable",
+      message: `This MCP server listed the tools of its own hostgate build, but this user's embedded daemon (${at}) is run by another hostgate front whose catalogue differs (another hostgate version or build, or another distribution sharing this runtime directory): its answers would not match the tools listed.`,
+      hint: "Restart this MCP server (a front started while that daemon runs lists that daemon's tools), or better, restart every MCP client so that all run one hostgate build.",
+    } });
   const client: DaemonClient = {
     call: async (method, params, callOpts) => {
       let daemon;

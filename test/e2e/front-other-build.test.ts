@@ -52,7 +52,7 @@ const getLoad = async (raw: RawStdio, id: string): Promise<{ isError?: boolean; 
  * get_load. A run where this front still won the race, or located the daemon already listening, proves
  * nothing: it is tried again on fresh state.
  */
-async function joinAfterListing(bin: string): Promise<{ env: Record<string, string>; mine: RawStdio; r: Awaited<ReturnType<typeof getLoad>> }> {
+async function joinAfterListing(bin: string): Promise<{ env: Record<string, string>; mine: RawStdio; theirs: RawStdio; r: Awaited<ReturnType<typeof getLoad>> }> {
   for (let attempt = 1; ; attempt++) {
     const env = isolatedEnv("join-after-listing");
     const mine = new RawStdio([], env);
@@ -64,7 +64,7 @@ async function joinAfterListing(bin: string): Promise<{ env: Record<string, stri
     await until("a daemon", () => /embedded daemon; approve with|using this user's running embedded daemon/.test(theirs.stderr), theirs);
     const r = await getLoad(mine, "load");
     const listedFirst = mine.stderr.indexOf("serving") < mine.stderr.indexOf("using this user's running embedded daemon");
-    if (theirs.stderr.includes("embedded daemon; approve with") && listedFirst) return { env, mine, r };
+    if (theirs.stderr.includes("embedded daemon; approve with") && listedFirst) return { env, mine, theirs, r };
     if (attempt === 5) throw new Error(`this front never joined the other daemon after listing its tools; stderr:\n${mine.stderr}`);
     await Promise.all(started.map((s) => s.stop()));
     started = [];
@@ -72,8 +72,8 @@ async function joinAfterListing(bin: string): Promise<{ env: Record<string, stri
 }
 
 describe("a front that lists its tools, then joins a daemon another front started", () => {
-  it("of another build: answers its calls unavailable, saying why and how to fix it; a front started then lists that daemon's tools", async () => {
-    const { env, mine, r } = await joinAfterListing(join(other, "hostgate.js"));
+  it("of another build: answers its calls unavailable, saying why and how to fix it; a front started then lists that daemon's tools; once that front exits, this one serves again", async () => {
+    const { env, mine, theirs, r } = await joinAfterListing(join(other, "hostgate.js"));
     expect(r.isError).toBe(true);
     expect(r.content[0]!.text).toContain("another hostgate front whose catalogue differs");
     expect(r.content[0]!.text).toContain(join(env.HOSTGATE_RUNTIME_DIR!, "agent.sock"));
@@ -88,6 +88,14 @@ describe("a front that lists its tools, then joins a daemon another front starte
     const list = (await restarted.waitFor((m) => m.id === "list")).result as { tools: { name: string; description: string }[] };
     expect(list.tools.find((t) => t.name === "get_load")?.description).toContain("(other build)");
     expect((await getLoad(restarted, "load2")).isError).toBeFalsy();
+    expect((await getLoad(mine, "load3")).isError).toBe(true);
+
+    // The other build's front goes away: its daemon is taken over by a front of this build, and this front,
+    // whose list is this build's, serves again without a restart.
+    await theirs.stop();
+    const after = await getLoad(mine, "load4");
+    expect(after.isError, after.content[0]?.text).toBeFalsy();
+    expect(mine.stderr.match(/catalogue differs from the tools this one listed/g)).toHaveLength(1);
   });
 
   it("of its own build: serves normally", async () => {
