@@ -41,45 +41,96 @@ export async function openFrontClient(config: Config, env: NodeJS.ProcessEnv = p
     const { startEmbeddedDaemon } = await import("../daemon/embedded.ts");
     const embedded = await startEmbeddedDaemon(config, { announce: say, skills });
     say(embedded.role === "daemon" ? `embedded daemon; approve with: hostgate approve <transaction_id> (admin socket ${embedded.adminSocket})` : `using this user's running embedded daemon at ${embedded.agentSocket}`);
-    return { client: embedded.client, close: () => embedded.close(), joined: () => embedded.role === "client", at: embedded.agentSocket };
+    return { client: embedded.client, close: () => embedded.close(), role: () => embedded.role, at: embedded.agentSocket };
   };
   // Another front of this user already runs it: joining costs a socket connect, nothing to defer.
   const running = await socketIsLive(where.agent);
   const described = opts.defer && !running ? await (await import("../daemon/describe-build.ts")).describeThisBuild() : null;
   if (!described) {
     const now = await start();
-    return { ...now, warm: () => undefined };
+    // The tools are listed from what this daemon describes now; the guard checks any daemon taken over later.
+    const listed = await now.client.call("describe", {});
+    if (!listed.ok) return { ...now, warm: () => undefined };
+    const guard = catalogueGuard(listed.value, now.role(), say);
+    return { client: guarded(now, guard), close: () => now.close(), warm: () => undefined, described: listed.value };
   }
-  return { ...deferred(start, described, say), described };
+  return { ...deferred(start, catalogueGuard(described, "daemon", say), say), described };
 }
 
-/** An embedded daemon as a front holds it: `joined` while another front (another process) runs it, at `at`. */
+/** An embedded daemon as a front holds it: run by this process (`daemon`) or by another front (`client`), at `at`. */
 interface Started {
   client: DaemonClient;
   close(): Promise<void>;
-  joined: () => boolean;
+  role: () => "daemon" | "client";
   at: string;
+}
+
+/**
+ * Whether the embedded daemon a front uses now serves the catalogue the front listed its tools from (issue 14:
+ * the tool list never differs from what the daemon serves). It holds by construction for the daemon the list
+ * came from (`trusted`: "daemon" when the list is this build's table, or the role the front had when it asked
+ * `describe`). Any other — another front's daemon joined after a deferred front listed this build's table, or
+ * this build's own daemon taken over after a front listed an older front's — is asked `describe` and
+ * compared: that front may be another hostgate build (an upgrade in place while an older client runs) or see
+ * another distro family (a toolbox container sharing the user's runtime directory). When they differ, every
+ * call answers `unavailable` saying so, rather than serve answers that do not match the listed tools
+ * (schemas, output shapes, actions that do not exist there). A refusal is not kept: the next call asks again
+ * through the embedded client, which notices when that front has gone away and takes the daemon over.
+ */
+function catalogueGuard(listed: DescribeResult, trusted: "daemon" | "client", say: (line: string) => void): Admit {
+  let verdict: Promise<Outcome<never> | null> | null = null;
+  let warned = false;
+  const refusal = (at: string): Outcome<never> => ({ ok: false, error: {
+    code: "unavailable",
+    message: `This MCP server listed its tools from another hostgate catalogue than the one the embedded daemon it now uses (${at}) serves (another hostgate version or build, or another distribution sharing this runtime directory): its answers would not match the tools listed.`,
+    hint: "Restart this MCP server (it then lists the tools of the daemon that runs), or better, restart every MCP client so that all run one hostgate build.",
+  } });
+  const check = async (daemon: Started): Promise<Outcome<never> | null> => {
+    const r = await daemon.client.call("describe", {});
+    if (!r.ok) { verdict = null; return null; } // not known: the call itself will say what is wrong
+    if (isDeepStrictEqual(r.value.actions, listed.actions)) return null;
+    verdict = null;
+    if (!warned) {
+      warned = true;
+      say(`the embedded daemon at ${daemon.at} (${daemon.role() === "daemon" ? "run by this front now" : "run by another front"}) serves another catalogue than the tools this front listed (another hostgate version or build, or another distribution sharing this runtime directory, e.g. a toolbox container); calls answer unavailable until this MCP server is restarted or a daemon serving the listed tools runs`);
+    }
+    return refusal(daemon.at);
+  };
+  return (daemon) => {
+    if (daemon.role() === trusted) { verdict = null; return Promise.resolve(null); }
+    return (verdict ??= check(daemon));
+  };
+}
+
+type Admit = (daemon: Started) => Promise<Outcome<never> | null>;
+
+/**
+ * One call through `admit` (catalogueGuard): before it, and again after it when the daemon changed hands
+ * during it (the embedded client takes a daemon over and sends a read-only call again), so an answer from a
+ * daemon that serves another catalogue is never passed on.
+ */
+const admitted: (daemon: Started, admit: Admit) => DaemonClient["call"] = (daemon, admit) => async (method, params, callOpts) => {
+  const refused = await admit(daemon);
+  if (refused) return refused;
+  const role = daemon.role();
+  const r = await daemon.client.call(method, params, callOpts);
+  return daemon.role() !== role ? (await admit(daemon)) ?? r : r;
+};
+
+/** The daemon's client, each call of which passes `admit` (catalogueGuard). */
+function guarded(daemon: Started, admit: Admit): DaemonClient {
+  return { call: (method, params, callOpts) => admitted(daemon, admit)(method, params, callOpts), close: () => daemon.close() };
 }
 
 /**
  * A client whose daemon starts on the first call or `warm()`. A start that fails answers that call (and
  * every call until a start succeeds: each tries again) `unavailable` with the reason, which stderr gets too;
- * the front keeps serving.
- *
- * The tools were listed from this build's table (`listed`) before any daemon was asked. When another front
- * started this user's embedded daemon in the meantime, that daemon may be another hostgate build (an upgrade
- * in place while an older client runs) or see another distro family (a front in a toolbox container sharing
- * the user's runtime directory): its catalogue is compared with `listed` once per join, and when they
- * differ every call answers `unavailable` saying so (until this front runs the daemon itself, after that front
- * exits), rather than serve answers that do not match the tools
- * the client was given (schemas, output shapes, actions that do not exist there).
+ * the front keeps serving. Every call passes `admit` (catalogueGuard: the tools were listed from this
+ * build's table before any daemon was asked).
  */
-function deferred(start: () => Promise<Started>, listed: DescribeResult, say: (line: string) => void): Omit<FrontClient, "described"> {
+function deferred(start: () => Promise<Started>, admit: Admit, say: (line: string) => void): Omit<FrontClient, "described"> {
   let starting: Promise<Started> | null = null;
   let closed = false;
-  /** The verdict for the daemon currently joined (null: not checked yet, refused last time, or this process runs the daemon). */
-  let verdict: Promise<Outcome<never> | null> | null = null;
-  let warned = false;
   const ready = (): Promise<Started> => {
     starting ??= start().catch((err: unknown) => {
       starting = null;
@@ -88,24 +139,6 @@ function deferred(start: () => Promise<Started>, listed: DescribeResult, say: (l
     });
     return starting;
   };
-  /** Null when the joined daemon serves what was listed; else the answer every call gets. */
-  const check = async (daemon: Started): Promise<Outcome<never> | null> => {
-    const r = await daemon.client.call("describe", {});
-    if (!r.ok) { verdict = null; return null; } // not known: the call itself will say what is wrong
-    if (isDeepStrictEqual(r.value.actions, listed.actions)) return null;
-    // A refusal is not kept: the next call asks again, through the embedded client, which notices when that
-    // front has gone away and this one runs (or joins) the daemon in its place.
-    verdict = null;
-    if (warned) return refusal(daemon.at);
-    warned = true;
-    say(`the embedded daemon at ${daemon.at} is run by another hostgate front whose catalogue differs from the tools this one listed (another hostgate version or build, or a front on another distribution sharing this runtime directory, e.g. in a toolbox container); calls answer unavailable while that front runs it (restart this MCP server to use it)`);
-    return refusal(daemon.at);
-  };
-  const refusal = (at: string): Outcome<never> => ({ ok: false, error: {
-      code: "unavailable",
-      message: `This MCP server listed the tools of its own hostgate build, but this user's embedded daemon (${at}) is run by another hostgate front whose catalogue differs (another hostgate version or build, or another distribution sharing this runtime directory): its answers would not match the tools listed.`,
-      hint: "Restart this MCP server (a front started while that daemon runs lists that daemon's tools), or better, restart every MCP client so that all run one hostgate build.",
-    } });
   const client: DaemonClient = {
     call: async (method, params, callOpts) => {
       let daemon;
@@ -114,13 +147,7 @@ function deferred(start: () => Promise<Started>, listed: DescribeResult, say: (l
       } catch (err) {
         return { ok: false, error: { code: "unavailable", message: `The embedded daemon could not start: ${(err as Error).message}`, hint: "Run `hostgate doctor` in a terminal; the MCP server's stderr log has the details." } };
       }
-      if (!daemon.joined()) verdict = null;
-      else {
-        verdict ??= check(daemon);
-        const refused = await verdict;
-        if (refused) return refused;
-      }
-      return daemon.client.call(method, params, callOpts);
+      return admitted(daemon, admit)(method, params, callOpts);
     },
     close: async () => {
       closed = true;

@@ -75,10 +75,10 @@ describe("a front that lists its tools, then joins a daemon another front starte
   it("of another build: answers its calls unavailable, saying why and how to fix it; a front started then lists that daemon's tools; once that front exits, this one serves again", async () => {
     const { env, mine, theirs, r } = await joinAfterListing(join(other, "hostgate.js"));
     expect(r.isError).toBe(true);
-    expect(r.content[0]!.text).toContain("another hostgate front whose catalogue differs");
+    expect(r.content[0]!.text).toContain("listed its tools from another hostgate catalogue than the one the embedded daemon it now uses");
     expect(r.content[0]!.text).toContain(join(env.HOSTGATE_RUNTIME_DIR!, "agent.sock"));
     expect(r.content[0]!.text).toContain("Restart this MCP server");
-    expect(mine.stderr).toContain("catalogue differs from the tools this one listed");
+    expect(mine.stderr).toContain("(run by another front) serves another catalogue than the tools this front listed");
 
     // The fix the message gives: a front started while that daemon runs lists what it serves, and works.
     const restarted = new RawStdio([], env);
@@ -95,7 +95,29 @@ describe("a front that lists its tools, then joins a daemon another front starte
     await theirs.stop();
     const after = await getLoad(mine, "load4");
     expect(after.isError, after.content[0]?.text).toBeFalsy();
-    expect(mine.stderr.match(/catalogue differs from the tools this one listed/g)).toHaveLength(1);
+    expect(mine.stderr.match(/serves another catalogue than the tools this front listed/g)).toHaveLength(1);
+  });
+
+  it("a front that listed an older front's daemon, then runs its own build's daemon after that front exits, says so instead of serving", async () => {
+    const env = isolatedEnv("takeover-other-build");
+    const theirs = new RawStdio([], env, join(other, "hostgate.js"));
+    started.push(theirs);
+    await theirs.initialize();
+    theirs.send(JSON.stringify({ jsonrpc: "2.0", id: "list", method: "tools/list" }));
+    await until("the other build's daemon", () => theirs.stderr.includes("embedded daemon; approve with"), theirs);
+    const mine = new RawStdio([], env);
+    started.push(mine);
+    await mine.initialize();
+    mine.send(JSON.stringify({ jsonrpc: "2.0", id: "list", method: "tools/list" }));
+    const list = (await mine.waitFor((m) => m.id === "list")).result as { tools: { name: string; description: string }[] };
+    expect(list.tools.find((t) => t.name === "get_load")?.description).toContain("(other build)");
+    expect((await getLoad(mine, "a")).isError).toBeFalsy();
+
+    await theirs.stop();
+    const r = await getLoad(mine, "b");
+    expect(r.isError).toBe(true);
+    expect(r.content[0]!.text).toContain("listed its tools from another hostgate catalogue");
+    expect(mine.stderr).toContain("(run by this front now) serves another catalogue than the tools this front listed");
   });
 
   it("of its own build: serves normally", async () => {
