@@ -6,6 +6,8 @@ export class RawStdio {
   readonly child: ChildProcessWithoutNullStreams;
   readonly lines: string[] = [];
   stderr = "";
+  /** Set once the process has exited and its stdout and stderr are drained: no line can come after. */
+  private closed = false;
   private waiters: (() => void)[] = [];
   private partial = "";
 
@@ -22,13 +24,14 @@ export class RawStdio {
       for (const w of this.waiters.splice(0)) w();
     });
     this.child.stderr.on("data", (c: Buffer) => { this.stderr += c.toString(); });
+    this.child.on("close", () => { this.closed = true; for (const w of this.waiters.splice(0)) w(); });
   }
 
   send(line: string): void {
     this.child.stdin.write(`${line}\n`);
   }
 
-  /** Waits until a stdout message satisfies `pred` and returns it parsed. */
+  /** Waits until a stdout message satisfies `pred` and returns it parsed; rejects at the deadline, or at once when the process has gone and none did. */
   async waitFor(pred: (msg: Record<string, unknown>) => boolean, timeoutMs = 15_000): Promise<Record<string, unknown>> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
@@ -38,6 +41,7 @@ export class RawStdio {
           if (pred(m)) return m;
         } catch { /* non-JSON lines are checked by the tests themselves */ }
       }
+      if (this.closed) throw new Error(`the process exited (code ${this.child.exitCode}, signal ${this.child.signalCode}); stdout:\n${this.lines.join("\n")}\nstderr:\n${this.stderr}`);
       if (Date.now() > deadline) throw new Error(`timed out; stdout so far:\n${this.lines.join("\n")}\nstderr:\n${this.stderr}`);
       await new Promise<void>((r) => { this.waiters.push(r); setTimeout(r, 200); });
     }
