@@ -1,5 +1,5 @@
-import { readFile } from "node:fs/promises";
 import { readHostIdentity } from "../app/host-identity.ts";
+import { LinuxHostProbe } from "../adapters/host-linux.ts";
 import { prebuilt } from "../ipc/prebuilt.ts";
 import { PROTOCOL_VERSION, type DescribeResult } from "../ipc/protocol.ts";
 
@@ -13,7 +13,8 @@ import { PROTOCOL_VERSION, type DescribeResult } from "../ipc/protocol.ts";
 export async function describeThisBuild(): Promise<DescribeResult | null> {
   const table = prebuilt();
   if (!table) return null;
-  const identity = await readHostIdentity({ readText: (path) => readFile(path, "utf8") });
+  // The same probe the daemon reads its identity through (compose.ts), so both read the same files the same way.
+  const identity = await readHostIdentity(new LinuxHostProbe());
   const names = table.families[identity.family];
   const actions = names?.map((n) => table.actions[n]);
   if (!actions || actions.some((a) => a === undefined)) return null;
