@@ -1,4 +1,4 @@
-import { HostgateError } from "../core/errors.ts";
+import { HostgateError, describeIssues } from "../core/errors.ts";
 import type { Caller } from "../core/caller.ts";
 import { LOCAL_HOST } from "../core/host-id.ts";
 import type { PolicyDecision } from "../core/policy/decision.ts";
@@ -41,7 +41,7 @@ export async function assessCommand(input: unknown, deps: {
 }): Promise<CommandAssessment> {
   const parsed = AssessCommandInputSchema.safeParse(input);
   if (!parsed.success) {
-    throw new HostgateError("invalid_params", `plan_command: ${parsed.error.issues.map((i) => `${i.path.join(".") || "input"}: ${i.message}`).join("; ")}`, {
+    throw new HostgateError("invalid_params", `plan_command: ${describeIssues(parsed.error, "input")}`, {
       hint: "Pass { command, target?, interpreter? } with command a non-empty string.",
     });
   }

@@ -1,4 +1,4 @@
-import { HostgateError, toHostgateError } from "../core/errors.ts";
+import { HostgateError, toHostgateError, describeIssues } from "../core/errors.ts";
 import type { HostRecord } from "../core/inventory/record.ts";
 import { shellJoin } from "../core/inventory/target.ts";
 import { judge, type GateDecision, type GateSettings } from "../core/policy/gate.ts";
@@ -94,7 +94,7 @@ function combine(per: GateDecision[]): GateDecision {
  */
 export async function execOnHost(input: unknown, caller: ExecCaller, deps: ExecDeps, signal?: AbortSignal): Promise<ExecOnHostOutput | { approval: ApprovalPlan; decision: ExecOnHostOutput["decision"] }> {
   const parsed = ExecOnHostInputSchema.safeParse(input);
-  if (!parsed.success) invalid(parsed.error.issues.map((i) => `${i.path.join(".") || "input"}: ${i.message}`).join("; "), "Pass { host | hosts, command, name?, shell?, timeout_sec? }.");
+  if (!parsed.success) invalid(describeIssues(parsed.error, "input"), "Pass { host | hosts, command, name?, shell?, timeout_sec? }.");
   const q = parsed.data;
   const names = q.hosts ?? [q.host!];
   if (names.length > deps.settings.max_hosts) invalid(`${names.length} hosts; the limit is ${deps.settings.max_hosts}`, "Split the fan-out or raise exec.max_hosts.");

@@ -1,4 +1,4 @@
-import { HostgateError, toHostgateError } from "../core/errors.ts";
+import { HostgateError, toHostgateError, describeIssues } from "../core/errors.ts";
 import { staticCapabilities, type Capability } from "../core/inventory/record.ts";
 import type { AuditStore } from "../ports/audit-store.ts";
 import type { Executor } from "../ports/executor.ts";
@@ -21,7 +21,7 @@ export async function hostDetails(input: unknown, deps: { inventory: Inventory; 
   probe: { ran: boolean; error: string | null };
 }> {
   const parsed = GetHostDetailsInputSchema.safeParse(input);
-  if (!parsed.success) throw new HostgateError("invalid_params", `get_host_details: ${parsed.error.issues.map((i) => `${i.path.join(".") || "input"}: ${i.message}`).join("; ")}`, { hint: "Pass { name, provider?, probe? }." });
+  if (!parsed.success) throw new HostgateError("invalid_params", `get_host_details: ${describeIssues(parsed.error, "input")}`, { hint: "Pass { name, provider?, probe? }." });
   const { name, provider, probe } = parsed.data;
   const { record, errors } = await deps.inventory.find(name, provider);
   if (!record) {

@@ -1,4 +1,4 @@
-import { HostgateError, toHostgateError } from "../core/errors.ts";
+import { HostgateError, toHostgateError, describeIssues } from "../core/errors.ts";
 import type { HostRecord } from "../core/inventory/record.ts";
 import { hostMatcher, splitList } from "../core/inventory/search.ts";
 import { validateSshHost } from "../core/inventory/target.ts";
@@ -65,7 +65,7 @@ export class Inventory {
     const raw = { ...(all[info.kind] ?? {}), ...(all[info.name] ?? {}) };
     const parsed = OverrideSchemas[info.kind].safeParse(raw);
     if (!parsed.success) {
-      throw new HostgateError("invalid_params", `overrides for ${info.name} (${info.kind}): ${parsed.error.issues.map((i) => `${i.path.join(".") || "value"}: ${i.message}`).join("; ")}`, {
+      throw new HostgateError("invalid_params", `overrides for ${info.name} (${info.kind}): ${describeIssues(parsed.error, "value")}`, {
         hint: `Overridable here: ${Object.keys(OverrideSchemas[info.kind].shape).join(", ")}. Paths and sockets are set in the config only.`,
       });
     }
@@ -119,7 +119,7 @@ export class Inventory {
   /** search_hosts. Throws `invalid_params` for bad input; backend failures are listed in `errors`. */
   async search(input: unknown): Promise<SearchHostsOutput> {
     const parsed = SearchHostsInputSchema.safeParse(input);
-    if (!parsed.success) throw new HostgateError("invalid_params", `search_hosts: ${parsed.error.issues.map((i) => `${i.path.join(".") || "input"}: ${i.message}`).join("; ")}`, { hint: "See the tool's inputSchema." });
+    if (!parsed.success) throw new HostgateError("invalid_params", `search_hosts: ${describeIssues(parsed.error, "input")}`, { hint: "See the tool's inputSchema." });
     const q: SearchHostsInput = parsed.data;
     const chosen = this.select(splitList(q.providers), splitList(q.backends));
     const overrides = q.overrides ?? {};

@@ -1,6 +1,6 @@
 import { toolNameOf, type Action, type Preview } from "../core/catalogue/action.ts";
 import { findAction } from "../core/catalogue/index.ts";
-import { HostgateError } from "../core/errors.ts";
+import { HostgateError, describeIssues } from "../core/errors.ts";
 import { findControlCharacter } from "../core/limits.ts";
 import { planIntent } from "../core/planner/rules.ts";
 import { agentPreview } from "../core/transaction/agent-preview.ts";
@@ -38,7 +38,7 @@ export async function prepareStep(deps: DaemonDeps, actionName: string, rawParam
   if (control) throw new HostgateError("invalid_params", `${control} contains a control character (NUL, ESC or another C0 byte).`, { hint: "Remove control characters; only tab, newline and carriage return are allowed in text." });
   const parsed = action.params.safeParse(rawParams ?? {});
   if (!parsed.success) {
-    throw new HostgateError("invalid_params", `Invalid params for ${actionName}: ${parsed.error.issues.map((i) => `${i.path.join(".") || "params"}: ${i.message}`).join("; ")}.`);
+    throw new HostgateError("invalid_params", `Invalid params for ${actionName}: ${describeIssues(parsed.error, "params")}.`);
   }
   const params = parsed.data as Record<string, unknown>;
   const preview = action.access === "mutating" ? await action.preview(params, host.ctx) : readOnlyPreview(action, params);

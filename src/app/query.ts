@@ -3,7 +3,7 @@ import type { Action } from "../core/catalogue/action.ts";
 import { roleAtLeast, type Role } from "../core/caller.ts";
 import type { HostEntry } from "./hosts.ts";
 import { findAction } from "../core/catalogue/index.ts";
-import { errorBody, HostgateError } from "../core/errors.ts";
+import { describeIssues, errorBody, HostgateError } from "../core/errors.ts";
 import { findControlCharacter, LIMITS, utf8Length } from "../core/limits.ts";
 import { redactDeep } from "../core/redact.ts";
 import type { QueryResult } from "../ipc/protocol.ts";
@@ -12,7 +12,7 @@ import type { QueryResult } from "../ipc/protocol.ts";
 export const QUERY_TIMEOUT_MS = 20_000;
 
 function issuesText(error: z.ZodError): string {
-  return error.issues.map((i) => `${i.path.length ? i.path.join(".") : "arguments"}: ${i.message}`).join("; ");
+  return describeIssues(error, "arguments");
 }
 
 /**

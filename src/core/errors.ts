@@ -144,3 +144,11 @@ export function errorBody(err: unknown): ErrorBodyShape {
   return { ...body, details: JSON.parse(json) as Record<string, unknown> };
 }
 
+
+/**
+ * Validation issues (zod's `error.issues`, or any list of `{ path, message }`) as one line for an error
+ * message: `path.to.field: message; other: message`, an issue at the top named `root` ("arguments", "params"…).
+ */
+export function describeIssues(error: { issues: readonly { path: readonly PropertyKey[]; message: string }[] }, root: string): string {
+  return error.issues.map((i) => `${i.path.map(String).join(".") || root}: ${i.message}`).join("; ");
+}

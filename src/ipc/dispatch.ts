@@ -1,5 +1,5 @@
 import { MAX_CLIENT_NAME, roleAtLeast, type Caller } from "../core/caller.ts";
-import { errorBody } from "../core/errors.ts";
+import { describeIssues, errorBody } from "../core/errors.ts";
 import type { MethodClient } from "./client.ts";
 import { isMethodName, METHODS, type MethodName, type ParamsOf, type ResultOf } from "./methods.ts";
 import type { ErrorBody, Outcome } from "./protocol.ts";
@@ -20,8 +20,7 @@ export interface Dispatcher {
   dispatch(method: string, params: unknown, caller: Caller, signal?: AbortSignal): Promise<Dispatched>;
 }
 
-const issues = (e: { issues: readonly { path: readonly PropertyKey[]; message: string }[] }): string =>
-  e.issues.map((i) => `${i.path.map(String).join(".") || "params"}: ${i.message}`).join("; ");
+const issues = (e: { issues: readonly { path: readonly PropertyKey[]; message: string }[] }): string => describeIssues(e, "params");
 
 /**
  * Builds the dispatcher over {@link METHODS}: the method must exist, be served on the caller's socket

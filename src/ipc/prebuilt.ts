@@ -1,4 +1,6 @@
 import { readFileSync } from "node:fs";
+import type { z } from "zod";
+import { wireJsonSchema } from "./json-schema.ts";
 import type { ActionDescriptor } from "./protocol.ts";
 
 /** A tool's two JSON Schemas as tools/list sends them (see json-schema.ts). */
@@ -59,4 +61,17 @@ export function prebuilt(): Prebuilt | null {
   const missing = (["actions", "families", "tools"] as const).filter((k) => !isObject(table[k]));
   if (missing.length > 0) throw new Error(`${url.pathname} has this build's id but no ${missing.join(", ")}: it was cut short or edited. Rebuild with \`npm run build\`.`);
   return (loaded = table);
+}
+
+/**
+ * A tool's two wire JSON Schemas, each from the build's table when it has it, else built from the zod schema
+ * on first use (the first tools/list), never at import: start-up time matters. Memoised per tool.
+ */
+export function toolWireSchemas(name: string, input: z.ZodType, output: z.ZodType): { input: () => Record<string, unknown>; output: () => Record<string, unknown> } {
+  let i: Record<string, unknown> | undefined;
+  let o: Record<string, unknown> | undefined;
+  return {
+    input: () => (i ??= prebuilt()?.tools[name]?.input ?? wireJsonSchema(input, "input")),
+    output: () => (o ??= prebuilt()?.tools[name]?.output ?? wireJsonSchema(output, "output")),
+  };
 }

@@ -6,6 +6,7 @@ import { ErrorBodySchema, PROTOCOL_VERSION, type ErrorBody, type Outcome } from 
 import { parseListenUri } from "./server.ts";
 import { parseVsockUri } from "./vsock-uri.ts";
 import { lineReader, type IpcResponse } from "./wire.ts";
+import { describeIssues } from "../core/errors.ts";
 
 /** How long one call may wait for the daemon, in milliseconds (an execute may install packages). */
 export const CALL_TIMEOUT_MS = 15 * 60 * 1000;
@@ -87,7 +88,7 @@ export class SocketConnection {
 function checkedError(error: unknown): ErrorBody {
   const parsed = ErrorBodySchema.safeParse(error);
   if (parsed.success) return parsed.data;
-  return { code: "protocol_error", message: `The daemon answered a malformed error: ${parsed.error.issues.map((i) => `${i.path.join(".") || "error"}: ${i.message}`).join("; ")}.`, hint: "Run the same hostgate version for the front and the daemon." };
+  return { code: "protocol_error", message: `The daemon answered a malformed error: ${describeIssues(parsed.error, "error")}.`, hint: "Run the same hostgate version for the front and the daemon." };
 }
 
 /**

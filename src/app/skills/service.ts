@@ -1,5 +1,5 @@
 import { canonicalJson } from "../../core/audit/canonical.ts";
-import { HostgateError, toHostgateError } from "../../core/errors.ts";
+import { HostgateError, toHostgateError, describeIssues } from "../../core/errors.ts";
 import { LIMITS, findControlCharacter, utf8Length } from "../../core/limits.ts";
 import { ConfirmBook, sessionBinding } from "../../core/skills/confirm.ts";
 import {
@@ -123,6 +123,6 @@ function parse(method: keyof typeof SCHEMAS, raw: unknown): unknown {
   const control = findControlCharacter(value);
   if (control) throw new HostgateError("invalid_params", `${control} contains a control character; remove it.`);
   const r = SCHEMAS[method].safeParse(value);
-  if (!r.success) throw new HostgateError("invalid_params", `Invalid arguments for ${method}: ${r.error.issues.map((i) => `${i.path.join(".") || "arguments"}: ${i.message}`).join("; ")}.`, { hint: "The tool's inputSchema lists the accepted values." });
+  if (!r.success) throw new HostgateError("invalid_params", `Invalid arguments for ${method}: ${describeIssues(r.error, "arguments")}.`, { hint: "The tool's inputSchema lists the accepted values." });
   return r.data;
 }

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { DIGEST_RE, type SkillDigest } from "./digest.ts";
 import { SKILL_NAME_RE } from "./manifest.ts";
+import { describeIssues } from "../errors.ts";
 
 /** The lock file's name, beside the skills it pins (in the scope's base directory). */
 export const LOCK_FILE = "skills-lock.json";
@@ -36,7 +37,7 @@ export function parseLock(text: string): LockFile {
     throw new Error(`${LOCK_FILE} is not JSON: ${(err as Error).message}`);
   }
   const r = LockSchema.safeParse(raw);
-  if (!r.success) throw new Error(`${LOCK_FILE} is not a valid lock file: ${r.error.issues.map((i) => `${i.path.join(".") || "(top)"}: ${i.message}`).join("; ")}`);
+  if (!r.success) throw new Error(`${LOCK_FILE} is not a valid lock file: ${describeIssues(r.error, "(top)")}`);
   return r.data as LockFile;
 }
 

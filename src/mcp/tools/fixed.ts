@@ -1,12 +1,12 @@
 import type { z } from "zod";
 import type { Toolset } from "../../core/toolsets.ts";
 import type { DaemonClient } from "../../ipc/client.ts";
-import { wireJsonSchema } from "../../ipc/json-schema.ts";
-import { prebuilt } from "../../ipc/prebuilt.ts";
+import { toolWireSchemas } from "../../ipc/prebuilt.ts";
 import { METHODS, type AgentMethod, type MethodDef, type ParamsIn } from "../../ipc/methods.ts";
 import type { ErrorBody } from "../../ipc/protocol.ts";
 import { errorResult, META_ERROR_CODE } from "../result.ts";
 import type { ToolAnnotations, ToolSpec } from "../tool-spec.ts";
+import { describeIssues } from "../../core/errors.ts";
 
 /**
  * The data of a daemon-backed tool (plan, execute, history…): the daemon method it calls (ipc/methods.ts),
@@ -47,16 +47,13 @@ export function fixedTool<M extends AgentMethod>(def: FixedToolDef<M>): ToolSpec
   const entry: MethodDef = METHODS[def.method];
   const inputSchema: z.ZodType = def.input ?? entry.params;
   const outputSchema: z.ZodType = def.output ?? entry.result;
-  // JSON Schemas come from the build's table, else are built on first use (the first tools/list), never at
-  // import: start-up time matters.
-  let input: Record<string, unknown> | undefined;
-  let output: Record<string, unknown> | undefined;
+  const schemas = toolWireSchemas(def.name, inputSchema, outputSchema);
   return {
     name: def.name,
     title: def.title,
     description: def.description,
-    get inputSchema() { return (input ??= prebuilt()?.tools[def.name]?.input ?? wireJsonSchema(inputSchema, "input")); },
-    get outputSchema() { return (output ??= prebuilt()?.tools[def.name]?.output ?? wireJsonSchema(outputSchema, "output")); },
+    get inputSchema() { return schemas.input(); },
+    get outputSchema() { return schemas.output(); },
     annotations: def.annotations,
     toolsets: def.toolsets,
     ...(def.off_by_default ? { off_by_default: true } : {}),
@@ -64,7 +61,7 @@ export function fixedTool<M extends AgentMethod>(def: FixedToolDef<M>): ToolSpec
     handler: async (args, client: DaemonClient, ctx) => {
       const parsed = inputSchema.safeParse(args);
       if (!parsed.success) {
-        return errorResult({ code: "invalid_params", message: `Invalid arguments for ${def.name}: ${parsed.error.issues.map((i) => `${i.path.join(".") || "arguments"}: ${i.message}`).join("; ")}.`, hint: entry.example ? `A valid call: ${entry.example}.` : "The tool's inputSchema lists the accepted values." });
+        return errorResult({ code: "invalid_params", message: `Invalid arguments for ${def.name}: ${describeIssues(parsed.error, "arguments")}.`, hint: entry.example ? `A valid call: ${entry.example}.` : "The tool's inputSchema lists the accepted values." });
       }
       const r = await client.call(def.method, parsed.data as ParamsIn<M>, ctx);
       if (!r.ok) {

@@ -1,11 +1,11 @@
 import { z } from "zod";
 import type { CallOptions, DaemonClient } from "../../../ipc/client.ts";
-import { wireJsonSchema } from "../../../ipc/json-schema.ts";
-import { prebuilt } from "../../../ipc/prebuilt.ts";
+import { toolWireSchemas } from "../../../ipc/prebuilt.ts";
 import type { AgentMethod } from "../../../ipc/methods.ts";
 import type { SkillsEnvelope } from "../../../ipc/skills.ts";
 import { errorResult, META_ERROR_CODE, META_PROVENANCE, META_UNTRUSTED } from "../../result.ts";
 import type { ToolAnnotations, ToolResult, ToolSpec } from "../../tool-spec.ts";
+import { describeIssues } from "../../../core/errors.ts";
 
 /** The envelope's head as the tools advertise it; the rest (data or error) is open. */
 const EnvelopeHead = z.object({ kind: z.string(), ok: z.boolean() }).loose();
@@ -51,16 +51,15 @@ export function envelopeResult(env: SkillsEnvelope): ToolResult {
 
 /** Builds a skills tool: validates the model's arguments, adds the session, calls the daemon, shapes the envelope. */
 export function skillsTool(def: SkillsToolDef): SkillsToolSpec {
-  let input: Record<string, unknown> | undefined;
-  let output: Record<string, unknown> | undefined;
   // A compact outputSchema: the envelope is the same for all eleven tools, and repeating its full shape in
   // tools/list costs every client context on every connection (issue 14). docs/skills.md describes it.
+  const schemas = toolWireSchemas(def.name, def.input, EnvelopeHead);
   return {
     name: def.name,
     title: def.title,
     description: def.description,
-    get inputSchema() { return (input ??= prebuilt()?.tools[def.name]?.input ?? wireJsonSchema(def.input, "input")); },
-    get outputSchema() { return (output ??= prebuilt()?.tools[def.name]?.output ?? wireJsonSchema(EnvelopeHead, "output")); },
+    get inputSchema() { return schemas.input(); },
+    get outputSchema() { return schemas.output(); },
     annotations: def.annotations,
     toolsets: ["skills"],
     method: def.name,
@@ -68,7 +67,7 @@ export function skillsTool(def: SkillsToolDef): SkillsToolSpec {
     handler: async (args, client: DaemonClient, ctx?: CallOptions) => {
       const parsed = def.input.safeParse(args);
       if (!parsed.success) {
-        return errorResult({ code: "invalid_params", message: `Invalid arguments for ${def.name}: ${parsed.error.issues.map((i) => `${i.path.join(".") || "arguments"}: ${i.message}`).join("; ")}.`, hint: "The tool's inputSchema lists the accepted values." });
+        return errorResult({ code: "invalid_params", message: `Invalid arguments for ${def.name}: ${describeIssues(parsed.error, "arguments")}.`, hint: "The tool's inputSchema lists the accepted values." });
       }
       const params = { ...(parsed.data as Record<string, unknown>), ...(def.session && ctx?.session ? { session: ctx.session } : {}) };
       const r = await client.call(def.name, params, ctx);
