@@ -100,6 +100,8 @@ const LEGACY_CASES: { name: string; body: string; headers?: Record<string, strin
   { name: "unsupported protocol-version header", body: call(9), headers: { "mcp-protocol-version": "1999-01-01" } },
   { name: "Accept without text/event-stream", body: call(10), headers: { accept: "application/json" } },
   { name: "Accept without application/json", body: call(11), headers: { accept: "text/event-stream" } },
+  // A body led by a UTF-8 BOM: the SDK reads it with Request.json() (UTF-8 decode drops one BOM), as JSON text readers do.
+  { name: "a body led by a UTF-8 byte order mark", body: `\uFEFF${call(12)}` },
 ];
 
 describe("2025-era POSTs (Node-native path)", () => {

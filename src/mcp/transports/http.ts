@@ -20,6 +20,9 @@ export interface HttpOptions {
 /** How long an over-limit upload may keep sending (discarded) after its 413, in milliseconds. */
 const DISCARD_GRACE_MS = 5_000;
 
+/** Decodes request bodies: invalid sequences become U+FFFD (as Buffer#toString), one leading BOM is dropped. */
+const utf8 = new TextDecoder("utf-8");
+
 /** The MCP endpoint path. */
 export const MCP_PATH = "/mcp";
 
@@ -61,7 +64,8 @@ function readBody(req: IncomingMessage, res: ServerResponse, limit: number): Pro
       }
       chunks.push(chunk);
     });
-    req.on("end", () => { resolve(size > limit ? null : Buffer.concat(chunks).toString("utf8")); });
+    // TextDecoder drops one leading UTF-8 BOM (as the SDK's Request.json() does); Buffer#toString keeps it.
+    req.on("end", () => { resolve(size > limit ? null : utf8.decode(Buffer.concat(chunks))); });
     req.on("error", () => { resolve(null); });
   });
 }
