@@ -10,6 +10,7 @@ import type { HostRegistry } from "./hosts.ts";
 import type { ResourceRegistry } from "./resources.ts";
 import type { ExecSettings } from "./exec-on-host.ts";
 import type { Inventory } from "./inventory.ts";
+import type { Sandboxes } from "./sandbox.ts";
 import type { RiskEngine } from "../core/risk/index.ts";
 
 /**
@@ -18,7 +19,12 @@ import type { RiskEngine } from "../core/risk/index.ts";
  */
 export interface HostsFeature {
   inventory: Inventory;
+  /** SSH hosts. */
   executor: Executor;
+  /** The daemon's own host (`local`). */
+  local: Executor;
+  /** Which sandbox each host has. */
+  sandboxes: Sandboxes;
   policy: PolicyEngine | null;
   settings: ExecSettings;
   engine: Promise<RiskEngine>;

@@ -1,6 +1,7 @@
 import { HostgateError, toHostgateError, describeIssues } from "../core/errors.ts";
+import { LOCAL_HOST } from "../core/host-id.ts";
+import { CannotConfine, confine, type HostSandbox } from "../core/sandbox/confine.ts";
 import type { HostRecord } from "../core/inventory/record.ts";
-import { shellJoin } from "../core/inventory/target.ts";
 import { judge, type GateDecision, type GateSettings } from "../core/policy/gate.ts";
 import { execPolicyRequest, type PolicyPrincipal } from "../core/policy/exec-request.ts";
 import type { RiskAssessment, RiskEngine } from "../core/risk/index.ts";
@@ -12,6 +13,7 @@ import type { PolicyEngine } from "../ports/policy-engine.ts";
 import { ExecOnHostInputSchema, type ExecHostResult, type ExecOnHostOutput } from "../ipc/hosts.ts";
 import { audit } from "./audit-log.ts";
 import type { Inventory } from "./inventory.ts";
+import type { Sandboxes, SandboxTarget } from "./sandbox.ts";
 
 /**
  * exec_on_host, in the daemon: judge the command (risk engine, then policy, per host) before any connection,
@@ -27,6 +29,10 @@ export interface ExecSettings extends GateSettings {
   max_output_bytes: number;
   fanout_concurrency: number;
   max_hosts: number;
+  /** The longest an unapproved (sandboxed) command may run, in seconds; `timeout_sec: 0` means this. */
+  max_timeout_sec: number;
+  /** Directories and files of the daemon's own host hidden inside its sandbox (state, runtime, config, keys). */
+  local_hide_dirs: readonly string[];
 }
 
 /** The plan answered for `require_approval` (built by the daemon's plan use case). */
@@ -41,7 +47,12 @@ export interface ExecDeps {
   /** The configured policy (null, or an engine that is not `configured`: none, so exec is refused unless allow_unverified). */
   policy: PolicyEngine | null;
   inventory: Inventory;
+  /** SSH hosts. */
   executor: Executor;
+  /** The daemon's own host (`local`). */
+  local: Executor;
+  /** Which sandbox each host has (probed once per host). */
+  sandboxes: Sandboxes;
   audit: AuditStore;
   settings: ExecSettings;
   /** Turns a require_approval decision into a RunCommand plan; absent: such commands are refused. */
@@ -60,11 +71,36 @@ function invalid(msg: string, hint: string): never {
   throw new HostgateError("invalid_params", `exec_on_host: ${msg}`, { hint });
 }
 
+/**
+ * The daemon's own host as policies see it: name `local`, backend `local` (a policy that means the daemon's
+ * host says `resource.backend == "local"`), no tags, no SSH endpoint: commands run through the local executor.
+ */
+export const LOCAL_RECORD: HostRecord = { name: LOCAL_HOST, primary_ip: "localhost", provider: "static", backend: "local", meta: {}, tags: [] };
+
+/** Where one resolved host's commands go: the executor and the endpoint (the local executor ignores it). */
+async function sandboxTarget(r: HostRecord, deps: ExecDeps): Promise<SandboxTarget> {
+  if (r === LOCAL_RECORD) return { key: LOCAL_HOST, executor: deps.local, target: { host: "localhost", port: 0 } };
+  const ssh = r.ssh!;
+  const jumps = await Promise.all(ssh.proxy_jump.map(async (spec) => {
+    const j = parseJump(spec);
+    const rec = await deps.inventory.resolveTarget(j.host);
+    return { host: rec.ssh?.host ?? j.host, port: j.port !== 22 ? j.port : rec.ssh?.port ?? 22, user: j.user ?? rec.ssh?.user, identity_files: rec.ssh?.identity_files };
+  }));
+  const target = { host: ssh.host, port: ssh.port, user: ssh.user, identity_files: ssh.identity_files };
+  const key = [...jumps, target].map((h) => `${h.user ?? ""}@${h.host}:${h.port}`).join(" -> ");
+  return { key, executor: deps.executor, target, jumps };
+}
+
 /** Parses a ProxyJump element `[user@]host[:port]`. */
 function parseJump(spec: string): { host: string; port: number; user?: string } {
   const m = /^(?:([^@]+)@)?(\[[^\]]+\]|[^:]+)(?::(\d+))?$/.exec(spec);
   if (!m) throw new HostgateError("invalid_target", `ProxyJump element ${JSON.stringify(spec)} is not [user@]host[:port]`, { hint: "Fix the ProxyJump line in the ssh config." });
   return { host: m[2]!, port: m[3] ? Number(m[3]) : 22, ...(m[1] ? { user: m[1] } : {}) };
+}
+
+/** A unique, unguessable name for one run (the systemd unit suffix). */
+function runId(): string {
+  return `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
 }
 
 /** Runs `items` through `fn` with at most `limit` at once, keeping order. */
@@ -106,17 +142,47 @@ export async function execOnHost(input: unknown, caller: ExecCaller, deps: ExecD
   }
   const shell = q.shell ?? "sh";
   const timeoutSec = q.timeout_sec ?? 60;
+  // What runs unapproved ends: no timeout (0) or a longer one is the configured maximum.
+  const sandboxTimeoutSec = timeoutSec === 0 ? deps.settings.max_timeout_sec : Math.min(timeoutSec, deps.settings.max_timeout_sec);
 
   // Resolve every target before judging or dialing: an invalid one refuses the whole call.
-  const records = await Promise.all(names.map((n) => deps.inventory.resolveTarget(n)));
+  const records = await Promise.all(names.map((n) => (n === LOCAL_HOST ? Promise.resolve(LOCAL_RECORD) : deps.inventory.resolveTarget(n))));
   for (const r of records) {
-    if (!r.ssh) throw new HostgateError("invalid_target", `${r.name} (${r.provider}) has no SSH endpoint`, { hint: "Containers from the docker provider are not SSH targets; pick a host with the ssh capability (get_host_details)." });
+    if (!r.ssh && r !== LOCAL_RECORD) throw new HostgateError("invalid_target", `${r.name} (${r.provider}) has no SSH endpoint`, { hint: "Containers from the docker provider are not SSH targets; pick a host with the ssh capability (get_host_details)." });
   }
 
   const engine = await deps.engine;
   const assessment: RiskAssessment = engine.assess(q.command, { interpreter: shell });
   const per = records.map((r) => judge(assessment, deps.policy, execPolicyRequest(assessment, q.command, shell, caller, r), deps.settings));
-  const decision = combine(per);
+  let decision = combine(per);
+  // Allowed without a human: every host must confine the command (fail closed). A host with no sandbox, or one
+  // that cannot enforce the network grant, turns the whole call into a plan, like a policy's require_approval.
+  const targets = await Promise.all(records.map((r) => sandboxTarget(r, deps)));
+  const sandboxes = new Map<HostRecord, HostSandbox | HostgateError>();
+  if (decision.decision === "allow") {
+    await mapLimit(records, deps.settings.fanout_concurrency, async (r) => {
+      const i = records.indexOf(r);
+      try {
+        sandboxes.set(r, await deps.sandboxes.forHost(targets[i]!));
+      } catch (e) {
+        sandboxes.set(r, toHostgateError(e));
+      }
+    });
+    const unconfinable: string[] = [];
+    for (const r of records) {
+      const sb = sandboxes.get(r);
+      if (sb instanceof HostgateError || !sb) continue;
+      try {
+        confine([shell, "-c", ""], sb, { network: decision.network, timeout_sec: 1, run_id: "check" });
+      } catch (e) {
+        if (!(e instanceof CannotConfine)) throw e;
+        unconfinable.push(`${r.name}: ${e.message}`);
+      }
+    }
+    if (unconfinable.length > 0) {
+      decision = { ...decision, decision: "require_approval", reasons: [`unapproved commands run only in a sandbox, and ${unconfinable.join("; ")}`, ...decision.reasons] };
+    }
+  }
   const wireDecision = { decision: decision.decision, risk_level: decision.risk_level, reasons: decision.reasons };
   const argv = assessment.commands.flatMap((c) => c.argv);
   const basePayload: Record<string, JsonValue> = {
@@ -129,6 +195,11 @@ export async function execOnHost(input: unknown, caller: ExecCaller, deps: ExecD
     policy_source: decision.policy.source,
     policies: decision.policy.policies,
     reasons: decision.reasons,
+    network: decision.network,
+    sandbox: records.map((r) => {
+      const sb = sandboxes.get(r);
+      return sb === undefined ? null : sb instanceof HostgateError ? `unreachable: ${sb.code}` : sb.mechanism ?? "none";
+    }),
   };
   // Every decision is recorded before anything else happens; a failed write refuses (fail closed). A command
   // that will run and may change something is the intent to mutate: committed with fsync first. A low-risk
@@ -148,24 +219,20 @@ export async function execOnHost(input: unknown, caller: ExecCaller, deps: ExecD
     });
   }
 
-  // `exec`: the login shell becomes the command's shell (one process less per run; same pid, so the
-  // executor's process-group kill still applies).
-  const remote = `exec ${shellJoin([shell, "-c", q.command])}`;
-  const timeoutMs = timeoutSec * 1000;
   const runOne = async (r: HostRecord): Promise<ExecHostResult> => {
     const display = names.length === 1 && q.name ? q.name : r.name;
-    const ssh = r.ssh!;
+    const ip = r.ssh?.host ?? r.primary_ip;
+    const failed = (h: HostgateError): ExecHostResult => ({ host: display, ip, output: "", exit_code: null, signal: null, timed_out: false, duration_ms: 0, stdout: "", stderr: "", truncated: false, error: `${h.message}${h.hint ? ` (${h.hint})` : ""}`, code: h.code, group: null, sandbox: null });
+    const sb = sandboxes.get(r);
+    if (sb instanceof HostgateError) return failed(sb);
+    if (!sb) return failed(new HostgateError("backend_error", `${r.name}: no sandbox was probed`));
     try {
-      const jumps = await Promise.all(ssh.proxy_jump.map(async (spec) => {
-        const j = parseJump(spec);
-        const rec = await deps.inventory.resolveTarget(j.host);
-        return { host: rec.ssh?.host ?? j.host, port: j.port !== 22 ? j.port : rec.ssh?.port ?? 22, user: j.user ?? rec.ssh?.user, identity_files: rec.ssh?.identity_files };
-      }));
-      const out = await deps.executor.exec({ target: { host: ssh.host, port: ssh.port, user: ssh.user, identity_files: ssh.identity_files }, jumps, command: remote, argv, timeout_ms: timeoutMs, max_output_bytes: deps.settings.max_output_bytes, signal });
-      return { host: display, ip: ssh.host, output: out.stdout, exit_code: out.exit_code, signal: out.signal, timed_out: out.timed_out, duration_ms: out.duration_ms, stdout: out.stdout, stderr: out.stderr, truncated: out.truncated, error: out.error ?? "", code: null, group: null };
+      const t = targets[records.indexOf(r)]!;
+      const wrapped = confine([shell, "-c", q.command], sb, { network: decision.network, timeout_sec: sandboxTimeoutSec, run_id: runId(), hide_dirs: r === LOCAL_RECORD ? deps.settings.local_hide_dirs : [] });
+      const out = await t.executor.exec({ target: t.target, jumps: t.jumps, command: wrapped.command, kill_command: wrapped.kill_command, argv, timeout_ms: sandboxTimeoutSec * 1000, max_output_bytes: deps.settings.max_output_bytes, signal });
+      return { host: display, ip, output: out.stdout, exit_code: out.exit_code, signal: out.signal, timed_out: out.timed_out, duration_ms: out.duration_ms, stdout: out.stdout, stderr: out.stderr, truncated: out.truncated, error: out.error ?? "", code: null, group: null, sandbox: `${sb.mechanism} as ${sb.identity}, network ${decision.network}` };
     } catch (e) {
-      const h = toHostgateError(e);
-      return { host: display, ip: ssh.host, output: "", exit_code: null, signal: null, timed_out: false, duration_ms: 0, stdout: "", stderr: "", truncated: false, error: `${h.message}${h.hint ? ` (${h.hint})` : ""}`, code: h.code, group: null };
+      return failed(toHostgateError(e));
     }
   };
   const results = await mapLimit(records, deps.settings.fanout_concurrency, runOne);

@@ -1,4 +1,4 @@
-import type { ActionContext, RemoteHost } from "../core/catalogue/action.ts";
+import type { ActionContext, RemoteHost, RemoteJudgement } from "../core/catalogue/action.ts";
 import { actorOf, type Caller } from "../core/caller.ts";
 import { HostgateError } from "../core/errors.ts";
 import { HOST_ID_PATTERN, LOCAL_HOST } from "../core/host-id.ts";
@@ -12,7 +12,7 @@ import type { Handlers } from "../ipc/dispatch.ts";
 import type { DaemonDeps, HostsFeature } from "./deps.ts";
 import type { PolicyDecision } from "../core/policy/decision.ts";
 import type { RiskAssessment } from "../core/risk/index.ts";
-import { execOnHost } from "./exec-on-host.ts";
+import { execOnHost, LOCAL_RECORD } from "./exec-on-host.ts";
 import { hostDetails } from "./host-details.ts";
 import { plan } from "./plan.ts";
 
@@ -32,23 +32,45 @@ function refusing(what: string): object {
   return new Proxy({}, { get: (_t, prop) => (prop === "then" ? undefined : fail) });
 }
 
+/** How RunCommand judges a command for `r`: the same gate as exec_on_host, for the fixed approval principal. */
+async function judgeFor(f: HostsFeature, r: HostRecord, command: string, shell: "sh" | "bash"): Promise<RemoteJudgement> {
+  const a = (await f.engine).assess(command, { interpreter: shell });
+  const g = judge(a, f.policy, execPolicyRequest(a, command, shell, APPROVAL_PRINCIPAL, r), f.settings);
+  return { decision: g.decision, risk_level: g.risk_level, signals: a.signals.map((s) => ({ id: s.id, reason: s.reason })), reasons: g.reasons };
+}
+
+/** RunCommand's view of an SSH host: an approved command runs as the login (root where configured), unconfined. */
 function remoteHost(f: HostsFeature, r: HostRecord): RemoteHost {
   const ssh = r.ssh!;
   return {
     name: r.name,
     address: ssh.host,
     provider: r.provider,
-    judge: async (command, shell) => {
-      const a = (await f.engine).assess(command, { interpreter: shell });
-      const g = judge(a, f.policy, execPolicyRequest(a, command, shell, APPROVAL_PRINCIPAL, r), f.settings);
-      return { decision: g.decision, risk_level: g.risk_level, signals: a.signals.map((s) => ({ id: s.id, reason: s.reason })), reasons: g.reasons };
-    },
+    judge: (command, shell) => judgeFor(f, r, command, shell),
     run: (command, shell, timeoutSec) => f.executor.exec({
       target: { host: ssh.host, port: ssh.port, user: ssh.user, identity_files: ssh.identity_files },
       command: `exec ${shellJoin([shell, "-c", command])}`,
       timeout_ms: timeoutSec * 1000,
       max_output_bytes: f.settings.max_output_bytes,
     }),
+  };
+}
+
+/**
+ * RunCommand's view of the daemon's own host (`local`), set on the local ActionContext by the composition root:
+ * the hosts feature loads on first use; an approved command runs as the daemon's user, unconfined, through the
+ * local executor. Policies see it as LOCAL_RECORD (`resource.backend == "local"`).
+ */
+export function localCommandHost(feature: () => Promise<HostsFeature>): RemoteHost {
+  return {
+    name: LOCAL_HOST,
+    address: LOCAL_RECORD.primary_ip,
+    provider: "local",
+    judge: async (command, shell) => judgeFor(await feature(), LOCAL_RECORD, command, shell),
+    run: async (command, shell, timeoutSec) => {
+      const f = await feature();
+      return f.local.exec({ target: { host: "localhost", port: 0 }, command: `exec ${shellJoin([shell, "-c", command])}`, timeout_ms: timeoutSec * 1000, max_output_bytes: f.settings.max_output_bytes });
+    },
   };
 }
 
@@ -94,13 +116,15 @@ export function hostsHandlers(d: DaemonDeps): Pick<Handlers, "search_hosts" | "l
         policy: f.policy,
         inventory: f.inventory,
         executor: f.executor,
+        local: f.local,
+        sandboxes: f.sandboxes,
         audit: d.audit(),
         settings: f.settings,
         requestApproval: async (req) => {
-          const records = await Promise.all(req.hosts.map((h) => f.inventory.resolveTarget(h)));
+          const records = await Promise.all(req.hosts.map((h) => (h === LOCAL_HOST ? Promise.resolve(LOCAL_RECORD) : f.inventory.resolveTarget(h))));
           const planned: PlanResult[] = [];
           for (const rec of records) {
-            ensureRegistered(d, f, rec);
+            if (rec !== LOCAL_RECORD) ensureRegistered(d, f, rec);
             planned.push(await plan(d, { host: rec.name, steps: [{ action: "RunCommand", params: { command: req.command, shell: req.shell, timeout_sec: req.timeout_sec } }] }, caller));
           }
           const merged: PlanResult = { ...planned[0]!, steps: planned.flatMap((x) => x.steps) };

@@ -70,6 +70,8 @@ export const ExecConfigSchema = z.object({
   max_output_bytes: z.number().int().min(1024).max(1024 * 1024).default(256 * 1024).describe("Bytes kept per stream per host; more is cut and marked truncated"),
   fanout_concurrency: z.number().int().min(1).max(256).default(32).describe("Hosts contacted at once by exec_on_host { hosts: [...] }"),
   max_hosts: z.number().int().min(1).max(1000).default(100).describe("Most hosts in one fan-out call"),
+  max_timeout_sec: z.number().int().min(1).max(3600).default(300).describe("Longest an unapproved (sandboxed) command runs, in seconds; timeout_sec 0 or more means this"),
+  max_per_caller: z.number().int().min(1).max(256).default(4).describe("exec_on_host calls one caller (peer uid, or connection over TCP) may have running at once; more are refused busy"),
 }).strict();
 export type ExecConfig = z.infer<typeof ExecConfigSchema>;
 

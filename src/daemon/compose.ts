@@ -16,6 +16,7 @@ import { DaemonService, type ServiceExtras } from "../app/daemon-service.ts";
 import type { DaemonDeps, HostsFeature, StepProposer } from "../app/deps.ts";
 import { readHostIdentity } from "../app/host-identity.ts";
 import { HostRegistry } from "../app/hosts.ts";
+import { localCommandHost } from "../app/hosts-handlers.ts";
 import { ResourceRegistry } from "../app/resources.ts";
 import { systemdResourceProvider } from "../app/unit-resources.ts";
 import { LOCAL_HOST } from "../core/host-id.ts";
@@ -152,6 +153,7 @@ export async function composeDaemon(config: Config, opts: ComposeOptions): Promi
     const h = composeHosts(config, {
       mode: opts.mode,
       stateDir: state,
+      hideDirs: protected_paths,
       onTrustedFirstUse: (name, fingerprint) => {
         void audit(openAudit(), "exec.host_key_trusted", "daemon", { name, fingerprint, reason: "exec.host_keys: tofu" }, true).catch(() => undefined);
       },
@@ -159,6 +161,8 @@ export async function composeDaemon(config: Config, opts: ComposeOptions): Promi
     hostsClose = () => { h.close(); };
     return { ...h, engine: loadRiskEngine() };
   })());
+  // RunCommand on the daemon's own host: approved commands through the local executor (issue 19).
+  ctx.remote = localCommandHost(hostsFeature);
   // Every path that judges a command answers to the configured policy: without a policy directory the
   // risk-only default; with one, the Cedar engine the hosts feature loads (exec_on_host's), for local too.
   const policy = async (): Promise<PolicyEngine> => (config.policy.dir ? (await hostsFeature()).policy ?? riskOnlyPolicy : riskOnlyPolicy);

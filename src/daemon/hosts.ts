@@ -6,6 +6,8 @@ import { KnownHostsProvider } from "../adapters/inventory/known-hosts.ts";
 import { SshConfigProvider } from "../adapters/inventory/ssh-config.ts";
 import { StaticProvider } from "../adapters/inventory/static.ts";
 import { SshExecutor } from "../adapters/exec-ssh/ssh-executor.ts";
+import { LocalExecutor } from "../adapters/exec-local.ts";
+import { Sandboxes } from "../app/sandbox.ts";
 import { CedarPolicyEngine } from "../adapters/policy-cedar/cedar-engine.ts";
 import { Inventory, type Backend } from "../app/inventory.ts";
 import type { ExecSettings } from "../app/exec-on-host.ts";
@@ -31,6 +33,10 @@ export interface HostsConfig {
 export interface ComposedHosts {
   inventory: Inventory;
   executor: SshExecutor;
+  /** The daemon's own host (`local`). */
+  local: LocalExecutor;
+  /** Which sandbox each host has (probed once per host, kept 10 minutes). */
+  sandboxes: Sandboxes;
   policy: CedarPolicyEngine | null;
   settings: ExecSettings;
   exec: ExecConfig;
@@ -63,7 +69,7 @@ function provider(c: ProviderConfig, home: string): InventoryProvider {
 }
 
 /** Builds the hosts feature. Throws HostgateError `invalid_params` when a configured policy directory does not load. */
-export function composeHosts(raw: HostsConfig, opts: { mode: DaemonMode; stateDir: string; env?: NodeJS.ProcessEnv; onTrustedFirstUse?: (name: string, fp: string) => void }): ComposedHosts {
+export function composeHosts(raw: HostsConfig, opts: { mode: DaemonMode; stateDir: string; hideDirs?: readonly string[]; env?: NodeJS.ProcessEnv; onTrustedFirstUse?: (name: string, fp: string) => void }): ComposedHosts {
   const env = opts.env ?? process.env;
   const home = homedir();
   const inv = InventoryConfigSchema.parse(raw.inventory ?? {});
@@ -98,10 +104,17 @@ export function composeHosts(raw: HostsConfig, opts: { mode: DaemonMode; stateDi
     max_output_bytes: exec.max_output_bytes,
     fanout_concurrency: exec.fanout_concurrency,
     max_hosts: exec.max_hosts,
+    max_timeout_sec: exec.max_timeout_sec,
+    // The local sandbox also hides the daemon's own state, sockets and configuration, wherever they are.
+    local_hide_dirs: opts.hideDirs ?? [opts.stateDir],
   };
+  const sandboxes = new Sandboxes();
+  const local = new LocalExecutor();
   return {
     inventory,
     executor,
+    local,
+    sandboxes,
     policy,
     settings,
     exec,

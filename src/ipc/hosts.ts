@@ -92,6 +92,7 @@ export const ExecHostResultSchema = z.object({
   error: z.string().describe("Empty when the command ran to an exit status"),
   code: z.string().nullable().describe("Stable error code when the host was not reached or the command was refused"),
   group: z.number().int().nullable().describe("Fan-out: index into groups, where this host's stdout/stderr are stated once (then empty here)"),
+  sandbox: z.string().nullable().describe("How the command was confined on this host (mechanism, identity, network), or null when it did not run"),
 });
 export type ExecHostResult = z.infer<typeof ExecHostResultSchema>;
 

@@ -28,6 +28,11 @@ export interface ExecRequest {
   timeout_ms: number;
   /** Cap per stream (stdout, stderr) in bytes; output past it is dropped and `truncated` is true. */
   max_output_bytes: number;
+  /**
+   * A shell line run (from another session) when the command is killed, besides killing its process group:
+   * what ends a run the group kill cannot reach (a systemd-run unit). Fixed text from core/sandbox, never a model's.
+   */
+  kill_command?: string | null | undefined;
   /** Aborting kills the process like a timeout (but `timed_out` stays false) and resolves with what was read. */
   signal?: AbortSignal | undefined;
 }

@@ -13,6 +13,8 @@ import { Inventory } from "../../src/app/inventory.ts";
 import { InventoryCache } from "../../src/adapters/inventory/cache.ts";
 import { StaticProvider } from "../../src/adapters/inventory/static.ts";
 import { SshExecutor } from "../../src/adapters/exec-ssh/ssh-executor.ts";
+import { LocalExecutor } from "../../src/adapters/exec-local.ts";
+import { Sandboxes } from "../../src/app/sandbox.ts";
 import { CedarPolicyEngine } from "../../src/adapters/policy-cedar/cedar-engine.ts";
 import { type SqliteAuditStore } from "../../src/adapters/audit-sqlite.ts";
 import { openAuditStore } from "../../src/daemon/audit-store.ts";
@@ -33,7 +35,7 @@ describe.skipIf(missing !== null)("exec_on_host against 20 real sshd hosts", () 
   let executor: SshExecutor;
   let deps: ExecDeps;
   const marker = join(mkdtempSync(join(tmpdir(), "hg-exec-")), "ran");
-  const settings = { allow_unverified: false, risk_disabled: false, max_output_bytes: 64 * 1024, fanout_concurrency: 32, max_hosts: 100 };
+  const settings = { allow_unverified: false, risk_disabled: false, max_output_bytes: 64 * 1024, fanout_concurrency: 32, max_hosts: 100, max_timeout_sec: 300, local_hide_dirs: [] };
   const kinds = (): string[] => store.query().map((e) => e.kind);
 
   beforeAll(async () => {
@@ -45,7 +47,7 @@ describe.skipIf(missing !== null)("exec_on_host against 20 real sshd hosts", () 
     const inventory = new Inventory({ backends: [{ provider: new StaticProvider(cfg as never), timeout_ms: 2000, cache_ttl_s: 60, cache_dir: undefined }], defaulted: false, cache: new InventoryCache() });
     executor = new SshExecutor({ known_hosts: [lab.knownHosts], host_keys: "strict", default_user: "root", default_identity_files: [lab.clientKey], connect_timeout_ms: 2000 });
     store = openAuditStore(mkdtempSync(join(tmpdir(), "hg-exec-state-")), { checkpointIdleMs: 0 });
-    deps = { engine: testEngine(), policy: CedarPolicyEngine.load("examples/policies"), inventory, executor, audit: store, settings };
+    deps = { engine: testEngine(), policy: CedarPolicyEngine.load("examples/policies"), inventory, executor, local: new LocalExecutor(), sandboxes: new Sandboxes(), audit: store, settings };
   });
   afterAll(async () => {
     executor?.close();

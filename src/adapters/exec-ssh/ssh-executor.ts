@@ -57,9 +57,11 @@ function sendSignal(ch: ClientChannel, name: string): void {
 const PID_PREFIX = "echo hostgate-pid:$$ >&2; ";
 
 /** Kills a remote process group from a second channel (best effort; the first channel is being closed). */
-function killGroup(client: SshClient, pid: number): void {
+function killGroup(client: SshClient, pid: number | null, extra: string | null | undefined): void {
+  const lines = [...(pid !== null ? [`kill -KILL -- -${pid} 2>/dev/null || kill -KILL ${pid} 2>/dev/null`] : []), ...(extra ? [extra] : [])];
+  if (lines.length === 0) return;
   try {
-    client.exec(`kill -KILL -- -${pid} 2>/dev/null || kill -KILL ${pid} 2>/dev/null`, (e, ch) => {
+    client.exec(lines.join("; "), (e, ch) => {
       if (e) return;
       ch.end();
       ch.resume();
@@ -215,7 +217,7 @@ export class SshExecutor implements Executor {
         error ??= why;
         if (channel) {
           sendSignal(channel, "KILL");
-          if (remotePid !== null) killGroup(client, remotePid);
+          killGroup(client, remotePid, req.kill_command);
           channel.close();
         }
         // A server that ignores the signal request still has the channel closed; do not wait on it forever.

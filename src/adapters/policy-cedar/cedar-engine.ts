@@ -4,6 +4,7 @@ import * as cedar from "@cedar-policy/cedar-wasm/nodejs";
 import { HostgateError } from "../../core/errors.ts";
 import { CEDAR_SCHEMA, cedarRequest } from "../../core/policy/cedar-model.ts";
 import { stricter, type PolicyDecisionKind, type PolicyRequest, type PolicyVerdict } from "../../core/policy/gate.ts";
+import { NETWORK_GRANTS, type NetworkGrant } from "../../core/sandbox/confine.ts";
 import type { PolicyEngine } from "../../ports/policy-engine.ts";
 
 /**
@@ -69,6 +70,9 @@ function loadDir(dir: string): Loaded {
       const d = ann.decision;
       if (d !== undefined && !(d in DECISIONS)) fail(`${name} policy ${id}: @decision must be allow, require_approval or require_biometric, not ${JSON.stringify(d)}`);
       if (d !== undefined && json.json.effect === "forbid") fail(`${name} policy ${id}: @decision belongs on permit policies (a forbid always denies)`);
+      const net = ann.network;
+      if (net !== undefined && !(NETWORK_GRANTS as readonly string[]).includes(net)) fail(`${name} policy ${id}: @network must be ${NETWORK_GRANTS.join(", ")}, not ${JSON.stringify(net)}`);
+      if (net !== undefined && json.json.effect === "forbid") fail(`${name} policy ${id}: @network belongs on permit policies (it grants a sandboxed command the network)`);
       policies[id] = p;
       annotations.set(id, ann);
     });
@@ -142,7 +146,14 @@ export class CedarPolicyEngine implements PolicyEngine {
       return { decision: "deny", reasons: diagnostics.reason.map(why), policies: diagnostics.reason };
     }
     let d: PolicyDecisionKind = "allow";
-    for (const id of diagnostics.reason) d = stricter(d, DECISIONS[this.current.annotations.get(id)?.decision ?? "allow"] ?? "deny");
-    return { decision: d, reasons: diagnostics.reason.map(why), policies: diagnostics.reason };
+    let network: NetworkGrant = "none";
+    for (const id of diagnostics.reason) {
+      const ann = this.current.annotations.get(id);
+      d = stricter(d, DECISIONS[ann?.decision ?? "allow"] ?? "deny");
+      // A permit that decided and names @network grants it (the widest such grant wins: it was written for this request).
+      const net = ann?.network as NetworkGrant | undefined;
+      if (net !== undefined && NETWORK_GRANTS.indexOf(net) > NETWORK_GRANTS.indexOf(network)) network = net;
+    }
+    return { decision: d, reasons: diagnostics.reason.map(why), policies: diagnostics.reason, network };
   }
 }

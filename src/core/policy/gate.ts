@@ -5,6 +5,7 @@
  */
 import type { PolicyEngine } from "../../ports/policy-engine.ts";
 import type { RiskAssessment } from "../risk/index.ts";
+import type { NetworkGrant } from "../sandbox/confine.ts";
 
 /** What a policy says about one request. `require_biometric` waits for a passkey approval path (refused until then). */
 export type PolicyDecisionKind = "allow" | "require_approval" | "require_biometric" | "deny";
@@ -35,6 +36,8 @@ export interface PolicyVerdict {
   decision: PolicyDecisionKind;
   reasons: string[];
   policies: string[];
+  /** The network a sandboxed command may use, granted by the deciding policy (Cedar `@network`); absent: none. */
+  network?: NetworkGrant | undefined;
 }
 
 /** How the gate was configured: no policy engine, whether unverified exec is allowed, whether the risk engine is bypassed. */
@@ -51,6 +54,8 @@ export interface GateDecision {
   /** `source`: the engine's name (`cedar`), or `none` when no configured policy decided. */
   policy: { source: string; decision: PolicyDecisionKind | null; reasons: string[]; policies: string[] };
   reasons: string[];
+  /** The network the command may use when it runs sandboxed: the policy's grant, `none` without one. */
+  network: NetworkGrant;
 }
 
 /**
@@ -80,7 +85,7 @@ export function gate(risk: RiskAssessment, policy: (PolicyVerdict & { source: st
   const pol: GateDecision["policy"] = policy
     ? { source: policy.source, decision: policy.decision, reasons: policy.reasons, policies: policy.policies }
     : { source: "none", decision: null, reasons: [], policies: [] };
-  const base = { risk_level: risk.risk_level, risk_decision: risk.decision, policy: pol };
+  const base = { risk_level: risk.risk_level, risk_decision: risk.decision, policy: pol, network: policy?.network ?? "none" };
   if (risk.risk_level === "critical") {
     return { ...base, decision: "deny", reasons: ["critical commands are always refused", ...riskReasons] };
   }

@@ -1,0 +1,99 @@
+import { HostgateError, toHostgateError } from "../core/errors.ts";
+import { chooseSandbox, confine, parseProbe, probeCommand, type HostSandbox, type SandboxMechanism } from "../core/sandbox/confine.ts";
+import type { ExecEndpoint, Executor } from "../ports/executor.ts";
+
+/**
+ * Which sandbox each host has (core/sandbox/confine.ts), probed once per host and kept for `ttl_ms`
+ * (default 10 minutes, so a host that gains or loses bubblewrap is noticed). A probe is two round trips: the
+ * fixed probe line (who logs in, which programs, systemd or not), then one confined check run of the chosen
+ * mechanism, which must print its marker as a uid other than 0 and find `/etc` read-only; a mechanism whose
+ * check run fails is dropped and the next one checked, so a host where bubblewrap cannot create namespaces
+ * falls back to systemd-run or to none. A host that cannot be reached is not cached (the error is thrown as
+ * the executor's HostgateError).
+ */
+
+/** Where a host's commands run: the executor and the endpoint it dials (ignored by the local executor). */
+export interface SandboxTarget {
+  /** Cache key: `local`, or `user@host:port` plus its jump chain. */
+  key: string;
+  executor: Executor;
+  target: ExecEndpoint;
+  jumps?: readonly ExecEndpoint[] | undefined;
+}
+
+const CHECK_MARK = "hostgate-sandbox-ok";
+/** The check run: marker, uid, and whether /etc is writable (it must not be). */
+const CHECK_LINE = `echo ${CHECK_MARK}; id -u; [ -w /etc ] && echo etc-writable; true`;
+const PROBE_TIMEOUT_MS = 15_000;
+
+export class Sandboxes {
+  private readonly cache = new Map<string, { at: number; value: Promise<HostSandbox> }>();
+  private readonly ttlMs: number;
+  private readonly now: () => number;
+
+  constructor(opts: { ttl_ms?: number; now?: () => number } = {}) {
+    this.ttlMs = opts.ttl_ms ?? 600_000;
+    this.now = opts.now ?? Date.now;
+  }
+
+  /** The host's sandbox, probing it when not known or stale. Rejects with the executor's HostgateError when the host cannot be reached. */
+  forHost(t: SandboxTarget): Promise<HostSandbox> {
+    const hit = this.cache.get(t.key);
+    if (hit && this.now() - hit.at < this.ttlMs) return hit.value;
+    const value = probe(t);
+    this.cache.set(t.key, { at: this.now(), value });
+    value.catch(() => { if (this.cache.get(t.key)?.value === value) this.cache.delete(t.key); });
+    return value;
+  }
+
+  /** What is known about a host without contacting it (doctor, get_host_details), or undefined. */
+  async known(key: string): Promise<HostSandbox | undefined> {
+    const hit = this.cache.get(key);
+    return hit ? hit.value.catch(() => undefined) : undefined;
+  }
+
+  /** Forgets a host (its key changed, it left the inventory). */
+  forget(key: string): void {
+    this.cache.delete(key);
+  }
+}
+
+async function run(t: SandboxTarget, command: string): Promise<{ stdout: string; stderr: string; ok: boolean }> {
+  const r = await t.executor.exec({ target: t.target, jumps: t.jumps, command, timeout_ms: PROBE_TIMEOUT_MS, max_output_bytes: 16_384 });
+  return { stdout: r.stdout, stderr: r.stderr, ok: r.exit_code === 0 && r.error === null };
+}
+
+async function probe(t: SandboxTarget): Promise<HostSandbox> {
+  const p = await run(t, probeCommand());
+  let facts;
+  try {
+    facts = parseProbe(p.stdout);
+  } catch (e) {
+    throw new HostgateError("backend_error", `${t.key}: ${(e as Error).message}`, { hint: "The login must run a POSIX shell with id, uname and command -v (no forced command)." });
+  }
+  const failures: Partial<Record<SandboxMechanism, string>> = {};
+  for (;;) {
+    const sb = chooseSandbox(facts, failures);
+    if (!sb.mechanism) return sb;
+    const wrapped = confine(["sh", "-c", CHECK_LINE], sb, { network: "none", timeout_sec: 15, run_id: `probe-${Math.random().toString(36).slice(2, 10)}` });
+    let why: string | null;
+    try {
+      const c = await run(t, wrapped.command);
+      const lines = c.stdout.split("\n");
+      why = lines[0] !== CHECK_MARK ? firstLine(c.stderr) || `exit without the marker (${JSON.stringify(c.stdout.slice(0, 80))})`
+        : lines[1] === "0" ? "the command still ran as uid 0"
+        : lines.includes("etc-writable") ? "/etc was writable inside it"
+        : null;
+    } catch (e) {
+      const h = toHostgateError(e);
+      if (h.code !== "backend_error") throw h;
+      why = h.message;
+    }
+    if (why === null) return sb;
+    failures[sb.mechanism] = why;
+  }
+}
+
+function firstLine(s: string): string {
+  return s.split("\n").find((l) => l.trim() !== "")?.trim().slice(0, 200) ?? "";
+}

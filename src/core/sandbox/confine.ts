@@ -1,0 +1,260 @@
+/**
+ * Confinement of commands that run without a human receipt (DESIGN.md, Rules: "Prediction is not enforcement").
+ * The risk engine and policy only decide where a command goes; a command the gate allows runs through one of
+ * these wrappers, on `local` and on SSH hosts alike, so a misjudged command fails inside the confinement
+ * instead of changing the host:
+ * - an unprivileged identity: the host's `nobody` (setpriv drops root before anything else runs) or a dynamic
+ *   user (systemd), or the SSH login itself when it is not root; supplementary groups only the host's
+ *   log readers (`adm`, `systemd-journal`), so `journalctl` and `/var/log` work as far as those groups may read;
+ * - a read-only view of the whole filesystem, a private writable `/tmp` and `/var/tmp`, empty `/home`,
+ *   `/root` and `/run/user`, hostgate's own state, configuration and key directories replaced by empty ones,
+ *   `/etc/shadow`, `/etc/gshadow` and `/etc/ssh/*_key` replaced by `/dev/null`, a minimal `/dev`;
+ * - no network unless a policy grants it (`network`): only AF_UNIX and AF_NETLINK sockets, so `ss` and
+ *   `systemctl` still work (seccomp.ts), or systemd's RestrictAddressFamilies/IPAddressDeny;
+ * - its own PID namespace (bubblewrap) or unit (systemd): when the command ends, is cancelled or times out,
+ *   everything it started ends with it, `setsid` children included.
+ *
+ * Two mechanisms, chosen per host by what a probe finds (`probeCommand` → `parseProbe` → `chooseSandbox`):
+ * `bwrap` (bubblewrap, in an unprivileged user namespace, after `setpriv` when the login is root) and
+ * `systemd-run` (a transient service with DynamicUser=yes and the Protect*= directives; root login on a host
+ * whose PID 1 is systemd). A host with neither runs nothing unapproved (fail closed).
+ * Recipes checked on Debian 12 (../shared/TESTING-PEERS.md, "Confining a command"); directive names from
+ * systemd.exec(5) and systemd.resource-control(5); bwrap options from bwrap(1).
+ */
+import { shellJoin, shellQuote } from "../inventory/target.ts";
+import { hasSeccompFilter, noNetworkFilter, printfOctal } from "./seccomp.ts";
+
+/** How a host confines an unapproved command. */
+export type SandboxMechanism = "bwrap" | "systemd-run";
+
+/**
+ * The network a confined command may use, granted by the policy that allowed it (Cedar `@network`):
+ * `none` (default: only local Unix and netlink sockets), `loopback` (also 127.0.0.0/8 and ::1; systemd-run
+ * only: bubblewrap cannot limit addresses), `any`.
+ */
+export type NetworkGrant = "none" | "loopback" | "any";
+export const NETWORK_GRANTS: readonly NetworkGrant[] = ["none", "loopback", "any"];
+
+/** What one probe round trip learned about a host (as the login user sees it). */
+export interface SandboxFacts {
+  /** The login's uid (0: root). */
+  uid: number;
+  /** `uname -m`. */
+  arch: string;
+  /** Absolute paths of the programs found on PATH (absent: not found). */
+  programs: { bwrap?: string; setpriv?: string; systemd_run?: string };
+  /** PID 1 is systemd (/run/systemd/system exists). */
+  systemd: boolean;
+  /** The log-reader groups that exist on the host, with their gids. */
+  log_groups: { name: string; gid: number }[];
+  /** The host's `nobody` uid and gid (absent: no such user; 65534 is used). */
+  nobody?: { uid: number; gid: number };
+}
+
+/** A host's confinement: the mechanism (null: none, so nothing runs unapproved), why, and who commands run as. */
+export interface HostSandbox {
+  mechanism: SandboxMechanism | null;
+  /** One line for get_host_details, doctor and refusals: what was found, or what is missing and how to fix it. */
+  summary: string;
+  /** The identity commands run as, in words (`nobody (uid 65534) + groups adm, systemd-journal`). */
+  identity: string;
+  facts: SandboxFacts;
+}
+
+/** Directories hostgate keeps its own state, keys and configuration in, on any host (empty inside the sandbox). */
+export const HOSTGATE_DIRS: readonly string[] = ["/etc/hostgate", "/var/lib/hostgate", "/run/hostgate", "/var/log/hostgate"];
+const EMPTY_DIRS: readonly string[] = ["/home", "/root", "/run/user", ...HOSTGATE_DIRS];
+const NULL_FILES: readonly string[] = ["/etc/shadow", "/etc/gshadow", "/etc/shadow-", "/etc/gshadow-"];
+const LOG_GROUPS: readonly string[] = ["adm", "systemd-journal"];
+const PROBE_MARK = "hostgate-probe:";
+
+/**
+ * The probe, one shell line for the host's login shell: prints `hostgate-probe:key=value` lines (uid, arch,
+ * programs, systemd, log groups, nobody). Fixed text: nothing in it comes from a model.
+ */
+export function probeCommand(): string {
+  const m = PROBE_MARK;
+  return [
+    `echo "${m}uid=$(id -u)"`,
+    `echo "${m}arch=$(uname -m)"`,
+    `for p in bwrap setpriv systemd-run; do x=$(command -v "$p" 2>/dev/null) && echo "${m}has=$p:$x"; done`,
+    `[ -d /run/systemd/system ] && echo "${m}systemd=1"`,
+    `for g in ${LOG_GROUPS.join(" ")}; do x=$(getent group "$g" 2>/dev/null | cut -d: -f3) && [ -n "$x" ] && echo "${m}group=$g:$x"; done`,
+    `x=$(id -u nobody 2>/dev/null) && echo "${m}nobody=$x:$(id -g nobody)"`,
+    "true",
+  ].join("; ");
+}
+
+/**
+ * Reads the probe's output. Throws Error (with the offending text) when the uid or arch line is missing or
+ * malformed: a host that answers something else (a forced command, a restricted shell) is not probed.
+ */
+export function parseProbe(stdout: string): SandboxFacts {
+  const facts: SandboxFacts = { uid: -1, arch: "", programs: {}, systemd: false, log_groups: [] };
+  for (const line of stdout.split("\n")) {
+    if (!line.startsWith(PROBE_MARK)) continue;
+    const [key, value] = splitOnce(line.slice(PROBE_MARK.length), "=");
+    if (key === "uid" && /^\d+$/.test(value)) facts.uid = Number(value);
+    else if (key === "arch" && /^[\w.-]{1,32}$/.test(value)) facts.arch = value;
+    else if (key === "systemd") facts.systemd = value === "1";
+    else if (key === "has") {
+      const [name, path] = splitOnce(value, ":");
+      if (!path.startsWith("/") || /\s/.test(path)) continue;
+      if (name === "bwrap") facts.programs.bwrap = path;
+      else if (name === "setpriv") facts.programs.setpriv = path;
+      else if (name === "systemd-run") facts.programs.systemd_run = path;
+    } else if (key === "group") {
+      const [name, gid] = splitOnce(value, ":");
+      if (LOG_GROUPS.includes(name) && /^\d+$/.test(gid)) facts.log_groups.push({ name, gid: Number(gid) });
+    } else if (key === "nobody") {
+      const [uid, gid] = splitOnce(value, ":");
+      if (/^\d+$/.test(uid) && /^\d+$/.test(gid)) facts.nobody = { uid: Number(uid), gid: Number(gid) };
+    }
+  }
+  if (facts.uid < 0 || facts.arch === "") throw new Error(`the sandbox probe got no uid/arch from the host (it answered ${JSON.stringify(stdout.slice(0, 200))})`);
+  return facts;
+}
+
+function splitOnce(s: string, sep: string): [string, string] {
+  const i = s.indexOf(sep);
+  return i < 0 ? [s, ""] : [s.slice(0, i), s.slice(i + 1)];
+}
+
+function unprivileged(f: SandboxFacts): { uid: number; gid: number } {
+  return f.nobody && f.nobody.uid !== 0 ? f.nobody : { uid: 65534, gid: 65534 };
+}
+
+/**
+ * The mechanisms this host could use, most preferred first: bubblewrap (≈ 10–30 ms a command, keeps the host's
+ * sockets and processes visible) when present (root also needs setpriv to drop to `nobody` first: bwrap's own
+ * `--uid` maps back to root outside its namespace), then systemd-run for a root login on a systemd host.
+ * `excluded` drops mechanisms whose check run failed (their reasons are in `failures`).
+ */
+export function chooseSandbox(f: SandboxFacts, failures: Partial<Record<SandboxMechanism, string>> = {}): HostSandbox {
+  const root = f.uid === 0;
+  const groups = f.log_groups.map((g) => g.name);
+  const nobody = unprivileged(f);
+  const missing: string[] = [];
+  if (!f.programs.bwrap) missing.push("bubblewrap (bwrap) is not installed");
+  else if (root && !f.programs.setpriv) missing.push("setpriv (util-linux) is missing, needed to drop root before bwrap");
+  else if (failures.bwrap) missing.push(`bwrap failed its check run: ${failures.bwrap}`);
+  else {
+    return {
+      mechanism: "bwrap",
+      summary: `bubblewrap (${f.programs.bwrap})${root ? ` after setpriv to uid ${nobody.uid}` : ` as the login uid ${f.uid}`}: read-only filesystem, private /tmp, own PID namespace, network per policy`,
+      identity: root ? `nobody (uid ${nobody.uid}, gid ${nobody.gid})${groups.length > 0 ? ` + groups ${groups.join(", ")}` : ""}` : `the SSH login (uid ${f.uid})`,
+      facts: f,
+    };
+  }
+  if (!f.systemd) missing.push("PID 1 is not systemd (no systemd-run sandbox)");
+  else if (!f.programs.systemd_run) missing.push("systemd-run is not on PATH");
+  else if (!root) missing.push("systemd-run needs a root login to start a DynamicUser service (non-root logins need bubblewrap)");
+  else if (failures["systemd-run"]) missing.push(`systemd-run failed its check run: ${failures["systemd-run"]}`);
+  else {
+    return {
+      mechanism: "systemd-run",
+      summary: `systemd-run (${f.programs.systemd_run}): a transient DynamicUser service, ProtectSystem=strict, private /tmp, network per policy`,
+      identity: `a dynamic user${groups.length > 0 ? ` + groups ${groups.join(", ")}` : ""}`,
+      facts: f,
+    };
+  }
+  return {
+    mechanism: null,
+    summary: `no sandbox: ${missing.join("; ")}. Unapproved commands are refused here (fail closed): install bubblewrap on the host, or approve each command as a plan`,
+    identity: "none",
+    facts: f,
+  };
+}
+
+/** Per-command options: the network the policy granted, extra paths to hide (the local daemon's own dirs), the time limit. */
+export interface ConfineOptions {
+  network: NetworkGrant;
+  /** Absolute directories made empty inside the sandbox, besides HOSTGATE_DIRS (bwrap: only those that exist). */
+  hide_dirs?: readonly string[];
+  /** Absolute files replaced by /dev/null inside the sandbox. */
+  hide_files?: readonly string[];
+  /** Wall-time limit in seconds, enforced by the host too where the mechanism can (systemd RuntimeMaxSec). */
+  timeout_sec: number;
+  /** A name unique to this run (systemd unit name suffix), `[a-z0-9-]`. */
+  run_id: string;
+}
+
+/** A confined command line for the host's login shell, and what kills it from another session. */
+export interface ConfinedCommand {
+  command: string;
+  /** A shell line that ends the run from a second channel (systemd-run's unit), or null (killing the group suffices). */
+  kill_command: string | null;
+}
+
+/** Why a command cannot be confined on this host with these options (the caller routes it to a plan). */
+export class CannotConfine extends Error {}
+
+/**
+ * Wraps `argv` (e.g. `["sh", "-c", line]`) for `sb`'s mechanism. The result is one line for the login shell;
+ * every word from the caller is quoted by `shellQuote`. Throws CannotConfine when the host has no mechanism, or
+ * the grant cannot be enforced there (`loopback` under bubblewrap).
+ */
+export function confine(argv: readonly string[], sb: HostSandbox, o: ConfineOptions): ConfinedCommand {
+  if (!/^[a-z0-9-]{1,64}$/.test(o.run_id)) throw new Error(`confine: bad run_id ${JSON.stringify(o.run_id)}`);
+  for (const p of [...(o.hide_dirs ?? []), ...(o.hide_files ?? [])]) {
+    if (!p.startsWith("/")) throw new Error(`confine: hidden path ${JSON.stringify(p)} is not absolute`);
+  }
+  if (sb.mechanism === "bwrap") return bwrapCommand(argv, sb, o);
+  if (sb.mechanism === "systemd-run") return systemdRunCommand(argv, sb, o);
+  throw new CannotConfine(sb.summary);
+}
+
+function bwrapCommand(argv: readonly string[], sb: HostSandbox, o: ConfineOptions): ConfinedCommand {
+  const f = sb.facts;
+  if (o.network === "loopback") {
+    throw new CannotConfine("the policy grants loopback network, which bubblewrap cannot limit to loopback addresses (it can give none or all): grant `any` for this host, or approve the command as a plan");
+  }
+  const filter = o.network === "none" && hasSeccompFilter(f.arch) ? noNetworkFilter(f.arch) : null;
+  const fixed = [
+    "--ro-bind", "/", "/", "--dev", "/dev", "--ro-bind", "/proc", "/proc", "--tmpfs", "/tmp", "--tmpfs", "/var/tmp",
+    "--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
+    "--die-with-parent", "--new-session", "--cap-drop", "ALL",
+    // No filter for this architecture: no network namespace of the host at all (ss then sees none either).
+    ...(o.network === "none" && !filter ? ["--unshare-net"] : []),
+  ];
+  const dirs = [...EMPTY_DIRS, ...(o.hide_dirs ?? [])].map(shellQuote).join(" ");
+  const files = [...NULL_FILES, ...(o.hide_files ?? [])].map(shellQuote).join(" ");
+  const nobody = unprivileged(f);
+  const drop = f.uid === 0
+    ? `${shellQuote(f.programs.setpriv!)} --reuid ${nobody.uid} --regid ${nobody.gid} ${f.log_groups.length > 0 ? `--groups ${f.log_groups.map((g) => g.gid).join(",")}` : "--clear-groups"} --no-new-privs `
+    : "";
+  const run = `${drop}${shellQuote(f.programs.bwrap!)} "$@"${filter ? " --seccomp 3" : ""} -- ${shellJoin(argv)}`;
+  // One POSIX sh runs the wrapper whatever the login shell is (zsh, fish…); `exec` keeps the session leader's pid.
+  const script = [
+    `set -- ${shellJoin(fixed)}`,
+    `for d in ${dirs}; do [ -L "$d" ] && d=$(readlink -f "$d"); [ -d "$d" ] && set -- "$@" --tmpfs "$d"; done`,
+    `for f in ${files} /etc/ssh/*_key; do [ -f "$f" ] && set -- "$@" --ro-bind /dev/null "$f"; done`,
+    filter ? `printf '${printfOctal(filter)}' | ${run} 3<&0 </dev/null` : `exec ${run} </dev/null`,
+  ].join("; ");
+  return { command: `exec sh -c ${shellQuote(script)}`, kill_command: null };
+}
+
+function systemdRunCommand(argv: readonly string[], sb: HostSandbox, o: ConfineOptions): ConfinedCommand {
+  const f = sb.facts;
+  const unit = `hostgate-exec-${o.run_id}`;
+  const inaccessible = [...HOSTGATE_DIRS, ...NULL_FILES, ...(o.hide_dirs ?? []), ...(o.hide_files ?? [])].map((p) => `-${p}`);
+  const props = [
+    "DynamicUser=yes", "ProtectSystem=strict", "ProtectHome=yes", "PrivateTmp=yes", "PrivateDevices=yes",
+    "NoNewPrivileges=yes", "ProtectKernelTunables=yes", "ProtectKernelModules=yes", "ProtectControlGroups=yes",
+    "RestrictSUIDSGID=yes", "LockPersonality=yes", "RestrictNamespaces=yes", "KillMode=control-group",
+    `InaccessiblePaths=${inaccessible.join(" ")}`,
+    ...(f.log_groups.length > 0 ? [`SupplementaryGroups=${f.log_groups.map((g) => g.name).join(" ")}`] : []),
+    // RestrictAddressFamilies= given twice is a union (systemd.exec(5)): one line per grant.
+    ...(o.network === "none" ? ["RestrictAddressFamilies=AF_UNIX AF_NETLINK"] : []),
+    ...(o.network === "loopback" ? ["RestrictAddressFamilies=AF_UNIX AF_NETLINK AF_INET AF_INET6", "IPAddressDeny=any", "IPAddressAllow=localhost"] : []),
+    ...(o.timeout_sec > 0 ? [`RuntimeMaxSec=${o.timeout_sec}`] : []),
+  ];
+  const words = [
+    f.programs.systemd_run!, "--pipe", "--wait", "--quiet", "--collect", "--service-type=exec", `--unit=${unit}`,
+    ...props.flatMap((p) => ["-p", p]), "--", ...argv,
+  ];
+  return {
+    command: `exec ${shellJoin(words)} </dev/null`,
+    kill_command: `systemctl kill --signal=KILL ${unit}.service 2>/dev/null; systemctl stop ${unit}.service 2>/dev/null`,
+  };
+}
