@@ -1,0 +1,110 @@
+import { spawnSync } from "node:child_process";
+import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { CannotConfine, chooseSandbox, confine, parseProbe, probeCommand, type SandboxFacts } from "./confine.ts";
+import { noNetworkFilter, printfOctal } from "./seccomp.ts";
+
+const facts = (over: Partial<SandboxFacts> = {}): SandboxFacts => ({
+  uid: 0, arch: "x86_64", programs: { bwrap: "/usr/bin/bwrap", setpriv: "/usr/bin/setpriv", systemd_run: "/usr/bin/systemd-run" },
+  systemd: true, log_groups: [{ name: "adm", gid: 4 }], nobody: { uid: 65534, gid: 65534 }, ...over,
+});
+
+describe("the sandbox probe", () => {
+  it("reads what the fixed probe line prints on this machine", () => {
+    const r = spawnSync("/bin/sh", ["-c", probeCommand()], { encoding: "utf8" });
+    const f = parseProbe(r.stdout);
+    expect(f.uid).toBe(process.getuid?.());
+    expect(f.arch).toMatch(/^[\w.-]+$/);
+  });
+
+  it("ignores lines that are not its own and values that are not paths or numbers", () => {
+    const f = parseProbe("motd line\nhostgate-probe:uid=0\nhostgate-probe:arch=aarch64\nhostgate-probe:has=bwrap:relative/bwrap\nhostgate-probe:has=setpriv:/usr/bin/setpriv\nhostgate-probe:group=wheel:10\nhostgate-probe:group=adm:x\n");
+    expect(f).toEqual({ uid: 0, arch: "aarch64", programs: { setpriv: "/usr/bin/setpriv" }, systemd: false, log_groups: [] });
+  });
+
+  it("refuses an answer without uid and arch (a forced command, a restricted shell)", () => {
+    expect(() => parseProbe("This account is restricted\n")).toThrow(/no uid\/arch/);
+  });
+});
+
+describe("choosing a mechanism (fail closed)", () => {
+  it("prefers bubblewrap, needs setpriv for a root login, then systemd-run, else none with every reason", () => {
+    expect(chooseSandbox(facts()).mechanism).toBe("bwrap");
+    expect(chooseSandbox(facts({ programs: { bwrap: "/usr/bin/bwrap", systemd_run: "/usr/bin/systemd-run" } })).mechanism).toBe("systemd-run");
+    expect(chooseSandbox(facts({ uid: 1000, programs: { bwrap: "/usr/bin/bwrap" }, systemd: false })).mechanism).toBe("bwrap");
+    const none = chooseSandbox(facts({ uid: 1000, programs: { systemd_run: "/usr/bin/systemd-run" } }));
+    expect(none.mechanism).toBeNull();
+    expect(none.summary).toMatch(/bubblewrap .*not installed.*needs a root login.*refused here \(fail closed\)/);
+  });
+
+  it("drops a mechanism whose check run failed and says why", () => {
+    const sb = chooseSandbox(facts({ systemd: false }), { bwrap: "No permissions to create a new namespace" });
+    expect(sb.mechanism).toBeNull();
+    expect(sb.summary).toContain("bwrap failed its check run: No permissions");
+  });
+
+  it("a host without a mechanism, and loopback under bubblewrap, cannot confine", () => {
+    const none = chooseSandbox(facts({ programs: {}, systemd: false }));
+    expect(() => confine(["sh", "-c", "true"], none, { network: "none", timeout_sec: 1, run_id: "a" })).toThrow(CannotConfine);
+    expect(() => confine(["sh", "-c", "true"], chooseSandbox(facts()), { network: "loopback", timeout_sec: 1, run_id: "a" })).toThrow(/cannot limit to loopback/);
+    expect(() => confine(["sh", "-c", "true"], chooseSandbox(facts()), { network: "none", timeout_sec: 1, run_id: "a;rm" })).toThrow(/run_id/);
+  });
+
+  it("systemd-run: one RestrictAddressFamilies line per grant (two lines would be a union)", () => {
+    const sb = chooseSandbox(facts({ programs: { systemd_run: "/usr/bin/systemd-run" } }));
+    const count = (n: "none" | "loopback" | "any"): number => (confine(["true"], sb, { network: n, timeout_sec: 5, run_id: "r" }).command.match(/RestrictAddressFamilies/g) ?? []).length;
+    expect([count("none"), count("loopback"), count("any")]).toEqual([1, 1, 0]);
+    const c = confine(["true"], sb, { network: "loopback", timeout_sec: 5, run_id: "r" });
+    expect(c.command).toContain("IPAddressAllow=localhost");
+    expect(c.kill_command).toContain("hostgate-exec-r.service");
+  });
+});
+
+describe("the seccomp filter", () => {
+  it("is whole instructions and ends in return instructions", () => {
+    for (const arch of ["x86_64", "aarch64"] as const) {
+      const f = noNetworkFilter(arch);
+      expect(f.length % 8).toBe(0);
+      const last = new DataView(f.buffer).getUint16(f.length - 8, true);
+      expect(last).toBe(0x06);
+    }
+  });
+
+  it("survives printf: the bytes sh prints are the filter's bytes", () => {
+    const f = noNetworkFilter("x86_64");
+    const r = spawnSync("/bin/sh", ["-c", `printf '${printfOctal(f)}'`]);
+    expect(Buffer.compare(r.stdout, Buffer.from(f))).toBe(0);
+  });
+});
+
+describe("quoting: the command reaches the sandboxed shell unchanged", () => {
+  // A stand-in for bwrap and setpriv that writes the argv it got (NUL-separated) to a file: whatever the
+  // command holds (quotes, $(), newlines, leading dashes), the last word bwrap receives is exactly it.
+  const dir = mkdtempSync(join(tmpdir(), "hg-confine-"));
+  const out = join(dir, "argv");
+  const stub = join(dir, "stub");
+  writeFileSync(stub, `#!/bin/sh\n[ "$(basename "$0")" = stub ] || true\nfor a in "$@"; do printf '%s\\0' "$a"; done > ${out}\n`);
+  chmodSync(stub, 0o755);
+  const sb = chooseSandbox(facts({ uid: 1000, programs: { bwrap: stub } }));
+
+  it("holds for hostile strings (property)", () => {
+    fc.assert(fc.property(fc.string({ unit: "binary", minLength: 0, maxLength: 80 }).filter((s) => !s.includes("\0")), (cmd) => {
+      const w = confine(["sh", "-c", cmd], sb, { network: "any", timeout_sec: 1, run_id: "q" });
+      const r = spawnSync("/bin/sh", ["-c", w.command]);
+      expect(r.status).toBe(0);
+      const argv = readFileSync(out).toString("utf8").split("\0").slice(0, -1);
+      expect(argv.slice(-4)).toEqual(["--", "sh", "-c", cmd]);
+    }), { numRuns: 60 });
+  });
+
+  it("hides the daemon's own directories and the shadow files", () => {
+    const w = confine(["true"], sb, { network: "any", timeout_sec: 1, run_id: "q", hide_dirs: [dir] });
+    spawnSync("/bin/sh", ["-c", w.command]);
+    const argv = readFileSync(out).toString("utf8").split("\0");
+    expect(argv.join(" ")).toContain(`--tmpfs ${dir}`);
+    expect(argv.join(" ")).toMatch(/--ro-bind \/dev\/null \/etc\/shadow/);
+  });
+});

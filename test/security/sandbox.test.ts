@@ -1,0 +1,209 @@
+/**
+ * Issue 19: what runs without a human runs unprivileged, read-only and without network, enforced by the host.
+ * These tests take the classifier out of the way (no policy, exec.allow_unverified, risk.disabled: every
+ * command short of critical is allowed) so the sandbox is the only thing between the command and the host, and
+ * replay the red team's findings on `local` (the daemon's own host, as root, through the local executor):
+ * secrets read through everyday spellings, root files written, a program the engine has never seen, the
+ * network, setsid children, unbounded timeouts. Everyday diagnostics must still work inside.
+ * The same findings over SSH are in test/integration/exec-on-host.test.ts (sandbox section).
+ */
+import { createServer, type Server } from "node:net";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { execOnHost, type ExecCaller, type ExecDeps, type ExecSettings } from "../../src/app/exec-on-host.ts";
+import { Inventory } from "../../src/app/inventory.ts";
+import { Sandboxes } from "../../src/app/sandbox.ts";
+import { InventoryCache } from "../../src/adapters/inventory/cache.ts";
+import { LocalExecutor } from "../../src/adapters/exec-local.ts";
+import { CedarPolicyEngine } from "../../src/adapters/policy-cedar/cedar-engine.ts";
+import type { SqliteAuditStore } from "../../src/adapters/audit-sqlite.ts";
+import { openAuditStore } from "../../src/daemon/audit-store.ts";
+import type { ExecOnHostOutput } from "../../src/ipc/hosts.ts";
+import type { Executor } from "../../src/ports/executor.ts";
+import { REQUIRE_PEERS, whichSync } from "../peers/proc.ts";
+import { testEngine } from "../support/risk-engine.ts";
+
+const missing = process.getuid?.() !== 0 ? "needs root (the production daemon's identity)"
+  : !whichSync("bwrap") ? "no bubblewrap (apt-get install bubblewrap)"
+  : !whichSync("setpriv") ? "no setpriv (util-linux)" : null;
+if (missing && REQUIRE_PEERS) throw new Error(`sandbox tests: ${missing}`);
+if (missing) process.stderr.write(`SKIPPING local sandbox tests: ${missing}\n`);
+
+const operator: ExecCaller = { role: "operator", client: "red-team", uid: 1000, actor: "uid:1000" };
+const rand = Math.random().toString(36).slice(2, 8);
+
+describe.skipIf(missing !== null)("unapproved commands on local run in the sandbox (issue 19)", () => {
+  let store: SqliteAuditStore;
+  let deps: ExecDeps;
+  let server: Server;
+  let port = 0;
+  let connections = 0;
+  const made: string[] = [];
+  const mk = (prefix: string, mode = 0o755): string => {
+    const d = mkdtempSync(prefix);
+    chmodSync(d, mode);
+    made.push(d);
+    return d;
+  };
+  let stateDir = "";
+  let secretDir = "";
+  let victimDir = "";
+  let logDir = "";
+  let program = "";
+  const planted = `/etc/hg-planted-${rand}`;
+  const cronFile = `/etc/hg-cron-${rand}`;
+  const settings: ExecSettings = { allow_unverified: true, risk_disabled: true, max_output_bytes: 256 * 1024, fanout_concurrency: 8, max_hosts: 10, max_timeout_sec: 3, local_hide_dirs: [] };
+
+  const run = async (command: string, over: Partial<ExecDeps> = {}, timeout_sec?: number): Promise<ExecOnHostOutput["results"][number]> => {
+    const r = await execOnHost({ host: "local", command, ...(timeout_sec !== undefined ? { timeout_sec } : {}) }, operator, { ...deps, ...over });
+    if (!("results" in r)) throw new Error(`expected results, got ${JSON.stringify(r)}`);
+    return r.results[0]!;
+  };
+
+  beforeAll(async () => {
+    // hostgate's own state: a key readable by anyone, so only the sandbox's hiding keeps it in.
+    stateDir = mk("/var/lib/hg-sandbox-state-");
+    mkdirSync(join(stateDir, "ssh"));
+    writeFileSync(join(stateDir, "ssh", "id_ed25519"), `-----BEGIN OPENSSH PRIVATE KEY-----\nDAEMONKEY${rand}\n-----END OPENSSH PRIVATE KEY-----\n`, { mode: 0o644 });
+    secretDir = mk("/var/lib/hg-sandbox-secret-", 0o700);
+    writeFileSync(join(secretDir, "token"), `SECRETMARK${rand}\n`, { mode: 0o600 });
+    victimDir = mk("/srv/hg-sandbox-victim-", 0o777);
+    writeFileSync(join(victimDir, "victim"), "keep me\n", { mode: 0o666 });
+    logDir = mk("/var/log/hg-sandbox-");
+    writeFileSync(join(logDir, "app.log"), "ok line\nERROR disk full\n", { mode: 0o640 });
+    chmodSync(join(logDir, "app.log"), 0o640);
+    (await import("node:child_process")).execFileSync("chgrp", ["adm", join(logDir, "app.log")]);
+    // A program the risk engine has never seen, outside every temp dir, that writes root files.
+    const bin = mk("/usr/local/lib/hg-sandbox-bin-");
+    program = join(bin, `frobnicate${rand}`);
+    writeFileSync(program, `#!/bin/sh\necho pwned > ${planted}\necho pwned > ${victimDir}/new\nrm -f ${victimDir}/victim\n`, { mode: 0o755 });
+    server = createServer((s) => { connections++; s.end("hello\n"); });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    port = (server.address() as { port: number }).port;
+    store = openAuditStore(mkdtempSync(join(tmpdir(), "hg-sandbox-audit-")), { checkpointIdleMs: 0 });
+    deps = {
+      engine: testEngine(), policy: null, audit: store, local: new LocalExecutor(), sandboxes: new Sandboxes(), executor: new LocalExecutor(),
+      inventory: new Inventory({ backends: [], defaulted: false, cache: new InventoryCache() }),
+      settings: { ...settings, local_hide_dirs: [stateDir] },
+    };
+  });
+  afterAll(async () => {
+    store?.close();
+    await new Promise<void>((r) => { server?.close(() => { r(); }); });
+    for (const d of made) rmSync(d, { recursive: true, force: true });
+    rmSync(planted, { force: true });
+    rmSync(cronFile, { force: true });
+  });
+
+  it("runs as nobody with the log readers' groups, and says so", async () => {
+    const r = await run("id -u; id -G");
+    expect(r.stdout.split("\n")[0]).toBe("65534");
+    expect(r.sandbox).toMatch(/^bwrap as nobody \(uid 65534.*network none$/);
+    const decision = JSON.parse(store.query().filter((e) => e.kind === "exec.decision").at(-1)!.payload) as { sandbox: string[] };
+    expect(decision.sandbox).toEqual(["bwrap"]);
+  });
+
+  it("reads no secret, whatever the spelling (the red team's 'low' reads)", async () => {
+    const key = join(stateDir, "ssh", "id_ed25519");
+    const secret = join(secretDir, "token");
+    const shadow = readFileSync("/etc/shadow", "utf8").split("\n").find((l) => l.startsWith("root:"))!;
+    const spellings = [
+      `cat ${key}`, `cat ${secret}`, `echo ${secret} | xargs cat`, `sed 'r ${secret}' /etc/hostname`,
+      `awk 'BEGIN { while ((getline l < "${secret}") > 0) print l }'`, `cat /proc/self/root${secret}`, `cat /proc/1/root${key}`,
+      `cd /proc/self/cwd && cat .${secret}`, `grep -r DAEMONKEY /var/lib`, `grep -r SECRETMARK /var/lib`, `cat /etc/shadow`, `cat /etc/gshadow`,
+      `cat /etc/ssh/ssh_host_ed25519_key`, `ls -la /root; cat /root/.ssh/* 2>&1`, `tar cf - ${stateDir} 2>/dev/null | strings`,
+    ];
+    if (whichSync("git")) spellings.push(`git diff --no-index /dev/null ${secret}`);
+    for (const cmd of spellings) {
+      const r = await run(cmd);
+      const all = r.stdout + r.stderr;
+      expect(all, cmd).not.toContain(`DAEMONKEY${rand}`);
+      expect(all, cmd).not.toContain(`SECRETMARK${rand}`);
+      expect(all, cmd).not.toContain(shadow);
+      expect(all, cmd).not.toMatch(/BEGIN OPENSSH PRIVATE KEY-----\n[A-Za-z0-9+/=]{20,}/);
+    }
+  });
+
+  it("writes nothing: output-file options, a program the engine never saw, deletes (the red team's 'low' writes)", async () => {
+    const writes = [
+      `iconv -f utf-8 -t utf-8 -o ${cronFile} /etc/hostname`, program, `rm -f ${victimDir}/victim`, `echo x > ${victimDir}/new`,
+      `cp /etc/hostname /etc/hg-cp-${rand}`, `ln -s /tmp /etc/hg-link-${rand}`, `PATH=/tmp:$PATH; printf '#!/bin/sh\\necho' > /tmp/x && touch ${planted}`,
+    ];
+    for (const cmd of writes) {
+      const r = await run(cmd);
+      expect(r.exit_code, `${cmd}: ${r.stderr}`).not.toBe(0);
+    }
+    expect(existsSync(planted)).toBe(false);
+    expect(existsSync(cronFile)).toBe(false);
+    expect(existsSync(`/etc/hg-cp-${rand}`)).toBe(false);
+    expect(existsSync(`/etc/hg-link-${rand}`)).toBe(false);
+    expect(existsSync(join(victimDir, "new"))).toBe(false);
+    expect(readFileSync(join(victimDir, "victim"), "utf8")).toBe("keep me\n");
+    // The private /tmp is writable and thrown away.
+    const tmp = await run(`echo scratch > /tmp/hg-${rand} && cat /tmp/hg-${rand}`);
+    expect(tmp.stdout).toBe("scratch\n");
+    expect(existsSync(`/tmp/hg-${rand}`)).toBe(false);
+  });
+
+  it("has no network unless a policy grants it; ss still sees the host's sockets", async () => {
+    const probe = `bash -c 'exec 3<>/dev/tcp/127.0.0.1/${port}; cat <&3'`;
+    const before = connections;
+    const denied = await run(probe);
+    expect(denied.stdout).not.toContain("hello");
+    expect(denied.stderr).toMatch(/Permission denied/);
+    expect(connections).toBe(before);
+    const ss = await run("ss -ltn");
+    expect(ss.stdout).toContain(`127.0.0.1:${port}`);
+
+    const dir = mkdtempSync(join(tmpdir(), "hg-sandbox-policy-"));
+    writeFileSync(join(dir, "net.cedar"), `@id("local-net")\n@network("any")\npermit (principal, action == Hostgate::Action::"exec", resource) when { resource.backend == "local" };\n`);
+    const granted = await run(probe, { policy: CedarPolicyEngine.load(dir), settings: { ...deps.settings, allow_unverified: false } });
+    expect(granted.stdout).toBe("hello\n");
+    expect(granted.sandbox).toMatch(/network any$/);
+
+    // bubblewrap cannot limit the network to loopback: such a grant is not silently widened; it needs a human.
+    writeFileSync(join(dir, "net.cedar"), `@id("local-loop")\n@network("loopback")\npermit (principal, action == Hostgate::Action::"exec", resource) when { resource.backend == "local" };\n`);
+    await expect(execOnHost({ host: "local", command: probe }, operator, { ...deps, policy: CedarPolicyEngine.load(dir), settings: { ...deps.settings, allow_unverified: false } }))
+      .rejects.toMatchObject({ code: "refused", details: { decision: "require_approval", reasons: expect.arrayContaining([expect.stringMatching(/cannot limit to loopback/)]) } });
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("everyday diagnostics work inside", async () => {
+    for (const cmd of ["df -h", "free -m", "ps aux", "uptime", "du -sh /usr/share/doc", `grep -r ERROR ${logDir}`, "ss -ltnp", "cat /proc/loadavg", "ls /etc"]) {
+      const r = await run(cmd);
+      expect(r.exit_code, `${cmd}: ${r.stderr}`).toBe(0);
+      expect(r.stdout.length, cmd).toBeGreaterThan(0);
+    }
+    expect((await run(`grep -r ERROR ${logDir}`)).stdout).toContain("ERROR disk full");
+    expect((await run("ps -eo pid")).stdout).toMatch(new RegExp(`\\b${process.pid}\\b`));
+  });
+
+  it("ends: setsid children die with the command; no timeout means the configured maximum", async () => {
+    const tag = `${Math.floor(Math.random() * 1000) + 1000}.${rand.length}`;
+    const detached = await run(`setsid sleep ${tag} > /dev/null 2>&1 & echo started`);
+    expect(detached.stdout).toBe("started\n");
+    await new Promise((r) => setTimeout(r, 300));
+    expect((await import("node:child_process")).spawnSync("pgrep", ["-f", `sleep ${tag}`]).status).toBe(1);
+    const forever = await run(`setsid sleep ${tag} & sleep 30`, {}, 0);
+    expect(forever).toMatchObject({ timed_out: true, exit_code: null });
+    expect(forever.duration_ms).toBeLessThan(15_000);
+    await new Promise((r) => setTimeout(r, 300));
+    expect((await import("node:child_process")).spawnSync("pgrep", ["-f", `sleep ${tag}`]).status).toBe(1);
+  });
+
+  it("fails closed: a host with no sandbox runs nothing unapproved; the call becomes a plan", async () => {
+    // A real probe on a host whose PATH has the probe's tools but neither bwrap, setpriv nor systemd-run.
+    const bin = mk("/usr/local/lib/hg-sandbox-path-");
+    for (const p of ["id", "uname", "getent", "cut", "touch", "sh"]) symlinkSync(whichSync(p)!, join(bin, p));
+    const bare: Executor = { exec: (req) => new LocalExecutor().exec({ ...req, command: `PATH=${bin}; export PATH; ${req.command}` }) };
+    const over = { local: bare, sandboxes: new Sandboxes() };
+    await expect(execOnHost({ host: "local", command: `touch ${planted}` }, operator, { ...deps, ...over })).rejects.toMatchObject({
+      code: "refused", details: { decision: "require_approval", reasons: expect.arrayContaining([expect.stringMatching(/unapproved commands run only in a sandbox, and local: no sandbox: bubblewrap \(bwrap\) is not installed/)]) },
+    });
+    const planned = await execOnHost({ host: "local", command: `touch ${planted}` }, operator, { ...deps, ...over, requestApproval: () => Promise.resolve({ transaction_id: "tx", preview_hash: "h" }) });
+    expect(planned).toMatchObject({ approval: { transaction_id: "tx" } });
+    expect(existsSync(planted)).toBe(false);
+  });
+});
