@@ -4,8 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { CannotConfine, chooseSandbox, confine, parseProbe, probeCommand, type SandboxFacts } from "./confine.ts";
-import { noNetworkFilter, printfOctal } from "./seccomp.ts";
+import { CannotConfine, chooseSandbox, confine, parseProbe, probeCommand, type SandboxFacts } from "../../src/core/sandbox/confine.ts";
+import { noNetworkFilter, printfOctal } from "../../src/core/sandbox/seccomp.ts";
 
 const facts = (over: Partial<SandboxFacts> = {}): SandboxFacts => ({
   uid: 0, arch: "x86_64", programs: { bwrap: "/usr/bin/bwrap", setpriv: "/usr/bin/setpriv", systemd_run: "/usr/bin/systemd-run" },
