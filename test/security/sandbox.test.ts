@@ -31,6 +31,10 @@ const missing = process.getuid?.() !== 0 ? "needs root (the production daemon's 
 if (missing && REQUIRE_PEERS) throw new Error(`sandbox tests: ${missing}`);
 if (missing) process.stderr.write(`SKIPPING local sandbox tests: ${missing}\n`);
 
+/** The error a call was refused with (fails the test when it was not refused). */
+const refusal = (p: Promise<unknown>): Promise<{ code?: string; details?: unknown }> =>
+  p.then(() => { throw new Error("expected a refusal"); }, (e: unknown) => e as { code?: string; details?: unknown });
+
 const operator: ExecCaller = { role: "operator", client: "red-team", uid: 1000, actor: "uid:1000" };
 const rand = Math.random().toString(36).slice(2, 8);
 
@@ -165,7 +169,7 @@ describe.skipIf(missing !== null)("unapproved commands on local run in the sandb
 
     // bubblewrap cannot limit the network to loopback: such a grant is not silently widened; it needs a human.
     writeFileSync(join(dir, "net.cedar"), `@id("local-loop")\n@network("loopback")\npermit (principal, action == Hostgate::Action::"exec", resource) when { resource.backend == "local" };\n`);
-    const loop = await execOnHost({ host: "local", command: probe }, operator, { ...deps, policy: CedarPolicyEngine.load(dir), settings: { ...deps.settings, allow_unverified: false } }).catch((e: unknown) => e as { details?: unknown });
+    const loop = await refusal(execOnHost({ host: "local", command: probe }, operator, { ...deps, policy: CedarPolicyEngine.load(dir), settings: { ...deps.settings, allow_unverified: false } }));
     expect(loop).toMatchObject({ code: "refused", details: { decision: "require_approval" } });
     expect(JSON.stringify(loop.details)).toMatch(/cannot limit to loopback/);
     rmSync(dir, { recursive: true, force: true });
@@ -200,7 +204,7 @@ describe.skipIf(missing !== null)("unapproved commands on local run in the sandb
     for (const p of ["id", "uname", "getent", "cut", "touch", "sh"]) symlinkSync(whichSync(p)!, join(bin, p));
     const bare: Executor = { exec: (req) => new LocalExecutor().exec({ ...req, command: `PATH=${bin}; export PATH; ${req.command}` }) };
     const over = { local: bare, sandboxes: new Sandboxes() };
-    const refused = await execOnHost({ host: "local", command: `touch ${planted}` }, operator, { ...deps, ...over }).catch((e: unknown) => e as { details?: unknown });
+    const refused = await refusal(execOnHost({ host: "local", command: `touch ${planted}` }, operator, { ...deps, ...over }));
     expect(refused).toMatchObject({ code: "refused", details: { decision: "require_approval" } });
     expect(JSON.stringify(refused.details)).toMatch(/unapproved commands run only in a sandbox, and local: no sandbox: bubblewrap \(bwrap\) is not installed/);
     const planned = await execOnHost({ host: "local", command: `touch ${planted}` }, operator, { ...deps, ...over, requestApproval: () => Promise.resolve({ transaction_id: "tx", preview_hash: "h" }) });
