@@ -1,0 +1,88 @@
+/**
+ * Issue 19 on a host whose PID 1 is systemd and which has no bubblewrap (the usual server): unapproved
+ * commands run as a systemd-run transient service with DynamicUser=yes and the Protect*= directives. The host
+ * is a real systemd booted with systemd-nspawn (test/peers/nspawn.ts). The transport into it is nsenter, a
+ * stand-in for SSH (its rootfs has no sshd): the probe, the check run, the wrapper and the kill line are the
+ * same shell lines the SSH executor would send, run by the container's own /bin/sh as root.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { LocalExecutor } from "../../src/adapters/exec-local.ts";
+import { Sandboxes } from "../../src/app/sandbox.ts";
+import { confine, type HostSandbox, type NetworkGrant } from "../../src/core/sandbox/confine.ts";
+import { shellJoin } from "../../src/core/inventory/target.ts";
+import type { ExecOutcome, Executor } from "../../src/ports/executor.ts";
+import { nspawnPrereqs, startNspawn, type NspawnPeer } from "../peers/nspawn.ts";
+import { REQUIRE_PEERS } from "../peers/proc.ts";
+
+const missing = nspawnPrereqs();
+if (missing && REQUIRE_PEERS) throw new Error(`systemd container required: ${missing}`);
+if (missing) process.stderr.write(`SKIPPING systemd-run sandbox tests: ${missing}\n`);
+
+/** Runs each command line with the container's /bin/sh, as root or (prefix) as another login. */
+function containerExecutor(peer: NspawnPeer, login: string[] = []): Executor {
+  const local = new LocalExecutor();
+  return { exec: (req) => local.exec({ ...req, command: shellJoin(["nsenter", "-t", String(peer.leaderPid), "-a", ...login, "/bin/sh", "-c", req.command]) }) };
+}
+
+describe.skipIf(missing !== null)("systemd-run sandbox on a systemd host without bubblewrap (issue 19)", () => {
+  let peer: NspawnPeer;
+  let ex: Executor;
+  let sb: HostSandbox;
+  const run = (cmd: string, network: NetworkGrant = "none", timeout_sec = 20): Promise<ExecOutcome> => {
+    const w = confine(["sh", "-c", cmd], sb, { network, timeout_sec, run_id: `t${Math.random().toString(36).slice(2, 8)}` });
+    return ex.exec({ target: { host: "container", port: 0 }, command: w.command, kill_command: w.kill_command, timeout_ms: timeout_sec * 1000, max_output_bytes: 65_536 });
+  };
+
+  /** Whether a `sleep <n>` process runs in the container (no procps there: grep over /proc; `n` holds a bracket so the pattern cannot match its own command line). */
+  const running = (n: string): boolean => peer.exec(["sh", "-c", `grep -als 'sleep.${n}' /proc/[0-9]*/cmdline`]).status === 0;
+
+  beforeAll(async () => {
+    peer = await startNspawn();
+    ex = containerExecutor(peer);
+    sb = await new Sandboxes().forHost({ key: "container", executor: ex, target: { host: "container", port: 0 } });
+  });
+  afterAll(async () => { await peer?.stop(); });
+
+  it("the probe finds systemd-run and its check run passes", () => {
+    expect(sb.mechanism).toBe("systemd-run");
+    expect(sb.summary).toMatch(/DynamicUser/);
+    expect(sb.identity).toMatch(/dynamic user/);
+  });
+
+  it("runs unprivileged on a read-only system with homes and shadow out of reach", async () => {
+    const r = await run("id -u; cat /etc/shadow; ls /root; touch /etc/hg-x; echo s > /tmp/s && cat /tmp/s");
+    const [uid] = r.stdout.split("\n");
+    expect(Number(uid)).toBeGreaterThan(0);
+    expect(r.stdout).not.toMatch(/^root:/m);
+    expect(r.stderr).toMatch(/shadow: (Permission denied|No such file)/);
+    expect(r.stderr).toMatch(/hg-x': Read-only file system/);
+    expect(r.stdout).toContain("s\n");
+    expect(peer.exec(["test", "-e", "/etc/hg-x"]).status).toBe(1);
+  });
+
+  it("no network unless granted: only Unix and netlink sockets", async () => {
+    const none = await run("bash -c 'exec 3<>/dev/tcp/127.0.0.1/9' 2>&1; true");
+    expect(none.stdout).toMatch(/Address family not supported|Permission denied/);
+    const any = await run("bash -c 'exec 3<>/dev/tcp/127.0.0.1/9' 2>&1; true", "any");
+    expect(any.stdout).toMatch(/Connection refused/);
+  });
+
+  it("ends: the unit's processes, setsid children included, go when the command ends or is killed", async () => {
+    const r = await run("setsid sleep 991 > /dev/null 2>&1 & echo started");
+    expect(r.stdout).toBe("started\n");
+    await new Promise((res) => setTimeout(res, 500));
+    expect(running("99[1]")).toBe(false);
+    const killed = await run("setsid sleep 992 > /dev/null 2>&1 & sleep 60", "none", 2);
+    expect(killed.timed_out).toBe(true);
+    await new Promise((res) => setTimeout(res, 1500));
+    expect(running("99[12]")).toBe(false);
+    expect(peer.exec(["sh", "-c", "systemctl list-units --all --no-legend 'hostgate-exec-*' | grep -c . || true"]).stdout.trim()).toBe("0");
+  });
+
+  it("a non-root login without bubblewrap has no sandbox: fail closed", async () => {
+    const nobody = containerExecutor(peer, ["setpriv", "--reuid", "65534", "--regid", "65534", "--clear-groups"]);
+    const s = await new Sandboxes().forHost({ key: "container-nobody", executor: nobody, target: { host: "container", port: 0 } });
+    expect(s.mechanism).toBeNull();
+    expect(s.summary).toMatch(/systemd-run needs a root login/);
+  });
+});
