@@ -8,7 +8,7 @@ import type { PolicyEngine } from "../ports/policy-engine.ts";
 import type { TransactionStore } from "../ports/transaction-store.ts";
 import type { HostRegistry } from "./hosts.ts";
 import type { ResourceRegistry } from "./resources.ts";
-import type { ExecSettings } from "./exec-on-host.ts";
+import type { CallerSlots, ExecSettings } from "./exec-on-host.ts";
 import type { Inventory } from "./inventory.ts";
 import type { Sandboxes } from "./sandbox.ts";
 import type { RiskEngine } from "../core/risk/index.ts";
@@ -25,6 +25,8 @@ export interface HostsFeature {
   local: Executor;
   /** Which sandbox each host has. */
   sandboxes: Sandboxes;
+  /** exec_on_host calls running per caller (exec.max_per_caller). */
+  slots: CallerSlots;
   policy: PolicyEngine | null;
   settings: ExecSettings;
   engine: Promise<RiskEngine>;

@@ -6,6 +6,7 @@ import { judge, type GateDecision, type GateSettings } from "../core/policy/gate
 import { execPolicyRequest, type PolicyPrincipal } from "../core/policy/exec-request.ts";
 import type { RiskAssessment, RiskEngine } from "../core/risk/index.ts";
 import { LIMITS } from "../core/risk/index.ts";
+import { LIMITS as ANSWER_LIMITS } from "../core/limits.ts";
 import type { JsonValue } from "../core/audit/canonical.ts";
 import type { AuditStore } from "../ports/audit-store.ts";
 import type { Executor } from "../ports/executor.ts";
@@ -31,6 +32,8 @@ export interface ExecSettings extends GateSettings {
   max_hosts: number;
   /** The longest an unapproved (sandboxed) command may run, in seconds; `timeout_sec: 0` means this. */
   max_timeout_sec: number;
+  /** Concurrent exec_on_host calls one caller may have running (used with `ExecDeps.slots`). */
+  max_per_caller: number;
   /** Directories and files of the daemon's own host hidden inside its sandbox (state, runtime, config, keys). */
   local_hide_dirs: readonly string[];
 }
@@ -55,6 +58,8 @@ export interface ExecDeps {
   sandboxes: Sandboxes;
   audit: AuditStore;
   settings: ExecSettings;
+  /** Concurrent calls per caller (exec.max_per_caller); absent: no limit (tests of one call). */
+  slots?: CallerSlots | undefined;
   /** Turns a require_approval decision into a RunCommand plan; absent: such commands are refused. */
   requestApproval?: (req: { hosts: string[]; command: string; argv: string[]; shell: string; timeout_sec: number; decision: GateDecision }) => Promise<ApprovalPlan>;
 }
@@ -62,6 +67,55 @@ export interface ExecDeps {
 /** The caller as the gate sees it (role, untrusted client name, kernel uid) and the audit actor string. */
 export interface ExecCaller extends PolicyPrincipal {
   actor: string;
+}
+
+/**
+ * Concurrent exec_on_host calls per caller (`exec.max_per_caller`), keyed by the kernel uid of the caller (its
+ * actor over TCP): one caller's long commands cannot take every SSH session of a host, or every fan-out slot,
+ * from the others. `take` throws `exec_busy` at the limit and returns the release function.
+ */
+export class CallerSlots {
+  private readonly used = new Map<string, number>();
+
+  take(key: string, max: number): () => void {
+    const n = this.used.get(key) ?? 0;
+    if (n >= max) {
+      throw new HostgateError("exec_busy", `${n} exec_on_host calls of this caller are still running; the limit is ${max}`, {
+        hint: "Wait for one to finish (or cancel it), or ask an admin to raise exec.max_per_caller.",
+      });
+    }
+    this.used.set(key, n + 1);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const left = (this.used.get(key) ?? 1) - 1;
+      if (left <= 0) this.used.delete(key);
+      else this.used.set(key, left);
+    };
+  }
+}
+
+/** Bytes of command output one answer may carry (the rest of the 1 MiB answer cap is for the envelope). */
+const OUTPUT_BUDGET_BYTES = Math.floor(ANSWER_LIMITS.answerBytes * 0.75);
+
+/**
+ * Fits a fan-out's outputs in one answer: when the distinct outputs (stated once each, see groupsOf) are over
+ * OUTPUT_BUDGET_BYTES, every stream is cut to an equal share and its result marked `truncated`: the answer is
+ * smaller, never dropped.
+ */
+function fitOutputs(results: ExecHostResult[]): ExecHostResult[] {
+  const distinct = new Map<string, number>();
+  for (const r of results) distinct.set(outcomeKey(r), Buffer.byteLength(r.stdout) + Buffer.byteLength(r.stderr));
+  const total = [...distinct.values()].reduce((a, b) => a + b, 0);
+  if (total <= OUTPUT_BUDGET_BYTES) return results;
+  const share = Math.floor(OUTPUT_BUDGET_BYTES / (2 * distinct.size));
+  const cut = (t: string): string => (Buffer.byteLength(t) <= share ? t : Buffer.from(t).subarray(0, share).toString("utf8"));
+  return results.map((r) => {
+    const stdout = cut(r.stdout);
+    const stderr = cut(r.stderr);
+    return stdout === r.stdout && stderr === r.stderr ? r : { ...r, stdout, stderr, output: stdout, truncated: true };
+  });
 }
 
 /** Names and hosts are one line: no control character at all (a newline is how S018 smuggled a command). */
@@ -235,7 +289,13 @@ export async function execOnHost(input: unknown, caller: ExecCaller, deps: ExecD
       return failed(toHostgateError(e));
     }
   };
-  const results = await mapLimit(records, deps.settings.fanout_concurrency, runOne);
+  const release = deps.slots?.take(caller.uid !== null ? `uid:${caller.uid}` : caller.actor, deps.settings.max_per_caller) ?? ((): void => undefined);
+  let results: ExecHostResult[];
+  try {
+    results = fitOutputs(await mapLimit(records, deps.settings.fanout_concurrency, runOne));
+  } finally {
+    release();
+  }
   await audit(deps.audit, "exec.result", caller.actor, {
     command: q.command,
     results: results.map((r) => ({ host: r.host, ip: r.ip, exit_code: r.exit_code, signal: r.signal, timed_out: r.timed_out, duration_ms: Math.round(r.duration_ms), stdout_bytes: r.stdout.length, stderr_bytes: r.stderr.length, truncated: r.truncated, error: r.error, code: r.code })),

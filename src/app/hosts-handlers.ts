@@ -118,6 +118,7 @@ export function hostsHandlers(d: DaemonDeps): Pick<Handlers, "search_hosts" | "l
         executor: f.executor,
         local: f.local,
         sandboxes: f.sandboxes,
+        slots: f.slots,
         audit: d.audit(),
         settings: f.settings,
         requestApproval: async (req) => {

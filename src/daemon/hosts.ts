@@ -10,7 +10,7 @@ import { LocalExecutor } from "../adapters/exec-local.ts";
 import { Sandboxes } from "../app/sandbox.ts";
 import { CedarPolicyEngine } from "../adapters/policy-cedar/cedar-engine.ts";
 import { Inventory, type Backend } from "../app/inventory.ts";
-import type { ExecSettings } from "../app/exec-on-host.ts";
+import { CallerSlots, type ExecSettings } from "../app/exec-on-host.ts";
 import { ExecConfigSchema, InventoryConfigSchema, PolicyConfigSchema, ProviderConfigSchema, RiskConfigSchema, type ExecConfig, type ProviderConfig } from "../config/hosts.ts";
 import type { InventoryProvider } from "../ports/inventory-provider.ts";
 import type { z } from "zod";
@@ -37,6 +37,8 @@ export interface ComposedHosts {
   local: LocalExecutor;
   /** Which sandbox each host has (probed once per host, kept 10 minutes). */
   sandboxes: Sandboxes;
+  /** exec_on_host calls running per caller. */
+  slots: CallerSlots;
   policy: CedarPolicyEngine | null;
   settings: ExecSettings;
   exec: ExecConfig;
@@ -105,16 +107,19 @@ export function composeHosts(raw: HostsConfig, opts: { mode: DaemonMode; stateDi
     fanout_concurrency: exec.fanout_concurrency,
     max_hosts: exec.max_hosts,
     max_timeout_sec: exec.max_timeout_sec,
+    max_per_caller: exec.max_per_caller,
     // The local sandbox also hides the daemon's own state, sockets and configuration, wherever they are.
     local_hide_dirs: opts.hideDirs ?? [opts.stateDir],
   };
   const sandboxes = new Sandboxes();
+  const slots = new CallerSlots();
   const local = new LocalExecutor();
   return {
     inventory,
     executor,
     local,
     sandboxes,
+    slots,
     policy,
     settings,
     exec,

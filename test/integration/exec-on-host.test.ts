@@ -3,11 +3,12 @@
  * engine, the Cedar policy engine, a real SQLite audit chain. Gate before connection, fan-out to 20 hosts with
  * grouped outputs, an unreachable host among reachable ones, fail-closed audit.
  */
-import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { execOnHost, type ExecCaller, type ExecDeps } from "../../src/app/exec-on-host.ts";
+import { CallerSlots, execOnHost, type ExecCaller, type ExecDeps } from "../../src/app/exec-on-host.ts";
 import { hostDetails } from "../../src/app/host-details.ts";
 import { Inventory } from "../../src/app/inventory.ts";
 import { InventoryCache } from "../../src/adapters/inventory/cache.ts";
@@ -35,7 +36,7 @@ describe.skipIf(missing !== null)("exec_on_host against 20 real sshd hosts", () 
   let executor: SshExecutor;
   let deps: ExecDeps;
   const marker = join(mkdtempSync(join(tmpdir(), "hg-exec-")), "ran");
-  const settings = { allow_unverified: false, risk_disabled: false, max_output_bytes: 64 * 1024, fanout_concurrency: 32, max_hosts: 100, max_timeout_sec: 300, local_hide_dirs: [] };
+  const settings = { allow_unverified: false, risk_disabled: false, max_output_bytes: 64 * 1024, fanout_concurrency: 32, max_hosts: 100, max_timeout_sec: 300, max_per_caller: 4, local_hide_dirs: [] };
   const kinds = (): string[] => store.query().map((e) => e.kind);
 
   beforeAll(async () => {
@@ -176,6 +177,79 @@ describe.skipIf(missing !== null)("exec_on_host against 20 real sshd hosts", () 
     setTimeout(() => { ac.abort(); }, 500);
     const r = await p;
     expect("results" in r && r.results[0]!.error).toMatch(/cancelled/);
+  });
+
+  describe("unapproved commands run in the host's sandbox over SSH (issue 19)", () => {
+    it("root login: bubblewrap after setpriv; the daemon's key, shadow and root files stay out of reach", async () => {
+      const dir = mkdtempSync("/var/lib/hg-exec-key-");
+      const key = join(dir, "id_ed25519");
+      writeFileSync(key, "-----BEGIN OPENSSH PRIVATE KEY-----\nLABKEYMARK\n", { mode: 0o600 });
+      const planted = `/etc/hg-exec-planted-${process.pid}`;
+      const loose = { ...deps, policy: null, settings: { ...settings, allow_unverified: true, risk_disabled: true } };
+      try {
+        for (const cmd of [`cat ${key}`, `echo ${key} | xargs cat`, `cat /proc/self/root${key}`, "cat /etc/shadow", `iconv -f utf-8 -t utf-8 -o ${planted} /etc/hostname`, `touch ${planted}`]) {
+          const r = await execOnHost({ host: "lab2", command: cmd }, operator, loose);
+          if (!("results" in r)) throw new Error("expected results");
+          expect(r.results[0]!.sandbox, cmd).toMatch(/^bwrap as nobody/);
+          expect(r.results[0]!.stdout + r.results[0]!.stderr, cmd).not.toMatch(/LABKEYMARK|^root:/m);
+          expect(r.results[0]!.exit_code, cmd).not.toBe(0);
+        }
+        expect(existsSync(planted)).toBe(false);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+
+    it("cancel kills the command's setsid children too (its own PID namespace)", async () => {
+      const ac = new AbortController();
+      const p = execOnHost({ host: "lab5", command: "setsid sleep 993 & sleep 30", timeout_sec: 0 }, operator, deps, ac.signal);
+      setTimeout(() => { ac.abort(); }, 1500);
+      const r = await p;
+      expect("results" in r && r.results[0]!.error).toMatch(/cancelled/);
+      await new Promise((res) => setTimeout(res, 500));
+      expect(spawnSync("pgrep", ["-f", "sleep 99[3]"]).status).toBe(1);
+    });
+
+    it("one caller cannot hold every slot: exec.max_per_caller", async () => {
+      const slots = new CallerSlots();
+      const one = { ...deps, slots, settings: { ...settings, max_per_caller: 1 } };
+      const first = execOnHost({ host: "lab6", command: "sleep 2" }, operator, one);
+      await new Promise((res) => setTimeout(res, 300));
+      await expect(execOnHost({ host: "lab6", command: "true" }, operator, one)).rejects.toMatchObject({ code: "exec_busy" });
+      const other = await execOnHost({ host: "lab6", command: "echo other" }, { ...operator, uid: 4242, actor: "uid:4242" }, one);
+      expect("results" in other && other.results[0]!.stdout).toBe("other\n");
+      await first;
+      const again = await execOnHost({ host: "lab6", command: "echo again" }, operator, one);
+      expect("results" in again && again.results[0]!.stdout).toBe("again\n");
+    });
+
+    it("a fan-out over the answer budget is cut with a flag, not dropped", async () => {
+      const hosts = lab.hosts.slice(0, 19).map((h) => h.name);
+      const r = await execOnHost({ hosts, command: "hostname; head -c 90000 /dev/zero | tr '\\0' x" }, operator, deps);
+      if (!("results" in r)) throw new Error("expected results");
+      expect(r.results.every((x) => x.truncated)).toBe(true);
+      expect(r.groups).toHaveLength(19);
+      expect(Buffer.byteLength(JSON.stringify(r))).toBeLessThan(1024 * 1024);
+      expect(r.groups[0]!.stdout.startsWith("lab2\nxxx")).toBe(true);
+    });
+
+    it("a pooled connection whose host key is revoked in known_hosts is closed before the next command", async () => {
+      const kh = join(mkdtempSync(join(tmpdir(), "hg-exec-kh-")), "known_hosts");
+      writeFileSync(kh, readFileSync(lab.knownHosts));
+      const ex = new SshExecutor({ known_hosts: [kh], host_keys: "strict", default_user: "root", default_identity_files: [lab.clientKey], connect_timeout_ms: 2000 });
+      try {
+        const d = { ...deps, executor: ex, sandboxes: new Sandboxes() };
+        const ok = await execOnHost({ host: "lab8", command: "echo pooled" }, operator, d);
+        expect("results" in ok && ok.results[0]!.stdout).toBe("pooled\n");
+        expect(ex.connections).toBe(1);
+        writeFileSync(kh, `@revoked * ${lab.hosts[6]!.hostKeyPub}\n${readFileSync(kh, "utf8")}`);
+        const after = await execOnHost({ host: "lab8", command: "echo again" }, operator, d);
+        expect("results" in after && after.results[0]!.code).toBe("host_key_mismatch");
+        expect(ex.connections).toBe(0);
+      } finally {
+        ex.close();
+      }
+    });
   });
 
   it("writes nothing to the marker path in any refused case above", () => {

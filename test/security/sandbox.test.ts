@@ -58,7 +58,7 @@ describe.skipIf(missing !== null)("unapproved commands on local run in the sandb
   let program = "";
   const planted = `/etc/hg-planted-${rand}`;
   const cronFile = `/etc/hg-cron-${rand}`;
-  const settings: ExecSettings = { allow_unverified: true, risk_disabled: true, max_output_bytes: 256 * 1024, fanout_concurrency: 8, max_hosts: 10, max_timeout_sec: 3, local_hide_dirs: [] };
+  const settings: ExecSettings = { allow_unverified: true, risk_disabled: true, max_output_bytes: 256 * 1024, fanout_concurrency: 8, max_hosts: 10, max_timeout_sec: 3, max_per_caller: 4, local_hide_dirs: [] };
 
   const run = async (command: string, over: Partial<ExecDeps> = {}, timeout_sec?: number): Promise<ExecOnHostOutput["results"][number]> => {
     const r = await execOnHost({ host: "local", command, ...(timeout_sec !== undefined ? { timeout_sec } : {}) }, operator, { ...deps, ...over });

@@ -110,6 +110,7 @@ function connectHop(hop: Hop, opts: DialOptions, sock: Readable | undefined): Pr
       keepaliveCountMax: 3,
       algorithms: { serverHostKey: keyAlgorithms(known.keyTypesFor(host, port)) },
       hostVerifier: (blob: Buffer): boolean => {
+        presented.set(client, { host, port, blob });
         verdict = known.verify(host, port, blob);
         if (verdict.status === "known") return true;
         if (verdict.status === "unknown" && opts.host_keys === "tofu" && opts.known_hosts[0]) {
@@ -127,11 +128,37 @@ function connectHop(hop: Hop, opts: DialOptions, sock: Readable | undefined): Pr
   });
 }
 
+/** The key each connected hop presented (for re-checking a pooled connection against known_hosts). */
+const presented = new WeakMap<SshClient, PresentedKey>();
+
+/** A host key a connection was verified with: the name it was checked for and the raw key blob. */
+export interface PresentedKey {
+  host: string;
+  port: number;
+  blob: Buffer;
+}
+
+/**
+ * Re-checks the keys a pooled connection was verified with against the known_hosts files as they are now (an
+ * entry removed, replaced or marked @revoked since): null when every hop is still `known` (or, under trust on
+ * first use, still not contradicted), else the refusal. The files are re-read only when their size or mtime
+ * changed (KnownHosts.loadFresh).
+ */
+export function recheckKeys(keys: readonly PresentedKey[], opts: DialOptions): HostgateError | null {
+  const known = KnownHosts.loadFresh(opts.known_hosts);
+  for (const k of keys) {
+    const v = known.verify(k.host, k.port, k.blob);
+    if (v.status === "known" || (v.status === "unknown" && opts.host_keys === "tofu")) continue;
+    return hostKeyError(v, k.host, k.port);
+  }
+  return null;
+}
+
 /**
  * Dials `target` through `jumps` (in order). Returns the target's client and a close function that ends every
  * hop. Throws HostgateError `unreachable`, `host_key_unknown`, `host_key_mismatch` or `invalid_target`.
  */
-export async function dial(target: Hop, jumps: readonly Hop[], opts: DialOptions): Promise<{ client: SshClient; close: () => void }> {
+export async function dial(target: Hop, jumps: readonly Hop[], opts: DialOptions): Promise<{ client: SshClient; close: () => void; keys: PresentedKey[] }> {
   const opened: SshClient[] = [];
   const closeAll = (): void => {
     for (const c of opened.reverse()) c.end();
@@ -155,7 +182,7 @@ export async function dial(target: Hop, jumps: readonly Hop[], opts: DialOptions
       }
     }
     const client = opened[opened.length - 1]!;
-    return { client, close: closeAll };
+    return { client, close: closeAll, keys: opened.map((c) => presented.get(c)).filter((k): k is PresentedKey => k !== undefined) };
   } catch (e) {
     closeAll();
     throw e;

@@ -1,5 +1,5 @@
 import { createHash, createHmac } from "node:crypto";
-import { appendFileSync, mkdirSync, readFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, readFileSync, statSync } from "node:fs";
 import { dirname } from "node:path";
 import { HostgateError } from "../../core/errors.ts";
 import { knownHostsName, parseKnownHosts, patternsMatch, type KnownHostEntry } from "../../core/inventory/known-hosts.ts";
@@ -40,6 +40,9 @@ export type HostKeyVerdict =
   | { status: "mismatch"; fingerprint: string; name: string; known: { file: string; line: number; key_type: string }[] }
   | { status: "revoked"; fingerprint: string; name: string; file: string; line: number };
 
+/** The last loadFresh result, by the files' stat stamp. */
+const fresh = new Map<string, KnownHosts>();
+
 /** Loaded known_hosts files. Missing files count as empty; unreadable ones throw (fail closed, S011). */
 export class KnownHosts {
   private readonly files: { path: string; entries: KnownHostEntry[] }[];
@@ -64,6 +67,27 @@ export class KnownHosts {
       files.push({ path, entries: parseKnownHosts(text).entries });
     }
     return new KnownHosts(files);
+  }
+
+  /**
+   * Like `load`, but answers the last result while no file changed size or mtime (one stat per file): what a
+   * pooled connection re-checks before each command.
+   */
+  static loadFresh(paths: readonly string[]): KnownHosts {
+    const stamp = paths.map((p) => {
+      try {
+        const st = statSync(p);
+        return `${p}:${st.size}:${st.mtimeMs}:${st.ino}`;
+      } catch {
+        return `${p}:-`;
+      }
+    }).join("|");
+    const hit = fresh.get(stamp);
+    if (hit) return hit;
+    const k = KnownHosts.load(paths);
+    fresh.clear();
+    fresh.set(stamp, k);
+    return k;
   }
 
   /** Key types known for a host (for host-key algorithm preference), in file order. */

@@ -1,7 +1,7 @@
 import type { Client as SshClient, ClientChannel } from "ssh2";
 import { HostgateError } from "../../core/errors.ts";
 import type { ExecOutcome, ExecRequest, Executor } from "../../ports/executor.ts";
-import { dial, type DialOptions, type Hop } from "./dial.ts";
+import { dial, recheckKeys, type DialOptions, type Hop, type PresentedKey } from "./dial.ts";
 
 /**
  * Runs commands on remote hosts over SSH (ssh2). One pooled connection per (user, host, port, jump chain),
@@ -28,7 +28,7 @@ export interface SshExecutorOptions extends DialOptions {
 
 interface Conn {
   key: string;
-  ready: Promise<{ client: SshClient; close: () => void }>;
+  ready: Promise<{ client: SshClient; close: () => void; keys: PresentedKey[] }>;
   active: number;
   waiters: (() => void)[];
   idle: NodeJS.Timeout | undefined;
@@ -145,7 +145,16 @@ export class SshExecutor implements Executor {
   async exec(req: ExecRequest): Promise<ExecOutcome> {
     if (req.signal?.aborted) throw new HostgateError("cancelled", "cancelled before connecting");
     const c = this.conn(req);
-    const { client } = await c.ready;
+    const { client, keys, close } = await c.ready;
+    // A pooled connection lives only while its host keys are still trusted: a key removed or marked @revoked
+    // in known_hosts since it was dialed closes it, and nothing is sent.
+    const revoked = recheckKeys(keys, this.opts);
+    if (revoked) {
+      c.dead = true;
+      if (this.pool.get(c.key) === c) this.pool.delete(c.key);
+      close();
+      throw revoked;
+    }
     await this.acquire(c);
     try {
       return await this.run(c, client, req);
