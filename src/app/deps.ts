@@ -30,7 +30,7 @@ export interface HostsFeature {
   policy: PolicyEngine | null;
   settings: ExecSettings;
   engine: Promise<RiskEngine>;
-  doctor(): { level: "ok" | "warn"; check: string; message: string }[];
+  doctor(): Promise<{ level: "ok" | "warn"; check: string; message: string }[]>;
   reloadPolicy(): string;
 }
 import type { SkillsHandle } from "./skills/handlers.ts";

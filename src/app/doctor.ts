@@ -39,7 +39,7 @@ export async function doctor(deps: DaemonDeps, caller: Caller): Promise<DoctorRe
   if (deps.hostsFeature) {
     const hosts = deps.hostsFeature;
     await guard("hosts", async () => {
-      const found = (await hosts()).doctor();
+      const found = await (await hosts()).doctor();
       for (const f of found.slice(0, -1)) checks.push({ name: `hosts: ${f.check}`, status: f.level, detail: f.message });
       const last = found[found.length - 1]!;
       return { name: `hosts: ${last.check}`, status: last.level, detail: last.message };

@@ -132,7 +132,7 @@ function invalid(msg: string, hint: string): never {
 export const LOCAL_RECORD: HostRecord = { name: LOCAL_HOST, primary_ip: "localhost", provider: "static", backend: "local", meta: {}, tags: [] };
 
 /** Where one resolved host's commands go: the executor and the endpoint (the local executor ignores it). */
-async function sandboxTarget(r: HostRecord, deps: ExecDeps): Promise<SandboxTarget> {
+export async function sandboxTarget(r: HostRecord, deps: Pick<ExecDeps, "local" | "executor" | "inventory">): Promise<SandboxTarget> {
   if (r === LOCAL_RECORD) return { key: LOCAL_HOST, executor: deps.local, target: { host: "localhost", port: 0 } };
   const ssh = r.ssh!;
   const jumps = await Promise.all(ssh.proxy_jump.map(async (spec) => {

@@ -1,5 +1,6 @@
 import { HostgateError, toHostgateError, describeIssues } from "../core/errors.ts";
-import { staticCapabilities, type Capability } from "../core/inventory/record.ts";
+import { staticCapabilities, type Capability, type HostRecord } from "../core/inventory/record.ts";
+import type { HostSandbox } from "../core/sandbox/confine.ts";
 import type { AuditStore } from "../ports/audit-store.ts";
 import type { Executor } from "../ports/executor.ts";
 import { GetHostDetailsInputSchema } from "../ipc/hosts.ts";
@@ -10,15 +11,16 @@ import type { Inventory } from "./inventory.ts";
  * get_host_details: one host's record and capabilities. `ssh` and `docker_exec` follow from the record;
  * with `probe: true` the daemon connects (host key checked as for exec) and runs one fixed, read-only probe —
  * never a command from the caller — to add `systemd` (/run/systemd/system exists) and `hostgate_daemon`
- * (a hostgate agent socket answers to `test -S`). The probe is audited.
+ * (a hostgate agent socket answers to `test -S`), and, given `sandboxOf`, how the host confines commands that
+ * run without approval (app/sandbox.ts; `probe.sandbox`). The probe is audited.
  */
 const PROBE = "test -d /run/systemd/system && echo systemd; for s in /run/hostgate/agent.sock \"$XDG_RUNTIME_DIR/hostgate/agent.sock\"; do test -S \"$s\" && { echo hostgate_daemon; break; }; done; true";
 
-export async function hostDetails(input: unknown, deps: { inventory: Inventory; executor: Executor; audit: AuditStore; actor: string }): Promise<{
+export async function hostDetails(input: unknown, deps: { inventory: Inventory; executor: Executor; audit: AuditStore; actor: string; sandboxOf?: (r: HostRecord) => Promise<HostSandbox> }): Promise<{
   record: { name: string; primary_ip: string; provider: "static" | "ssh_config" | "known_hosts" | "docker"; backend: string; meta: Record<string, string>; tags: string[] };
   ssh: { host: string; port: number; user: string | null; proxy_jump: string[] } | null;
   capabilities: Capability[];
-  probe: { ran: boolean; error: string | null };
+  probe: { ran: boolean; error: string | null; sandbox: string | null };
 }> {
   const parsed = GetHostDetailsInputSchema.safeParse(input);
   if (!parsed.success) throw new HostgateError("invalid_params", `get_host_details: ${describeIssues(parsed.error, "input")}`, { hint: "Pass { name, provider?, probe? }." });
@@ -30,7 +32,7 @@ export async function hostDetails(input: unknown, deps: { inventory: Inventory; 
     });
   }
   const caps = staticCapabilities(record);
-  let probed: { ran: boolean; error: string | null } = { ran: false, error: null };
+  let probed: { ran: boolean; error: string | null; sandbox: string | null } = { ran: false, error: null, sandbox: null };
   if (probe && record.ssh) {
     await audit(deps.audit, "host.probe", deps.actor, { host: record.name, address: record.ssh.host, command: PROBE }, true);
     try {
@@ -38,10 +40,11 @@ export async function hostDetails(input: unknown, deps: { inventory: Inventory; 
       const words = r.stdout.split("\n");
       if (words.includes("systemd")) caps.push("systemd");
       if (words.includes("hostgate_daemon")) caps.push("hostgate_daemon");
-      probed = { ran: true, error: r.error };
+      const sb = deps.sandboxOf ? await deps.sandboxOf(record).then((x) => x.summary, (e: unknown) => `probe failed: ${toHostgateError(e).message}`) : null;
+      probed = { ran: true, error: r.error, sandbox: sb };
     } catch (e) {
       const h = toHostgateError(e);
-      probed = { ran: false, error: `${h.code}: ${h.message}` };
+      probed = { ran: false, error: `${h.code}: ${h.message}`, sandbox: null };
     }
   }
   const { ssh, ...rest } = record;

@@ -12,7 +12,7 @@ import type { Handlers } from "../ipc/dispatch.ts";
 import type { DaemonDeps, HostsFeature } from "./deps.ts";
 import type { PolicyDecision } from "../core/policy/decision.ts";
 import type { RiskAssessment } from "../core/risk/index.ts";
-import { execOnHost, LOCAL_RECORD } from "./exec-on-host.ts";
+import { execOnHost, LOCAL_RECORD, sandboxTarget } from "./exec-on-host.ts";
 import { hostDetails } from "./host-details.ts";
 import { plan } from "./plan.ts";
 
@@ -106,7 +106,7 @@ export function hostsHandlers(d: DaemonDeps): Pick<Handlers, "search_hosts" | "l
     list_backends: async () => (await feature(d)).inventory.listBackends(),
     get_host_details: async (p, caller) => {
       const f = await feature(d);
-      return hostDetails(p, { inventory: f.inventory, executor: f.executor, audit: d.audit(), actor: actorOf(caller) });
+      return hostDetails(p, { inventory: f.inventory, executor: f.executor, audit: d.audit(), actor: actorOf(caller), sandboxOf: async (r) => f.sandboxes.forHost(await sandboxTarget(r, f)) });
     },
     exec_on_host: async (p, caller: Caller, signal?: AbortSignal): Promise<ExecOnHostResult> => {
       const f = await feature(d);

@@ -7,22 +7,26 @@ import { composeHosts } from "./hosts.ts";
 const state = mkdtempSync(join(tmpdir(), "hg-hosts-compose-"));
 
 describe("composeHosts", () => {
-  it("defaults: no inventory configured → the user's ~/.ssh/config and known_hosts; no policy → exec refused (said plainly)", () => {
+  it("defaults: no inventory configured → the user's ~/.ssh/config and known_hosts; no policy → exec refused (said plainly)", async () => {
     const h = composeHosts({}, { mode: "embedded", stateDir: state, env: {} });
     const b = h.inventory.listBackends();
     expect(b.defaulted).toBe(true);
     expect(b.backends.map((x) => x.kind)).toEqual(["ssh_config", "known_hosts"]);
     expect(h.policy).toBeNull();
-    expect(h.doctor().find((f) => f.check === "policy")).toMatchObject({ level: "ok", message: expect.stringContaining("refuses every command") as unknown });
+    expect((await h.doctor()).find((f) => f.check === "policy")).toMatchObject({ level: "ok", message: expect.stringContaining("refuses every command") as unknown });
     h.close();
   });
 
-  it("doctor is loud about exec.allow_unverified, risk.disabled and trust on first use", () => {
+  it("doctor is loud about exec.allow_unverified, risk.disabled and trust on first use", async () => {
     const h = composeHosts({ exec: { allow_unverified: true, host_keys: "tofu" }, risk: { disabled: true } }, { mode: "embedded", stateDir: state, env: {} });
-    const warn = h.doctor().filter((f) => f.level === "warn").map((f) => f.message).join(" | ");
+    const warn = (await h.doctor()).filter((f) => f.level === "warn").map((f) => f.message).join(" | ");
     expect(warn).toContain("NO POLICY and exec.allow_unverified is ON");
     expect(warn).toContain("RISK ENGINE BYPASSED");
     expect(warn).toContain("trust on first use");
+    // The daemon's own host: the sandbox unapproved commands run in, probed for real (bubblewrap here when installed).
+    const sb = (await h.doctor()).find((f) => f.check === "sandbox")!;
+    expect(sb.message).toMatch(/^local: (bubblewrap|systemd-run|no sandbox)/);
+    expect(sb.level).toBe(sb.message.includes("no sandbox") ? "warn" : "ok");
     h.close();
   });
 
@@ -32,15 +36,15 @@ describe("composeHosts", () => {
     expect(() => composeHosts({ policy: { dir } }, { mode: "embedded", stateDir: state, env: {} })).toThrow(/bad\.cedar/);
   });
 
-  it("SIGHUP reload keeps the old set on a broken file and says so; the system daemon uses its own key and known_hosts", () => {
+  it("SIGHUP reload keeps the old set on a broken file and says so; the system daemon uses its own key and known_hosts", async () => {
     const dir = mkdtempSync(join(tmpdir(), "hg-hosts-pol-"));
     writeFileSync(join(dir, "ok.cedar"), "permit (principal, action, resource) when { context.risk_rank == 0 };");
     const h = composeHosts({ policy: { dir } }, { mode: "system", stateDir: state, env: { SSH_AUTH_SOCK: "/tmp/agent" } });
     writeFileSync(join(dir, "zz.cedar"), "forbid (");
     expect(h.reloadPolicy()).toMatch(/FAILED, keeping the old set/);
-    expect(h.doctor().find((f) => f.check === "policy")?.level).toBe("warn");
-    expect(h.doctor().find((f) => f.check === "ssh")?.message).toContain(join(state, "ssh", "known_hosts"));
-    expect(h.doctor().find((f) => f.check === "ssh")?.message).not.toContain("ssh-agent");
+    expect((await h.doctor()).find((f) => f.check === "policy")?.level).toBe("warn");
+    expect((await h.doctor()).find((f) => f.check === "ssh")?.message).toContain(join(state, "ssh", "known_hosts"));
+    expect((await h.doctor()).find((f) => f.check === "ssh")?.message).not.toContain("ssh-agent");
     h.close();
   });
 

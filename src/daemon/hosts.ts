@@ -44,8 +44,11 @@ export interface ComposedHosts {
   exec: ExecConfig;
   /** SIGHUP: reload the policy directory; the line says what happened (old set kept on error). */
   reloadPolicy(): string;
-  /** Doctor findings: [level, message]; `warn` for the loud ones (allow_unverified, risk.disabled, policy errors). */
-  doctor(): { level: "ok" | "warn"; check: string; message: string }[];
+  /**
+   * Doctor findings: [level, message]; `warn` for the loud ones (allow_unverified, risk.disabled, policy errors,
+   * no sandbox on the daemon's own host). Probes the local sandbox once.
+   */
+  doctor(): Promise<{ level: "ok" | "warn"; check: string; message: string }[]>;
   close(): void;
 }
 
@@ -128,7 +131,7 @@ export function composeHosts(raw: HostsConfig, opts: { mode: DaemonMode; stateDi
       const r = policy.reload();
       return r.ok ? `SIGHUP: reloaded ${r.policies} policies from ${policy.dir}` : `SIGHUP: policy reload FAILED, keeping the old set: ${r.error}`;
     },
-    doctor: () => {
+    doctor: async () => {
       const out: { level: "ok" | "warn"; check: string; message: string }[] = [];
       const inv2 = inventory.listBackends();
       out.push({ level: "ok", check: "inventory", message: `${inv2.backends.map((b) => `${b.name} (${b.kind})`).join(", ")}${inv2.defaulted ? " — defaults: no inventory configured" : ""}` });
@@ -141,6 +144,10 @@ export function composeHosts(raw: HostsConfig, opts: { mode: DaemonMode; stateDi
       if (exec.allow_unverified && policy) out.push({ level: "warn", check: "exec.allow_unverified", message: "exec.allow_unverified is ON (it has no effect while a policy is loaded, but would if policy.dir were removed)" });
       if (risk.disabled) out.push({ level: "warn", check: "risk.disabled", message: "RISK ENGINE BYPASSED for exec (risk.disabled: true): only critical commands are still refused. Trusted automation only." });
       if (exec.host_keys === "tofu") out.push({ level: "warn", check: "exec.host_keys", message: "trust on first use: unknown host keys are recorded without checking (audited)" });
+      const sb = await sandboxes.forHost({ key: "local", executor: local, target: { host: "localhost", port: 0 } }).catch((e: unknown) => e as Error);
+      out.push(sb instanceof Error
+        ? { level: "warn", check: "sandbox", message: `local: the sandbox probe failed (${sb.message}); unapproved commands are refused here` }
+        : { level: sb.mechanism ? "ok" : "warn", check: "sandbox", message: `local: ${sb.summary}${sb.mechanism ? `; commands run as ${sb.identity}` : ""}. Remote hosts are probed at their first exec_on_host (get_host_details { probe: true } shows theirs)` });
       out.push({ level: "ok", check: "ssh", message: `known_hosts ${knownHosts.join(", ")}; keys ${identities.join(", ")}${agent ? "; ssh-agent" : ""}; ${executor.connections} pooled connections` });
       return out;
     },

@@ -64,7 +64,11 @@ export const GetHostDetailsOutputSchema = z.object({
   record: HostRecordSchema,
   ssh: z.object({ host: z.string(), port: z.number().int(), user: z.string().nullable(), proxy_jump: z.array(z.string()) }).nullable(),
   capabilities: z.array(z.enum(CAPABILITIES)),
-  probe: z.object({ ran: z.boolean(), error: z.string().nullable() }),
+  probe: z.object({
+    ran: z.boolean(),
+    error: z.string().nullable(),
+    sandbox: z.string().nullable().describe("How commands that run without approval are confined on this host (mechanism, or why none: then they are refused); null when not probed"),
+  }),
 });
 
 const TargetName = z.string().min(1).max(256);

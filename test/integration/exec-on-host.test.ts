@@ -8,7 +8,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CallerSlots, execOnHost, type ExecCaller, type ExecDeps } from "../../src/app/exec-on-host.ts";
+import { CallerSlots, execOnHost, sandboxTarget, type ExecCaller, type ExecDeps } from "../../src/app/exec-on-host.ts";
 import { hostDetails } from "../../src/app/host-details.ts";
 import { Inventory } from "../../src/app/inventory.ts";
 import { InventoryCache } from "../../src/adapters/inventory/cache.ts";
@@ -144,8 +144,8 @@ describe.skipIf(missing !== null)("exec_on_host against 20 real sshd hosts", () 
   it("get_host_details: record and capabilities; probe adds what answers (no systemd in a bare namespace)", async () => {
     const plain = await hostDetails({ name: "lab2" }, { inventory: deps.inventory, executor, audit: store, actor: "uid:0" });
     expect(plain).toMatchObject({ record: { name: "lab2", provider: "static", tags: ["lab"] }, ssh: { host: lab.hosts[0]!.ip, port: 22, user: "root" }, capabilities: ["ssh"], probe: { ran: false } });
-    const probed = await hostDetails({ name: "lab2", probe: true }, { inventory: deps.inventory, executor, audit: store, actor: "uid:0" });
-    expect(probed.probe).toEqual({ ran: true, error: null });
+    const probed = await hostDetails({ name: "lab2", probe: true }, { inventory: deps.inventory, executor, audit: store, actor: "uid:0", sandboxOf: async (r) => deps.sandboxes.forHost(await sandboxTarget(r, deps)) });
+    expect(probed.probe).toEqual({ ran: true, error: null, sandbox: expect.stringMatching(/^bubblewrap \(\/usr\/bin\/bwrap\) after setpriv to uid 65534/) as unknown });
     expect(probed.capabilities).toEqual(existsSync("/run/systemd/system") ? ["ssh", "systemd"] : ["ssh"]);
     expect(store.query().at(-1)!.kind).toBe("host.probe");
     await expect(hostDetails({ name: "nope" }, { inventory: deps.inventory, executor, audit: store, actor: "uid:0" })).rejects.toMatchObject({ code: "not_found" });
