@@ -5,13 +5,21 @@
  * - executor_warm / executor_cold: the SSH executor alone, `true` on a pooled connection / first dial;
  * - fanout_20: one command on 20 hosts over warm connections, p50, and its ratio to one host (target ≤ 3×);
  * - mcp_warm: exec_on_host `true` through `hostgate mcp` (stdio, SDK client, embedded daemon) p50 (target
- *   ≤ 15 ms), when the build in dist/ is present.
+ *   ≤ 15 ms), when the build in dist/ is present;
+ * - sandbox: what confining an unapproved command costs (issue 19, target ≤ 10 ms added to the warm p50):
+ *   `sh -c true` plain vs inside the host's sandbox (core/sandbox: bubblewrap after setpriv here), over a warm
+ *   SSH connection and on local (the local executor), with the mechanism used.
  */
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SshExecutor } from "../src/adapters/exec-ssh/ssh-executor.ts";
+import { LocalExecutor } from "../src/adapters/exec-local.ts";
+import { Sandboxes } from "../src/app/sandbox.ts";
+import { shellJoin } from "../src/core/inventory/target.ts";
+import { confine } from "../src/core/sandbox/confine.ts";
+import type { Executor } from "../src/ports/executor.ts";
 import { startNetnsLab } from "../test/peers/netns-sshd.ts";
 import { mcpWarmExec } from "./support/hosts-exec-mcp.ts";
 
@@ -60,6 +68,30 @@ try {
     warm.push(performance.now() - t);
   }
   out.executor_warm = stats(warm);
+
+  // The sandbox's cost per command (issue 19): the same `sh -c true`, plain and confined.
+  const sandboxCost = async (ex: Executor, key: string, target: { host: string; port: number }): Promise<Record<string, unknown>> => {
+    const sb = await new Sandboxes().forHost({ key, executor: ex, target });
+    const plain = `exec ${shellJoin(["sh", "-c", "true"])}`;
+    const boxed = confine(["sh", "-c", "true"], sb, { network: "none", timeout_sec: 10, run_id: "bench" }).command;
+    const time = async (command: string): Promise<number[]> => {
+      const xs: number[] = [];
+      for (let i = 0; i < 120; i++) {
+        const t = performance.now();
+        const r = await ex.exec({ target, command, timeout_ms: 10_000, max_output_bytes: 4096 });
+        if (r.exit_code !== 0) throw new Error(`bench command failed: ${r.stderr}`);
+        if (i >= 20) xs.push(performance.now() - t);
+      }
+      return xs;
+    };
+    const a = await time(plain);
+    const b = await time(boxed);
+    return { mechanism: sb.mechanism, identity: sb.identity, plain: stats(a), sandboxed: stats(b), added_p50_ms: r2(pct(b, 0.5) - pct(a, 0.5)), target_added_p50_ms: 10 };
+  };
+  out.sandbox = {
+    ssh_warm: await sandboxCost(e, "bench-ssh", { host: h0.ip, port: 22 }),
+    local: await sandboxCost(new LocalExecutor(), "local", { host: "localhost", port: 0 }),
+  };
 
   // Fan-out to 20 hosts on warm connections vs one host.
   await Promise.all(lab.hosts.map((_, i) => e.exec(req(i))));
