@@ -299,8 +299,11 @@ export function assignment(node: Node, ctx: Ctx, scope: Scope): { name: string; 
 function declaration(node: Node, ctx: Ctx, scope: Scope): void {
   for (const c of node.namedChildren) {
     if (!c) continue;
-    if (c.type === "variable_assignment") assignment(c, ctx, scope);
-    else subscriptCode(argOf(c, ctx, scope).text, c, ctx, scope);
+    if (c.type === "variable_assignment") { assignment(c, ctx, scope); continue; }
+    const arg = argOf(c, ctx, scope);
+    subscriptCode(arg.text, c, ctx, scope);
+    // `export $(cat .env)`, `declare "$kv"`: names and values only known at run time (PATH, LD_PRELOAD…).
+    if (arg.dynamic && !arg.display.startsWith("-")) emit(ctx, scope, "exec_env_var", c, `${node.firstChild?.text ?? "declare"} ${arg.display}: names chosen at run time`);
   }
 }
 
