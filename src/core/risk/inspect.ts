@@ -110,7 +110,8 @@ export function inspect(cmd: Cmd, ctx: Ctx, scope: Scope): void {
   if (RESERVED.has(cmd.name) && !a0.dynamic) { reservedWord(cmd, ctx, scope); return; }
   // A path names whatever file is there: only the system directories hold the program the name suggests. The
   // command is still judged as that program too (its rules can only add signals).
-  if (a0.text.includes("/") && !isSystemProgramPath(normalisePath(a0.text, scope.cwd))) emit(ctx, scope, "untrusted_program_path", cmd.node, a0.display);
+  // (A path through /proc/PID/root may be another mount namespace's file: never the system program.)
+  if (a0.text.includes("/") && (/(^|\/)proc\//.test(a0.text) || !isSystemProgramPath(normalisePath(a0.text, scope.cwd)))) emit(ctx, scope, "untrusted_program_path", cmd.node, a0.display);
   trackState(cmd, scope);
   applyRules(cmd, ctx, scope);
   optionCode(cmd, ctx, scope);

@@ -21,6 +21,11 @@ export const STRUCTURAL_RULES: readonly Rule[] = [
     examples: { match: ["$cmd -rf /opt", "$(echo rm) x"], noMatch: ["rm \"$file\""] },
   },
   {
+    id: "prompt_expansion", severity: "high",
+    reason: "bash's ${var@P} expands the value like a prompt string, running the command substitutions it holds (the value is judged as code when the line sets it)",
+    examples: { match: ["echo \"${x@P}\"", "p='$(id)'; echo ${p@P}", "printf %s \"${a[0]@P}\""], noMatch: ["echo \"${x@Q}\"", "echo \"$x\""] },
+  },
+  {
     id: "glob_command_name", severity: "high",
     reason: "the command name contains a glob the shell expands at run time",
     examples: { match: ["/bin/r[m] -rf /home", "/usr/bin/l? /"], noMatch: ["ls *.txt"] },
