@@ -173,7 +173,7 @@ export const PROGRAM_TABLE: Readonly<Record<string, ProgramSpec>> = {
       -K|--config=R!options_from_file -m|--max-time= -o|--output=W -P|--ftp-port= -Q|--quote= -r|--range= -t|--telnet-option=
       -T|--upload-file=R!network_upload -u|--user= -U|--proxy-user= -w|--write-out= -x|--proxy= -X|--request= -y|--speed-time=
       -Y|--speed-limit= -z|--time-cond= --trace=W --trace-ascii=W --stderr=W --libcurl=W --etag-save=W --hsts=W --alt-svc=W --engine=L
-      --output-dir=W --url= --connect-timeout= --retry= --resolve= --connect-to= --cacert= --key= --unix-socket=
+      --output-dir=W --url= --connect-timeout= --retry= --resolve= --connect-to= --cacert= --key= --unix-socket= --abstract-unix-socket=
       -0 -1 -2 -3 -4 -6 -a -B -f -g -G -i -I -j -J -k -l -L -M -n -N -O -p -q -R -s -S -v -V -Z -#`,
     complete: false,
   },
