@@ -9,7 +9,8 @@ import { awkAssignments, awkPrograms } from "../carriers/text-programs.ts";
 import { SHELLS } from "../table.ts";
 
 const SED: OptionSpec = { shortArgs: "efl", longArgs: ["expression", "file", "line-length"] };
-const sedScripts = (cmd: Cmd): string[] => {
+/** The scripts of a sed command line: `-e`/`--expression` values, else its first operand (none with `-f`). */
+export const sedScripts = (cmd: Cmd): string[] => {
   const p = optionsOf(cmd, SED);
   const s = flagValues(p, "-e", "--expression");
   if (s.length === 0 && !hasFlag(p, "-f", "--file") && p.operands[0]) s.push(p.operands[0].text);
