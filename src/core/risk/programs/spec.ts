@@ -99,7 +99,7 @@ export function compileOptions(program: string, text: string, complete: boolean,
     for (const s of spellings) {
       const isLong = s.startsWith("--") && s.length > 2;
       const isShort = bsd ? /^[A-Za-z]$/.test(s) : /^-[^-]$/.test(s);
-      const isWord = !bsd && /^-[A-Za-z@][A-Za-z0-9-]+$/.test(s);
+      const isWord = !bsd && /^-[A-Za-z@][A-Za-z0-9_.-]+$/.test(s);
       if (!isLong && !isShort && !isWord) throw new Error(`program table "${program}": bad spelling ${JSON.stringify(s)} in ${JSON.stringify(entry)}`);
       const map = isLong ? long : isWord ? words : short;
       const key = isLong ? s.slice(2) : bsd ? s : isWord ? s : s.slice(1);
