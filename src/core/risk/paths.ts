@@ -32,7 +32,8 @@ export function normalisePath(p: string, cwd?: string): string {
     parts.push(seg);
     // /proc/PID/root and /proc/PID/cwd (also under task/TID) are links the kernel follows: to a root directory, and to a
     // working directory the text does not show (taken as `/`, from which `..` climbs nowhere: the worst case).
-    if (abs && parts[0] === "proc" && (seg === "root" || seg === "cwd") && (parts.length === 3 || (parts.length === 5 && parts[2] === "task"))) parts.length = 0;
+    // (`/proc//root`: a PID only known at run time, `/proc/$$/root`, left an empty segment.)
+    if (abs && parts[0] === "proc" && (seg === "root" || seg === "cwd") && (parts.length <= 3 || (parts.length === 5 && parts[2] === "task"))) parts.length = 0;
   }
   const out = (abs ? "/" : "") + parts.join("/");
   return out === "" ? (abs ? "/" : ".") : out;

@@ -14,6 +14,9 @@ export function calculator(cmd: Cmd, ctx: Ctx, scope: Scope): void {
     for (const m of text.matchAll(/!(?![<>=])([^\n]*)/g)) {
       emit(ctx, scope, "calculator_runs_command", cmd.node, `${cmd.name} !${m[1]!.slice(0, 60)}`);
       if (m[1]!.trim()) analyseCode(m[1]!, ctx, scope, cmd);
+      // Inside a `[…]` string run later by `x`, the command ends where the string does.
+      const inString = m[1]!.split("]")[0]!;
+      if (inString !== m[1] && inString.trim()) analyseCode(inString, ctx, scope, cmd);
     }
   }
   if (hidden && cmd.name === "dc") emit(ctx, scope, "opaque_code", cmd.node, `a dc program from ${hidden}`);

@@ -121,6 +121,8 @@ function changesServerState(cmd: Cmd): boolean {
   if (cmd.name !== "curl") return false;
   const p = programOf(cmd);
   if (!p) return false;
+  // `-X$M`: an option word built at run time is not read by the table, but may be a method.
+  if (cmd.args.some((a) => a.dynamic && /^(-[a-zA-Z]*X|--req)/.test(a.display))) return true;
   const get = p.flags.has("-G");
   return p.uses.some((u) => (u.def.canonical === "--request" && (!u.value || u.value.dynamic || !SAFE_METHOD.test(u.value.text)))
     || (CURL_BODY.has(u.def.canonical) && !(get && u.def.canonical.startsWith("--data"))));
