@@ -319,7 +319,7 @@ function declaration(node: Node, ctx: Ctx, scope: Scope): void {
     const arg = argOf(c, ctx, scope);
     subscriptCode(arg.text, c, ctx, scope);
     // `export $(cat .env)`, `declare "$kv"`: names and values only known at run time (PATH, LD_PRELOAD…).
-    if (arg.dynamic && !arg.display.startsWith("-")) emit(ctx, scope, "exec_env_var", c, `${node.firstChild?.text ?? "declare"} ${arg.display}: names chosen at run time`);
+    if (arg.dynamic && !arg.display.startsWith("-")) emit(ctx, scope, "exec_env_var", c, `${node.text.split(/\s/, 1)[0]!} ${arg.display}: names chosen at run time`);
   }
 }
 

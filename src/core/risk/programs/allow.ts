@@ -22,9 +22,6 @@ const LOG_OPTS = `--oneline --stat=? --shortstat --numstat --name-only --name-st
   --patience --stat-width= --compact-summary --notes=? --no-notes --encoding= --no-pager --exit-code --word-diff=? --no-renames`;
 const DIFF_OPTS = `${LOG_OPTS} --cached --staged --no-index --merge-base -R --relative=? --ignore-blank-lines --ignore-cr-at-eol -a|--text --binary`;
 
-const GREP_LIKE = `-E -F -G -P -e= -i -v -w -x -c -l -L -m= -o -q -s -b -H -h -n -T -Z -z -A= -B= -C= -a -I -r -R --color=? --colour=?
-  --include= --exclude= --exclude-dir= --line-buffered --label= --null`;
-
 const DOCKER_ALLOW: ProgramSpec = {
   options: "--context= -l|--log-level= -D|--debug",
   posix: true,

@@ -117,7 +117,7 @@ export function dpkgChanges(cmd: Cmd): boolean {
     if (DPKG_OPTION.test(w) || /^--(assert|validate)-/.test(w)) continue;
     // Short actions may be clustered with -R/-G/-E/-O/-B flags (`-Ri`, `-lR`): every letter must be read-only or a flag.
     if (/^-[a-zA-Z?]{2,}$/.test(w)) {
-      if ([...w.slice(1)].every((c) => DPKG_READ.has("-" + c) || "RGEOB".includes(c))) continue;
+      if (w.slice(1).split("").every((c) => DPKG_READ.has("-" + c) || "RGEOB".includes(c))) continue;
       return true;
     }
     const name = w.includes("=") ? w.slice(0, w.indexOf("=")) : w;
