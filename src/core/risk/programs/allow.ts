@@ -31,6 +31,10 @@ const PIP_ALLOW: ProgramSpec = { options: "--outdated -o --uptodate -u --format=
 
 export const ALLOW_TABLE: Readonly<Record<string, ProgramSpec>> = {
   echo: { options: "-n -e -E", posix: true },
+  rg: { options: `-n|--line-number -N|--no-line-number -i|--ignore-case -s|--case-sensitive -S|--smart-case -l|--files-with-matches --files -w|--word-regexp -v|--invert-match
+    -c|--count -F|--fixed-strings -g|--glob= -t|--type= -T|--type-not= --hidden --no-ignore -C|--context= -A|--after-context= -B|--before-context= -m|--max-count=
+    -d|--max-depth= -e|--regexp= -u|--unrestricted -o|--only-matching --json --color= --heading --no-heading -H|--with-filename -I|--no-filename --vimgrep -U|--multiline` },
+  netstat: { options: "-t|--tcp -u|--udp -l|--listening -p|--program -n|--numeric -a|--all -r|--route -i|--interfaces -s|--statistics -e|--extend -W|--wide -x|--unix -w|--raw -4 -6 -c|--continuous -g|--groups" },
   docker: DOCKER_ALLOW,
   podman: DOCKER_ALLOW,
   kubectl: { options: `-n|--namespace= -A|--all-namespaces --context= --cluster= -o|--output= -l|--selector= -w|--watch --show-labels --no-headers --sort-by=
