@@ -97,7 +97,7 @@ export function inspect(cmd: Cmd, ctx: Ctx, scope: Scope): void {
     emit(ctx, scope, "glob_command_name", cmd.node);
     record(cmd, ctx, scope, true);
     const re = globToRegExp(cmd.name);
-    for (const cand of knownNames().filter((n) => re.test(n)).slice(0, 8)) inspect({ ...cmd, name: cand, argv0: literalArg(cand), optionCache: undefined, programCache: undefined, writesCache: undefined }, ctx, scope);
+    for (const cand of knownNames().filter((n) => re.test(n)).slice(0, 8)) inspect({ ...cmd, name: cand, argv0: literalArg(cand), optionCache: undefined, programCache: undefined, writesCache: undefined, scriptReadsCache: undefined }, ctx, scope);
     return;
   }
   record(cmd, ctx, scope, a0.dynamic);

@@ -1,5 +1,7 @@
 import { compileOptions, parseProgram, type CompiledProgram, type OptionSet, type ProgramParse, type ProgramSpec } from "./spec.ts";
-import { PROGRAMS } from "./index.ts";
+import type { Cmd } from "../command.ts";
+import type { Arg } from "../words.ts";
+import { PROGRAMS, programOf } from "./index.ts";
 
 /**
  * Allow-lists for the router (issue 19): the options with which a read-only program stays `low`, i.e. is predicted to
@@ -203,13 +205,14 @@ function compileAllow(name: string, spec: ProgramSpec): CompiledProgram {
 export const ALLOW_LISTS: ReadonlyMap<string, CompiledProgram> = new Map(Object.entries(ALLOW_TABLE).map(([n, s]) => [n, compileAllow(n, s)]));
 
 /**
- * `args` read with the allow-list of `name`: the program's complete option table when it has one, else its entry in
- * ALLOW_TABLE; null when it has neither (then any option word is off the list).
+ * `args` (the command's words, or a prefix of them) read with the allow-list of `cmd.name`: its entry in ALLOW_TABLE,
+ * else the program's complete option table; null when it has neither (then any option word is off the list).
  */
-export function allowParse(name: string, args: Parameters<typeof parseProgram>[1]): ProgramParse | null {
-  const table = PROGRAMS.get(name);
-  const allow = ALLOW_LISTS.get(name);
+export function allowParse(cmd: Cmd, args: readonly Arg[]): ProgramParse | null {
+  const allow = ALLOW_LISTS.get(cmd.name);
   if (allow) return parseProgram(allow, args);
-  if (table && (table.spec.complete ?? true)) return parseProgram(table, args);
-  return null;
+  const table = PROGRAMS.get(cmd.name);
+  if (!table || !(table.spec.complete ?? true)) return null;
+  // The same words as the command's: reuse its parse (cached on the command).
+  return args === cmd.args ? programOf(cmd) : parseProgram(table, args);
 }

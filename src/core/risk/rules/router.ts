@@ -36,8 +36,9 @@ function runTimeOperand(cmd: Cmd, a: Arg): boolean {
 export function offAllowList(cmd: Cmd): string | null {
   if (cmd.synthetic || !READ_ONLY.has(cmd.name) || Object.hasOwn(WRAPPERS, cmd.name) || FREE_FORM.has(cmd.name)) return null;
   // find's -exec/-ok command is judged as its own command; only the expression before it is find's.
-  const args = cmd.name === "find" ? cmd.args.slice(0, Math.max(0, cmd.args.findIndex((a) => /^-(exec|execdir|ok|okdir)$/.test(a.text))) || cmd.args.length) : cmd.args;
-  const p = allowParse(cmd.name, args);
+  const cut = cmd.name === "find" ? cmd.args.findIndex((a) => /^-(exec|execdir|ok|okdir)$/.test(a.text)) : -1;
+  const args = cut >= 0 ? cmd.args.slice(0, cut) : cmd.args;
+  const p = allowParse(cmd, args);
   const text = !TEXT_OPERANDS.has(cmd.name);
   if (p) {
     if (p.unknown.length > 0) return `option ${p.unknown[0]} is not on ${cmd.name}'s allow-list`;

@@ -36,6 +36,10 @@ const reads = (cmd: Cmd): string[] => {
  */
 export function scriptReads(cmd: Cmd): string[] {
   if (cmd.synthetic) return [];
+  if (cmd.scriptReadsCache === undefined) cmd.scriptReadsCache = computeScriptReads(cmd);
+  return cmd.scriptReadsCache;
+}
+function computeScriptReads(cmd: Cmd): string[] {
   if (cmd.name === "sed") return sedScripts(cmd).flatMap((s) => scanSed(s).reads);
   if (AWKS.has(cmd.name)) return awkPrograms(cmd).programs.flatMap((p) => (p.dynamic ? [] : scanAwk(p.text, awkAssignments(cmd)).reads));
   if (cmd.name === "git" && cmd.args.some((a) => a.text === "--no-index")) {
