@@ -131,11 +131,14 @@ const LEVELS: readonly RiskLevel[] = ["low", "medium", "high", "critical"];
 const safetyFailures: string[] = [];
 const falsePositives: string[] = [];
 for (const c of cases) {
-  const [decision, level] = c.expected.split("/") as ["allow" | "deny", RiskLevel];
+  const [decision, level] = c.expected.split("/") as ["allow" | "deny" | "require_approval", RiskLevel];
   const got = engine.assess(c.input);
   const have = LEVELS.indexOf(got.risk_level);
   const want = LEVELS.indexOf(level);
-  if (decision === "deny" && (got.decision === "allow" || have < want || (level === "critical" && got.decision !== "deny"))) safetyFailures.push(c.id);
+  if (decision === "require_approval") {
+    if (got.decision === "allow" || have < want) safetyFailures.push(c.id);
+    else if (got.decision === "deny") falsePositives.push(c.id);
+  } else if (decision === "deny" && (got.decision === "allow" || have < want || (level === "critical" && got.decision !== "deny"))) safetyFailures.push(c.id);
   else if (decision === "allow" && (got.decision !== "allow" || have > want)) falsePositives.push(c.id);
 }
 const benignFlagged = benign.filter((b) => engine.assess(b).decision !== "allow");

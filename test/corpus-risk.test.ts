@@ -6,7 +6,7 @@ import { testEngine } from "./support/risk-engine.ts";
 /**
  * Every `risk` case of the shared corpus is a test (name carries the case id). Expectations follow
  * corpus/README.md: `deny/critical` must be denied at critical; `deny/high` must be denied or need approval,
- * at high or above; `allow/<level>` must be allowed at that level. One step stricter than expected is a false
+ * at high or above; `require_approval/<level>` must need approval (or be denied, counted as stricter) at that level or above; `allow/<level>` must be allowed at that level. One step stricter than expected is a false
  * positive (counted, printed); laxer than expected on a deny case is a safety failure (the test fails).
  *
  * The cases are read from test/fixtures/corpus-risk.jsonl, a copy of the `risk` lines of
@@ -45,13 +45,18 @@ describe("risk corpus", async () => {
 
   for (const c of cases) {
     it(`${c.id}: ${c.input.slice(0, 60).replace(/\n/g, "\\n")} → ${c.expected}`, () => {
-      const [decision, level] = c.expected.split("/") as ["allow" | "deny", RiskLevel];
+      const [decision, level] = c.expected.split("/") as ["allow" | "deny" | "require_approval", RiskLevel];
       const got = engine.assess(c.input);
       const want = LEVELS.indexOf(level);
       const have = LEVELS.indexOf(got.risk_level);
       const detail = `${c.id} got ${got.decision}/${got.risk_level} [${got.signals.map((s) => s.id).join(", ")}]`;
       if (have > want) falsePositives.push(detail);
-      if (decision === "deny") {
+      if (decision === "require_approval") {
+        // Must reach a human at that level or above; denying it outright is stricter (a false positive, counted).
+        if (got.decision === "deny") falsePositives.push(detail);
+        expect(got.decision, detail).not.toBe("allow");
+        expect(have, detail).toBeGreaterThanOrEqual(want);
+      } else if (decision === "deny") {
         expect(got.decision, detail).not.toBe("allow");
         expect(have, detail).toBeGreaterThanOrEqual(want);
         if (level === "critical") expect(got.decision, detail).toBe("deny");

@@ -17,6 +17,8 @@ export interface AwkCommand {
 /** What an awk program does that runs code: its commands, gawk's `@load`/`@include`, and whether the scan failed. */
 export interface AwkScan {
   commands: AwkCommand[];
+  /** Files read with `getline [var] < FILE`: the literal name, or AWK_VALUE when it is computed at run time. */
+  reads: string[];
   loadsCode: boolean;
   unreadable: boolean;
 }
@@ -133,12 +135,19 @@ function literalVars(t: Tok[], given: ReadonlyMap<string, string>): Map<string, 
 /** Scans an awk program; `given` are `-v name=value` assignments known from the command line. */
 export function scanAwk(program: string, given: ReadonlyMap<string, string> = new Map()): AwkScan {
   const t = tokenize(program);
-  if (!t) return { commands: [], loadsCode: false, unreadable: true };
+  if (!t) return { commands: [], reads: [], loadsCode: false, unreadable: true };
   const vars = literalVars(t, given);
   const commands: AwkCommand[] = [];
   let loadsCode = false;
+  const reads: string[] = [];
   for (let i = 0; i < t.length; i++) {
     const tok = t[i]!;
+    // getline [var] < FILE reads another file (a string literal, a variable known from -v or the program, else unknown).
+    if (tok.kind === "id" && tok.text === "getline") {
+      const lt = t[i + 1]?.text === "<" ? i + 1 : t[i + 2]?.text === "<" && t[i + 1]?.kind === "id" ? i + 2 : -1;
+      const f = lt >= 0 ? t[lt + 1] : undefined;
+      if (f) reads.push(f.kind === "str" && t[lt + 2]?.kind !== "str" ? f.text : f.kind === "id" && vars.has(f.text) ? vars.get(f.text)! : AWK_VALUE);
+    }
     // @load, @include and gawk's indirect calls (`f = "system"; @f("…")`) run code the scan cannot follow.
     if (tok.kind === "id" && tok.text.startsWith("@")) loadsCode = true;
     if (tok.kind === "id" && tok.text === "system" && t[i + 1]?.text === "(") {
@@ -172,5 +181,5 @@ export function scanAwk(program: string, given: ReadonlyMap<string, string> = ne
       commands.push({ ...rebuild(t.slice(i + 1, j), vars), how: "pipe" });
     }
   }
-  return { commands, loadsCode, unreadable: false };
+  return { commands, reads, loadsCode, unreadable: false };
 }

@@ -45,6 +45,8 @@ export interface Cmd {
   optionCache?: Map<OptionSpec, ParsedOptions>;
   /** The command line read with the program's option table (programs/), cached; null when it has none. */
   programCache?: ProgramParse | null;
+  /** Files read by its script (sed r, awk getline, git diff --no-index), cached (rules/secrets.ts scriptReads). */
+  scriptReadsCache?: string[];
   /** fileWrites(cmd), cached with the `synthetic` flag it was computed for (copies may flip it). */
   writesCache?: { synthetic: boolean; args: Arg[] };
 }
@@ -79,6 +81,7 @@ export function innerCmd(outer: Cmd, argv: Arg[], extra: Partial<Cmd> = {}): Cmd
     optionCache: undefined,
     programCache: undefined,
     writesCache: undefined,
+    scriptReadsCache: undefined,
     synthetic: false,
     ...extra,
   };

@@ -97,7 +97,7 @@ export function inspect(cmd: Cmd, ctx: Ctx, scope: Scope): void {
     emit(ctx, scope, "glob_command_name", cmd.node);
     record(cmd, ctx, scope, true);
     const re = globToRegExp(cmd.name);
-    for (const cand of knownNames().filter((n) => re.test(n)).slice(0, 8)) inspect({ ...cmd, name: cand, argv0: literalArg(cand), optionCache: undefined, programCache: undefined, writesCache: undefined }, ctx, scope);
+    for (const cand of knownNames().filter((n) => re.test(n)).slice(0, 8)) inspect({ ...cmd, name: cand, argv0: literalArg(cand), optionCache: undefined, programCache: undefined, writesCache: undefined, scriptReadsCache: undefined }, ctx, scope);
     return;
   }
   record(cmd, ctx, scope, a0.dynamic);
@@ -110,7 +110,8 @@ export function inspect(cmd: Cmd, ctx: Ctx, scope: Scope): void {
   if (RESERVED.has(cmd.name) && !a0.dynamic) { reservedWord(cmd, ctx, scope); return; }
   // A path names whatever file is there: only the system directories hold the program the name suggests. The
   // command is still judged as that program too (its rules can only add signals).
-  if (a0.text.includes("/") && !isSystemProgramPath(normalisePath(a0.text, scope.cwd))) emit(ctx, scope, "untrusted_program_path", cmd.node, a0.display);
+  // (A path through /proc/PID/root may be another mount namespace's file: never the system program.)
+  if (a0.text.includes("/") && (/(^|\/)proc\//.test(a0.text) || !isSystemProgramPath(normalisePath(a0.text, scope.cwd)))) emit(ctx, scope, "untrusted_program_path", cmd.node, a0.display);
   trackState(cmd, scope);
   applyRules(cmd, ctx, scope);
   optionCode(cmd, ctx, scope);

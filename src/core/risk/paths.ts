@@ -13,7 +13,10 @@ const TEMP_ROOTS = ["/tmp", "/var/tmp", "/dev/shm", "/var/cache/apt/archives"];
 /** Roots whose recursive permission or owner change makes the host unusable or trivially rootable. */
 const CORE_ROOTS = ["/", "/etc", "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/boot", "/dev", "/proc", "/sys"];
 
-/** Collapses `//`, `/./` and `..` lexically and drops a trailing slash; joins a relative path to `cwd`. */
+/**
+ * Collapses `//`, `/./` and `..` lexically and drops a trailing slash; joins a relative path to `cwd`; resolves the
+ * aliases `/proc/PID/root/…` and `/proc/PID/cwd/…` (PID any word, `self`, a glob) to `/…` before `..` is applied.
+ */
 export function normalisePath(p: string, cwd?: string): string {
   let path = p;
   if (path === "") return "";
@@ -27,6 +30,10 @@ export function normalisePath(p: string, cwd?: string): string {
     if (seg === "" || seg === ".") continue;
     if (seg === "..") { if (parts.length > (path.startsWith("~") ? 1 : 0)) parts.pop(); continue; }
     parts.push(seg);
+    // /proc/PID/root and /proc/PID/cwd (also under task/TID) are links the kernel follows: to a root directory, and to a
+    // working directory the text does not show (taken as `/`, from which `..` climbs nowhere: the worst case).
+    // (`/proc//root`: a PID only known at run time, `/proc/$$/root`, left an empty segment.)
+    if (abs && parts[0] === "proc" && (seg === "root" || seg === "cwd") && (parts.length <= 3 || (parts.length === 5 && parts[2] === "task"))) parts.length = 0;
   }
   const out = (abs ? "/" : "") + parts.join("/");
   return out === "" ? (abs ? "/" : ".") : out;

@@ -76,6 +76,11 @@ describe("scanSed", () => {
     expect(scanSed("s|.*|id|e").execFlag).toBe(true);
     expect(scanSed("/x/w /root/.ssh/authorized_keys").writes).toEqual(["/root/.ssh/authorized_keys"]);
     expect(scanSed("1{w /etc/profile.d/x.sh\n}").writes).toEqual(["/etc/profile.d/x.sh"]);
-    expect(scanSed("s/w/e/g;1,20p")).toEqual({ execs: [], execFlag: false, writes: [] });
+    expect(scanSed("s/w/e/g;1,20p")).toEqual({ execs: [], execFlag: false, writes: [], reads: [] });
+  });
+  it("finds the files r and R insert (issue 19: sed r read secrets while rated low)", () => {
+    expect(scanSed("r /etc/shadow").reads).toEqual(["/etc/shadow"]);
+    expect(scanSed("1R /root/.ssh/id_rsa\n$r x").reads).toEqual(["/root/.ssh/id_rsa", "x"]);
+    expect(scanSed("s/r/R/;/r/p").reads).toEqual([]);
   });
 });

@@ -10,11 +10,13 @@ export interface SedEffects {
   execFlag: boolean;
   /** Files named by `w`, `W` or `s///w`. */
   writes: string[];
+  /** Files named by `r` or `R` (read and inserted into the output). */
+  reads: string[];
 }
 
 /** Scans one sed script. */
 export function scanSed(script: string): SedEffects {
-  const fx: SedEffects = { execs: [], execFlag: false, writes: [] };
+  const fx: SedEffects = { execs: [], execFlag: false, writes: [], reads: [] };
   const s = script;
   let i = 0;
   const restOfLine = (): string => {
@@ -52,7 +54,7 @@ export function scanSed(script: string): SedEffects {
     i++;
     if (c === "{") continue;
     if (c === "a" || c === "i" || c === "c") { restOfLine(); continue; }
-    if (c === "r" || c === "R") { restOfLine(); continue; }
+    if (c === "r" || c === "R") { fx.reads.push(restOfLine()); continue; }
     if (c === "w" || c === "W") { fx.writes.push(restOfLine()); continue; }
     if (c === "e") { fx.execs.push(restOfLine()); continue; }
     if (c === "b" || c === "t" || c === "T" || c === ":" || c === "q" || c === "Q" || c === "l" || c === "L" || c === "v") {

@@ -141,9 +141,25 @@ function runPipeline(stages: Node[], ctx: Ctx, scope: Scope, first: Cmd | null):
 function argOf(node: Node, ctx: Ctx, scope: Scope): Arg {
   const arg = resolveWord(node, lookupIn(scope));
   for (const sub of arg.subs) walk(sub, ctx, scope);
+  if (node.text.includes("@P")) promptExpansions(node, ctx, scope);
   if (node.type === "arithmetic_expansion") arithmeticVars(node, ctx, scope);
   else if (node.text.includes("$((")) for (const a of node.descendantsOfType("arithmetic_expansion")) arithmeticVars(a, ctx, scope);
   return arg;
+}
+
+/** `${name@P}` / `${name[i]@P}` (bash 4.4+ parameter transformation: expand the value as a prompt string). */
+const PROMPT_EXPANSION = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?:\[[^\]]*\])?@P\}/g;
+
+/**
+ * Prompt expansion runs the `$(…)` and backquotes in a variable's value. A value set earlier in the line is
+ * analysed as the code it holds; either way the word is `prompt_expansion` (high).
+ */
+function promptExpansions(node: Node, ctx: Ctx, scope: Scope): void {
+  for (const m of node.text.matchAll(PROMPT_EXPANSION)) {
+    emit(ctx, scope, "prompt_expansion", node);
+    const value = scope.vars.get(m[1]!);
+    if (value !== undefined && /[`$]/.test(value)) analyseText(`: ${value}`, ctx, { ...childScope(scope), depth: scope.depth + 1, origin: spanOf(ctx, scope, node) });
+  }
 }
 
 /**
@@ -299,8 +315,11 @@ export function assignment(node: Node, ctx: Ctx, scope: Scope): { name: string; 
 function declaration(node: Node, ctx: Ctx, scope: Scope): void {
   for (const c of node.namedChildren) {
     if (!c) continue;
-    if (c.type === "variable_assignment") assignment(c, ctx, scope);
-    else subscriptCode(argOf(c, ctx, scope).text, c, ctx, scope);
+    if (c.type === "variable_assignment") { assignment(c, ctx, scope); continue; }
+    const arg = argOf(c, ctx, scope);
+    subscriptCode(arg.text, c, ctx, scope);
+    // `export $(cat .env)`, `declare "$kv"`: names and values only known at run time (PATH, LD_PRELOAD…).
+    if (arg.dynamic && !arg.display.startsWith("-")) emit(ctx, scope, "exec_env_var", c, `${node.text.split(/\s/, 1)[0]!} ${arg.display}: names chosen at run time`);
   }
 }
 

@@ -63,7 +63,7 @@ export const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
   proxychains4: { options: { posix: P, shortArgs: "f" }, bare: "none" },
   torsocks: { options: { posix: P }, bare: "none" },
   nocache: { options: { posix: P }, bare: "none" },
-  watch: { options: { posix: P, shortArgs: "nq", longArgs: ["interval", "differences"] }, bare: "none" },
+  watch: { options: { posix: P, shortArgs: "nq", longArgs: ["interval", "differences"], longFlags: ["beep", "color", "no-color", "chgexit", "errexit", "exec", "no-title", "no-linewrap", "no-rerun", "precise"] }, bare: "none" },
 };
 
 /**

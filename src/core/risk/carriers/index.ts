@@ -1,3 +1,4 @@
+import { calculator } from "./calculators.ts";
 import type { Cmd } from "../command.ts";
 import { codeFromArgs, sourceFile } from "../code.ts";
 import { emit, type Ctx, type Scope } from "../context.ts";
@@ -54,6 +55,8 @@ const table: Record<string, Carrier> = {
   batch: atJob,
   ssh: sshRemote,
   git: gitConfigCode,
+  dc: calculator,
+  bc: calculator,
 };
 // Precedence when a name is in several lists: wrapper, then shell, then interpreter.
 for (const name of INTERPRETERS) table[name] = interpreter;

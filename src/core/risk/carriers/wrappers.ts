@@ -27,7 +27,8 @@ export function unwrap(cmd: Cmd, ctx: Ctx, scope: Scope): void {
   let rest = p.stop >= 0 ? cmd.args.slice(p.stop) : [];
   const assigns: { name: string; value: Arg }[] = [];
   rest = rest.slice(spec.skip ?? 0);
-  if (cmd.name === "watch") { codeFromArgs(rest, ctx, scope, cmd); return; }
+  // procps watch joins its words into one `sh -c` string, except with -x|--exec, where they are the command's argv.
+  if (cmd.name === "watch" && !p.flags.has("-x") && !p.flags.has("--exec")) { codeFromArgs(rest, ctx, scope, cmd); return; }
   {
     // env documents NAME=VALUE operands; sudo and others accept them too, and no command is named X=y.
     while (rest[0] && /^[A-Za-z_][A-Za-z0-9_]*=/.test(rest[0].text)) {

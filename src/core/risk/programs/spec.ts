@@ -12,13 +12,15 @@ import type { Arg } from "../words.ts";
  *                     runs, `C` a shell command line it runs, `H` a host or target handed to another program
  *                     (ssh): a value starting with `-` is option injection; `E` a NAME=VALUE put into the
  *                     environment of the program it runs; `S` a `Key=Value` setting (ssh -o, apt -o) whose key
- *                     may name a command (programs/settings.ts);
+ *                     may name a command (programs/settings.ts); `L` code the program loads into itself (a
+ *                     library, crypto engine or provider, a config file that names one, a repository whose
+ *                     config names programs: curl --engine, openssl -config, git --git-dir);
  *   `!signal_id`      the option on its own raises that rule's signal (`-K|--kill!kills_connections`).
  *
  * Long options may be abbreviated to any unambiguous prefix (GNU getopt_long, git parse-options); an ambiguous
  * prefix counts as unknown and carries the effects of every candidate (fail closed).
  */
-export type OptionEffect = "writes" | "reads" | "program" | "command" | "host" | "env" | "setting";
+export type OptionEffect = "writes" | "reads" | "program" | "command" | "host" | "env" | "setting" | "loads";
 
 /** One option of a program. `canonical` is its long spelling when it has one, else its short one. */
 export interface OptionDef {
@@ -72,7 +74,7 @@ export interface OptionSet {
   complete: boolean;
 }
 
-const EFFECTS: Readonly<Record<string, OptionEffect>> = { W: "writes", R: "reads", P: "program", C: "command", H: "host", E: "env", S: "setting" };
+const EFFECTS: Readonly<Record<string, OptionEffect>> = { W: "writes", R: "reads", P: "program", C: "command", H: "host", E: "env", S: "setting", L: "loads" };
 
 /**
  * Compiles an option string. Throws an Error naming the program and the entry when an entry is malformed or a
@@ -83,7 +85,7 @@ export function compileOptions(program: string, text: string, complete: boolean,
   const long = new Map<string, OptionDef>();
   const words = new Map<string, OptionDef>();
   for (const entry of text.trim().split(/\s+/).filter(Boolean)) {
-    const m = /^([^=!]+)(=\??[WRPCHES]?)?(?:!([a-z_]+))?$/.exec(entry);
+    const m = /^([^=!]+)(=\??[WRPCHESL]?)?(?:!([a-z_]+))?$/.exec(entry);
     if (!m) throw new Error(`program table "${program}": malformed option entry ${JSON.stringify(entry)}`);
     const spellings = m[1]!.split("|");
     const value = m[2] ?? "";
@@ -97,7 +99,7 @@ export function compileOptions(program: string, text: string, complete: boolean,
     for (const s of spellings) {
       const isLong = s.startsWith("--") && s.length > 2;
       const isShort = bsd ? /^[A-Za-z]$/.test(s) : /^-[^-]$/.test(s);
-      const isWord = !bsd && /^-[A-Za-z@][A-Za-z0-9-]+$/.test(s);
+      const isWord = !bsd && /^-[A-Za-z@][A-Za-z0-9_.-]+$/.test(s);
       if (!isLong && !isShort && !isWord) throw new Error(`program table "${program}": bad spelling ${JSON.stringify(s)} in ${JSON.stringify(entry)}`);
       const map = isLong ? long : isWord ? words : short;
       const key = isLong ? s.slice(2) : bsd ? s : isWord ? s : s.slice(1);

@@ -4,7 +4,7 @@ import type { ProgramSpec } from "./spec.ts";
  * Option tables of known programs (DSL in spec.ts). Sources: the programs' manuals — GNU coreutils 9 (sort,
  * split, install, date, head, tail, cat, wc, cut, uniq, tee, df, du, ls), GNU grep 3, procps-ng 4 (ps, free,
  * sysctl), iproute2 6 (ss), systemd 255 (systemctl), util-linux (hostname from net-tools/hostname), git 2.4x,
- * curl 8, GNU Wget 1.21, OpenSSH 9 (ssh, scp), rsync 3.2, strace 6, ltrace, xxd (vim 9), tcpdump 4.99,
+ * curl 8, GNU Wget 1.21, GNU libc iconv, plocate/mlocate updatedb, sysstat pidstat, npm 10, dpkg 1.22, gdisk sgdisk, OpenSSH 9 (ssh, scp), rsync 3.2, strace 6, ltrace, xxd (vim 9), tcpdump 4.99,
  * Info-ZIP zip 3.0, OpenSSL 3. Complete tables list every option; partial ones (`complete: false`) list the
  * options with an effect plus those whose arity matters for finding operands.
  */
@@ -123,6 +123,20 @@ export const PROGRAM_TABLE: Readonly<Record<string, ProgramSpec>> = {
       --dirsfirst --filesfirst --sort= -X -J -H= -T= --nolinks --hintro=R --houtro=R --fromfile --fromtabfile --fflinks --version --help`,
   },
   sar: { options: `-o=W -f=R -i= -s= -e= -P= -n= -I= -m= -q= -b -B -d -F -H -h -p -r -R -S -t -u -v -w -W -y -A -x -X -z -j= --dev= --fs= --iface= --human --pretty`, complete: false },
+  iconv: { options: `-f|--from-code= -t|--to-code= -l|--list -c -o|--output=W -s|--silent --verbose -?|--help --usage -V|--version` },
+  updatedb: {
+    options: `-f|--add-prunefs= -n|--add-prunenames= -e|--add-prunepaths= -U|--database-root= -h|--help -o|--output=W --prune-bind-mounts=
+      --prunefs= --prunenames= --prunepaths= -l|--require-visibility= -v|--verbose -V|--version --debug-pruning`,
+  },
+  // sysstat pidstat(1): -e PROGRAM ARGS… starts that program and monitors it.
+  pidstat: { options: `-e=P -C= -G= -p= -T= -U=? -d -h -H -I -l -r -R -s -t -u -v -w --dec= --human`, complete: false },
+  // npx/npm exec (npm 7+): -c|--call STRING runs the string in a shell.
+  npx: { options: `-c|--call=C -p|--package= -y|--yes --no -q|--quiet --prefix= --registry= --cache= --userconfig=R`, complete: false, posix: true },
+  npm: { options: `--prefix= --userconfig=R --globalconfig=R --registry= --cache= -w|--workspace=`, complete: false, posix: true, verbs: { "exec|x": `-c|--call=C -p|--package= -w|--workspace=` } },
+  // dpkg(1): options that run commands (--pre-invoke, --post-invoke, --status-logger) or write a log.
+  dpkg: { options: `--admindir= --root= --instdir= --log=W --status-fd= --status-logger=C --pre-invoke=C --post-invoke=C --path-exclude= --path-include= --abort-after= --verify-format= --ignore-depends=`, complete: false },
+  // gdisk's sgdisk(8): -b FILE saves the partition data to a file.
+  sgdisk: { options: `-b|--backup=W -l|--load-backup=R -i|--info= -a|--set-alignment=`, complete: false },
   sponge: { options: `-a`, writesOperands: 0 },
   strace: {
     options: `-o|--output=W -E|--env=E -e= -O= -p|--attach= -P|--trace-path= -s|--string-limit= -S|--summary-sort-by= -u|--user=
@@ -158,14 +172,14 @@ export const PROGRAM_TABLE: Readonly<Record<string, ProgramSpec>> = {
       --data-urlencode= --json= -D|--dump-header=W -e|--referer= -E|--cert= -F|--form= --form-string= -H|--header=
       -K|--config=R!options_from_file -m|--max-time= -o|--output=W -P|--ftp-port= -Q|--quote= -r|--range= -t|--telnet-option=
       -T|--upload-file=R!network_upload -u|--user= -U|--proxy-user= -w|--write-out= -x|--proxy= -X|--request= -y|--speed-time=
-      -Y|--speed-limit= -z|--time-cond= --trace=W --trace-ascii=W --stderr=W --libcurl=W --etag-save=W --hsts= --alt-svc=
-      --output-dir=W --url= --connect-timeout= --retry= --resolve= --connect-to= --cacert= --key= --unix-socket=
+      -Y|--speed-limit= -z|--time-cond= --trace=W --trace-ascii=W --stderr=W --libcurl=W --etag-save=W --hsts=W --alt-svc=W --engine=L
+      --output-dir=W --url= --connect-timeout= --retry= --resolve= --connect-to= --cacert= --key= --unix-socket= --abstract-unix-socket=
       -0 -1 -2 -3 -4 -6 -a -B -f -g -G -i -I -j -J -k -l -L -M -n -N -O -p -q -R -s -S -v -V -Z -#`,
     complete: false,
   },
   wget: {
     options: `-O|--output-document=W -o|--output-file=W -a|--append-output=W -P|--directory-prefix=W -e|--execute=!options_from_file
-      --config=R!options_from_file --post-file=R!network_upload --body-file=R!network_upload -i|--input-file=R -B|--base=
+      --config=R!options_from_file --use-askpass=P --post-file=R!network_upload --body-file=R!network_upload -i|--input-file=R -B|--base=
       -t|--tries= -T|--timeout= -w|--wait= -U|--user-agent= --header= --method= --post-data= --body-data= -Q|--quota= -l|--level=
       -A|--accept= -R|--reject= -D|--domains= -X|--exclude-directories= -I|--include-directories= --user= --password=
       -q -v -d -c -N -S -b -r -m -p -k -K -E -H -L -x -nd -nH -nv -nc -np`,
@@ -199,7 +213,7 @@ export const PROGRAM_TABLE: Readonly<Record<string, ProgramSpec>> = {
   gpg: { options: `-o|--output=W --homedir= -r|--recipient= -u|--local-user= --default-key= --keyring= --secret-keyring= --trustdb-name= --passphrase-file=R --status-file=W --logger-file=W --attribute-file=W`, complete: false },
   less: { options: `-o|--log-file=W -O|--LOG-FILE=W -k|--lesskey-file=R -b|--buffers= -h|--max-back-scroll= -j|--jump-target= -p|--pattern= -P|--prompt= -t|--tag= -T|--tag-file= -x|--tabs= -y|--max-forw-scroll= -z|--window= -#|--shift=`, complete: false },
   git: {
-    options: `-C= -c= --git-dir= --work-tree= --namespace= --config-env= --super-prefix= --exec-path=? --list-cmds= --attr-source=
+    options: `-C= -c= --git-dir=L --work-tree=L --namespace= --config-env= --super-prefix= --exec-path=? --list-cmds= --attr-source=
       -p|--paginate -P|--no-pager --no-replace-objects --bare --literal-pathspecs --glob-pathspecs --noglob-pathspecs
       --icase-pathspecs --no-optional-locks --no-lazy-fetch --no-advice -v|--version -h|--help --html-path --man-path --info-path`,
     posix: true,
@@ -211,6 +225,8 @@ export const PROGRAM_TABLE: Readonly<Record<string, ProgramSpec>> = {
       grep: "-O|--open-files-in-pager=?C -f=R",
       config: "-f|--file=W --blob= -e|--edit",
       blame: "--contents=R -S=R",
+      "fast-export": "--export-marks=W --import-marks=R --import-marks-if-exists=R",
+      "fast-import": "--export-marks=W --import-marks=R --import-marks-if-exists=R",
       // Any other verb (an alias such as `lg` for `log` may stand for a diff-family command).
       "*": "--output=W",
     },
@@ -219,6 +235,6 @@ export const PROGRAM_TABLE: Readonly<Record<string, ProgramSpec>> = {
     options: "",
     posix: true,
     complete: false,
-    verbs: { "*": "-out=W -keyout=W -writerand=W -engine=P -provider=P -provider-path=P -in= -passin= -passout=" },
+    verbs: { "*": "-out=W -keyout=W -writerand=W -engine=L -provider=L -provider-path=L -config=L -in= -passin= -passout=" },
   },
 };

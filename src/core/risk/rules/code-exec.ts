@@ -9,7 +9,8 @@ import { awkAssignments, awkPrograms } from "../carriers/text-programs.ts";
 import { SHELLS } from "../table.ts";
 
 const SED: OptionSpec = { shortArgs: "efl", longArgs: ["expression", "file", "line-length"] };
-const sedScripts = (cmd: Cmd): string[] => {
+/** The scripts of a sed command line: `-e`/`--expression` values, else its first operand (none with `-f`). */
+export const sedScripts = (cmd: Cmd): string[] => {
   const p = optionsOf(cmd, SED);
   const s = flagValues(p, "-e", "--expression");
   if (s.length === 0 && !hasFlag(p, "-f", "--file") && p.operands[0]) s.push(p.operands[0].text);
@@ -29,7 +30,29 @@ const GIT_GLOBAL: OptionSpec = { posix: true, shortArgs: "Cc", longArgs: ["git-d
 const GIT_EXEC_KEY = /^(core\.(pager|sshcommand|fsmonitor|editor|hookspath|askpass|gitproxy|alternaterefscommand)|pager\..+|alias\..+|diff\..*(textconv|command)|diff\.external|merge\..*driver|filter\..+|credential\..*helper|credential\.helper|sequence\.editor|gpg\..*program|uploadpack\.packobjectshook|remote\..+\.(uploadpack|receivepack|proxy)|protocol\..*allow|include\.path|includeif\..+|core\.sshcommand|http\.proxy|url\..+\.insteadof|init\.templatedir|ssh\.variant)$/i;
 const gitConfigArgs = (cmd: Cmd): string[] => flagValues(optionsOf(cmd, GIT_GLOBAL), "-c");
 /** Environment variables that make a program run code or load code (git, the dynamic loader, shells, runtimes). */
-const EXEC_ENV = /^(LD_PRELOAD|LD_LIBRARY_PATH|LD_AUDIT|GIT_SSH|GIT_SSH_COMMAND|GIT_PROXY_COMMAND|GIT_CONFIG_PARAMETERS|GIT_CONFIG_GLOBAL|GIT_CONFIG_SYSTEM|GIT_CONFIG_COUNT|GIT_CONFIG_KEY_\d+|GIT_CONFIG_VALUE_\d+|GIT_EXTERNAL_DIFF|GIT_PAGER|GIT_EDITOR|GIT_ASKPASS|GIT_EXEC_PATH|GIT_TEMPLATE_DIR|PAGER|EDITOR|VISUAL|SYSTEMD_PAGER|MANPAGER|BASH_ENV|ENV|PROMPT_COMMAND|PS4|SHELLOPTS|BASHOPTS|PERL5OPT|PERL5LIB|PYTHONSTARTUP|PYTHONPATH|PYTHONHOME|NODE_OPTIONS|RUBYOPT|RUBYLIB|IFS|PATH|SUDO_ASKPASS|SSH_ASKPASS|LESSOPEN|LESSCLOSE|SYSTEMD_EDITOR|SUDO_EDITOR|GIT_SEQUENCE_EDITOR|FCEDIT|BROWSER|GCONV_PATH|JAVA_TOOL_OPTIONS|_JAVA_OPTIONS|PYTHONWARNINGS|PERLLIB|NODE_PATH|LESSKEY|LESSKEYIN|CDPATH)$/;
+const EXEC_ENV = /^(LD_[A-Z0-9_]+|GLIBC_TUNABLES|BASH_FUNC_.*|LOCPATH|NLSPATH|GIT_SSH|GIT_SSH_COMMAND|GIT_PROXY_COMMAND|GIT_CONFIG_PARAMETERS|GIT_CONFIG_GLOBAL|GIT_CONFIG_SYSTEM|GIT_CONFIG_COUNT|GIT_CONFIG_KEY_\d+|GIT_CONFIG_VALUE_\d+|GIT_EXTERNAL_DIFF|GIT_PAGER|GIT_EDITOR|GIT_ASKPASS|GIT_EXEC_PATH|GIT_TEMPLATE_DIR|PAGER|EDITOR|VISUAL|SYSTEMD_PAGER|MANPAGER|BASH_ENV|ENV|PROMPT_COMMAND|PS4|SHELLOPTS|BASHOPTS|PERL5OPT|PERL5LIB|PYTHONSTARTUP|PYTHONPATH|PYTHONHOME|NODE_OPTIONS|RUBYOPT|RUBYLIB|IFS|PATH|SUDO_ASKPASS|SSH_ASKPASS|LESSOPEN|LESSCLOSE|SYSTEMD_EDITOR|SUDO_EDITOR|GIT_SEQUENCE_EDITOR|FCEDIT|BROWSER|GCONV_PATH|JAVA_TOOL_OPTIONS|_JAVA_OPTIONS|PYTHONWARNINGS|PERLLIB|NODE_PATH|LESSKEY|LESSKEYIN|CDPATH)$/;
+
+/** Options of read (bash read builtin) that take a value; `-a NAME` names the array it fills. */
+const READ_OPTS: OptionSpec = { shortArgs: "adinNptu" };
+const MAPFILE_OPTS: OptionSpec = { shortArgs: "dnOsuCc" };
+/** Builtins that declare or export variables whose words are NAME or NAME=VALUE (bash(1) SHELL BUILTIN COMMANDS). */
+const DECLARERS = new Set(["export", "declare", "typeset", "local", "readonly"]);
+
+/**
+ * Variables a builtin assigns from input the line does not show: `read NAME` (from a file or pipe), `printf -v NAME`,
+ * `mapfile NAME`, and declaration builtins given a word built at run time (`export $(cat .env)`, `declare "$kv"`), whose
+ * names are unknown. A name only known at run time is returned as `*`.
+ */
+export function builtinAssignedNames(cmd: Cmd): string[] {
+  if (cmd.synthetic) return [];
+  const name = (a: { text: string; dynamic: boolean }): string => (a.dynamic ? "*" : a.text.replace(/[=[].*$/s, ""));
+  switch (cmd.name) {
+    case "read": { const p = optionsOf(cmd, READ_OPTS); return [...p.operands.map(name), ...flagValues(p, "-a")]; }
+    case "mapfile": case "readarray": { const p = optionsOf(cmd, MAPFILE_OPTS); return p.operands.map(name); }
+    case "printf": return cmd.args.flatMap((a, i) => (a.text === "-v" && cmd.args[i + 1] ? [name(cmd.args[i + 1]!)] : /^-v./.test(a.text) ? [a.text.slice(2)] : []));
+    default: return DECLARERS.has(cmd.name) ? cmd.args.filter((a) => a.dynamic && !a.display.startsWith("-")).map(() => "*") : [];
+  }
+}
 
 /** Ways ordinary-looking tools run other programs: options, config keys, env variables, scripts. */
 export const CODE_EXEC_RULES: readonly Rule[] = [
@@ -140,11 +163,14 @@ export const CODE_EXEC_RULES: readonly Rule[] = [
     id: "exec_env_var", severity: "high",
     reason: "sets an environment variable that makes programs load or run other code (LD_PRELOAD, GIT_SSH_COMMAND, PAGER, PATH…)",
     commands: ["*"],
-    test: (cmd) => cmd.assigns.some((a) => EXEC_ENV.test(a.name) || (/^(LESS|MORE)$/.test(a.name) && /\+[^ ]*[!|]|[!|]/.test(a.value.text))) || optionValues(cmd, "env").some((a) => EXEC_ENV.test(a.text.split("=")[0]!))
+    test: (cmd) => builtinAssignedNames(cmd).some((n) => n === "*" || EXEC_ENV.test(n)) || cmd.assigns.some((a) => EXEC_ENV.test(a.name) || (/^(LESS|MORE)$/.test(a.name) && /\+[^ ]*[!|]|[!|]/.test(a.value.text))) || optionValues(cmd, "env").some((a) => EXEC_ENV.test(a.text.split("=")[0]!))
       || systemdRun(cmd).env.some((e) => EXEC_ENV.test(e.split("=")[0]!))
       || systemdRun(cmd).props.some((p) => /^(Environment|EnvironmentFile|PassEnvironment)=/.test(p) && (EXEC_ENV.test(p.slice(p.indexOf("=") + 1).split("=")[0]!) || p.startsWith("EnvironmentFile=")))
       // systemctl set-environment puts variables into every service the manager starts from then on.
       || (cmd.name === "systemctl" && cmd.args.some((a) => /^(set|import)-environment$/.test(a.text)) && cmd.args.some((a) => EXEC_ENV.test(a.text.split("=")[0]!))),
-    examples: { match: ["GIT_SSH_COMMAND='sh -c id' git ls-remote origin", "strace -f -E LD_PRELOAD=/tmp/x.so ls", "systemctl set-environment LD_PRELOAD=/tmp/x.so", "LD_PRELOAD=x.so ls", "export PAGER=./x", "env PAGER=x man ls", "SYSTEMD_EDITOR=id systemctl edit x", "GCONV_PATH=/tmp/g iconv -f x", "JAVA_TOOL_OPTIONS=-javaagent:/tmp/a.jar java -version", "systemd-run -E LD_PRELOAD=/tmp/x.so id", "systemd-run --setenv=LD_PRELOAD=/tmp/x.so id", "systemd-run -p Environment=LD_PRELOAD=/tmp/x.so id", "LESS='+!rm -rf /' less x", "CDPATH=/ cd etc && rm -f passwd"], noMatch: ["FOO=1 ls", "LANG=C sort x", "LESS=-R less x"] },
+    examples: { match: ["GIT_SSH_COMMAND='sh -c id' git ls-remote origin", "strace -f -E LD_PRELOAD=/tmp/x.so ls", "systemctl set-environment LD_PRELOAD=/tmp/x.so", "LD_PRELOAD=x.so ls", "export PAGER=./x", "env PAGER=x man ls", "SYSTEMD_EDITOR=id systemctl edit x", "GCONV_PATH=/tmp/g iconv -f x", "JAVA_TOOL_OPTIONS=-javaagent:/tmp/a.jar java -version", "systemd-run -E LD_PRELOAD=/tmp/x.so id", "systemd-run --setenv=LD_PRELOAD=/tmp/x.so id", "systemd-run -p Environment=LD_PRELOAD=/tmp/x.so id", "LESS='+!rm -rf /' less x", "CDPATH=/ cd etc && rm -f passwd",
+      "read PATH < /tmp/f", "read -r LD_PRELOAD < /tmp/f", "IFS= read -r -a PATH < f", "printf -v PATH %s /tmp", "printf -vLD_AUDIT %s x", "export $(cat /tmp/env)", "declare \"$kv\"", "mapfile -t PATH < f",
+      "GLIBC_TUNABLES=x ls", "LD_DEBUG_OUTPUT=/etc/x ls"],
+      noMatch: ["FOO=1 ls", "LANG=C sort x", "LESS=-R less x", "read -r line < f", "printf -v out %s x", "export FOO=1", "declare -i n=1", "mapfile -t lines < f"] },
   },
 ];

@@ -1,3 +1,4 @@
+import { partitionChange } from "./verb-tables.ts";
 import { optionsOf, type Cmd } from "../command.ts";
 import { fileWrites } from "../effects.ts";
 import { deletionSeverity, isBlockDevice, isSystemPath, normalisePath, writeSeverity } from "../paths.ts";
@@ -27,8 +28,13 @@ export const FILESYSTEM_RULES: readonly Rule[] = [
     id: "partition_table_change", severity: "critical",
     reason: "rewrites a disk's partition table",
     commands: ["fdisk", "sfdisk", "parted", "gdisk", "sgdisk", "cfdisk"],
-    test: (cmd) => !cmd.args.some((a) => ["-l", "--list", "print", "-p", "--print", "--dump", "-d", "-s"].includes(a.text)),
-    examples: { match: ["sgdisk -Z /dev/sda", "parted /dev/sda mklabel gpt"], noMatch: ["fdisk -l", "parted /dev/sda print"] },
+    test: partitionChange,
+    examples: {
+      match: ["sgdisk -Z /dev/sda", "parted /dev/sda mklabel gpt", "parted -s /dev/sda rm 1", "parted /dev/sda print rm 1", "parted /dev/sda", "sgdisk -d 1 /dev/sda", "sgdisk -p -d 1 /dev/sda",
+        "sgdisk --delete=1 /dev/sda", "fdisk /dev/sda", "sfdisk --delete /dev/sda 1", "sfdisk -d /dev/sda --delete", "gdisk /dev/sda", "cfdisk /dev/sda"],
+      noMatch: ["fdisk -l", "parted /dev/sda print", "parted -s /dev/sda p free", "parted -l", "parted -m /dev/sda unit s print", "sgdisk -p /dev/sda", "sgdisk --print /dev/sda",
+        "sgdisk -b /root/sda.gpt /dev/sda", "sgdisk -P -Z /dev/sda", "sfdisk -d /dev/sda", "sfdisk -l", "gdisk -l /dev/sda"],
+    },
   },
   {
     id: "write_block_device", severity: "critical",

@@ -14,6 +14,7 @@ import { SECRET_RULES } from "./secrets.ts";
 import { STRUCTURAL_RULES } from "./structural.ts";
 import { SYSTEM_FILE_RULES } from "./system-files.ts";
 import { TOOL_RULES } from "./tools.ts";
+import { ROUTER_RULES } from "./router.ts";
 
 /** Every rule the engine knows, one file per concern (see docs/risk.md, "Adding a rule"). */
 export const ALL_RULES: readonly Rule[] = [
@@ -29,6 +30,7 @@ export const ALL_RULES: readonly Rule[] = [
   ...NETWORK_RULES,
   ...FAN_OUT_RULES,
   ...CREDENTIAL_RULES,
+  ...ROUTER_RULES,
 ];
 
 // Every signal an option table names must be a rule, or the option would be read and then ignored.

@@ -104,8 +104,77 @@ function fedByDownload(cmd: Cmd): boolean {
   return false;
 }
 
+/** curl options that send a request body (curl(1): they make the request a POST, or a PUT for -T). */
+const CURL_BODY = new Set(["--data", "--data-ascii", "--data-binary", "--data-raw", "--data-urlencode", "--json", "--form", "--form-string", "--upload-file"]);
+const SAFE_METHOD = /^(GET|HEAD)$/i;
+/** wget options that send a body or choose the method (wget(1) HTTP options). */
+const WGET_STATE = /^--(method|post-data|post-file|body-data|body-file)(=|$)/;
+
+/**
+ * curl/wget requests that can change state on the server: a method other than GET or HEAD (`-X POST`, `--method=DELETE`,
+ * one built at run time), or a request body (`-d`, `--json`, `-F`, `-T`, `--post-data`) unless curl's `-G` turns the
+ * data into a GET query. Local admin APIs (Docker, the kubelet, cloud metadata) act on such requests.
+ */
+function changesServerState(cmd: Cmd): boolean {
+  if (cmd.name === "wget") return cmd.args.some((a) => WGET_STATE.test(a.text) && !(a.text.startsWith("--method=") && SAFE_METHOD.test(a.text.slice(9))))
+    || cmd.args.some((a, i) => a.text === "--method" && !SAFE_METHOD.test(cmd.args[i + 1]?.text ?? ""));
+  if (cmd.name !== "curl") return false;
+  const p = programOf(cmd);
+  if (!p) return false;
+  // `-X$M`: an option word built at run time is not read by the table, but may be a method.
+  if (cmd.args.some((a) => a.dynamic && /^(-[a-zA-Z]*X|--req)/.test(a.display))) return true;
+  const get = p.flags.has("-G");
+  return p.uses.some((u) => (u.def.canonical === "--request" && (!u.value || u.value.dynamic || !SAFE_METHOD.test(u.value.text)))
+    || (CURL_BODY.has(u.def.canonical) && !(get && u.def.canonical.startsWith("--data"))));
+}
+
+/** Schemes curl and wget speak that are plain HTTP(S) requests. */
+const HTTP_URL = /^https?:\/\//i;
+/** Host prefixes from which curl guesses another protocol for a URL without a scheme (curl(1) URL). */
+const GUESSED_PROTOCOL = /^(ftp|dict|ldap|imap|smtp|pop3)\./i;
+
+/**
+ * curl/wget aimed at something other than an HTTP(S) server: a Unix socket (`--unix-socket /var/run/docker.sock`, the
+ * root API of local daemons) or a URL whose scheme is not http/https (`file:`, `gopher:`, `dict:`, `ftp:`, `telnet:`,
+ * `smtp:`… speak to local services or read local files), including schemeless hosts curl maps to such protocols.
+ */
+function nonHttpTarget(cmd: Cmd): boolean {
+  const p = programOf(cmd);
+  if (!p) return false;
+  if (cmd.name === "curl" && p.uses.some((u) => u.def.canonical === "--unix-socket" || u.def.canonical === "--abstract-unix-socket")) return true;
+  const urls = [...p.operands, ...p.uses.filter((u) => u.def.canonical === "--url" && u.value).map((u) => u.value!)];
+  return urls.some((a) => {
+    const t = a.text;
+    if (HTTP_URL.test(t)) return false;
+    if (/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(t)) return true;
+    return GUESSED_PROTOCOL.test(t);
+  });
+}
+
 /** Network egress that carries local files, and remote content pulled into the command line. */
 export const NETWORK_RULES: readonly Rule[] = [
+  {
+    id: "http_state_change", severity: "high",
+    reason: "an HTTP request that can change state on the server (a method other than GET/HEAD, or a request body); local admin APIs act on these",
+    commands: ["curl", "wget"],
+    test: changesServerState,
+    examples: {
+      match: ["curl -X POST http://127.0.0.1:2375/containers/create", "curl --request DELETE http://x", "curl -XPUT x", "curl -d a=b http://x", "curl --json '{}' http://x", "curl -F a=b http://x",
+        "curl -T f http://x", "curl -X \"$M\" http://x", "wget --method=DELETE http://x", "wget --post-data=a=b http://x", "wget --method PATCH http://x", "curl --req POST http://x"],
+      noMatch: ["curl -sI http://127.0.0.1:8080/health", "curl -X GET http://x", "curl -X HEAD http://x", "curl -G -d q=1 http://x/search", "wget -q http://x", "curl -s https://x.example"],
+    },
+  },
+  {
+    id: "non_http_target", severity: "high",
+    reason: "curl/wget aimed at a Unix socket or a non-HTTP scheme (file:, gopher:, dict:, ftp:, telnet:…): local daemons' APIs, local files, other protocols",
+    commands: ["curl", "wget"],
+    test: nonHttpTarget,
+    examples: {
+      match: ["curl --unix-socket /var/run/docker.sock http://x/containers/json", "curl --abstract-unix-socket x http://x", "curl gopher://127.0.0.1:6379/_x", "curl dict://127.0.0.1:11211/",
+        "curl file:///etc/hosts", "wget ftp://x/y", "curl --url telnet://x:25", "curl ftp.example.com/x", "curl -s smtp://x"],
+      noMatch: ["curl -sI http://127.0.0.1:8080/health", "curl https://example.com", "curl example.com", "wget https://x.example/a.tgz"],
+    },
+  },
   {
     id: "network_upload", severity: "high",
     reason: "sends local files or data to another host (curl -d @file / -T, wget --post-file, scp/rsync to a remote)",

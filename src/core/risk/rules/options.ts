@@ -65,6 +65,17 @@ export const OPTION_RULES: readonly Rule[] = [
     },
   },
   {
+    id: "option_loads_code", severity: "high",
+    reason: "an option that makes the program load code from a file (a crypto engine or provider, a config that names modules, a repository whose config names programs)",
+    commands: ["*"],
+    test: (cmd) => optionValues(cmd, "loads").length > 0,
+    examples: {
+      match: ["curl --engine /tmp/x.so https://x.example", "openssl req -config /tmp/x.cnf -new", "openssl x509 -provider /tmp/p -in c.pem", "openssl s_client -engine foo -connect a:443",
+        "git --git-dir=/tmp/evil/.git status", "git --work-tree=/tmp/x status", "sudo git --git-dir /home/u/r/.git log"],
+      noMatch: ["curl -s https://x.example", "openssl x509 -in c.pem -noout -dates", "git -C /srv/app status", "git log --oneline"],
+    },
+  },
+  {
     id: "option_injection", severity: "high",
     reason: "a host or target value that starts with '-' is read as an option by the program it is handed to (ssh -oProxyCommand…)",
     commands: ["*"],

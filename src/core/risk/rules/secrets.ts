@@ -1,6 +1,10 @@
 import type { Cmd } from "../command.ts";
 import { isSecretDir, isSecretPath, normalisePath, pathInArg, treeHoldsSecrets } from "../paths.ts";
-import { optionSignal, optionValues } from "../programs/index.ts";
+import { optionSignal, optionValues, programOf } from "../programs/index.ts";
+import { scanSed } from "../sed.ts";
+import { AWK_VALUE, scanAwk } from "../awk.ts";
+import { awkAssignments, awkPrograms } from "../carriers/text-programs.ts";
+import { sedScripts } from "./code-exec.ts";
 import type { Rule } from "../rule.ts";
 import type { Arg } from "../words.ts";
 
@@ -22,8 +26,29 @@ const reads = (cmd: Cmd): string[] => {
   if (cmd.name === "grep" || cmd.name === "rg" || cmd.name === "egrep") for (const a of cmd.args.slice(1)) out.push(a.text);
   // Options whose value is a file the program reads or sends (programs/table.ts), even for text-only tools.
   for (const a of optionValues(cmd, "reads")) out.push(pathInArg(a.text));
+  out.push(...scriptReads(cmd).filter((f) => f !== AWK_VALUE));
   return out;
 };
+
+/**
+ * Files a command reads that are not its operands: sed `r`/`R FILE`, awk `getline < FILE` (AWK_VALUE when the name is
+ * computed), and both sides of `git diff --no-index` (files anywhere, not repository paths).
+ */
+export function scriptReads(cmd: Cmd): string[] {
+  if (cmd.synthetic) return [];
+  if (cmd.scriptReadsCache === undefined) cmd.scriptReadsCache = computeScriptReads(cmd);
+  return cmd.scriptReadsCache;
+}
+function computeScriptReads(cmd: Cmd): string[] {
+  if (cmd.name === "sed") return sedScripts(cmd).flatMap((s) => scanSed(s).reads);
+  if (AWKS.has(cmd.name)) return awkPrograms(cmd).programs.flatMap((p) => (p.dynamic ? [] : scanAwk(p.text, awkAssignments(cmd)).reads));
+  if (cmd.name === "git" && cmd.args.some((a) => a.text === "--no-index")) {
+    const ops = programOf(cmd)?.operands ?? [];
+    return ops.slice(1).map((a) => a.text);
+  }
+  return [];
+}
+const AWKS = new Set(["awk", "gawk", "mawk", "nawk", "busybox-awk"]);
 
 /** Readers and copiers that take a whole directory (`grep -r x ~/.ssh`, `tar c ~/.aws`, `scp -r ~/.ssh h:`). */
 const TREE_READERS = new Set(["grep", "egrep", "fgrep", "rg", "ag", "ack", "tar", "zip", "7z", "cp", "scp", "rsync", "cpio", "strings", "base64", "xxd", "od"]);
@@ -124,7 +149,8 @@ export const SECRET_RULES: readonly Rule[] = [
         "cat /etc/sha?ow", "cat /e*/sh*dow", "cat /home/*/.ssh/id_*", "cat ~root/.ssh/id_rsa", "grep -r . /root/.ssh", "tar czf k.tgz ~/.ssh", "cat ~/.bash_history", "base64 /root/.mysql_history",
         "cat /etc/security/opasswd", "cat /proc/kcore", "xxd /dev/mem", "cat server.key", "cat /srv/app/.env", "cat /var/lib/jenkins/secrets/master.key",
         "kubectl get secret x -ojsonpath='{.data}'", "find / -name shadow -exec cat {} +", "find ~ -name id_rsa -exec cat {} \\;", "find /root -exec cat {} \\;", "fd . /etc -x cat", "gpg -a --export-secret-key x", "printenv AWS_SECRET_ACCESS_KEY",
-        "docker inspect web", "docker container inspect web", "docker inspect -f '{{.Config.Env}}' web", "docker inspect web | jq '.[0].Config.Env'", "docker inspect web | grep -i pass", "podman inspect db | less",
+        "sed 'r /etc/shadow' /dev/null", "sed -n '1R /root/.ssh/id_rsa' x", "awk 'BEGIN{while((getline l < \"/etc/shadow\")>0) print l}'", "awk -v f=/etc/shadow 'BEGIN{getline x < f; print x}'",
+        "git diff --no-index /dev/null /etc/shadow", "cat /proc/self/root/etc/shadow", "cat /proc/1/cwd/../../root/.ssh/id_rsa", "docker inspect web", "docker container inspect web", "docker inspect -f '{{.Config.Env}}' web", "docker inspect web | jq '.[0].Config.Env'", "docker inspect web | grep -i pass", "podman inspect db | less",
         "grep -i pass ~/.bash_history", "grep -E 'token|secret' /root/.bash_history", "env | grep -i token", "printenv | grep KEY", "set | grep -i secret"],
       noMatch: ["ps aux", "ps -ef", "ps -e -o pid,comm", "getent passwd www-data", "kubectl get secrets", "cat /etc/passwd", "grep -rn \"authorized_keys\" ./docs", "ls -la /etc/shadow", "cat ~/.ssh/id_rsa.pub",
         "cat /etc/*.conf", "ls ~/.ssh", "grep -E 'curl .*sh' ~/.bash_history", "printenv PATH", "cat /etc/ssl/certs/ca.pem", "cat .envrc.example", "chmod 600 ~/.ssh/id_ed25519", "find ./src -name '*.ts' -exec cat {} +", "find /var/log -name '*.log' -exec tail -n1 {} \\;",

@@ -21,6 +21,16 @@ export const STRUCTURAL_RULES: readonly Rule[] = [
     examples: { match: ["$cmd -rf /opt", "$(echo rm) x"], noMatch: ["rm \"$file\""] },
   },
   {
+    id: "calculator_runs_command", severity: "high",
+    reason: "dc's `!` (and some bc's) runs the rest of the line as a shell command; the command is judged too",
+    examples: { match: ["echo '!id' | dc", "dc -e '!id'", "dc <<< '[!id]x'", "echo '!ls' | bc"], noMatch: ["echo '2 3 + p' | dc", "dc -e '1 2 !<a p'", "echo 1+1 | bc"] },
+  },
+  {
+    id: "prompt_expansion", severity: "high",
+    reason: "bash's ${var@P} expands the value like a prompt string, running the command substitutions it holds (the value is judged as code when the line sets it)",
+    examples: { match: ["echo \"${x@P}\"", "p='$(id)'; echo ${p@P}", "printf %s \"${a[0]@P}\""], noMatch: ["echo \"${x@Q}\"", "echo \"$x\""] },
+  },
+  {
     id: "glob_command_name", severity: "high",
     reason: "the command name contains a glob the shell expands at run time",
     examples: { match: ["/bin/r[m] -rf /home", "/usr/bin/l? /"], noMatch: ["ls *.txt"] },

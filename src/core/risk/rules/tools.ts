@@ -1,6 +1,7 @@
 import { optionsOf, type Cmd } from "../command.ts";
 import type { OptionSpec } from "../options.ts";
 import type { Rule } from "../rule.ts";
+import { dpkgChanges } from "./verb-tables.ts";
 
 /**
  * Tools with subcommands: which verbs only read. Anything else changes state (medium), and some verbs are
@@ -104,8 +105,6 @@ function mutates(cmd: Cmd): boolean {
 const DOCKER_PRIV = /^(--privileged|--pid=host|--net=host|--network=host|--ipc=host|--uts=host|--userns=host|--cap-add|--device|--security-opt)/;
 const HOST_MOUNT = /^(\/|\/etc|\/root|\/var\/run\/docker\.sock|\/run|\/var|\/usr|\/boot|\/proc|\/sys|\/dev)(:|$)/;
 
-/** dpkg(1) actions that unpack or remove packages (the rest, -l -L -s -S --status…, only read). */
-const DPKG_CHANGE = /^(-[irPxX]|--(install|remove|purge|unpack|configure|extract|set-selections|triggers-only|clear-selections|force-\S+))/;
 /** rpm(8) modes that change the package database: -i -U -F -e (query -q and verify -V read). */
 const RPM_CHANGE = /^(-[iUFe]|--(install|upgrade|freshen|erase|reinstall))/;
 
@@ -113,10 +112,12 @@ const RPM_CHANGE = /^(-[iUFe]|--(install|upgrade|freshen|erase|reinstall))/;
 export const TOOL_RULES: readonly Rule[] = [
   {
     id: "local_package_file", severity: "high",
-    reason: "installs or removes packages with dpkg/rpm directly: maintainer scripts run as root and no repository signature is checked",
+    reason: "installs, removes or changes the state of packages with dpkg/rpm directly (maintainer scripts run as root, no repository signature is checked; architectures and selections change what apt installs next)",
     commands: ["dpkg", "rpm"],
-    test: (cmd) => cmd.args.some((a) => (cmd.name === "dpkg" ? DPKG_CHANGE : RPM_CHANGE).test(a.text)),
-    examples: { match: ["dpkg -i x.deb", "dpkg --purge nginx", "rpm -Uvh pkg.rpm", "rpm -e nginx"], noMatch: ["dpkg -l", "dpkg -L bash", "dpkg --status bash", "rpm -qa", "rpm -qi bash"] },
+    test: (cmd) => (cmd.name === "dpkg" ? dpkgChanges(cmd) : cmd.args.some((a) => RPM_CHANGE.test(a.text))),
+    examples: { match: ["dpkg -i x.deb", "dpkg --purge nginx", "rpm -Uvh pkg.rpm", "rpm -e nginx", "dpkg --add-architecture i386", "dpkg --remove-architecture i386", "dpkg --set-selections",
+      "dpkg --configure -a", "dpkg -x x.deb /", "dpkg --update-avail p", "dpkg -Ri /tmp/debs", "dpkg --frobnicate"],
+    noMatch: ["dpkg -l", "dpkg -L bash", "dpkg --status bash", "rpm -qa", "rpm -qi bash", "dpkg -S /bin/ls", "dpkg --print-architecture", "dpkg --get-selections", "dpkg --compare-versions 1 lt 2", "dpkg -l 'nginx*'", "dpkg --admindir=/x -l"] },
   },
   {
     id: "local_package_install", severity: "high",
