@@ -2,6 +2,7 @@
  * The hosts toolset end to end with real processes: SDK client ↔ `hostgate mcp` ↔ `hostgate daemon` ↔ real
  * sshd hosts in network namespaces, Cedar policies from a directory, a human approval at a pseudo-terminal.
  */
+import { spawnSync } from "node:child_process";
 import { cpSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -110,15 +111,16 @@ describe.skipIf(missing !== null)("hosts toolset through MCP and the daemon", ()
   });
 
   it("cancel: a client that cancels exec_on_host gets the remote command killed (MCP → socket → daemon → SSH)", async () => {
-    const pidFile = `/tmp/hg-hosts-e2e-cancel-${process.pid}`;
+    // The command runs in the host's sandbox (private /tmp, own PID namespace): it is found by its unique argv.
+    const nap = `sleep 31.${process.pid}`;
+    const running = (): boolean => spawnSync("pgrep", ["-f", nap.replace(/\./, "[.]")]).status === 0;
     const ac = new AbortController();
-    const call = client.callTool({ name: "exec_on_host", arguments: { host: "lab3", command: `echo $$ > ${pidFile}; exec sleep 30`, timeout_sec: 0 } }, { signal: ac.signal });
-    await expect.poll(() => existsSync(pidFile) && readFileSync(pidFile, "utf8").trim() !== "", { timeout: 10_000 }).toBe(true);
-    const remotePid = Number(readFileSync(pidFile, "utf8").trim());
+    const call = client.callTool({ name: "exec_on_host", arguments: { host: "lab3", command: `exec ${nap}`, timeout_sec: 0 } }, { signal: ac.signal });
+    await expect.poll(running, { timeout: 10_000 }).toBe(true);
     ac.abort();
     await expect(call).rejects.toThrow();
-    // namespaces share our pid namespace: the remote shell (exec'd into sleep) must be gone
-    await expect.poll(() => existsSync(`/proc/${remotePid}`), { timeout: 5000 }).toBe(false);
+    // namespaces share our pid namespace: the sandboxed sleep must be gone
+    await expect.poll(running, { timeout: 5000 }).toBe(false);
   });
 
   it("SIGHUP reloads policies; a broken file keeps the old set (doctor says so)", async () => {
