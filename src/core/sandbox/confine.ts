@@ -3,8 +3,8 @@
  * The risk engine and policy only decide where a command goes; a command the gate allows runs through one of
  * these wrappers, on `local` and on SSH hosts alike, so a misjudged command fails inside the confinement
  * instead of changing the host:
- * - an unprivileged identity: the host's `nobody` (setpriv drops root before anything else runs) or a dynamic
- *   user (systemd), or the SSH login itself when it is not root; supplementary groups only the host's
+ * - an unprivileged identity: the host's `nobody` (setpriv drops root before anything else runs, or
+ *   systemd's User=), or the SSH login itself when it is not root; supplementary groups only the host's
  *   log readers (`adm`, `systemd-journal`), so `journalctl` and `/var/log` work as far as those groups may read;
  * - a read-only view of the whole filesystem, a private writable `/tmp` and `/var/tmp`, empty `/home`,
  *   `/root` and `/run/user`, hostgate's own state, configuration and key directories replaced by empty ones,
@@ -16,7 +16,7 @@
  *
  * Two mechanisms, chosen per host by what a probe finds (`probeCommand` → `parseProbe` → `chooseSandbox`):
  * `bwrap` (bubblewrap, in an unprivileged user namespace, after `setpriv` when the login is root) and
- * `systemd-run` (a transient service with DynamicUser=yes and the Protect*= directives; root login on a host
+ * `systemd-run` (a transient service as `nobody` with the Protect*= directives; root login on a host
  * whose PID 1 is systemd). A host with neither runs nothing unapproved (fail closed).
  * Recipes checked on Debian 12 (../shared/TESTING-PEERS.md, "Confining a command"); directive names from
  * systemd.exec(5) and systemd.resource-control(5); bwrap options from bwrap(1).
@@ -148,13 +148,13 @@ export function chooseSandbox(f: SandboxFacts, failures: Partial<Record<SandboxM
   }
   if (!f.systemd) missing.push("PID 1 is not systemd (no systemd-run sandbox)");
   else if (!f.programs.systemd_run) missing.push("systemd-run is not on PATH");
-  else if (!root) missing.push("systemd-run needs a root login to start a DynamicUser service (non-root logins need bubblewrap)");
+  else if (!root) missing.push("systemd-run needs a root login to start a confined service (non-root logins need bubblewrap)");
   else if (failures["systemd-run"]) missing.push(`systemd-run failed its check run: ${failures["systemd-run"]}`);
   else {
     return {
       mechanism: "systemd-run",
-      summary: `systemd-run (${f.programs.systemd_run}): a transient DynamicUser service, ProtectSystem=strict, private /tmp, network per policy`,
-      identity: `a dynamic user${groups.length > 0 ? ` + groups ${groups.join(", ")}` : ""}`,
+      summary: `systemd-run (${f.programs.systemd_run}): a transient service as uid ${nobody.uid}, ProtectSystem=strict, ProtectHome, private /tmp, network per policy`,
+      identity: `nobody (uid ${nobody.uid}, gid ${nobody.gid})${groups.length > 0 ? ` + groups ${groups.join(", ")}` : ""}`,
       facts: f,
     };
   }
@@ -239,7 +239,10 @@ function systemdRunCommand(argv: readonly string[], sb: HostSandbox, o: ConfineO
   const unit = `hostgate-exec-${o.run_id}`;
   const inaccessible = [...HOSTGATE_DIRS, ...NULL_FILES, ...(o.hide_dirs ?? []), ...(o.hide_files ?? [])].map((p) => `-${p}`);
   const props = [
-    "DynamicUser=yes", "ProtectSystem=strict", "ProtectHome=yes", "PrivateTmp=yes", "PrivateDevices=yes",
+    // Not DynamicUser=yes: where nss-systemd is not in nsswitch.conf (Debian's default) dbus-daemon cannot
+    // resolve a dynamic uid and drops its connection, so `systemctl status` fails inside. The host's nobody
+    // with the same protections instead (RemoveIPC as DynamicUser would imply).
+    `User=${unprivileged(f).uid}`, `Group=${unprivileged(f).gid}`, "RemoveIPC=yes", "ProtectSystem=strict", "ProtectHome=yes", "PrivateTmp=yes", "PrivateDevices=yes",
     "NoNewPrivileges=yes", "ProtectKernelTunables=yes", "ProtectKernelModules=yes", "ProtectControlGroups=yes",
     "RestrictSUIDSGID=yes", "LockPersonality=yes", "RestrictNamespaces=yes", "KillMode=control-group",
     `InaccessiblePaths=${inaccessible.join(" ")}`,
