@@ -61,6 +61,15 @@ describe("choosing a mechanism (fail closed)", () => {
     expect(c.command).toContain("IPAddressAllow=localhost");
     expect(c.kill_command).toContain("hostgate-exec-r.service");
   });
+
+  it("systemd-run: a dynamic user only where nss-systemd names it (else dbus-daemon drops it), else nobody", () => {
+    const cmd = (nss: boolean): string => confine(["true"], chooseSandbox(facts({ programs: { systemd_run: "/usr/bin/systemd-run" }, nss_systemd: nss })), { network: "none", timeout_sec: 5, run_id: "r" }).command;
+    expect(cmd(true)).toContain("DynamicUser=yes");
+    expect(cmd(true)).not.toContain("User=65534");
+    expect(cmd(false)).toContain("User=65534");
+    expect(cmd(false)).not.toContain("DynamicUser");
+    expect(parseProbe("hostgate-probe:uid=0\nhostgate-probe:arch=x86_64\nhostgate-probe:nss_systemd=1\n").nss_systemd).toBe(true);
+  });
 });
 
 describe("the seccomp filter", () => {

@@ -49,6 +49,8 @@ export interface SandboxFacts {
   log_groups: { name: string; gid: number }[];
   /** The host's `nobody` uid and gid (absent: no such user; 65534 is used). */
   nobody?: { uid: number; gid: number };
+  /** nsswitch.conf resolves users through nss-systemd (dynamic users have names, so D-Bus accepts them). */
+  nss_systemd?: boolean;
 }
 
 /** A host's confinement: the mechanism (null: none, so nothing runs unapproved), why, and who commands run as. */
@@ -81,6 +83,7 @@ export function probeCommand(): string {
     `[ -d /run/systemd/system ] && echo "${m}systemd=1"`,
     `for g in ${LOG_GROUPS.join(" ")}; do x=$(getent group "$g" 2>/dev/null | cut -d: -f3) && [ -n "$x" ] && echo "${m}group=$g:$x"; done`,
     `x=$(id -u nobody 2>/dev/null) && echo "${m}nobody=$x:$(id -g nobody)"`,
+    `grep -qs '^passwd:.*systemd' /etc/nsswitch.conf && echo "${m}nss_systemd=1"`,
     "true",
   ].join("; ");
 }
@@ -97,6 +100,7 @@ export function parseProbe(stdout: string): SandboxFacts {
     if (key === "uid" && /^\d+$/.test(value)) facts.uid = Number(value);
     else if (key === "arch" && /^[\w.-]{1,32}$/.test(value)) facts.arch = value;
     else if (key === "systemd") facts.systemd = value === "1";
+    else if (key === "nss_systemd") facts.nss_systemd = value === "1";
     else if (key === "has") {
       const [name, path] = splitOnce(value, ":");
       if (!path.startsWith("/") || /\s/.test(path)) continue;
@@ -153,8 +157,8 @@ export function chooseSandbox(f: SandboxFacts, failures: Partial<Record<SandboxM
   else {
     return {
       mechanism: "systemd-run",
-      summary: `systemd-run (${f.programs.systemd_run}): a transient service as uid ${nobody.uid}, ProtectSystem=strict, ProtectHome, private /tmp, network per policy`,
-      identity: `nobody (uid ${nobody.uid}, gid ${nobody.gid})${groups.length > 0 ? ` + groups ${groups.join(", ")}` : ""}`,
+      summary: `systemd-run (${f.programs.systemd_run}): a transient service as ${f.nss_systemd ? "a dynamic user" : `uid ${nobody.uid}`}, ProtectSystem=strict, ProtectHome, private /tmp, network per policy`,
+      identity: `${f.nss_systemd ? "a dynamic user" : `nobody (uid ${nobody.uid}, gid ${nobody.gid})`}${groups.length > 0 ? ` + groups ${groups.join(", ")}` : ""}`,
       facts: f,
     };
   }
@@ -239,10 +243,11 @@ function systemdRunCommand(argv: readonly string[], sb: HostSandbox, o: ConfineO
   const unit = `hostgate-exec-${o.run_id}`;
   const inaccessible = [...HOSTGATE_DIRS, ...NULL_FILES, ...(o.hide_dirs ?? []), ...(o.hide_files ?? [])].map((p) => `-${p}`);
   const props = [
-    // Not DynamicUser=yes: where nss-systemd is not in nsswitch.conf (Debian's default) dbus-daemon cannot
-    // resolve a dynamic uid and drops its connection, so `systemctl status` fails inside. The host's nobody
-    // with the same protections instead (RemoveIPC as DynamicUser would imply).
-    `User=${unprivileged(f).uid}`, `Group=${unprivileged(f).gid}`, "RemoveIPC=yes", "ProtectSystem=strict", "ProtectHome=yes", "PrivateTmp=yes", "PrivateDevices=yes",
+    // A dynamic user (a uid of its own: no signals to or ptrace of other nobody processes) where nss-systemd
+    // names it; else the host's nobody: without nss-systemd (Debian's default) dbus-daemon cannot resolve a
+    // dynamic uid and drops its connection, so `systemctl status` would fail inside.
+    ...(f.nss_systemd ? ["DynamicUser=yes"] : [`User=${unprivileged(f).uid}`, `Group=${unprivileged(f).gid}`, "RemoveIPC=yes"]),
+    "ProtectSystem=strict", "ProtectHome=yes", "PrivateTmp=yes", "PrivateDevices=yes",
     "NoNewPrivileges=yes", "ProtectKernelTunables=yes", "ProtectKernelModules=yes", "ProtectControlGroups=yes",
     "RestrictSUIDSGID=yes", "LockPersonality=yes", "RestrictNamespaces=yes", "KillMode=control-group",
     `InaccessiblePaths=${inaccessible.join(" ")}`,
