@@ -51,7 +51,7 @@ export interface RegistryOptions {
 export function openRegistry(location: string, opts: RegistryOptions = {}): SkillRegistry {
   const timeoutMs = opts.timeoutMs ?? 10_000;
   const reader = registryReader(location, timeoutMs);
-  const fetchBytes = reader.get;
+  const fetchBytes = (rel: string, maxBytes: number): Promise<Uint8Array> => reader.get(rel, maxBytes);
   const json = async <T>(rel: string, schema: z.ZodType<T>, what: string): Promise<T> => {
     const bytes = await fetchBytes(rel, SKILL_LIMITS.recordBytes);
     let raw: unknown;

@@ -24,17 +24,13 @@ const SLICE = 64 * 1024;
  * the first refusal and at the end-of-archive marker, so zero padding after it is never inflated. Rejects
  * with ArchiveRefusal. Called by the worker (skills-unpack-worker.ts); {@link unpackArchive} is the entry point.
  */
-export function readArchive(bytes: Uint8Array, name: string): Promise<TreeFile[]> {
+export async function readArchive(bytes: Uint8Array, name: string): Promise<TreeFile[]> {
   const reader = new SkillTarReader(name);
   if (!(bytes[0] === 0x1f && bytes[1] === 0x8b)) {
-    try {
-      for (let off = 0; off < bytes.length && !reader.ended; off += SLICE) reader.push(bytes.subarray(off, off + SLICE));
-      return Promise.resolve(reader.result());
-    } catch (err) {
-      return Promise.reject(err as Error);
-    }
+    for (let off = 0; off < bytes.length && !reader.ended; off += SLICE) reader.push(bytes.subarray(off, off + SLICE));
+    return reader.result();
   }
-  return new Promise<TreeFile[]>((resolve, reject) => {
+  return await new Promise<TreeFile[]>((resolve, reject) => {
     const z = createGunzip({ chunkSize: SLICE });
     let settled = false;
     const settle = (err: Error | null): void => {
@@ -46,7 +42,7 @@ export function readArchive(bytes: Uint8Array, name: string): Promise<TreeFile[]
       try {
         resolve(reader.result());
       } catch (e) {
-        reject(e as Error);
+        reject(e instanceof Error ? e : new Error(String(e)));
       }
     };
     z.on("data", (c: Buffer) => {
@@ -65,28 +61,37 @@ export function readArchive(bytes: Uint8Array, name: string): Promise<TreeFile[]
   });
 }
 
-/** The unpack worker: one thread, started on first use, kept while it behaves, unref'd (never keeps the process alive). */
-let worker: Worker | null = null;
-let nextId = 1;
-const waiting = new Map<number, { resolve: (r: UnpackReply) => void; reject: (e: Error) => void }>();
+/** A running unpack worker and the jobs it owes an answer. */
+interface Unpacker {
+  worker: Worker;
+  waiting: Map<number, { resolve: (r: UnpackReply) => void; reject: (e: Error) => void }>;
+}
 
-function unpacker(): Worker {
-  if (worker) return worker;
-  const w = startWorker(workerUrl(import.meta.url, "skills-unpack-worker"), {
+/** The unpack worker: one thread, started on first use, kept while it behaves, unref'd (never keeps the process alive). */
+let current: Unpacker | null = null;
+let nextId = 1;
+
+function unpacker(): Unpacker {
+  if (current) return current;
+  const worker = startWorker(workerUrl(import.meta.url, "skills-unpack-worker"), {
     resourceLimits: { maxOldGenerationSizeMb: 256, maxYoungGenerationSizeMb: 32 },
     stdout: false,
     stderr: false,
   });
-  w.unref();
-  const fail = (err: Error): void => {
-    if (worker === w) worker = null;
-    for (const [id, p] of waiting) { waiting.delete(id); p.reject(err); }
-  };
-  w.on("message", (m: UnpackReply) => { const p = waiting.get(m.id); waiting.delete(m.id); p?.resolve(m); });
-  w.on("error", (err) => { fail(err); });
-  w.on("exit", (code) => { fail(new Error(`exit ${code}`)); });
-  worker = w;
-  return w;
+  worker.unref();
+  const u: Unpacker = { worker, waiting: new Map() };
+  worker.on("message", (m: UnpackReply) => { const p = u.waiting.get(m.id); u.waiting.delete(m.id); p?.resolve(m); });
+  worker.on("error", (err) => { retire(u, err); });
+  worker.on("exit", (code) => { retire(u, new Error(`exit ${code}`)); });
+  current = u;
+  return u;
+}
+
+/** Takes a worker out of service: no new job goes to it, every job it still owes fails with `err`, the thread stops. */
+function retire(u: Unpacker, err: Error): void {
+  if (current === u) current = null;
+  for (const [id, p] of u.waiting) { u.waiting.delete(id); p.reject(err); }
+  void u.worker.terminate();
 }
 
 /**
@@ -101,19 +106,19 @@ export async function unpackArchive(bytes: Uint8Array, name: string, opts: { tim
   const refused = (message: string): HostgateError => new HostgateError("archive_refused", `The archive of ${name} is refused: ${message}.`, { hint: "Skills hold regular files only, under <name>/, without links or .. paths, within the size caps." });
   const copy = bytes.slice();
   const id = nextId++;
-  const w = unpacker();
+  const u = unpacker();
   const reply = await new Promise<UnpackReply>((resolve, reject) => {
     const timer = setTimeout(() => {
-      waiting.delete(id);
+      u.waiting.delete(id);
       reject(refused(`unpacking took longer than ${timeoutMs} ms`));
-      void w.terminate();
+      retire(u, new Error("another archive ran over its time budget"));
     }, timeoutMs);
-    waiting.set(id, {
+    u.waiting.set(id, {
       resolve: (r) => { clearTimeout(timer); resolve(r); },
       reject: (e) => { clearTimeout(timer); reject(refused(`the unpacker stopped (${e.message})`)); },
     });
     const job: UnpackJob = { id, bytes: copy, name };
-    w.postMessage(job, [copy.buffer as ArrayBuffer]);
+    u.worker.postMessage(job, [copy.buffer]);
   });
   if (!reply.ok) throw refused(reply.message);
   return reply.files;
