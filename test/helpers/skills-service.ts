@@ -4,7 +4,8 @@ import { join, resolve } from "node:path";
 import { openAuditStore } from "../../src/daemon/audit-store.ts";
 import { nodeCrypto } from "../../src/adapters/crypto-node.ts";
 import { fileGrantStore, processRunner } from "../../src/adapters/skills-exec.ts";
-import { fsSkillInstaller, fsSkillStore, localSkillSource, sha256 } from "../../src/adapters/skills-fs.ts";
+import { fsSkillStore, localSkillSource, sha256 } from "../../src/adapters/skills-fs.ts";
+import { fsSkillInstaller } from "../../src/adapters/skills-install.ts";
 import { openRegistry } from "../../src/adapters/skills-registry.ts";
 import { assessCommand } from "../../src/app/assess-command.ts";
 import type { SkillsDeps } from "../../src/app/skills/deps.ts";
@@ -72,7 +73,7 @@ export function skillsFixture(opts: { install?: boolean; exec?: boolean; registr
     local: localSkillSource([root]),
     registry: opts.registry ? openRegistry(opts.registry, { timeoutMs: 2000 }) : null,
     store: fsSkillStore(join(state, "skills", "store")),
-    installer: fsSkillInstaller(),
+    installer: fsSkillInstaller({ recordPath: join(state, "skills", "installed.json") }),
     sha256,
     crypto: nodeCrypto,
     clock,

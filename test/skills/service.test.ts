@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, readdirSync, appendFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, readdirSync, appendFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { SkillsEnvelope } from "../../src/ipc/skills.ts";
@@ -104,6 +104,11 @@ describe("confirm-token matrix (install and sync)", () => {
   });
 
   it("the right token applies once: both folders, the lock, audit entries; a second use is refused", async () => {
+    // The folder made by hand in the previous test is not hostgate's: blocked, never replaced (T3-27).
+    const blocked = (await plan()).data.plan as { blocked: number; skills: { targets: { action: string; reason?: string }[] }[] };
+    expect(blocked.blocked).toBe(1);
+    expect(blocked.skills[0]!.targets[1]!.reason).toMatch(/not installed by hostgate/);
+    rmSync(join(f.home, ".claude/skills/disk-full"), { recursive: true });
     const p = await plan();
     expect(p.data.plan).toMatchObject({ writes: 3, blocked: 0 });
     const applied = ok(await f.service.call("skills_install_apply", { ...args, confirm: p.confirm!.token }, A));
@@ -120,7 +125,6 @@ describe("confirm-token matrix (install and sync)", () => {
 
   it("sync --locked restores what the lock pins; its token follows the same rules", async () => {
     const sargs = { scope: "user", runtimes: ["claude", "codex"], session: "conn-1" };
-    const { rmSync } = await import("node:fs");
     rmSync(join(f.home, ".claude/skills/disk-full"), { recursive: true });
     const p = ok(await f.service.call("skills_sync_plan", sargs, A));
     expect((p.data.plan as { skills: { targets: { action: string }[] }[] }).skills[0]!.targets.map((t) => t.action)).toEqual(["unchanged", "create"]);
