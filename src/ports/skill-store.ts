@@ -146,11 +146,15 @@ export interface RunOutcome {
   stderr: Uint8Array;
   stdout_bytes: number;
   stderr_bytes: number;
+  /** What bounded the run: its own PID namespace (everything it started ends with it) or only its process group. */
+  confinement: "pid_namespace" | "process_group";
 }
 
 /**
- * Runs one program in its own process group, in a fresh empty working directory, with only the given
- * environment and stdin from /dev/null; on timeout, cancel or daemon shutdown it kills the whole group.
+ * Runs one program in its own process group (and PID namespace where the host allows it), in a fresh empty
+ * working directory, with only the given environment and stdin from /dev/null; a run is over when the main
+ * process exits (plus a short drain deadline for its pipes); on timeout, cancel or daemon shutdown it kills
+ * the whole group.
  */
 export interface ExecRunner {
   run(req: RunRequest): Promise<RunOutcome>;

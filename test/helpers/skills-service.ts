@@ -21,7 +21,8 @@ export function writeExecSkill(root: string): void {
   writeFileSync(join(dir, "SKILL.md"), "---\nname: exec-test\ndescription: Entrypoints for the exec tests.\n---\n# exec-test\n");
   writeFileSync(join(dir, "scripts", "ok.sh"), 'echo "args: $*"; echo "home=$HOME"; env | sort | sed -n "s/^\\(SECRET_TOKEN\\|HOSTGATE_[A-Z_]*\\)=.*/\\1/p"\n');
   writeFileSync(join(dir, "scripts", "cat.sh"), 'cat -- "$1"\n');
-  writeFileSync(join(dir, "scripts", "sleeper.sh"), 'sleep 300 &\necho "child=$!"\nsleep 300\n');
+  // The child sleeps for "$1" seconds (a marker the test finds in /proc: $! is a PID of the run's own namespace).
+  writeFileSync(join(dir, "scripts", "sleeper.sh"), 'sleep "${1:-300}" &\necho "child=$!"\nsleep 300\n');
   writeFileSync(join(dir, "scripts", "loud.sh"), 'head -c 300000 /dev/zero | tr "\\0" "a"; head -c 200000 /dev/zero | tr "\\0" "b" >&2\n');
   writeFileSync(join(dir, "agents", "hostgate.yaml"), [
     "entrypoints:",

@@ -203,22 +203,23 @@ describe("exec matrix", () => {
 
   it("timeout kills the whole process group", async () => {
     await grant("sleeper");
-    const r = ok(await run("sleeper", { timeoutSeconds: 1 }));
+    const mark = marker();
+    const r = ok(await run("sleeper", { timeoutSeconds: 1, args: [mark] }));
     expect(r.data).toMatchObject({ timed_out: true });
-    const child = Number(/child=(\d+)/.exec(r.data.stdout as string)![1]);
-    expect(alive(child)).toBe(false);
+    expect(r.data.stdout).toMatch(/child=\d+/);
+    expect(sleeping(mark)).toEqual([]);
   });
 
   it("busy while a run is going; cancel kills the children", async () => {
     const ac = new AbortController();
-    const first = run("sleeper", { timeoutSeconds: 60 }, ac.signal);
+    const mark = marker();
+    const first = run("sleeper", { timeoutSeconds: 60, args: [mark] }, ac.signal);
     await new Promise((r) => setTimeout(r, 300));
     expect(code(await run("ok"))).toBe("exec_busy");
     ac.abort();
     const r = ok(await first);
     expect(r.data).toMatchObject({ cancelled: true, timed_out: false });
-    const child = Number(/child=(\d+)/.exec(r.data.stdout as string)![1]);
-    expect(alive(child)).toBe(false);
+    expect(sleeping(mark)).toEqual([]);
     expect(code(await run("ok"))).toBe("ok");
   });
 
@@ -230,12 +231,19 @@ describe("exec matrix", () => {
   });
 });
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    // A zombie still answers kill(0): read its state.
-    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
-  } catch {
-    return false;
+let marks = 0;
+/** A sleep duration no other process here uses, to find the script's child in /proc. */
+const marker = (): string => `${5000 + (process.pid % 1000)}.${++marks}`;
+
+/** Live (non-zombie) processes whose command line is `sleep <mark>`. */
+function sleeping(mark: string): number[] {
+  const out: number[] = [];
+  for (const p of readdirSync("/proc")) {
+    if (!/^\d+$/.test(p)) continue;
+    try {
+      if (readFileSync(`/proc/${p}/cmdline`, "utf8") !== `sleep\0${mark}\0`) continue;
+      if (!/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${p}/stat`, "utf8"))) out.push(Number(p));
+    } catch { /* gone */ }
   }
+  return out;
 }
