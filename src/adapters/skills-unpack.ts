@@ -104,7 +104,8 @@ function retire(u: Unpacker, err: Error): void {
 export async function unpackArchive(bytes: Uint8Array, name: string, opts: { timeoutMs?: number } = {}): Promise<TreeFile[]> {
   const timeoutMs = opts.timeoutMs ?? SKILL_LIMITS.unpackMs;
   const refused = (message: string): HostgateError => new HostgateError("archive_refused", `The archive of ${name} is refused: ${message}.`, { hint: "Skills hold regular files only, under <name>/, without links or .. paths, within the size caps." });
-  const copy = bytes.slice();
+  // A copy with its own ArrayBuffer (a Buffer's slice() shares the pool), transferred to the worker.
+  const copy = new Uint8Array(bytes);
   const id = nextId++;
   const u = unpacker();
   const reply = await new Promise<UnpackReply>((resolve, reject) => {

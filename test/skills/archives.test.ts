@@ -230,3 +230,14 @@ describe("registry paths stay under the base (core/skills/registry-url.ts throug
     expect(() => openRegistry("http://127.0.0.1:9/reg/")).not.toThrow();
   });
 });
+
+describe("unpackArchive leaves the caller's bytes alone", () => {
+  it("a Buffer from the shared pool is copied, not transferred away", async () => {
+    const tar = Buffer.from(makeTar([{ path: "pool/SKILL.md", content: "x" }], true));
+    const small = Buffer.from("another buffer in the same pool");
+    const view = Buffer.from(tar);
+    await unpackArchive(view, "pool");
+    expect(view.length).toBe(tar.length);
+    expect(small.toString()).toBe("another buffer in the same pool");
+  });
+});

@@ -24,9 +24,10 @@ export class ArchiveRefusal extends Error {
 const BLOCK = 512;
 type State = { kind: "header" } | { kind: "data"; left: number; pad: number; use: "file" | "pax" | "long" | "skip"; path: string; chunks: Uint8Array[]; got: number } | { kind: "zero" } | { kind: "ended" };
 
+const strict = new TextDecoder("utf-8", { fatal: true });
 const text = (b: Uint8Array): string => {
   const end = b.indexOf(0);
-  return new TextDecoder("utf-8", { fatal: true }).decode(end < 0 ? b : b.subarray(0, end));
+  return strict.decode(end < 0 ? b : b.subarray(0, end));
 };
 
 function octal(field: Uint8Array, what: string): number {
@@ -48,7 +49,7 @@ function concat(chunks: readonly Uint8Array[], total: number): Uint8Array {
 /** The pax records `len key=value\n` of an extended header (lengths in bytes), as a map. */
 function paxRecords(bytes: Uint8Array): Map<string, string> {
   const out = new Map<string, string>();
-  const dec = new TextDecoder("utf-8", { fatal: true });
+  const dec = strict;
   let i = 0;
   while (i < bytes.length && bytes[i] !== 0) {
     const sp = bytes.indexOf(0x20, i);
@@ -112,7 +113,8 @@ export class SkillTarReader {
       if (buf.length < BLOCK) break;
       const block = buf.subarray(0, BLOCK);
       buf = buf.subarray(BLOCK);
-      const zero = block.every((b) => b === 0);
+      let zero = true;
+      for (let i = 0; i < BLOCK; i++) if (block[i] !== 0) { zero = false; break; }
       if (st.kind === "zero") {
         if (!zero) throw new ArchiveRefusal("a single zero block inside the archive (malformed tar)");
         this.state = { kind: "ended" };
