@@ -34,7 +34,7 @@ rmSync(new URL("../dist", import.meta.url), { recursive: true, force: true });
 /** Ties dist/prebuilt.json to this bundle (src/ipc/prebuilt.ts ignores a table from another build). */
 const buildId = randomUUID();
 await build({
-  entryPoints: { hostgate: "src/bin/hostgate.ts", "audit-verify-worker": "src/adapters/audit-verify-worker.ts" },
+  entryPoints: { hostgate: "src/bin/hostgate.ts", "audit-verify-worker": "src/adapters/audit-verify-worker.ts", "skills-unpack-worker": "src/adapters/skills-unpack-worker.ts" },
   outdir: "dist",
   bundle: true,
   splitting: true,

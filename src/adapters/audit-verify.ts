@@ -1,9 +1,5 @@
 import { availableParallelism } from "node:os";
 import { readFileSync } from "node:fs";
-import { createRequire } from "node:module";
-import { pathToFileURL } from "node:url";
-import { dirname, join } from "node:path";
-import { Worker } from "node:worker_threads";
 import type Database from "better-sqlite3";
 import type { AuditEntry, Checkpoint } from "../core/audit/entry.ts";
 import { KIND_GENESIS, KIND_KEY_ROTATION } from "../core/audit/entry.ts";
@@ -11,6 +7,7 @@ import { CHAIN_START, ChainWalker, checkCheckpoints, checkEntrySelf, firstFault,
 import type { Fault, KeyRing, RangeSummary, VerifyResult, WalkStart, Witness } from "../core/audit/verify.ts";
 import { ENTRY_COLUMNS, openReadOnlyAnywhere, readAnnouncements, readDbCheckpoints } from "./audit-sqlite-schema.ts";
 import { nodeAuditCrypto } from "./signer-ed25519.ts";
+import { startWorker, workerUrl } from "./ts-worker.ts";
 
 /**
  * Verification of a stored chain (a SQLite database or a JSON Lines export), using worker threads for the
@@ -242,23 +239,11 @@ function badInput(detail: string): VerifyResult {
   return { status: "cannot_verify", why: "bad_input", detail };
 }
 
-/**
- * Starts a worker on a TypeScript file: when running from sources (tests, tsx) the worker first registers the
- * tsx loader, resolved from this package, then imports the file; a compiled build imports it directly.
- */
-function spawnWorker(url: URL, setup: WorkerSetup): Worker {
-  if (!url.pathname.endsWith(".ts")) return new Worker(url, { workerData: setup });
-  const tsxDir = dirname(createRequire(import.meta.url).resolve("tsx/package.json"));
-  const api = pathToFileURL(join(tsxDir, "dist/esm/api/index.mjs")).href;
-  const code = `import(${JSON.stringify(api)}).then((m) => { m.register(); return import(${JSON.stringify(url.href)}); });`;
-  return new Worker(code, { eval: true, workerData: setup });
-}
-
 /** Runs one job per worker thread and collects their results in job order. */
 async function runJobs(jobs: readonly SelfCheckJob[], ctx: Ctx): Promise<RangeResult[]> {
-  const url = new URL(import.meta.url.endsWith(".ts") ? "./audit-verify-worker.ts" : "./audit-verify-worker.js", import.meta.url);
+  const url = workerUrl(import.meta.url, "audit-verify-worker");
   const setup: WorkerSetup = { keys: [...ctx.keys], signatures: ctx.signatures, checkpoint_seqs: [...ctx.checkpoints.map((c) => c.seq), ...ctx.witnesses.map((w) => w.seq)] };
-  const workers = jobs.map(() => spawnWorker(url, setup));
+  const workers = jobs.map(() => startWorker(url, { workerData: setup }));
   try {
     return await Promise.all(
       jobs.map(

@@ -1,4 +1,4 @@
-import { closeSync, constants as fsConstants, fsyncSync, openSync, readlinkSync } from "node:fs";
+import { closeSync, constants as fsConstants, fchmodSync, fchownSync, fstatSync, fsyncSync, openSync, readdirSync, readlinkSync, type Dirent, type Stats } from "node:fs";
 import { createRequire } from "node:module";
 import type * as Koffi from "koffi";
 
@@ -13,11 +13,14 @@ import type * as Koffi from "koffi";
 
 /** O_CLOEXEC on Linux (x86-64, arm64): descriptors opened here are not inherited by package tools run later. */
 const O_CLOEXEC = 0o2000000;
+/** unlinkat(2) flag: remove a directory. */
+const AT_REMOVEDIR = 0x200;
 
 interface Libc {
   openat: (dirfd: number, path: string, flags: number, ...mode: unknown[]) => number;
   renameat: (olddirfd: number, oldpath: string, newdirfd: number, newpath: string) => number;
   unlinkat: (dirfd: number, path: string, flags: number) => number;
+  mkdirat: (dirfd: number, path: string, mode: number) => number;
   koffi: typeof Koffi;
 }
 
@@ -36,6 +39,7 @@ function load(): Libc {
     openat: lib.func("int openat(int dirfd, const char *path, int flags, ...)") as Libc["openat"],
     renameat: lib.func("int renameat(int olddirfd, const char *oldpath, int newdirfd, const char *newpath)") as Libc["renameat"],
     unlinkat: lib.func("int unlinkat(int dirfd, const char *path, int flags)") as Libc["unlinkat"],
+    mkdirat: lib.func("int mkdirat(int dirfd, const char *path, unsigned int mode)") as Libc["mkdirat"],
     koffi,
   };
   return libc;
@@ -80,17 +84,59 @@ export class HeldDirectory {
     return fd;
   }
 
+  /**
+   * `openat(fd, name, O_DIRECTORY | O_NOFOLLOW)`: the sub-directory `name`, held. A symbolic link there is
+   * `ELOOP`, a non-directory `ENOTDIR`, nothing `ENOENT` (thrown like node:fs).
+   */
+  openDir(name: string): HeldDirectory {
+    return new HeldDirectory(this.openFile(name, fsConstants.O_RDONLY | fsConstants.O_DIRECTORY | fsConstants.O_NOFOLLOW));
+  }
+
+  /** `mkdirat(fd, name, mode)` (the umask applies; `EEXIST` when anything is there, a link included). */
+  mkdir(name: string, mode = 0o700): void {
+    if (load().mkdirat(this.fd, component(name), mode) !== 0) throw errnoError("mkdirat", name);
+  }
+
+  /** `unlinkat(fd, name, AT_REMOVEDIR)`: removes an empty sub-directory. */
+  rmdir(name: string): void {
+    if (load().unlinkat(this.fd, component(name), AT_REMOVEDIR) !== 0) throw errnoError("unlinkat", name);
+  }
+
+  /** The entries of the held directory itself (read through `/proc/self/fd/N`, so never another directory). */
+  list(): Dirent[] {
+    return readdirSync(`/proc/self/fd/${this.fd}`, { withFileTypes: true });
+  }
+
+  /** fstat(2) of the held directory. */
+  stat(): Stats {
+    return fstatSync(this.fd);
+  }
+
+  /** fchown(2) / fchmod(2) of the held directory. */
+  chown(uid: number, gid: number): void {
+    fchownSync(this.fd, uid, gid);
+  }
+
+  chmod(mode: number): void {
+    fchmodSync(this.fd, mode);
+  }
+
   /** `renameat(fd, from, fd, to)`: atomic replacement inside the held directory. */
   rename(from: string, to: string): void {
     if (load().renameat(this.fd, component(from), this.fd, component(to)) !== 0) throw errnoError("renameat", `${from} -> ${to}`);
   }
 
-  /** `unlinkat(fd, name, 0)`; a missing file is not an error. */
+  /** `unlinkat(fd, name, 0)`; a missing file is not an error (a directory is `EISDIR`). */
   unlink(name: string): void {
     if (load().unlinkat(this.fd, component(name), 0) !== 0) {
       const err = errnoError("unlinkat", name);
       if (err.code !== "ENOENT") throw err;
     }
+  }
+
+  /** `renameat(fd, from, to.fd, toName)`: moves an entry into another held directory (same filesystem). */
+  renameTo(from: string, to: HeldDirectory, toName: string): void {
+    if (load().renameat(this.fd, component(from), to.fd, component(toName)) !== 0) throw errnoError("renameat", `${from} -> ${toName}`);
   }
 
   /** fsync(2) of the directory, so a rename inside it is durable. */

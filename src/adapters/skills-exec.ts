@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { constants } from "node:fs";
 import { mkdir, mkdtemp, open, rename, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -58,25 +58,55 @@ export function fileGrantStore(path: string): GrantStore {
   };
 }
 
+/** How long the pipes may stay open after the main process exited before the run is over anyway (ms). */
+export const DRAIN_MS = 500;
+
+/**
+ * The launcher that gives a run its own PID namespace: `unshare --pid --fork --kill-child` (util-linux), plus
+ * `--user --map-current-user` when not root. The entrypoint is PID 1 there: when it exits the kernel kills
+ * every process left in the namespace, `setsid` children included, and `--kill-child` kills it if unshare
+ * dies. /proc stays the host's, so `ps` still lists the host's processes. Checked once by running `true`
+ * through it; null when it cannot be used here (then runs keep the process group and the drain deadline).
+ */
+function pidNamespacePrefix(): string[] | null {
+  const prefix = ["unshare", ...(process.getuid?.() === 0 ? [] : ["--user", "--map-current-user"]), "--pid", "--fork", "--kill-child", "--"];
+  const probe = spawnSync(prefix[0]!, [...prefix.slice(1), "true"], { stdio: "ignore", timeout: 5000, env: { PATH: "/usr/sbin:/usr/bin:/sbin:/bin" } });
+  return probe.status === 0 ? prefix : null;
+}
+
+/** Options of {@link processRunner}. */
+export interface RunnerOptions {
+  /** Run each entrypoint in its own PID namespace when the host allows it (default true). */
+  pidNamespace?: boolean;
+  /** See {@link DRAIN_MS}. */
+  drainMs?: number;
+}
+
 /**
  * The exec runner: `spawn` with `detached: true` so the child leads a new process group, stdin from
- * /dev/null, only the environment given, cwd and HOME a fresh private directory removed afterwards. On
- * timeout or cancel, SIGTERM then SIGKILL after 2 s go to the whole group (`kill(-pgid)`), and after the main
- * process exits the group is killed too, so no child the script left behind keeps running. Output beyond
- * `captureBytes` per stream is read and counted but not kept.
+ * /dev/null, only the environment given, cwd and HOME a fresh private directory removed afterwards, inside
+ * its own PID namespace when available ({@link pidNamespacePrefix}; `confinement` in the outcome says which).
+ * The run is over when the main process exits plus at most `drainMs` for its pipes (a child that escaped with
+ * `setsid` and holds them cannot keep skills_execute waiting, issue 21); then the group is killed, and with
+ * the namespace everything the script started. On timeout or cancel, SIGTERM then SIGKILL after 2 s go to the
+ * whole group (`kill(-pgid)`). Output beyond `captureBytes` per stream is read and counted but not kept.
  */
-export function processRunner(): ExecRunner {
+export function processRunner(opts: RunnerOptions = {}): ExecRunner {
+  const drainMs = opts.drainMs ?? DRAIN_MS;
+  let prefix: string[] | null | undefined = opts.pidNamespace === false ? null : undefined;
   const live = new Set<number>();
   const killGroup = (pgid: number, sig: NodeJS.Signals): void => { try { process.kill(-pgid, sig); } catch { /* already gone */ } };
   process.once("exit", () => { for (const p of live) killGroup(p, "SIGKILL"); });
   return {
     killAll: () => { for (const p of live) killGroup(p, "SIGKILL"); },
     run: async (req: RunRequest): Promise<RunOutcome> => {
+      if (prefix === undefined) prefix = pidNamespacePrefix();
+      const argv = [...(prefix ?? []), ...req.argv];
       const cwd = await mkdtemp(join(tmpdir(), "hostgate-skill-"));
       const started = performance.now();
       try {
         return await new Promise<RunOutcome>((resolve, reject) => {
-          const child = spawn(req.argv[0]!, req.argv.slice(1), { cwd, env: { ...req.env, HOME: cwd, TMPDIR: cwd }, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+          const child = spawn(argv[0]!, argv.slice(1), { cwd, env: { ...req.env, HOME: cwd, TMPDIR: cwd }, detached: true, stdio: ["ignore", "pipe", "pipe"] });
           const pgid = child.pid;
           if (pgid === undefined) { child.once("error", reject); return; }
           live.add(pgid);
@@ -91,6 +121,8 @@ export function processRunner(): ExecRunner {
           let timedOut = false;
           let cancelled = false;
           let hardKill: NodeJS.Timeout | undefined;
+          let drain: NodeJS.Timeout | undefined;
+          let exited: { code: number | null; sig: NodeJS.Signals | null } | null = null;
           const stop = (): void => {
             killGroup(pgid, "SIGTERM");
             hardKill ??= setTimeout(() => { killGroup(pgid, "SIGKILL"); }, 2000);
@@ -99,21 +131,35 @@ export function processRunner(): ExecRunner {
           const onAbort = (): void => { cancelled = true; stop(); };
           if (req.signal?.aborted) onAbort();
           req.signal?.addEventListener("abort", onAbort, { once: true });
-          // When the main process exits, the rest of its group goes too (background children would otherwise
-          // hold the pipes open and keep running).
-          child.once("exit", () => { killGroup(pgid, "SIGKILL"); });
-          child.once("error", (err) => { clearTimeout(timer); live.delete(pgid); reject(err); });
-          child.once("close", (code, sig) => {
+          let done = false;
+          const finish = (): void => {
+            if (done) return;
+            done = true;
             clearTimeout(timer);
             if (hardKill) clearTimeout(hardKill);
+            if (drain) clearTimeout(drain);
             req.signal?.removeEventListener("abort", onAbort);
-            // Whatever the script left in its group goes with it.
+            // Whatever the script left in its group goes with it; pipes still held open are closed on our side.
             killGroup(pgid, "SIGKILL");
             live.delete(pgid);
+            child.stdout.destroy();
+            child.stderr.destroy();
             resolve({
-              exit_code: code, signal: sig, timed_out: timedOut, cancelled, duration_ms: Math.round(performance.now() - started),
+              exit_code: exited?.code ?? null, signal: exited?.sig ?? null, timed_out: timedOut, cancelled, duration_ms: Math.round(performance.now() - started),
               stdout: Buffer.concat(streams.stdout.chunks), stderr: Buffer.concat(streams.stderr.chunks), stdout_bytes: streams.stdout.total, stderr_bytes: streams.stderr.total,
+              confinement: prefix ? "pid_namespace" : "process_group",
             });
+          };
+          child.once("exit", (code, sig) => {
+            exited = { code, sig };
+            // The main process is gone: its group goes too, and the pipes get a short deadline to drain.
+            killGroup(pgid, "SIGKILL");
+            drain = setTimeout(finish, drainMs);
+          });
+          child.once("error", (err) => { clearTimeout(timer); if (drain) clearTimeout(drain); live.delete(pgid); reject(err); });
+          child.once("close", (code, sig) => {
+            exited ??= { code, sig };
+            finish();
           });
         });
       } finally {

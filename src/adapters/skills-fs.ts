@@ -1,14 +1,13 @@
 import { createHash, randomBytes } from "node:crypto";
 import { constants } from "node:fs";
 import { chmod, lstat, mkdir, open, readdir, rename, rm, writeFile } from "node:fs/promises";
-import { basename, dirname, join } from "node:path";
+import { join } from "node:path";
 import { HostgateError } from "../core/errors.ts";
 import { treeDigest, type Sha256, type SkillDigest } from "../core/skills/digest.ts";
 import { SKILL_LIMITS } from "../core/skills/limits.ts";
-import { parseLock, formatLock, type LockFile } from "../core/skills/lock.ts";
 import { loadSkill } from "../core/skills/skill.ts";
 import { checkTreePath, TreeError, type TreeFile } from "../core/skills/tree.ts";
-import type { LocalScan, LocalSkill, LocalSkillSource, RootStatus, SkillInstaller, SkillStore, TargetState } from "../ports/skill-store.ts";
+import type { LocalScan, LocalSkill, LocalSkillSource, RootStatus, SkillStore } from "../ports/skill-store.ts";
 
 /** node:crypto's SHA-256 as core's incremental hash. */
 export const sha256 = (): Sha256 => {
@@ -188,72 +187,6 @@ export function fsSkillStore(dir: string): SkillStore {
         throw err;
       }
       return final;
-    },
-  };
-}
-
-/** The installer for client folders: inspect a target, replace it atomically, read and write lock files. */
-export function fsSkillInstaller(): SkillInstaller {
-  return {
-    inspect: async (target): Promise<TargetState> => {
-      let st;
-      try {
-        st = await lstat(target);
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code === "ENOENT") return { state: "absent" };
-        return { state: "blocked", reason: (err as Error).message };
-      }
-      if (st.isSymbolicLink()) return { state: "blocked", reason: `${target} is a symbolic link; hostgate does not replace links (remove it to install here).` };
-      if (!st.isDirectory()) return { state: "blocked", reason: `${target} exists and is not a directory.` };
-      try {
-        return { state: "present", digest: treeDigest(await readTree(target), sha256) };
-      } catch (err) {
-        return { state: "blocked", reason: `${target} holds something a skill may not (${(err as Error).message}); remove it to install here.` };
-      }
-    },
-    install: async (target, files) => {
-      const parent = dirname(target);
-      await mkdir(parent, { recursive: true, mode: 0o755 });
-      const tmp = join(parent, tmpName(basename(target)));
-      const old = join(parent, tmpName(`${basename(target)}-old`));
-      try {
-        await writeTree(tmp, files, false);
-        const present = await lstat(target).then((s) => s, () => null);
-        if (present) {
-          if (present.isSymbolicLink() || !present.isDirectory()) throw new HostgateError("confirm.plan_changed", `${target} changed into something hostgate does not replace.`);
-          await rename(target, old);
-        }
-        await rename(tmp, target);
-        if (present) await removeTree(old);
-      } catch (err) {
-        await removeTree(tmp);
-        throw err;
-      }
-    },
-    readLock: async (path) => {
-      let fh;
-      try {
-        fh = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW);
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code === "ENOENT") return null;
-        throw err;
-      }
-      try {
-        const st = await fh.stat();
-        if (st.size > SKILL_LIMITS.recordBytes) throw new HostgateError("invalid_params", `${path} is larger than ${SKILL_LIMITS.recordBytes} bytes.`);
-        return parseLock(await fh.readFile("utf8"));
-      } catch (err) {
-        if (err instanceof HostgateError) throw err;
-        throw new HostgateError("invalid_params", `${path}: ${(err as Error).message}`, { hint: "Fix or remove the lock file." });
-      } finally {
-        await fh.close();
-      }
-    },
-    writeLock: async (path, lock: LockFile) => {
-      await mkdir(dirname(path), { recursive: true, mode: 0o755 });
-      const tmp = join(dirname(path), tmpName(basename(path)));
-      await writeFile(tmp, formatLock(lock), { flag: "wx", mode: 0o644 });
-      await rename(tmp, path);
     },
   };
 }

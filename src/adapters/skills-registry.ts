@@ -1,15 +1,16 @@
 import { constants } from "node:fs";
 import { open } from "node:fs/promises";
 import { isAbsolute, join } from "node:path";
-import { Parser, type ReadEntry } from "tar";
 import { z } from "zod";
 import { HostgateError } from "../core/errors.ts";
 import { DIGEST_RE, treeDigest, type SkillDigest } from "../core/skills/digest.ts";
 import { SKILL_LIMITS } from "../core/skills/limits.ts";
 import { SKILL_NAME_RE } from "../core/skills/manifest.ts";
-import { checkTreePath, TreeError, type TreeFile } from "../core/skills/tree.ts";
+import { resolveUnderBase } from "../core/skills/registry-url.ts";
+import { checkTreePath } from "../core/skills/tree.ts";
 import type { RegistryIndex, ReleaseRecord, SkillRegistry } from "../ports/skill-store.ts";
 import { sha256 } from "./skills-fs.ts";
+import { unpackArchive } from "./skills-unpack.ts";
 
 const Digest = z.string().regex(DIGEST_RE, "a digest is sha256: and 64 lower-case hex digits").transform((s) => s as SkillDigest);
 const Version = z.string().regex(/^[0-9A-Za-z][0-9A-Za-z.+-]{0,63}$/);
@@ -41,12 +42,16 @@ export interface RegistryOptions {
  * records, which pin the digests), a `file://` URL or an absolute path. Layout under the base:
  * `index.json` ({registry_version: 1, skills: {name: {description, latest, versions: {version: digest}}}}),
  * `releases/<name>/<version>.json` ({name, version, digest, archive, description}) and the archive it names
- * (a tar, optionally gzipped, path relative to the base, holding the files under `<name>/`).
- * Redirects are refused; every request has one deadline; every body is capped.
+ * (a tar, optionally gzipped, path relative to the base, holding the files under `<name>/`). The archive path
+ * must stay under the base: no `.`/`..` components, and over HTTP the resolved URL keeps the base's origin and
+ * path prefix (core/skills/registry-url.ts), so `%2e%2e/` or `https:other.host/` is refused before any fetch.
+ * Redirects are refused; every request has one deadline; every body is capped; archives are unpacked off
+ * the event loop (skills-unpack.ts).
  */
 export function openRegistry(location: string, opts: RegistryOptions = {}): SkillRegistry {
   const timeoutMs = opts.timeoutMs ?? 10_000;
-  const fetchBytes = registryReader(location, timeoutMs);
+  const reader = registryReader(location, timeoutMs);
+  const fetchBytes = (rel: string, maxBytes: number): Promise<Uint8Array> => reader.get(rel, maxBytes);
   const json = async <T>(rel: string, schema: z.ZodType<T>, what: string): Promise<T> => {
     const bytes = await fetchBytes(rel, SKILL_LIMITS.recordBytes);
     let raw: unknown;
@@ -66,7 +71,7 @@ export function openRegistry(location: string, opts: RegistryOptions = {}): Skil
       const rec = await json(`releases/${name}/${version}.json`, RecordSchema, `release record for ${name}@${version}`);
       if (rec.name !== name || rec.version !== version) throw new HostgateError("registry_error", `The release record for ${name}@${version} describes ${rec.name}@${rec.version}.`);
       try {
-        checkTreePath(rec.archive);
+        reader.check(rec.archive);
       } catch (err) {
         throw new HostgateError("registry_error", `The release record for ${name}@${version} names an archive outside the registry: ${(err as Error).message}.`);
       }
@@ -89,7 +94,11 @@ export function openRegistry(location: string, opts: RegistryOptions = {}): Skil
   };
 }
 
-type Reader = (rel: string, maxBytes: number) => Promise<Uint8Array>;
+/** Reads one file of the registry by its path relative to the base; `check` throws when a path would leave the base. */
+interface Reader {
+  get(rel: string, maxBytes: number): Promise<Uint8Array>;
+  check(rel: string): void;
+}
 
 function registryReader(location: string, timeoutMs: number): Reader {
   if (/^https?:\/\//i.test(location)) {
@@ -97,11 +106,23 @@ function registryReader(location: string, timeoutMs: number): Reader {
     if (base.protocol === "http:" && !isLoopback(base.hostname)) {
       throw new HostgateError("invalid_params", `Registry ${location}: plain http:// is accepted only on loopback; use https://.`);
     }
-    return (rel, maxBytes) => httpGet(new URL(rel, base), maxBytes, timeoutMs);
+    const under = (rel: string): URL => resolveUnderBase(base, checkTreePath(rel));
+    return {
+      check: (rel) => { under(rel); },
+      get: (rel, maxBytes) => {
+        let url: URL;
+        try {
+          url = under(rel);
+        } catch (err) {
+          return Promise.reject(new HostgateError("registry_error", `The registry path ${JSON.stringify(rel.slice(0, 200))} is refused: ${(err as Error).message}.`));
+        }
+        return httpGet(url, maxBytes, timeoutMs);
+      },
+    };
   }
   const root = location.startsWith("file://") ? decodeURIComponent(new URL(location).pathname) : location;
   if (!isAbsolute(root)) throw new HostgateError("invalid_params", `Registry ${location}: use an https:// URL, a file:// URL or an absolute path.`);
-  return (rel, maxBytes) => fileGet(join(root, checkTreePath(rel)), rel, maxBytes);
+  return { check: (rel) => { checkTreePath(rel); }, get: (rel, maxBytes) => fileGet(join(root, checkTreePath(rel)), rel, maxBytes) };
 }
 
 function isLoopback(host: string): boolean {
@@ -176,63 +197,4 @@ function concat(chunks: readonly Uint8Array[], total: number): Uint8Array {
   let off = 0;
   for (const c of chunks) { out.set(c, off); off += c.length; }
   return out;
-}
-
-/**
- * Unpacks a tar (gzipped or not) in memory: nothing touches the disk until the tree is verified. Every file
- * must sit under `<name>/`; directories are implied; symbolic and hard links, devices, FIFOs and any other
- * entry type are refused, as are absolute paths and `..`, and trees over the caps (counted while reading,
- * so a decompression bomb stops early). Throws HostgateError `archive_refused`.
- */
-export async function unpackArchive(bytes: Uint8Array, name: string): Promise<TreeFile[]> {
-  const files: TreeFile[] = [];
-  let total = 0;
-  let refusal: HostgateError | null = null;
-  const refuse = (message: string): void => { refusal ??= new HostgateError("archive_refused", `The archive of ${name} is refused: ${message}.`, { hint: "Skills hold regular files only, under <name>/, without links or .. paths." }); };
-  await new Promise<void>((resolve, reject) => {
-    const parser = new Parser({
-      strict: true,
-      onReadEntry: (entry: ReadEntry) => {
-        if (refusal) { entry.resume(); return; }
-        const raw = entry.path;
-        const prefix = `${name}/`;
-        if (entry.type === "Directory") {
-          if (raw !== prefix && !raw.startsWith(prefix)) refuse(`${JSON.stringify(raw)} is outside ${prefix}`);
-          else if (raw !== prefix) { try { checkTreePath(raw.slice(prefix.length).replace(/\/$/, "")); } catch (err) { refuse((err as TreeError).message); } }
-          entry.resume();
-          return;
-        }
-        if (entry.type !== "File" && entry.type !== "OldFile" && entry.type !== "ContiguousFile") {
-          refuse(`${JSON.stringify(raw)} is a ${entry.type} entry (only regular files are allowed)`);
-          entry.resume();
-          return;
-        }
-        if (!raw.startsWith(prefix)) { refuse(`${JSON.stringify(raw)} is outside ${prefix}`); entry.resume(); return; }
-        let path: string;
-        try {
-          path = checkTreePath(raw.slice(prefix.length));
-        } catch (err) {
-          refuse((err as TreeError).message);
-          entry.resume();
-          return;
-        }
-        total += entry.size;
-        if (entry.size > SKILL_LIMITS.fileBytes || total > SKILL_LIMITS.treeBytes || files.length >= SKILL_LIMITS.treeFiles) {
-          refuse(`the unpacked tree exceeds the caps (${SKILL_LIMITS.treeFiles} files, ${SKILL_LIMITS.fileBytes} bytes a file, ${SKILL_LIMITS.treeBytes} in all)`);
-          parser.abort(new Error("caps"));
-          return;
-        }
-        const chunks: Uint8Array[] = [];
-        let got = 0;
-        entry.on("data", (c: Buffer) => { chunks.push(c); got += c.length; });
-        entry.on("end", () => { files.push({ path, bytes: concat(chunks, got) }); });
-      },
-    });
-    parser.on("error", (err: Error) => { if (refusal) resolve(); else reject(new HostgateError("archive_refused", `The archive of ${name} is not a valid tar: ${err.message}.`)); });
-    parser.on("abort", () => { resolve(); });
-    parser.on("end", () => { resolve(); });
-    parser.end(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length));
-  });
-  if (refusal) throw refusal as HostgateError;
-  return files;
 }

@@ -3,7 +3,8 @@ import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { fileGrantStore, processRunner } from "../adapters/skills-exec.ts";
-import { fsSkillInstaller, fsSkillStore, localSkillSource, sha256 } from "../adapters/skills-fs.ts";
+import { fsSkillStore, localSkillSource, sha256 } from "../adapters/skills-fs.ts";
+import { fsSkillInstaller } from "../adapters/skills-install.ts";
 import { openRegistry } from "../adapters/skills-registry.ts";
 import type { ExecDeps } from "../app/skills/exec.ts";
 import type { SkillsDeps } from "../app/skills/deps.ts";
@@ -47,7 +48,8 @@ export function skillRoots(config: Config, mode: DaemonMode, env: NodeJS.Process
 
 /**
  * Builds the skills service for a daemon: local roots (see {@link skillRoots}), the registry when configured,
- * the content-addressed store and the grants in the state directory, the process runner for exec.
+ * the content-addressed store, the grants and the record of installed folders in the state directory, the
+ * process runner for exec.
  */
 export function composeSkills(config: Config, opts: { mode: DaemonMode; stateDir: string; setup: SkillsSetup; audit: () => AuditStore; crypto: Crypto; clock: Clock; assess: ExecDeps["assess"]; env?: NodeJS.ProcessEnv }): SkillsService {
   const env = opts.env ?? process.env;
@@ -55,7 +57,7 @@ export function composeSkills(config: Config, opts: { mode: DaemonMode; stateDir
     local: localSkillSource(skillRoots(config, opts.mode, env)),
     registry: config.skills.registry ? openRegistry(config.skills.registry.url, { timeoutMs: config.skills.registry.timeout_ms }) : null,
     store: fsSkillStore(join(opts.stateDir, "skills", "store")),
-    installer: fsSkillInstaller(),
+    installer: fsSkillInstaller({ recordPath: join(opts.stateDir, "skills", "installed.json") }),
     sha256,
     crypto: opts.crypto,
     clock: opts.clock,

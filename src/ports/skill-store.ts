@@ -80,18 +80,32 @@ export interface SkillStore {
 export type TargetState =
   | { state: "absent" }
   | { state: "present"; digest: SkillDigest }
-  /** Something hostgate will not replace: a symlink, a non-directory, an unreadable or invalid tree. */
+  /**
+   * Something hostgate will not replace: a link or another owner on the way, a non-directory, a folder
+   * hostgate did not create or that changed since, an unreadable or invalid tree.
+   */
   | { state: "blocked"; reason: string };
+
+/** The lock file of a base: absent, present, or blocked (a link or another owner on the way). `path` as resolved. */
+export type LockState =
+  | { state: "absent"; path: string }
+  | { state: "present"; path: string; lock: LockFile }
+  | { state: "blocked"; path: string; reason: string };
 
 /**
  * The client folders installs write to (`<base>/.agents/skills/<name>`, `<base>/.claude/skills/<name>`) and
- * the lock file of a base. Writes are atomic per skill (a temporary sibling renamed into place).
+ * the lock file of a base (`<base>/.agents/skills-lock.json`). `base` is the scope's folder as configured;
+ * `rel` a path relative to it. Implementations resolve the base once per call and never follow a link under
+ * it (adapters/skills-install.ts). Writes are atomic per skill (a temporary sibling renamed into place).
  */
 export interface SkillInstaller {
-  inspect(target: string): Promise<TargetState>;
-  install(target: string, files: readonly TreeFile[]): Promise<void>;
-  readLock(path: string): Promise<LockFile | null>;
-  writeLock(path: string, lock: LockFile): Promise<void>;
+  /** Where the base resolves now (its real path), for plans. Throws `unavailable` when it cannot be opened. */
+  resolveBase(base: string): Promise<string>;
+  inspect(base: string, rel: string): Promise<TargetState>;
+  /** Installs `files` (which hash to `digest`) at `rel`; `confirm.plan_changed` when the target is blocked now. */
+  install(base: string, rel: string, files: readonly TreeFile[], digest: SkillDigest): Promise<void>;
+  readLock(base: string): Promise<LockState>;
+  writeLock(base: string, lock: LockFile): Promise<void>;
 }
 
 /** One exec grant: an admin allowed this entrypoint of this exact tree to be run by skills_execute. */
@@ -132,11 +146,15 @@ export interface RunOutcome {
   stderr: Uint8Array;
   stdout_bytes: number;
   stderr_bytes: number;
+  /** What bounded the run: its own PID namespace (everything it started ends with it) or only its process group. */
+  confinement: "pid_namespace" | "process_group";
 }
 
 /**
- * Runs one program in its own process group, in a fresh empty working directory, with only the given
- * environment and stdin from /dev/null; on timeout, cancel or daemon shutdown it kills the whole group.
+ * Runs one program in its own process group (and PID namespace where the host allows it), in a fresh empty
+ * working directory, with only the given environment and stdin from /dev/null; a run is over when the main
+ * process exits (plus a short drain deadline for its pipes); on timeout, cancel or daemon shutdown it kills
+ * the whole group.
  */
 export interface ExecRunner {
   run(req: RunRequest): Promise<RunOutcome>;

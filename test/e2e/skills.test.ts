@@ -54,7 +54,7 @@ describe("skills over MCP (stdio, real binary, embedded daemon)", () => {
     } finally { await client.close(); }
   });
 
-  it("--allow-install: plan → token → apply writes the client folder; the token is single use and bound to the connection", async () => {
+  it("T3-29 --allow-install: two stdio fronts on one embedded daemon; B cannot redeem A's token, nothing is installed; the token is single use", async () => {
     const a = await connect(home, ["--allow-install"]);
     const b = await connect(home, ["--allow-install"]);
     try {
@@ -66,6 +66,10 @@ describe("skills over MCP (stdio, real binary, embedded daemon)", () => {
       // Another connection (same user, same daemon) cannot use it.
       const other = await call(b.client, "skills_install_apply", { ...args, confirm: token });
       expect(other.structuredContent).toMatchObject({ ok: false, error: { code: "confirm.other_session" } });
+      expect(existsSync(join(home, ".claude/skills/service-flapping"))).toBe(false);
+      // Presented once (by B), the token is spent: A cannot use it either, and still nothing is installed.
+      expect((await call(a.client, "skills_install_apply", { ...args, confirm: token })).structuredContent).toMatchObject({ ok: false, error: { code: "confirm.used" } });
+      expect(existsSync(join(home, ".claude/skills/service-flapping"))).toBe(false);
       const plan2 = await call(a.client, "skills_install_plan", args);
       const token2 = (plan2._meta?.["dev.hostgate/confirm"] as { token: string }).token;
       expect((await call(a.client, "skills_install_apply", args)).structuredContent).toMatchObject({ error: { code: "confirm.missing" } });

@@ -4,7 +4,8 @@ import { join, resolve } from "node:path";
 import { openAuditStore } from "../../src/daemon/audit-store.ts";
 import { nodeCrypto } from "../../src/adapters/crypto-node.ts";
 import { fileGrantStore, processRunner } from "../../src/adapters/skills-exec.ts";
-import { fsSkillInstaller, fsSkillStore, localSkillSource, sha256 } from "../../src/adapters/skills-fs.ts";
+import { fsSkillStore, localSkillSource, sha256 } from "../../src/adapters/skills-fs.ts";
+import { fsSkillInstaller } from "../../src/adapters/skills-install.ts";
 import { openRegistry } from "../../src/adapters/skills-registry.ts";
 import { assessCommand } from "../../src/app/assess-command.ts";
 import type { SkillsDeps } from "../../src/app/skills/deps.ts";
@@ -20,7 +21,8 @@ export function writeExecSkill(root: string): void {
   writeFileSync(join(dir, "SKILL.md"), "---\nname: exec-test\ndescription: Entrypoints for the exec tests.\n---\n# exec-test\n");
   writeFileSync(join(dir, "scripts", "ok.sh"), 'echo "args: $*"; echo "home=$HOME"; env | sort | sed -n "s/^\\(SECRET_TOKEN\\|HOSTGATE_[A-Z_]*\\)=.*/\\1/p"\n');
   writeFileSync(join(dir, "scripts", "cat.sh"), 'cat -- "$1"\n');
-  writeFileSync(join(dir, "scripts", "sleeper.sh"), 'sleep 300 &\necho "child=$!"\nsleep 300\n');
+  // The child sleeps for "$1" seconds (a marker the test finds in /proc: $! is a PID of the run's own namespace).
+  writeFileSync(join(dir, "scripts", "sleeper.sh"), 'sleep "${1:-300}" &\necho "child=$!"\nsleep 300\n');
   writeFileSync(join(dir, "scripts", "loud.sh"), 'head -c 300000 /dev/zero | tr "\\0" "a"; head -c 200000 /dev/zero | tr "\\0" "b" >&2\n');
   writeFileSync(join(dir, "agents", "hostgate.yaml"), [
     "entrypoints:",
@@ -72,7 +74,7 @@ export function skillsFixture(opts: { install?: boolean; exec?: boolean; registr
     local: localSkillSource([root]),
     registry: opts.registry ? openRegistry(opts.registry, { timeoutMs: 2000 }) : null,
     store: fsSkillStore(join(state, "skills", "store")),
-    installer: fsSkillInstaller(),
+    installer: fsSkillInstaller({ recordPath: join(state, "skills", "installed.json") }),
     sha256,
     crypto: nodeCrypto,
     clock,

@@ -3,7 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openRegistry } from "../../src/adapters/skills-registry.ts";
-import { fsSkillInstaller, fsSkillStore, localSkillSource, readTree } from "../../src/adapters/skills-fs.ts";
+import { fsSkillStore, localSkillSource, readTree } from "../../src/adapters/skills-fs.ts";
+import { fsSkillInstaller } from "../../src/adapters/skills-install.ts";
 import type { HostgateError } from "../../src/core/errors.ts";
 import type { SkillDigest } from "../../src/core/skills/digest.ts";
 import { digestOf, serveRegistry, skillFiles, writeRegistry } from "../helpers/skill-registry.ts";
@@ -107,23 +108,37 @@ describe("local store, installer and local roots", () => {
     expect(await store.put(digest, files)).toBe(p);
   });
 
-  it("installer: atomic replace, refuses symlinked targets, lock round-trip", async () => {
-    const inst = fsSkillInstaller();
-    const target = join(tmp, "home", ".claude", "skills", "s");
-    expect(await inst.inspect(target)).toEqual({ state: "absent" });
-    await inst.install(target, files);
-    expect(await inst.inspect(target)).toEqual({ state: "present", digest });
+  it("installer: atomic replace of its own folder, refuses symlinked targets and folders it did not create, lock round-trip", async () => {
+    const inst = fsSkillInstaller({ recordPath: join(tmp, "state", "installed.json") });
+    const home = join(tmp, "home");
+    mkdirSync(home);
+    const rel = ".claude/skills/s";
+    const target = join(home, rel);
+    expect(await inst.inspect(home, rel)).toEqual({ state: "absent" });
+    await inst.install(home, rel, files, digest);
+    expect(await inst.inspect(home, rel)).toEqual({ state: "present", digest });
     expect(statSync(join(target, "scripts/x.sh")).mode & 0o777).toBe(0o755);
-    await inst.install(target, [files[0]!]);
+    const one = [files[0]!];
+    const oneDigest = digestOf({ "SKILL.md": "---\nname: s\ndescription: d\n---\n" }) as SkillDigest;
+    await inst.install(home, rel, one, oneDigest);
     expect(readdirSync(target)).toEqual(["SKILL.md"]);
-    expect(readdirSync(join(tmp, "home", ".claude", "skills"))).toEqual(["s"]);
-    const linked = join(tmp, "home", ".claude", "skills", "linked");
-    symlinkSync(target, linked);
-    expect((await inst.inspect(linked)).state).toBe("blocked");
-    const lockPath = join(tmp, "home", "skills-lock.json");
-    expect(await inst.readLock(lockPath)).toBeNull();
-    await inst.writeLock(lockPath, { lock_version: 1, skills: { s: { digest, source: "local" } } });
-    expect(await inst.readLock(lockPath)).toEqual({ lock_version: 1, skills: { s: { digest, source: "local" } } });
+    expect(readdirSync(join(home, ".claude", "skills"))).toEqual(["s"]);
+    symlinkSync(target, join(home, ".claude", "skills", "linked"));
+    expect((await inst.inspect(home, ".claude/skills/linked")).state).toBe("blocked");
+    // A folder someone else made there is never replaced, and its digest is not shown.
+    mkdirSync(join(home, ".claude", "skills", "mine"));
+    writeFileSync(join(home, ".claude", "skills", "mine", "SKILL.md"), "my own");
+    const mine = await inst.inspect(home, ".claude/skills/mine");
+    expect(mine).toMatchObject({ state: "blocked", reason: expect.stringMatching(/not installed by hostgate/) as unknown });
+    expect(JSON.stringify(mine)).not.toMatch(/sha256/);
+    await expect(inst.install(home, ".claude/skills/mine", files, digest)).rejects.toMatchObject({ code: "confirm.plan_changed" });
+    expect(readdirSync(join(home, ".claude", "skills", "mine"))).toEqual(["SKILL.md"]);
+    // Edited after hostgate installed it: blocked too.
+    writeFileSync(join(target, "SKILL.md"), "edited");
+    expect(await inst.inspect(home, rel)).toMatchObject({ state: "blocked", reason: expect.stringMatching(/changed since hostgate installed it/) as unknown });
+    expect((await inst.readLock(home)).state).toBe("absent");
+    await inst.writeLock(home, { lock_version: 1, skills: { s: { digest, source: "local" } } });
+    expect(await inst.readLock(home)).toEqual({ state: "present", path: join(home, ".agents", "skills-lock.json"), lock: { lock_version: 1, skills: { s: { digest, source: "local" } } } });
   });
 
   it("local roots: symlinks inside a skill make it invalid with a reason; a missing root is reported", async () => {

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, readdirSync, appendFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, readdirSync, appendFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { SkillsEnvelope } from "../../src/ipc/skills.ts";
@@ -104,6 +104,11 @@ describe("confirm-token matrix (install and sync)", () => {
   });
 
   it("the right token applies once: both folders, the lock, audit entries; a second use is refused", async () => {
+    // The folder made by hand in the previous test is not hostgate's: blocked, never replaced (T3-27).
+    const blocked = (await plan()).data.plan as { blocked: number; skills: { targets: { action: string; reason?: string }[] }[] };
+    expect(blocked.blocked).toBe(1);
+    expect(blocked.skills[0]!.targets[1]!.reason).toMatch(/not installed by hostgate/);
+    rmSync(join(f.home, ".claude/skills/disk-full"), { recursive: true });
     const p = await plan();
     expect(p.data.plan).toMatchObject({ writes: 3, blocked: 0 });
     const applied = ok(await f.service.call("skills_install_apply", { ...args, confirm: p.confirm!.token }, A));
@@ -120,7 +125,6 @@ describe("confirm-token matrix (install and sync)", () => {
 
   it("sync --locked restores what the lock pins; its token follows the same rules", async () => {
     const sargs = { scope: "user", runtimes: ["claude", "codex"], session: "conn-1" };
-    const { rmSync } = await import("node:fs");
     rmSync(join(f.home, ".claude/skills/disk-full"), { recursive: true });
     const p = ok(await f.service.call("skills_sync_plan", sargs, A));
     expect((p.data.plan as { skills: { targets: { action: string }[] }[] }).skills[0]!.targets.map((t) => t.action)).toEqual(["unchanged", "create"]);
@@ -199,22 +203,23 @@ describe("exec matrix", () => {
 
   it("timeout kills the whole process group", async () => {
     await grant("sleeper");
-    const r = ok(await run("sleeper", { timeoutSeconds: 1 }));
+    const mark = marker();
+    const r = ok(await run("sleeper", { timeoutSeconds: 1, args: [mark] }));
     expect(r.data).toMatchObject({ timed_out: true });
-    const child = Number(/child=(\d+)/.exec(r.data.stdout as string)![1]);
-    expect(alive(child)).toBe(false);
+    expect(r.data.stdout).toMatch(/child=\d+/);
+    expect(sleeping(mark)).toEqual([]);
   });
 
   it("busy while a run is going; cancel kills the children", async () => {
     const ac = new AbortController();
-    const first = run("sleeper", { timeoutSeconds: 60 }, ac.signal);
+    const mark = marker();
+    const first = run("sleeper", { timeoutSeconds: 60, args: [mark] }, ac.signal);
     await new Promise((r) => setTimeout(r, 300));
     expect(code(await run("ok"))).toBe("exec_busy");
     ac.abort();
     const r = ok(await first);
     expect(r.data).toMatchObject({ cancelled: true, timed_out: false });
-    const child = Number(/child=(\d+)/.exec(r.data.stdout as string)![1]);
-    expect(alive(child)).toBe(false);
+    expect(sleeping(mark)).toEqual([]);
     expect(code(await run("ok"))).toBe("ok");
   });
 
@@ -226,12 +231,19 @@ describe("exec matrix", () => {
   });
 });
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    // A zombie still answers kill(0): read its state.
-    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
-  } catch {
-    return false;
+let marks = 0;
+/** A sleep duration no other process here uses, to find the script's child in /proc. */
+const marker = (): string => `${5000 + (process.pid % 1000)}.${++marks}`;
+
+/** Live (non-zombie) processes whose command line is `sleep <mark>`. */
+function sleeping(mark: string): number[] {
+  const out: number[] = [];
+  for (const p of readdirSync("/proc")) {
+    if (!/^\d+$/.test(p)) continue;
+    try {
+      if (readFileSync(`/proc/${p}/cmdline`, "utf8") !== `sleep\0${mark}\0`) continue;
+      if (!/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${p}/stat`, "utf8"))) out.push(Number(p));
+    } catch { /* gone */ }
   }
+  return out;
 }

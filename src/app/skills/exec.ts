@@ -47,9 +47,11 @@ function cut(bytes: Uint8Array, total: number): { text: string; truncated: boole
  * skills_execute: runs one granted entrypoint of a digest-pinned skill, in the daemon. Refused (`exec_refused`)
  * unless the ref is pinned by digest, the tree hashes to it, the skill is valid, the entrypoint opts in with
  * capabilities.mcp.exec, declares no secrets, and an admin granted exactly (digest, entrypoint); refused when
- * the risk engine denies the launch. One run at a time (`exec_busy`). The tree runs from the read-only store,
- * with a minimal environment (no inherited variables, so no inherited secrets), in an empty directory; output
- * is redacted and capped at 128 KiB per stream. Intent and result are audited with `origin: mcp`.
+ * the risk engine denies the launch. One run at a time (`exec_busy`); a run ends when its main process exits
+ * (plus a short drain), in its own PID namespace where the host allows it, so a child left behind cannot hold
+ * the lock (issue 21). The tree runs from the read-only store, with a minimal environment (PATH, LANG,
+ * HOSTGATE_SKILL*, a private HOME and TMPDIR; nothing inherited, so no inherited secrets), in an empty
+ * directory; output is redacted and capped at 128 KiB per stream. Intent and result are audited with `origin: mcp`.
  */
 export async function execute(cat: SkillCatalog, d: SkillsDeps, caller: SkillsCaller, args: SkillsExecuteArgs, signal?: AbortSignal): Promise<Answer> {
   if (!d.gates.exec.on || !d.exec) throw new HostgateError("forbidden_method", `Exec is off in this daemon: ${d.gates.exec.reason}`, { hint: "An administrator starts hostgate with --allow-exec (or skills.allow_exec in the config)." });
@@ -94,10 +96,10 @@ export async function execute(cat: SkillCatalog, d: SkillsDeps, caller: SkillsCa
     const so = cut(out.stdout, out.stdout_bytes);
     const se = cut(out.stderr, out.stderr_bytes);
     const result = {
-      ...base, exit_code: out.exit_code, signal: out.signal, timed_out: out.timed_out, cancelled: out.cancelled, duration_ms: out.duration_ms,
+      ...base, exit_code: out.exit_code, signal: out.signal, timed_out: out.timed_out, cancelled: out.cancelled, duration_ms: out.duration_ms, confinement: out.confinement,
       stdout: so.text, stderr: se.text, truncated: { stdout: so.truncated, stderr: se.truncated }, redactions: so.redactions + se.redactions,
     };
-    const entry = await audit(d.audit(), "skills.exec", caller.actor, { name: r.name, digest: r.digest, entrypoint: ep.name, exit_code: out.exit_code, signal: out.signal, timed_out: out.timed_out, cancelled: out.cancelled, duration_ms: out.duration_ms, stdout_bytes: out.stdout_bytes, stderr_bytes: out.stderr_bytes, origin: "mcp" });
+    const entry = await audit(d.audit(), "skills.exec", caller.actor, { name: r.name, digest: r.digest, entrypoint: ep.name, exit_code: out.exit_code, signal: out.signal, timed_out: out.timed_out, cancelled: out.cancelled, duration_ms: out.duration_ms, stdout_bytes: out.stdout_bytes, stderr_bytes: out.stderr_bytes, confinement: out.confinement, origin: "mcp" });
     return { data: { ...result, audit_seq: entry.seq }, untrusted: true, provenance: [provenance(r, ep.run)] };
   } finally {
     running = false;

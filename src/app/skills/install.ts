@@ -3,11 +3,11 @@ import { canonicalJson } from "../../core/audit/canonical.ts";
 import type { ConfirmBook, ConfirmTool } from "../../core/skills/confirm.ts";
 import { HostgateError, toHostgateError } from "../../core/errors.ts";
 import type { SkillDigest } from "../../core/skills/digest.ts";
-import { LOCK_FILE, type LockFile } from "../../core/skills/lock.ts";
+import type { LockFile } from "../../core/skills/lock.ts";
 import { installFolders, type Scope } from "../../core/skills/targets.ts";
 import type { TreeFile } from "../../core/skills/tree.ts";
 import type { SkillsInstallArgs, SkillsSyncArgs } from "../../ipc/skills.ts";
-import type { TargetState } from "../../ports/skill-store.ts";
+import type { LockState, TargetState } from "../../ports/skill-store.ts";
 import { provenance, type Resolved, type SkillCatalog } from "./catalog.ts";
 import type { SkillsDeps } from "./deps.ts";
 import type { Answer } from "./read.ts";
@@ -18,10 +18,11 @@ export interface SkillsCaller {
   binding: string;
 }
 
-/** One folder a plan writes (or leaves alone). */
+/** One folder a plan writes (or leaves alone): `path` as the base resolves now, `rel` under the base. */
 interface TargetPlan {
   name: string;
   path: string;
+  rel: string;
   action: "create" | "replace" | "unchanged" | "blocked";
   current: string | null;
   reason?: string;
@@ -36,13 +37,19 @@ interface SkillPlan {
   targets: TargetPlan[];
 }
 
+/**
+ * A plan. `base` is the scope's folder as configured, `resolved_base` where it resolves now (held as a
+ * descriptor by the installer, which never follows a link below it); every target and the lock are shown
+ * under the resolved base. A lock or target behind a link or owned by someone else is `blocked`.
+ */
 interface Plan {
   kind: "install" | "sync";
   scope: Scope;
   runtimes: string[];
   base: string;
+  resolved_base: string;
   skills: SkillPlan[];
-  lock: { path: string; change: "add" | "update" | "unchanged" | "none" };
+  lock: { path: string; change: "add" | "update" | "unchanged" | "none" | "blocked"; reason?: string };
   writes: number;
   blocked: number;
 }
@@ -56,56 +63,68 @@ function baseFor(d: SkillsDeps, scope: Scope): string {
 /** Joins absolute POSIX path parts (the bases are absolute directories chosen by the daemon; parts are plain names). */
 const join = (...parts: string[]): string => parts.join("/").replace(/\/{2,}/g, "/");
 
-const lockPath = (base: string): string => join(base, ".agents", LOCK_FILE);
+/** Where a base resolves now and its lock file's state. */
+interface BaseView {
+  base: string;
+  resolved: string;
+  lock: LockState;
+}
 
-async function targetsFor(d: SkillsDeps, base: string, folders: readonly string[], name: string, digest: SkillDigest): Promise<TargetPlan[]> {
+async function viewBase(d: SkillsDeps, base: string): Promise<BaseView> {
+  return { base, resolved: await d.installer.resolveBase(base), lock: await d.installer.readLock(base) };
+}
+
+async function targetsFor(d: SkillsDeps, view: BaseView, folders: readonly string[], name: string, digest: SkillDigest): Promise<TargetPlan[]> {
   const out: TargetPlan[] = [];
   for (const f of folders) {
-    const path = join(base, f, name);
-    const st: TargetState = await d.installer.inspect(path);
-    if (st.state === "absent") out.push({ name, path, action: "create", current: null });
-    else if (st.state === "blocked") out.push({ name, path, action: "blocked", current: null, reason: st.reason });
-    else out.push({ name, path, action: st.digest === digest ? "unchanged" : "replace", current: st.digest });
+    const rel = `${f}/${name}`;
+    const path = join(view.resolved, rel);
+    const st: TargetState = await d.installer.inspect(view.base, rel);
+    if (st.state === "absent") out.push({ name, path, rel, action: "create", current: null });
+    else if (st.state === "blocked") out.push({ name, path, rel, action: "blocked", current: null, reason: st.reason });
+    else out.push({ name, path, rel, action: st.digest === digest ? "unchanged" : "replace", current: st.digest });
   }
   return out;
 }
 
-function summarise(kind: Plan["kind"], scope: Scope, runtimes: string[], base: string, skills: SkillPlan[], lock: Plan["lock"]): Plan {
+function summarise(kind: Plan["kind"], scope: Scope, runtimes: string[], view: BaseView, skills: SkillPlan[], lock: Plan["lock"]): Plan {
   const all = skills.flatMap((s) => s.targets);
-  return { kind, scope, runtimes, base, skills, lock, writes: all.filter((t) => t.action === "create" || t.action === "replace").length + (lock.change === "add" || lock.change === "update" ? 1 : 0), blocked: all.filter((t) => t.action === "blocked").length };
+  const writes = all.filter((t) => t.action === "create" || t.action === "replace").length + (lock.change === "add" || lock.change === "update" ? 1 : 0);
+  const blocked = all.filter((t) => t.action === "blocked").length + (lock.change === "blocked" ? 1 : 0);
+  return { kind, scope, runtimes, base: view.base, resolved_base: view.resolved, skills, lock, writes, blocked };
 }
 
 async function planInstall(cat: SkillCatalog, d: SkillsDeps, args: SkillsInstallArgs): Promise<{ plan: Plan; resolved: Resolved }> {
   const { scope, runtimes, folders } = checked(args.scope, args.runtimes);
-  const base = baseFor(d, scope);
+  const view = await viewBase(d, baseFor(d, scope));
   const r = await cat.resolve(args.ref, true);
-  const lp = lockPath(base);
-  const lock = await d.installer.readLock(lp);
-  const prev = lock?.skills[r.name];
-  const change = !prev ? "add" : prev.digest === r.digest ? "unchanged" : "update";
-  const skill: SkillPlan = { name: r.name, digest: r.digest, source: r.source === "registry" ? "registry" : "local", version: r.version, targets: await targetsFor(d, base, folders, r.name, r.digest) };
-  return { plan: summarise("install", scope, runtimes, base, [skill], { path: lp, change }), resolved: r };
+  const lock: Plan["lock"] = view.lock.state === "blocked" ? { path: view.lock.path, change: "blocked", reason: view.lock.reason } : (() => {
+    const prev = view.lock.state === "present" ? view.lock.lock.skills[r.name] : undefined;
+    return { path: view.lock.path, change: !prev ? "add" : prev.digest === r.digest ? "unchanged" : "update" };
+  })();
+  const skill: SkillPlan = { name: r.name, digest: r.digest, source: r.source === "registry" ? "registry" : "local", version: r.version, targets: await targetsFor(d, view, folders, r.name, r.digest) };
+  return { plan: summarise("install", scope, runtimes, view, [skill], lock), resolved: r };
 }
 
 async function planSync(cat: SkillCatalog, d: SkillsDeps, args: SkillsSyncArgs): Promise<{ plan: Plan; sources: Map<string, Resolved> }> {
   const { scope, runtimes, folders } = checked(args.scope, args.runtimes);
-  const base = baseFor(d, scope);
-  const lp = lockPath(base);
-  const lock = await d.installer.readLock(lp);
-  if (!lock) throw new HostgateError("not_found", `There is no lock file at ${lp}.`, { hint: "Install skills first (skills_install_plan / apply); each install records its pin in the lock." });
+  const view = await viewBase(d, baseFor(d, scope));
+  if (view.lock.state === "blocked") throw new HostgateError("precondition_failed", view.lock.reason, { hint: "hostgate reads and writes the lock only through real folders owned by the base's owner." });
+  if (view.lock.state === "absent") throw new HostgateError("not_found", `There is no lock file at ${view.lock.path}.`, { hint: "Install skills first (skills_install_plan / apply); each install records its pin in the lock." });
+  const lock = view.lock.lock;
   const skills: SkillPlan[] = [];
   const sources = new Map<string, Resolved>();
   for (const [name, entry] of Object.entries(lock.skills).sort(([a], [b]) => (a < b ? -1 : 1))) {
     // --locked: the lock's digest is the truth; a source that now serves another tree for the name is not used.
     const r = await cat.resolve(`${name}@${entry.digest}`, true).catch((err: unknown) => toHostgateError(err));
     if (r instanceof HostgateError) {
-      skills.push({ name, digest: entry.digest, source: entry.source, version: entry.version ?? null, targets: folders.map((f) => ({ name, path: join(base, f, name), action: "blocked" as const, current: null, reason: `cannot get ${name}@${entry.digest}: ${r.message}` })) });
+      skills.push({ name, digest: entry.digest, source: entry.source, version: entry.version ?? null, targets: folders.map((f) => ({ name, path: join(view.resolved, f, name), rel: `${f}/${name}`, action: "blocked" as const, current: null, reason: `cannot get ${name}@${entry.digest}: ${r.message}` })) });
       continue;
     }
     sources.set(name, r);
-    skills.push({ name, digest: entry.digest, source: entry.source, version: entry.version ?? null, targets: await targetsFor(d, base, folders, name, entry.digest) });
+    skills.push({ name, digest: entry.digest, source: entry.source, version: entry.version ?? null, targets: await targetsFor(d, view, folders, name, entry.digest) });
   }
-  return { plan: summarise("sync", scope, runtimes, base, skills, { path: lp, change: "none" }), sources };
+  return { plan: summarise("sync", scope, runtimes, view, skills, { path: view.lock.path, change: "none" }), sources };
 }
 
 function checked(scope: string, runtimes: readonly string[] | undefined): ReturnType<typeof installFolders> {
@@ -157,7 +176,7 @@ function underLock<T>(fn: () => Promise<T>): Promise<T> {
   return run;
 }
 
-async function writeSkill(cat: SkillCatalog, d: SkillsDeps, r: Resolved, targets: readonly TargetPlan[]): Promise<string[]> {
+async function writeSkill(cat: SkillCatalog, d: SkillsDeps, base: string, r: Resolved, targets: readonly TargetPlan[]): Promise<string[]> {
   let files: TreeFile[];
   try {
     files = await cat.files(r);
@@ -170,7 +189,7 @@ async function writeSkill(cat: SkillCatalog, d: SkillsDeps, r: Resolved, targets
   const written: string[] = [];
   for (const t of targets) {
     if (t.action !== "create" && t.action !== "replace") continue;
-    await d.installer.install(t.path, files);
+    await d.installer.install(base, t.rel, files, r.digest);
     written.push(t.path);
   }
   return written;
@@ -188,14 +207,16 @@ export async function installApply(cat: SkillCatalog, d: SkillsDeps, book: Confi
     const { plan, resolved } = await planInstall(cat, d, args);
     await mustMatch(d, caller, "install", plan, expected);
     await audit(d.audit(), "skills.install.intent", caller.actor, { name: resolved.name, digest: resolved.digest, source: resolved.source, scope: plan.scope, runtimes: plan.runtimes, targets: plan.skills[0]!.targets.filter((t) => t.action === "create" || t.action === "replace").map((t) => t.path) }, true);
-    const written = await writeSkill(cat, d, resolved, plan.skills[0]!.targets).catch(async (err: unknown) => {
+    const written = await writeSkill(cat, d, plan.base, resolved, plan.skills[0]!.targets).catch(async (err: unknown) => {
       await audit(d.audit(), "skills.install.failed", caller.actor, { name: resolved.name, digest: resolved.digest, error: (err as Error).message }).catch(() => undefined);
       throw err;
     });
     if (plan.lock.change !== "unchanged") {
-      const lock: LockFile = (await d.installer.readLock(plan.lock.path)) ?? { lock_version: 1, skills: {} };
+      const now = await d.installer.readLock(plan.base);
+      if (now.state === "blocked") throw new HostgateError("confirm.plan_changed", now.reason, { hint: "Plan again." });
+      const lock: LockFile = now.state === "present" ? now.lock : { lock_version: 1, skills: {} };
       lock.skills[resolved.name] = { digest: resolved.digest, source: resolved.source === "registry" ? "registry" : "local", ...(resolved.version ? { version: resolved.version } : {}) };
-      await d.installer.writeLock(plan.lock.path, lock);
+      await d.installer.writeLock(plan.base, lock);
     }
     const entry = await audit(d.audit(), "skills.install", caller.actor, { name: resolved.name, digest: resolved.digest, written, lock: plan.lock.path });
     return { data: { applied: true, name: resolved.name, digest: resolved.digest, written, lock: plan.lock, audit_seq: entry.seq }, untrusted: false, provenance: [provenance(resolved)] };
@@ -212,7 +233,7 @@ export async function syncApply(cat: SkillCatalog, d: SkillsDeps, book: ConfirmB
     if (plan.blocked > 0) throw new HostgateError("confirm.plan_changed", "Some targets are blocked now.", { hint: "Plan again and resolve the blocked targets." });
     await audit(d.audit(), "skills.sync.intent", caller.actor, { scope: plan.scope, runtimes: plan.runtimes, skills: plan.skills.map((s) => `${s.name}@${s.digest}`) }, true);
     const written: string[] = [];
-    for (const s of plan.skills) written.push(...await writeSkill(cat, d, sources.get(s.name)!, s.targets));
+    for (const s of plan.skills) written.push(...await writeSkill(cat, d, plan.base, sources.get(s.name)!, s.targets));
     const entry = await audit(d.audit(), "skills.sync", caller.actor, { scope: plan.scope, written });
     return { data: { applied: true, written, audit_seq: entry.seq }, untrusted: false, provenance: [...sources.values()].map((r) => provenance(r)) };
   });

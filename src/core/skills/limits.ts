@@ -30,6 +30,15 @@ export const SKILL_LIMITS = {
   treeDepth: 16,
   /** A downloaded archive, before decompression. */
   archiveBytes: 32 * 1024 * 1024,
+  /**
+   * Decompressed tar bytes read from one archive, every byte counted (headers, refused entries, padding):
+   * the tree cap plus room for 2,000 files' headers, pax records and block padding (issue 21, T3-23).
+   */
+  tarBytes: 40 * 1024 * 1024,
+  /** A pax extended header or GNU long-name record. */
+  tarMetaBytes: 64 * 1024,
+  /** Wall-clock budget for unpacking one archive off the event loop (ms). */
+  unpackMs: 10_000,
   /** A registry index or release record. */
   recordBytes: 4 * 1024 * 1024,
 } as const;
