@@ -64,8 +64,8 @@ export interface HostSandbox {
 }
 
 /** Directories hostgate keeps its own state, keys and configuration in, on any host (empty inside the sandbox). */
-export const HOSTGATE_DIRS: readonly string[] = ["/etc/hostgate", "/var/lib/hostgate", "/run/hostgate", "/var/log/hostgate"];
-const EMPTY_DIRS: readonly string[] = ["/home", "/root", "/run/user", ...HOSTGATE_DIRS];
+export const OWN_STATE_DIRS: readonly string[] = ["/etc/hostgate", "/var/lib/hostgate", "/run/hostgate", "/var/log/hostgate"];
+const EMPTY_DIRS: readonly string[] = ["/home", "/root", "/run/user", ...OWN_STATE_DIRS];
 const NULL_FILES: readonly string[] = ["/etc/shadow", "/etc/gshadow", "/etc/shadow-", "/etc/gshadow-"];
 const LOG_GROUPS: readonly string[] = ["adm", "systemd-journal"];
 const PROBE_MARK = "hostgate-probe:";
@@ -183,7 +183,7 @@ export function chooseSandbox(f: SandboxFacts, failures: Partial<Record<SandboxM
 /** Per-command options: the network the policy granted, extra paths to hide (the local daemon's own dirs), the time limit. */
 export interface ConfineOptions {
   network: NetworkGrant;
-  /** Absolute directories made empty inside the sandbox, besides HOSTGATE_DIRS (bwrap: only those that exist). */
+  /** Absolute directories made empty inside the sandbox, besides OWN_STATE_DIRS (bwrap: only those that exist). */
   hide_dirs?: readonly string[];
   /** Absolute files replaced by /dev/null inside the sandbox. */
   hide_files?: readonly string[];
@@ -253,7 +253,7 @@ function bwrapCommand(argv: readonly string[], sb: HostSandbox, o: ConfineOption
 function systemdRunCommand(argv: readonly string[], sb: HostSandbox, o: ConfineOptions): ConfinedCommand {
   const f = sb.facts;
   const unit = `hostgate-exec-${o.run_id}`;
-  const inaccessible = [...HOSTGATE_DIRS, ...NULL_FILES, ...(o.hide_dirs ?? []), ...(o.hide_files ?? [])].map((p) => `-${p}`);
+  const inaccessible = [...OWN_STATE_DIRS, ...NULL_FILES, ...(o.hide_dirs ?? []), ...(o.hide_files ?? [])].map((p) => `-${p}`);
   const props = [
     // A dynamic user (a uid of its own: no signals to or ptrace of other nobody processes) where nss-systemd
     // names it; else the host's nobody: without nss-systemd (Debian's default) dbus-daemon cannot resolve a
