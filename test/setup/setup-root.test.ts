@@ -107,21 +107,21 @@ describe.skipIf(!isRoot)("setup as root for another user's home (issue 21)", () 
       const fs = require("node:fs");
       const [dir, real, target] = process.argv.slice(1);
       let swaps = 0;
+      // The link stays ≈ 300 µs, the real directory ≈ 30 µs: most of setup's path lookups meet the link.
+      const spin = (ns) => { const t = process.hrtime.bigint(); while (process.hrtime.bigint() - t < ns); };
       process.on("SIGTERM", () => { process.stdout.write(String(swaps)); process.exit(0); });
       const round = () => {
         for (let k = 0; k < 200; k++) {
-          try { fs.renameSync(dir, real); fs.symlinkSync(target, dir); for (let i = 0; i < 2000; i++); fs.unlinkSync(dir); fs.renameSync(real, dir); swaps++; } catch { try { fs.unlinkSync(dir); } catch {} try { fs.renameSync(real, dir); } catch {} }
+          try { fs.renameSync(dir, real); fs.symlinkSync(target, dir); spin(300000n); fs.unlinkSync(dir); fs.renameSync(real, dir); swaps++; spin(30000n); } catch { try { fs.unlinkSync(dir); } catch {} try { fs.renameSync(real, dir); } catch {} }
         }
         setImmediate(round); // lets SIGTERM in
       };
       round();`, cfgDir, `${cfgDir}.real`, standIn], { stdio: ["ignore", "pipe", "inherit"] });
     let swaps = "";
     racer.stdout.on("data", (c: Buffer) => { swaps += c.toString(); });
-    const outcomes: (number | null)[] = [];
     try {
-      for (let run = 0; run < 6; run++) {
+      for (let run = 0; run < 3; run++) {
         const r = await setup(env, cwd, ["--cursor", "--socket", `/run/hostgate/agent-${run}.sock`]);
-        outcomes.push(r.code);
         expect(readdirSync(standIn), `run ${run}: ${r.stdout}`).toEqual([]);
       }
     } finally {
@@ -138,7 +138,6 @@ describe.skipIf(!isRoot)("setup as root for another user's home (issue 21)", () 
       if (!existsSync(d) || lstatSync(d).isSymbolicLink()) continue;
       for (const n of readdirSync(d)) expect(statSync(join(d, n)).uid, n).toBe(USER);
     }
-    expect(outcomes.length).toBe(6);
   }, 180_000);
 
   it("T3-32 as root: the user's own ~/.cursor/mcp.json link into their dotfiles is kept, the target edited, its backup beside it (0600, the user's)", async () => {
