@@ -4,8 +4,10 @@ import { basename, delimiter, dirname, join } from "node:path";
 
 /**
  * The file side of `hostgate setup`: reading a client's config file, writing it back atomically after a
- * timestamped backup, keeping its owner and mode (0600 when it holds a secret), and the checks around it
- * (read-only files, .gitignore, which clients are installed).
+ * timestamped backup (0600), keeping its owner and mode (0600 when it holds a secret), and the checks around
+ * it (read-only files, .gitignore, which clients are installed, paths root must not write). Path-based on
+ * purpose: as root for another user's home setup runs as that user (run-as-owner.ts), so the kernel
+ * checks every component; as root for its own home `rootUnsafePath` refuses paths others could shape.
  */
 
 /** A client file as found on disk. `text` is null when it does not exist yet. */
