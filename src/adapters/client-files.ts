@@ -1,11 +1,13 @@
 import { spawnSync } from "node:child_process";
-import { chmodSync, chownSync, closeSync, copyFileSync, constants, existsSync, fsyncSync, lstatSync, mkdirSync, openSync, readFileSync, realpathSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
+import { chmodSync, chownSync, closeSync, constants, existsSync, fchmodSync, fchownSync, fsyncSync, lstatSync, mkdirSync, openSync, readFileSync, realpathSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
 import { basename, delimiter, dirname, join } from "node:path";
 
 /**
  * The file side of `hostgate setup`: reading a client's config file, writing it back atomically after a
- * timestamped backup, keeping its owner and mode (0600 when it holds a secret), and the checks around it
- * (read-only files, .gitignore, which clients are installed).
+ * timestamped backup (0600), keeping its owner and mode (0600 when it holds a secret), and the checks around
+ * it (read-only files, .gitignore, which clients are installed, paths root must not write). Path-based on
+ * purpose: as root for another user's home setup runs as that user (run-as-owner.ts), so the kernel
+ * checks every component; as root for its own home `rootUnsafePath` refuses paths others could shape.
  */
 
 /** A client file as found on disk. `text` is null when it does not exist yet. */
@@ -54,6 +56,41 @@ export function readClientFile(path: string): { ok: true; file: ClientFile } | {
   }
 }
 
+function checkComponents(path: string): string | null {
+  let cur = "";
+  for (const part of path.split("/").filter(Boolean)) {
+    cur = `${cur}/${part}`;
+    let st;
+    try {
+      st = lstatSync(cur);
+    } catch {
+      return null; // nothing below a missing component exists yet: setup creates it, as root, under a root-owned parent
+    }
+    if (st.uid !== 0) return `${cur} belongs to uid ${st.uid}: setup as root does not write under another user's files; run it as that user (sudo -u '#${st.uid}' hostgate setup …)`;
+    if (st.isDirectory() && (st.mode & 0o022) !== 0 && (st.mode & 0o1000) === 0) return `${cur} is writable by other users (mode ${(st.mode & 0o7777).toString(8)}): setup as root does not write there; run it as the user the file is for`;
+  }
+  return null;
+}
+
+/**
+ * For root configuring its own home: why `path` must not be written, or null. Every existing component from
+ * `/` down (the path as given and as its links resolve) must belong to root, and no directory on it may be
+ * writable by others without the sticky bit (/tmp is fine); otherwise another user could redirect root's
+ * writes. A home of another user never gets here: setup runs as that user (run-as-owner.ts).
+ */
+export function rootUnsafePath(path: string): string | null {
+  const given = checkComponents(path);
+  if (given !== null) return given;
+  let existing = path;
+  while (!existsSync(existing) && dirname(existing) !== existing) existing = dirname(existing);
+  try {
+    const real = join(realpathSync(existing), path.slice(existing.length));
+    return real === path ? null : checkComponents(real);
+  } catch (err) {
+    return (err as Error).message;
+  }
+}
+
 /**
  * Why an existing file must not be written, or null: its owner-write bit is off (a user made it read-only on
  * purpose; root would otherwise write it anyway), or its directory is not writable.
@@ -84,23 +121,43 @@ function mkdirOwned(dir: string, owner: { uid: number; gid: number } | null): vo
 }
 
 /**
- * Writes `text` to a client file: a backup copy of the existing file first (`<file>.hostgate-backup-<stamp>`,
- * same mode), then a temp file in the same directory, fsync, rename. Mode: 0600 when `secret`, else the
- * existing mode (new files 0644). Owner: kept (when root writes, e.g. under sudo, a user's file stays theirs).
- * Returns the backup path (null for a new file).
+ * Copies the bytes of `target` (stat `st`) to a new file `<dir>/<name>`, or `<name>.1`, `.2`… when taken:
+ * created 0600 with O_EXCL and O_NOFOLLOW (an old client file may hold a token, and a planted link is not
+ * written through), owned like the file when root writes. Returns its path.
  */
-export function writeClientFile(file: ClientFile, text: string, opts: { secret: boolean; now?: Date }): { backup: string | null } {
+function writeBackup(target: string, st: { uid: number; gid: number }, dir: string, name: string): string {
+  let path = join(dir, name);
+  for (let i = 1; existsSync(path); i++) path = join(dir, `${name}.${i}`);
+  const bytes = readFileSync(target);
+  const fd = openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
+  try {
+    writeSync(fd, bytes);
+    fchmodSync(fd, 0o600);
+    if (process.getuid?.() === 0) fchownSync(fd, st.uid, st.gid);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  return path;
+}
+
+/**
+ * Writes `text` to a client file: a backup copy of the existing file first (`<file>.hostgate-backup-<stamp>`
+ * beside it, or in `opts.backupDir` when given: project files keep theirs out of the repository; mode 0600,
+ * owner kept), then a temp file in the same directory, fsync, rename. Mode: 0600 when `secret`, else the
+ * existing mode (new files 0644). Owner: kept (when root writes its own files). Returns the backup path
+ * (null for a new file). Throws node:fs errors.
+ */
+export function writeClientFile(file: ClientFile, text: string, opts: { secret: boolean; now?: Date; backupDir?: string }): { backup: string | null } {
   const target = file.realPath;
   const existing = file.text !== null ? statSync(target) : null;
   const owner = existing ? { uid: existing.uid, gid: existing.gid } : ownerOfParent(target);
   mkdirOwned(dirname(target), owner);
   let backup: string | null = null;
   if (existing) {
-    const base = `${target}.hostgate-backup-${backupStamp(opts.now)}`;
-    backup = base;
-    for (let i = 1; existsSync(backup); i++) backup = `${base}.${i}`;
-    copyFileSync(target, backup, constants.COPYFILE_EXCL);
-    chmodSync(backup, existing.mode & 0o777);
+    const dir = opts.backupDir ?? dirname(target);
+    if (opts.backupDir !== undefined) mkdirSync(dir, { recursive: true, mode: 0o700 });
+    backup = writeBackup(target, existing, dir, `${basename(target)}.hostgate-backup-${backupStamp(opts.now)}`);
   }
   const mode = opts.secret ? 0o600 : existing ? existing.mode & 0o777 : 0o644;
   const tmp = join(dirname(target), `.${basename(target)}.hostgate-${process.pid}.tmp`);

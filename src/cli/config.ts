@@ -43,13 +43,18 @@ export function registerConfigCommand(program: Command): void {
     });
   config
     .command("check")
-    .description("Validate the configuration (strict: unknown keys are errors); exit 0 when valid, 1 when not")
+    .description("Validate the configuration (strict: unknown keys are errors; warns when a file holding a token is readable by others); exit 0 when valid, 1 when not")
     .option("-c, --config <path>", "configuration file")
     .action(async (opts: { config?: string }) => {
-      const { loadConfig, ConfigError } = await import("../config/loader.ts");
+      const [{ loadConfig, ConfigError }, { exposedTokenFiles, describeExposed }] = await Promise.all([import("../config/loader.ts"), import("../config/token-files.ts")]);
       try {
         const { source } = loadConfig(opts.config === undefined ? {} : { path: opts.config });
         process.stdout.write(`valid: ${source}\n`);
+        const { used, dropIns } = configCandidates(opts.config);
+        for (const f of exposedTokenFiles([...(used === null ? [] : [used]), ...dropIns])) {
+          const { detail, fix } = describeExposed(f);
+          process.stdout.write(`warning: ${detail}\n  fix: ${fix}\n`);
+        }
         process.exit(EXIT.ok);
       } catch (err) {
         if (!(err instanceof ConfigError)) throw err;

@@ -62,6 +62,13 @@ function fixFor(check: string, detail: string): string | undefined {
   }
 }
 
+/** A warning for each configuration file in use (file and drop-ins) that holds daemon.token or server.token and is readable by others. */
+export async function tokenFileChecks(flag: string | undefined): Promise<DoctorLine[]> {
+  const [{ configCandidates }, { exposedTokenFiles, describeExposed }] = await Promise.all([import("./config.ts"), import("../config/token-files.ts")]);
+  const { used, dropIns } = configCandidates(flag);
+  return exposedTokenFiles([...(used === null ? [] : [used]), ...dropIns]).map((f) => ({ section: "daemon" as const, name: "token file", status: "warn" as const, ...describeExposed(f) }));
+}
+
 /** Checks every client that is installed or configured: entry present, binary exists, spawns and answers tools/list. */
 export async function clientChecks(env: NodeJS.ProcessEnv, cwd: string): Promise<DoctorLine[]> {
   const [{ CLIENTS }, { readEntry }, { readClientFile, anyPresent }, { probeStdio, probeHttp }] = await Promise.all([

@@ -11,9 +11,9 @@ export function registerDoctorCommand(program: Command): void {
     .option("--no-clients", "skip the client checks")
     .action(async (opts: { config?: string; json?: boolean; clients: boolean }) => {
       const config = loadConfigOrExit(opts.config);
-      const { daemonChecks, clientChecks, renderDoctor } = await import("./doctor-checks.ts");
+      const { daemonChecks, clientChecks, renderDoctor, tokenFileChecks } = await import("./doctor-checks.ts");
       const daemon = await daemonChecks(config, process.env);
-      const lines = [...daemon.lines, ...(opts.clients ? await clientChecks(process.env, process.cwd()) : [])];
+      const lines = [...daemon.lines, ...(await tokenFileChecks(opts.config)), ...(opts.clients ? await clientChecks(process.env, process.cwd()) : [])];
       await daemon.close();
       process.stdout.write(opts.json ? `${JSON.stringify({ checks: lines }, null, 2)}\n` : renderDoctor(lines));
       process.exit(lines.some((l) => l.status === "fail") ? EXIT.failure : EXIT.ok);

@@ -1,4 +1,5 @@
 import { spawnSync } from "node:child_process";
+import { directoryOwner, runAsOwner } from "../adapters/run-as-owner.ts";
 import { CLIENTS, type ClientId } from "../core/clients/catalog.ts";
 import { DEFAULT_URL, applyPlan, clientContext, detectClients, planSetup, planSucceeded, renderDiff, renderSummary, validateChoices, type SetupChoices } from "./setup-run.ts";
 import { EXIT } from "./common.ts";
@@ -49,10 +50,31 @@ export function choicesFromFlags(flags: SetupFlags, env: NodeJS.ProcessEnv): { c
 
 /**
  * Runs `hostgate setup` and returns the exit code. Without a terminal it needs --yes and at least one client
- * flag (a prompt library cannot ask without one, and a script must not hang).
+ * flag (a prompt library cannot ask without one, and a script must not hang). Run as root for a home that
+ * belongs to another user (sudo, or HOME set by hand), the whole command, dry run and prompts included, is
+ * run again as that home's owner (`argv`: this process's command line) before anything there is read.
  */
-export async function runSetupCommand(flags: SetupFlags, rawEnv: NodeJS.ProcessEnv, cwd: string): Promise<number> {
+export async function runSetupCommand(flags: SetupFlags, rawEnv: NodeJS.ProcessEnv, cwd: string, argv: readonly string[] = process.argv.slice(1)): Promise<number> {
   const env = sudoUserEnv(rawEnv);
+  if (process.getuid?.() === 0) {
+    const home = clientContext(env, cwd, "user").home;
+    const owned = directoryOwner(home);
+    if (!owned.ok) {
+      process.stderr.write(`hostgate setup: ${owned.reason}.\n`);
+      return EXIT.failure;
+    }
+    if (owned.owner.uid !== 0) {
+      // Root would follow that user's links (~/.cursor → /etc/…) and lose rename races in their directories:
+      // with the owner's uid the kernel checks every path as it would for them (issue 21).
+      process.stderr.write(`hostgate setup: ${home} belongs to uid ${owned.owner.uid}: running as that user, so nothing there is followed with root's rights.\n`);
+      try {
+        return await runAsOwner(owned.owner, [process.execPath, ...process.execArgv, ...argv], { env, cwd });
+      } catch (err) {
+        process.stderr.write(`hostgate setup: ${(err as Error).message}\n`);
+        return EXIT.failure;
+      }
+    }
+  }
   if (env !== rawEnv) process.stderr.write(`hostgate setup: run with sudo: configuring ${rawEnv.SUDO_USER}'s clients in ${env.HOME} (the files stay theirs).\n`);
   const { choices, problems } = choicesFromFlags(flags, env);
   // A dry run writes nothing, so without a terminal it needs no --yes (it still needs the client flags).

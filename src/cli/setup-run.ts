@@ -1,8 +1,9 @@
+import { createHash } from "node:crypto";
 import { chmodSync } from "node:fs";
 import { homedir } from "node:os";
-import { join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { createTwoFilesPatch } from "diff";
-import { anyPresent, gitIgnoreStatus, notWritable, readClientFile, writeClientFile, type ClientFile } from "../adapters/client-files.ts";
+import { anyPresent, gitIgnoreStatus, notWritable, readClientFile, rootUnsafePath, writeClientFile, type ClientFile } from "../adapters/client-files.ts";
 import { CLIENTS, clientById, type ClientContext, type ClientId } from "../core/clients/catalog.ts";
 import { entryHoldsSecret, type EntrySpec, type StdioEntry } from "../core/clients/entry.ts";
 import { mergeJson, mergeToml, type MergeResult } from "../core/clients/merge.ts";
@@ -91,6 +92,8 @@ export interface PlannedFile {
   tighten: boolean;
   notes: string[];
   warnings: string[];
+  /** Where the backup goes when not beside the file (project files: out of the repository). */
+  backupDir?: string | undefined;
 }
 
 /** The whole plan: files plus facts for the summary. */
@@ -112,6 +115,25 @@ function stdioEntry(c: SetupChoices, env: NodeJS.ProcessEnv, configPath: string 
   return { stdio: { transport: "stdio", command: l.node, args, env: e, forwardEnv }, warnings: l.warning ? [l.warning] : [] };
 }
 
+/**
+ * Where backups of a project's client files go: `$XDG_STATE_HOME/hostgate/setup-backups/<project>-<hash>`
+ * (default ~/.local/state), so no backup (which may hold an old token) lies in the repository for git to see.
+ */
+export function projectBackupDir(env: NodeJS.ProcessEnv, ctx: ClientContext, fileRealPath: string): string {
+  const state = env.XDG_STATE_HOME || join(ctx.home, ".local", "state");
+  // One folder per directory holding the file: the project's name to find it, a hash to keep projects apart.
+  return join(state, "hostgate", "setup-backups", `${basename(ctx.cwd) || "root"}-${createHash("sha256").update(dirname(fileRealPath)).digest("hex").slice(0, 12)}`);
+}
+
+/** Reads a file setup may edit; as root (its own home: another user's runs as that user) only on a path root alone controls. */
+function readForSetup(path: string): ReturnType<typeof readClientFile> {
+  if (process.getuid?.() === 0) {
+    const why = rootUnsafePath(path);
+    if (why !== null) return { ok: false, reason: why };
+  }
+  return readClientFile(path);
+}
+
 /** Plans every change (reads files, merges in memory); writes nothing. */
 export function planSetup(c: SetupChoices, env: NodeJS.ProcessEnv, cwd: string): SetupPlan {
   const ctx = clientContext(env, cwd, c.claudeScope);
@@ -119,7 +141,7 @@ export function planSetup(c: SetupChoices, env: NodeJS.ProcessEnv, cwd: string):
   const warnings: string[] = [];
   // hostgate's own user configuration: daemon.socket and planner.
   const cfgPath = userConfigPath(env);
-  const cfgRead = readClientFile(cfgPath);
+  const cfgRead = readForSetup(cfgPath);
   // HTTP entries reach `hostgate serve`, whose daemon is its own business: daemon.socket is left as it is then.
   const settings: SetupSettings = { socket: c.transport === "stdio" ? c.socket : undefined, planner: c.planner };
   let configInUse: string | null = null;
@@ -150,7 +172,7 @@ export function planSetup(c: SetupChoices, env: NodeJS.ProcessEnv, cwd: string):
     const rendered = def.render(spec, stdio);
     const usedSpec: EntrySpec = spec.transport === "http" && id === "claude-desktop" ? stdio : spec;
     const secret = entryHoldsSecret(usedSpec);
-    const read = readClientFile(path);
+    const read = readForSetup(path);
     const notes = [...rendered.notes];
     if (id === "claude" && c.claudeScope === "project") notes.push("Claude Code asks once before it starts servers from a project .mcp.json (`claude mcp list` shows it pending until then)");
     const planned: PlannedFile = { target: id, label: def.label, path, file: read.ok ? read.file : null, result: { status: "unwritable", reason: "" }, secret, tighten: false, notes, warnings: [] };
@@ -162,6 +184,7 @@ export function planSetup(c: SetupChoices, env: NodeJS.ProcessEnv, cwd: string):
         const why = notWritable(read.file);
         if (why) planned.result = { status: "unwritable", reason: why };
       }
+      if (def.project(ctx)) planned.backupDir = projectBackupDir(env, ctx, read.file.realPath);
       if (planned.result.status === "unchanged" && secret && read.file.mode !== null && (read.file.mode & 0o077) !== 0) planned.tighten = true;
       if (secret && def.project(ctx) && planned.result.status !== "malformed" && planned.result.status !== "unwritable") {
         const git = gitIgnoreStatus(path);
@@ -215,7 +238,7 @@ export function applyPlan(plan: SetupPlan): Map<PlannedFile, { backup: string | 
   for (const f of plan.files) {
     if (!f.file) continue;
     try {
-      if (f.result.status === "created" || f.result.status === "updated") done.set(f, writeClientFile(f.file, f.result.text, { secret: f.secret }));
+      if (f.result.status === "created" || f.result.status === "updated") done.set(f, writeClientFile(f.file, f.result.text, { secret: f.secret, ...(f.backupDir !== undefined ? { backupDir: f.backupDir } : {}) }));
       else if (f.tighten) {
         chmodSync(f.file.realPath, 0o600);
         done.set(f, { backup: null });

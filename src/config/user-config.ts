@@ -1,6 +1,7 @@
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { isMap, parseDocument } from "yaml";
+import { tooDeep } from "../core/clients/nesting.ts";
 import { ConfigSchema } from "./schema.ts";
 
 /** The user's configuration file: $XDG_CONFIG_HOME/hostgate/config.yaml (default ~/.config/hostgate/config.yaml). */
@@ -25,6 +26,8 @@ const HEADER = "# hostgate configuration (every key: docs/configuration.md). `ho
  * file is not valid YAML or not a mapping (the caller reports it and leaves the file alone).
  */
 export function applySetupSettings(text: string | null, s: SetupSettings): { text: string; changed: boolean } {
+  const deep = text === null ? null : tooDeep(text, "yaml");
+  if (deep !== null) throw new Error(deep);
   const doc = parseDocument(text ?? "", { uniqueKeys: true });
   if (doc.errors.length > 0) throw new Error(`not valid YAML: ${doc.errors[0]!.message.split("\n")[0]}`);
   if (doc.contents !== null && !isMap(doc.contents)) throw new Error("the top level is not a mapping");

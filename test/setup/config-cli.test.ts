@@ -1,5 +1,7 @@
 // `hostgate config path|check|show` and `hostgate completion bash|zsh` as processes.
 import { spawnSync } from "node:child_process";
+import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { runHostgate, writeConfig } from "../helpers/hostgate.ts";
 import { redactConfig } from "../../src/cli/config.ts";
@@ -59,6 +61,37 @@ describe("hostgate config", () => {
     const all = await runHostgate(["config", "path", "--all", "--config", path]);
     expect(all.stdout).toContain(`* ${path}  (--config)`);
     expect(all.stdout).toMatch(/\/etc\/hostgate\/config\.yaml {2}\(system default/);
+  });
+
+  it("check warns about each file holding daemon.token or server.token that others can read (file and drop-in); exit stays 0", async () => {
+    const path = writeConfig(`daemon:\n  token: ${TOKEN}\n`);
+    chmodSync(path, 0o644);
+    const dropIns = join(dirname(path), "config.d");
+    mkdirSync(dropIns);
+    const dropIn = join(dropIns, "10-serve.yaml");
+    writeFileSync(dropIn, "server:\n  token: abcdefghijklmnopqrstuv\n", { mode: 0o644 });
+    writeFileSync(join(dropIns, "20-plain.yaml"), "server:\n  port: 48001\n", { mode: 0o644 });
+    const open = await runHostgate(["config", "check", "--config", path]);
+    expect(open.code).toBe(0);
+    expect(open.stdout).toContain(`warning: ${path} holds daemon.token and is readable by every user (mode 0644)\n  fix: chmod o-r ${path}`);
+    expect(open.stdout).toContain(`warning: ${dropIn} holds server.token and is readable by every user (mode 0644)`);
+    expect(open.stdout).not.toContain("20-plain.yaml holds");
+    expect(open.stdout).not.toContain(TOKEN);
+    chmodSync(path, 0o600);
+    chmodSync(dropIn, 0o640);
+    const closed = await runHostgate(["config", "check", "--config", path]);
+    expect(closed.code).toBe(0);
+    expect(closed.stdout).not.toMatch(/warning/);
+  });
+
+  it("doctor warns about a token file readable by others, with the fix", async () => {
+    const path = writeConfig(`daemon:\n  token: ${TOKEN}\n  socket: tcp://127.0.0.1:1\n`);
+    chmodSync(path, 0o604);
+    const r = await runHostgate(["doctor", "--no-clients", "--config", path], { timeoutMs: 60_000 });
+    expect(r.stdout).toContain(`! token file: ${path} holds daemon.token and is readable by every user (mode 0604)\n      fix: chmod o-r ${path}`);
+    expect(r.stdout).not.toContain(TOKEN);
+    chmodSync(path, 0o600);
+    expect((await runHostgate(["doctor", "--no-clients", "--config", path], { timeoutMs: 60_000 })).stdout).not.toMatch(/token file/);
   });
 
   it("redaction keeps names of variables and non-secret values", () => {

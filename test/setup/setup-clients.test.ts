@@ -34,8 +34,15 @@ function entryOf(id: ClientId, path: string): Record<string, unknown> {
   return table.hostgate as Record<string, unknown>;
 }
 
-function backupsOf(path: string): string[] {
+function besideOf(path: string): string[] {
   return readdirSync(dirname(path)).filter((n) => n.startsWith(`${path.split("/").pop()!}.hostgate-backup-`)).map((n) => join(dirname(path), n));
+}
+
+/** Backups of `path`: beside it, or (project files) under the fixture home's state dir. */
+function backupsOf(path: string, home?: string): string[] {
+  const store = home === undefined ? null : join(home, "state", "hostgate", "setup-backups");
+  const stored = store !== null && existsSync(store) ? readdirSync(store).flatMap((d) => besideOf(join(store, d, path.split("/").pop()!))) : [];
+  return [...besideOf(path), ...stored];
 }
 
 describe.each(CLIENT_IDS)("setup %s", (id) => {
@@ -69,12 +76,12 @@ describe.each(CLIENT_IDS)("setup %s", (id) => {
     const doc = readDoc(id, path);
     expect((doc[clientById(id).table[0]!] as Record<string, unknown>).docs).toEqual({ command: "npx", args: ["-y", "docs-server"] });
     const after = readFileSync(path, "utf8");
-    const backups = backupsOf(path);
+    const backups = backupsOf(path, home);
     expect(backups).toHaveLength(1);
     const second = run(id, env, cwd);
     expect(second.file.result.status).toBe("unchanged");
     expect(readFileSync(path, "utf8")).toBe(after);
-    expect(backupsOf(path)).toEqual(backups);
+    expect(backupsOf(path, home)).toEqual(backups);
   });
 
   it("updates an existing hostgate entry and keeps the keys a user added to it", () => {
@@ -116,7 +123,7 @@ describe.each(CLIENT_IDS)("setup %s", (id) => {
     expect(r.ok).toBe(false);
     expect(r.file.result.status).toBe("malformed");
     expect(readFileSync(path, "utf8")).toBe(malformed(id));
-    expect(backupsOf(path)).toHaveLength(0);
+    expect(backupsOf(path, home)).toHaveLength(0);
   });
 
   it("leaves a read-only file alone and says how to make it writable", () => {
@@ -130,16 +137,21 @@ describe.each(CLIENT_IDS)("setup %s", (id) => {
     expect(readFileSync(path, "utf8")).toBe(otherServers(id));
   });
 
-  it("backs the file up first; copying the backup back restores the original bytes", () => {
+  it("backs the file up first (0600; project files outside the repository); copying the backup back restores the original bytes", () => {
     const { env, cwd, home } = freshHome(id);
     const path = clientFile(id, home, cwd);
     const original = withComments(id);
     seed(path, original, 0o640);
-    run(id, env, cwd);
-    const [backup] = backupsOf(path);
+    const r = run(id, env, cwd);
+    const [backup] = backupsOf(path, home);
     expect(backup).toBeDefined();
+    expect((r.applied.get(r.file) as { backup: string }).backup).toBe(backup);
     expect(readFileSync(backup!, "utf8")).toBe(original);
-    expect(statSync(backup!).mode & 0o777).toBe(0o640);
+    // A backup may hold an old token: only its owner reads it, whatever the file's mode.
+    expect(statSync(backup!).mode & 0o777).toBe(0o600);
+    expect(statSync(backup!).uid).toBe(statSync(path).uid);
+    const project = id === "vscode";
+    expect(besideOf(path).length, "a project file's backup is not left in the project").toBe(project ? 0 : 1);
     expect(statSync(path).mode & 0o777).toBe(0o640);
     copyFileSync(backup!, path);
     expect(readFileSync(path, "utf8")).toBe(original);
@@ -261,7 +273,7 @@ describe("setup: project files, planner, user config", () => {
     expect(run("cursor", env, cwd).ok).toBe(true);
     expect(lstatSync(path).isSymbolicLink()).toBe(true);
     expect(readFileSync(real, "utf8")).toContain("hostgate");
-    expect(backupsOf(real)).toHaveLength(1);
+    expect(backupsOf(real, home)).toHaveLength(1);
     expect(existsSync(join(dirname(path), "mcp.json.hostgate-backup-"))).toBe(false);
   });
 });
@@ -279,7 +291,7 @@ describe("setup as root, against files a user controls", () => {
     lchownSync(path, 4242, 4242);
     const r = run("cursor", env, cwd);
     expect(r.ok).toBe(false);
-    expect((r.file.result as { reason: string }).reason).toMatch(/belongs to another user.*not followed as root/);
+    expect((r.file.result as { reason: string }).reason).toMatch(/mcp\.json belongs to uid 4242: setup as root does not write under another user's files; run it as that user/);
     expect(readFileSync(victim, "utf8")).toBe("{}\n");
   });
 

@@ -1,6 +1,8 @@
 import { applyEdits, modify, parse, printParseErrorCode, type FormattingOptions, type ParseError } from "jsonc-parser";
 import { parse as parseToml, stringify as stringifyToml } from "smol-toml";
 import { MANAGED_KEYS } from "./catalog.ts";
+import { duplicateOnPath } from "./duplicates.ts";
+import { tooDeep } from "./nesting.ts";
 import { SERVER_NAME, jsonEqual, type Json } from "./entry.ts";
 
 /**
@@ -77,12 +79,18 @@ export function mergeJson(text: string | null, table: readonly string[], entry: 
     const doc = { ...skeleton, ...(nest(table, { [SERVER_NAME]: entry }) as Record<string, Json>) };
     return { status: "created", text: `${JSON.stringify(doc, null, 2)}\n` };
   }
+  const deep = tooDeep(text, "json");
+  if (deep !== null) return { status: "malformed", reason: deep };
   const errors: ParseError[] = [];
   const root: unknown = parse(text, errors, { allowTrailingComma: true, disallowComments: false });
   if (errors.length > 0) {
     const e = errors[0]!;
     const line = text.slice(0, e.offset).split("\n").length;
     return { status: "malformed", reason: `not valid JSON: ${printParseErrorCode(e.error)} at line ${line}` };
+  }
+  const dup = duplicateOnPath(text, [...table, SERVER_NAME]);
+  if (dup !== null) {
+    return { status: "malformed", reason: `"${dup.key}" appears more than once in ${dup.where}: readers keep only the last one, so an edit could land where nobody reads it; merge the occurrences by hand and run setup again` };
   }
   const found = locate(root, table);
   if ("error" in found) return { status: "malformed", reason: found.error };
@@ -130,6 +138,8 @@ function headerPath(line: string): string[] | null {
 export function mergeToml(text: string | null, table: readonly string[], entry: Record<string, Json>): MergeResult {
   const block = (e: Record<string, unknown>) => stringifyToml(nest(table, { [SERVER_NAME]: e as Json })).trimEnd();
   if (text === null || text.trim() === "") return { status: "created", text: `${block(entry)}\n` };
+  const deep = tooDeep(text, "toml");
+  if (deep !== null) return { status: "malformed", reason: deep };
   let root: Obj;
   try {
     root = parseToml(text);

@@ -2,6 +2,7 @@ import { parse, type ParseError } from "jsonc-parser";
 import { parse as parseToml } from "smol-toml";
 import type { ClientDef } from "./catalog.ts";
 import { SERVER_NAME } from "./entry.ts";
+import { tooDeep } from "./nesting.ts";
 
 /** How a configured entry starts or reaches hostgate, normalised across client shapes (for doctor). */
 export type EntryLaunch =
@@ -23,6 +24,8 @@ const stringMap = (v: unknown): Record<string, string> => (isObj(v) ? Object.fro
 /** Finds and normalises the hostgate entry in a client file's text (null: the file does not exist). */
 export function readEntry(def: ClientDef, text: string | null): EntryFinding {
   if (text === null) return { state: "no_file" };
+  const deep = tooDeep(text, def.format);
+  if (deep !== null) return { state: "malformed", reason: deep };
   let root: unknown;
   if (def.format === "toml") {
     try { root = parseToml(text); } catch (err) { return { state: "malformed", reason: `not valid TOML: ${(err as Error).message.split("\n")[0]}` }; }
