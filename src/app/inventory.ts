@@ -149,7 +149,7 @@ export class Inventory {
     const listed = await Promise.all(chosen.map((b) => this.listOne(b, this.overridesFor(b, overrides), { ttl_s: q.cache_ttl, no_cache: q.no_cache ?? false, refresh: q.refresh ?? false })));
     const matched: HostRecord[] = [];
     for (const l of listed) for (const r of l.records) if (match(r)) matched.push(r);
-    const page = paginate(matched, q.limit ?? 200, q.cursor, JSON.stringify([q.name, q.name_regex, q.providers, q.backends]));
+    const page = paginate(matched, q.limit ?? 200, q.cursor, JSON.stringify([q.name, q.name_regex, q.tags, q.providers, q.backends]));
     return {
       records: page.items.map((r) => ({
         name: r.name, primary_ip: r.primary_ip, provider: r.provider, backend: r.backend, meta: r.meta, tags: r.tags,
