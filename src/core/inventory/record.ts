@@ -33,7 +33,8 @@ export interface SshEndpoint {
 
 /**
  * The machine an exec target is, as policies see it (core/inventory/identity.ts): the inventory entry it was
- * matched to (`name`, `provider`, `backend`, `tags`) or itself, the normalised `address` and `port` it dials,
+ * matched to (`name`, `provider`, `backend`, `tags`, and that entry's normalised `address` and `port`) or
+ * itself (the normalised address and port it dials),
  * `same_as` the other inventory entries found to be the same machine, `matched_by` how (resolved address and
  * port, or a host key known_hosts records for both). `backend` is `literal` for a target no backend lists and
  * that matches no inventory entry: it has no tags.
