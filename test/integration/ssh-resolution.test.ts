@@ -53,7 +53,7 @@ describe.skipIf(missing !== null)("SSH target resolution against real sshd (corp
     composed.push(h);
     return h;
   }
-  const deps = (h: ComposedHosts): ExecDeps => ({ engine: testEngine(), policy: h.policy, inventory: h.inventory, executor: h.executor, audit: store, settings: h.settings });
+  const deps = (h: ComposedHosts): ExecDeps => ({ engine: testEngine(), policy: h.policy, inventory: h.inventory, executor: h.executor, local: h.local, sandboxes: h.sandboxes, audit: store, settings: h.settings });
   const details = (h: ComposedHosts) => ({
     inventory: h.inventory, executor: h.executor, audit: store, actor: operator.actor,
     judge: async (rec: HostRecord, command: string) => {
@@ -62,7 +62,7 @@ describe.skipIf(missing !== null)("SSH target resolution against real sshd (corp
     },
   });
   const lastAudit = (kind: string): Json => JSON.parse(store.query().filter((e) => e.kind === kind).at(-1)!.payload) as Json;
-  const run = async (h: ComposedHosts, host: string, command = "id -un", name?: string) => {
+  const run = async (h: ComposedHosts, host: string, command = "echo reached", name?: string) => {
     const r = await execOnHost({ host, command, ...(name ? { name } : {}) }, operator, deps(h));
     if (!("results" in r)) throw new Error("expected results");
     return r.results[0]!;
@@ -119,7 +119,7 @@ describe.skipIf(missing !== null)("SSH target resolution against real sshd (corp
     });
 
     it("the control: a machine whose tags allow it runs the same command (so the refusals above are the tags' doing)", async () => {
-      expect(await run(h, "lab-b")).toMatchObject({ stdout: "root\n", exit_code: 0, code: null });
+      expect(await run(h, "lab-b")).toMatchObject({ stdout: "reached\n", exit_code: 0, code: null });
     });
 
     it("get_host_details shows the machine's tags; its probe asks the policy like any exec (card1: refused, lab-b: runs)", async () => {
@@ -168,9 +168,9 @@ describe.skipIf(missing !== null)("SSH target resolution against real sshd (corp
       await expect(execOnHost({ host: "127.0.0.1", command: "id -un" }, operator, deps(shipped))).rejects.toMatchObject({ code: "refused", details: { decision: "deny" } });
       expect(lastAudit("exec.decision")).toMatchObject({ machines: [{ name: "127.0.0.1", backend: "literal" }], policies: [] });
       const granted = compose({ providers, policies: { "30-literal.cedar": 'permit (principal in Hostgate::Role::"operator", action == Hostgate::Action::"exec", resource) when { context.risk_rank == 0 && resource.backend == "literal" && resource.address == "127.0.0.1" };\n' } });
-      expect(await run(granted, "127.0.0.1")).toMatchObject({ stdout: "root\n", ip: "127.0.0.1" });
+      expect(await run(granted, "127.0.0.1")).toMatchObject({ stdout: "reached\n", ip: "127.0.0.1" });
       // the same literal grant covers every spelling of that address, and dials the dotted quad
-      expect(await run(granted, "0x7f000001")).toMatchObject({ stdout: "root\n", ip: "127.0.0.1" });
+      expect(await run(granted, "0x7f000001")).toMatchObject({ stdout: "reached\n", ip: "127.0.0.1" });
     });
 
     it("numeric forms (0x7f000001, 2130706433, 127.1, 0177.0.0.1) reach policy as 127.0.0.1: a forbid on that address holds for each", async () => {
@@ -224,10 +224,10 @@ describe.skipIf(missing !== null)("SSH target resolution against real sshd (corp
       expect(await run(portless, "tofu-host")).toMatchObject({ code: "host_key_unknown" });
       const kh = file("known_hosts", "");
       const tofu = compose({ providers, knownHosts: kh, hostKeys: "tofu" });
-      expect(await run(tofu, "tofu-host")).toMatchObject({ stdout: "root\n", code: null });
+      expect(await run(tofu, "tofu-host")).toMatchObject({ stdout: "reached\n", code: null });
       expect(readFileSync(kh, "utf8")).toBe(`[localhost]:${b.port} ${keyOf(b)}\n`);
       const strict = compose({ providers, knownHosts: kh });
-      expect(await run(strict, "tofu-host")).toMatchObject({ stdout: "root\n", code: null });
+      expect(await run(strict, "tofu-host")).toMatchObject({ stdout: "reached\n", code: null });
     });
 
     it("T3-11: Match exec is never executed (listing, exec, details); the skipped block is reported", async () => {
@@ -240,7 +240,7 @@ describe.skipIf(missing !== null)("SSH target resolution against real sshd (corp
       ].join("\n"))] }] });
       const s = await h.inventory.search({ refresh: true });
       expect(s.records.find((r) => r.name === "m11")!.meta.warnings).toMatch(/Match exec is not evaluated by hostgate .*skipped/);
-      expect(await run(h, "m11")).toMatchObject({ stdout: "root\n", code: null });
+      expect(await run(h, "m11")).toMatchObject({ stdout: "reached\n", code: null });
       const d = await hostDetails({ name: "m11", probe: true }, details(h));
       expect(d.probe).toEqual({ ran: true, error: null });
       expect(d.record.meta.warnings).toMatch(/Match exec is not evaluated/);
@@ -255,7 +255,7 @@ describe.skipIf(missing !== null)("SSH target resolution against real sshd (corp
         "Host web1 ok1", "  HostName 127.0.0.1", `  Port ${b.port}`, "  User root", "",
       ].join("\n"))] }] });
       await expect(execOnHost({ host: "web1", command: "id -un" }, operator, deps(h))).rejects.toMatchObject({ code: "ssh_config_error", message: expect.stringContaining(broken) as string });
-      expect(await run(h, "ok1")).toMatchObject({ stdout: "root\n", code: null });
+      expect(await run(h, "ok1")).toMatchObject({ stdout: "reached\n", code: null });
       const s = await h.inventory.search({});
       expect(s.errors).toEqual([]);
       expect(s.records.map((r) => [r.name, r.meta.errors ?? null])).toEqual([["web1", expect.stringContaining("Unexpected line break")], ["ok1", null]]);
@@ -278,8 +278,8 @@ describe.skipIf(missing !== null)("SSH target resolution against real sshd (corp
 
   it("the name label never replaces the real host in audit entries", async () => {
     const h = compose({ providers: [{ kind: "static", name: "inv", hosts: [{ name: "lab-b", address: "127.0.0.1", port: b.port, user: "root", tags: ["lab"] }] }] });
-    const r = await run(h, "lab-b", "id -un", "card1");
-    expect(r).toMatchObject({ host: "card1", stdout: "root\n" });
+    const r = await run(h, "lab-b", "echo reached", "card1");
+    expect(r).toMatchObject({ host: "card1", stdout: "reached\n" });
     expect(lastAudit("exec.result").results).toEqual([expect.objectContaining({ host: "lab-b", label: "card1", ip: "127.0.0.1" })]);
     expect(lastAudit("exec.decision")).toMatchObject({ hosts: ["lab-b"] });
   });
