@@ -29,6 +29,8 @@ export interface HostsFeature {
   slots: CallerSlots;
   policy: PolicyEngine | null;
   settings: ExecSettings;
+  /** The login user when neither the inventory nor ssh_config names one (exec.user, else the daemon's user). */
+  default_user: string;
   engine: Promise<RiskEngine>;
   doctor(): Promise<{ level: "ok" | "warn"; check: string; message: string }[]>;
   reloadPolicy(): string;

@@ -241,6 +241,8 @@ export async function execOnHost(input: unknown, caller: ExecCaller, deps: ExecD
   const argv = assessment.commands.flatMap((c) => c.argv);
   const basePayload: Record<string, JsonValue> = {
     hosts: records.map((r) => r.name),
+    // The machine each name was judged as (issue 19): inventory name, normalised address, port, backend.
+    machines: records.map((r) => (r.machine ? { name: r.machine.name, address: r.machine.address, port: r.machine.port, backend: r.machine.backend } : null)),
     command: q.command,
     shell,
     decision: decision.decision,
@@ -298,7 +300,8 @@ export async function execOnHost(input: unknown, caller: ExecCaller, deps: ExecD
   }
   await audit(deps.audit, "exec.result", caller.actor, {
     command: q.command,
-    results: results.map((r) => ({ host: r.host, ip: r.ip, exit_code: r.exit_code, signal: r.signal, timed_out: r.timed_out, duration_ms: Math.round(r.duration_ms), stdout_bytes: r.stdout.length, stderr_bytes: r.stderr.length, truncated: r.truncated, error: r.error, code: r.code })),
+    // The resolved host, never the caller's `name` label (which is only a display name; kept as `label`).
+    results: results.map((r, i) => ({ host: records[i]!.name, ...(r.host !== records[i]!.name ? { label: r.host } : {}), ip: r.ip, exit_code: r.exit_code, signal: r.signal, timed_out: r.timed_out, duration_ms: Math.round(r.duration_ms), stdout_bytes: r.stdout.length, stderr_bytes: r.stderr.length, truncated: r.truncated, error: r.error, code: r.code })),
   });
   return { results: q.hosts ? groupOutputs(results) : results, groups: q.hosts ? groupsOf(results) : [], decision: wireDecision };
 }

@@ -45,6 +45,9 @@ function remoteHost(f: HostsFeature, r: HostRecord): RemoteHost {
   return {
     name: r.name,
     address: ssh.host,
+    port: ssh.port,
+    user: ssh.user ?? f.default_user,
+    machine: r.machine && r.machine.name !== r.name ? r.machine.name : null,
     provider: r.provider,
     judge: (command, shell) => judgeFor(f, r, command, shell),
     run: (command, shell, timeoutSec) => f.executor.exec({
@@ -65,6 +68,9 @@ export function localCommandHost(feature: () => Promise<HostsFeature>): RemoteHo
   return {
     name: LOCAL_HOST,
     address: LOCAL_RECORD.primary_ip,
+    port: null,
+    user: null,
+    machine: null,
     provider: "local",
     judge: async (command, shell) => judgeFor(await feature(), LOCAL_RECORD, command, shell),
     run: async (command, shell, timeoutSec) => {
@@ -106,7 +112,15 @@ export function hostsHandlers(d: DaemonDeps): Pick<Handlers, "search_hosts" | "l
     list_backends: async () => (await feature(d)).inventory.listBackends(),
     get_host_details: async (p, caller) => {
       const f = await feature(d);
-      return hostDetails(p, { inventory: f.inventory, executor: f.executor, audit: d.audit(), actor: actorOf(caller), sandboxOf: async (r) => f.sandboxes.forHost(await sandboxTarget(r, f)) });
+      const who: PolicyPrincipal = { role: caller.role, client: caller.client_name ?? "", uid: caller.peer?.uid ?? null };
+      return hostDetails(p, {
+        inventory: f.inventory, executor: f.executor, audit: d.audit(), actor: actorOf(caller),
+        sandboxOf: async (r) => f.sandboxes.forHost(await sandboxTarget(r, f)),
+        judge: async (rec, command) => {
+          const a = (await f.engine).assess(command, { interpreter: "sh" });
+          return judge(a, f.policy, execPolicyRequest(a, command, "sh", who, rec), f.settings);
+        },
+      });
     },
     exec_on_host: async (p, caller: Caller, signal?: AbortSignal): Promise<ExecOnHostResult> => {
       const f = await feature(d);

@@ -38,7 +38,9 @@ export class HostRegistry {
     const entry = this.hosts.get(id);
     if (!entry) {
       throw new HostgateError("unknown_host", `No host named ${JSON.stringify(id)} is known to this daemon.`, {
-        hint: `Known hosts: ${[...this.hosts.keys()].sort().join(", ")}. Use search_hosts to find inventory names where available.`,
+        hint: `Known hosts: ${[...this.hosts.keys()].sort().join(", ")}. A host here is \`local\` or an SSH host that exec_on_host registered for an approval plan; ` +
+          "for a command on an inventory host (a search_hosts name, an ssh_config alias, an address) call exec_on_host { host, command }: it plans a RunCommand step on that host itself when a policy requires approval.",
+        details: { host: id, known: [...this.hosts.keys()].sort() },
       });
     }
     return entry;

@@ -1,7 +1,9 @@
 import { HostgateError, toHostgateError, describeIssues } from "../core/errors.ts";
+import { isIpLiteral, normaliseHost } from "../core/inventory/address.ts";
+import { identify } from "../core/inventory/identity.ts";
 import type { HostRecord } from "../core/inventory/record.ts";
 import { hostMatcher, splitList } from "../core/inventory/search.ts";
-import { validateSshHost } from "../core/inventory/target.ts";
+import { validateSshHost, validateSshPort } from "../core/inventory/target.ts";
 import { paginate } from "../core/pagination.ts";
 import { OverrideSchemas } from "../config/hosts.ts";
 import type { SearchHostsInput, SearchHostsOutput } from "../ipc/hosts.ts";
@@ -31,12 +33,25 @@ export interface ListingCache {
 /** Resolves a name that no backend lists the way `ssh name` would (the ssh_config provider), or null. */
 export type AliasResolver = (name: string) => HostRecord | null;
 
+/**
+ * Where target resolution learns which inventory entry a target is the same machine as (core/inventory/
+ * identity.ts). Both optional: without them only normalised address strings and ports are compared.
+ */
+export interface IdentitySources {
+  /** DNS: the addresses a host name resolves to ([] when unknown; never throws). */
+  lookup?: (name: string) => Promise<string[]>;
+  /** known_hosts: for a target (host, port), a test of whether another (host, port) is recorded with one of its keys. */
+  keyTwins?: (host: string, port: number) => (host: string, port: number) => boolean;
+}
+
 interface Listed {
   backend: Backend;
   records: HostRecord[];
   cached: boolean;
   ms: number;
   error: { code: string; message: string } | null;
+  /** True when the listing itself failed (`records` is empty); false for a listing with a cache warning. */
+  failed: boolean;
 }
 
 export class Inventory {
@@ -45,13 +60,15 @@ export class Inventory {
   readonly defaulted: boolean;
   private readonly cache: ListingCache;
   private readonly resolveAlias: AliasResolver | null;
+  private readonly identity: IdentitySources;
   private readonly now: () => number;
 
-  constructor(opts: { backends: Backend[]; defaulted: boolean; cache: ListingCache; resolveAlias?: AliasResolver | null; now?: () => number }) {
+  constructor(opts: { backends: Backend[]; defaulted: boolean; cache: ListingCache; resolveAlias?: AliasResolver | null; identity?: IdentitySources; now?: () => number }) {
     this.backends = opts.backends;
     this.defaulted = opts.defaulted;
     this.cache = opts.cache;
     this.resolveAlias = opts.resolveAlias ?? null;
+    this.identity = opts.identity ?? {};
     this.now = opts.now ?? Date.now;
   }
 
@@ -78,7 +95,7 @@ export class Inventory {
     const ttl = Math.min(b.cache_ttl_s, req.ttl_s ?? b.cache_ttl_s) * 1000;
     if (!req.no_cache && !req.refresh) {
       const hit = this.cache.get(key, ttl, b.cache_dir, this.now());
-      if (hit) return { backend: b, records: hit, cached: true, ms: performance.now() - t0, error: null };
+      if (hit) return { backend: b, records: hit, cached: true, ms: performance.now() - t0, error: null, failed: false };
     }
     const timeout = (overrides.timeout_ms as number | undefined) ?? b.timeout_ms;
     const ac = new AbortController();
@@ -98,10 +115,10 @@ export class Inventory {
         const w = this.cache.set(key, records, b.cache_dir, this.now());
         if (w) error = { code: "backend_error", message: w };
       }
-      return { backend: b, records, cached: false, ms: performance.now() - t0, error };
+      return { backend: b, records, cached: false, ms: performance.now() - t0, error, failed: false };
     } catch (e) {
       const h = toHostgateError(e);
-      return { backend: b, records: [], cached: false, ms: performance.now() - t0, error: { code: h.code, message: h.message } };
+      return { backend: b, records: [], cached: false, ms: performance.now() - t0, error: { code: h.code, message: h.message }, failed: true };
     } finally {
       if (timer) clearTimeout(timer);
     }
@@ -132,7 +149,7 @@ export class Inventory {
     const listed = await Promise.all(chosen.map((b) => this.listOne(b, this.overridesFor(b, overrides), { ttl_s: q.cache_ttl, no_cache: q.no_cache ?? false, refresh: q.refresh ?? false })));
     const matched: HostRecord[] = [];
     for (const l of listed) for (const r of l.records) if (match(r)) matched.push(r);
-    const page = paginate(matched, q.limit ?? 200, q.cursor, JSON.stringify([q.name, q.name_regex, q.providers, q.backends]));
+    const page = paginate(matched, q.limit ?? 200, q.cursor, JSON.stringify([q.name, q.name_regex, q.tags, q.providers, q.backends]));
     return {
       records: page.items.map((r) => ({
         name: r.name, primary_ip: r.primary_ip, provider: r.provider, backend: r.backend, meta: r.meta, tags: r.tags,
@@ -164,16 +181,97 @@ export class Inventory {
   }
 
   /**
-   * The host record an exec target names: an inventory host, else the name resolved through the ssh client
-   * config the way `ssh name` would (when an ssh_config backend exists), else a literal host
-   * name / IP (validated, `provider: static`, backend `literal`). Throws `invalid_target` for a bad literal.
+   * The host record an exec target names, with the machine policies judge (`machine`, and `tags` set to the
+   * machine's): an inventory host, else the name resolved through the ssh client config the way `ssh name`
+   * would (when an ssh_config backend exists), else a literal host name / IP. A name no backend lists is
+   * `literal` (no tags) unless it is the same machine as an inventory entry (core/inventory/identity.ts).
+   * A numeric IPv4 spelling is dialed as its dotted quad.
+   * Throws `invalid_target` for a bad host or port, `ssh_config_error` for a host the ssh config says to reach
+   * in a way hostgate does not (ProxyCommand) or that it cannot read, `host_collision` when tagged entries
+   * that are this machine disagree on its tags, `unavailable` when a backend that lists SSH hosts failed (it
+   * might hold this machine under another name).
    */
   async resolveTarget(target: string): Promise<HostRecord> {
-    const { record } = await this.find(target);
-    if (record) return record;
-    const alias = this.resolveAlias?.(target);
-    if (alias) return alias;
-    const host = validateSshHost(target);
-    return { name: target, primary_ip: host, provider: "static", backend: "literal", meta: {}, tags: [], ssh: { host, port: 22, identity_files: [], proxy_jump: [] } };
+    const { all, failed } = await this.listAll();
+    let record = all.find((r) => r.name === target) ?? null;
+    if (!record) {
+      const alias = this.resolveAlias?.(target);
+      record = alias ? { ...alias, tags: [] } : null;
+    }
+    if (!record) {
+      const host = validateSshHost(target);
+      record = { name: target, primary_ip: host, provider: "static", backend: "literal", meta: {}, tags: [], ssh: { host, port: 22, identity_files: [], proxy_jump: [] } };
+    }
+    return this.identifyIn(record, all, failed);
+  }
+
+  /**
+   * The machine a listed record is (get_host_details): the same checks and errors as {@link resolveTarget}
+   * for that record.
+   */
+  async identifyRecord(record: HostRecord): Promise<HostRecord> {
+    const { all, failed } = await this.listAll();
+    return this.identifyIn(record, all, failed);
+  }
+
+  /** Every backend's listing (cached as search_hosts caches), and the failures that could hide an SSH host. */
+  private async listAll(): Promise<{ all: HostRecord[]; failed: Listed[] }> {
+    const listed = await Promise.all(this.backends.map((b) => this.listOne(b, {}, { no_cache: false, refresh: false })));
+    // Containers are not SSH targets: a docker backend that fails cannot hide another name of an SSH host.
+    return { all: listed.flatMap((l) => l.records), failed: listed.filter((l) => l.failed && l.backend.provider.info.kind !== "docker") };
+  }
+
+  private async identifyIn(record: HostRecord, all: readonly HostRecord[], failed: readonly Listed[]): Promise<HostRecord> {
+    const target = record.name;
+    const ssh = record.ssh;
+    if (!ssh) return record;
+    if (ssh.refusal) throw new HostgateError("ssh_config_error", ssh.refusal.message, { hint: ssh.refusal.hint, details: { host: record.name, backend: record.backend } });
+    const dialed = { ...ssh, host: validateSshHost(ssh.host), port: validateSshPort(ssh.port) };
+    const self = { ...record, ssh: dialed };
+    if (failed.length > 0) {
+      throw new HostgateError("unavailable", `cannot tell which machine ${target} is: ${failed.map((l) => `backend ${l.backend.provider.info.name} failed (${l.error!.message})`).join("; ")}`, {
+        hint: "A backend that lists SSH hosts might hold this machine under another name with tags policies rely on; fix that backend (list_backends, search_hosts show its error).",
+      });
+    }
+    const found = identify(self, all, await this.facts(self, all));
+    if ("collision" in found) {
+      const names = found.collision.map((r) => `${r.name} (${r.backend}: ${r.tags.join(",")})`);
+      throw new HostgateError("host_collision", `${target} is the same machine as inventory hosts whose tags disagree: ${names.join("; ")}`, {
+        hint: "Give every inventory entry of one machine the same tags (or remove the duplicate entries); policies must see one set of tags per machine.",
+        details: { host: target, address: normaliseHost(dialed.host), port: dialed.port, entries: found.collision.map((r) => ({ name: r.name, backend: r.backend, tags: r.tags })) },
+      });
+    }
+    return { ...self, tags: found.machine.tags, machine: found.machine };
+  }
+
+  /**
+   * The ProxyJump hops of a resolved record, each resolved like a target (an alias's HostName, port, user and
+   * keys; a hop the ssh config refuses throws as resolveTarget does). Elements are `[user@]host[:port]`.
+   */
+  async jumpsFor(record: HostRecord): Promise<{ host: string; port: number; user?: string | undefined; identity_files?: string[] | undefined }[]> {
+    return Promise.all((record.ssh?.proxy_jump ?? []).map(async (spec) => {
+      const m = /^(?:([^@]+)@)?(\[[^\]]+\]|[^:]+)(?::(\d+))?$/.exec(spec);
+      if (!m) throw new HostgateError("invalid_target", `ProxyJump element ${JSON.stringify(spec)} is not [user@]host[:port]`, { hint: "Fix the ProxyJump line in the ssh config." });
+      const rec = await this.resolveTarget(m[2]!);
+      return { host: rec.ssh?.host ?? m[2]!, port: m[3] ? Number(m[3]) : rec.ssh?.port ?? 22, user: m[1] ?? rec.ssh?.user, identity_files: rec.ssh?.identity_files };
+    }));
+  }
+
+  /** DNS answers for the target and the tagged entries (the only ones that can change the outcome), and the key test. */
+  private async facts(target: HostRecord, all: readonly HostRecord[]): Promise<{ addresses: Map<string, string[]>; sharesKey: (h: string, p: number) => boolean }> {
+    const addresses = new Map<string, string[]>();
+    const lookup = this.identity.lookup;
+    if (lookup) {
+      const names = new Set<string>();
+      for (const r of [target, ...all.filter((x) => x.tags.length > 0)]) {
+        const h = r.ssh ? normaliseHost(r.ssh.host) : "";
+        if (h && !isIpLiteral(h)) names.add(h);
+      }
+      await Promise.all([...names].map(async (n) => {
+        addresses.set(n, (await lookup(n)).map(normaliseHost));
+      }));
+    }
+    const twins = this.identity.keyTwins?.(target.ssh!.host, target.ssh!.port);
+    return { addresses, sharesKey: twins ?? (() => false) };
   }
 }

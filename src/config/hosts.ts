@@ -11,7 +11,7 @@ const tag = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.:=-]{0,63}$/, "letters, di
 
 /** Settings every provider kind has. `cache_ttl` in seconds (0 = no cache); `timeout_ms` bounds one listing. */
 const common = {
-  name: name.optional().describe("Backend name (default: the kind); unique"),
+  name: name.refine((n) => n !== "literal", { error: "\"literal\" is reserved: policies see backend \"literal\" for hosts no backend lists" }).optional().describe("Backend name (default: the kind); unique; not \"literal\" (reserved for hosts no backend lists)"),
   timeout_ms: z.number().int().min(50).max(60_000).default(2000).describe("A listing slower than this is abandoned and reported as this backend's error"),
   cache_ttl: z.number().int().min(0).max(86_400).default(60).describe("Seconds a listing is reused (0: never cached)"),
   cache_dir: path.optional().describe("Directory where listings are also kept across restarts (default: memory only)"),

@@ -59,6 +59,10 @@ export type ErrorCode =
   | "host_key_unknown"
   /** The host's key differs from known_hosts, or is marked @revoked: possible interception; nothing was sent. */
   | "host_key_mismatch"
+  /** The ssh client config says to reach this host in a way hostgate does not (ProxyCommand), or cannot be read for it. */
+  | "ssh_config_error"
+  /** An exec target is the same machine as inventory hosts whose tags disagree (core/inventory/identity.ts). */
+  | "host_collision"
   /** The risk engine or the policy refused a command before any connection; details carry the reasons. */
   | "refused"
   /** The host could not be reached (DNS, TCP, SSH handshake or authentication); nothing ran. */

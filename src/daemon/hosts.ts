@@ -1,6 +1,7 @@
 import { homedir, userInfo } from "node:os";
 import { join } from "node:path";
 import { InventoryCache } from "../adapters/inventory/cache.ts";
+import { dnsLookup } from "../adapters/inventory/dns-lookup.ts";
 import { DockerProvider } from "../adapters/inventory/docker.ts";
 import { KnownHostsProvider } from "../adapters/inventory/known-hosts.ts";
 import { SshConfigProvider } from "../adapters/inventory/ssh-config.ts";
@@ -8,6 +9,7 @@ import { StaticProvider } from "../adapters/inventory/static.ts";
 import { SshExecutor } from "../adapters/exec-ssh/ssh-executor.ts";
 import { LocalExecutor } from "../adapters/exec-local.ts";
 import { Sandboxes } from "../app/sandbox.ts";
+import { KnownHosts } from "../adapters/exec-ssh/host-keys.ts";
 import { CedarPolicyEngine } from "../adapters/policy-cedar/cedar-engine.ts";
 import { Inventory, type Backend } from "../app/inventory.ts";
 import { CallerSlots, type ExecSettings } from "../app/exec-on-host.ts";
@@ -42,6 +44,8 @@ export interface ComposedHosts {
   policy: CedarPolicyEngine | null;
   settings: ExecSettings;
   exec: ExecConfig;
+  /** The login user when neither the inventory nor ssh_config names one. */
+  default_user: string;
   /** SIGHUP: reload the policy directory; the line says what happened (old set kept on error). */
   reloadPolicy(): string;
   /**
@@ -85,16 +89,22 @@ export function composeHosts(raw: HostsConfig, opts: { mode: DaemonMode; stateDi
   const providerConfigs = inv.providers ?? [ProviderConfigSchema.parse({ kind: "ssh_config" }), ProviderConfigSchema.parse({ kind: "known_hosts" })];
   const backends: Backend[] = providerConfigs.map((c) => ({ provider: provider(c, home), timeout_ms: c.timeout_ms, cache_ttl_s: c.cache_ttl, cache_dir: c.cache_dir ? expand(c.cache_dir, home) : undefined }));
   const sshConfig = backends.find((b) => b.provider instanceof SshConfigProvider)?.provider as SshConfigProvider | undefined;
-  const inventory = new Inventory({ backends, defaulted, cache: new InventoryCache(), resolveAlias: sshConfig ? (n) => sshConfig.resolve(n) : null });
-
   const system = opts.mode === "system";
   const knownHosts = (exec.known_hosts ?? (system ? [join(opts.stateDir, "ssh", "known_hosts"), "/etc/ssh/ssh_known_hosts"] : ["~/.ssh/known_hosts", "/etc/ssh/ssh_known_hosts"])).map((p) => expand(p, home));
+  // Machine identity (issue 19): DNS as ssh would resolve, and the known_hosts files exec checks keys against
+  // (read at each resolution, like each dial; unreadable ones fail the resolution closed).
+  const inventory = new Inventory({
+    backends, defaulted, cache: new InventoryCache(), resolveAlias: sshConfig ? (n) => sshConfig.resolve(n) : null,
+    identity: { lookup: dnsLookup({ timeout_ms: exec.connect_timeout_ms, ttl_ms: 60_000 }), keyTwins: (h, p) => KnownHosts.load(knownHosts).keyTwins(h, p) },
+  });
+
   const identities = (exec.identity_files ?? (system ? [join(opts.stateDir, "ssh", "id_ed25519")] : ["~/.ssh/id_ed25519", "~/.ssh/id_ecdsa", "~/.ssh/id_rsa"])).map((p) => expand(p, home));
   const agent = exec.use_agent && !system ? env.SSH_AUTH_SOCK : undefined;
+  const defaultUser = exec.user ?? localUser();
   const executor = new SshExecutor({
     known_hosts: knownHosts,
     host_keys: exec.host_keys,
-    default_user: exec.user ?? localUser(),
+    default_user: defaultUser,
     default_identity_files: identities,
     agent: agent || undefined,
     connect_timeout_ms: exec.connect_timeout_ms,
@@ -126,6 +136,7 @@ export function composeHosts(raw: HostsConfig, opts: { mode: DaemonMode; stateDi
     policy,
     settings,
     exec,
+    default_user: defaultUser,
     reloadPolicy: () => {
       if (!policy) return "SIGHUP: no policy.dir configured; nothing to reload";
       const r = policy.reload();

@@ -97,6 +97,8 @@ describe.skipIf(missing !== null)("hosts toolset through MCP and the daemon", ()
     expect(existsSync(marker)).toBe(false);
     const approval = await approveViaPty(daemon.adminSocket, step.transaction_id as string);
     expect(approval.output).toContain("lab4");
+    // the approver sees who logs in where (issue 21)
+    expect(approval.output).toContain(`login:    root@${lab.hosts[2]!.ip} port 22`);
     expect(approval.output).toContain(`echo once >> ${marker}`);
     expect(approval.output).toContain("changes on prod hosts need a human approval");
     expect(approval.receipt, approval.output).not.toBeNull();

@@ -23,6 +23,9 @@ import { ProviderConfigSchema } from "../../src/config/hosts.ts";
 import { SshConfigProvider } from "../../src/adapters/inventory/ssh-config.ts";
 import { netnsPrereqs, startNetnsLab, type NetnsLab } from "../peers/netns-sshd.ts";
 import { testEngine } from "../support/risk-engine.ts";
+import { judge } from "../../src/core/policy/gate.ts";
+import { execPolicyRequest } from "../../src/core/policy/exec-request.ts";
+import type { HostRecord } from "../../src/core/inventory/record.ts";
 
 const missing = netnsPrereqs();
 if (missing && process.env.HOSTGATE_REQUIRE_PEERS === "1") throw new Error(`netns sshd peers required: ${missing}`);
@@ -38,6 +41,11 @@ describe.skipIf(missing !== null)("exec_on_host against 20 real sshd hosts", () 
   const marker = join(mkdtempSync(join(tmpdir(), "hg-exec-")), "ran");
   const settings = { allow_unverified: false, risk_disabled: false, max_output_bytes: 64 * 1024, fanout_concurrency: 32, max_hosts: 100, max_timeout_sec: 300, max_per_caller: 4, local_hide_dirs: [] };
   const kinds = (): string[] => store.query().map((e) => e.kind);
+  // get_host_details' probe is judged like any exec (the same gate, the caller as principal).
+  const probeJudge = async (rec: HostRecord, command: string) => {
+    const a = (await testEngine()).assess(command, { interpreter: "sh" });
+    return judge(a, deps.policy, execPolicyRequest(a, command, "sh", operator, rec), settings);
+  };
 
   beforeAll(async () => {
     lab = await startNetnsLab(20);
@@ -142,13 +150,13 @@ describe.skipIf(missing !== null)("exec_on_host against 20 real sshd hosts", () 
   });
 
   it("get_host_details: record and capabilities; probe adds what answers (no systemd in a bare namespace)", async () => {
-    const plain = await hostDetails({ name: "lab2" }, { inventory: deps.inventory, executor, audit: store, actor: "uid:0" });
+    const plain = await hostDetails({ name: "lab2" }, { inventory: deps.inventory, executor, audit: store, actor: "uid:0", judge: probeJudge });
     expect(plain).toMatchObject({ record: { name: "lab2", provider: "static", tags: ["lab"] }, ssh: { host: lab.hosts[0]!.ip, port: 22, user: "root" }, capabilities: ["ssh"], probe: { ran: false } });
-    const probed = await hostDetails({ name: "lab2", probe: true }, { inventory: deps.inventory, executor, audit: store, actor: "uid:0", sandboxOf: async (r) => deps.sandboxes.forHost(await sandboxTarget(r, deps)) });
+    const probed = await hostDetails({ name: "lab2", probe: true }, { inventory: deps.inventory, executor, audit: store, actor: "uid:0", judge: probeJudge, sandboxOf: async (r) => deps.sandboxes.forHost(await sandboxTarget(r, deps)) });
     expect(probed.probe).toEqual({ ran: true, error: null, sandbox: expect.stringMatching(/^bubblewrap \(\/usr\/bin\/bwrap\) after setpriv to uid 65534/) as unknown });
     expect(probed.capabilities).toEqual(existsSync("/run/systemd/system") ? ["ssh", "systemd"] : ["ssh"]);
     expect(store.query().at(-1)!.kind).toBe("host.probe");
-    await expect(hostDetails({ name: "nope" }, { inventory: deps.inventory, executor, audit: store, actor: "uid:0" })).rejects.toMatchObject({ code: "not_found" });
+    await expect(hostDetails({ name: "nope" }, { inventory: deps.inventory, executor, audit: store, actor: "uid:0", judge: probeJudge })).rejects.toMatchObject({ code: "not_found" });
   });
 
   it("an ssh_config alias is resolved the way `ssh alias` would (HostName, User, IdentityFile, ProxyJump through another alias)", async () => {

@@ -2,7 +2,7 @@ import { createHash, createHmac } from "node:crypto";
 import { appendFileSync, mkdirSync, readFileSync, statSync } from "node:fs";
 import { dirname } from "node:path";
 import { HostgateError } from "../../core/errors.ts";
-import { knownHostsName, parseKnownHosts, patternsMatch, type KnownHostEntry } from "../../core/inventory/known-hosts.ts";
+import { knownHostsName, parseKnownHosts, patternsMatch, wildcardMatch, type KnownHostEntry } from "../../core/inventory/known-hosts.ts";
 
 /**
  * Host-key checking against OpenSSH known_hosts files, hashed entries included (corpus S006, S009, S010,
@@ -31,6 +31,13 @@ function hashedMatches(e: KnownHostEntry, name: string): boolean {
 /** Whether an entry applies to `name` (plain patterns or a hashed name). */
 export function entryMatches(e: KnownHostEntry, name: string): boolean {
   return e.hashed ? hashedMatches(e, name) : patternsMatch(e.patterns, name);
+}
+
+/** A plain line that names `name` itself: a hashed match, or a concrete (wildcard-free) pattern not negated. */
+function namesExactly(e: KnownHostEntry, name: string): boolean {
+  if (e.marker !== null) return false;
+  if (e.hashed) return hashedMatches(e, name);
+  return patternsMatch(e.patterns, name) && e.patterns.some((p) => !p.startsWith("!") && !/[*?]/.test(p) && wildcardMatch(p, name));
 }
 
 /** The outcome of checking one presented key. */
@@ -96,6 +103,26 @@ export class KnownHosts {
     const types: string[] = [];
     for (const f of this.files) for (const e of f.entries) if (e.marker === null && entryMatches(e, name) && !types.includes(e.key_type)) types.push(e.key_type);
     return types;
+  }
+
+  /**
+   * For machine identity (core/inventory/identity.ts): a test of whether another (host, port) is recorded
+   * with a key that known_hosts records for (`host`, `port`). Only plain lines (no `@cert-authority`, no
+   * `@revoked`) that name the host itself count — a hashed name or a pattern without wildcards; a wildcard
+   * line says which keys are accepted for many hosts, not which machine holds one. Ports are compared through
+   * the names (`[host]:port`), so one key on two ports of one address is one machine.
+   */
+  keyTwins(host: string, port: number): (host: string, port: number) => boolean {
+    const name = knownHostsName(host, port);
+    const keys = new Set<string>();
+    for (const f of this.files) for (const e of f.entries) if (namesExactly(e, name)) keys.add(e.key);
+    if (keys.size === 0) return () => false;
+    const lines: KnownHostEntry[] = [];
+    for (const f of this.files) for (const e of f.entries) if (e.marker === null && keys.has(e.key)) lines.push(e);
+    return (h, p) => {
+      const other = knownHostsName(h, p);
+      return lines.some((e) => namesExactly(e, other));
+    };
   }
 
   /** Checks a presented key blob for `host:port` (`name` as known_hosts writes it). */

@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { listSshAliases, resolveSshHost, type SshConfigFile } from "./ssh-config-resolve.ts";
+import { listSshAliases, listSshConfig, resolveSshHost, type SshConfigFile } from "./ssh-config-resolve.ts";
 
 const haveSsh = existsSync("/usr/bin/ssh");
 if (!haveSsh && process.env.HOSTGATE_REQUIRE_PEERS === "1") throw new Error("ssh client required (apt-get install openssh-client)");
@@ -78,5 +78,79 @@ describe("ssh_config inventory listing and safety", () => {
   });
   it("missing files are skipped like ssh does", () => {
     expect(resolveSshHost("h", [{ path: join(dir, "nope"), kind: "user" }])).toMatchObject({ hostname: "h", port: 22, proxy_jump: [] });
+  });
+});
+
+describe("what hostgate will not do silently with an ssh config (issue 21)", () => {
+  const write = (name: string, text: string): SshConfigFile[] => {
+    const f = join(dir, name);
+    writeFileSync(f, text);
+    return [{ path: f, kind: "user" }];
+  };
+
+  it("T3-07: ProxyCommand is an error for that host (never a direct dial); ProxyJump first wins as in ssh; ProxyCommand none is none", () => {
+    const f = write("proxy.conf", [
+      "Host behind-bastion", "  HostName 127.0.0.1", "  ProxyCommand ssh -W %h:%p bastion.example.com",
+      "Host jump-first", "  ProxyJump bastion", "  ProxyCommand ssh -W %h:%p other",
+      "Host cmd-first", "  ProxyCommand ssh -W %h:%p other", "Host cmd-first", "  ProxyJump bastion",
+      "Host no-proxy", "  ProxyCommand none", "Host plain", "  HostName 127.0.0.2", "",
+    ].join("\n"));
+    expect(resolveSshHost("behind-bastion", f).errors).toEqual([expect.stringContaining("ProxyCommand is not supported, use ProxyJump")]);
+    expect(resolveSshHost("jump-first", f)).toMatchObject({ proxy_jump: ["bastion"], errors: [] });
+    expect(resolveSshHost("cmd-first", f)).toMatchObject({ proxy_jump: [], errors: [expect.stringContaining("ProxyCommand is not supported")] });
+    expect(resolveSshHost("no-proxy", f).errors).toEqual([]);
+    expect(resolveSshHost("plain", f).errors).toEqual([]);
+    if (haveSsh) {
+      // ssh itself would use the ProxyCommand for these two and the ProxyJump for jump-first
+      const g = (h: string): string => execFileSync("ssh", ["-F", f[0]!.path, "-G", "--", h], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] });
+      expect(g("behind-bastion")).toMatch(/^proxycommand ssh -W/m);
+      expect(g("cmd-first")).toMatch(/^proxycommand ssh -W/m);
+      expect(g("jump-first")).toMatch(/^proxyjump bastion/m);
+    }
+  });
+
+  it("T3-08: host-key options in the config are reported as not honoured (they never relax checking)", () => {
+    const f = write("lax.conf", "Host lax\n  HostName localhost\n  StrictHostKeyChecking no\n  UserKnownHostsFile /dev/null\n");
+    const r = resolveSshHost("lax", f);
+    expect(r.errors).toEqual([]);
+    expect(r.warnings.join("\n")).toMatch(/StrictHostKeyChecking is not honoured/);
+    expect(r.warnings.join("\n")).toMatch(/UserKnownHostsFile is not honoured/);
+  });
+
+  it("# hostgate: tags= comments tag the hosts of their block (accumulating); a malformed one is an error for those hosts only", () => {
+    const f = write("tags.conf", [
+      "Host web1 web2", "  # hostgate: tags=prod,web", "  HostName 10.0.0.1",
+      "Host web2", "  #hostgate: tags = pci",
+      "Host typo", "  # hostgate: tag=prod",
+      "Host badtag", "  # hostgate: tags=prod,$(id)",
+      "Host plain", "  # an ordinary comment", "  User x", "",
+    ].join("\n"));
+    expect(resolveSshHost("web1", f)).toMatchObject({ tags: ["prod", "web"], errors: [] });
+    expect(resolveSshHost("web2", f)).toMatchObject({ tags: ["prod", "web", "pci"], errors: [] });
+    expect(resolveSshHost("typo", f).errors).toEqual([expect.stringContaining("is not \"# hostgate: tags=a,b\"")]);
+    expect(resolveSshHost("badtag", f).errors).toEqual([expect.stringContaining("tags are letters, digits")]);
+    expect(resolveSshHost("plain", f)).toMatchObject({ tags: [], errors: [] });
+  });
+
+  it("an unparsable Include fails only the hosts whose resolution reaches it, with the file named; listing goes on", () => {
+    writeFileSync(join(dir, "broken.inc"), 'Host inner-broken\n  User "unterminated\n');
+    writeFileSync(join(dir, "fine.inc"), "Host inner-fine\n  User fine\n");
+    const f = write("inc.conf", [
+      `Include ${dir}/fine.inc`,
+      "Host web*", `  Include ${dir}/broken.inc`,
+      "Host web1 db1", "  HostName 10.0.0.9", "",
+    ].join("\n"));
+    expect(resolveSshHost("web1", f).errors).toEqual([expect.stringMatching(/Include .*broken\.inc .*cannot be used: Unexpected line break/)]);
+    expect(resolveSshHost("db1", f)).toMatchObject({ hostname: "10.0.0.9", errors: [] });
+    expect(resolveSshHost("inner-fine", f)).toMatchObject({ user: "fine", errors: [] });
+    const listed = listSshConfig(f);
+    expect(listed.aliases.map((a) => a.alias).sort()).toEqual(["db1", "inner-fine", "web1"]);
+    expect(listed.problems).toEqual([expect.stringContaining("broken.inc")]);
+  });
+
+  it("a top-level file that does not parse is an error for every host (each one reaches it), and listing it throws", () => {
+    const f = write("toplevel-broken.conf", 'Host a\n  User "x\n');
+    expect(resolveSshHost("a", f).errors).toEqual([expect.stringContaining("toplevel-broken.conf cannot be used")]);
+    expect(() => listSshConfig(f)).toThrow(/Unexpected line break/);
   });
 });

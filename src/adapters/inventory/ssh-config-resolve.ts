@@ -18,9 +18,26 @@ import { wildcardMatch } from "../../core/inventory/known-hosts.ts";
  * `localuser`; `Match exec`, `canonical` and `final` are never evaluated: such a block does not apply, and the
  * resolution carries a warning saying so. HostName expands `%h` and `%%`. IdentityFile values are kept as
  * written (like `ssh -G`); `expandIdentityFile` expands them for use.
+ *
+ * What hostgate will not do silently (issue 21, corpus T3-07, T3-08):
+ * - `ProxyCommand` (when it wins over ProxyJump: whichever comes first takes effect, as in ssh) is reported
+ *   in `errors`: the host is refused with "ProxyCommand is not supported, use ProxyJump", never dialed
+ *   directly.
+ * - Host-key options (`StrictHostKeyChecking`, `UserKnownHostsFile`, `GlobalKnownHostsFile`, `HostKeyAlias`,
+ *   `CheckHostIP`, `VerifyHostKeyDNS`, `KnownHostsCommand`, `UpdateHostKeys`) are never honoured: a warning
+ *   says hostgate checks its own known_hosts files.
+ * - An `Include` file that cannot be read or parsed is an error for the hosts whose resolution reaches it (an
+ *   Include in an inactive block is never read), not for every alias.
+ * - A whole-line comment `# hostgate: tags=a,b` in an active block adds tags (accumulating, like
+ *   IdentityFile); a `# hostgate:` comment that does not parse is an error for those hosts (a misspelt tag
+ *   must not silently drop a restriction).
  */
 
-/** What `ssh -G` would say for the fields we use. `proxy_jump` is empty for none. */
+/**
+ * What `ssh -G` would say for the fields we use. `proxy_jump` is empty for none. `tags`: from `# hostgate:
+ * tags=` comments of the blocks that applied. `errors`: why this host must not be dialed (ProxyCommand, an
+ * unreadable Include, a malformed hostgate comment); empty when it may. `warnings`: what was skipped.
+ */
 export interface SshResolved {
   host: string;
   hostname: string;
@@ -28,7 +45,9 @@ export interface SshResolved {
   port: number;
   identity_files: string[];
   proxy_jump: string[];
+  tags: string[];
   warnings: string[];
+  errors: string[];
 }
 
 /** One config file to read, and whether relative Includes resolve against ~/.ssh (user) or /etc/ssh (system). */
@@ -41,11 +60,30 @@ interface State {
   host: string;
   values: Map<string, string>;
   identity: string[];
+  tags: string[];
   warnings: Set<string>;
+  errors: Set<string>;
   depth: number;
 }
 
-const KEYS = new Set(["hostname", "user", "port", "proxyjump"]);
+const KEYS = new Set(["hostname", "user", "port"]);
+/** ProxyJump and ProxyCommand share one slot: the first one obtained wins (ssh_config(5), ProxyJump). */
+const PROXY_KEYS = new Set(["proxyjump", "proxycommand"]);
+const HOST_KEY_OPTIONS = new Set(["stricthostkeychecking", "userknownhostsfile", "globalknownhostsfile", "hostkeyalias", "checkhostip", "verifyhostkeydns", "knownhostscommand", "updatehostkeys"]);
+/** The tag syntax of the config's `tags` (config/hosts.ts). */
+const TAG = /^[A-Za-z0-9][A-Za-z0-9_.:=-]{0,63}$/;
+
+/** Reads a `# hostgate: tags=a,b` comment: its tags, null for another comment, or an error string. */
+export function hostgateComment(content: string): string[] | null | { error: string } {
+  const m = /^#\s*hostgate\s*:(.*)$/i.exec(content.trim());
+  if (!m) return null;
+  const t = /^\s*tags\s*=\s*(.*?)\s*$/.exec(m[1]!);
+  if (!t) return { error: `${JSON.stringify(content.trim().slice(0, 120))} is not "# hostgate: tags=a,b"` };
+  const tags = t[1]!.split(",").map((x) => x.trim());
+  const bad = tags.find((x) => !TAG.test(x));
+  if (bad !== undefined) return { error: `tag ${JSON.stringify(bad)} in ${JSON.stringify(content.trim().slice(0, 120))}: tags are letters, digits and _.:=- (max 64), comma-separated` };
+  return tags;
+}
 
 function valueOf(d: Directive): string {
   return typeof d.value === "string" ? d.value : d.value.map((v) => v.val).join(" ");
@@ -179,6 +217,12 @@ function localUser(): string {
 
 function walk(lines: readonly Line[], file: SshConfigFile, st: State, active: boolean): void {
   for (const line of lines) {
+    if (line.type === SSHConfig.COMMENT) {
+      const c = hostgateComment(line.content);
+      if (c && "error" in c) st.errors.add(`${file.path}: ${c.error}`);
+      else if (c) for (const t of c) if (!st.tags.includes(t)) st.tags.push(t);
+      continue;
+    }
     if (line.type !== SSHConfig.DIRECTIVE) continue;
     if (!active) return;
     const key = line.param.toLowerCase();
@@ -195,8 +239,15 @@ function walk(lines: readonly Line[], file: SshConfigFile, st: State, active: bo
       for (const pat of listOf(line)) {
         const p = pat.startsWith("~/") ? join(homedir(), pat.slice(2)) : isAbsolute(pat) ? pat : join(file.kind === "user" ? join(homedir(), ".ssh") : "/etc/ssh", pat);
         for (const f of globFiles(p)) {
+          let included: SSHConfig;
+          try {
+            included = parseFile(f);
+          } catch (e) {
+            st.errors.add(`Include ${f} (from ${file.path}) cannot be used: ${(e as Error).message}`);
+            continue;
+          }
           st.depth++;
-          walk(parseFile(f), { path: f, kind: file.kind }, st, true);
+          walk(included, { path: f, kind: file.kind }, st, true);
           st.depth--;
         }
       }
@@ -207,6 +258,8 @@ function walk(lines: readonly Line[], file: SshConfigFile, st: State, active: bo
       continue;
     }
     if (KEYS.has(key) && !st.values.has(key)) st.values.set(key, valueOf(line));
+    else if (PROXY_KEYS.has(key) && !st.values.has("proxy")) st.values.set("proxy", `${key} ${valueOf(line)}`);
+    else if (HOST_KEY_OPTIONS.has(key)) st.warnings.add(`${line.param} is not honoured: hostgate checks host keys against its own known_hosts files only`);
   }
 }
 
@@ -221,22 +274,34 @@ function parseFile(path: string): SSHConfig {
   return lines;
 }
 
-/** Resolves `host` through `files` (missing files are skipped). Throws only on unreadable files or parse errors. */
+/** The message a host with a ProxyCommand is refused with (corpus T3-07). */
+export const PROXY_COMMAND_REFUSAL = "ProxyCommand is not supported, use ProxyJump";
+
+/**
+ * Resolves `host` through `files` (missing files are skipped). Never throws: a file that cannot be read or
+ * parsed, a ProxyCommand or a malformed hostgate comment is listed in `errors` (the host must not be dialed).
+ */
 export function resolveSshHost(host: string, files: readonly SshConfigFile[]): SshResolved {
-  const st: State = { host, values: new Map(), identity: [], warnings: new Set(), depth: 0 };
+  const st: State = { host, values: new Map(), identity: [], tags: [], warnings: new Set(), errors: new Set(), depth: 0 };
   for (const f of files) {
     let lines: SSHConfig;
     try {
       lines = parseFile(f.path);
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === "ENOENT") continue;
-      throw e;
+      st.errors.add(`${f.path} cannot be used: ${(e as Error).message}`);
+      continue;
     }
     walk(lines, f, st, true);
   }
   const lower = host.toLowerCase();
   const hostname = (st.values.get("hostname") ?? lower).replace(/%(.)/g, (_m, c: string) => (c === "h" ? lower : c === "%" ? "%" : `%${c}`));
-  const pj = st.values.get("proxyjump");
+  const proxy = st.values.get("proxy") ?? "";
+  const sp = proxy.indexOf(" ");
+  const [proxyKey, proxyValue] = sp < 0 ? ["", ""] : [proxy.slice(0, sp), proxy.slice(sp + 1).trim()];
+  const none = proxyValue.toLowerCase() === "none";
+  if (proxyKey === "proxycommand" && !none) st.errors.add(`${PROXY_COMMAND_REFUSAL} (ProxyCommand ${JSON.stringify(proxyValue.slice(0, 200))}); hostgate never dials the HostName directly instead`);
+  const pj = proxyKey === "proxyjump" && !none ? proxyValue : "";
   const port = Number(st.values.get("port") ?? "22");
   return {
     host,
@@ -244,14 +309,22 @@ export function resolveSshHost(host: string, files: readonly SshConfigFile[]): S
     user: st.values.get("user") ?? localUser(),
     port: Number.isInteger(port) ? port : 22,
     identity_files: st.identity,
-    proxy_jump: !pj || pj.toLowerCase() === "none" ? [] : pj.split(",").map((s) => s.trim()).filter(Boolean),
+    proxy_jump: pj ? pj.split(",").map((s) => s.trim()).filter(Boolean) : [],
+    tags: st.tags,
     warnings: [...st.warnings],
+    errors: [...st.errors],
   };
 }
 
-/** Every concrete alias named on a `Host` line of `files` (and what they include): no wildcards, no negations. */
-export function listSshAliases(files: readonly SshConfigFile[]): { alias: string; file: string }[] {
+/**
+ * Every concrete alias named on a `Host` line of `files` (and what they include): no wildcards, no negations.
+ * An included file that cannot be read or parsed is skipped and named in `problems` (its aliases cannot be
+ * listed; the hosts whose resolution reaches it carry the error). A top-level file that exists but cannot be
+ * read or parsed throws: nothing can be listed.
+ */
+export function listSshConfig(files: readonly SshConfigFile[]): { aliases: { alias: string; file: string }[]; problems: string[] } {
   const out = new Map<string, string>();
+  const problems: string[] = [];
   const visit = (lines: readonly Line[], file: SshConfigFile, depth: number): void => {
     for (const line of lines) {
       if (line.type !== SSHConfig.DIRECTIVE) continue;
@@ -262,7 +335,16 @@ export function listSshAliases(files: readonly SshConfigFile[]): { alias: string
       } else if (key === "include" && depth < 16) {
         for (const pat of listOf(line)) {
           const p = pat.startsWith("~/") ? join(homedir(), pat.slice(2)) : isAbsolute(pat) ? pat : join(file.kind === "user" ? join(homedir(), ".ssh") : "/etc/ssh", pat);
-          for (const f of globFiles(p)) visit(parseFile(f), { path: f, kind: file.kind }, depth + 1);
+          for (const f of globFiles(p)) {
+            let included: SSHConfig;
+            try {
+              included = parseFile(f);
+            } catch (e) {
+              problems.push(`Include ${f} (from ${file.path}) cannot be used: ${(e as Error).message}`);
+              continue;
+            }
+            visit(included, { path: f, kind: file.kind }, depth + 1);
+          }
         }
       }
     }
@@ -274,7 +356,12 @@ export function listSshAliases(files: readonly SshConfigFile[]): { alias: string
       if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e;
     }
   }
-  return [...out].map(([alias, file]) => ({ alias, file }));
+  return { aliases: [...out].map(([alias, file]) => ({ alias, file })), problems };
+}
+
+/** The aliases of {@link listSshConfig}, without its problems. */
+export function listSshAliases(files: readonly SshConfigFile[]): { alias: string; file: string }[] {
+  return listSshConfig(files).aliases;
 }
 
 /** Expands `~`, `%d`, `%u`, `%h`, `%r`, `%p`, `%%` in an IdentityFile value for use. */

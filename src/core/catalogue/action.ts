@@ -64,10 +64,17 @@ export interface RemoteJudgement {
   reasons: string[];
 }
 
-/** An SSH host as RunCommand sees it: who it is, how a command is judged, how it runs. */
+/**
+ * A host as RunCommand sees it: who it is (`name` as asked, `address` and `port` dialed, `user` the login
+ * user — both null for `local`, where no login happens —, `machine` the inventory entry it was identified as
+ * when that is another name, else null), how a command is judged, how it runs.
+ */
 export interface RemoteHost {
   name: string;
   address: string;
+  port: number | null;
+  user: string | null;
+  machine: string | null;
   provider: string;
   judge(command: string, shell: "sh" | "bash"): Promise<RemoteJudgement>;
   run(command: string, shell: "sh" | "bash", timeoutSec: number): Promise<ExecOutcome>;

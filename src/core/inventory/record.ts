@@ -23,6 +23,31 @@ export interface SshEndpoint {
   user?: string | undefined;
   identity_files: string[];
   proxy_jump: string[];
+  /**
+   * Set when this endpoint must not be dialed, with the message and hint the refusal carries (code
+   * `ssh_config_error`): a ProxyCommand (corpus T3-07), an Include that cannot be read, a malformed hostgate
+   * comment. Absent: it may be dialed.
+   */
+  refusal?: { message: string; hint: string } | undefined;
+}
+
+/**
+ * The machine an exec target is, as policies see it (core/inventory/identity.ts): the inventory entry it was
+ * matched to (`name`, `provider`, `backend`, `tags`, and that entry's normalised `address` and `port`) or
+ * itself (the normalised address and port it dials),
+ * `same_as` the other inventory entries found to be the same machine, `matched_by` how (resolved address and
+ * port, or a host key known_hosts records for both). `backend` is `literal` for a target no backend lists and
+ * that matches no inventory entry: it has no tags.
+ */
+export interface MachineIdentity {
+  name: string;
+  provider: ProviderKind;
+  backend: string;
+  tags: string[];
+  address: string;
+  port: number;
+  same_as: string[];
+  matched_by: ("address" | "host_key")[];
 }
 
 /**
@@ -40,12 +65,17 @@ export interface HostRecord {
   meta: Record<string, string>;
   tags: string[];
   ssh?: SshEndpoint | undefined;
+  /** Set by exec target resolution (app/inventory.ts resolveTarget): which machine this is for policies. */
+  machine?: MachineIdentity | undefined;
 }
 
-/** The capabilities a record implies without contacting the host (probes may add `systemd`/`hostgate_daemon`). */
+/**
+ * The capabilities a record implies without contacting the host (probes may add `systemd`/`hostgate_daemon`).
+ * An SSH endpoint hostgate refuses to dial (`refusal`) is not the `ssh` capability.
+ */
 export function staticCapabilities(r: HostRecord): Capability[] {
   const caps: Capability[] = [];
-  if (r.ssh) caps.push("ssh");
+  if (r.ssh && !r.ssh.refusal) caps.push("ssh");
   if (r.provider === "docker" && r.meta.state === "running") caps.push("docker_exec");
   return caps;
 }

@@ -4,11 +4,13 @@ import type { HostRecord } from "./record.ts";
 /**
  * The filter half of `search_hosts` (pure): which records match a query. `name` is a case-insensitive
  * substring of the record's name or primary_ip; `name_regex` a JavaScript regular expression (≤ 256 chars,
- * tested against the name); both empty: everything.
+ * tested against the name); `tags` a comma-separated list of tags the record must all carry (exact,
+ * case-sensitive, as policies compare them); all empty: everything.
  */
 export interface HostQuery {
   name?: string | undefined;
   name_regex?: string | undefined;
+  tags?: string | undefined;
 }
 
 /** Compiles a query into a predicate. Throws `invalid_params` for a regex that does not compile or is too long. */
@@ -23,7 +25,9 @@ export function hostMatcher(q: HostQuery): (r: HostRecord) => boolean {
       throw new HostgateError("invalid_params", `name_regex does not compile: ${(e as Error).message}`, { hint: "Pass a JavaScript regular expression, e.g. ^db-\\d+$" });
     }
   }
+  const tags = splitList(q.tags);
   return (r) => {
+    if (tags.some((t) => !r.tags.includes(t))) return false;
     if (needle && !r.name.toLowerCase().includes(needle) && !r.primary_ip.toLowerCase().includes(needle)) return false;
     if (re && !re.test(r.name)) return false;
     return true;

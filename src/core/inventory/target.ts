@@ -1,11 +1,14 @@
 import { HostgateError } from "../errors.ts";
+import { parseInetAton } from "./address.ts";
 
 /**
  * SSH target validation, done before anything dials (corpus cases S001, S002, S004, S005, S018). A host is a
  * DNS name (labels of letters, digits, `-`, `_`, none starting with `-`), an IPv4 literal, or an IPv6 literal
  * (bare or in brackets). A user is a POSIX-ish login name. Nothing else: no leading `-` (ssh would read an
  * option: `-oProxyCommand=…`), no whitespace, no `$ \` ; | & < > ( ) { } ' " *` and no control characters
- * (OpenSSH < 9.6 expanded them from `%h` into ProxyCommand, CVE-2023-51385).
+ * (OpenSSH < 9.6 expanded them from `%h` into ProxyCommand, CVE-2023-51385). Numeric IPv4 spellings that
+ * `inet_aton` accepts (`127.1`, `2130706433`, `0x7f000001`, `0177.0.0.1`) come back as the dotted quad they
+ * dial (address.ts), so nothing after validation sees another spelling of the address.
  */
 
 const LABEL = /^[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,62})$/;
@@ -20,7 +23,10 @@ function refuse(what: string, value: string, why: string): never {
   });
 }
 
-/** Throws `invalid_target` unless `host` is a host name, IPv4 or IPv6 literal (brackets allowed and removed). Returns the bare host. */
+/**
+ * Throws `invalid_target` unless `host` is a host name, IPv4 or IPv6 literal (brackets allowed and removed).
+ * Returns the bare host; a numeric IPv4 form (any spelling inet_aton accepts) as its dotted quad.
+ */
 export function validateSshHost(host: string, field = "host"): string {
   if (host.length === 0) refuse(field, host, "it is empty");
   if (host.length > 253 + 2) refuse(field, host, "it is longer than a DNS name can be");
@@ -38,6 +44,8 @@ export function validateSshHost(host: string, field = "host"): string {
     return bare;
   }
   if (IPV4.test(bare)) return bare;
+  const numeric = parseInetAton(bare);
+  if (numeric) return numeric;
   const name = bare.endsWith(".") ? bare.slice(0, -1) : bare;
   const labels = name.split(".");
   if (labels.some((l) => !LABEL.test(l))) refuse(field, host, "host names hold only letters, digits, '-', '_' and '.' (no shell metacharacters)");

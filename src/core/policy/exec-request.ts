@@ -8,13 +8,20 @@ export interface PolicyPrincipal {
   uid: number | null;
 }
 
-/** The host as policies see it: an inventory record's name, address, provider, backend and tags. */
+/**
+ * The host as policies see it: an inventory record's name, address, provider, backend and tags. When target
+ * resolution identified the machine (`machine`, core/inventory/identity.ts), policies see that machine
+ * instead of the name the caller used: its inventory name, provider, backend and tags, and the normalised
+ * address it dials — so an ssh_config alias, an IP spelling or a second backend's entry is judged like the
+ * tagged inventory entry of the same machine (issue 19), and an unlisted host has backend `literal`.
+ */
 export interface PolicyHost {
   name: string;
   primary_ip: string;
   provider: string;
   backend: string;
   tags: readonly string[];
+  machine?: { name: string; address: string; provider: string; backend: string; tags: readonly string[] } | undefined;
 }
 
 /**
@@ -22,10 +29,13 @@ export interface PolicyHost {
  * every word of every command found (static words only, as the engine normalised them), `programs` their names.
  */
 export function execPolicyRequest(a: RiskAssessment, command: string, shell: string, who: PolicyPrincipal, host: PolicyHost): PolicyRequest {
+  const m = host.machine;
   return {
     action: "exec",
     principal: { role: who.role, client: who.client, uid: who.uid },
-    resource: { host: host.name, address: host.primary_ip, provider: host.provider, backend: host.backend, tags: [...host.tags] },
+    resource: m
+      ? { host: m.name, address: m.address, provider: m.provider, backend: m.backend, tags: [...m.tags] }
+      : { host: host.name, address: host.primary_ip, provider: host.provider, backend: host.backend, tags: [...host.tags] },
     context: {
       command,
       argv: a.commands.flatMap((c) => c.argv),

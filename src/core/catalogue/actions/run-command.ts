@@ -5,7 +5,7 @@ import { HostgateError } from "../../errors.ts";
 /**
  * RunCommand: one shell command line on an SSH host of the inventory, run only through plan → `hostgate
  * approve` → execute (the path exec_on_host takes when a policy says require_approval). The preview names the
- * host and its address, the exact command and the shell that runs it, the risk engine's signals and the
+ * host, its address, the login user and port (what the approver is letting in where), the exact command and the shell that runs it, the risk engine's signals and the
  * policy's reasons, as judged by the daemon when the preview is computed (so a policy reload or a risk-engine
  * change between plan and execute changes the preview_hash and execute refuses with plan_changed). Only SSH
  * hosts registered by the hosts feature offer it (their ActionContext has `remote`); `local` does not.
@@ -40,7 +40,8 @@ export const RunCommand = defineMutatingAction({
       throw new HostgateError("refused", `RunCommand on ${remote.name}: ${j.reasons[0] ?? "refused"}`, { details: { decision: j.decision, risk_level: j.risk_level, reasons: j.reasons } });
     }
     const lines = [
-      `host:     ${remote.name} (${remote.address}, via ${remote.provider})`,
+      `host:     ${remote.name} (${remote.address}, via ${remote.provider})${remote.machine ? ` — the machine ${remote.machine} of the inventory` : ""}`,
+      remote.port === null ? "login:    none (runs as the daemon's own user on this host)" : `login:    ${remote.user ?? "?"}@${remote.address} port ${remote.port}`,
       `runs:     ${p.shell} -c ${JSON.stringify(p.command)}`,
       `timeout:  ${p.timeout_sec === 0 ? "none" : `${p.timeout_sec} s`}`,
       `risk:     ${j.risk_level}${j.signals.length > 0 ? ` — ${j.signals.map((s) => `${s.id}: ${s.reason}`).join("; ")}` : ""}`,
@@ -50,7 +51,7 @@ export const RunCommand = defineMutatingAction({
     return {
       summary: `Run on ${remote.name}: ${p.command.length > 80 ? `${p.command.slice(0, 77)}…` : p.command}`,
       text: lines.join("\n"),
-      intended: { host: remote.name, address: remote.address, command: p.command, shell: p.shell, timeout_sec: p.timeout_sec, risk_level: j.risk_level, signals: j.signals.map((s) => s.id), decision: j.decision, reasons: j.reasons },
+      intended: { host: remote.name, address: remote.address, port: remote.port, user: remote.user, command: p.command, shell: p.shell, timeout_sec: p.timeout_sec, risk_level: j.risk_level, signals: j.signals.map((s) => s.id), decision: j.decision, reasons: j.reasons },
       ...(j.risk_level === "high" ? { warnings: [`the risk engine rates this command high: ${j.signals.map((s) => s.reason).join("; ")}`] } : {}),
     };
   },
