@@ -50,6 +50,13 @@ const CASES: [string, string, string][] = [
   ["htpasswd", "bob:$apr1$abcdefgh$ABCDEFGHIJKLMNOPQRSTUV", "ABCDEFGHIJKLMNOPQRSTUV"],
   ["yaml-secret", "  secret: Hunter2Secret", "Hunter2Secret"],
   ["passwd-key", "passwd=Hunter2Secret", "Hunter2Secret"],
+  // Red team, issue 19: the two formats that still got through.
+  ["url-slash", "DATABASE_URL=mysql://app:p/ss0rdXy@db.example.com:3306/app", "ss0rdXy"],
+  ["url-slash-at", "connect postgres://app:Pa/ss@w0rd@db.example.com/app failed", "ss@w0rd"],
+  ["url-slash-only", "amqp://guest:Zx9/Qw8Er7@rabbit/vhost", "Qw8Er7"],
+  ["odbc-braced", "Driver={ODBC Driver 18 for SQL Server};Server=db;Uid=sa;Pwd={p/a;ss};Encrypt=yes", "a;ss"],
+  ["odbc-braced-escape", "DSN=x;PWD={Hun}}ter;2;Secret};UID=u", "ter;2;Secret"],
+  ["odbc-password-braced", "Server=db;Password={Hunter 2 Secret};", "2 Secret"],
 ];
 
 describe("route: secret formats and splitting tricks", () => {
@@ -63,9 +70,18 @@ describe("route: secret formats and splitting tricks", () => {
     expect(lines.join("\n")).not.toContain(b64.slice(20, 60));
   });
 
-  it("benign look-alikes stay: a shadow line's locked fields, a port flag, prose with the word password", () => {
-    for (const line of ["bin:*:19000:0:99999:7:::", "ssh -p2222 host", "Dec  1 sshd[1]: Failed password for root from 10.0.0.1 port 22 ssh2"]) {
+  it("benign look-alikes stay: a shadow line's locked fields, a port flag, prose with the word password, URLs with a port or an @ in the path", () => {
+    for (const line of [
+      "bin:*:19000:0:99999:7:::", "ssh -p2222 host", "Dec  1 sshd[1]: Failed password for root from 10.0.0.1 port 22 ssh2",
+      "GET https://example.com:8443/users/bob@example.com/avatar", "http://[::1]:8080/a@b", "https://github.com/org/repo@v1/x",
+    ]) {
       expect(redactSecrets(line).text).toBe(line);
     }
+  });
+
+  it("a URL password holding '/' is redacted to the @ and the host stays; an ODBC braced value to its closing brace", () => {
+    expect(redactSecrets("mysql://app:p/ss@db.example.com:3306/app").text).toBe("mysql://app:[redacted:url_credentials]@db.example.com:3306/app");
+    expect(redactSecrets("Uid=sa;Pwd={p/a;ss};Encrypt=yes").text).toBe("Uid=sa;Pwd=[redacted:credential_assignment];Encrypt=yes");
+    expect(redactSecrets("Pwd={never closed; x").text).toBe("Pwd=[redacted:credential_assignment]");
   });
 });

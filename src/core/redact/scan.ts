@@ -49,9 +49,26 @@ export const unquoted: Scanner = (line, from) => {
   return i > from ? i : -1;
 };
 
-/** A quoted value if it starts with a quote, else an unquoted one. */
+/**
+ * A braced value (ODBC connection strings, `Pwd={p/a;ss}`), starting at `from` (which must hold `{`): ends after
+ * the closing `}`; a doubled `}}` inside is a literal `}` (the ODBC escape, as in SQL Server's and unixODBC's
+ * connection string grammar). No closing brace on the line: the rest of the line. -1 when `from` holds no `{`.
+ */
+export const braced: Scanner = (line, from) => {
+  if (line.charCodeAt(from) !== 123 /* { */) return -1;
+  const stop = Math.min(line.length, from + MAX_VALUE);
+  for (let i = from + 1; i < stop; i++) {
+    if (line.charCodeAt(i) !== 125 /* } */) continue;
+    if (line.charCodeAt(i + 1) === 125 && i + 1 < stop) { i++; continue; }
+    return i + 1;
+  }
+  return line.length;
+};
+
+/** A quoted value if it starts with a quote, a braced one if it starts with `{`, else an unquoted one. */
 export const value: Scanner = (line, from) => {
   const c = line.charCodeAt(from);
+  if (c === 123) return braced(line, from);
   return c === 34 || c === 39 ? quoted(line, from) : unquoted(line, from);
 };
 
@@ -89,11 +106,17 @@ export function charClass(spec: string): (c: number) => boolean {
   return (c) => c < 128 && table[c] === 1;
 }
 
+/** Ends a URL outright: whitespace, a quote, `<` `>`. */
+const endsUrl = (c: number): boolean => isSpace(c) || c === 34 || c === 39 || c === 60 || c === 62;
+
 /**
- * The password of a URL's userinfo, starting just after `scheme://`: the authority runs to the first `/`, `?`,
+ * The password of a URL's userinfo, starting just after `scheme://`. The authority runs to the first `/`, `?`,
  * `#`, whitespace or quote; the userinfo is the authority up to its LAST `@` (a password may hold a raw `@`,
- * corpus T2-12); the password is the userinfo after its first `:`. Returns the password's [from, to), or null
- * when the URL carries no password. Reads at most {@link MAX_VALUE} characters.
+ * corpus T2-12); the password is the userinfo after its first `:`. A password may also hold a raw `/` (red team,
+ * issue 19: `mysql://app:p/ss@db/x`), which ends the authority early: when a `:` comes before the first `/` and
+ * what follows it is not a port (digits only), the userinfo runs instead to the last `@` before the next `?`,
+ * `#`, whitespace or quote. That can take a path holding an `@` with it (over-redaction, the safe side). Returns
+ * the password's [from, to), or null when the URL carries no password. Reads at most {@link MAX_VALUE} characters.
  */
 export function urlPassword(line: string, authorityStart: number): { from: number; to: number } | null {
   const stop = Math.min(line.length, authorityStart + MAX_VALUE);
@@ -102,9 +125,17 @@ export function urlPassword(line: string, authorityStart: number): { from: numbe
   let colon = -1;
   for (; end < stop; end++) {
     const c = line.charCodeAt(end);
-    if (c === 47 /* / */ || c === 63 /* ? */ || c === 35 /* # */ || isSpace(c) || c === 34 || c === 39 || c === 60 || c === 62) break;
+    if (c === 47 /* / */ || c === 63 /* ? */ || c === 35 /* # */ || endsUrl(c)) break;
     if (c === 64 /* @ */) lastAt = end;
     else if (c === 58 /* : */ && colon < 0) colon = end;
+  }
+  const port = colon >= 0 && lastAt < 0 && /^\d{1,5}$/.test(line.slice(colon + 1, end));
+  if (colon >= 0 && !port && line.charCodeAt(end) === 47 && line.charCodeAt(authorityStart) !== 91 /* [ an IPv6 host */) {
+    for (let i = end; i < stop; i++) {
+      const c = line.charCodeAt(i);
+      if (c === 63 || c === 35 || endsUrl(c)) break;
+      if (c === 64) lastAt = i;
+    }
   }
   if (lastAt < 0 || colon < 0 || colon >= lastAt) return null;
   return colon + 1 < lastAt ? { from: colon + 1, to: lastAt } : null;
