@@ -13,13 +13,15 @@ import type { Executor } from "../ports/executor.ts";
 import type { PolicyEngine } from "../ports/policy-engine.ts";
 import { ExecOnHostInputSchema, type ExecHostResult, type ExecOnHostOutput } from "../ipc/hosts.ts";
 import { audit } from "./audit-log.ts";
+import { redactExecResults } from "./exec-redact.ts";
 import type { Inventory } from "./inventory.ts";
 import type { Sandboxes, SandboxTarget } from "./sandbox.ts";
 
 /**
  * exec_on_host, in the daemon: judge the command (risk engine, then policy, per host) before any connection,
  * audit the decision (fail closed), then run it over SSH on one host or fan out to many with bounded
- * concurrency, and group identical outputs. Critical commands are always refused; with no policy every
+ * concurrency, redact secrets from the output (app/exec-redact.ts; `redactions` counts them), and group identical
+ * outputs. Critical commands are always refused; with no policy every
  * command is refused unless `exec.allow_unverified`. `require_approval` turns into a plan (a `RunCommand`
  * transaction) when the daemon wires `requestApproval`; `require_biometric` is refused until a passkey path
  * exists.
@@ -182,7 +184,7 @@ function combine(per: GateDecision[]): GateDecision {
  * judged), `refused` when the gate says no (audited), `audit_unavailable` when the decision cannot be
  * recorded (nothing runs). Per-host connection failures are results with `code`, not throws.
  */
-export async function execOnHost(input: unknown, caller: ExecCaller, deps: ExecDeps, signal?: AbortSignal): Promise<ExecOnHostOutput | { approval: ApprovalPlan; decision: ExecOnHostOutput["decision"] }> {
+export async function execOnHost(input: unknown, caller: ExecCaller, deps: ExecDeps, signal?: AbortSignal): Promise<(ExecOnHostOutput & { redactions: number }) | { approval: ApprovalPlan; decision: ExecOnHostOutput["decision"] }> {
   const parsed = ExecOnHostInputSchema.safeParse(input);
   if (!parsed.success) invalid(describeIssues(parsed.error, "input"), "Pass { host | hosts, command, name?, shell?, timeout_sec? }.");
   const q = parsed.data;
@@ -293,8 +295,13 @@ export async function execOnHost(input: unknown, caller: ExecCaller, deps: ExecD
   };
   const release = deps.slots?.take(caller.uid !== null ? `uid:${caller.uid}` : caller.actor, deps.settings.max_per_caller) ?? ((): void => undefined);
   let results: ExecHostResult[];
+  let redactions: number;
   try {
-    results = fitOutputs(await mapLimit(records, deps.settings.fanout_concurrency, runOne));
+    // Output is host-derived text: redacted per host before grouping (identical outputs still group) and before
+    // fitting, so the cut is made on what is returned (issue 19).
+    const redacted = redactExecResults(await mapLimit(records, deps.settings.fanout_concurrency, runOne));
+    redactions = redacted.redactions;
+    results = fitOutputs(redacted.results);
   } finally {
     release();
   }
@@ -303,7 +310,7 @@ export async function execOnHost(input: unknown, caller: ExecCaller, deps: ExecD
     // The resolved host, never the caller's `name` label (which is only a display name; kept as `label`).
     results: results.map((r, i) => ({ host: records[i]!.name, ...(r.host !== records[i]!.name ? { label: r.host } : {}), ip: r.ip, exit_code: r.exit_code, signal: r.signal, timed_out: r.timed_out, duration_ms: Math.round(r.duration_ms), stdout_bytes: r.stdout.length, stderr_bytes: r.stderr.length, truncated: r.truncated, error: r.error, code: r.code })),
   });
-  return { results: q.hosts ? groupOutputs(results) : results, groups: q.hosts ? groupsOf(results) : [], decision: wireDecision };
+  return { results: q.hosts ? groupOutputs(results) : results, groups: q.hosts ? groupsOf(results) : [], decision: wireDecision, redactions };
 }
 
 function outcomeKey(r: ExecHostResult): string {

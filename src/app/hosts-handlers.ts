@@ -6,7 +6,7 @@ import type { HostRecord } from "../core/inventory/record.ts";
 import { shellJoin } from "../core/inventory/target.ts";
 import { execPolicyRequest, type PolicyPrincipal } from "../core/policy/exec-request.ts";
 import { judge } from "../core/policy/gate.ts";
-import type { ExecOnHostResult } from "../ipc/hosts.ts";
+import type { ExecOnHostAnswer } from "../ipc/hosts.ts";
 import type { PlanResult } from "../ipc/protocol.ts";
 import type { Handlers } from "../ipc/dispatch.ts";
 import type { DaemonDeps, HostsFeature } from "./deps.ts";
@@ -122,8 +122,9 @@ export function hostsHandlers(d: DaemonDeps): Pick<Handlers, "search_hosts" | "l
         },
       });
     },
-    exec_on_host: async (p, caller: Caller, signal?: AbortSignal): Promise<ExecOnHostResult> => {
+    exec_on_host: async (p, caller: Caller, signal?: AbortSignal): Promise<ExecOnHostAnswer> => {
       const f = await feature(d);
+      const started = Date.now();
       const who = { role: caller.role, client: caller.client_name ?? "", uid: caller.peer?.uid ?? null, actor: actorOf(caller) };
       const r = await execOnHost(p, who, {
         engine: f.engine,
@@ -146,8 +147,12 @@ export function hostsHandlers(d: DaemonDeps): Pick<Handlers, "search_hosts" | "l
           return { transaction_id: merged.steps[0]!.transaction_id, preview_hash: merged.steps[0]!.preview_hash, plan: merged };
         },
       }, signal);
-      if ("approval" in r) return { results: [], groups: [], decision: r.decision, plan: r.approval.plan as PlanResult };
-      return { ...r, plan: null };
+      if ("approval" in r) return { results: [], groups: [], decision: r.decision, plan: r.approval.plan as PlanResult, meta: null };
+      const { redactions, ...out } = r;
+      // Provenance of the output, as every read-only answer carries it (the front moves it into `_meta`).
+      const first = p.host ?? p.hosts![0]!;
+      const meta = { host: first, hostname: first, action: "exec_on_host", at: new Date(started).toISOString(), duration_ms: Date.now() - started, untrusted: true, redactions, ...(p.hosts ? { hosts: p.hosts } : {}) };
+      return { ...out, plan: null, meta };
     },
   };
 }

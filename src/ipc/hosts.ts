@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { PlanResultSchema } from "./protocol.ts";
+import { PlanResultSchema, ProvenanceSchema } from "./protocol.ts";
 
 /**
  * Wire schemas of the hosts toolset (search_hosts, list_backends, get_host_details, exec_on_host), shared by
@@ -127,3 +127,11 @@ export const ExecOnHostResultSchema = ExecOnHostOutputSchema.extend({
   plan: PlanResultSchema.nullable().describe("Set when the policy requires a human approval: nothing ran; approve, then execute"),
 });
 export type ExecOnHostResult = z.infer<typeof ExecOnHostResultSchema>;
+
+/**
+ * The exec_on_host method's answer on the daemon protocol: the tool's result plus `meta`, the provenance of the
+ * output (hosts, time, untrusted, `redactions`: secrets replaced in it), which the MCP front moves into `_meta`
+ * as it does for every read-only answer; null when nothing ran (a plan was made instead).
+ */
+export const ExecOnHostAnswerSchema = ExecOnHostResultSchema.extend({ meta: ProvenanceSchema.nullable() });
+export type ExecOnHostAnswer = z.infer<typeof ExecOnHostAnswerSchema>;

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { Role } from "../core/caller.ts";
 import { AssessCommandInputSchema, CommandAssessmentSchema } from "./plan-command.ts";
-import { ExecOnHostInputSchema, ExecOnHostResultSchema, GetHostDetailsInputSchema, GetHostDetailsOutputSchema, ListBackendsInputSchema, ListBackendsOutputSchema, SearchHostsInputSchema, SearchHostsOutputSchema } from "./hosts.ts";
+import { ExecOnHostAnswerSchema, ExecOnHostInputSchema, GetHostDetailsInputSchema, GetHostDetailsOutputSchema, ListBackendsInputSchema, ListBackendsOutputSchema, SearchHostsInputSchema, SearchHostsOutputSchema } from "./hosts.ts";
 import {
   SkillsDiagnoseInput, SkillsEnvelopeSchema, SkillsExecuteInput, SkillsGrantInput, SkillsInstallApplyInput, SkillsInstallPlanInput, SkillsReadInput,
   SkillsRefInput, SkillsRouteInput, SkillsSearchInput, SkillsStatusSchema, SkillsSyncApplyInput, SkillsSyncPlanInput,
@@ -53,7 +53,7 @@ export const METHODS = {
   search_hosts: method({ socket: "agent", min_role: "observer", params: SearchHostsInputSchema, result: SearchHostsOutputSchema, description: "Search every inventory backend in parallel." }),
   list_backends: method({ socket: "agent", min_role: "observer", params: ListBackendsInputSchema, result: ListBackendsOutputSchema, description: "Configured inventory backends." }),
   get_host_details: method({ socket: "agent", min_role: "observer", params: GetHostDetailsInputSchema, result: GetHostDetailsOutputSchema, description: "One host's record and capabilities." }),
-  exec_on_host: method({ socket: "agent", min_role: "operator", params: ExecOnHostInputSchema, result: ExecOnHostResultSchema, description: "Run a shell command on inventory hosts over SSH, gated by the risk engine and the policy." }),
+  exec_on_host: method({ socket: "agent", min_role: "operator", params: ExecOnHostInputSchema, result: ExecOnHostAnswerSchema, description: "Run a shell command on inventory hosts over SSH, gated by the risk engine and the policy." }),
   // Skills (issue 11): every answer is the skills envelope (ipc/skills.ts), errors included, so the tools and
   // `hostgate skills … --json` print the same thing.
   skills_status: method({ socket: "agent", min_role: "observer", params: NoParams, result: SkillsStatusSchema, description: "Which skills gates this daemon has on, and why." }),

@@ -46,7 +46,10 @@ export const ProvenanceSchema = z.object({
   at: z.string(),
   duration_ms: z.number(),
   untrusted: z.boolean(),
+  /** Secrets replaced in the answer (`[redacted:<kind>]`). */
   redactions: z.number(),
+  /** A fan-out (exec_on_host { hosts }): every host named, in request order (`host` is then the first). */
+  hosts: z.array(z.string()).optional(),
   /** True when the data comes from the mock systemd backend, not this host's manager. */
   simulated: z.boolean().optional(),
 });

@@ -1,3 +1,4 @@
+import { ExecOnHostResultSchema } from "../../ipc/hosts.ts";
 import { fixedTool } from "./fixed.ts";
 
 /**
@@ -13,6 +14,9 @@ export const execOnHostTool = fixedTool({
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
   toolsets: ["hosts"],
   off_by_default: true,
+  // Output is redacted by the daemon; its provenance (hosts, `redactions`) goes to `_meta`, not structuredContent.
+  output: ExecOnHostResultSchema,
+  provenance: true,
   // A refusal before any connection carries the decision: the same shape as an answer, with nothing run.
   errorContent: (e) => (e.code === "refused" && e.details?.decision !== undefined ? { results: [], groups: [], decision: { decision: e.details.decision, risk_level: e.details.risk_level, reasons: e.details.reasons }, plan: null } : null),
   failure: (v) => {

@@ -4,7 +4,7 @@ import type { DaemonClient } from "../../ipc/client.ts";
 import { toolWireSchemas } from "../../ipc/prebuilt.ts";
 import { METHODS, type AgentMethod, type MethodDef, type ParamsIn } from "../../ipc/methods.ts";
 import type { ErrorBody } from "../../ipc/protocol.ts";
-import { errorResult, META_ERROR_CODE } from "../result.ts";
+import { errorResult, META_ERROR_CODE, META_PROVENANCE, META_UNTRUSTED } from "../result.ts";
 import type { ToolAnnotations, ToolSpec } from "../tool-spec.ts";
 import { describeIssues } from "../../core/errors.ts";
 
@@ -37,6 +37,12 @@ export interface FixedToolDef<M extends AgentMethod> {
    * schema (so clients that validate it against the outputSchema accept it); null for none.
    */
   errorContent?(error: ErrorBody): unknown;
+  /**
+   * The method's answer carries `meta`, the provenance of host-derived output (ipc/protocol.ts ProvenanceSchema, or
+   * null): it is taken out of structuredContent and set as `_meta` `dev.hostgate/provenance` (and `untrusted`), as
+   * for read-only answers. The tool's `output` schema then describes the answer without `meta`.
+   */
+  provenance?: boolean;
 }
 
 /**
@@ -68,10 +74,17 @@ export function fixedTool<M extends AgentMethod>(def: FixedToolDef<M>): ToolSpec
         const parsed = def.errorContent ? outputSchema.safeParse(def.errorContent(r.error)) : null;
         return errorResult(r.error, parsed?.success ? parsed.data as Record<string, unknown> : undefined);
       }
-      const value = r.value as Record<string, unknown>;
+      let value = r.value as Record<string, unknown>;
+      let meta: Record<string, unknown> = {};
+      if (def.provenance) {
+        const { meta: provenance, ...rest } = value as { meta?: { untrusted: boolean } | null };
+        value = rest;
+        if (provenance) meta = { [META_UNTRUSTED]: provenance.untrusted, [META_PROVENANCE]: provenance };
+      }
       const failure = def.failure?.(value) ?? null;
       const result = { content: [{ type: "text" as const, text: JSON.stringify(value) }], structuredContent: value };
-      return failure ? { ...result, isError: true, _meta: { [META_ERROR_CODE]: failure.code } } : result;
+      if (failure) return { ...result, isError: true, _meta: { ...meta, [META_ERROR_CODE]: failure.code } };
+      return Object.keys(meta).length > 0 ? { ...result, _meta: meta } : result;
     },
   };
 }
