@@ -3,6 +3,7 @@ import type { AdminClient, DaemonClient } from "../ipc/client.ts";
 import { createDispatcher, inProcessClient, type Dispatcher } from "../ipc/dispatch.ts";
 import type { AdminMethod, AgentMethod } from "../ipc/methods.ts";
 import type { DaemonDeps } from "./deps.ts";
+import { exposureGate } from "./exposure.ts";
 import { daemonHandlers, type ServiceExtras } from "./handlers.ts";
 
 export type { ServiceExtras } from "./handlers.ts";
@@ -16,7 +17,7 @@ export class DaemonService {
   readonly dispatcher: Dispatcher;
 
   constructor(readonly deps: DaemonDeps, extras: ServiceExtras = {}) {
-    this.dispatcher = createDispatcher(daemonHandlers(deps, extras));
+    this.dispatcher = createDispatcher(daemonHandlers(deps, extras), exposureGate(deps));
   }
 
   /** An in-process agent-side client for `caller` (default: an operator labelled `label`). */

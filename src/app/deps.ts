@@ -39,6 +39,7 @@ import type { SkillsHandle } from "./skills/handlers.ts";
 
 export type { StepProposer } from "../ports/step-proposer.ts";
 import type { StepProposer } from "../ports/step-proposer.ts";
+import type { ExposureSettings } from "../core/toolsets.ts";
 
 /**
  * Everything the daemon's use cases need, built by the composition root (daemon/compose.ts). Stores are
@@ -72,6 +73,11 @@ export interface DaemonDeps {
   hostsFeature?: () => Promise<HostsFeature>;
   /** Facts for doctor: backend selection, state paths, sockets. */
   facts: Record<string, string>;
+  /**
+   * The exposure configuration (config `tools.*` + `exec.enabled`): the daemon refuses a method whose tool it hides
+   * (app/exposure.ts). Absent: the defaults (every group on, exec_on_host off).
+   */
+  exposure?: ExposureSettings;
   /** Approval policy (core/approval.ts): whether same-user approvals (separation none) are allowed. */
   approval: { same_user: SameUserPolicy };
   /** The controlling terminal (tty_nr, 0 = none) of a local process, from /proc/<pid>/stat; null when unknown. */

@@ -1,6 +1,9 @@
 import type { DoctorResult } from "../ipc/protocol.ts";
 import type { Caller } from "../core/caller.ts";
 import type { DaemonDeps } from "./deps.ts";
+import { DEFAULT_EXPOSURE } from "./exposure.ts";
+import { exposureOf } from "../core/toolsets.ts";
+import { METHODS, type MethodDef } from "../ipc/methods.ts";
 
 type Check = DoctorResult["checks"][number];
 
@@ -23,6 +26,7 @@ export async function doctor(deps: DaemonDeps, caller: Caller): Promise<DoctorRe
   checks.push(separationCheck(deps.facts, caller, groups));
   checks.push({ name: "planner", status: "ok", detail: deps.llm ? `llm (${deps.llm.name}); proposals are validated against the catalogue` : "deterministic rules over the catalogue" });
   checks.push({ name: "systemd backend", status: deps.facts.backend_warning ? "warn" : "ok", detail: deps.facts.backend ?? "unknown" });
+  checks.push(exposureCheck(deps));
   await guard("state store", () => {
     const recent = deps.transactions().list({ limit: 1000 });
     const unknown = recent.filter((t) => t.state === "unknown").length;
@@ -46,6 +50,25 @@ export async function doctor(deps: DaemonDeps, caller: Caller): Promise<DoctorRe
     });
   }
   return { checks };
+}
+
+/**
+ * Which of the daemon's tools are off and why (issue 22): every method tool the exposure rule hides (the daemon
+ * refuses it, the front does not list it), with what to write to turn it on, and the skills gates that are off.
+ * Informational: `ok` whatever is off (exec_on_host is off by default).
+ */
+export function exposureCheck(deps: Pick<DaemonDeps, "exposure" | "skills">): Check {
+  const settings = deps.exposure ?? DEFAULT_EXPOSURE;
+  const off: string[] = [];
+  for (const [name, def] of Object.entries(METHODS) as [string, MethodDef][]) {
+    if (!def.tool) continue;
+    const e = exposureOf(name, def.tool, settings);
+    if (!e.offered) off.push(`${name} (${e.reason}; to offer it: ${e.fix})`);
+  }
+  const gates = deps.skills?.gates;
+  if (gates && !gates.install.on) off.push(`skills_install_apply, skills_sync_apply (skills install gate: ${gates.install.reason})`);
+  if (gates && !gates.exec.on) off.push(`skills_execute (skills exec gate: ${gates.exec.reason})`);
+  return { name: "gated tools", status: "ok", detail: off.length === 0 ? "every tool is offered" : `off: ${off.join("; ")}` };
 }
 
 /**

@@ -58,6 +58,7 @@ export const InventoryConfigSchema = z.object({
 }, { error: "inventory.providers: backend names must be unique (set name: on repeated kinds)" });
 
 export const ExecConfigSchema = z.object({
+  enabled: z.boolean().optional().describe("true offers exec_on_host to AI clients (off by default; it still needs a policy: docs/hosts.md). false hides it whatever tools.* say"),
   allow_unverified: z.boolean().default(false).describe("Run commands with no policy configured (risk engine only). NOT for AI clients; doctor warns loudly"),
   host_keys: z.enum(["strict", "tofu"]).default("strict").describe("strict: unknown host keys are refused; tofu: recorded on first use (audited)"),
   known_hosts: z.array(path).optional().describe("known_hosts files checked before connecting (default ~/.ssh/known_hosts, /etc/ssh/ssh_known_hosts; system daemon: <state>/known_hosts too)"),

@@ -10,7 +10,9 @@ export { TOOLSETS, type Toolset } from "../core/toolsets.ts";
 import { TOOLSETS, type Toolset } from "../core/toolsets.ts";
 import { ExecConfigSchema, InventoryConfigSchema, PolicyConfigSchema, RiskConfigSchema } from "./hosts.ts";
 
-const groups = z.object(Object.fromEntries(TOOLSETS.map((t) => [t, z.boolean().optional().describe(`Show the ${t} toolset (default on)`)])) as Record<Toolset, z.ZodOptional<z.ZodBoolean>>).strict();
+const groups = z.object(Object.fromEntries(TOOLSETS.map((t) => [t, z.boolean().optional().describe(t === "hosts"
+  ? "Show the hosts toolset (default on for search_hosts, list_backends, get_host_details; exec_on_host needs exec.enabled: true)"
+  : `Show the ${t} toolset (default on)`)])) as Record<Toolset, z.ZodOptional<z.ZodBoolean>>).strict();
 
 /** The whole configuration file. Every object is strict: unknown keys are errors, not ignored. */
 export const ConfigSchema = z.object({
@@ -85,6 +87,13 @@ export const ConfigSchema = z.object({
     allow_exec: z.boolean().default(false).describe("Offer skills_execute for granted entrypoints (like --allow-exec)"),
     rescan_ms: z.number().int().min(0).max(3_600_000).default(5000).describe("How long search and route reuse one scan of the skill roots"),
   }).strict().default(() => ({ roots: [], user_roots: true, install: {}, allow_install: false, allow_exec: false, rescan_ms: 5000 })),
-}).strict();
+}).strict().superRefine((c, ctx) => {
+  // exec.enabled is the one switch of exec_on_host (issue 22); the older keys still work, but never against it.
+  const on = c.exec.enabled;
+  const say = (path: string[], message: string): void => { ctx.addIssue({ code: "custom", path, message }); };
+  if (on === true && c.tools.exposure === "read_only") say(["exec", "enabled"], "exec.enabled: true cannot work with tools.exposure: read_only (exec_on_host runs commands); set tools.exposure: all, or remove exec.enabled");
+  if (on === true && c.tools.disable.includes("exec_on_host")) say(["exec", "enabled"], "exec.enabled: true contradicts tools.disable: [exec_on_host]; keep one of them");
+  if (on === false && c.tools.enable.includes("exec_on_host")) say(["exec", "enabled"], "exec.enabled: false contradicts tools.enable: [exec_on_host]; to offer exec_on_host write exec.enabled: true (and drop it from tools.enable)");
+});
 
 export type Config = z.infer<typeof ConfigSchema>;

@@ -37,6 +37,8 @@ export type ErrorCode =
   | "no_plan"
   | "planner_error"
   | "forbidden_method"
+  /** The tool behind a method is turned off in the daemon's configuration (core/toolsets.ts `exposureOf`); the hint says what to write. */
+  | "tool_disabled"
   /** An approval the daemon does not accept: no controlling terminal, or a same-user approval under `deny` (core/approval.ts). */
   | "approval_refused"
   /** The caller's role is below the method's or action's min_role. */

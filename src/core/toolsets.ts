@@ -12,3 +12,59 @@ export type Toolset = (typeof TOOLSETS)[number];
 export function isToolset(name: string): name is Toolset {
   return (TOOLSETS as readonly string[]).includes(name);
 }
+
+/**
+ * What the exposure rule needs to know of one model-facing tool: its groups, whether it is read-only (its
+ * `readOnlyHint`), and for a tool hidden by default (exec_on_host) the config key that turns it on
+ * (`exec.enabled`). The daemon reads it from the method table (ipc/methods.ts `tool`) and the catalogue; the front
+ * from its tool list.
+ */
+export interface ToolExposure {
+  toolsets: readonly Toolset[];
+  read_only: boolean;
+  /** Hidden unless this config key is true (or, the older spellings, `tools.enable` names the tool or one of its groups is set `true`). */
+  off_by_default?: string;
+}
+
+/** The exposure configuration (config `tools.*`, plus the switches of off-by-default tools such as `exec.enabled`). */
+export interface ExposureSettings {
+  exposure: "all" | "read_only";
+  groups: Readonly<Partial<Record<Toolset, boolean>>>;
+  enable: readonly string[];
+  disable: readonly string[];
+  /** By config key (`exec.enabled`): true shows its tool, false hides it whatever else says, absent lets the older keys decide. */
+  switches: Readonly<Record<string, boolean | undefined>>;
+}
+
+/** Whether a tool is offered; when not, why (`reason`) and what to write in the config to offer it (`fix`). */
+export type Exposure = { offered: true } | { offered: false; reason: string; fix: string };
+
+/**
+ * THE exposure rule, used by the MCP front for tools/list and by the daemon for every method it serves (one
+ * function, so the list and the daemon never disagree). In this order:
+ * 1. `tools.exposure: read_only` hides every tool that is not read-only (nothing brings one back);
+ * 2. `tools.disable` naming the tool hides it;
+ * 3. an off-by-default tool (exec_on_host) is offered when its switch (`exec.enabled`) is true, hidden when it is
+ *    false; with no switch set, when `tools.enable` names it or one of its groups is set `true` explicitly;
+ * 4. `tools.enable` naming the tool offers it;
+ * 5. otherwise it is offered when it is in no group or any of its groups is not set `false` (groups default on).
+ * Sources: the systemd-resources reference's exposure groups; issue 19 (the daemon decides), issue 22 (`exec.enabled`).
+ */
+export function exposureOf(name: string, tool: ToolExposure, s: ExposureSettings): Exposure {
+  if (s.exposure === "read_only" && !tool.read_only) {
+    return { offered: false, reason: "tools.exposure is read_only, which hides every tool that can change something", fix: "set tools.exposure: all" };
+  }
+  if (s.disable.includes(name)) return { offered: false, reason: `tools.disable names ${name}`, fix: `remove ${name} from tools.disable` };
+  if (tool.off_by_default !== undefined) {
+    const key = tool.off_by_default;
+    const on = s.switches[key];
+    if (on === true) return { offered: true };
+    if (on === false) return { offered: false, reason: `${key} is false`, fix: `set ${key}: true` };
+    if (s.enable.includes(name) || tool.toolsets.some((g) => s.groups[g] === true)) return { offered: true };
+    return { offered: false, reason: `${name} is off unless ${key} is true`, fix: `set ${key}: true` };
+  }
+  if (s.enable.includes(name)) return { offered: true };
+  if (tool.toolsets.length === 0 || tool.toolsets.some((g) => s.groups[g] !== false)) return { offered: true };
+  const off = tool.toolsets.map((g) => `tools.groups.${g}`).join(", ");
+  return { offered: false, reason: `its group${tool.toolsets.length > 1 ? "s are" : " is"} off (${off}: false)`, fix: `set ${tool.toolsets.map((g) => `tools.groups.${g}: true`).join(" or ")}, or add ${name} to tools.enable` };
+}

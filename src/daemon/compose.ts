@@ -1,4 +1,5 @@
 import { existsSync, realpathSync } from "node:fs";
+import { exposureSettings } from "../config/exposure.ts";
 import { join } from "node:path";
 import { checkpointCopyPath, type CheckpointCopyTarget } from "../adapters/audit-checkpoint-copy.ts";
 import { pinPath } from "../adapters/audit-pin.ts";
@@ -207,6 +208,7 @@ export async function composeDaemon(config: Config, opts: ComposeOptions): Promi
       approval_same_user: sameUser,
     },
     approval: { same_user: sameUser },
+    exposure: exposureSettings(config),
     // The approving process's controlling terminal, read by the daemon itself (never claimed by the client).
     ttyOf: async (pid: number) => {
       try {

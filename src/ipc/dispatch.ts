@@ -26,9 +26,10 @@ const issues = (e: { issues: readonly { path: readonly PropertyKey[]; message: s
  * Builds the dispatcher over {@link METHODS}: the method must exist, be served on the caller's socket
  * (`forbidden_method`: approvals only on admin.sock; in-process callers may reach both sides), the caller's
  * role must reach the method's `min_role` (`insufficient_role`), and the params must match the method's
- * schema (`invalid_params`). Then the handler runs; whatever it throws becomes `{ ok: false }` with its code.
+ * schema (`invalid_params`). Then `gate` runs (the daemon's exposure rule: app/exposure.ts), then the handler;
+ * whatever either throws becomes `{ ok: false }` with its code.
  */
-export function createDispatcher(handlers: Handlers): Dispatcher {
+export function createDispatcher(handlers: Handlers, gate?: (method: MethodName, params: unknown, caller: Caller) => Promise<void>): Dispatcher {
   return {
     async dispatch(name, rawParams, caller, signal) {
       if (!isMethodName(name)) return { ok: false, error: { code: "protocol_error", message: `Unknown method ${name}.` } };
@@ -45,6 +46,7 @@ export function createDispatcher(handlers: Handlers): Dispatcher {
       const parsed = def.params.safeParse(rawParams ?? {});
       if (!parsed.success) return { ok: false, error: { code: "invalid_params", message: `Invalid params for ${name}: ${issues(parsed.error)}`, ...(def.example ? { hint: `A valid call: ${def.example}.` } : {}) } };
       try {
+        if (gate) await gate(name, parsed.data, caller);
         const handler = handlers[name] as (p: unknown, c: Caller, s?: AbortSignal) => Promise<unknown>;
         return { ok: true, result: { ok: true, value: await handler(parsed.data, caller, signal) } };
       } catch (err) {

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { Role } from "../core/caller.ts";
+import type { ToolExposure } from "../core/toolsets.ts";
 import { AssessCommandInputSchema, CommandAssessmentSchema } from "./plan-command.ts";
 import { ExecOnHostAnswerSchema, ExecOnHostInputSchema, GetHostDetailsInputSchema, GetHostDetailsOutputSchema, ListBackendsInputSchema, ListBackendsOutputSchema, SearchHostsInputSchema, SearchHostsOutputSchema } from "./hosts.ts";
 import {
@@ -22,6 +23,11 @@ import {
  * - `min_role`: the least role that may call it (enforced by ipc/dispatch.ts for every caller).
  * - `params`: the wire params (validated before the handler runs; `undefined` params read as `{}`).
  * - `result`: the value inside `{ ok: true, value }` (domain errors are `{ ok: false, error }`).
+ * - `tool`: for a method behind a model-facing tool of the same name, its exposure groups, whether it is read-only
+ *   and the switch of an off-by-default tool. The MCP tool takes its groups from here (mcp/tools/fixed.ts) and the
+ *   daemon refuses the method when the exposure rule (core/toolsets.ts `exposureOf`) hides the tool (`tool_disabled`),
+ *   so the list and the daemon agree. Absent: not a tool (describe, resources, skills_status), always served.
+ *   `query` is judged per action, by the action's own groups (app/exposure.ts).
  */
 export interface MethodDef<P extends z.ZodType = z.ZodType, R extends z.ZodType = z.ZodType, S extends "agent" | "admin" = "agent" | "admin"> {
   socket: S;
@@ -31,43 +37,48 @@ export interface MethodDef<P extends z.ZodType = z.ZodType, R extends z.ZodType 
   description: string;
   /** What a valid call's params look like: the hint of an `invalid_params` answer (dispatch and the MCP tool). */
   example?: string;
+  /** The model-facing tool behind this method (see above). */
+  tool?: ToolExposure;
 }
 
 const method = <S extends "agent" | "admin", P extends z.ZodType, R extends z.ZodType>(def: MethodDef<P, R, S>): MethodDef<P, R, S> => def;
 const NoParams = z.object({}).strict();
+/** Exposure of a read-only tool in `group`, and of one that changes something. */
+const reads = (group: ToolExposure["toolsets"][number]): ToolExposure => ({ toolsets: [group], read_only: true });
+const changes = (group: ToolExposure["toolsets"][number]): ToolExposure => ({ toolsets: [group], read_only: false });
 
 /** The daemon protocol's methods (PROTOCOL_VERSION in protocol.ts). */
 export const METHODS = {
   describe: method({ socket: "agent", min_role: "observer", params: NoParams, result: DescribeResultSchema, description: "Actions offered on the local host and its identity." }),
   query: method({ socket: "agent", min_role: "observer", params: QueryParamsSchema, result: QueryValueSchema, description: "Run one read-only action on a host." }),
-  plan: method({ socket: "agent", min_role: "operator", params: PlanInputSchema, result: PlanResultSchema, description: "Turn an intent or explicit steps into planned transactions." }),
-  execute: method({ socket: "agent", min_role: "operator", params: ExecuteInputSchema, result: ExecuteResultSchema, description: "Run approved transactions with their receipts.", example: EXECUTE_EXAMPLE }),
-  history: method({ socket: "agent", min_role: "observer", params: HistoryInputSchema, result: HistoryResultSchema, description: "Recent audit-chain entries, filtered." }),
-  doctor: method({ socket: "agent", min_role: "observer", params: NoParams, result: DoctorResultSchema, description: "Health checks of the daemon." }),
-  audit_verify: method({ socket: "agent", min_role: "observer", params: z.object({ since_seq: z.number().int().min(0).optional() }).strict(), result: z.record(z.string(), z.unknown()), description: "Verify the audit chain." }),
-  plan_command: method({ socket: "agent", min_role: "observer", params: AssessCommandInputSchema, result: CommandAssessmentSchema, description: "Judge a shell command line (risk engine + policy)." }),
+  plan: method({ socket: "agent", min_role: "operator", params: PlanInputSchema, result: PlanResultSchema, description: "Turn an intent or explicit steps into planned transactions.", tool: changes("approval") }),
+  execute: method({ socket: "agent", min_role: "operator", params: ExecuteInputSchema, result: ExecuteResultSchema, description: "Run approved transactions with their receipts.", example: EXECUTE_EXAMPLE, tool: changes("approval") }),
+  history: method({ socket: "agent", min_role: "observer", params: HistoryInputSchema, result: HistoryResultSchema, description: "Recent audit-chain entries, filtered.", tool: reads("audit") }),
+  doctor: method({ socket: "agent", min_role: "observer", params: NoParams, result: DoctorResultSchema, description: "Health checks of the daemon.", tool: reads("audit") }),
+  audit_verify: method({ socket: "agent", min_role: "observer", params: z.object({ since_seq: z.number().int().min(0).optional() }).strict(), result: z.record(z.string(), z.unknown()), description: "Verify the audit chain.", tool: reads("audit") }),
+  plan_command: method({ socket: "agent", min_role: "observer", params: AssessCommandInputSchema, result: CommandAssessmentSchema, description: "Judge a shell command line (risk engine + policy).", tool: reads("risk") }),
   resources_list: method({ socket: "agent", min_role: "observer", params: NoParams, result: z.array(ResourceEntrySchema), description: "Concrete resources of every registered scheme." }),
   resource_templates_list: method({ socket: "agent", min_role: "observer", params: NoParams, result: z.array(ResourceTemplateEntrySchema), description: "Resource templates of every registered scheme." }),
   resource_read: method({ socket: "agent", min_role: "observer", params: z.object({ uri: z.string().min(1).max(2048) }).strict(), result: ResourceContentsSchema, description: "Read one resource, dispatched by URI scheme." }),
   pending: method({ socket: "admin", min_role: "admin", params: PendingInputSchema, result: PendingResultSchema, description: "Planned transactions waiting for a human (`hostgate pending`), newest first." }),
-  search_hosts: method({ socket: "agent", min_role: "observer", params: SearchHostsInputSchema, result: SearchHostsOutputSchema, description: "Search every inventory backend in parallel." }),
-  list_backends: method({ socket: "agent", min_role: "observer", params: ListBackendsInputSchema, result: ListBackendsOutputSchema, description: "Configured inventory backends." }),
-  get_host_details: method({ socket: "agent", min_role: "observer", params: GetHostDetailsInputSchema, result: GetHostDetailsOutputSchema, description: "One host's record and capabilities." }),
-  exec_on_host: method({ socket: "agent", min_role: "operator", params: ExecOnHostInputSchema, result: ExecOnHostAnswerSchema, description: "Run a shell command on inventory hosts over SSH, gated by the risk engine and the policy." }),
+  search_hosts: method({ socket: "agent", min_role: "observer", params: SearchHostsInputSchema, result: SearchHostsOutputSchema, description: "Search every inventory backend in parallel.", tool: reads("hosts") }),
+  list_backends: method({ socket: "agent", min_role: "observer", params: ListBackendsInputSchema, result: ListBackendsOutputSchema, description: "Configured inventory backends.", tool: reads("hosts") }),
+  get_host_details: method({ socket: "agent", min_role: "observer", params: GetHostDetailsInputSchema, result: GetHostDetailsOutputSchema, description: "One host's record and capabilities.", tool: reads("hosts") }),
+  exec_on_host: method({ socket: "agent", min_role: "operator", params: ExecOnHostInputSchema, result: ExecOnHostAnswerSchema, description: "Run a shell command on inventory hosts over SSH, gated by the risk engine and the policy.", tool: { ...changes("hosts"), off_by_default: "exec.enabled" } }),
   // Skills (issue 11): every answer is the skills envelope (ipc/skills.ts), errors included, so the tools and
   // `hostgate skills … --json` print the same thing.
   skills_status: method({ socket: "agent", min_role: "observer", params: NoParams, result: SkillsStatusSchema, description: "Which skills gates this daemon has on, and why." }),
-  skills_search: method({ socket: "agent", min_role: "observer", params: SkillsSearchInput, result: SkillsEnvelopeSchema, description: "Ranked full-text search over local skills." }),
-  skills_route: method({ socket: "agent", min_role: "observer", params: SkillsRouteInput, result: SkillsEnvelopeSchema, description: "Route an intent to the best local skill." }),
-  skills_resolve: method({ socket: "agent", min_role: "observer", params: SkillsRefInput, result: SkillsEnvelopeSchema, description: "Resolve a skill reference to an exact digest." }),
-  skills_inspect: method({ socket: "agent", min_role: "observer", params: SkillsRefInput, result: SkillsEnvelopeSchema, description: "Manifest, files, digest and entrypoints of a skill." }),
-  skills_read: method({ socket: "agent", min_role: "observer", params: SkillsReadInput, result: SkillsEnvelopeSchema, description: "One file of a skill (≤ 256 KiB a call)." }),
-  skills_diagnose: method({ socket: "agent", min_role: "observer", params: SkillsDiagnoseInput, result: SkillsEnvelopeSchema, description: "What is not offered and why." }),
-  skills_install_plan: method({ socket: "agent", min_role: "observer", params: SkillsInstallPlanInput, result: SkillsEnvelopeSchema, description: "Plan an install; mints a confirm token." }),
-  skills_sync_plan: method({ socket: "agent", min_role: "observer", params: SkillsSyncPlanInput, result: SkillsEnvelopeSchema, description: "Plan a locked sync; mints a confirm token." }),
-  skills_install_apply: method({ socket: "agent", min_role: "operator", params: SkillsInstallApplyInput, result: SkillsEnvelopeSchema, description: "Apply a planned install with its confirm token." }),
-  skills_sync_apply: method({ socket: "agent", min_role: "operator", params: SkillsSyncApplyInput, result: SkillsEnvelopeSchema, description: "Apply a planned sync with its confirm token." }),
-  skills_execute: method({ socket: "agent", min_role: "operator", params: SkillsExecuteInput, result: SkillsEnvelopeSchema, description: "Run a granted entrypoint of a digest-pinned skill." }),
+  skills_search: method({ socket: "agent", min_role: "observer", params: SkillsSearchInput, result: SkillsEnvelopeSchema, description: "Ranked full-text search over local skills.", tool: reads("skills") }),
+  skills_route: method({ socket: "agent", min_role: "observer", params: SkillsRouteInput, result: SkillsEnvelopeSchema, description: "Route an intent to the best local skill.", tool: reads("skills") }),
+  skills_resolve: method({ socket: "agent", min_role: "observer", params: SkillsRefInput, result: SkillsEnvelopeSchema, description: "Resolve a skill reference to an exact digest.", tool: reads("skills") }),
+  skills_inspect: method({ socket: "agent", min_role: "observer", params: SkillsRefInput, result: SkillsEnvelopeSchema, description: "Manifest, files, digest and entrypoints of a skill.", tool: reads("skills") }),
+  skills_read: method({ socket: "agent", min_role: "observer", params: SkillsReadInput, result: SkillsEnvelopeSchema, description: "One file of a skill (≤ 256 KiB a call).", tool: reads("skills") }),
+  skills_diagnose: method({ socket: "agent", min_role: "observer", params: SkillsDiagnoseInput, result: SkillsEnvelopeSchema, description: "What is not offered and why.", tool: reads("skills") }),
+  skills_install_plan: method({ socket: "agent", min_role: "observer", params: SkillsInstallPlanInput, result: SkillsEnvelopeSchema, description: "Plan an install; mints a confirm token.", tool: reads("skills") }),
+  skills_sync_plan: method({ socket: "agent", min_role: "observer", params: SkillsSyncPlanInput, result: SkillsEnvelopeSchema, description: "Plan a locked sync; mints a confirm token.", tool: reads("skills") }),
+  skills_install_apply: method({ socket: "agent", min_role: "operator", params: SkillsInstallApplyInput, result: SkillsEnvelopeSchema, description: "Apply a planned install with its confirm token.", tool: changes("skills") }),
+  skills_sync_apply: method({ socket: "agent", min_role: "operator", params: SkillsSyncApplyInput, result: SkillsEnvelopeSchema, description: "Apply a planned sync with its confirm token.", tool: changes("skills") }),
+  skills_execute: method({ socket: "agent", min_role: "operator", params: SkillsExecuteInput, result: SkillsEnvelopeSchema, description: "Run a granted entrypoint of a digest-pinned skill.", tool: changes("skills") }),
   skills_grants_add: method({ socket: "admin", min_role: "admin", params: SkillsGrantInput, result: SkillsEnvelopeSchema, description: "Grant one entrypoint of one exact skill tree to skills_execute." }),
   skills_grants_list: method({ socket: "admin", min_role: "admin", params: NoParams, result: SkillsEnvelopeSchema, description: "List exec grants." }),
   skills_grants_remove: method({ socket: "admin", min_role: "admin", params: SkillsGrantInput, result: SkillsEnvelopeSchema, description: "Revoke an exec grant." }),

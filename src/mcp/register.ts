@@ -3,6 +3,7 @@ import { findControlCharacter } from "../core/limits.ts";
 import type { DaemonClient } from "../ipc/client.ts";
 import { errorResult, META_UNTRUSTED } from "./result.ts";
 import type { ToolSpec } from "./tool-spec.ts";
+import type { HiddenTool } from "./toolsets.ts";
 import { VERSION } from "../version.ts";
 
 /** JSON-RPC "Invalid params" (JSON-RPC 2.0 §5.1), used for unknown tools as the MCP spec's example does. */
@@ -20,10 +21,10 @@ const INSTRUCTIONS = [
 /**
  * Builds one MCP server instance with the given tools. This is the only file that registers handlers with
  * the SDK. Unknown tool names and arguments holding control characters are a JSON-RPC error (-32602,
- * corpus cases M009, M036); everything a tool handler
+ * corpus cases M009, M036; a tool in `hidden` is named with why it is off and how to turn it on); everything a tool handler
  * throws becomes an `isError` result with code `internal_error`, so bad input never kills the process.
  */
-export function buildServer(tools: readonly ToolSpec[], client: DaemonClient, opts: { session?: boolean } = {}): Server {
+export function buildServer(tools: readonly ToolSpec[], client: DaemonClient, opts: { session?: boolean; hidden?: ReadonlyMap<string, HiddenTool> } = {}): Server {
   // One id per server instance = per stdio connection: binds skills confirm tokens to this connection.
   // Stateless HTTP builds a server per request, so there it is off and the daemon binds to the caller.
   const session = opts.session ? globalThis.crypto.randomUUID() : undefined;
@@ -41,7 +42,12 @@ export function buildServer(tools: readonly ToolSpec[], client: DaemonClient, op
   }));
   server.setRequestHandler("tools/call", async (request, ctx) => {
     const tool = byName.get(request.params.name);
-    if (!tool) throw new ProtocolError(INVALID_PARAMS, `Unknown tool: ${request.params.name}. Call tools/list for the available tools.`);
+    if (!tool) {
+      // A tool this server has but does not offer: say why and what turns it on (issue 22), still -32602.
+      const off = opts.hidden?.get(request.params.name);
+      if (off) throw new ProtocolError(INVALID_PARAMS, `Unknown tool: ${request.params.name} is not offered by this server: ${off.reason}. To offer it, ${off.fix} in hostgate's configuration (docs/configuration.md) and restart the MCP server.`);
+      throw new ProtocolError(INVALID_PARAMS, `Unknown tool: ${request.params.name}. Call tools/list for the available tools.`);
+    }
     // Malformed input, not a safety decision: NUL and other C0 bytes never reach the daemon (M036).
     // The daemon checks again on its side.
     const control = findControlCharacter(request.params.arguments ?? {});

@@ -3,7 +3,8 @@ import type { Config } from "../config/schema.ts";
 import { unwrap, type DaemonClient } from "../ipc/client.ts";
 import type { DescribeResult } from "../ipc/protocol.ts";
 import { buildServer } from "./register.ts";
-import { selectTools } from "./toolsets.ts";
+import { exposureSettings } from "../config/exposure.ts";
+import { exposeTools } from "./toolsets.ts";
 import type { ToolSpec } from "./tool-spec.ts";
 import { auditVerifyTool } from "./tools/audit-verify.ts";
 import { directTool } from "./tools/direct.ts";
@@ -60,13 +61,18 @@ export async function allTools(client: DaemonClient, known?: DescribeResult): Pr
 /**
  * Resolves the visible tools once (config is read once at start) and returns a factory that builds a
  * fresh MCP server per connection (stdio) or per request (stateless HTTP), so no state is shared between
- * clients (corpus cases M028, M029). Throws when the exposure config names unknown tools.
+ * clients (corpus cases M028, M029). A call to a tool that exists but is hidden is answered with why and how to
+ * turn it on. Throws when the exposure config names unknown tools.
  */
 export async function createServerFactory(client: DaemonClient, config: Config, opts: FrontOptions = {}): Promise<{ factory: () => Server; tools: ToolSpec[]; gates: { install: boolean; exec: boolean } }> {
   const all = await allTools(client, opts.described);
   // Config names are checked against every tool, gated ones included, so a config stays valid whatever the flags.
-  const selected = selectTools(all, config.tools);
+  const { tools: selected, hidden } = exposeTools(all, exposureSettings(config));
   const { tools, gates } = await applySkillsGates(selected, client, opts);
+  for (const t of selected) {
+    const gate = (t as { gate?: "install" | "exec" }).gate;
+    if (gate !== undefined && !tools.includes(t)) hidden.set(t.name, { reason: `it needs the skills ${gate} gate`, fix: `start hostgate mcp with --allow-${gate} (and set skills.allow_${gate}: true for the daemon)` });
+  }
   const session = opts.transport === "stdio";
-  return { factory: () => buildServer(tools, client, { session }), tools, gates };
+  return { factory: () => buildServer(tools, client, { session, hidden }), tools, gates };
 }

@@ -31,8 +31,8 @@ export interface ToolSpec {
   outputSchema?: Record<string, unknown>;
   annotations: ToolAnnotations;
   toolsets: readonly Toolset[];
-  /** Hidden unless `tools.enable` names it or one of its groups is set `true` explicitly (e.g. exec_on_host). */
-  off_by_default?: boolean;
+  /** Hidden by default; the config key that turns it on (exec_on_host: `exec.enabled`). See core/toolsets.ts `exposureOf`. */
+  off_by_default?: string;
   /** The daemon method the tool calls (ipc/methods.ts). */
   method: AgentMethod;
   /** `ctx` carries what the front knows of its client (its self-reported name), passed on to the daemon. */

@@ -1,8 +1,7 @@
 import { describe, expect, it } from "vitest";
-import type { Config } from "../config/schema.ts";
-import type { Toolset } from "../core/toolsets.ts";
+import type { ExposureSettings, Toolset } from "../core/toolsets.ts";
 import type { ToolSpec } from "./tool-spec.ts";
-import { selectTools } from "./toolsets.ts";
+import { exposeTools, selectTools } from "./toolsets.ts";
 
 function tool(name: string, toolsets: Toolset[], readOnly = true): ToolSpec {
   return {
@@ -27,8 +26,8 @@ const ALL = [
   tool("multi", ["logs", "host"]),
 ];
 
-function tools(over: Partial<Config["tools"]> = {}): Config["tools"] {
-  return { exposure: "all", groups: {}, enable: [], disable: [], ...over };
+function tools(over: Partial<ExposureSettings> = {}): ExposureSettings {
+  return { exposure: "all", groups: {}, enable: [], disable: [], switches: {}, ...over };
 }
 
 const names = (ts: ToolSpec[]): string[] => ts.map((t) => t.name);
@@ -76,7 +75,7 @@ describe("selectTools", () => {
 });
 
 describe("off_by_default tools (exec_on_host)", () => {
-  const exec = { ...tool("exec_on_host", ["hosts"], false), off_by_default: true };
+  const exec = { ...tool("exec_on_host", ["hosts"], false), off_by_default: "exec.enabled" };
   const HOSTS = [tool("search_hosts", ["hosts"]), exec];
   it("is hidden by default while the read-only tools of its group show", () => {
     expect(names(selectTools(HOSTS, tools()))).toEqual(["search_hosts"]);
@@ -84,6 +83,18 @@ describe("off_by_default tools (exec_on_host)", () => {
   it("shows when tools.enable names it or its group is set true explicitly", () => {
     expect(names(selectTools(HOSTS, tools({ enable: ["exec_on_host"] })))).toEqual(["search_hosts", "exec_on_host"]);
     expect(names(selectTools(HOSTS, tools({ groups: { hosts: true } })))).toEqual(["search_hosts", "exec_on_host"]);
+  });
+  it("exec.enabled: true shows it (even with its group off); false hides it whatever the older keys say", () => {
+    expect(names(selectTools(HOSTS, tools({ switches: { "exec.enabled": true } })))).toEqual(["search_hosts", "exec_on_host"]);
+    expect(names(selectTools(HOSTS, tools({ switches: { "exec.enabled": true }, groups: { hosts: false } })))).toEqual(["exec_on_host"]);
+    expect(names(selectTools(HOSTS, tools({ switches: { "exec.enabled": false }, groups: { hosts: true } })))).toEqual(["search_hosts"]);
+  });
+  it("says why each hidden tool is hidden and what to write to show it", () => {
+    const { hidden } = exposeTools([...HOSTS, ...ALL], tools({ groups: { logs: false } }));
+    expect(hidden.get("exec_on_host")).toEqual({ reason: "exec_on_host is off unless exec.enabled is true", fix: "set exec.enabled: true" });
+    expect(hidden.get("read_log_file")).toEqual({ reason: "its group is off (tools.groups.logs: false)", fix: "set tools.groups.logs: true, or add read_log_file to tools.enable" });
+    expect(exposeTools(ALL, tools({ exposure: "read_only" })).hidden.get("plan")).toMatchObject({ fix: "set tools.exposure: all" });
+    expect(exposeTools(ALL, tools({ disable: ["doctor"] })).hidden.get("doctor")).toMatchObject({ fix: "remove doctor from tools.disable" });
   });
   it("never passes exposure: read_only or tools.disable", () => {
     expect(names(selectTools(HOSTS, tools({ exposure: "read_only", enable: ["exec_on_host"] })))).toEqual(["search_hosts"]);

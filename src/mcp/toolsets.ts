@@ -1,25 +1,35 @@
-import type { Config } from "../config/schema.ts";
+import { exposureOf, type ExposureSettings } from "../core/toolsets.ts";
 import type { ToolSpec } from "./tool-spec.ts";
 
+/** Why a tool is not listed and what to write in the config to list it (core/toolsets.ts `exposureOf`). */
+export interface HiddenTool {
+  reason: string;
+  fix: string;
+}
+
 /**
- * Applies the exposure configuration to the full tool list, in this order: `exposure: read_only` hides
- * every tool whose readOnlyHint is false (no override can bring one back); then a tool is visible when any
- * of its groups is on (groups default on; a tool in no group is visible) unless `tools.disable` names it;
- * `tools.enable` shows a tool whose groups are all off. A tool `off_by_default` (exec_on_host) shows only when
- * `tools.enable` names it or one of its groups is set `true` explicitly. Throws when enable/disable name an unknown tool.
+ * Applies the exposure configuration to the full tool list with THE rule the daemon also applies to its methods
+ * (core/toolsets.ts `exposureOf`: exposure read_only, tools.disable, off-by-default switches such as exec.enabled,
+ * tools.enable, groups). Returns the visible tools in input order and, by name, why each other one is hidden.
+ * Throws when tools.enable/tools.disable name an unknown tool.
  */
-export function selectTools(all: readonly ToolSpec[], tools: Config["tools"]): ToolSpec[] {
+export function exposeTools(all: readonly ToolSpec[], settings: ExposureSettings): { tools: ToolSpec[]; hidden: Map<string, HiddenTool> } {
   const known = new Set(all.map((t) => t.name));
-  const unknown = [...tools.enable, ...tools.disable].filter((n) => !known.has(n));
+  const unknown = [...settings.enable, ...settings.disable].filter((n) => !known.has(n));
   if (unknown.length > 0) {
     throw new Error(`tools.enable/tools.disable name unknown tool(s): ${unknown.join(", ")}. Known tools: ${[...known].sort().join(", ")}.`);
   }
-  const groups: Record<string, boolean | undefined> = tools.groups;
-  return all.filter((t) => {
-    if (tools.exposure === "read_only" && !t.annotations.readOnlyHint) return false;
-    if (tools.disable.includes(t.name)) return false;
-    if (tools.enable.includes(t.name)) return true;
-    if (t.off_by_default) return t.toolsets.some((g) => groups[g] === true);
-    return t.toolsets.length === 0 || t.toolsets.some((g) => groups[g] !== false);
-  });
+  const tools: ToolSpec[] = [];
+  const hidden = new Map<string, HiddenTool>();
+  for (const t of all) {
+    const e = exposureOf(t.name, { toolsets: t.toolsets, read_only: t.annotations.readOnlyHint, ...(t.off_by_default !== undefined ? { off_by_default: t.off_by_default } : {}) }, settings);
+    if (e.offered) tools.push(t);
+    else hidden.set(t.name, { reason: e.reason, fix: e.fix });
+  }
+  return { tools, hidden };
+}
+
+/** The visible tools only (see {@link exposeTools}). */
+export function selectTools(all: readonly ToolSpec[], settings: ExposureSettings): ToolSpec[] {
+  return exposeTools(all, settings).tools;
 }

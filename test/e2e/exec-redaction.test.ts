@@ -53,10 +53,9 @@ describe.skipIf(missing !== null)("T3-13: exec_on_host output is redacted as rea
     daemon = await startDaemon([
       "backend:", "  type: mock",
       "logs:", "  readable: all",
-      "tools:", "  enable: [exec_on_host]",
       "inventory:", "  providers:", "    - kind: static", "      name: lab", "      hosts:",
       ...lab.hosts.map((h) => `        - { name: ${h.name}, address: ${h.ip}, user: root, tags: [lab] }`),
-      "exec:", `  known_hosts: [${lab.knownHosts}]`, `  identity_files: [${lab.clientKey}]`,
+      "exec:", "  enabled: true", `  known_hosts: [${lab.knownHosts}]`, `  identity_files: [${lab.clientKey}]`,
       "policy:", `  dir: ${join(work, "policies")}`, "",
     ].join("\n"));
     client = await connectStdio("legacy", ["--config", daemon.configPath], { HOSTGATE_SOCKET: daemon.agentSocket });

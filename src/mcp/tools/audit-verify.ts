@@ -21,5 +21,4 @@ export const auditVerifyTool = fixedTool({
   title: "Verify audit",
   description: "Check the audit log for tampering.",
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  toolsets: ["audit"],
 });

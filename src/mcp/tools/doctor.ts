@@ -7,5 +7,4 @@ export const doctorTool = fixedTool({
   title: "Doctor",
   description: "Diagnose hostgate when tools fail.",
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  toolsets: ["audit"],
 });

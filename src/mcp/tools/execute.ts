@@ -8,7 +8,6 @@ export const executeTool = fixedTool({
   title: "Execute",
   description: "Run planned steps, unchanged, with their receipts from `hostgate approve`.",
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
-  toolsets: ["approval"],
   // Nothing succeeded (every step refused, or the first failed and the rest were skipped): an error result.
   failure: (value) => {
     const { results } = value as ExecuteResult;

@@ -1,16 +1,17 @@
 import type { z } from "zod";
-import type { Toolset } from "../../core/toolsets.ts";
 import type { DaemonClient } from "../../ipc/client.ts";
 import { toolWireSchemas } from "../../ipc/prebuilt.ts";
 import { METHODS, type AgentMethod, type MethodDef, type ParamsIn } from "../../ipc/methods.ts";
 import type { ErrorBody } from "../../ipc/protocol.ts";
 import { errorResult, META_ERROR_CODE, META_PROVENANCE, META_UNTRUSTED } from "../result.ts";
 import type { ToolAnnotations, ToolSpec } from "../tool-spec.ts";
+import type { ToolExposure } from "../../core/toolsets.ts";
 import { describeIssues } from "../../core/errors.ts";
 
 /**
- * The data of a daemon-backed tool (plan, execute, history…): the daemon method it calls (ipc/methods.ts),
- * annotations and groups. Its input and output schemas are the method's params and result unless given.
+ * The data of a daemon-backed tool (plan, execute, history…): the daemon method it calls (ipc/methods.ts) and
+ * annotations. Its input and output schemas are the method's params and result unless given; its exposure groups
+ * and off-by-default switch are the method entry's `tool` (so the daemon applies the same exposure rule).
  */
 export interface FixedToolDef<M extends AgentMethod> {
   name: string;
@@ -22,9 +23,6 @@ export interface FixedToolDef<M extends AgentMethod> {
   /** Default: the method's result schema. */
   output?: z.ZodType;
   annotations: ToolAnnotations;
-  toolsets: readonly Toolset[];
-  /** Hidden unless `tools.enable` names it or one of its groups is set `true` explicitly (destructive tools). */
-  off_by_default?: boolean;
   /**
    * When a successful daemon answer still means the call achieved nothing (e.g. every execute step refused),
    * the error to flag: the result is then `isError: true` with its structuredContent kept (it matches the
@@ -48,9 +46,11 @@ export interface FixedToolDef<M extends AgentMethod> {
 /**
  * Builds a ToolSpec from a fixed tool's data. Arguments are checked against the input schema here only to
  * give the model a precise `invalid_params` result; the daemon validates again and decides everything else.
+ * Throws (at import) when the method entry has no `tool` exposure or its `read_only` disagrees with `readOnlyHint`.
  */
 export function fixedTool<M extends AgentMethod>(def: FixedToolDef<M>): ToolSpec {
   const entry: MethodDef = METHODS[def.method];
+  const exposure = toolExposureOf(def.method, def.annotations);
   const inputSchema: z.ZodType = def.input ?? entry.params;
   const outputSchema: z.ZodType = def.output ?? entry.result;
   const schemas = toolWireSchemas(def.name, inputSchema, outputSchema);
@@ -61,8 +61,8 @@ export function fixedTool<M extends AgentMethod>(def: FixedToolDef<M>): ToolSpec
     get inputSchema() { return schemas.input(); },
     get outputSchema() { return schemas.output(); },
     annotations: def.annotations,
-    toolsets: def.toolsets,
-    ...(def.off_by_default ? { off_by_default: true } : {}),
+    toolsets: exposure.toolsets,
+    ...(exposure.off_by_default !== undefined ? { off_by_default: exposure.off_by_default } : {}),
     method: def.method,
     handler: async (args, client: DaemonClient, ctx) => {
       const parsed = inputSchema.safeParse(args);
@@ -87,4 +87,15 @@ export function fixedTool<M extends AgentMethod>(def: FixedToolDef<M>): ToolSpec
       return Object.keys(meta).length > 0 ? { ...result, _meta: meta } : result;
     },
   };
+}
+
+/**
+ * The exposure of the tool behind `method` (ipc/methods.ts `tool`), checked against the tool's annotations: the
+ * daemon hides a method by this entry, so a tool whose `readOnlyHint` says otherwise is a programming error.
+ */
+export function toolExposureOf(method: AgentMethod, annotations: ToolAnnotations): ToolExposure {
+  const tool = (METHODS[method] as MethodDef).tool;
+  if (!tool) throw new Error(`ipc/methods.ts: ${method} has no \`tool\` entry (its exposure groups); add one to offer it as a tool`);
+  if (tool.read_only !== annotations.readOnlyHint) throw new Error(`ipc/methods.ts: ${method}'s tool.read_only (${tool.read_only}) disagrees with its readOnlyHint`);
+  return tool;
 }

@@ -7,5 +7,4 @@ export const getHostDetailsTool = fixedTool({
   title: "Host details",
   description: "One host's record, SSH endpoint and capabilities.",
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
-  toolsets: ["hosts"],
 });

@@ -7,5 +7,4 @@ export const historyTool = fixedTool({
   title: "History",
   description: "Past plans, approvals and executions.",
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  toolsets: ["audit"],
 });

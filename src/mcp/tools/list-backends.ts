@@ -7,5 +7,4 @@ export const listBackendsTool = fixedTool({
   title: "Backends",
   description: "Inventories search_hosts reads and their blind spots.",
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  toolsets: ["hosts"],
 });

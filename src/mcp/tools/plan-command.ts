@@ -7,5 +7,4 @@ export const planCommandTool = fixedTool({
   title: "Judge command",
   description: "Risk and policy verdict on a shell line; runs nothing.",
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  toolsets: ["risk"],
 });

@@ -7,5 +7,4 @@ export const planTool = fixedTool({
   title: "Plan",
   description: "Preview changes from an intent or catalogue steps. Then stop: a human must run `hostgate approve <transaction_id>`; a chat \"yes\" is not approval.",
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
-  toolsets: ["approval"],
 });

@@ -7,5 +7,4 @@ export const searchHostsTool = fixedTool({
   title: "Search hosts",
   description: "Find hosts; their names are host arguments elsewhere.",
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  toolsets: ["hosts"],
 });

@@ -5,6 +5,7 @@ import type { AgentMethod } from "../../../ipc/methods.ts";
 import type { SkillsEnvelope } from "../../../ipc/skills.ts";
 import { errorResult, META_ERROR_CODE, META_PROVENANCE, META_UNTRUSTED } from "../../result.ts";
 import type { ToolAnnotations, ToolResult, ToolSpec } from "../../tool-spec.ts";
+import { toolExposureOf } from "../fixed.ts";
 import { describeIssues } from "../../../core/errors.ts";
 
 /** The envelope's head as the tools advertise it; the rest (data or error) is open. */
@@ -61,7 +62,7 @@ export function skillsTool(def: SkillsToolDef): SkillsToolSpec {
     get inputSchema() { return schemas.input(); },
     get outputSchema() { return schemas.output(); },
     annotations: def.annotations,
-    toolsets: ["skills"],
+    toolsets: toolExposureOf(def.name, def.annotations).toolsets,
     method: def.name,
     gate: def.gate,
     handler: async (args, client: DaemonClient, ctx?: CallOptions) => {

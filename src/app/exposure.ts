@@ -1,0 +1,54 @@
+import { toolNameOf } from "../core/catalogue/action.ts";
+import { actorOf, type Caller } from "../core/caller.ts";
+import { HostgateError } from "../core/errors.ts";
+import { exposureOf, type ExposureSettings, type ToolExposure } from "../core/toolsets.ts";
+import { METHODS, type MethodDef, type MethodName } from "../ipc/methods.ts";
+import { audit } from "./audit-log.ts";
+import type { DaemonDeps } from "./deps.ts";
+
+/** The defaults of config `tools.*` with no `exec.enabled`: every group on, exec_on_host off. */
+export const DEFAULT_EXPOSURE: ExposureSettings = { exposure: "all", groups: {}, enable: [], disable: [], switches: {} };
+
+/**
+ * The tool a method call stands for, by the method table's `tool` entry (its name is the method's), or for `query`
+ * by the action's own groups (tool `get_disk_usage` for `GetDiskUsage`, read-only). null: not a tool (describe,
+ * resources, skills_status, admin methods) or an action the catalogue does not know (the handler answers that).
+ */
+export function toolOfCall(d: Pick<DaemonDeps, "catalogue">, method: MethodName, params: unknown): { name: string; tool: ToolExposure } | null {
+  if (method === "query") {
+    const name = (params as { action?: unknown }).action;
+    const action = typeof name === "string" ? d.catalogue.find((a) => a.name === name) : undefined;
+    return action ? { name: toolNameOf(action.name), tool: { toolsets: action.toolsets, read_only: true } } : null;
+  }
+  const tool = (METHODS[method] as MethodDef).tool;
+  return tool ? { name: method, tool } : null;
+}
+
+/**
+ * Methods served even when their tool is hidden: `doctor` is how a human (`hostgate doctor`) learns what is off and
+ * why, this rule included; it is read-only and tells the configuration's effect, nothing of the host's secrets.
+ */
+const SERVED_WHEN_HIDDEN: ReadonlySet<MethodName> = new Set<MethodName>(["doctor"]);
+
+/**
+ * The daemon's exposure gate (issue 19: the daemon decides what is offered), run by the dispatcher after the
+ * table's checks and before the handler, for every caller (agent socket, tcp://, in-process fronts): a method
+ * whose tool the exposure rule hides (core/toolsets.ts `exposureOf`, the one the front lists by) is refused with
+ * `tool_disabled`, saying what to write in the daemon's configuration, and audited as `tool.refused`
+ * (best effort: the refusal stands when the audit store cannot be written). `doctor` is always served (below).
+ */
+export function exposureGate(d: DaemonDeps): (method: MethodName, params: unknown, caller: Caller) => Promise<void> {
+  const settings = d.exposure ?? DEFAULT_EXPOSURE;
+  return async (method, params, caller) => {
+    if (SERVED_WHEN_HIDDEN.has(method)) return;
+    const call = toolOfCall(d, method, params);
+    if (!call) return;
+    const e = exposureOf(call.name, call.tool, settings);
+    if (e.offered) return;
+    await audit(d.audit(), "tool.refused", actorOf(caller), { method, tool: call.name, reason: e.reason }).catch(() => undefined);
+    throw new HostgateError("tool_disabled", `${call.name} is turned off in this daemon: ${e.reason}.`, {
+      hint: `To turn it on, ${e.fix} in the daemon's configuration (hostgate config path shows which file) and restart the daemon (docs/configuration.md).`,
+      details: { tool: call.name, reason: e.reason, fix: e.fix },
+    });
+  };
+}
