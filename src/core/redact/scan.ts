@@ -106,6 +106,33 @@ export function charClass(spec: string): (c: number) => boolean {
   return (c) => c < 128 && table[c] === 1;
 }
 
+/**
+ * The last `@` between `from` and the next `?`, `#`, whitespace or quote (or the end of the line), or -1.
+ * Remembered for the line last asked about: a later start inside the same stretch has the same end, and its last
+ * `@` is the remembered one when that lies at or after the start (else there is none). So the URLs of one line
+ * cost one scan of each stretch in all, not one per URL (bench/redact.ts `url_many_schemes`, `url_no_at`). The
+ * stretch is not cut at MAX_VALUE: a password that runs that far is redacted whole (the safe side).
+ */
+let segLine: string | null = null;
+let segFrom = -1;
+let segEnd = -1;
+let segLastAt = -1;
+function lastAtInStretch(line: string, from: number): number {
+  if (segLine === line && from >= segFrom && from <= segEnd) return segLastAt >= from ? segLastAt : -1;
+  let lastAt = -1;
+  let i = from;
+  for (; i < line.length; i++) {
+    const c = line.charCodeAt(i);
+    if (c === 63 || c === 35 || endsUrl(c)) break;
+    if (c === 64) lastAt = i;
+  }
+  segLine = line;
+  segFrom = from;
+  segEnd = i;
+  segLastAt = lastAt;
+  return lastAt;
+}
+
 /** Ends a URL outright: whitespace, a quote, `<` `>`. */
 const endsUrl = (c: number): boolean => isSpace(c) || c === 34 || c === 39 || c === 60 || c === 62;
 
@@ -116,7 +143,8 @@ const endsUrl = (c: number): boolean => isSpace(c) || c === 34 || c === 39 || c 
  * issue 19: `mysql://app:p/ss@db/x`), which ends the authority early: when a `:` comes before the first `/` and
  * what follows it is not a port (digits only), the userinfo runs instead to the last `@` before the next `?`,
  * `#`, whitespace or quote. That can take a path holding an `@` with it (over-redaction, the safe side). Returns
- * the password's [from, to), or null when the URL carries no password. Reads at most {@link MAX_VALUE} characters.
+ * the password's [from, to), or null when the URL carries no password. Reads at most {@link MAX_VALUE} characters of
+ * the authority; the stretch after a `/` once per line (see lastAtInStretch).
  */
 export function urlPassword(line: string, authorityStart: number): { from: number; to: number } | null {
   const stop = Math.min(line.length, authorityStart + MAX_VALUE);
@@ -131,11 +159,8 @@ export function urlPassword(line: string, authorityStart: number): { from: numbe
   }
   const port = colon >= 0 && lastAt < 0 && /^\d{1,5}$/.test(line.slice(colon + 1, end));
   if (colon >= 0 && !port && line.charCodeAt(end) === 47 && line.charCodeAt(authorityStart) !== 91 /* [ an IPv6 host */) {
-    for (let i = end; i < stop; i++) {
-      const c = line.charCodeAt(i);
-      if (c === 63 || c === 35 || endsUrl(c)) break;
-      if (c === 64) lastAt = i;
-    }
+    const at = lastAtInStretch(line, end);
+    if (at >= end) lastAt = at;
   }
   if (lastAt < 0 || colon < 0 || colon >= lastAt) return null;
   return colon + 1 < lastAt ? { from: colon + 1, to: lastAt } : null;
