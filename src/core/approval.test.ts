@@ -17,6 +17,11 @@ describe("separationOf", () => {
     expect(separationOf(planner(1000), inProcessCaller("admin", "t")).separation).toBe("none");
     expect(separationOf("mcp", peer(0)).separation).toBe("none"); // an old free-form actor
   });
+  it("a step planned over tcp:// (token, no uid) and approved by a local uid is separated by credential (issue 21)", () => {
+    const tcpPlanner = actorOf({ role: "operator", socket: "tcp", peer: null, client_name: "claude-code", label: "tcp" });
+    expect(separationOf(tcpPlanner, peer(1000))).toMatchObject({ separation: "separated", why: expect.stringContaining("daemon-token holder") as unknown });
+    expect(separationOf(tcpPlanner, inProcessCaller("admin", "t")).separation).toBe("none");
+  });
 });
 
 describe("ttyNrOfStat", () => {

@@ -38,7 +38,11 @@ export function separationOf(plannerActor: string, approver: Caller): Separation
   const uid = approver.peer?.uid ?? null;
   const base = { planner_uid: planner, approver_uid: uid };
   if (uid === null) return { ...base, separation: "none", why: `the kernel reported no uid for the approver (${approver.socket} connection)` };
-  if (planner === null) return { ...base, separation: "none", why: "the kernel reported no uid for the front that planned it (in-process or tcp:// front)" };
+  // A tcp:// (or vsock) front authenticates with the daemon token, not a uid: the credential that planned is not
+  // one the approving local user's terminal holds, and the admin socket is not reachable over tcp:// at all. So a
+  // step planned over tcp:// and approved on the admin socket by a kernel uid is separated by credential.
+  if (planner === null && parseActor(plannerActor)?.socket === "tcp") return { ...base, separation: "separated", why: `planned over tcp:// by a daemon-token holder (no local uid), approved by uid ${uid} at a terminal on the admin socket` };
+  if (planner === null) return { ...base, separation: "none", why: "the kernel reported no uid for the front that planned it (an in-process front)" };
   if (planner === 0 && uid === 0) return { ...base, separation: "none", why: "planner and approver are both root" };
   if (planner === uid) return { ...base, separation: "none", why: `planner and approver are the same uid ${uid}` };
   return { ...base, separation: "separated", why: `planned by uid ${planner}, approved by uid ${uid}` };
