@@ -90,7 +90,10 @@ export function idKey(id: string | number, raw?: string): string {
  */
 export function frame(message: object, rawId?: string): string {
   if (rawId === undefined || !("id" in message)) return JSON.stringify(message);
-  const { jsonrpc, id: _id, ...rest } = message as { jsonrpc?: unknown; id: unknown };
+  const rest: Record<string, unknown> = { ...message };
+  const jsonrpc = rest.jsonrpc;
+  delete rest.jsonrpc;
+  delete rest.id;
   const tail = JSON.stringify(rest).slice(1);
   return `{"jsonrpc":${JSON.stringify(jsonrpc ?? "2.0")},"id":${rawId}${tail === "}" ? "" : ","}${tail}`;
 }
