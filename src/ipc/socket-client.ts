@@ -5,7 +5,7 @@ import type { AdminMethod, AgentMethod, MethodName } from "./methods.ts";
 import { ErrorBodySchema, PROTOCOL_VERSION, type ErrorBody, type Outcome } from "./protocol.ts";
 import { parseListenUri } from "./server.ts";
 import { parseVsockUri } from "./vsock-uri.ts";
-import { lineReader, type IpcResponse } from "./wire.ts";
+import { lineReader, MAX_MESSAGE_BYTES, type IpcResponse } from "./wire.ts";
 import { describeIssues } from "../core/errors.ts";
 
 /** How long one call may wait for the daemon, in milliseconds (an execute may install packages). */
@@ -47,12 +47,31 @@ export class SocketConnection {
       let resp: IpcResponse;
       try { resp = JSON.parse(line) as IpcResponse; } catch { return; }
       if (typeof resp.id === "number") { this.pending.get(resp.id)?.(resp); this.pending.delete(resp.id); }
-    }, () => undefined));
+    }, (head) => { this.overflow(s, head); }));
     s.on("close", () => {
       this.socket = null;
       for (const [, done] of this.pending) done({ v: PROTOCOL_VERSION, id: null, ok: false, error: { code: "unavailable", message: `The daemon at ${this.address} closed the connection.` } });
       this.pending.clear();
     });
+  }
+
+  /**
+   * An answer line crossed MAX_MESSAGE_BYTES: the call it answers fails now (never waits out CALL_TIMEOUT_MS).
+   * The daemon writes `{"v":…,"id":…` first (ipc/server.ts), so the id is read from the line's head; a line
+   * without one fails every call of the connection, which is then closed.
+   */
+  private overflow(s: Duplex, head: string): void {
+    const error = { code: "answer_too_large", message: `The daemon at ${this.address} sent an answer larger than ${MAX_MESSAGE_BYTES} bytes (the IPC limit); it was dropped.`, hint: "Narrow the request (a lower limit, a filter, or a cursor to page with)." };
+    const id = /^\s*\{"v":\d+,"id":(\d+),/.exec(head)?.[1];
+    const done = id === undefined ? undefined : this.pending.get(Number(id));
+    if (done) {
+      this.pending.delete(Number(id));
+      done({ v: PROTOCOL_VERSION, id: Number(id), ok: false, error });
+      return;
+    }
+    for (const [, fail] of this.pending) fail({ v: PROTOCOL_VERSION, id: null, ok: false, error });
+    this.pending.clear();
+    s.destroy();
   }
 
   /** Calls one method; resolves with the daemon's result or an error body. */
