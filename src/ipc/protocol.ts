@@ -77,7 +77,7 @@ const StepRequestSchema = z.object({ action: z.string().min(1).max(128), params:
 /**
  * `plan`: an intent for the planner, or explicit catalogue steps (exactly one of the two). Nothing is executed.
  * Published flat (issue 22): a top-level `oneOf`/`anyOf`/`allOf` in a tool's inputSchema makes a major model
- * API reject the whole request (test/e2e/tool-schemas.test.ts lists the sources), so "intent or steps" is a
+ * API reject the whole request (test/tool-schemas.test.ts lists the sources), so "intent or steps" is a
  * refinement the JSON Schema does not show, checked by the front for a precise error and by the daemon.
  */
 export const PlanInputSchema = z.object({
