@@ -31,6 +31,8 @@ export type ActionDescriptor = z.infer<typeof ActionDescriptorSchema>;
 
 export const DescribeResultSchema = z.object({
   protocol_version: z.number(),
+  /** The daemon's build (ipc/prebuilt.ts thisBuild); absent from daemons older than this field, which a front treats as another build. */
+  build: z.object({ version: z.string(), id: z.string() }).optional(),
   host: z.object({ hostname: z.string(), family: z.string() }),
   actions: z.array(ActionDescriptorSchema),
 });

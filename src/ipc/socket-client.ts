@@ -19,6 +19,8 @@ export const CALL_TIMEOUT_MS = 15 * 60 * 1000;
 export class SocketConnection {
   private socket: Duplex | null = null;
   private nextId = 1;
+  /** How many connections were made so far: a new one may reach another daemon (restarted, upgraded). */
+  connections = 0;
   private readonly pending = new Map<number, (r: IpcResponse) => void>();
 
   constructor(private readonly address: string, private readonly token: string | undefined) {}
@@ -29,13 +31,13 @@ export class SocketConnection {
       // Node.js has no AF_VSOCK: socat holds the connection (ipc/vsock.ts), loaded only for vsock:// addresses.
       const target = parseVsockUri(this.address);
       if (!target) return Promise.reject(new Error("expected vsock://CID:PORT, e.g. vsock://3:7420"));
-      return import("./vsock.ts").then((m) => m.connectThroughSocat(m.vsockAddress(target.cid, target.port))).then((s) => { this.attach(s); this.socket = s; return s; });
+      return import("./vsock.ts").then((m) => m.connectThroughSocat(m.vsockAddress(target.cid, target.port))).then((s) => { this.attach(s); this.socket = s; this.connections++; return s; });
     }
     const target = parseListenUri(this.address, this.token ?? "x".repeat(32));
     return new Promise((resolve, reject) => {
       const s = target.kind === "unix" ? createConnection(target.path) : createConnection(target.port, target.host);
       s.setNoDelay(true);
-      s.once("connect", () => { this.socket = s; resolve(s); });
+      s.once("connect", () => { this.socket = s; this.connections++; resolve(s); });
       s.once("error", (err) => { reject(err); });
       this.attach(s);
     });
@@ -125,9 +127,13 @@ function socketClient<M extends MethodName>(conn: SocketConnection): MethodClien
   };
 }
 
-/** The agent-side client over a socket: the MCP front uses it when HOSTGATE_SOCKET / daemon.socket is set. */
-export function socketDaemonClient(address: string, token?: string): DaemonClient {
-  return socketClient<AgentMethod>(new SocketConnection(address, token));
+/**
+ * The agent-side client over a socket: the MCP front uses it for a configured or system daemon.
+ * `connections()` counts the connections made so far (a new one may reach another daemon).
+ */
+export function socketDaemonClient(address: string, token?: string): DaemonClient & { connections: () => number } {
+  const conn = new SocketConnection(address, token);
+  return { ...socketClient<AgentMethod>(conn), connections: () => conn.connections };
 }
 
 /** The admin-side client over admin.sock (used by `hostgate approve` / `hostgate reject`). */
