@@ -5,7 +5,7 @@
 import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connectHttp, connectStdio, runHostgate, startServe, type ServeProcess } from "./helpers/hostgate.ts";
-import { rawHttp, toolsCall } from "./helpers/raw-http.ts";
+import { INITIALIZE, rawHttp, toolsCall } from "./helpers/raw-http.ts";
 import { isolatedEnv } from "./helpers/isolated-env.ts";
 import { RawStdio } from "./helpers/raw-stdio.ts";
 import { rpcMessage } from "./helpers/rpc-body.ts";
@@ -330,6 +330,75 @@ const TESTS: Record<string, () => Promise<void>> = {
       expect(raw.child.exitCode).toBeNull();
     } finally {
       await raw.stop();
+    }
+  },
+  async "T3-14"() {
+    // Both lines in one write: the transport reads the second while the first is still in flight.
+    const raw = new RawStdio([], isolatedEnv("dupid"));
+    try {
+      await raw.initialize();
+      raw.child.stdin.write(`${toolsCall(7, "get_load", {})}\n${toolsCall(7, "list_processes", { limit: 1 })}\n`);
+      const refused = await raw.waitFor((m) => m.id === 7 && "error" in m);
+      expect(refused.error).toMatchObject({ code: -32600, message: expect.stringContaining("already in flight") as unknown });
+      const first = await raw.waitFor((m) => m.id === 7 && "result" in m) as { result: { structuredContent: Record<string, unknown> } };
+      expect(first.result.structuredContent).toHaveProperty("load1");
+      // A later round trip: by then the refused call would have been answered had it run.
+      raw.send(JSON.stringify({ jsonrpc: "2.0", id: 8, method: "ping" }));
+      await raw.waitFor((m) => m.id === 8);
+      expect(raw.lines.filter((l) => (JSON.parse(l) as { id?: unknown }).id === 7)).toHaveLength(2);
+      // Answered, the id is free again.
+      raw.send(toolsCall(7, "list_processes", { limit: 1 }));
+      await raw.waitFor((m) => m.id === 7 && (m.result as { structuredContent?: object } | undefined)?.structuredContent !== undefined && "processes" in (m.result as { structuredContent: object }).structuredContent);
+    } finally {
+      await raw.stop();
+    }
+    // Stateless HTTP: no session, each answer travels on its own HTTP response; the same id in two concurrent
+    // POSTs is two exchanges, each answered with its own result (docs/architecture.md).
+    const [load, procs] = await Promise.all([rawHttp(serve.url, { body: toolsCall(7, "get_load", {}) }), rawHttp(serve.url, { body: toolsCall(7, "list_processes", { limit: 1 }) })]);
+    expect(rpcMessage(load.body)).toMatchObject({ id: 7, result: { structuredContent: { load1: expect.any(Number) as unknown } } });
+    expect(rpcMessage(procs.body)).toMatchObject({ id: 7, result: { structuredContent: { processes: expect.any(Array) as unknown } } });
+  },
+  async "T3-15"() {
+    for (const id of ["9007199254740993", "12345678901234567890123", "1774232524389"]) {
+      const before = stdio.lines.length;
+      stdio.send(`{"jsonrpc":"2.0","id":${id},"method":"ping"}`);
+      await stdio.waitFor(() => stdio.lines.length > before);
+      // The id token as sent (JSON.parse would lose the digits of the first two: compare text).
+      const exact = new RegExp(`"id":${id}[,}]`);
+      expect(stdio.lines[before], `stdio ${id}`).toMatch(exact);
+      expect(JSON.parse(stdio.lines[before]!)).toHaveProperty("result", {});
+      const r = await rawHttp(serve.url, { body: `{"jsonrpc":"2.0","id":${id},"method":"ping"}` });
+      expect(r.status).toBe(200);
+      expect(r.body, `http ${id}`).toMatch(exact);
+      expect(JSON.parse(r.body)).toHaveProperty("result", {});
+    }
+    // Refused by the envelope checks: the exact token still.
+    const r = await rawHttp(serve.url, { body: '{"jsonrpc":"1.0","id":12345678901234567890123,"method":"ping"}' });
+    expect(r.body).toMatch(/^\{"jsonrpc":"2.0","id":12345678901234567890123,"error":\{"code":-32600/);
+  },
+  async "T3-16"() {
+    const before = stdio.lines.length;
+    stdio.send('{"jsonrpc":"2.0","id":"1","method":"ping"}');
+    await stdio.waitFor(() => stdio.lines.length > before);
+    expect(JSON.parse(stdio.lines[before]!)).toEqual({ jsonrpc: "2.0", id: "1", result: {} });
+    const r = await rawHttp(serve.url, { body: '{"jsonrpc":"2.0","id":"1","method":"ping"}' });
+    expect(JSON.parse(r.body)).toEqual({ jsonrpc: "2.0", id: "1", result: {} });
+  },
+  async "T3-17"() {
+    const stale = { "mcp-session-id": "0c6f3d1e-stale-session" };
+    const call = await rawHttp(serve.url, { headers: stale, body: toolsCall(17, "get_load", {}) });
+    expect(call.status).toBe(200);
+    expect(rpcMessage(call.body)).toMatchObject({ id: 17, result: { structuredContent: { load1: expect.any(Number) as unknown } } });
+    const init = await rawHttp(serve.url, { headers: stale, body: INITIALIZE });
+    expect(init.status).toBe(200);
+    expect(rpcMessage(init.body)).toMatchObject({ id: 1, result: { serverInfo: { name: "hostgate" } } });
+    expect(init.headers["mcp-session-id"]).toBeUndefined();
+    // A 2026-07-28 client holding a stale session id is served too.
+    const modern = await connectHttp(serve.url, "modern", stale);
+    try {
+      expect((await modern.callTool({ name: "get_load", arguments: {} })).structuredContent).toHaveProperty("load1");
+    } finally {
+      await modern.close();
     }
   },
 };

@@ -4,6 +4,7 @@ import { HostgateError, type ErrorCode } from "../core/errors.ts";
 import { LOCAL_HOST } from "../core/host-id.ts";
 import type { Handlers } from "../ipc/dispatch.ts";
 import type { CommandAssessment } from "../ipc/plan-command.ts";
+import { thisBuild } from "../ipc/prebuilt.ts";
 import { PROTOCOL_VERSION } from "../ipc/protocol.ts";
 import { approve, pending, reject, show } from "./approve.ts";
 import { audit } from "./audit-log.ts";
@@ -32,6 +33,7 @@ export function daemonHandlers(d: DaemonDeps, extras: ServiceExtras): Handlers {
   const simulated = (action: string): boolean => d.facts.backend_type === "mock" && SYSTEMD_ACTIONS.has(action);
   const described = {
     protocol_version: PROTOCOL_VERSION,
+    build: thisBuild(),
     host: { hostname: d.hostname, family: d.ctx.family },
     actions: describeActions(d.ctx.family, d.catalogue),
   };

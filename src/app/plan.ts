@@ -57,7 +57,7 @@ export async function plan(deps: DaemonDeps, input: PlanInput, caller: Caller): 
   const host = deps.hosts.get(input.host ?? LOCAL_HOST);
   let planner: PlanResult["planner"] = "explicit";
   let requested: { action: string; params: Record<string, unknown> }[];
-  if ("intent" in input) {
+  if (input.intent !== undefined) {
     if (deps.llm) {
       planner = "llm";
       requested = await deps.llm.propose(input.intent, deps.catalogue);
@@ -71,7 +71,7 @@ export async function plan(deps: DaemonDeps, input: PlanInput, caller: Caller): 
       });
     }
   } else {
-    requested = input.steps;
+    requested = input.steps ?? [];
   }
   const all = [];
   for (const step of requested) all.push(await prepareStep(deps, step.action, step.params, host.id, caller.role));
@@ -82,7 +82,7 @@ export async function plan(deps: DaemonDeps, input: PlanInput, caller: Caller): 
   const reads = all.flatMap((p, i) => (p.action.access === "mutating" ? [] : [{ action_name: p.action.name, tool: toolNameOf(p.action.name), params: requested[i]!.params }]));
   const calls = reads.map((r) => `${r.tool} ${JSON.stringify(r.params)}`).join(", ");
   if (prepared.length === 0) {
-    const what = "intent" in input ? `The intent ${JSON.stringify(input.intent)} matches only` : "These steps are only";
+    const what = input.intent !== undefined ? `The intent ${JSON.stringify(input.intent)} matches only` : "These steps are only";
     const changes = deps.catalogue.filter((a) => a.access === "mutating").map((a) => a.name);
     throw new HostgateError("no_plan", `${what} read-only ${reads.length === 1 ? "action" : "actions"} (${reads.map((r) => r.action_name).join(", ")}): nothing would change, so there is nothing to approve.`, {
       hint: `Call the read-only ${reads.length === 1 ? "tool" : "tools"} directly, no approval needed: ${calls}. To change the host, plan steps of the actions that do (${changes.join(", ")}), e.g. {"steps":[{"action":"RestartService","params":{"unit":"nginx.service"}}]}.`,
@@ -97,7 +97,7 @@ export async function plan(deps: DaemonDeps, input: PlanInput, caller: Caller): 
       state: "planned", actor, created_at: now, updated_at: now, plan_expires_at: now + PLAN_TTL_MS,
       approved_at: null, approved_by: null, receipt_expires_at: null, result: null, error: null,
       // Shown to the approver: how the step came to be, and from what words (issue 12).
-      planner, intent: "intent" in input ? input.intent : null, separation: null,
+      planner, intent: input.intent ?? null, separation: null,
     };
     await audit(deps.audit(), "plan.created", actor, { transaction_id: tx.id, action: tx.action_name, host: tx.host, params: tx.params as JsonValue, risk_level: tx.risk_level, preview_hash: tx.preview_hash, planner, intent: tx.intent ?? undefined });
     deps.transactions().insert(tx);

@@ -1,6 +1,7 @@
 import { isDeepStrictEqual } from "node:util";
 import type { Config } from "../config/schema.ts";
 import type { DaemonClient } from "../ipc/client.ts";
+import { thisBuild, type BuildIdentity } from "../ipc/prebuilt.ts";
 import type { DescribeResult, Outcome } from "../ipc/protocol.ts";
 import { log } from "./common.ts";
 
@@ -21,7 +22,9 @@ export interface FrontClient {
  * The daemon the MCP front talks to, by the rule `hostgate approve` also follows (daemon/locate.ts): the
  * socket named by HOSTGATE_SOCKET or `daemon.socket` (with HOSTGATE_TOKEN / `daemon.token` for tcp://), else
  * this user's running embedded daemon, else a running system daemon, else the embedded daemon started here.
- * Same interface either way; the embedded one survives the exit of whichever front runs it.
+ * Same interface either way; the embedded one survives the exit of whichever front runs it. A socket daemon
+ * must run this build (buildGuarded), an embedded one must serve the catalogue and build the tools were
+ * listed from (catalogueGuard); otherwise calls answer `unavailable` saying why.
  *
  * With `defer`, an embedded daemon this front would start is composed only when first needed or `warm()`ed
  * (the stdio front warms it after answering tools/list), so the handshake does not wait for it (issue 14,
@@ -35,7 +38,7 @@ export async function openFrontClient(config: Config, env: NodeJS.ProcessEnv = p
     const { socketDaemonClient } = await import("../ipc/socket-client.ts");
     const client = socketDaemonClient(where.agent, env.HOSTGATE_TOKEN || config.daemon.token);
     say(`using the hostgate daemon at ${where.agent} (${where.reason}); approve with: hostgate approve <transaction_id>${where.admin ? ` (admin socket ${where.admin})` : " --socket <its admin socket>"}`);
-    return { client, close: () => client.close(), warm: () => undefined };
+    return { client: buildGuarded(client, where.agent, say), close: () => client.close(), warm: () => undefined };
   }
   const start = async (): Promise<Started> => {
     const { startEmbeddedDaemon } = await import("../daemon/embedded.ts");
@@ -71,7 +74,7 @@ interface Started {
  * came from (`trusted`: "daemon" when the list is this build's table, or the role the front had when it asked
  * `describe`). Any other — another front's daemon joined after a deferred front listed this build's table, or
  * this build's own daemon taken over after a front listed an older front's — is asked `describe` and
- * compared: that front may be another hostgate build (an upgrade in place while an older client runs) or see
+ * compared (catalogue and build): that front may be another hostgate build (an upgrade in place while an older client runs) or see
  * another distro family (a toolbox container sharing the user's runtime directory). When they differ, every
  * call answers `unavailable` saying so, rather than serve answers that do not match the listed tools
  * (schemas, output shapes, actions that do not exist there). A refusal is not kept: the next call asks again
@@ -88,7 +91,7 @@ function catalogueGuard(listed: DescribeResult, trusted: "daemon" | "client", sa
   const check = async (daemon: Started): Promise<Outcome<never> | null> => {
     const r = await daemon.client.call("describe", {});
     if (!r.ok) { verdict = null; return null; } // not known: the call itself will say what is wrong
-    if (isDeepStrictEqual(r.value.actions, listed.actions)) return null;
+    if (isDeepStrictEqual(r.value.actions, listed.actions) && isDeepStrictEqual(r.value.build, listed.build)) return null;
     verdict = null;
     if (!warned) {
       warned = true;
@@ -159,5 +162,45 @@ function deferred(start: () => Promise<Started>, admit: Admit, say: (line: strin
     client,
     close: () => client.close(),
     warm: () => { if (!closed) setImmediate(() => { if (!closed) void ready().catch(() => undefined); }); },
+  };
+}
+
+/** A build as a person reads it: `hostgate 0.1.0 (build 3f9c…)`, or "an older hostgate" for a daemon that does not say. */
+function buildName(build: BuildIdentity | undefined): string {
+  return build ? `hostgate ${build.version} (build ${build.id})` : "a hostgate older than build identities";
+}
+
+/**
+ * A configured or system daemon as the front uses it (issue 21, "what the front trusts"): it must run this
+ * front's build, whose fixed tools' schemas were listed, or every call but `describe` (which only lists
+ * tools) answers `unavailable` saying which builds differ and what to do. Checked on each new connection,
+ * before a call and again after one that reconnected (the daemon may have been restarted or upgraded
+ * meanwhile), so an answer from a daemon of another build is never passed on. A refusal is not kept: the
+ * next call asks again, so a daemon restarted on the right build is used at once.
+ */
+function buildGuarded(client: DaemonClient & { connections: () => number }, at: string, say: (line: string) => void): DaemonClient {
+  const mine = thisBuild();
+  let checkedOn = -1; // the connection on which the daemon was found to run this build
+  let warned = false;
+  const admit = async (): Promise<Outcome<never> | null> => {
+    if (checkedOn !== -1 && checkedOn === client.connections()) return null;
+    const r = await client.call("describe", {});
+    if (!r.ok) return null; // not known: the call itself will say what is wrong
+    if (isDeepStrictEqual(r.value.build, mine)) { checkedOn = client.connections(); return null; }
+    checkedOn = -1;
+    const message = `The hostgate daemon at ${at} runs ${buildName(r.value.build)}, this MCP server runs ${buildName(mine)}: their tools and answers may differ, so this server does not use that daemon.`;
+    if (!warned) { warned = true; say(message); }
+    return { ok: false, error: { code: "unavailable", message, hint: "Run one hostgate build for both: restart the daemon after an upgrade (e.g. `systemctl restart hostgate`), or restart this MCP client so that it runs the daemon's build." } };
+  };
+  return {
+    call: async (method, params, opts) => {
+      if (method === "describe") return client.call(method, params, opts);
+      const refused = await admit();
+      if (refused) return refused;
+      const before = client.connections();
+      const r = await client.call(method, params, opts);
+      return client.connections() !== before ? (await admit()) ?? r : r;
+    },
+    close: () => client.close(),
   };
 }

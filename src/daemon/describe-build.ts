@@ -1,6 +1,6 @@
 import { readHostIdentity } from "../app/host-identity.ts";
 import { LinuxHostProbe } from "../adapters/host-linux.ts";
-import { prebuilt } from "../ipc/prebuilt.ts";
+import { prebuilt, thisBuild } from "../ipc/prebuilt.ts";
 import { PROTOCOL_VERSION, type DescribeResult } from "../ipc/protocol.ts";
 
 /**
@@ -18,5 +18,5 @@ export async function describeThisBuild(): Promise<DescribeResult | null> {
   const names = table.families[identity.family];
   const actions = names?.map((n) => table.actions[n]);
   if (!actions || actions.some((a) => a === undefined)) return null;
-  return { protocol_version: PROTOCOL_VERSION, host: identity, actions: actions as DescribeResult["actions"] };
+  return { protocol_version: PROTOCOL_VERSION, build: thisBuild(), host: identity, actions: actions as DescribeResult["actions"] };
 }

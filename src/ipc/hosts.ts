@@ -20,6 +20,27 @@ export const HostRecordSchema = z.object({
 
 export const BackendErrorSchema = z.object({ backend: z.string(), kind: z.enum(KINDS), code: z.string(), message: z.string() });
 
+/**
+ * Arguments of the reference's host tools that hostgate does not take, with the reason a model is told when it
+ * passes one. They are left out of the published inputSchema (issue 22: no `maxLength: 0` parameters) and refused
+ * as unknown keys, with this reason instead of a bare "unrecognized key".
+ */
+const NOT_TAKEN: Record<string, string> = {
+  cache_dir: "cache_dir is set in the config only (hosts.inventory[].cache_dir): a tool does not choose where the daemon writes",
+  config_path: "config_path is not accepted: the daemon reads its own config only",
+};
+
+/** zod's error option for a strict object whose unknown keys may be NOT_TAKEN ones: names the reason. */
+const notTaken = {
+  error: (issue: { code?: string; keys?: string[] }): string | undefined => {
+    if (issue.code !== "unrecognized_keys" || !issue.keys) return undefined;
+    const reasons = issue.keys.filter((k) => k in NOT_TAKEN).map((k) => NOT_TAKEN[k]!);
+    if (reasons.length === 0) return undefined;
+    const others = issue.keys.filter((k) => !(k in NOT_TAKEN));
+    return [...reasons, ...(others.length > 0 ? [`unknown key(s) ${others.map((k) => JSON.stringify(k)).join(", ")}`] : [])].join("; ");
+  },
+};
+
 export const SearchHostsInputSchema = z.strictObject({
   name: z.string().max(256).optional().describe("Matches name or address"),
   name_regex: z.string().max(256).optional(),
@@ -28,14 +49,12 @@ export const SearchHostsInputSchema = z.strictObject({
   backends: z.string().max(1024).optional(),
   ssh_user: z.string().max(64).optional(),
   cache_ttl: z.number().int().min(0).max(86_400).optional().describe("Seconds"),
-  cache_dir: z.string().max(0, "cache_dir is set in the config only: a tool does not choose where the daemon writes").optional(),
-  config_path: z.string().max(0, "config_path is not accepted: the daemon reads its own config only").optional(),
   no_cache: z.boolean().optional(),
   refresh: z.boolean().optional(),
   overrides: z.record(z.string(), z.record(z.string(), z.unknown())).optional().describe("By backend or kind: {timeout_ms}, docker also {all, label}"),
   limit: z.number().int().min(1).max(1000).optional(),
   cursor: z.string().max(256).optional(),
-});
+}, notTaken);
 export type SearchHostsInput = z.infer<typeof SearchHostsInputSchema>;
 
 export const SearchHostsOutputSchema = z.object({
@@ -47,9 +66,7 @@ export const SearchHostsOutputSchema = z.object({
 });
 export type SearchHostsOutput = z.infer<typeof SearchHostsOutputSchema>;
 
-export const ListBackendsInputSchema = z.strictObject({
-  config_path: z.string().max(0, "config_path is not accepted: the daemon reads its own config only").optional(),
-});
+export const ListBackendsInputSchema = z.strictObject({}, notTaken);
 export const ListBackendsOutputSchema = z.object({
   backends: z.array(z.object({ kind: z.enum(KINDS), name: z.string(), hint: z.string(), notes: z.array(z.string()) })),
   defaulted: z.boolean().describe("true when no inventory is configured and the user's ~/.ssh/config and known_hosts are used"),

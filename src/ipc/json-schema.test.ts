@@ -15,16 +15,26 @@ const sameVerdicts = (schema: z.ZodType, instances: unknown[]): void => {
 };
 
 describe("wireJsonSchema", () => {
-  it("advertises plan's intent-or-steps union as one closed object with oneOf, accepting exactly the same inputs", () => {
+  it("publishes plan flat (issue 22): no combinator; the schema admits what the zod schema admits, and the refinement refuses intent-and-steps or neither", () => {
     const s = wireJsonSchema(PlanInputSchema, "input");
-    expect(s).toMatchObject({ type: "object", oneOf: [{ required: ["intent"] }, { required: ["steps"] }], additionalProperties: false });
+    expect(Object.keys(s).filter((k) => ["oneOf", "anyOf", "allOf", "not"].includes(k))).toEqual([]);
+    expect(s).toMatchObject({ type: "object", additionalProperties: false });
     expect(Object.keys(s.properties as object).sort()).toEqual(["host", "intent", "steps"]);
     const step = { action: "RestartService", params: { unit: "nginx" } };
-    sameVerdicts(PlanInputSchema, [
-      {}, { intent: "restart nginx" }, { intent: "x", host: "local" }, { steps: [step] }, { steps: [step], host: "web1" },
-      { intent: "x", steps: [step] }, { host: "local" }, { intent: "" }, { intent: "x", extra: 1 }, { steps: [] },
-      { steps: [{ ...step, extra: 1 }] }, { intent: "x", host: "bad host" }, { steps: [step], intent: 1 }, null, "x",
-    ]);
+    const published = ajv.compile(s);
+    for (const ok of [{ intent: "restart nginx" }, { intent: "x", host: "local" }, { steps: [step] }, { steps: [step], host: "web1" }]) {
+      expect(published(ok), JSON.stringify(ok)).toBe(true);
+      expect(PlanInputSchema.safeParse(ok).success, JSON.stringify(ok)).toBe(true);
+    }
+    for (const bad of [{ intent: "" }, { intent: "x", extra: 1 }, { steps: [] }, { steps: [{ ...step, extra: 1 }] }, { intent: "x", host: "bad host" }, { steps: [step], intent: 1 }, null, "x"]) {
+      expect(published(bad), JSON.stringify(bad)).toBe(false);
+      expect(PlanInputSchema.safeParse(bad).success, JSON.stringify(bad)).toBe(false);
+    }
+    const neither = PlanInputSchema.safeParse({ host: "local" });
+    expect(neither.success).toBe(false);
+    expect(neither.error?.issues[0]?.message).toContain('give either "intent"');
+    const both = PlanInputSchema.safeParse({ intent: "x", steps: [step] });
+    expect(both.error?.issues[0]?.message).toContain("not both");
   });
 
   it("leaves a union alone when an option has more than one key of its own", () => {

@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import type { z } from "zod";
 import { wireJsonSchema } from "./json-schema.ts";
 import type { ActionDescriptor } from "./protocol.ts";
+import { VERSION } from "../version.ts";
 
 /** A tool's two JSON Schemas as tools/list sends them (see json-schema.ts). */
 export interface WireSchemas {
@@ -27,6 +28,20 @@ export interface Prebuilt {
 
 /** Set by scripts/build.mjs (esbuild `define`) to a fresh id per build; undeclared when running the sources. */
 declare const bundleBuildId: string;
+
+/** Which hostgate build a process runs: the package version and the build id (`sources` when running the TypeScript sources). */
+export interface BuildIdentity {
+  version: string;
+  id: string;
+}
+
+/**
+ * This process's build, which the daemon states in `describe` and a front compares with its own: the id is
+ * drawn afresh by every `npm run build` (scripts/build.mjs), so two builds of one version differ too.
+ */
+export function thisBuild(): BuildIdentity {
+  return { version: VERSION, id: typeof bundleBuildId === "undefined" ? "sources" : bundleBuildId };
+}
 
 let loaded: Prebuilt | null | undefined;
 

@@ -31,6 +31,8 @@ export type ActionDescriptor = z.infer<typeof ActionDescriptorSchema>;
 
 export const DescribeResultSchema = z.object({
   protocol_version: z.number(),
+  /** The daemon's build (ipc/prebuilt.ts thisBuild); absent from daemons older than this field, which a front treats as another build. */
+  build: z.object({ version: z.string(), id: z.string() }).optional(),
   host: z.object({ hostname: z.string(), family: z.string() }),
   actions: z.array(ActionDescriptorSchema),
 });
@@ -77,11 +79,25 @@ export const PreviewSchema = z.object({
 
 const StepRequestSchema = z.object({ action: z.string().min(1).max(128), params: z.record(z.string(), z.unknown()).default({}) }).strict();
 
-/** `plan`: an intent for the planner, or explicit catalogue steps. Nothing is executed. */
-export const PlanInputSchema = z.union([
-  z.object({ intent: z.string().min(1).max(1024), host: HostIdSchema.optional() }).strict(),
-  z.object({ steps: z.array(StepRequestSchema).min(1).max(20), host: HostIdSchema.optional() }).strict(),
-]);
+/**
+ * `plan`: an intent for the planner, or explicit catalogue steps (exactly one of the two). Nothing is executed.
+ * Published flat (issue 22): a top-level `oneOf`/`anyOf`/`allOf` in a tool's inputSchema makes a major model
+ * API reject the whole request (test/tool-schemas.test.ts lists the sources), so "intent or steps" is a
+ * refinement the JSON Schema does not show, checked by the front for a precise error and by the daemon.
+ */
+export const PlanInputSchema = z.object({
+  intent: z.string().min(1).max(1024).optional().describe("What to change, in words (or give steps)"),
+  steps: z.array(StepRequestSchema).min(1).max(20).optional().describe("Catalogue actions with their params (or give intent)"),
+  host: HostIdSchema.optional(),
+}).strict().superRefine((v, ctx) => {
+  if ((v.intent === undefined) !== (v.steps === undefined)) return;
+  ctx.addIssue({
+    code: "custom",
+    message: v.intent === undefined
+      ? 'give either "intent" (what to change, in words) or "steps" (catalogue actions with their params), e.g. {"steps":[{"action":"RestartService","params":{"unit":"nginx.service"}}]}'
+      : 'give "intent" or "steps", not both: steps are planned as given, an intent is turned into steps by the planner',
+  });
+});
 export type PlanInput = z.infer<typeof PlanInputSchema>;
 
 export const PlannedStepSchema = z.object({

@@ -5,7 +5,7 @@ import type { AdminMethod, AgentMethod, MethodName } from "./methods.ts";
 import { ErrorBodySchema, PROTOCOL_VERSION, type ErrorBody, type Outcome } from "./protocol.ts";
 import { parseListenUri } from "./server.ts";
 import { parseVsockUri } from "./vsock-uri.ts";
-import { lineReader, type IpcResponse } from "./wire.ts";
+import { lineReader, MAX_MESSAGE_BYTES, type IpcResponse } from "./wire.ts";
 import { describeIssues } from "../core/errors.ts";
 
 /** How long one call may wait for the daemon, in milliseconds (an execute may install packages). */
@@ -19,6 +19,8 @@ export const CALL_TIMEOUT_MS = 15 * 60 * 1000;
 export class SocketConnection {
   private socket: Duplex | null = null;
   private nextId = 1;
+  /** How many connections were made so far: a new one may reach another daemon (restarted, upgraded). */
+  connections = 0;
   private readonly pending = new Map<number, (r: IpcResponse) => void>();
 
   constructor(private readonly address: string, private readonly token: string | undefined) {}
@@ -29,13 +31,13 @@ export class SocketConnection {
       // Node.js has no AF_VSOCK: socat holds the connection (ipc/vsock.ts), loaded only for vsock:// addresses.
       const target = parseVsockUri(this.address);
       if (!target) return Promise.reject(new Error("expected vsock://CID:PORT, e.g. vsock://3:7420"));
-      return import("./vsock.ts").then((m) => m.connectThroughSocat(m.vsockAddress(target.cid, target.port))).then((s) => { this.attach(s); this.socket = s; return s; });
+      return import("./vsock.ts").then((m) => m.connectThroughSocat(m.vsockAddress(target.cid, target.port))).then((s) => { this.attach(s); this.socket = s; this.connections++; return s; });
     }
     const target = parseListenUri(this.address, this.token ?? "x".repeat(32));
     return new Promise((resolve, reject) => {
       const s = target.kind === "unix" ? createConnection(target.path) : createConnection(target.port, target.host);
       s.setNoDelay(true);
-      s.once("connect", () => { this.socket = s; resolve(s); });
+      s.once("connect", () => { this.socket = s; this.connections++; resolve(s); });
       s.once("error", (err) => { reject(err); });
       this.attach(s);
     });
@@ -47,12 +49,31 @@ export class SocketConnection {
       let resp: IpcResponse;
       try { resp = JSON.parse(line) as IpcResponse; } catch { return; }
       if (typeof resp.id === "number") { this.pending.get(resp.id)?.(resp); this.pending.delete(resp.id); }
-    }, () => undefined));
+    }, (head) => { this.overflow(s, head); }));
     s.on("close", () => {
       this.socket = null;
       for (const [, done] of this.pending) done({ v: PROTOCOL_VERSION, id: null, ok: false, error: { code: "unavailable", message: `The daemon at ${this.address} closed the connection.` } });
       this.pending.clear();
     });
+  }
+
+  /**
+   * An answer line crossed MAX_MESSAGE_BYTES: the call it answers fails now (never waits out CALL_TIMEOUT_MS).
+   * The daemon writes `{"v":…,"id":…` first (ipc/server.ts), so the id is read from the line's head; a line
+   * without one fails every call of the connection, which is then closed.
+   */
+  private overflow(s: Duplex, head: string): void {
+    const error = { code: "answer_too_large", message: `The daemon at ${this.address} sent an answer larger than ${MAX_MESSAGE_BYTES} bytes (the IPC limit); it was dropped.`, hint: "Narrow the request (a lower limit, a filter, or a cursor to page with)." };
+    const id = /^\s*\{"v":\d+,"id":(\d+),/.exec(head)?.[1];
+    const done = id === undefined ? undefined : this.pending.get(Number(id));
+    if (done) {
+      this.pending.delete(Number(id));
+      done({ v: PROTOCOL_VERSION, id: Number(id), ok: false, error });
+      return;
+    }
+    for (const [, fail] of this.pending) fail({ v: PROTOCOL_VERSION, id: null, ok: false, error });
+    this.pending.clear();
+    s.destroy();
   }
 
   /** Calls one method; resolves with the daemon's result or an error body. */
@@ -106,9 +127,13 @@ function socketClient<M extends MethodName>(conn: SocketConnection): MethodClien
   };
 }
 
-/** The agent-side client over a socket: the MCP front uses it when HOSTGATE_SOCKET / daemon.socket is set. */
-export function socketDaemonClient(address: string, token?: string): DaemonClient {
-  return socketClient<AgentMethod>(new SocketConnection(address, token));
+/**
+ * The agent-side client over a socket: the MCP front uses it for a configured or system daemon.
+ * `connections()` counts the connections made so far (a new one may reach another daemon).
+ */
+export function socketDaemonClient(address: string, token?: string): DaemonClient & { connections: () => number } {
+  const conn = new SocketConnection(address, token);
+  return { ...socketClient<AgentMethod>(conn), connections: () => conn.connections };
 }
 
 /** The admin-side client over admin.sock (used by `hostgate approve` / `hostgate reject`). */

@@ -1,3 +1,4 @@
+import { StringDecoder } from "node:string_decoder";
 import { z } from "zod";
 import { ErrorBodySchema, PROTOCOL_VERSION } from "./protocol.ts";
 
@@ -28,25 +29,36 @@ export type IpcResponse =
   | { v: typeof PROTOCOL_VERSION; id: number | string | null; ok: false; error: z.infer<typeof ErrorBodySchema> };
 
 /**
- * Splits a byte stream into lines and hands each to `onLine`. A line longer than MAX_MESSAGE_BYTES is
- * reported with `onOverflow` and dropped up to its end.
+ * Splits a byte stream into lines and hands each to `onLine`. UTF-8 is decoded across chunk boundaries (a
+ * character split between two chunks stays whole). A line longer than MAX_MESSAGE_BYTES is reported once
+ * with `onOverflow`, given its first 256 characters (enough to read a response's id), as soon as it crosses
+ * the limit, and dropped up to its end.
  */
-export function lineReader(onLine: (line: string) => void, onOverflow: () => void): (chunk: Buffer) => void {
-  let buffer = "";
+export function lineReader(onLine: (line: string) => void, onOverflow: (head: string) => void): (chunk: Buffer) => void {
+  const decoder = new StringDecoder("utf8");
+  // The current line's pieces so far (none holds a newline): joined once the line ends, never rescanned.
+  let parts: string[] = [];
+  let size = 0;
   let discarding = false;
   return (chunk) => {
-    buffer += chunk.toString("utf8");
+    let text = decoder.write(chunk);
     let nl: number;
-    while ((nl = buffer.indexOf("\n")) >= 0) {
-      const line = buffer.slice(0, nl);
-      buffer = buffer.slice(nl + 1);
+    while ((nl = text.indexOf("\n")) >= 0) {
+      const line = parts.join("") + text.slice(0, nl);
+      text = text.slice(nl + 1);
+      parts = [];
+      size = 0;
       if (discarding) { discarding = false; continue; }
       if (line.trim() !== "") onLine(line);
     }
-    if (buffer.length > MAX_MESSAGE_BYTES) {
-      buffer = "";
+    if (discarding || text === "") return;
+    parts.push(text);
+    size += text.length;
+    if (size > MAX_MESSAGE_BYTES) {
+      onOverflow(parts.join("").slice(0, 256));
+      parts = [];
+      size = 0;
       discarding = true;
-      onOverflow();
     }
   };
 }

@@ -1,6 +1,7 @@
 import { ProtocolError, Server } from "@modelcontextprotocol/server";
 import { findControlCharacter } from "../core/limits.ts";
 import type { DaemonClient } from "../ipc/client.ts";
+import { checkAnswer } from "./answer-check.ts";
 import { errorResult, META_UNTRUSTED } from "./result.ts";
 import type { ToolSpec } from "./tool-spec.ts";
 import type { HiddenTool } from "./toolsets.ts";
@@ -21,8 +22,9 @@ const INSTRUCTIONS = [
 /**
  * Builds one MCP server instance with the given tools. This is the only file that registers handlers with
  * the SDK. Unknown tool names and arguments holding control characters are a JSON-RPC error (-32602,
- * corpus cases M009, M036; a tool in `hidden` is named with why it is off and how to turn it on); everything a tool handler
- * throws becomes an `isError` result with code `internal_error`, so bad input never kills the process.
+ * corpus cases M009, M036; a tool in `hidden` is named with why it is off and how to turn it on); everything a
+ * tool handler throws becomes an `isError` result with code `internal_error`, so bad input never kills the
+ * process. Every result is checked against the tool's listed outputSchema before it leaves (answer-check.ts).
  */
 export function buildServer(tools: readonly ToolSpec[], client: DaemonClient, opts: { session?: boolean; hidden?: ReadonlyMap<string, HiddenTool> } = {}): Server {
   // One id per server instance = per stdio connection: binds skills confirm tokens to this connection.
@@ -57,7 +59,8 @@ export function buildServer(tools: readonly ToolSpec[], client: DaemonClient, op
       // connections and is backfilled per request on 2026-07-28 (SDK documentation of getClientVersion).
       // eslint-disable-next-line @typescript-eslint/no-deprecated
       const clientName = server.getClientVersion()?.name;
-      return await tool.handler(request.params.arguments ?? {}, client, { ...(clientName ? { client_name: clientName } : {}), ...(session ? { session } : {}), signal: ctx.mcpReq.signal });
+      const result = await tool.handler(request.params.arguments ?? {}, client, { ...(clientName ? { client_name: clientName } : {}), ...(session ? { session } : {}), signal: ctx.mcpReq.signal });
+      return checkAnswer(tool, result);
     } catch (err) {
       return errorResult({ code: "internal_error", message: `The tool failed unexpectedly: ${(err as Error).message}` });
     }

@@ -20,13 +20,16 @@ export interface DaemonProcess {
   stop(signal?: NodeJS.Signals): Promise<void>;
 }
 
-/** Starts `hostgate daemon` and waits for "daemon ready". Reuse `dir` to restart on the same state. */
-export function startDaemon(configYaml: string, opts: { dir?: string; args?: string[]; env?: Record<string, string> } = {}): Promise<DaemonProcess> {
+/**
+ * Starts `hostgate daemon` and waits for "daemon ready". Reuse `dir` to restart on the same state. `bin`: the
+ * launcher or bundle to run (default this checkout's launcher; a test may run another build's bundle).
+ */
+export function startDaemon(configYaml: string, opts: { dir?: string; args?: string[]; env?: Record<string, string>; bin?: string } = {}): Promise<DaemonProcess> {
   const dir = opts.dir ?? mkdtempSync(join(tmpdir(), "hg-daemon-"));
   const configPath = join(dir, "config.yaml");
   writeFileSync(configPath, configYaml);
   const env = { HOSTGATE_STATE_DIR: join(dir, "state"), HOSTGATE_RUNTIME_DIR: join(dir, "run"), ...opts.env };
-  const child = spawn(process.execPath, [HOSTGATE_BIN, "daemon", "--config", configPath, ...(opts.args ?? [])], { env: { ...process.env, ...env }, stdio: ["ignore", "ignore", "pipe"] });
+  const child = spawn(process.execPath, [opts.bin ?? HOSTGATE_BIN, "daemon", "--config", configPath, ...(opts.args ?? [])], { env: { ...process.env, ...env }, stdio: ["ignore", "ignore", "pipe"] });
   let err = "";
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => { child.kill("SIGKILL"); reject(new Error(`daemon did not start: ${err}`)); }, 20_000);

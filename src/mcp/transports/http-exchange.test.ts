@@ -157,6 +157,18 @@ describe("2026-07-28 requests and classifier rejections (SDK handler)", () => {
     expect(Number(ours.headers["content-length"])).toBe(Buffer.byteLength(ours.body));
   });
 
+  it("T3-15: answers an integer id beyond 2^53 with the exact token sent, on both eras", async () => {
+    const big = "12345678901234567890123";
+    const modern = await post(front.url, modernCall(1).replace('"id":1,', `"id":${big},`), MODERN_HEADERS);
+    expect(modern.status).toBe(200);
+    expect(modern.body).toMatch(new RegExp(`"id":${big}[,}]`));
+    expect(JSON.parse(modern.body)).toHaveProperty("result.content");
+    expect(Number(modern.headers["content-length"])).toBe(Buffer.byteLength(modern.body));
+    const legacy = await post(front.url, call(1).replace('"id":1,', `"id":${big},`));
+    expect(legacy.body).toMatch(new RegExp(`"id":${big}[,}]`));
+    expect(JSON.parse(legacy.body)).toHaveProperty("result.content");
+  });
+
   it("knows the caller's client name from the request's own envelope only", async () => {
     const r = await post(front.url, modernCall(5), MODERN_HEADERS);
     expect(JSON.parse((JSON.parse(r.body) as { result: { content: { text: string }[] } }).result.content[0]!.text)).toMatchObject({ client: "beta" });

@@ -1,14 +1,18 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { parseJSONRPCMessage, SUPPORTED_PROTOCOL_VERSIONS, type JSONRPCMessage, type Server, type Transport } from "@modelcontextprotocol/server";
 import { rpcError } from "./envelope.ts";
+import { frame } from "./raw-id.ts";
 
 /** The SDK's generic server error code, used by its Streamable HTTP transport for transport-level refusals. */
 const SERVER_ERROR = -32000;
 
-/** Writes one complete JSON answer (one write: headers and body, with Content-Length). */
-export function writeJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+/**
+ * Writes one complete JSON answer (one write: headers and body, with Content-Length). `rawId`: the exact id
+ * token the client sent, written in place of the body's `id` (raw-id.ts: an integer id beyond 2^53).
+ */
+export function writeJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}, rawId?: string): void {
   if (res.headersSent || res.destroyed) return;
-  const text = JSON.stringify(body);
+  const text = rawId !== undefined && typeof body === "object" && body !== null ? frame(body, rawId) : JSON.stringify(body);
   res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text), ...headers });
   res.end(text);
 }
@@ -59,9 +63,10 @@ export class ExchangeTransport implements Transport {
  * application/json or text/event-stream, 400 (-32700) for a body that is not a JSON-RPC message, 400 for an
  * unsupported MCP-Protocol-Version header (not on initialize), 202 with no body for a notification or
  * response, else 200 with the JSON-RPC answer as one JSON body. A client that disconnects before the answer
- * cancels the call (its handler's signal aborts).
+ * cancels the call (its handler's signal aborts). `rawId`: the exact token of the request's id when `body`
+ * carries a stand-in for it (http.ts, raw-id.ts); the answer is written with it.
  */
-export async function serveLegacyPost(req: IncomingMessage, res: ServerResponse, body: unknown, factory: () => Server): Promise<void> {
+export async function serveLegacyPost(req: IncomingMessage, res: ServerResponse, body: unknown, factory: () => Server, rawId?: string): Promise<void> {
   const accept = req.headers.accept ?? "";
   if (!accept.includes("application/json") || !accept.includes("text/event-stream")) {
     writeJson(res, 406, rpcError(null, SERVER_ERROR, "Not Acceptable: Client must accept both application/json and text/event-stream"));
@@ -98,5 +103,5 @@ export async function serveLegacyPost(req: IncomingMessage, res: ServerResponse,
   res.off("close", onGone);
   // Once answered nothing of the exchange is pending: the server and transport are simply dropped (closing
   // them would only build a "connection closed" error for handlers that no longer exist).
-  if (answer !== null) writeJson(res, 200, answer);
+  if (answer !== null) writeJson(res, 200, answer, {}, rawId);
 }

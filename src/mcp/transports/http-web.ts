@@ -7,9 +7,11 @@ import type { McpHttpHandler } from "@modelcontextprotocol/server";
  * parsed before (`parsedBody`), so the fetch Request carries none (the SDK reads `parsedBody` and never the
  * body when it is given). A JSON answer is written whole, with Content-Length, in one write; an SSE answer
  * (subscriptions/listen, a GET stream) is streamed with write backpressure. The client disconnecting aborts
- * the Request's signal, which cancels the exchange in the SDK.
+ * the Request's signal, which cancels the exchange in the SDK. `ids`: when `parsedBody` carries a stand-in id
+ * (raw-id.ts), the stand-in and the exact token to write in its place: the stand-in is a random string that
+ * only the SDK's echo of the id can contain, replaced in the answer's text (SSE events are written whole).
  */
-export async function serveWithHandler(req: IncomingMessage, res: ServerResponse, handler: McpHttpHandler, parsedBody: unknown): Promise<void> {
+export async function serveWithHandler(req: IncomingMessage, res: ServerResponse, handler: McpHttpHandler, parsedBody: unknown, ids?: { stand: string; raw: string }): Promise<void> {
   let finished = false;
   const abort = new AbortController();
   res.once("close", () => { if (!finished) abort.abort(); });
@@ -26,7 +28,7 @@ export async function serveWithHandler(req: IncomingMessage, res: ServerResponse
   for (const [name, value] of response.headers) out[name] = value;
   const isStream = (response.headers.get("content-type") ?? "").toLowerCase().startsWith("text/event-stream");
   if (response.body === null || !isStream) {
-    const text = response.body === null ? "" : await response.text();
+    const text = restore(response.body === null ? "" : await response.text(), ids);
     finished = true;
     if (res.headersSent || res.destroyed) return;
     res.writeHead(response.status, { ...out, "content-length": String(Buffer.byteLength(text)) });
@@ -35,10 +37,11 @@ export async function serveWithHandler(req: IncomingMessage, res: ServerResponse
   }
   res.writeHead(response.status, out);
   res.flushHeaders();
+  const decoder = new TextDecoder();
   try {
     for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
       if (abort.signal.aborted) break;
-      if (!res.write(chunk)) await new Promise<void>((resolve) => { const go = (): void => { res.off("drain", go); res.off("close", go); resolve(); }; res.once("drain", go); res.once("close", go); });
+      if (!res.write(ids ? restore(decoder.decode(chunk, { stream: true }), ids) : chunk)) await new Promise<void>((resolve) => { const go = (): void => { res.off("drain", go); res.off("close", go); resolve(); }; res.once("drain", go); res.once("close", go); });
     }
   } catch {
     // The stream failed or the client went away: end what was sent.
@@ -47,3 +50,8 @@ export async function serveWithHandler(req: IncomingMessage, res: ServerResponse
   res.end();
 }
 
+
+/** `text` with the JSON string of the stand-in id replaced by the exact token the client sent. */
+function restore(text: string, ids: { stand: string; raw: string } | undefined): string {
+  return ids ? text.replaceAll(JSON.stringify(ids.stand), ids.raw) : text;
+}

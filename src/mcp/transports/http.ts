@@ -2,10 +2,11 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { classifyInboundRequest, createMcpHandler, type Server } from "@modelcontextprotocol/server";
 import { tokenEquals } from "../../ipc/server.ts";
-import { checkEnvelope, PARSE_ERROR, rpcError } from "./envelope.ts";
+import { checkEnvelope, INVALID_REQUEST, PARSE_ERROR, rpcError } from "./envelope.ts";
 import { hostAllowed, isLoopbackBind, originAllowed } from "./host-guard.ts";
 import { serveLegacyPost, writeJson } from "./http-exchange.ts";
 import { serveWithHandler } from "./http-web.ts";
+import { memberToken, numberChanged } from "./raw-id.ts";
 
 /** Settings of the Streamable HTTP endpoint (config `server.*`). */
 export interface HttpOptions {
@@ -78,6 +79,12 @@ function readBody(req: IncomingMessage, res: ServerResponse, limit: number): Pro
  * else (2026-07-28, classifier rejections, GET/DELETE) by the SDK's `createMcpHandler`. Both serve statelessly,
  * a fresh server per request, so concurrent clients never share state (M028, M029). Refuses to start on a
  * non-loopback address without a token.
+ *
+ * Ids: an integer id beyond 2^53 reaches the SDK as a stand-in and is answered with the exact token sent
+ * (raw-id.ts, T3-15); a fractional id that parsing changed is refused with id null. No id is ever refused as
+ * "in flight" here (T3-14 is a stdio matter): the server issues no sessions, and each answer travels on the
+ * HTTP response of its own POST, so two concurrent POSTs with one id are two exchanges that cannot be
+ * confused. For the same reason an `Mcp-Session-Id` header a client still holds is ignored (T3-17).
  */
 export async function startHttpServer(factory: () => Server, opts: HttpOptions): Promise<{ url: string; port: number; close: () => Promise<void> }> {
   if (!isLoopbackBind(opts.host) && !opts.token) {
@@ -126,11 +133,17 @@ export async function startHttpServer(factory: () => Server, opts: HttpOptions):
         writeJson(res, 400, rpcError(null, PARSE_ERROR, "Parse error: the body is not valid JSON."));
         return;
       }
-      const problem = checkEnvelope(parsed);
+      // An integer id beyond 2^53 travels as a stand-in (raw-id.ts) and is answered with the exact token sent.
+      const id = typeof parsed === "object" && parsed !== null && !Array.isArray(parsed) ? (parsed as { id?: unknown }).id : undefined;
+      const token = typeof id === "number" && !Number.isSafeInteger(id) ? memberToken(body, ["id"]) : undefined;
+      const raw = token !== undefined && Number.isInteger(id) ? token : undefined;
+      const problem = checkEnvelope(parsed) ?? (numberChanged(id, token) && raw === undefined ? rpcError(null, INVALID_REQUEST, `The id ${token} is not an integer nor a string (MCP request ids are one or the other).`) : null);
       if (problem) {
-        writeJson(res, 400, problem);
+        writeJson(res, 400, problem, {}, problem.id === id ? raw : undefined);
         return;
       }
+      const stand = raw === undefined ? undefined : `hostgate-raw-id:${globalThis.crypto.randomUUID()}`;
+      if (stand !== undefined) parsed = { ...(parsed as object), id: stand };
       // The SDK's own era classifier (the one createMcpHandler routes by), from the parsed body and headers.
       const route = classifyInboundRequest({
         httpMethod: "POST",
@@ -139,8 +152,8 @@ export async function startHttpServer(factory: () => Server, opts: HttpOptions):
         ...header(req, "mcp-method", "mcpMethodHeader"),
         ...header(req, "mcp-name", "mcpNameHeader"),
       });
-      if (route.kind === "legacy") await serveLegacyPost(req, res, parsed, factory);
-      else await serveWithHandler(req, res, modern, parsed);
+      if (route.kind === "legacy") await serveLegacyPost(req, res, parsed, factory, raw);
+      else await serveWithHandler(req, res, modern, parsed, stand !== undefined && raw !== undefined ? { stand, raw } : undefined);
     })().catch((err: unknown) => {
       process.stderr.write(`hostgate: HTTP request failed: ${(err as Error).message}\n`);
       writeJson(res, 500, rpcError(null, -32603, "Internal error."));

@@ -1,0 +1,78 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer, type Server, type Socket } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { SocketConnection } from "./socket-client.ts";
+import { MAX_MESSAGE_BYTES } from "./wire.ts";
+
+/**
+ * A real Unix socket whose peer answers as `reply` says: the daemon that sends an over-long answer line
+ * cannot be made to run here (its answers are capped at 1 MiB), so this peer plays it.
+ */
+let server: Server | null = null;
+const accepted: Socket[] = [];
+let dir = "";
+afterEach(async () => {
+  for (const s of accepted.splice(0)) s.destroy();
+  await new Promise<void>((r) => { if (server) server.close(() => { r(); }); else r(); });
+  server = null;
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+function peer(reply: (socket: Socket, req: { id: number; method: string }) => void): string {
+  dir = mkdtempSync(join(tmpdir(), "hg-socket-client-"));
+  const path = join(dir, "agent.sock");
+  server = createServer((socket) => {
+    accepted.push(socket);
+    socket.on("error", () => undefined); // the client may close while this peer still writes
+    let buf = "";
+    socket.on("data", (c: Buffer) => {
+      buf += c.toString();
+      let nl;
+      while ((nl = buf.indexOf("\n")) >= 0) {
+        reply(socket, JSON.parse(buf.slice(0, nl)) as { id: number; method: string });
+        buf = buf.slice(nl + 1);
+      }
+    });
+  });
+  server.listen(path);
+  return path;
+}
+
+/** Writes an answer line of more than MAX_MESSAGE_BYTES, in pieces, optionally without ending it. */
+function oversized(socket: Socket, head: string, end = true): void {
+  socket.write(head);
+  const piece = "x".repeat(1024 * 1024);
+  for (let sent = 0; sent <= MAX_MESSAGE_BYTES; sent += piece.length) socket.write(piece);
+  if (end) socket.write('"}\n');
+}
+
+describe("SocketConnection", () => {
+  it("fails the call whose answer line is too large at once (not after the call timeout), and the connection keeps serving", async () => {
+    const path = peer((socket, req) => {
+      if (req.method === "big") oversized(socket, `{"v":2,"id":${req.id},"ok":true,"result":"`);
+      else socket.write(`${JSON.stringify({ v: 2, id: req.id, ok: true, result: { ok: true, value: "small" } })}\n`);
+    });
+    const conn = new SocketConnection(path, undefined);
+    try {
+      const big = await conn.call("big");
+      expect(big).toMatchObject({ ok: false, error: { code: "answer_too_large", message: expect.stringContaining(path) as unknown } });
+      expect(await conn.call("small")).toMatchObject({ ok: true, result: { ok: true, value: "small" } });
+    } finally {
+      await conn.close();
+    }
+  });
+
+  it("an over-long line that names no call fails every call in flight and closes the connection", async () => {
+    const path = peer((socket, req) => { if (req.method === "second") oversized(socket, "[", false); });
+    const conn = new SocketConnection(path, undefined);
+    try {
+      const first = conn.call("first");
+      const second = conn.call("second");
+      for (const r of await Promise.all([first, second])) expect(r).toMatchObject({ ok: false, error: { code: "answer_too_large" } });
+    } finally {
+      await conn.close();
+    }
+  });
+});
