@@ -92,15 +92,15 @@ describe.skipIf(missing !== null)("red team: the sandbox of unapproved commands 
     // Held: every run has its own user namespace, so the kernel's ptrace check (same uid, other namespace,
     // no CAP_SYS_PTRACE there) refuses /proc/<pid>/{root,fd,environ,mem} of the other nobody processes.
     const tag = `7.${rand.length}${Math.floor(Math.random() * 1000)}`;
-    const victim = run(`echo VICTIMSECRET${rand} > /tmp/secret; echo started; sleep ${tag}; echo victim-done`);
+    const victim = run(`echo VICTIMSECRET${rand} > /tmp/hold; echo started; sleep ${tag}; echo victim-done`);
     const attack = await run([
       `for i in $(seq 100); do p=$(pgrep -f "^sleep ${tag}$" | head -1); [ -n "$p" ] && break; sleep 0.1; done; echo "victim=$p"`,
-      `cat /proc/$p/root/tmp/secret /proc/$p/environ 2>&1; echo INJECTED${rand} > /proc/$p/fd/1 2>&1; ls -l /proc/$p/fd/ 2>&1 | grep -c -- "->"`,
+      `cat /proc/$p/root/tmp/hold /proc/$p/environ 2>&1; echo INJECTED${rand} > /proc/$p/fd/1 2>&1; ls -l /proc/$p/fd/ 2>&1 | grep -c -- "->"`,
       `perl -e '$| = 1; kill(9, '$p') or print "kill: $!\\n"; kill 9, -1'`,
     ].join("; "));
     expect(attack.stdout).toMatch(/^victim=\d+\n/);
     expect(attack.stdout).not.toContain(`VICTIMSECRET${rand}`);
-    expect(attack.stdout).toMatch(/\/proc\/\d+\/root\/tmp\/secret: Permission denied/);
+    expect(attack.stdout).toMatch(/\/proc\/\d+\/root\/tmp\/hold: Permission denied/);
     expect(attack.stdout).toContain("kill: No such process");
     const v = await victim;
     expect(v.stdout).toBe("started\nvictim-done\n");
