@@ -72,9 +72,12 @@ const PROBE_MARK = "hostgate-probe:";
 /**
  * Resource limits of a confined command, so a fork bomb or a runaway allocation cannot take the host down:
  * systemd-run caps the unit's tasks (TasksMax) and memory (MemoryMax) where the host's cgroup controllers
- * allow (not verified here: the test container has no pids controller delegated, 398 of 400 forks ran); bubblewrap gets only an address-space
- * cap per process (RLIMIT_AS, via prlimit): RLIMIT_NPROC is not enforced inside the user namespace bwrap
- * creates (measured: 400 processes under a limit of 256), and without systemd there is no cgroup to use.
+ * allow (not verified here: the test container has no pids controller delegated, 398 of 400 forks ran);
+ * bubblewrap gets an address-space cap per process (RLIMIT_AS, via prlimit) and `processes` as RLIMIT_NPROC,
+ * set by the wrapper shell while still root, before setpriv: the kernel (5.14+) then counts it in the user
+ * namespace bwrap creates and again for the unprivileged uid on the host (measured in
+ * test/security/sandbox-attack.test.ts: a fork loop stops at the limit). Without systemd there is no cgroup,
+ * so no limit on the command's total memory (processes × address space).
  * Generous for diagnostics (a `ps`/`du`/`grep -r` pipeline uses a handful of processes).
  */
 export const SANDBOX_LIMITS = { processes: 256, address_space_bytes: 4 * 1024 ** 3, unit_memory_bytes: 2 * 1024 ** 3 } as const;
@@ -241,9 +244,16 @@ function bwrapCommand(argv: readonly string[], sb: HostSandbox, o: ConfineOption
   const limits = f.programs.prlimit ? `${shellQuote(f.programs.prlimit)} --as=${SANDBOX_LIMITS.address_space_bytes} -- ` : "";
   const run = `${limits}${drop}${shellQuote(f.programs.bwrap!)} "$@"${filter ? " --seccomp 3" : ""} -- ${shellJoin(argv)}`;
   // One POSIX sh runs the wrapper whatever the login shell is (zsh, fish…); `exec` keeps the session leader's pid.
+  // Hidden directories by their physical path: bwrap cannot mount over a path whose parent is a symlink (it
+  // fails "Can't mkdir"), so each is resolved first; `cd -P` in the wrapper itself costs no fork (readlink -f
+  // still covers a final symlink the login cannot enter). The login's working directory is restored after.
   const script = [
-    `set -- ${shellJoin(fixed)}`,
-    `for d in ${dirs}; do [ -L "$d" ] && d=$(readlink -f "$d"); [ -d "$d" ] && set -- "$@" --tmpfs "$d"; done`,
+    `o=$PWD; set -- ${shellJoin(fixed)}`,
+    `for d in ${dirs}; do [ -L "$d" ] && d=$(readlink -f "$d"); cd -P -- "$d" 2>/dev/null && d=$PWD; [ -d "$d" ] && set -- "$@" --tmpfs "$d"; done; cd -- "$o" 2>/dev/null || cd /`,
+    // One process limit for everything the command starts (a fork bomb ends at it instead of at the host's
+    // pid table): RLIMIT_NPROC, inherited across setpriv and bwrap; the kernel counts it per user namespace and
+    // again for the unprivileged uid on the host. `-u` in bash, busybox and ksh, `-p` in dash.
+    `ulimit -u ${SANDBOX_LIMITS.processes} 2>/dev/null || ulimit -p ${SANDBOX_LIMITS.processes}`,
     `for f in ${files} /etc/ssh/*_key; do [ -f "$f" ] && set -- "$@" --ro-bind /dev/null "$f"; done`,
     filter ? `printf '${printfOctal(filter)}' | ${run} 3<&0 </dev/null` : `exec ${run} </dev/null`,
   ].join("; ");
