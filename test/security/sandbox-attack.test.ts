@@ -137,12 +137,11 @@ describe.skipIf(missing !== null)("red team: the sandbox of unapproved commands 
     expect(r.stdout).not.toContain("allocated");
   }, 120_000);
 
-  // FINDING (low-medium): under bubblewrap only the daemon enforces the time limit (it kills the process
-  // group); nothing on the host does. When the daemon dies (crash, restart outside systemd, embedded mode) or
-  // an SSH connection drops before the kill channel runs, a confined command runs on forever as nobody.
-  // systemd-run has RuntimeMaxSec=. Fix: `timeout --foreground -s KILL <sec>` before setpriv in the wrapper
-  // (killing the bwrap monitor ends the namespace via --die-with-parent), with `timeout` in the probe.
-  it.fails("a confined command ends at its time limit even when the daemon that started it is gone", async () => {
+  // FINDING (low-medium), FIXED: under bubblewrap only the daemon enforced the time limit (it kills the process
+  // group); when the daemon died or an SSH connection dropped before the kill channel ran, a confined command
+  // ran on as nobody. Now `timeout --foreground -s KILL <sec>` runs before setpriv in the wrapper (killing the
+  // bwrap monitor ends the namespace via --die-with-parent); systemd-run has RuntimeMaxSec=.
+  it("a confined command ends at its time limit even when the daemon that started it is gone", async () => {
     const sb = await deps.sandboxes.forHost({ key: "local", executor: deps.local, target: { host: "localhost", port: 0 } });
     const tag = `30.${rand.length}${Math.floor(Math.random() * 1000)}`;
     const wrapped = confine(["sh", "-c", `sleep ${tag}`], sb, { network: "none", timeout_sec: 2, run_id: `attack-${rand}` });

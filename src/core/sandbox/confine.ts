@@ -42,7 +42,7 @@ export interface SandboxFacts {
   /** `uname -m`. */
   arch: string;
   /** Absolute paths of the programs found on PATH (absent: not found). */
-  programs: { bwrap?: string; setpriv?: string; systemd_run?: string; prlimit?: string };
+  programs: { bwrap?: string; setpriv?: string; systemd_run?: string; prlimit?: string; timeout?: string };
   /** PID 1 is systemd (/run/systemd/system exists). */
   systemd: boolean;
   /** The log-reader groups that exist on the host, with their gids. */
@@ -91,7 +91,7 @@ export function probeCommand(): string {
   return [
     `echo "${m}uid=$(id -u)"`,
     `echo "${m}arch=$(uname -m)"`,
-    `for p in bwrap setpriv systemd-run prlimit; do x=$(command -v "$p" 2>/dev/null) && echo "${m}has=$p:$x"; done`,
+    `for p in bwrap setpriv systemd-run prlimit timeout; do x=$(command -v "$p" 2>/dev/null) && echo "${m}has=$p:$x"; done`,
     `[ -d /run/systemd/system ] && echo "${m}systemd=1"`,
     `for g in ${LOG_GROUPS.join(" ")}; do x=$(getent group "$g" 2>/dev/null | cut -d: -f3) && [ -n "$x" ] && echo "${m}group=$g:$x"; done`,
     `x=$(id -u nobody 2>/dev/null) && echo "${m}nobody=$x:$(id -g nobody)"`,
@@ -120,6 +120,7 @@ export function parseProbe(stdout: string): SandboxFacts {
       else if (name === "setpriv") facts.programs.setpriv = path;
       else if (name === "systemd-run") facts.programs.systemd_run = path;
       else if (name === "prlimit") facts.programs.prlimit = path;
+      else if (name === "timeout") facts.programs.timeout = path;
     } else if (key === "group") {
       const [name, gid] = splitOnce(value, ":");
       if (LOG_GROUPS.includes(name) && /^\d+$/.test(gid)) facts.log_groups.push({ name, gid: Number(gid) });
@@ -242,7 +243,11 @@ function bwrapCommand(argv: readonly string[], sb: HostSandbox, o: ConfineOption
     : "";
   // prlimit (util-linux) sets the limits before root is dropped, so the command cannot raise them again.
   const limits = f.programs.prlimit ? `${shellQuote(f.programs.prlimit)} --as=${SANDBOX_LIMITS.address_space_bytes} -- ` : "";
-  const run = `${limits}${drop}${shellQuote(f.programs.bwrap!)} "$@"${filter ? " --seccomp 3" : ""} -- ${shellJoin(argv)}`;
+  // The host ends the run at its time limit too, not only the daemon (which may die, or lose the connection
+  // before its kill channel runs): coreutils timeout, in the foreground so the executors' group kill still
+  // reaches everything; killing bwrap ends its PID namespace.
+  const deadline = f.programs.timeout && o.timeout_sec > 0 ? `${shellQuote(f.programs.timeout)} --foreground -s KILL ${o.timeout_sec} ` : "";
+  const run = `${deadline}${limits}${drop}${shellQuote(f.programs.bwrap!)} "$@"${filter ? " --seccomp 3" : ""} -- ${shellJoin(argv)}`;
   // One POSIX sh runs the wrapper whatever the login shell is (zsh, fish…); `exec` keeps the session leader's pid.
   // Hidden directories by their physical path: bwrap cannot mount over a path whose parent is a symlink (it
   // fails "Can't mkdir"), so each is resolved first; `cd -P` in the wrapper itself costs no fork (readlink -f
