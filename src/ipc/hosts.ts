@@ -44,7 +44,7 @@ const notTaken = {
 export const SearchHostsInputSchema = z.strictObject({
   name: z.string().max(256).optional().describe("Matches name or address"),
   name_regex: z.string().max(256).optional(),
-  tags: z.string().max(1024).optional().describe("Comma-separated: hosts carrying every one of these tags"),
+  tags: z.string().max(1024).optional().describe("Comma-separated tags, all required"),
   providers: z.string().max(256).optional().describe("Comma-separated: static, ssh_config, known_hosts, docker"),
   backends: z.string().max(1024).optional(),
   ssh_user: z.string().max(64).optional(),
