@@ -1,6 +1,7 @@
 import { spawn } from "node:child_process";
 import { HostgateError } from "../core/errors.ts";
 import type { ExecOutcome, ExecRequest, Executor } from "../ports/executor.ts";
+import { CapturedOutput } from "./exec-output.ts";
 
 /**
  * Runs commands on the daemon's own host (`local`), the way the SSH executor runs them on a remote one: the
@@ -20,21 +21,10 @@ export class LocalExecutor implements Executor {
     const started = performance.now();
     return new Promise((resolve, reject) => {
       const child = spawn("/bin/sh", ["-c", req.command], { stdio: ["ignore", "pipe", "pipe"], detached: true, env: { PATH: "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", LANG: "C.UTF-8" } });
-      const out: Buffer[] = [];
-      const err: Buffer[] = [];
-      const used = { out: 0, err: 0 };
-      let truncated = false;
+      const captured = new CapturedOutput(req, started);
       let timedOut = false;
       let error: string | null = null;
       let timer: NodeJS.Timeout | undefined;
-      const take = (chunks: Buffer[], key: "out" | "err", d: Buffer): void => {
-        const room = req.max_output_bytes - used[key];
-        if (d.length > room) truncated = true;
-        if (room <= 0) return;
-        const part = d.length > room ? d.subarray(0, room) : d;
-        chunks.push(part);
-        used[key] += part.length;
-      };
       const kill = (why: string): void => {
         error ??= why;
         try {
@@ -45,8 +35,8 @@ export class LocalExecutor implements Executor {
         if (req.kill_command) spawn("/bin/sh", ["-c", req.kill_command], { stdio: "ignore" }).on("error", () => undefined);
       };
       const onAbort = (): void => { kill("cancelled by the client"); };
-      child.stdout.on("data", (d: Buffer) => { take(out, "out", d); });
-      child.stderr.on("data", (d: Buffer) => { take(err, "err", d); });
+      child.stdout.on("data", (d: Buffer) => { captured.add("stdout", d); });
+      child.stderr.on("data", (d: Buffer) => { captured.add("stderr", d); });
       child.on("error", (e) => {
         if (timer) clearTimeout(timer);
         req.signal?.removeEventListener("abort", onAbort);
@@ -60,18 +50,7 @@ export class LocalExecutor implements Executor {
         req.signal?.removeEventListener("abort", onAbort);
         child.stdout.destroy();
         child.stderr.destroy();
-        resolve({
-          command: req.command,
-          argv: [...(req.argv ?? [])],
-          exit_code: code,
-          signal: sig,
-          timed_out: timedOut,
-          duration_ms: Math.round((performance.now() - started) * 100) / 100,
-          stdout: Buffer.concat(out).toString("utf8"),
-          stderr: Buffer.concat(err).toString("utf8"),
-          truncated,
-          error,
-        });
+        resolve(captured.outcome({ exit_code: code, signal: sig, timed_out: timedOut, error }));
       };
       child.on("close", finish);
       // A child that left the group (setsid) and kept stdout open must not hold the answer: once the command

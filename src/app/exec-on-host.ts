@@ -1,6 +1,6 @@
 import { HostgateError, toHostgateError, describeIssues } from "../core/errors.ts";
 import { LOCAL_HOST } from "../core/host-id.ts";
-import { CannotConfine, confine, type HostSandbox } from "../core/sandbox/confine.ts";
+import { confine, unconfinableReason, type HostSandbox } from "../core/sandbox/confine.ts";
 import type { HostRecord } from "../core/inventory/record.ts";
 import { judge, type GateDecision, type GateSettings } from "../core/policy/gate.ts";
 import { execPolicyRequest, type PolicyPrincipal } from "../core/policy/exec-request.ts";
@@ -228,12 +228,8 @@ export async function execOnHost(input: unknown, caller: ExecCaller, deps: ExecD
     for (const r of records) {
       const sb = sandboxes.get(r);
       if (sb instanceof HostgateError || !sb) continue;
-      try {
-        confine([shell, "-c", ""], sb, { network: decision.network, timeout_sec: 1, run_id: "check" });
-      } catch (e) {
-        if (!(e instanceof CannotConfine)) throw e;
-        unconfinable.push(`${r.name}: ${e.message}`);
-      }
+      const why = unconfinableReason(sb, decision.network);
+      if (why !== null) unconfinable.push(`${r.name}: ${why}`);
     }
     if (unconfinable.length > 0) {
       decision = { ...decision, decision: "require_approval", reasons: [`unapproved commands run only in a sandbox, and ${unconfinable.join("; ")}`, ...decision.reasons] };

@@ -1,6 +1,7 @@
 import type { Client as SshClient, ClientChannel } from "ssh2";
 import { HostgateError } from "../../core/errors.ts";
 import type { ExecOutcome, ExecRequest, Executor } from "../../ports/executor.ts";
+import { CapturedOutput } from "../exec-output.ts";
 import { dial, recheckKeys, type DialOptions, type Hop, type PresentedKey } from "./dial.ts";
 
 /**
@@ -171,11 +172,7 @@ export class SshExecutor implements Executor {
         reject(new HostgateError("cancelled", "cancelled before the command started"));
         return;
       }
-      const out: Buffer[] = [];
-      const err: Buffer[] = [];
-      let outBytes = 0;
-      let errBytes = 0;
-      let truncated = false;
+      const captured = new CapturedOutput(req, started);
       let exitCode: number | null = null;
       let signal: string | null = null;
       let exited = false;
@@ -186,21 +183,6 @@ export class SshExecutor implements Executor {
       let pidBuf: Buffer | null = Buffer.alloc(0);
       let done = false;
       let timer: NodeJS.Timeout | undefined;
-      const cap = req.max_output_bytes;
-      const take = (chunks: Buffer[], used: number, d: Buffer): number => {
-        const room = cap - used;
-        if (room <= 0) {
-          truncated = true;
-          return used;
-        }
-        if (d.length > room) {
-          truncated = true;
-          chunks.push(d.subarray(0, room));
-          return cap;
-        }
-        chunks.push(d);
-        return used + d.length;
-      };
       const finish = (): void => {
         if (done) return;
         done = true;
@@ -208,18 +190,7 @@ export class SshExecutor implements Executor {
         req.signal?.removeEventListener("abort", onAbort);
         c.lost.delete(onLost);
         if (!exited && error === null) error = "exit status unknown: the channel closed without exit-status or exit-signal";
-        resolve({
-          command: req.command,
-          argv: [...(req.argv ?? [])],
-          exit_code: exitCode,
-          signal,
-          timed_out: timedOut,
-          duration_ms: Math.round((performance.now() - started) * 100) / 100,
-          stdout: Buffer.concat(out).toString("utf8"),
-          stderr: Buffer.concat(err).toString("utf8"),
-          truncated,
-          error,
-        });
+        resolve(captured.outcome({ exit_code: exitCode, signal, timed_out: timedOut, error }));
       };
       const kill = (why: string): void => {
         if (done) return;
@@ -260,7 +231,7 @@ export class SshExecutor implements Executor {
         }
         channel = ch;
         ch.end();
-        ch.on("data", (d: Buffer) => { outBytes = take(out, outBytes, d); });
+        ch.on("data", (d: Buffer) => { captured.add("stdout", d); });
         ch.stderr.on("data", (d: Buffer) => {
           if (pidBuf !== null) {
             pidBuf = Buffer.concat([pidBuf, d]);
@@ -272,7 +243,7 @@ export class SshExecutor implements Executor {
             pidBuf = null;
             if (d.length === 0) return;
           }
-          errBytes = take(err, errBytes, d);
+          captured.add("stderr", d);
         });
         ch.on("exit", (code: number | null, sig?: string) => {
           exited = true;

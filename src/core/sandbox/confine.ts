@@ -208,6 +208,18 @@ export interface ConfinedCommand {
 export class CannotConfine extends Error {}
 
 /**
+ * Why `sb` cannot confine a command with network `grant`, or null when it can: the host has no mechanism, or
+ * the grant is `loopback` under bubblewrap (which can give no network or all of it, not loopback only).
+ */
+export function unconfinableReason(sb: HostSandbox, grant: NetworkGrant): string | null {
+  if (!sb.mechanism) return sb.summary;
+  if (sb.mechanism === "bwrap" && grant === "loopback") {
+    return "the policy grants loopback network, which bubblewrap cannot limit to loopback addresses (it can give none or all): grant `any` for this host, or approve the command as a plan";
+  }
+  return null;
+}
+
+/**
  * Wraps `argv` (e.g. `["sh", "-c", line]`) for `sb`'s mechanism. The result is one line for the login shell;
  * every word from the caller is quoted by `shellQuote`. Throws CannotConfine when the host has no mechanism, or
  * the grant cannot be enforced there (`loopback` under bubblewrap).
@@ -217,16 +229,13 @@ export function confine(argv: readonly string[], sb: HostSandbox, o: ConfineOpti
   for (const p of [...(o.hide_dirs ?? []), ...(o.hide_files ?? [])]) {
     if (!p.startsWith("/")) throw new Error(`confine: hidden path ${JSON.stringify(p)} is not absolute`);
   }
-  if (sb.mechanism === "bwrap") return bwrapCommand(argv, sb, o);
-  if (sb.mechanism === "systemd-run") return systemdRunCommand(argv, sb, o);
-  throw new CannotConfine(sb.summary);
+  const why = unconfinableReason(sb, o.network);
+  if (why !== null) throw new CannotConfine(why);
+  return sb.mechanism === "bwrap" ? bwrapCommand(argv, sb, o) : systemdRunCommand(argv, sb, o);
 }
 
 function bwrapCommand(argv: readonly string[], sb: HostSandbox, o: ConfineOptions): ConfinedCommand {
   const f = sb.facts;
-  if (o.network === "loopback") {
-    throw new CannotConfine("the policy grants loopback network, which bubblewrap cannot limit to loopback addresses (it can give none or all): grant `any` for this host, or approve the command as a plan");
-  }
   const filter = o.network === "none" && hasSeccompFilter(f.arch) ? noNetworkFilter(f.arch) : null;
   const fixed = [
     "--ro-bind", "/", "/", "--dev", "/dev", "--ro-bind", "/proc", "/proc", "--tmpfs", "/tmp", "--tmpfs", "/var/tmp",
