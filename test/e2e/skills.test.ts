@@ -6,7 +6,7 @@ import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { rawIpc, startDaemon, type DaemonProcess } from "../helpers/daemon.ts";
-import { HOSTGATE_BIN } from "../helpers/hostgate.ts";
+import { HOSTGATE_BIN, runHostgate } from "../helpers/hostgate.ts";
 
 /** `hostgate mcp` with its own home, state and runtime folders, over the SDK's stdio client. */
 async function connect(home: string, args: string[]): Promise<{ client: Client; stderr: () => string }> {
@@ -110,8 +110,8 @@ describe("a system daemon: gates from its config, grants over the admin socket, 
       // The model cannot grant: grants are admin-socket methods.
       const viaAgent = await rawIpc(daemon.agentSocket, "skills_grants_add", { ref, entrypoint: "diagnose" });
       expect(viaAgent).toMatchObject({ ok: false, error: { code: "forbidden_method" } });
-      const grant = await runCli(["skills", "grants", "add", ref, "diagnose", "--socket", daemon.adminSocket, "--json"], daemon.env);
-      expect(grant.code, grant.err).toBe(0);
+      const grant = await runHostgate(["skills", "grants", "add", ref, "diagnose", "--socket", daemon.adminSocket, "--json"], { env: daemon.env });
+      expect(grant.code, grant.stderr).toBe(0);
       const r = await call(client, "skills_execute", { ref, entrypoint: "diagnose", args: ["--days", "1"] });
       expect(r.structuredContent).toMatchObject({ ok: true, data: { exit_code: 0, origin: "mcp" } });
       expect((r.structuredContent!.data as { stdout: string }).stdout).toMatch(/== Memory \(MiB\) ==/);
@@ -120,15 +120,6 @@ describe("a system daemon: gates from its config, grants over the admin socket, 
   });
 });
 
-function runCli(args: string[], env: Record<string, string>): Promise<{ code: number | null; out: string; err: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [HOSTGATE_BIN, ...args], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
-    let out = ""; let err = "";
-    child.stdout.on("data", (c: Buffer) => { out += c.toString(); });
-    child.stderr.on("data", (c: Buffer) => { err += c.toString(); });
-    child.once("exit", (code) => { resolve({ code, out, err }); });
-  });
-}
 
 describe("hostgate skills CLI", () => {
   it("prints the same envelope as the tool with --json, and exit codes 0 / 1 / 2", async () => {

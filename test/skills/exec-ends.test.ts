@@ -1,10 +1,9 @@
-import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { rawIpc, startDaemon, type DaemonProcess } from "../helpers/daemon.ts";
-import { HOSTGATE_BIN } from "../helpers/hostgate.ts";
+import { runHostgate } from "../helpers/hostgate.ts";
 
 /**
  * A skill run ends, and sees only the documented environment (issue 21; corpus cases T3-28 and the setsid
@@ -36,15 +35,6 @@ function writeSkill(): void {
   ].join("\n"));
 }
 
-function runCli(args: string[], env: Record<string, string>): Promise<{ code: number | null; out: string; err: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [HOSTGATE_BIN, ...args], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
-    let out = ""; let err = "";
-    child.stdout.on("data", (c: Buffer) => { out += c.toString(); });
-    child.stderr.on("data", (c: Buffer) => { err += c.toString(); });
-    child.once("exit", (code) => { resolve({ code, out, err }); });
-  });
-}
 
 /** PIDs of live (non-zombie) processes whose command line is exactly `sleep <marker>`. */
 function sleepers(): number[] {
@@ -74,8 +64,8 @@ describe("a skill run ends and sees only the documented environment (real daemon
     const resolved = envelopeOf(await rawIpc(daemon.agentSocket, "skills_resolve", { ref: "run-ends" }));
     ref = resolved.data!.pinned_ref as string;
     for (const ep of ["env", "escape"]) {
-      const g = await runCli(["skills", "grants", "add", ref, ep, "--socket", daemon.adminSocket, "--json"], daemon.env);
-      expect(g.code, g.err).toBe(0);
+      const g = await runHostgate(["skills", "grants", "add", ref, ep, "--socket", daemon.adminSocket, "--json"], { env: daemon.env });
+      expect(g.code, g.stderr).toBe(0);
     }
   });
   afterAll(async () => {
