@@ -20,6 +20,20 @@ export function sudoUserEnv(env: NodeJS.ProcessEnv, uid = process.getuid?.(), lo
   return { ...env, HOME: home, XDG_CONFIG_HOME: "", CODEX_HOME: "", XDG_RUNTIME_DIR: env.SUDO_UID ? `/run/user/${env.SUDO_UID}` : "" };
 }
 
+/**
+ * The environment setup runs with once it has dropped to `uid`, the owner of `home`: root's per-user locations
+ * (XDG_RUNTIME_DIR, XDG_CONFIG_HOME, XDG_STATE_HOME, XDG_DATA_HOME, CODEX_HOME) are not that user's, and setup
+ * writes XDG_RUNTIME_DIR into the client entries it makes. A location inside `home` is kept; any other is
+ * cleared (derived from HOME again), and the runtime dir becomes `/run/user/<uid>` (newcomer trial: root's
+ * `/run/user/0` ended up in another user's Cursor entry).
+ */
+export function ownerEnv(env: NodeJS.ProcessEnv, uid: number, home: string): NodeJS.ProcessEnv {
+  const inHome = (p: string | undefined): boolean => p !== undefined && p !== "" && (p === home || p.startsWith(`${home}/`));
+  const out: NodeJS.ProcessEnv = { ...env, HOME: home, XDG_RUNTIME_DIR: `/run/user/${uid}` };
+  for (const k of ["XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_DATA_HOME", "CODEX_HOME"]) if (!inHome(env[k])) out[k] = "";
+  return out;
+}
+
 function passwdHome(user: string): string | null {
   const r = spawnSync("getent", ["passwd", user], { encoding: "utf8", timeout: 5000 });
   const home = r.status === 0 ? r.stdout.trim().split(":")[5] : undefined;
@@ -68,7 +82,7 @@ export async function runSetupCommand(flags: SetupFlags, rawEnv: NodeJS.ProcessE
       // with the owner's uid the kernel checks every path as it would for them (issue 21).
       process.stderr.write(`hostgate setup: ${home} belongs to uid ${owned.owner.uid}: running as that user, so nothing there is followed with root's rights.\n`);
       try {
-        return await runAsOwner(owned.owner, [process.execPath, ...process.execArgv, ...argv], { env, cwd });
+        return await runAsOwner(owned.owner, [process.execPath, ...process.execArgv, ...argv], { env: ownerEnv(env, owned.owner.uid, home), cwd });
       } catch (err) {
         process.stderr.write(`hostgate setup: ${(err as Error).message}\n`);
         return EXIT.failure;

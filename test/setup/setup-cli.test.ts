@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { CLIENT_IDS } from "../../src/core/clients/catalog.ts";
 import { runHostgate } from "../helpers/hostgate.ts";
-import { sudoUserEnv } from "../../src/cli/setup-command.ts";
+import { ownerEnv, sudoUserEnv } from "../../src/cli/setup-command.ts";
 import { clientFile, freshHome, malformed, seed } from "./fixtures.ts";
 
 const NODE = realpathSync(process.execPath);
@@ -119,6 +119,10 @@ describe("setup under sudo", () => {
   it("configures the invoking user's clients: HOME and the runtime dir become theirs", () => {
     const env = sudoUserEnv({ HOME: "/root", SUDO_USER: "ada", SUDO_UID: "1000", XDG_CONFIG_HOME: "/root/.config" }, 0, lookup);
     expect(env).toMatchObject({ HOME: "/home/ada", XDG_CONFIG_HOME: "", CODEX_HOME: "", XDG_RUNTIME_DIR: "/run/user/1000" });
+  });
+  it("dropping to a home's owner drops root's per-user locations (root's XDG_RUNTIME_DIR never reaches their entries)", () => {
+    const env = ownerEnv({ HOME: "/tmp/t1", XDG_RUNTIME_DIR: "/run/user/0", XDG_CONFIG_HOME: "/root/.config", XDG_STATE_HOME: "/tmp/t1/.local/state", PATH: "/usr/bin" }, 65534, "/tmp/t1");
+    expect(env).toMatchObject({ HOME: "/tmp/t1", XDG_RUNTIME_DIR: "/run/user/65534", XDG_CONFIG_HOME: "", XDG_STATE_HOME: "/tmp/t1/.local/state", CODEX_HOME: "", PATH: "/usr/bin" });
   });
   it("leaves the environment alone when not root, for root itself, with HOME kept (sudo -E) or an unknown user", () => {
     const base = { HOME: "/root", SUDO_USER: "ada", SUDO_UID: "1000" };

@@ -61,6 +61,14 @@ describe.skipIf(!isRoot)("setup as root for another user's home (issue 21)", () 
     }
   });
 
+  it("root's own XDG_RUNTIME_DIR never reaches the user's entry (newcomer trial: HOME set by hand, not sudo)", async () => {
+    const { env, cwd, home } = userHome("runtime");
+    const r = await setup({ ...env, XDG_RUNTIME_DIR: "/run/user/0" }, cwd, ["--cursor"]);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    const entry = readFileSync(clientFile("cursor", home, cwd), "utf8");
+    expect(entry).not.toContain("/run/user/0");
+  });
+
   it("~/.cursor as a symlink to a root-owned directory: the root-owned mcp.json there is not edited", async () => {
     const { env, cwd, home } = userHome("dirlink");
     const victimDir = rootDir("cursor");
