@@ -25,6 +25,19 @@ export function redactConfig(value: unknown, key = ""): unknown {
   return value;
 }
 
+/**
+ * `config check FILE` and `config show FILE` name the file as an argument, as users type it; `--config` says the
+ * same. Both given and different is ambiguous: exit 2 saying to give one.
+ */
+function withFileArgument(file: string | undefined, opts: { config?: string }): { config?: string } {
+  if (file === undefined) return opts;
+  if (opts.config !== undefined && opts.config !== file) {
+    process.stderr.write(`hostgate: two configuration files given (${file} and --config ${opts.config}); give one.\n`);
+    process.exit(EXIT.usage);
+  }
+  return { config: file };
+}
+
 /** `hostgate config path|check|show`. */
 export function registerConfigCommand(program: Command): void {
   const config = program.command("config").description("Where the configuration comes from (path), whether it is valid (check), and what is in effect (show, secrets redacted).");
@@ -44,8 +57,10 @@ export function registerConfigCommand(program: Command): void {
   config
     .command("check")
     .description("Validate the configuration (strict: unknown keys are errors; warns when a file holding a token is readable by others); exit 0 when valid, 1 when not")
+    .argument("[file]", "configuration file to check (same as --config)")
     .option("-c, --config <path>", "configuration file")
-    .action(async (opts: { config?: string }) => {
+    .action(async (file: string | undefined, given: { config?: string }) => {
+      const opts = withFileArgument(file, given);
       const [{ loadConfig, ConfigError }, { exposedTokenFiles, describeExposed }] = await Promise.all([import("../config/loader.ts"), import("../config/token-files.ts")]);
       try {
         const { source } = loadConfig(opts.config === undefined ? {} : { path: opts.config });
@@ -65,8 +80,10 @@ export function registerConfigCommand(program: Command): void {
   config
     .command("show")
     .description("Print the configuration in effect (defaults, file, environment) as YAML, secrets redacted")
+    .argument("[file]", "configuration file to show (same as --config)")
     .option("-c, --config <path>", "configuration file")
-    .action(async (opts: { config?: string }) => {
+    .action(async (file: string | undefined, given: { config?: string }) => {
+      const opts = withFileArgument(file, given);
       const [{ loadConfig, ConfigError }, { stringify }] = await Promise.all([import("../config/loader.ts"), import("yaml")]);
       try {
         const { config: effective, source } = loadConfig(opts.config === undefined ? {} : { path: opts.config });

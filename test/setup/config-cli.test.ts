@@ -33,6 +33,18 @@ describe("hostgate config", () => {
     expect(absent.stdout).toMatch(/does not exist/);
   });
 
+  it("check and show take the file as an argument too; a second, different file by --config is refused (exit 2)", async () => {
+    const good = writeConfig("server:\n  port: 48123\n");
+    expect(await runHostgate(["config", "check", good])).toMatchObject({ code: 0, stdout: `valid: ${good}\n` });
+    expect((await runHostgate(["config", "show", good])).stdout).toContain("port: 48123");
+    const bad = await runHostgate(["config", "check", writeConfig("bogus: 1\n")]);
+    expect(bad.code).toBe(1);
+    expect(bad.stdout).toMatch(/unknown key\(s\) "bogus"/);
+    const both = await runHostgate(["config", "check", good, "--config", "/etc/other.yaml"]);
+    expect(both.code).toBe(2);
+    expect(both.stderr).toMatch(/two configuration files given .*give one/);
+  });
+
   it("T2-22: a repeated key (tools.exposure twice, server twice) is refused, by check (exit 1) and at start (exit 2), naming where", async () => {
     const path = writeConfig("tools:\n  exposure: read_only\n  exposure: all\nserver:\n  port: 1\nserver:\n  port: 2\n");
     const check = await runHostgate(["config", "check", "--config", path]);
