@@ -47,6 +47,13 @@ describe("redactSecrets", () => {
     expect(redactSecrets("url?api_key=abc123&x=1").text).toBe("url?api_key=[redacted:credential_assignment]&x=1");
   });
 
+  it("keeps an error about a file whose name is a secret word (the name ends a path, it is not a key)", () => {
+    for (const line of ["cat: /etc/app/secret: Permission denied", "grep: /run/secrets/db_password: No such file or directory", "tar: ./keys/api_token: Cannot open: Is a directory"]) {
+      expect(redactSecrets(line)).toEqual({ text: line, redactions: 0 });
+    }
+    expect(redactSecrets("app/config: password: hunter2").text).toBe("app/config: password: [redacted:credential_assignment]");
+  });
+
   it("redacts --password X and --token=X command-line flags", () => {
     const r = redactSecrets("mysql --user root --password s3cr3t --host db");
     expect(r.text).not.toContain("s3cr3t");

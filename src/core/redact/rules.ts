@@ -63,7 +63,8 @@ export const LINE_RULES: readonly Rule[] = [
   { name: "credential_flag", kind: "label", re: /(?<![\w-])--(?:password|passwd|pass|secret|token|api-key|apikey|auth-token|access-token|client-secret)(?:=|\s{1,8})/gi, scan: value },
   { name: "xml_secret", kind: "label", re: /<(?:password|passwd|secret|token|passphrase)>/gi, scan: run((c) => c !== 60) },
   // key=value, key: value, "key": "value", ?key=value&… — the key ends in a secret word (T2-10, T2-17, T2-18, T2-20).
-  { name: "credential_assignment", kind: "label", re: new RegExp(`(?<![A-Za-z0-9_.-])(["']?)[A-Za-z0-9_.-]{0,48}?(?:${SECRET_WORDS})${FORMAT}\\1${FORMAT}\\s{0,8}${SEPARATOR}${FORMAT}\\s{0,8}`, "gi"), scan: value },
+  // A key right after `/` is the last part of a path (`cat: /etc/app/secret: Permission denied`), not a key.
+  { name: "credential_assignment", kind: "label", re: new RegExp(`(?<![A-Za-z0-9_./-])(["']?)[A-Za-z0-9_.-]{0,48}?(?:${SECRET_WORDS})${FORMAT}\\1${FORMAT}\\s{0,8}${SEPARATOR}${FORMAT}\\s{0,8}`, "gi"), scan: value },
   // .netrc: `machine h login u password SECRET` on one line, or `password SECRET` on a line of its own.
   { name: "netrc_password", kind: "label", re: /(?:^\s{0,16}|\blogin\s{1,8}\S{1,128}\s{1,8})password\s{1,8}(?=\S)/gi, scan: toSpace },
   // ~/.pgpass: `host:port:database:user:password`, the whole line (five fields; `\:` inside a field).
