@@ -29,8 +29,11 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-/** Starts sshd in a private mount namespace (empty /root, so root's shell init does not run). */
-export async function startSshd(): Promise<SshdPeer> {
+/**
+ * Starts sshd in a private mount namespace (empty /root, so root's shell init does not run). `sftp: false`
+ * leaves out the sftp subsystem (a host whose sshd refuses SFTP).
+ */
+export async function startSshd(opts: { sftp?: boolean } = {}): Promise<SshdPeer> {
   const dir = mkdtempSync(join(tmpdir(), "hg-sshd-"));
   const port = await freePort();
   execFileSync("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-f", join(dir, "host_key")]);
@@ -41,7 +44,7 @@ export async function startSshd(): Promise<SshdPeer> {
     `Port ${port}`, "ListenAddress 127.0.0.1", `HostKey ${join(dir, "host_key")}`, `PidFile ${join(dir, "sshd.pid")}`,
     `AuthorizedKeysFile ${join(dir, "authorized_keys")}`, "PermitRootLogin prohibit-password", "PasswordAuthentication no",
     "KbdInteractiveAuthentication no", "UsePAM no", "StrictModes no", "MaxSessions 64", "MaxStartups 100:30:200",
-    "AllowStreamLocalForwarding yes", "StreamLocalBindUnlink yes", "",
+    "AllowStreamLocalForwarding yes", "StreamLocalBindUnlink yes", ...(opts.sftp === false ? [] : ["Subsystem sftp internal-sftp"]), "",
   ].join("\n"));
   mkdirSync("/run/sshd", { recursive: true });
   execFileSync("/usr/sbin/sshd", ["-t", "-f", conf]);

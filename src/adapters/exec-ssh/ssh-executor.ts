@@ -2,12 +2,12 @@ import type { Client as SshClient, ClientChannel } from "ssh2";
 import { HostgateError } from "../../core/errors.ts";
 import type { ExecOutcome, ExecRequest, Executor } from "../../ports/executor.ts";
 import { CapturedOutput } from "../exec-output.ts";
-import { dial, recheckKeys, type DialOptions, type Hop, type PresentedKey } from "./dial.ts";
+import { SshPool, type SshLease, type SshPoolOptions } from "./pool.ts";
 
 /**
- * Runs commands on remote hosts over SSH (ssh2). One pooled connection per (user, host, port, jump chain),
- * closed after `idle_ms` without a channel; at most `max_sessions` channels at once per connection (queued
- * beyond: OpenSSH's MaxSessions defaults to 10, corpus S013). stdin is closed at once, so a command that reads
+ * Runs commands on remote hosts over SSH (ssh2), one channel per command on a connection of an SshPool
+ * (pool.ts: one connection per user, host, port and jump chain, host keys re-checked before each command, idle
+ * close, at most `max_sessions` channels at once per connection, corpus S013). stdin is closed at once, so a command that reads
  * it sees EOF instead of hanging. Output is capped per stream (`truncated`). Exit code and signal come from the
  * server's exit-status / exit-signal (S014); a channel closed without either reports "exit status unknown"
  * (S015). A timeout or an abort sends KILL to the remote process group and closes the channel.
@@ -19,27 +19,8 @@ import { dial, recheckKeys, type DialOptions, type Hop, type PresentedKey } from
  * connection runs `kill -KILL -- -PID`; the signal request is sent as well for servers that honour it.
  */
 
-/** Executor settings: dialing, pooling and caps. */
-export interface SshExecutorOptions extends DialOptions {
-  /** Close a pooled connection after this many milliseconds without a channel (default 60 000). */
-  idle_ms?: number;
-  /** Channels at once per connection (default 8, below OpenSSH's MaxSessions 10). */
-  max_sessions?: number;
-}
-
-interface Conn {
-  key: string;
-  ready: Promise<{ client: SshClient; close: () => void; keys: PresentedKey[] }>;
-  active: number;
-  waiters: (() => void)[];
-  idle: NodeJS.Timeout | undefined;
-  dead: boolean;
-  lost: Set<() => void>;
-}
-
-function hopKey(h: Hop, defUser: string): string {
-  return `${h.user ?? defUser}@${h.host}:${h.port}`;
-}
+/** Executor settings: dialing, pooling and caps (the pool's options). */
+export type SshExecutorOptions = SshPoolOptions;
 
 /**
  * Sends an SSH "signal" channel request. ssh2's `channel.signal()` sends nothing once stdin was closed (it
@@ -73,68 +54,22 @@ function killGroup(client: SshClient, pid: number | null, extra: string | null |
   }
 }
 
-/** See the module comment; implements the Executor port. `close()` ends every pooled connection. */
+/**
+ * See the module comment; implements the Executor port. Built on an {@link SshPool}: its own (from options) or
+ * one shared with the other SSH ports. `close()` closes the pool only when the executor made it.
+ */
 export class SshExecutor implements Executor {
-  private readonly pool = new Map<string, Conn>();
-  private readonly opts: SshExecutorOptions;
+  readonly pool: SshPool;
+  private readonly ownsPool: boolean;
 
-  constructor(opts: SshExecutorOptions) {
-    this.opts = opts;
+  constructor(optsOrPool: SshExecutorOptions | SshPool) {
+    this.ownsPool = !(optsOrPool instanceof SshPool);
+    this.pool = optsOrPool instanceof SshPool ? optsOrPool : new SshPool(optsOrPool);
   }
 
   /** Number of open pooled connections (for tests and doctor). */
   get connections(): number {
-    return this.pool.size;
-  }
-
-  private conn(req: ExecRequest): Conn {
-    const jumps = req.jumps ?? [];
-    const key = [...jumps, req.target].map((h) => hopKey(h, this.opts.default_user)).join(" -> ");
-    const existing = this.pool.get(key);
-    if (existing && !existing.dead) return existing;
-    const c: Conn = { key, ready: dial(req.target, jumps, this.opts), active: 0, waiters: [], idle: undefined, dead: false, lost: new Set() };
-    this.pool.set(key, c);
-    c.ready.then(({ client }) => {
-      const gone = (): void => {
-        c.dead = true;
-        if (this.pool.get(key) === c) this.pool.delete(key);
-        for (const f of c.lost) f();
-      };
-      client.on("close", gone);
-      client.on("error", gone);
-    }, () => {
-      c.dead = true;
-      if (this.pool.get(key) === c) this.pool.delete(key);
-    });
-    return c;
-  }
-
-  private async acquire(c: Conn): Promise<void> {
-    const max = this.opts.max_sessions ?? 8;
-    if (c.idle) {
-      clearTimeout(c.idle);
-      c.idle = undefined;
-    }
-    while (c.active >= max) await new Promise<void>((r) => c.waiters.push(r));
-    c.active++;
-  }
-
-  private release(c: Conn): void {
-    c.active--;
-    const w = c.waiters.shift();
-    if (w) {
-      w();
-      return;
-    }
-    if (c.active === 0 && !c.dead) {
-      c.idle = setTimeout(() => {
-        if (c.active > 0) return;
-        c.dead = true;
-        if (this.pool.get(c.key) === c) this.pool.delete(c.key);
-        void c.ready.then(({ close }) => { close(); }, () => undefined);
-      }, this.opts.idle_ms ?? 60_000);
-      c.idle.unref();
-    }
+    return this.pool.connections;
   }
 
   /**
@@ -144,27 +79,16 @@ export class SshExecutor implements Executor {
    * when the server refused to open a channel.
    */
   async exec(req: ExecRequest): Promise<ExecOutcome> {
-    if (req.signal?.aborted) throw new HostgateError("cancelled", "cancelled before connecting");
-    const c = this.conn(req);
-    const { client, keys, close } = await c.ready;
-    // A pooled connection lives only while its host keys are still trusted: a key removed or marked @revoked
-    // in known_hosts since it was dialed closes it, and nothing is sent.
-    const revoked = recheckKeys(keys, this.opts);
-    if (revoked) {
-      c.dead = true;
-      if (this.pool.get(c.key) === c) this.pool.delete(c.key);
-      close();
-      throw revoked;
-    }
-    await this.acquire(c);
+    const lease = await this.pool.acquire(req, req.signal);
     try {
-      return await this.run(c, client, req);
+      return await this.run(lease, req);
     } finally {
-      this.release(c);
+      lease.release();
     }
   }
 
-  private run(c: Conn, client: SshClient, req: ExecRequest): Promise<ExecOutcome> {
+  private run(lease: SshLease, req: ExecRequest): Promise<ExecOutcome> {
+    const client = lease.client;
     const started = performance.now();
     const remoteCommand = `${PID_PREFIX}${req.command}`;
     return new Promise((resolve, reject) => {
@@ -188,7 +112,7 @@ export class SshExecutor implements Executor {
         done = true;
         if (timer) clearTimeout(timer);
         req.signal?.removeEventListener("abort", onAbort);
-        c.lost.delete(onLost);
+        unsubscribe();
         if (!exited && error === null) error = "exit status unknown: the channel closed without exit-status or exit-signal";
         resolve(captured.outcome({ exit_code: exitCode, signal, timed_out: timedOut, error }));
       };
@@ -210,7 +134,7 @@ export class SshExecutor implements Executor {
         error ??= "connection lost while the command ran; its outcome is unknown";
         finish();
       };
-      c.lost.add(onLost);
+      const unsubscribe = lease.onLost(onLost);
       req.signal?.addEventListener("abort", onAbort, { once: true });
       if (req.timeout_ms > 0) {
         timer = setTimeout(() => {
@@ -223,7 +147,7 @@ export class SshExecutor implements Executor {
           done = true;
           if (timer) clearTimeout(timer);
           req.signal?.removeEventListener("abort", onAbort);
-          c.lost.delete(onLost);
+          unsubscribe();
           reject(new HostgateError("backend_error", `the SSH server refused a session channel: ${e.message}`, {
             hint: "The host limits concurrent sessions (MaxSessions); lower exec.max_sessions or retry. The command did not run.",
           }));
@@ -256,13 +180,8 @@ export class SshExecutor implements Executor {
     });
   }
 
-  /** Ends every pooled connection. */
+  /** Ends every pooled connection when the executor made its pool (a shared pool is closed by its owner). */
   close(): void {
-    for (const c of this.pool.values()) {
-      c.dead = true;
-      if (c.idle) clearTimeout(c.idle);
-      void c.ready.then(({ close }) => { close(); }, () => undefined);
-    }
-    this.pool.clear();
+    if (this.ownsPool) this.pool.close();
   }
 }
