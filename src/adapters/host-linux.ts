@@ -166,12 +166,12 @@ export class LinuxHostProbe implements HostProbe {
     }
   }
 
-  networkAddresses(): Record<string, InterfaceAddress[]> {
+  networkAddresses(): Promise<Record<string, InterfaceAddress[]>> {
     const out: Record<string, InterfaceAddress[]> = {};
     for (const [name, addrs] of Object.entries(networkInterfaces())) {
       out[name] = (addrs ?? []).map((a) => ({ family: a.family, address: a.address, netmask: a.netmask, cidr: a.cidr }));
     }
-    return out;
+    return Promise.resolve(out);
   }
 
   async which(name: string): Promise<string | null> {

@@ -35,8 +35,8 @@ export interface InterfaceAddress {
 }
 
 /**
- * Read-only access to the local host: the only way actions see /proc, /sys, files and processes.
- * Implemented by `adapters/host-linux.ts`. Every method throws `HostgateError` with code `not_found`,
+ * Read-only access to a host: the only way actions see /proc, /sys, files and processes.
+ * Implemented by `adapters/host-linux.ts` (the daemon's own host) and `adapters/host-ssh.ts` (over SSH). Every method throws `HostgateError` with code `not_found`,
  * `permission_denied` or `unavailable` for the corresponding OS condition; never anything untyped.
  * `run` never goes through a shell: argv[0] is executed directly.
  */
@@ -61,7 +61,11 @@ export interface HostProbe {
   /** lstat(2): does not follow a final symlink. `mode` is the permission bits (0o7777 mask). */
   stat(path: string): Promise<{ size: number; mtime_ms: number; is_file: boolean; is_directory: boolean; is_symlink: boolean; mode?: number }>;
   statFs(path: string): Promise<StatFs>;
-  networkAddresses(): Record<string, InterfaceAddress[]>;
+  /**
+   * Addresses per interface, as `os.networkInterfaces()` reports them (interfaces up and running only). A
+   * Promise: over SSH it is one remote command (`ip -j address show`).
+   */
+  networkAddresses(): Promise<Record<string, InterfaceAddress[]>>;
   run(argv: readonly string[], opts?: RunOptions): Promise<ExecResult>;
   /** Whether an executable of that name is on PATH (no spawn). */
   which(name: string): Promise<string | null>;

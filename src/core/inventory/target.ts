@@ -68,14 +68,27 @@ export function validateSshPort(port: number, field = "port"): number {
 /**
  * Quotes one argument for the remote POSIX shell: SSH sends a single command string that the remote login
  * shell parses (corpus S019). Words made only of safe characters stay as they are; anything else is wrapped in
- * single quotes with embedded quotes written as `'\''`.
+ * single quotes with embedded quotes written as `'\''` (inside single quotes a POSIX shell expands nothing:
+ * `$()`, backticks, `\`, newlines and leading dashes all arrive as they are). Throws `invalid_params` for what no
+ * argv can carry: a NUL (C strings end there, so the remote program would see a shorter argument) or a lone
+ * UTF-16 surrogate (no UTF-8 encoding exists: it would arrive as U+FFFD, another string than the one checked).
  */
 export function shellQuote(arg: string): string {
   if (arg !== "" && /^[A-Za-z0-9_./:=@%+,-]+$/.test(arg)) return arg;
+  if (arg.includes("\0")) {
+    throw new HostgateError("invalid_params", `An argument for the remote shell contains a NUL byte: ${JSON.stringify(arg.slice(0, 60))}.`, {
+      hint: "Remove the NUL character: a command-line argument ends at the first NUL, so it cannot be passed on.",
+    });
+  }
+  if (/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(arg)) {
+    throw new HostgateError("invalid_params", "An argument for the remote shell contains a lone UTF-16 surrogate, which has no UTF-8 form.", {
+      hint: "Send valid Unicode text (JSON escapes \\uD800-\\uDFFF must come in pairs).",
+    });
+  }
   return `'${arg.replace(/'/g, `'\\''`)}'`;
 }
 
-/** Joins an argv into one command string for the remote shell, each element quoted by `shellQuote`. */
+/** Joins an argv into one command string for the remote shell, each element quoted by `shellQuote` (same errors). */
 export function shellJoin(argv: readonly string[]): string {
   return argv.map(shellQuote).join(" ");
 }

@@ -39,7 +39,7 @@ export default defineReadOnlyAction({
   toolsets: ["host"],
   host_derived: true,
   async run(_params, ctx) {
-    const addresses = ctx.host.networkAddresses();
+    const addresses = await ctx.host.networkAddresses();
     let names: string[];
     try {
       names = await ctx.host.readDir("/sys/class/net");
