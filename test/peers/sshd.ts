@@ -1,5 +1,5 @@
 import { execFileSync, spawn } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -8,6 +8,8 @@ import { stopTree, waitFor } from "./proc.ts";
 /** A real OpenSSH server on 127.0.0.1 with a throwaway host key and one client key (TESTING-PEERS.md recipe). */
 export interface SshdPeer {
   port: number;
+  /** PID of the listening sshd (the process tree's root: kill it and its sessions to make the host vanish). */
+  pid: number;
   clientKey: string;
   dir: string;
   stop(): Promise<void>;
@@ -31,9 +33,11 @@ async function freePort(): Promise<number> {
 
 /**
  * Starts sshd in a private mount namespace (empty /root, so root's shell init does not run). `sftp: false`
- * leaves out the sftp subsystem (a host whose sshd refuses SFTP).
+ * leaves out the sftp subsystem (a host whose sshd refuses SFTP). `user` adds a non-root login of that name
+ * (uid and gid 4242, home /tmp, /bin/sh) that only this sshd sees: a copy of /etc/passwd with one more line is
+ * bind-mounted over /etc/passwd inside its mount namespace; the same client key logs in as root or as it.
  */
-export async function startSshd(opts: { sftp?: boolean } = {}): Promise<SshdPeer> {
+export async function startSshd(opts: { sftp?: boolean; user?: string } = {}): Promise<SshdPeer> {
   const dir = mkdtempSync(join(tmpdir(), "hg-sshd-"));
   const port = await freePort();
   execFileSync("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-f", join(dir, "host_key")]);
@@ -48,12 +52,21 @@ export async function startSshd(opts: { sftp?: boolean } = {}): Promise<SshdPeer
   ].join("\n"));
   mkdirSync("/run/sshd", { recursive: true });
   execFileSync("/usr/sbin/sshd", ["-t", "-f", conf]);
-  const child = spawn("unshare", ["--mount", "--propagation", "private", "sh", "-c", `mount -t tmpfs -o mode=700 tmpfs /root && exec /usr/sbin/sshd -D -f ${conf} -E ${join(dir, "sshd.log")}`], { stdio: "ignore", detached: true });
+  let passwd = "";
+  if (opts.user !== undefined) {
+    // The user's session reads authorized_keys as that user (StrictModes is off, but the directory must be open).
+    chmodSync(dir, 0o755);
+    chmodSync(join(dir, "authorized_keys"), 0o644);
+    writeFileSync(join(dir, "passwd"), `${readFileSync("/etc/passwd", "utf8").trimEnd()}\n${opts.user}:x:4242:4242::/tmp:/bin/sh\n`);
+    passwd = ` && mount --bind ${join(dir, "passwd")} /etc/passwd`;
+  }
+  const child = spawn("unshare", ["--mount", "--propagation", "private", "sh", "-c", `mount -t tmpfs -o mode=700 tmpfs /root${passwd} && exec /usr/sbin/sshd -D -f ${conf} -E ${join(dir, "sshd.log")}`], { stdio: "ignore", detached: true });
   child.unref();
   const pid = child.pid!;
   await waitFor("sshd to listen", () => existsSync(join(dir, "sshd.pid")), 10_000);
   return {
     port,
+    pid,
     clientKey: join(dir, "client_key"),
     dir,
     stop: async () => {

@@ -1,0 +1,211 @@
+import type { SFTPWrapper, Stats } from "ssh2";
+import type { ExecResult } from "../core/exec.ts";
+import { HostgateError } from "../core/errors.ts";
+import { parseIpAddressJson } from "../core/host/ip-addr.ts";
+import { shellJoin, shellQuote } from "../core/inventory/target.ts";
+import type { FileOwner, HostProbe, InterfaceAddress, RunOptions, StatFs } from "../ports/host-probe.ts";
+import type { SshSession } from "./exec-ssh/session.ts";
+import { readTailOverSsh } from "./host-ssh-tail.ts";
+
+/**
+ * The HostProbe of a remote host, over one SshSession of the shared pool (nothing is installed there):
+ * files, directories, links and lstat through SFTP (requests pipelined on the connection's one SFTP channel);
+ * statfs through OpenSSH's `statvfs@openssh.com` SFTP extension (GNU `stat -f` when the server lacks it);
+ * `readTailConfined` through one fixed remote helper (host-ssh-tail.ts: SFTP cannot tell the path of an open
+ * handle nor its link count); `run`, `which` and `networkAddresses` as remote commands whose every argument is
+ * quoted by `shellQuote` (core/inventory/target.ts), the only quoting function.
+ *
+ * Errors: SFTP "no such file" → `not_found`, "permission denied" → `permission_denied`, any other failure and a
+ * connection lost mid-call → `unavailable`, each naming the host; errors from dialing (`unreachable`,
+ * `host_key_unknown`, `host_key_mismatch`, `invalid_target`) pass through as the pool raised them.
+ *
+ * Differences from the local probe, by necessity: SFTP has no O_NOFOLLOW/O_NONBLOCK, so a file outside /proc
+ * and /sys is lstat'ed first and anything but a regular file (a FIFO would block the host's SFTP server, a
+ * symlink would be followed) is refused `unavailable`; `which` walks the login's PATH, not the daemon's.
+ */
+
+const DEFAULT_TIMEOUT_MS = 15_000;
+const DEFAULT_MAX_OUTPUT = 1024 * 1024;
+/** Bytes asked per SFTP read (ssh2 splits larger reads into the server's limit itself). */
+const CHUNK = 64 * 1024;
+/** Largest /proc or /sys file read whole when no cap is given (as the local probe). */
+const PROC_MAX_BYTES = 16 * 1024 * 1024;
+/** SFTP status codes (draft-ietf-secsh-filexfer-02). */
+const FX_NO_SUCH_FILE = 2;
+const FX_PERMISSION_DENIED = 3;
+
+type Cb<T> = (err: Error | undefined | null, v: T) => void;
+
+export class SshHostProbe implements HostProbe {
+  private readonly host: string;
+
+  /** `session`: the host's pooled session; `hostName`: how errors name it (default the session's user@host:port). */
+  constructor(private readonly session: SshSession, hostName?: string) {
+    this.host = hostName ?? session.label;
+  }
+
+  /** Maps an SFTP or transport error to not_found / permission_denied / unavailable, naming host and path. */
+  private error(err: unknown, path: string): HostgateError {
+    if (err instanceof HostgateError) return err;
+    const code = (err as { code?: unknown }).code;
+    if (code === FX_NO_SUCH_FILE) return new HostgateError("not_found", `${path} does not exist on ${this.host}.`, { cause: err, details: { host: this.host } });
+    if (code === FX_PERMISSION_DENIED) {
+      return new HostgateError("permission_denied", `Permission denied reading ${path} on ${this.host}.`, {
+        hint: "The SSH login user cannot read it; use a login (inventory user) that can.",
+        cause: err,
+        details: { host: this.host },
+      });
+    }
+    const lost = typeof code !== "number";
+    return new HostgateError("unavailable", lost ? `${this.host}: the SSH connection was lost while reading ${path}: ${(err as Error).message}` : `Could not read ${path} on ${this.host}: ${(err as Error).message}`, {
+      hint: lost ? "Check that the host is up and sshd runs; the call can be retried (a new connection is dialed)." : undefined,
+      cause: err,
+      details: { host: this.host },
+    });
+  }
+
+  /** Runs one SFTP request, mapping its error. */
+  private async sftp<T>(path: string, f: (s: SFTPWrapper, cb: Cb<T>) => void): Promise<T> {
+    const s = await this.session.sftp();
+    try {
+      return await new Promise<T>((resolve, reject) => {
+        try {
+          f(s, (err, v) => { if (err) reject(err); else resolve(v); });
+        } catch (e) {
+          reject(e as Error);
+        }
+      });
+    } catch (err) {
+      throw this.error(err, path);
+    }
+  }
+
+  async readText(path: string, opts: { maxBytes?: number; singleRead?: boolean } = {}): Promise<string> {
+    const generated = path.startsWith("/proc/") || path.startsWith("/sys/");
+    if (!generated) {
+      const st = await (opts.maxBytes === undefined ? this.sftp<Stats>(path, (s, cb) => { s.stat(path, cb); }) : this.lstatRaw(path));
+      if (!st.isFile()) {
+        throw new HostgateError("unavailable", `${path} on ${this.host} is not a regular file${st.isSymbolicLink() ? " (a symlink)" : ""}; it is not read over SFTP.`, { details: { host: this.host } });
+      }
+    }
+    const max = opts.maxBytes ?? (generated ? PROC_MAX_BYTES : Number.MAX_SAFE_INTEGER);
+    const handle = await this.sftp<Buffer>(path, (s, cb) => { s.open(path, "r", cb); });
+    const s = await this.session.sftp();
+    try {
+      const parts: Buffer[] = [];
+      let length = 0;
+      while (length < max) {
+        const want = Math.min(CHUNK, max - length);
+        const n = await this.sftp<number>(path, (x, cb) => { x.read(handle, Buffer.allocUnsafe(want), 0, want, length, (e, got, data) => { if (!e) parts.push(data.subarray(0, got)); cb(e, got); }); });
+        length += n;
+        if (n === 0 || (opts.singleRead === true && n < want)) break;
+      }
+      return Buffer.concat(parts).toString("utf8");
+    } finally {
+      // Not awaited: the answer does not depend on it and the next request is queued behind it anyway.
+      s.close(handle, () => undefined);
+    }
+  }
+
+  readTailConfined(path: string, within: string, opts: { maxBytes: number; maxLines: number }): Promise<{ text: string; size: number; startOffset: number; owner: FileOwner }> {
+    return readTailOverSsh(this.session, this.host, path, within, opts);
+  }
+
+  readDir(path: string): Promise<string[]> {
+    return this.sftp<string[]>(path, (s, cb) => { s.readdir(path, (e, list) => { cb(e, e ? [] : list.map((x) => x.filename).filter((n) => n !== "." && n !== "..")); }); });
+  }
+
+  readLink(path: string): Promise<string> {
+    return this.sftp<string>(path, (s, cb) => { s.readlink(path, cb); });
+  }
+
+  realPath(path: string): Promise<string> {
+    return this.sftp<string>(path, (s, cb) => { s.realpath(path, cb); });
+  }
+
+  private lstatRaw(path: string): Promise<Stats> {
+    return this.sftp<Stats>(path, (s, cb) => { s.lstat(path, cb); });
+  }
+
+  async stat(path: string): Promise<{ size: number; mtime_ms: number; is_file: boolean; is_directory: boolean; is_symlink: boolean; mode: number }> {
+    const st = await this.lstatRaw(path);
+    // SFTP v3 carries whole seconds only: mtime_ms is a multiple of 1000 (the local probe has sub-second figures).
+    return { size: st.size, mtime_ms: st.mtime * 1000, is_file: st.isFile(), is_directory: st.isDirectory(), is_symlink: st.isSymbolicLink(), mode: st.mode & 0o7777 };
+  }
+
+  async statFs(path: string): Promise<StatFs> {
+    type Vfs = Record<"f_bsize" | "f_frsize" | "f_blocks" | "f_bfree" | "f_bavail" | "f_files" | "f_ffree", number | bigint>;
+    const s = await this.session.sftp();
+    const ext = s as unknown as { ext_openssh_statvfs?: (p: string, cb: Cb<Vfs>) => void; _extensions?: Record<string, string> };
+    if (ext._extensions?.["statvfs@openssh.com"] !== undefined && ext.ext_openssh_statvfs) {
+      const v = await this.sftp<Vfs>(path, (x, cb) => { (x as unknown as typeof ext).ext_openssh_statvfs!(path, cb); });
+      // statvfs counts blocks in f_frsize units (statfs(2), which the local probe reads, in f_bsize: equal on Linux).
+      return { block_size: Number(v.f_frsize || v.f_bsize), blocks: Number(v.f_blocks), blocks_free: Number(v.f_bfree), blocks_available: Number(v.f_bavail), files: Number(v.f_files), files_free: Number(v.f_ffree) };
+    }
+    // GNU stat: %S fundamental block size, %b blocks, %f free, %a available to non-root, %c inodes, %d free inodes.
+    const r = await this.run(["stat", "-f", "-c", "%S %b %f %a %c %d", "--", path]);
+    const f = r.stdout.trim().split(" ").map(Number);
+    if (r.exit_code !== 0 || f.length !== 6 || f.some((n) => !Number.isFinite(n))) {
+      if (/No such file/.test(r.stderr)) throw new HostgateError("not_found", `${path} does not exist on ${this.host}.`, { details: { host: this.host } });
+      throw new HostgateError("unavailable", `statfs of ${path} on ${this.host} failed: the SFTP server has no statvfs extension and \`stat -f\` said: ${r.stderr.trim().slice(0, 200)}`, { details: { host: this.host } });
+    }
+    return { block_size: f[0]!, blocks: f[1]!, blocks_free: f[2]!, blocks_available: f[3]!, files: f[4]!, files_free: f[5]! };
+  }
+
+  async networkAddresses(): Promise<Record<string, InterfaceAddress[]>> {
+    const r = await this.run(["ip", "-j", "address", "show"]);
+    if (r.exit_code !== 0) {
+      throw new HostgateError("unavailable", `${this.host}: \`ip -j address show\` failed (exit ${r.exit_code ?? r.signal}): ${r.stderr.trim().slice(0, 200)}`, {
+        hint: "The host needs iproute2 (4.14 or later) for interface addresses.",
+        details: { host: this.host },
+      });
+    }
+    return parseIpAddressJson(r.stdout);
+  }
+
+  /**
+   * The first executable file of that name in the login's PATH, walked by a fixed script with the name as its
+   * one argument (not `command -v`, which answers builtins such as `echo` with a bare name, where the local
+   * probe finds /usr/bin/echo). A name with `/` or an empty one is null.
+   */
+  async which(name: string): Promise<string | null> {
+    if (name === "" || name.includes("/")) return null;
+    const script = 'IFS=:; for d in $PATH; do [ -f "$d/$1" ] && [ -x "$d/$1" ] && { printf "%s\\n" "$d/$1"; exit 0; }; done; exit 1';
+    const r = await this.run(["sh", "-c", script, "sh", name]);
+    const found = r.stdout.replace(/\n$/, "");
+    return r.exit_code === 0 && found.startsWith("/") ? found : null;
+  }
+
+  /**
+   * Runs argv on the host without shell semantics: `LC_ALL=C.UTF-8 [env…] exec argv…`, every word quoted by
+   * `shellQuote`. Throws `invalid_params` for an empty argv, a program name starting with `-` (`exec` would read
+   * it as an option; dash's `exec` takes no `--`), an env name that is not an identifier, or an argument no argv
+   * can carry (NUL, lone surrogate); `unavailable` when the connection is lost mid-command.
+   * A timeout kills the remote process group (SIGKILL) and resolves with `timed_out`.
+   */
+  async run(argv: readonly string[], opts: RunOptions = {}): Promise<ExecResult> {
+    if (argv.length === 0) throw new HostgateError("invalid_params", "run() needs a non-empty argv.");
+    if (argv[0]!.startsWith("-")) throw new HostgateError("invalid_params", `The program name ${JSON.stringify(argv[0])} starts with '-'.`, { hint: "Name the program by its name or absolute path." });
+    const env = { LC_ALL: "C.UTF-8", ...opts.env };
+    for (const k of Object.keys(env)) {
+      if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(k)) throw new HostgateError("invalid_params", `Environment name ${JSON.stringify(k)} is not a shell identifier.`, { hint: "Use letters, digits and _ (not starting with a digit)." });
+    }
+    const assignments = Object.entries(env).map(([k, v]) => `${k}=${shellQuote(v)}`).join(" ");
+    const command = `${assignments} exec ${shellJoin(argv)}`;
+    const out = await this.session.exec(command, { timeoutMs: opts.timeoutMs ?? DEFAULT_TIMEOUT_MS, maxOutputBytes: opts.maxOutputBytes ?? DEFAULT_MAX_OUTPUT });
+    if (out.error !== null && !out.timed_out) {
+      throw new HostgateError("unavailable", `${this.host}: ${out.error} (${argv[0]})`, { hint: "Check that the host is up and sshd runs; the call can be retried.", details: { host: this.host } });
+    }
+    return {
+      command: argv.join(" "),
+      argv: [...argv],
+      exit_code: out.exit_code,
+      signal: out.timed_out ? "SIGKILL" : out.signal,
+      timed_out: out.timed_out,
+      duration_ms: out.duration_ms,
+      stdout: out.stdout,
+      stderr: out.stderr,
+      truncated: out.truncated,
+    };
+  }
+}
