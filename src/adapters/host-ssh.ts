@@ -2,6 +2,7 @@ import type { SFTPWrapper, Stats } from "ssh2";
 import type { ExecResult } from "../core/exec.ts";
 import { HostgateError } from "../core/errors.ts";
 import { parseIpAddressJson } from "../core/host/ip-addr.ts";
+import { parseProcDump, PROC_DUMP_ARGV } from "../core/host/proc-dump.ts";
 import { shellJoin, shellQuote } from "../core/inventory/target.ts";
 import type { FileOwner, HostProbe, InterfaceAddress, RunOptions, StatFs } from "../ports/host-probe.ts";
 import type { SshSession } from "./exec-ssh/session.ts";
@@ -18,6 +19,11 @@ import { readTailOverSsh } from "./host-ssh-tail.ts";
  * Errors: SFTP "no such file" → `not_found`, "permission denied" → `permission_denied`, any other failure and a
  * connection lost mid-call → `unavailable`, each naming the host; errors from dialing (`unreachable`,
  * `host_key_unknown`, `host_key_mismatch`, `invalid_target`) pass through as the pool raised them.
+ *
+ * The process table in one round trip: listing `/proc` also runs the fixed dump of every pid's stat, status and
+ * cmdline (core/host/proc-dump.ts, GNU sed); for one second after, a read of one of those files is answered from
+ * that dump, each entry once (the next read of it goes to the host), else through SFTP as any file (also when the
+ * host has no GNU sed). Listing processes thus costs two round trips, not three requests per process.
  *
  * Differences from the local probe, by necessity: SFTP has no O_NOFOLLOW/O_NONBLOCK, so a file outside /proc
  * and /sys is lstat'ed first and anything but a regular file (a FIFO would block the host's SFTP server, a
@@ -36,8 +42,12 @@ const FX_PERMISSION_DENIED = 3;
 
 type Cb<T> = (err: Error | undefined | null, v: T) => void;
 
+/** How long a process dump answers reads after `/proc` was listed, milliseconds. */
+const DUMP_TTL_MS = 1000;
+
 export class SshHostProbe implements HostProbe {
   private readonly host: string;
+  private dump: { at: number; files: Promise<{ files: Map<string, Buffer>; pids: Set<string>; served: Set<string> } | null> } | null = null;
 
   /** `session`: the host's pooled session; `hostName`: how errors name it (default the session's user@host:port). */
   constructor(private readonly session: SshSession, hostName?: string) {
@@ -72,7 +82,7 @@ export class SshHostProbe implements HostProbe {
         try {
           f(s, (err, v) => { if (err) reject(err); else resolve(v); });
         } catch (e) {
-          reject(e as Error);
+          reject(e instanceof Error ? e : new Error(String(e)));
         }
       });
     } catch (err) {
@@ -80,7 +90,32 @@ export class SshHostProbe implements HostProbe {
     }
   }
 
+  /** Starts the process dump (see the module comment); a failed or unparsable one answers nothing. */
+  private startDump(): void {
+    const files = this.run([...PROC_DUMP_ARGV], { env: { LC_ALL: "C" }, maxOutputBytes: 64 * 1024 * 1024, timeoutMs: 10_000 }).then((r) => {
+      const parsed = r.truncated || r.timed_out ? null : parseProcDump(r.stdout);
+      return parsed && { files: parsed, pids: new Set([...parsed.keys()].map((k) => k.split("/")[2]!)), served: new Set<string>() };
+    }, () => null);
+    this.dump = { at: Date.now(), files };
+  }
+
+  /** The dumped content of a /proc/[pid]/{stat,status,cmdline} path, once, while the dump is fresh; else null. */
+  private async fromDump(path: string, maxBytes: number | undefined): Promise<string | null> {
+    const m = /^\/proc\/(\d+)\/(stat|status|cmdline)$/.exec(path);
+    if (!m || !this.dump || Date.now() - this.dump.at > DUMP_TTL_MS) return null;
+    const d = await this.dump.files;
+    if (!d || d.served.has(path)) return null;
+    const b = d.files.get(path);
+    d.served.add(path);
+    d.files.delete(path);
+    // sed prints nothing for an empty file: a kernel thread's cmdline.
+    if (!b) return m[2] === "cmdline" && d.pids.has(m[1]!) ? "" : null;
+    return b.subarray(0, maxBytes ?? b.length).toString("utf8");
+  }
+
   async readText(path: string, opts: { maxBytes?: number; singleRead?: boolean } = {}): Promise<string> {
+    const dumped = await this.fromDump(path, opts.maxBytes);
+    if (dumped !== null) return dumped;
     const generated = path.startsWith("/proc/") || path.startsWith("/sys/");
     if (!generated) {
       const st = await (opts.maxBytes === undefined ? this.sftp<Stats>(path, (s, cb) => { s.stat(path, cb); }) : this.lstatRaw(path));
@@ -91,14 +126,28 @@ export class SshHostProbe implements HostProbe {
     const max = opts.maxBytes ?? (generated ? PROC_MAX_BYTES : Number.MAX_SAFE_INTEGER);
     const handle = await this.sftp<Buffer>(path, (s, cb) => { s.open(path, "r", cb); });
     const s = await this.session.sftp();
+    const readAt = (pos: number, want: number): Promise<Buffer> =>
+      this.sftp<Buffer>(path, (x, cb) => { x.read(handle, Buffer.allocUnsafe(want), 0, want, pos, (e, got, data) => { cb(e, e ? Buffer.alloc(0) : data.subarray(0, got)); }); });
     try {
       const parts: Buffer[] = [];
       let length = 0;
       while (length < max) {
         const want = Math.min(CHUNK, max - length);
-        const n = await this.sftp<number>(path, (x, cb) => { x.read(handle, Buffer.allocUnsafe(want), 0, want, length, (e, got, data) => { if (!e) parts.push(data.subarray(0, got)); cb(e, got); }); });
-        length += n;
-        if (n === 0 || (opts.singleRead === true && n < want)) break;
+        const ahead = opts.singleRead === true ? 0 : Math.min(CHUNK, max - length - want);
+        // The read that will most likely say "end of file" is sent with the first one: one round trip, not two.
+        const [a, b] = await Promise.all([readAt(length, want), ahead > 0 ? readAt(length + want, ahead) : Promise.resolve(null)]);
+        parts.push(a);
+        length += a.length;
+        if (a.length === 0 || (opts.singleRead === true && a.length < want)) break;
+        if (a.length < want) {
+          if (b === null || b.length === 0) break; // a short read and nothing after it: the end
+          continue; // a short read with more after it: read on from where it stopped (b is dropped)
+        }
+        if (b !== null) {
+          parts.push(b);
+          length += b.length;
+          if (b.length === 0) break;
+        }
       }
       return Buffer.concat(parts).toString("utf8");
     } finally {
@@ -112,6 +161,7 @@ export class SshHostProbe implements HostProbe {
   }
 
   readDir(path: string): Promise<string[]> {
+    if (path === "/proc") this.startDump();
     return this.sftp<string[]>(path, (s, cb) => { s.readdir(path, (e, list) => { cb(e, e ? [] : list.map((x) => x.filename).filter((n) => n !== "." && n !== "..")); }); });
   }
 

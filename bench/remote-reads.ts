@@ -1,0 +1,89 @@
+/**
+ * Remote reads benchmark (issue 20). Run as root: `npx tsx bench/remote-reads.ts`. Starts one real sshd on
+ * loopback (test/peers/sshd.ts; the remote host is this machine) and prints ONE JSON object on stdout:
+ * - cold_first_call_ms: a new pool → dial, SFTP channel, remote os-release + hostname (sshActionContext) →
+ *   first get_memory_usage, wall time;
+ * - get_memory_usage / list_processes: p50/p95 over a warm connection (`ssh`) next to the same action on the
+ *   local probe (`local`), targets p50 ≤ 5 ms and ≤ 50 ms (with `processes`: how many the host has);
+ * - openssh_controlmaster_cat_meminfo: `ssh -S <ControlMaster socket> host cat /proc/meminfo`, same run;
+ * - load_average: the 1-minute load when the run started (these machines are shared: read figures with it).
+ */
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { loadavg } from "node:os";
+import { join } from "node:path";
+import { SshPool } from "../src/adapters/exec-ssh/pool.ts";
+import { sshActionContext } from "../src/adapters/ssh-context.ts";
+import type { ActionContext } from "../src/core/catalogue/action.ts";
+import { findAction } from "../src/core/catalogue/index.ts";
+import { realContext } from "../test/helpers/real-context.ts";
+import { startSshd } from "../test/peers/sshd.ts";
+
+const pct = (xs: number[], p: number): number => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(p * xs.length))]!;
+const r2 = (x: number): number => Math.round(x * 100) / 100;
+const stats = (xs: number[]) => ({ n: xs.length, p50_ms: r2(pct(xs, 0.5)), p95_ms: r2(pct(xs, 0.95)), min_ms: r2(Math.min(...xs)) });
+
+async function time(n: number, f: () => Promise<unknown>): Promise<number[]> {
+  for (let i = 0; i < 3; i++) await f();
+  const xs: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const t = performance.now();
+    await f();
+    xs.push(performance.now() - t);
+  }
+  return xs;
+}
+
+function runner(ctx: ActionContext, name: string): () => Promise<unknown> {
+  const action = findAction(name, ctx.family);
+  if (!action || action.access !== "read_only") throw new Error(`no read-only ${name}`);
+  const params = action.params.parse({});
+  return () => action.run(params, ctx);
+}
+
+const out: Record<string, unknown> = { load_average: r2(loadavg()[0]!), processes: readdirSync("/proc").filter((d) => /^\d+$/.test(d)).length };
+const peer = await startSshd();
+try {
+  const pub = readFileSync(join(peer.dir, "host_key.pub"), "utf8").split(" ").slice(0, 2).join(" ");
+  const kh = join(peer.dir, "known_hosts");
+  writeFileSync(kh, `[127.0.0.1]:${peer.port} ${pub}\n`);
+  const route = { target: { host: "127.0.0.1", port: peer.port } };
+  const opts = { known_hosts: [kh], host_keys: "strict" as const, default_user: "root", default_identity_files: [peer.clientKey], connect_timeout_ms: 5000 };
+
+  const cold: number[] = [];
+  for (let i = 0; i < 5; i++) {
+    const pool = new SshPool(opts);
+    const t = performance.now();
+    const { ctx } = await sshActionContext({ pool, route, name: "loopback", logs_readable: { kind: "all" } });
+    await runner(ctx, "GetMemoryUsage")();
+    cold.push(performance.now() - t);
+    pool.close();
+  }
+  out.cold_first_call_ms = stats(cold);
+
+  const pool = new SshPool(opts);
+  const remote = (await sshActionContext({ pool, route, name: "loopback", logs_readable: { kind: "all" } })).ctx;
+  const local = await realContext();
+  for (const name of ["GetMemoryUsage", "ListProcesses"]) {
+    out[name === "GetMemoryUsage" ? "get_memory_usage" : "list_processes"] = {
+      ssh: stats(await time(name === "GetMemoryUsage" ? 100 : 30, runner(remote, name))),
+      local: stats(await time(name === "GetMemoryUsage" ? 100 : 30, runner(local, name))),
+    };
+  }
+  pool.close();
+
+  const ctl = join(peer.dir, "ctl");
+  const sshArgs = ["-i", peer.clientKey, "-p", String(peer.port), "-o", `UserKnownHostsFile=${kh}`, "-o", "StrictHostKeyChecking=yes", "-o", "BatchMode=yes", "-S", ctl];
+  const master = spawn("ssh", [...sshArgs, "-M", "-N", "root@127.0.0.1"], { stdio: "ignore" });
+  for (let i = 0; i < 100 && !existsSync(ctl); i++) await new Promise((r) => setTimeout(r, 50));
+  const cm = await time(40, () => {
+    const r = spawnSync("ssh", [...sshArgs, "root@127.0.0.1", "cat", "/proc/meminfo"]);
+    if (r.status !== 0) throw new Error(`ssh -S failed: ${r.stderr.toString()}`);
+    return Promise.resolve();
+  });
+  master.kill();
+  out.openssh_controlmaster_cat_meminfo = stats(cm);
+} finally {
+  await peer.stop();
+}
+console.log(JSON.stringify(out));
