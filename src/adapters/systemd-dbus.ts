@@ -7,8 +7,10 @@
  * Reads: ListUnitsByPatterns (list-units --all semantics), Properties.GetAll on the unit's object path
  * (computed with core/systemd/bus-path; systemd loads the unit on demand, so units not in memory report
  * their unit-file state and `not-found` ones become `no_such_unit`), org.freedesktop.systemd1.Service for
- * service fields. Definitions read FragmentPath + DropInPaths from the file system under `fileRoot`
- * (e.g. `/proc/<container pid 1>/root`). Jobs subscribe to JobRemoved before enqueueing and wait for it.
+ * service fields. Definitions read FragmentPath + DropInPaths through `readUnitFile` (default: the file system
+ * under `fileRoot`, e.g. `/proc/<container pid 1>/root`; a remote host's through SSH). The bus comes from
+ * `openBus` (default: the socket at `busAddress`; adapters/systemd-bridge-ssh.ts carries a remote host's bus
+ * over SSH). Jobs subscribe to JobRemoved before enqueueing and wait for it.
  */
 import { open } from "node:fs/promises";
 import type { MessageBus } from "@jellybrick/dbus-next";
@@ -37,8 +39,16 @@ export interface DbusUnitManagerOptions {
   /** D-Bus address, e.g. `unix:path=/run/dbus/system_bus_socket` or `unix:path=/run/user/1000/bus`. */
   busAddress: string;
   ref?: ManagerRef;
-  /** Prefix under which FragmentPath / DropInPaths are read. Default "/" (the local host). */
+  /** Prefix under which FragmentPath / DropInPaths are read. Default "/" (the local host). Ignored with `readUnitFile`. */
   fileRoot?: string;
+  /**
+   * Opens the connection (default: `sessionBus({ busAddress })`, a socket address). A remote manager passes one
+   * that carries the bus over another stream (adapters/systemd-bridge-ssh.ts); `busAddress` then only names it
+   * in messages. The adapter waits for the bus's `connect` event either way.
+   */
+  openBus?: (mod: DbusModule) => Promise<MessageBus>;
+  /** Reads FragmentPath / DropInPaths (default: the local file system under `fileRoot`, {@link localUnitFileReader}). */
+  readUnitFile?: UnitFileReader;
   /** Connect timeout and per-call timeout in ms. Default 5000 / 10000. */
   connectTimeoutMs?: number;
   callTimeoutMs?: number;
@@ -46,9 +56,44 @@ export interface DbusUnitManagerOptions {
   maxFileBytes?: number;
 }
 
-interface DbusModule {
+/** The part of @jellybrick/dbus-next this adapter uses (imported on first use). */
+export interface DbusModule {
   sessionBus: (opts: { busAddress: string }) => MessageBus;
   Message: new (m: { destination?: string; path: string; interface: string; member: string; signature?: string; body?: unknown[] }) => unknown;
+}
+
+/**
+ * Reads one unit file for a definition: its text (cut at `maxBytes`, marked), or a one-line note in parentheses
+ * when it is not shown (not readable by everyone: a 0600 drop-in is how secrets are kept out of world-readable
+ * units, red team issue 12) or cannot be read. `path` is absolute and holds no `..` (checked before the call).
+ */
+export type UnitFileReader = (path: string, maxBytes: number) => Promise<string>;
+
+/** The note a reader returns for a unit file not readable by everyone (mode: permission bits). */
+export function notShownNote(mode: number): string {
+  return `(not shown: mode ${(mode & 0o7777).toString(8).padStart(4, "0")}, not readable by everyone; read it on the host)\n`;
+}
+
+/** Reads unit files from this machine's file system under `fileRoot` (e.g. `/proc/<container pid 1>/root`). */
+export function localUnitFileReader(fileRoot: string): UnitFileReader {
+  const root = fileRoot.endsWith("/") ? fileRoot.slice(0, -1) : fileRoot;
+  return async (path, maxBytes) => {
+    let handle;
+    try {
+      handle = await open(root + path, "r");
+      // Judged on the descriptor that is read.
+      const st = await handle.stat();
+      if ((st.mode & 0o004) === 0) return notShownNote(st.mode);
+      const buf = await handle.readFile();
+      const cut = buf.length > maxBytes;
+      return buf.subarray(0, maxBytes).toString("utf8") + (cut ? `\n(truncated at ${maxBytes} bytes)\n` : "");
+    } catch (e) {
+      const code = (e as { code?: unknown }).code;
+      return `(unreadable: ${typeof code === "string" ? code : "error"})\n`;
+    } finally {
+      await handle?.close();
+    }
+  };
 }
 
 /** The system bus address used when none is configured. */
@@ -57,7 +102,8 @@ export const DEFAULT_SYSTEM_BUS = "unix:path=/run/dbus/system_bus_socket";
 /** UnitManager on one systemd manager over D-Bus. */
 export class DbusUnitManager implements UnitManager {
   readonly ref: ManagerRef;
-  private readonly opts: Required<Omit<DbusUnitManagerOptions, "ref">>;
+  private readonly opts: Required<Omit<DbusUnitManagerOptions, "ref" | "openBus" | "fileRoot">>;
+  private readonly openBus: ((mod: DbusModule) => Promise<MessageBus>) | undefined;
   private conn: Promise<{ bus: MessageBus; mod: DbusModule }> | null = null;
   private subscribed: Promise<void> | null = null;
   private readonly finishedJobs = new Map<string, string>();
@@ -66,9 +112,10 @@ export class DbusUnitManager implements UnitManager {
   constructor(opts: DbusUnitManagerOptions) {
     this.ref = opts.ref ?? { scope: "system" };
     this.opts = {
-      busAddress: opts.busAddress, fileRoot: opts.fileRoot ?? "/", connectTimeoutMs: opts.connectTimeoutMs ?? 5000,
+      busAddress: opts.busAddress, readUnitFile: opts.readUnitFile ?? localUnitFileReader(opts.fileRoot ?? "/"), connectTimeoutMs: opts.connectTimeoutMs ?? 5000,
       callTimeoutMs: opts.callTimeoutMs ?? 10_000, maxFileBytes: opts.maxFileBytes ?? 256 * 1024,
     };
+    this.openBus = opts.openBus;
   }
 
   /** The bus address this adapter uses (for doctor and startup lines). */
@@ -93,8 +140,9 @@ export class DbusUnitManager implements UnitManager {
     });
     let bus: MessageBus;
     try {
-      bus = mod.sessionBus({ busAddress: address });
+      bus = this.openBus ? await this.openBus(mod) : mod.sessionBus({ busAddress: address });
     } catch (e) {
+      if (e instanceof HostgateError) throw e;
       throw fail(e instanceof Error ? e.message : String(e), e);
     }
     await new Promise<void>((resolve, reject) => {
@@ -107,7 +155,7 @@ export class DbusUnitManager implements UnitManager {
       });
       (bus as unknown as NodeJS.EventEmitter).once("error", (e: unknown) => {
         clearTimeout(timer);
-        reject(fail(e instanceof Error ? e.message : String(e), e));
+        reject(e instanceof HostgateError ? e : fail(e instanceof Error ? e.message : String(e), e));
       });
     }).catch((e: unknown) => {
       bus.disconnect();
@@ -217,26 +265,9 @@ export class DbusUnitManager implements UnitManager {
     };
   }
 
-  private async readUnitFile(path: string): Promise<string> {
-    if (!path.startsWith("/") || path.split("/").includes("..")) return `(refused: unexpected path ${JSON.stringify(path)})\n`;
-    const root = this.opts.fileRoot.endsWith("/") ? this.opts.fileRoot.slice(0, -1) : this.opts.fileRoot;
-    let handle;
-    try {
-      handle = await open(root + path, "r");
-      // A unit file or drop-in not readable by everyone (a 0600 drop-in is how secrets are kept out of
-      // world-readable units) is not shown: patterns would be all that stood between its values and the model
-      // (red team, issue 12, like logs.readable). Judged on the descriptor that is read.
-      const st = await handle.stat();
-      if ((st.mode & 0o004) === 0) return `(not shown: mode ${(st.mode & 0o7777).toString(8).padStart(4, "0")}, not readable by everyone; read it on the host)\n`;
-      const buf = await handle.readFile();
-      const cut = buf.length > this.opts.maxFileBytes;
-      return buf.subarray(0, this.opts.maxFileBytes).toString("utf8") + (cut ? `\n(truncated at ${this.opts.maxFileBytes} bytes)\n` : "");
-    } catch (e) {
-      const code = (e as { code?: unknown }).code;
-      return `(unreadable: ${typeof code === "string" ? code : "error"})\n`;
-    } finally {
-      await handle?.close();
-    }
+  private readUnitFile(path: string): Promise<string> {
+    if (!path.startsWith("/") || path.split("/").includes("..")) return Promise.resolve(`(refused: unexpected path ${JSON.stringify(path)})\n`);
+    return this.opts.readUnitFile(path, this.opts.maxFileBytes);
   }
 
   async getDefinition(unit: string): Promise<UnitDefinition> {

@@ -71,6 +71,10 @@ export type ErrorCode =
   | "unreachable"
   /** The request was cancelled by the client; a started remote command was signalled. */
   | "cancelled"
+  /** A remote host's `sudo -n` would ask for a password (become: sudo); hostgate never gives one (core/inventory/become.ts). */
+  | "sudo_password_required"
+  /** A change on a remote host needs root and the login cannot get it: not root and no `become: sudo`, sudo refused or absent. */
+  | "privilege_unavailable"
   | "internal_error"
   // Skills (issue 11). Confirm-token codes keep the dotted form the skills reference names.
   | "confirm.missing"

@@ -6,8 +6,11 @@ import { join } from "node:path";
 import { alive, childrenOf, signal, waitFor, whichSync } from "./proc.ts";
 import { PEER_STARTED, writePeerUnits } from "./test-units.ts";
 
-/** Where scripts/build-rootfs.sh caches the rootfs (outside git). */
-export const ROOTFS_CACHE = process.env.HOSTGATE_ROOTFS_CACHE ?? "/var/cache/hostgate-test/rootfs";
+/** The rootfs version scripts/build-rootfs.sh builds (its VERSION): v2 adds openssh-server and sudo. */
+export const ROOTFS_VERSION = 2;
+
+/** Where scripts/build-rootfs.sh caches the rootfs (outside git), keyed by {@link ROOTFS_VERSION}. */
+export const ROOTFS_CACHE = process.env.HOSTGATE_ROOTFS_CACHE ?? `/var/cache/hostgate-test/rootfs-v${ROOTFS_VERSION}`;
 
 /** A booted container. `leaderPid` is the container's PID 1 as seen from the host. */
 export interface NspawnPeer {
@@ -41,20 +44,23 @@ export function nspawnPrereqs(): string | null {
 }
 
 /**
- * Copies the cached rootfs, installs the test units, boots it with a private network and waits for boot to
- * finish. `nspawnArgs` are extra systemd-nspawn options (e.g. `--bind-ro=/usr/bin/node` to make a host
- * program available inside).
+ * Copies the cached rootfs, installs the test units, boots it with a private network (or in the network
+ * namespace at `netnsPath`, e.g. /run/netns/NAME, which the caller created) and waits for boot to finish.
+ * `nspawnArgs` are extra systemd-nspawn options (e.g. `--bind-ro=/usr/bin/node` to make a host program
+ * available inside); `prepare(root)` may write into the copy before it boots.
  */
-export async function startNspawn(opts: { nspawnArgs?: string[] } = {}): Promise<NspawnPeer> {
+export async function startNspawn(opts: { nspawnArgs?: string[]; netnsPath?: string; prepare?: (root: string) => void } = {}): Promise<NspawnPeer> {
   const dir = mkdtempSync(join(tmpdir(), "hg-nspawn-"));
   const root = join(dir, "root");
   const cp = spawnSync("cp", ["-a", ROOTFS_CACHE, root]);
   if (cp.status !== 0) throw new Error(`cp -a ${ROOTFS_CACHE} failed: ${cp.stderr.toString()}`);
   writePeerUnits(join(root, "etc", "systemd", "system"));
+  opts.prepare?.(root);
+  const network = opts.netnsPath !== undefined ? `--network-namespace-path=${opts.netnsPath}` : "--private-network";
   const machine = `hg${process.pid}x${Math.floor(Math.random() * 1e6)}`;
   const log = openSync(join(dir, "console.log"), "a");
   const child = spawn("unshare", ["--mount", "--propagation", "private", "sh", "-c", 'mount -t tmpfs tmpfs /run/systemd && exec "$@"', "sh",
-    "systemd-nspawn", "-D", root, "--register=no", "--keep-unit", "-M", machine, "--private-network", ...(opts.nspawnArgs ?? []), "-b", "--console=pipe"], {
+    "systemd-nspawn", "-D", root, "--register=no", "--keep-unit", "-M", machine, network, ...(opts.nspawnArgs ?? []), "-b", "--console=pipe"], {
     stdio: ["ignore", log, log],
     detached: true,
   });
