@@ -1,0 +1,269 @@
+// Issue 20 part C: HostMutator and UnitManager over SSH, on a real PID-1 systemd container reached by real sshd.
+import { createHash } from "node:crypto";
+import { existsSync, lstatSync, readFileSync, statSync } from "node:fs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Client as SshClient } from "ssh2";
+import { dial } from "../../src/adapters/exec-ssh/dial.ts";
+import { SshHostMutator } from "../../src/adapters/host-mutator-ssh.ts";
+import { clientExecOpener, type OpenExec } from "../../src/adapters/remote-exec.ts";
+import { bridgeUnitManager, detectRemoteSystemd } from "../../src/adapters/systemd-bridge-ssh.ts";
+import { DbusUnitManager } from "../../src/adapters/systemd-dbus.ts";
+import type { Become } from "../../src/core/inventory/become.ts";
+import { HostgateError } from "../../src/core/errors.ts";
+import type { UnitManager } from "../../src/ports/unit-manager.ts";
+import { nspawnSshPrereqs, startNspawnSsh, type NspawnSshPeer } from "../peers/nspawn-ssh.ts";
+import { REQUIRE_PEERS } from "../peers/proc.ts";
+import { sshdPrereqs, startSshd, type SshdPeer } from "../peers/sshd.ts";
+import { PEER_UNITS } from "../peers/test-units.ts";
+
+const missing = nspawnSshPrereqs();
+if (missing !== null && !REQUIRE_PEERS) console.warn(`\n*** SKIPPING remote-mutate tests: ${missing} (set HOSTGATE_REQUIRE_PEERS=1 to fail instead) ***\n`);
+const suite = missing === null || REQUIRE_PEERS ? describe : describe.skip;
+
+const sha = (s: string | Buffer): string => createHash("sha256").update(s).digest("hex");
+
+/** The HostgateError code a promise rejects with (fails the test when it resolves). */
+async function codeOf(p: Promise<unknown>): Promise<string> {
+  try {
+    await p;
+  } catch (e) {
+    if (e instanceof HostgateError) return e.code;
+    throw e;
+  }
+  throw new Error("expected a rejection");
+}
+
+suite("HostMutator and UnitManager over SSH on a PID-1 systemd container", () => {
+  let peer: NspawnSshPeer;
+  const clients: { client: SshClient; close: () => void }[] = [];
+  const managers: UnitManager[] = [];
+  /** An exec opener for `user` on the container, on a connection of its own. */
+  async function login(user: string): Promise<OpenExec> {
+    const c = await dial({ host: peer.ip, port: peer.port, user }, [], {
+      known_hosts: [peer.knownHosts], host_keys: "strict", default_user: user, default_identity_files: [peer.clientKey], connect_timeout_ms: 10_000,
+    });
+    c.client.setNoDelay(true);
+    clients.push(c);
+    return clientExecOpener(c.client);
+  }
+  async function mutator(user: string, become: Become): Promise<SshHostMutator> {
+    return new SshHostMutator({ open: await login(user), host: "box", login: user, become });
+  }
+  async function units(user: string, become: Become): Promise<UnitManager> {
+    const m = bridgeUnitManager({ open: await login(user), host: "box", login: user, become });
+    managers.push(m);
+    return m;
+  }
+  /** A path inside the container as this machine sees it. */
+  const inside = (p: string): string => `${peer.container.fileRoot}${p}`;
+  const sh = (script: string): string => {
+    const r = peer.container.exec(["sh", "-c", script]);
+    if (r.status !== 0) throw new Error(`${script} failed in the container`);
+    return r.stdout;
+  };
+
+  beforeAll(async () => {
+    if (missing !== null) throw new Error(`peer unavailable: ${missing}`);
+    peer = await startNspawnSsh();
+  }, 90_000);
+  afterAll(async () => {
+    for (const m of managers) await m.close();
+    for (const c of clients) c.close();
+    await peer?.stop();
+  });
+
+  describe("reads over the remote D-Bus (systemd-stdio-bridge over SSH)", () => {
+    it("detects the bridge on the container", async () => {
+      expect(await detectRemoteSystemd(await login("plain"), "box")).toMatchObject({ kind: "dbus_bridge", detail: expect.stringContaining("systemd-stdio-bridge") });
+    });
+
+    it("list_units over SSH equals the same call on the container's own bus", async () => {
+      const local = new DbusUnitManager({ busAddress: peer.container.busAddress, fileRoot: peer.container.fileRoot });
+      managers.push(local);
+      const remote = await units("plain", "none");
+      const [a, b] = [await remote.listUnits(), await local.listUnits()];
+      expect(a.length).toBeGreaterThan(20);
+      expect(a).toEqual(b);
+      expect(a.find((u) => u.unit === PEER_UNITS.running)).toMatchObject({ active_state: "active", sub_state: "running" });
+    });
+
+    it("read_unit (definition, state, service status) over SSH equals the container's own bus; files are read on the container", async () => {
+      const local = new DbusUnitManager({ busAddress: peer.container.busAddress, fileRoot: peer.container.fileRoot });
+      managers.push(local);
+      const remote = await units("plain", "none");
+      const unit = PEER_UNITS.withDropIn;
+      const def = await remote.getDefinition(unit);
+      expect(def).toEqual(await local.getDefinition(unit));
+      expect(def.text).toContain("ExecStart=/bin/sleep infinity");
+      expect(def.text).not.toContain(PEER_UNITS.secret);
+      // The 0600 drop-in is shown as a note, not its value, exactly as on the local reader.
+      expect(def.text).not.toContain(PEER_UNITS.privateValue);
+      expect(def.text).toMatch(/private\.conf\n\(not shown: mode 0600/);
+      expect(await remote.getServiceStatus(unit)).toEqual(await local.getServiceStatus(unit));
+      expect(await codeOf(remote.getUnit("hg-nonexistent.service"))).toBe("no_such_unit");
+    });
+  });
+
+  describe("WriteFile through SshHostMutator", () => {
+    it("replaces a file as root: content written, owner and mode kept, no temp file left", async () => {
+      sh("printf 'old\\n' > /etc/hg-owned.conf && chown deploy:plain /etc/hg-owned.conf && chmod 0640 /etc/hg-owned.conf");
+      const m = await mutator("root", "none");
+      await m.writeFileAtomic("/etc/hg-owned.conf", "new = 1\n", { expectedSha256: sha("old\n"), expectedRealDir: "/etc" });
+      expect(readFileSync(inside("/etc/hg-owned.conf"), "utf8")).toBe("new = 1\n");
+      const st = statSync(inside("/etc/hg-owned.conf"));
+      expect(st.mode & 0o7777).toBe(0o640);
+      expect(sh("stat -c '%U:%G' /etc/hg-owned.conf").trim()).toBe("deploy:plain");
+      expect(sh("ls -a /etc").split("\n").filter((f) => f.includes("hostgate"))).toEqual([]);
+    });
+
+    it("creates a new file 0644 with expectedSha256 null, and applies an explicit mode", async () => {
+      const m = await mutator("root", "none");
+      await m.writeFileAtomic("/etc/hg-new.conf", "a\n", { expectedSha256: null });
+      expect(statSync(inside("/etc/hg-new.conf")).mode & 0o7777).toBe(0o644);
+      await m.writeFileAtomic("/etc/hg-new.conf", "b\n", { expectedSha256: sha("a\n"), mode: 0o600 });
+      expect(statSync(inside("/etc/hg-new.conf")).mode & 0o7777).toBe(0o600);
+      expect(readFileSync(inside("/etc/hg-new.conf"), "utf8")).toBe("b\n");
+    });
+
+    it("a stale expectedSha256 is precondition_failed with both hashes, and the file is unchanged", async () => {
+      sh("printf 'current\\n' > /etc/hg-stale.conf");
+      const m = await mutator("root", "none");
+      const e = await m.writeFileAtomic("/etc/hg-stale.conf", "mine\n", { expectedSha256: sha("what the preview saw\n") }).catch((x: unknown) => x as HostgateError);
+      expect(e).toBeInstanceOf(HostgateError);
+      expect(e).toMatchObject({ code: "precondition_failed", details: { expected_sha256: sha("what the preview saw\n"), actual_sha256: sha("current\n") } });
+      expect(readFileSync(inside("/etc/hg-stale.conf"), "utf8")).toBe("current\n");
+      expect(await codeOf(m.writeFileAtomic("/etc/hg-stale.conf", "mine\n", { expectedSha256: null }))).toBe("precondition_failed");
+      expect(readFileSync(inside("/etc/hg-stale.conf"), "utf8")).toBe("current\n");
+    });
+
+    it("a symlink at the path is refused and neither the link nor its target changes", async () => {
+      sh("printf 'target\\n' > /root/hg-target && ln -sf /root/hg-target /etc/hg-link.conf");
+      const m = await mutator("root", "none");
+      expect(await codeOf(m.writeFileAtomic("/etc/hg-link.conf", "evil\n", {}))).toBe("precondition_failed");
+      expect(lstatSync(inside("/etc/hg-link.conf")).isSymbolicLink()).toBe(true);
+      expect(readFileSync(inside("/root/hg-target"), "utf8")).toBe("target\n");
+    });
+
+    it("a directory that no longer resolves to expectedRealDir is refused; a missing directory is not_found", async () => {
+      sh("mkdir -p /srv/hg-real && ln -sfn /srv/hg-real /srv/hg-dir");
+      const m = await mutator("root", "none");
+      expect(await codeOf(m.writeFileAtomic("/srv/hg-dir/x.conf", "x\n", { expectedRealDir: "/srv/hg-other" }))).toBe("precondition_failed");
+      expect(existsSync(inside("/srv/hg-real/x.conf"))).toBe(false);
+      await m.writeFileAtomic("/srv/hg-dir/x.conf", "x\n", { expectedRealDir: "/srv/hg-real" });
+      expect(readFileSync(inside("/srv/hg-real/x.conf"), "utf8")).toBe("x\n");
+      expect(await codeOf(m.writeFileAtomic("/srv/hg-missing/x.conf", "x\n", {}))).toBe("not_found");
+    });
+
+    it("S019: a hostile file name (quotes, $(), newline, leading dash) is written as that name and nothing in it runs", async () => {
+      // Relative touches: the remote shell's working directory is root's home, then the file's directory.
+      const name = "-n 'q\"$(touch hg-pwned)`touch hg-pwned2`\nx;y $HOME *";
+      sh("mkdir -p /tmp/hg-hostile");
+      const m = await mutator("root", "none");
+      await m.writeFileAtomic(`/tmp/hg-hostile/${name}`, "$(id)\n", { expectedSha256: null });
+      expect(readFileSync(inside(`/tmp/hg-hostile/${name}`), "utf8")).toBe("$(id)\n");
+      for (const d of ["/root", "/tmp/hg-hostile", "/"]) for (const f of ["hg-pwned", "hg-pwned2"]) expect(existsSync(inside(`${d}/${f}`))).toBe(false);
+      expect(sh("ls -A /tmp/hg-hostile | wc -l").trim()).toBe("2"); // the name holds one newline: ls prints it on two lines
+    });
+
+    it("bad input is a clear invalid_params before anything is sent", async () => {
+      const m = await mutator("root", "none");
+      for (const p of ["etc/x", "/etc/../x", "/etc/x/", "/"]) expect(await codeOf(m.writeFileAtomic(p, "x", {}))).toBe("invalid_params");
+      expect(await codeOf(m.writeFileAtomic("/etc/x", "x", { mode: 0o10000 }))).toBe("invalid_params");
+      expect(await codeOf(m.signal(-1, "SIGTERM"))).toBe("invalid_params");
+      expect(await codeOf(m.run([], {}))).toBe("invalid_params");
+    });
+  });
+
+  describe("become: sudo -n, never a password", () => {
+    it("deploy (NOPASSWD rule): canBecome says sudo, and a write into /etc is made as root", async () => {
+      const m = await mutator("deploy", "sudo");
+      expect(await m.canBecome()).toEqual({ ok: true, via: "sudo", login: "deploy" });
+      await m.writeFileAtomic("/etc/hg-sudo.conf", "by sudo\n", { expectedSha256: null });
+      expect(sh("stat -c '%U %a' /etc/hg-sudo.conf").trim()).toBe("root 644");
+      expect((await m.run(["id", "-u"], { timeoutMs: 10_000 })).stdout).toBe("0\n");
+    });
+
+    it("S016: asker (sudo wants a password): canBecome says so before anything runs, and the write fails sudo_password_required with nothing written", async () => {
+      const m = await mutator("asker", "sudo");
+      expect(await m.canBecome()).toMatchObject({ ok: false, code: "sudo_password_required", login: "asker", message: expect.stringContaining("password") });
+      const e = await m.writeFileAtomic("/etc/hg-asker.conf", "x\n", {}).catch((x: unknown) => x as HostgateError);
+      expect(e).toMatchObject({ code: "sudo_password_required", hint: expect.stringContaining("NOPASSWD") });
+      expect(existsSync(inside("/etc/hg-asker.conf"))).toBe(false);
+      expect(await codeOf(m.signal(1, "SIGCONT"))).toBe("sudo_password_required");
+    });
+
+    it("plain without sudo rights or become: a clear error naming the login and what to configure", async () => {
+      const none = await mutator("plain", "none");
+      expect(await none.canBecome()).toMatchObject({ ok: false, code: "privilege_unavailable", message: expect.stringContaining("not root") });
+      const e = await none.writeFileAtomic("/etc/hg-plain.conf", "x\n", {}).catch((x: unknown) => x as HostgateError);
+      expect(e).toMatchObject({ code: "permission_denied", hint: expect.stringContaining("become: sudo") });
+      // sudo asks for a password before it says whether the user may run anything (so `sudo -n -l` cannot tell
+      // plain from asker either): the answer is the same, and its hint says what rule to add.
+      const sudo = await mutator("plain", "sudo");
+      expect(await sudo.canBecome()).toMatchObject({ ok: false, code: "sudo_password_required", hint: expect.stringContaining("plain ALL=(root) NOPASSWD") });
+      expect(await codeOf(sudo.writeFileAtomic("/etc/hg-plain.conf", "x\n", {}))).toBe("sudo_password_required");
+      expect(existsSync(inside("/etc/hg-plain.conf"))).toBe(false);
+    });
+  });
+
+  describe("RestartService and signals", () => {
+    it("deploy restarts a unit through a sudo bridge (MainPID changes); reads stay on the unprivileged bridge", async () => {
+      const m = await units("deploy", "sudo");
+      const before = await m.getUnit(PEER_UNITS.running);
+      expect(await m.restartUnit(PEER_UNITS.running)).toEqual({ unit: PEER_UNITS.running, operation: "restart", result: "done" });
+      const after = await m.getUnit(PEER_UNITS.running);
+      expect(after.active_state).toBe("active");
+      expect(after.main_pid).not.toBe(before.main_pid);
+    });
+
+    it("asker: list_units works, a restart is sudo_password_required and the unit keeps running", async () => {
+      const m = await units("asker", "sudo");
+      const pid = (await m.getUnit(PEER_UNITS.running)).main_pid;
+      expect((await m.listUnits({ patterns: ["hg-*"] })).length).toBeGreaterThan(0);
+      expect(await codeOf(m.restartUnit(PEER_UNITS.running))).toBe("sudo_password_required");
+      expect((await m.getUnit(PEER_UNITS.running)).main_pid).toBe(pid);
+    });
+
+    it("plain (no become): a restart is refused by the remote manager (permission_denied), nothing restarts", async () => {
+      const m = await units("plain", "none");
+      const pid = (await m.getUnit(PEER_UNITS.running)).main_pid;
+      expect(await codeOf(m.restartUnit(PEER_UNITS.running))).toMatch(/^(permission_denied|backend_error)$/);
+      expect((await m.getUnit(PEER_UNITS.running)).main_pid).toBe(pid);
+    });
+
+    it("signal: deploy sends SIGTERM to a root process through sudo; a missing pid is not_found", async () => {
+      const pid = Number(sh("setsid sleep 300 >/dev/null 2>&1 < /dev/null & echo $!").trim());
+      const m = await mutator("deploy", "sudo");
+      await m.signal(pid, "SIGTERM");
+      await new Promise((r) => setTimeout(r, 300));
+      expect(peer.container.exec(["kill", "-0", String(pid)]).status).not.toBe(0);
+      expect(await codeOf(m.signal(4_000_000, "SIGTERM"))).toBe("not_found");
+    });
+  });
+});
+
+const noSshd = sshdPrereqs();
+(noSshd === null || REQUIRE_PEERS ? describe : describe.skip)("a host without systemd (plain sshd on loopback)", () => {
+  let sshd: SshdPeer;
+  let close: () => void = () => undefined;
+  beforeAll(async () => {
+    if (noSshd !== null) throw new Error(`peer unavailable: ${noSshd}`);
+    sshd = await startSshd();
+  });
+  afterAll(async () => {
+    close();
+    await sshd?.stop();
+  });
+
+  it("detectRemoteSystemd says PID 1 is not systemd, in a sentence doctor can show", async () => {
+    const { readFileSync: read } = await import("node:fs");
+    const pub = read(`${sshd.dir}/host_key.pub`, "utf8").trim().split(" ").slice(0, 2).join(" ");
+    const { writeFileSync } = await import("node:fs");
+    writeFileSync(`${sshd.dir}/known_hosts`, `[127.0.0.1]:${sshd.port} ${pub}\n`);
+    const c = await dial({ host: "127.0.0.1", port: sshd.port, user: "root" }, [], {
+      known_hosts: [`${sshd.dir}/known_hosts`], host_keys: "strict", default_user: "root", default_identity_files: [sshd.clientKey], connect_timeout_ms: 10_000,
+    });
+    close = c.close;
+    expect(await detectRemoteSystemd(clientExecOpener(c.client), "loopback")).toEqual({ kind: "none", detail: "PID 1 on loopback is not systemd (no /run/systemd/system)" });
+  });
+});
