@@ -4,7 +4,12 @@ import { DbusUnitManager } from "../src/adapters/systemd-dbus.ts";
 import { MockUnitManager, createMockUnitManagers } from "../src/adapters/systemd-mock.ts";
 import { createUnitManagerSet } from "../src/adapters/unit-manager-set.ts";
 import { describeUnitManagerContract } from "./contract/unit-manager-contract.ts";
+import { SshPool } from "../src/adapters/exec-ssh/pool.ts";
+import { sshSession } from "../src/adapters/exec-ssh/session.ts";
+import { sessionExecOpener } from "../src/adapters/remote-exec.ts";
+import { bridgeUnitManager } from "../src/adapters/systemd-bridge-ssh.ts";
 import { nspawnPrereqs, startNspawn } from "./peers/nspawn.ts";
+import { nspawnSshPrereqs, startNspawnSsh } from "./peers/nspawn-ssh.ts";
 import { REQUIRE_PEERS } from "./peers/proc.ts";
 import { startUserManager, userManagerPrereqs } from "./peers/systemd-user.ts";
 import { PEER_UNITS } from "./peers/test-units.ts";
@@ -61,6 +66,27 @@ peerContract("dbus, PID-1 systemd in nspawn", nspawnPrereqs(), () => {
       ref: { scope: "system" },
       known: { ...PEER_UNITS, rootMount: "-.mount" },
       stop: () => peer.stop(),
+    };
+  });
+});
+
+// Issue 20: the same contract on the container's own D-Bus reached over SSH (systemd-stdio-bridge on one exec
+// channel of the shared pool), unit files read on the container. Logged in as deploy with `become: sudo`, so
+// reads use the login's bridge and jobs a `sudo -n` one.
+peerContract("dbus over SSH (systemd-stdio-bridge), PID-1 systemd in nspawn", nspawnSshPrereqs(), () => {
+  describeUnitManagerContract("dbus over SSH (systemd-stdio-bridge), PID-1 systemd in nspawn", async () => {
+    const peer = await startNspawnSsh();
+    const pool = new SshPool({ known_hosts: [peer.knownHosts], host_keys: "strict", default_user: "deploy", default_identity_files: [peer.clientKey], connect_timeout_ms: 10_000 });
+    const open = sessionExecOpener(sshSession(pool, { target: { host: peer.ip, port: peer.port } }));
+    const system = bridgeUnitManager({ open, host: "box", login: "deploy", become: "sudo" });
+    return {
+      units: createUnitManagerSet(system, new Map()),
+      ref: { scope: "system" },
+      known: { ...PEER_UNITS, rootMount: "-.mount" },
+      stop: async () => {
+        pool.close();
+        await peer.stop();
+      },
     };
   });
 });

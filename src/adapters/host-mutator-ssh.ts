@@ -134,7 +134,7 @@ export class SshHostMutator implements HostMutator {
   async signal(pid: number, signal: SignalName): Promise<void> {
     if (!Number.isInteger(pid) || pid <= 0) throw new HostgateError("invalid_params", `pid ${pid} is not a positive integer.`);
     const name = SIGNALS[signal];
-    if (name === undefined) throw new HostgateError("invalid_params", `signal ${String(signal)} is not one hostgate sends (${Object.keys(SIGNALS).join(", ")}).`);
+    if (name === undefined) throw new HostgateError("invalid_params", `signal ${signal} is not one hostgate sends (${Object.keys(SIGNALS).join(", ")}).`);
     const r = await this.privileged(["kill", "-s", name, "--", String(pid)], `Signalling pid ${pid}`, { timeoutMs: 10_000 });
     if (r.exit_code === 0) return;
     const err = r.stderr.toString();

@@ -1,5 +1,6 @@
-import type { Client as SshClient, ClientChannel } from "ssh2";
+import type { ClientChannel } from "ssh2";
 import { HostgateError } from "../core/errors.ts";
+import type { SshSession } from "./exec-ssh/session.ts";
 
 /**
  * The one thing the remote ports (host-mutator-ssh, systemd-bridge-ssh) need from SSH: open an exec channel on
@@ -86,14 +87,9 @@ export function incomplete(host: string, what: string, r: RemoteRun): HostgateEr
 }
 
 /**
- * An OpenExec on one connected ssh2 client (no pooling: the caller owns the connection). A refused channel is
- * `backend_error`. The shared pool (adapters/exec-ssh) gives the daemon its own OpenExec per host.
+ * The OpenExec of one host's SSH session on the shared pool (adapters/exec-ssh/session.ts): each command gets
+ * its own exec channel, whose pool slot is freed when the channel closes.
  */
-export function clientExecOpener(client: SshClient): OpenExec {
-  return (command) => new Promise((resolve, reject) => {
-    client.exec(command, (e, ch) => {
-      if (e) reject(new HostgateError("backend_error", `the SSH server refused a session channel: ${e.message}`, { hint: "The host limits concurrent sessions (MaxSessions); retry. Nothing ran." }));
-      else resolve(ch);
-    });
-  });
+export function sessionExecOpener(session: Pick<SshSession, "openChannel">): OpenExec {
+  return (command) => session.openChannel({ command });
 }

@@ -1,11 +1,11 @@
 // Issue 20 part C: HostMutator and UnitManager over SSH, on a real PID-1 systemd container reached by real sshd.
 import { createHash } from "node:crypto";
-import { existsSync, lstatSync, readFileSync, statSync } from "node:fs";
+import { existsSync, lstatSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Client as SshClient } from "ssh2";
-import { dial } from "../../src/adapters/exec-ssh/dial.ts";
+import { SshPool } from "../../src/adapters/exec-ssh/pool.ts";
+import { sshSession } from "../../src/adapters/exec-ssh/session.ts";
 import { SshHostMutator } from "../../src/adapters/host-mutator-ssh.ts";
-import { clientExecOpener, type OpenExec } from "../../src/adapters/remote-exec.ts";
+import { sessionExecOpener, type OpenExec } from "../../src/adapters/remote-exec.ts";
 import { bridgeUnitManager, detectRemoteSystemd } from "../../src/adapters/systemd-bridge-ssh.ts";
 import { DbusUnitManager } from "../../src/adapters/systemd-dbus.ts";
 import type { Become } from "../../src/core/inventory/become.ts";
@@ -35,16 +35,11 @@ async function codeOf(p: Promise<unknown>): Promise<string> {
 
 suite("HostMutator and UnitManager over SSH on a PID-1 systemd container", () => {
   let peer: NspawnSshPeer;
-  const clients: { client: SshClient; close: () => void }[] = [];
+  let pool: SshPool;
   const managers: UnitManager[] = [];
-  /** An exec opener for `user` on the container, on a connection of its own. */
-  async function login(user: string): Promise<OpenExec> {
-    const c = await dial({ host: peer.ip, port: peer.port, user }, [], {
-      known_hosts: [peer.knownHosts], host_keys: "strict", default_user: user, default_identity_files: [peer.clientKey], connect_timeout_ms: 10_000,
-    });
-    c.client.setNoDelay(true);
-    clients.push(c);
-    return clientExecOpener(c.client);
+  /** An exec opener for `user` on the container, through the shared pool (one connection per login). */
+  function login(user: string): Promise<OpenExec> {
+    return Promise.resolve(sessionExecOpener(sshSession(pool, { target: { host: peer.ip, port: peer.port, user } })));
   }
   async function mutator(user: string, become: Become): Promise<SshHostMutator> {
     return new SshHostMutator({ open: await login(user), host: "box", login: user, become });
@@ -65,16 +60,17 @@ suite("HostMutator and UnitManager over SSH on a PID-1 systemd container", () =>
   beforeAll(async () => {
     if (missing !== null) throw new Error(`peer unavailable: ${missing}`);
     peer = await startNspawnSsh();
+    pool = new SshPool({ known_hosts: [peer.knownHosts], host_keys: "strict", default_user: "root", default_identity_files: [peer.clientKey], connect_timeout_ms: 10_000 });
   }, 90_000);
   afterAll(async () => {
     for (const m of managers) await m.close();
-    for (const c of clients) c.close();
+    pool?.close();
     await peer?.stop();
   });
 
   describe("reads over the remote D-Bus (systemd-stdio-bridge over SSH)", () => {
     it("detects the bridge on the container", async () => {
-      expect(await detectRemoteSystemd(await login("plain"), "box")).toMatchObject({ kind: "dbus_bridge", detail: expect.stringContaining("systemd-stdio-bridge") });
+      expect(await detectRemoteSystemd(await login("plain"), "box")).toMatchObject({ kind: "dbus_bridge", detail: expect.stringContaining("systemd-stdio-bridge") as string });
     });
 
     it("list_units over SSH equals the same call on the container's own bus", async () => {
@@ -185,22 +181,22 @@ suite("HostMutator and UnitManager over SSH on a PID-1 systemd container", () =>
 
     it("S016: asker (sudo wants a password): canBecome says so before anything runs, and the write fails sudo_password_required with nothing written", async () => {
       const m = await mutator("asker", "sudo");
-      expect(await m.canBecome()).toMatchObject({ ok: false, code: "sudo_password_required", login: "asker", message: expect.stringContaining("password") });
+      expect(await m.canBecome()).toMatchObject({ ok: false, code: "sudo_password_required", login: "asker", message: expect.stringContaining("password") as string });
       const e = await m.writeFileAtomic("/etc/hg-asker.conf", "x\n", {}).catch((x: unknown) => x as HostgateError);
-      expect(e).toMatchObject({ code: "sudo_password_required", hint: expect.stringContaining("NOPASSWD") });
+      expect(e).toMatchObject({ code: "sudo_password_required", hint: expect.stringContaining("NOPASSWD") as string });
       expect(existsSync(inside("/etc/hg-asker.conf"))).toBe(false);
       expect(await codeOf(m.signal(1, "SIGCONT"))).toBe("sudo_password_required");
     });
 
     it("plain without sudo rights or become: a clear error naming the login and what to configure", async () => {
       const none = await mutator("plain", "none");
-      expect(await none.canBecome()).toMatchObject({ ok: false, code: "privilege_unavailable", message: expect.stringContaining("not root") });
+      expect(await none.canBecome()).toMatchObject({ ok: false, code: "privilege_unavailable", message: expect.stringContaining("not root") as string });
       const e = await none.writeFileAtomic("/etc/hg-plain.conf", "x\n", {}).catch((x: unknown) => x as HostgateError);
-      expect(e).toMatchObject({ code: "permission_denied", hint: expect.stringContaining("become: sudo") });
+      expect(e).toMatchObject({ code: "permission_denied", hint: expect.stringContaining("become: sudo") as string });
       // sudo asks for a password before it says whether the user may run anything (so `sudo -n -l` cannot tell
       // plain from asker either): the answer is the same, and its hint says what rule to add.
       const sudo = await mutator("plain", "sudo");
-      expect(await sudo.canBecome()).toMatchObject({ ok: false, code: "sudo_password_required", hint: expect.stringContaining("plain ALL=(root) NOPASSWD") });
+      expect(await sudo.canBecome()).toMatchObject({ ok: false, code: "sudo_password_required", hint: expect.stringContaining("plain ALL=(root) NOPASSWD") as string });
       expect(await codeOf(sudo.writeFileAtomic("/etc/hg-plain.conf", "x\n", {}))).toBe("sudo_password_required");
       expect(existsSync(inside("/etc/hg-plain.conf"))).toBe(false);
     });
@@ -245,25 +241,21 @@ suite("HostMutator and UnitManager over SSH on a PID-1 systemd container", () =>
 const noSshd = sshdPrereqs();
 (noSshd === null || REQUIRE_PEERS ? describe : describe.skip)("a host without systemd (plain sshd on loopback)", () => {
   let sshd: SshdPeer;
-  let close: () => void = () => undefined;
+  let pool: SshPool | undefined;
   beforeAll(async () => {
     if (noSshd !== null) throw new Error(`peer unavailable: ${noSshd}`);
     sshd = await startSshd();
   });
   afterAll(async () => {
-    close();
+    pool?.close();
     await sshd?.stop();
   });
 
   it("detectRemoteSystemd says PID 1 is not systemd, in a sentence doctor can show", async () => {
-    const { readFileSync: read } = await import("node:fs");
-    const pub = read(`${sshd.dir}/host_key.pub`, "utf8").trim().split(" ").slice(0, 2).join(" ");
-    const { writeFileSync } = await import("node:fs");
+    const pub = readFileSync(`${sshd.dir}/host_key.pub`, "utf8").trim().split(" ").slice(0, 2).join(" ");
     writeFileSync(`${sshd.dir}/known_hosts`, `[127.0.0.1]:${sshd.port} ${pub}\n`);
-    const c = await dial({ host: "127.0.0.1", port: sshd.port, user: "root" }, [], {
-      known_hosts: [`${sshd.dir}/known_hosts`], host_keys: "strict", default_user: "root", default_identity_files: [sshd.clientKey], connect_timeout_ms: 10_000,
-    });
-    close = c.close;
-    expect(await detectRemoteSystemd(clientExecOpener(c.client), "loopback")).toEqual({ kind: "none", detail: "PID 1 on loopback is not systemd (no /run/systemd/system)" });
+    pool = new SshPool({ known_hosts: [`${sshd.dir}/known_hosts`], host_keys: "strict", default_user: "root", default_identity_files: [sshd.clientKey], connect_timeout_ms: 10_000 });
+    const open = sessionExecOpener(sshSession(pool, { target: { host: "127.0.0.1", port: sshd.port } }));
+    expect(await detectRemoteSystemd(open, "loopback")).toEqual({ kind: "none", detail: "PID 1 on loopback is not systemd (no /run/systemd/system)" });
   });
 });
