@@ -16,6 +16,7 @@ const common = {
   cache_ttl: z.number().int().min(0).max(86_400).default(60).describe("Seconds a listing is reused (0: never cached)"),
   cache_dir: path.optional().describe("Directory where listings are also kept across restarts (default: memory only)"),
   tags: z.array(tag).max(32).default(() => []).describe("Tags added to every host of this backend (policies see them)"),
+  become: z.enum(["none", "sudo"]).optional().describe("How approved changes get root on this backend's hosts when the SSH login is not root: none (log in as root) or sudo (`sudo -n`: needs a NOPASSWD rule; hostgate never sends a password). Default none"),
 };
 
 export const StaticHostSchema = z.object({
@@ -23,6 +24,7 @@ export const StaticHostSchema = z.object({
   address: z.string().min(1).max(255).describe("IP or DNS name to dial"),
   port: z.number().int().min(1).max(65535).default(22),
   user: z.string().min(1).max(64).optional().describe("Login user (default exec.user)"),
+  become: z.enum(["none", "sudo"]).optional().describe("How approved changes get root on this host when the login is not root (default: the backend's become, else none)"),
   tags: z.array(tag).max(32).default(() => []),
   meta: z.record(z.string().regex(/^[a-z][a-z0-9_]{0,31}$/), z.string().max(256)).default(() => ({})),
 }).strict();

@@ -15,11 +15,13 @@ export class KnownHostsProvider implements InventoryProvider {
   readonly info: BackendInfo;
   private readonly files: string[];
   private readonly tags: string[];
+  private readonly become: "none" | "sudo" | undefined;
   private hashedSeen = 0;
 
   constructor(cfg: KnownHostsConfig, home: string) {
     this.files = (cfg.files ?? ["~/.ssh/known_hosts"]).map((f) => (f.startsWith("~/") ? `${home}${f.slice(1)}` : f));
     this.tags = cfg.tags;
+    this.become = cfg.become;
     this.info = { kind: "known_hosts", name: cfg.name ?? "known_hosts", hint: this.files.join(", "), notes: ["hashed entries (|1|…) cannot be listed, only checked against a given name"] };
   }
 
@@ -54,7 +56,7 @@ export class KnownHostsProvider implements InventoryProvider {
             backend: this.info.name,
             meta: { key_type: e.key_type },
             tags: [...this.tags],
-            ssh: { host: h.host, port: h.port, identity_files: [], proxy_jump: [] },
+            ssh: { host: h.host, port: h.port, identity_files: [], proxy_jump: [], become: this.become },
           });
         }
       }

@@ -23,10 +23,12 @@ export class SshConfigProvider implements InventoryProvider {
   readonly info: BackendInfo;
   readonly files: SshConfigFile[];
   private readonly tags: string[];
+  private readonly become: "none" | "sudo" | undefined;
 
   constructor(cfg: SshConfigConfig, home: string) {
     this.files = fileList(cfg, home);
     this.tags = cfg.tags;
+    this.become = cfg.become;
     this.info = { kind: "ssh_config", name: cfg.name ?? "ssh_config", hint: this.files.map((f) => f.path).join(", "), notes: [NOTE] };
   }
 
@@ -50,7 +52,7 @@ export class SshConfigProvider implements InventoryProvider {
       meta,
       tags: [...new Set([...this.tags, ...r.tags])],
       ssh: {
-        host: r.hostname, port: r.port, user: r.user, identity_files: r.identity_files.map((f) => expandIdentityFile(f, r)), proxy_jump: r.proxy_jump,
+        host: r.hostname, port: r.port, user: r.user, identity_files: r.identity_files.map((f) => expandIdentityFile(f, r)), proxy_jump: r.proxy_jump, become: this.become,
         ...(r.errors.length > 0 ? {
           refusal: {
             message: `${alias}: ${r.errors.join("; ")}`,

@@ -19,7 +19,7 @@ export class StaticProvider implements InventoryProvider {
       backend,
       meta: { ...h.meta },
       tags: [...new Set([...cfg.tags, ...h.tags])],
-      ssh: { host: h.address, port: h.port, user: h.user, identity_files: [], proxy_jump: [] },
+      ssh: { host: h.address, port: h.port, user: h.user, identity_files: [], proxy_jump: [], become: h.become ?? cfg.become },
     }));
   }
 

@@ -1,3 +1,5 @@
+import type { Become } from "./become.ts";
+
 /**
  * The host model shared by every inventory provider (DESIGN.md, Words: host). Providers turn what they know
  * (a config list, an OpenSSH client config, known_hosts, a container engine) into `HostRecord`s; the search
@@ -23,6 +25,12 @@ export interface SshEndpoint {
   user?: string | undefined;
   identity_files: string[];
   proxy_jump: string[];
+  /**
+   * How approved changes get root when `user` is not root (core/inventory/become.ts): `sudo` prefixes them with
+   * `sudo -n --`; absent or `none`: the login must be root. From the inventory (a static host's or its backend's
+   * `become`), never from the host itself.
+   */
+  become?: Become | undefined;
   /**
    * Set when this endpoint must not be dialed, with the message and hint the refusal carries (code
    * `ssh_config_error`): a ProxyCommand (corpus T3-07), an Include that cannot be read, a malformed hostgate
