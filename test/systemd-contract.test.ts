@@ -8,6 +8,7 @@ import { SshPool } from "../src/adapters/exec-ssh/pool.ts";
 import { sshSession } from "../src/adapters/exec-ssh/session.ts";
 import { sessionExecOpener } from "../src/adapters/remote-exec.ts";
 import { bridgeUnitManager } from "../src/adapters/systemd-bridge-ssh.ts";
+import { SystemctlUnitManager } from "../src/adapters/systemd-systemctl-ssh.ts";
 import { nspawnPrereqs, startNspawn } from "./peers/nspawn.ts";
 import { nspawnSshPrereqs, startNspawnSsh } from "./peers/nspawn-ssh.ts";
 import { REQUIRE_PEERS } from "./peers/proc.ts";
@@ -81,6 +82,24 @@ peerContract("dbus over SSH (systemd-stdio-bridge), PID-1 systemd in nspawn", ns
     const system = bridgeUnitManager({ open, host: "box", login: "deploy", become: "sudo" });
     return {
       units: createUnitManagerSet(system, new Map()),
+      ref: { scope: "system" },
+      known: { ...PEER_UNITS, rootMount: "-.mount" },
+      stop: async () => {
+        pool.close();
+        await peer.stop();
+      },
+    };
+  });
+});
+
+// The fallback where the bridge is absent: every call one `systemctl` over SSH, output parsed. Same contract.
+peerContract("systemctl over SSH (no bridge), PID-1 systemd in nspawn", nspawnSshPrereqs(), () => {
+  describeUnitManagerContract("systemctl over SSH (no bridge), PID-1 systemd in nspawn", async () => {
+    const peer = await startNspawnSsh();
+    const pool = new SshPool({ known_hosts: [peer.knownHosts], host_keys: "strict", default_user: "deploy", default_identity_files: [peer.clientKey], connect_timeout_ms: 10_000 });
+    const open = sessionExecOpener(sshSession(pool, { target: { host: peer.ip, port: peer.port } }));
+    return {
+      units: createUnitManagerSet(new SystemctlUnitManager({ open, host: "box", login: "deploy", become: "sudo" }), new Map()),
       ref: { scope: "system" },
       known: { ...PEER_UNITS, rootMount: "-.mount" },
       stop: async () => {

@@ -8,6 +8,8 @@ import { SshHostMutator } from "../../src/adapters/host-mutator-ssh.ts";
 import { sessionExecOpener, type OpenExec } from "../../src/adapters/remote-exec.ts";
 import { bridgeUnitManager, detectRemoteSystemd } from "../../src/adapters/systemd-bridge-ssh.ts";
 import { DbusUnitManager } from "../../src/adapters/systemd-dbus.ts";
+import { remoteUnitManagers } from "../../src/adapters/systemd-remote.ts";
+import { SystemctlUnitManager } from "../../src/adapters/systemd-systemctl-ssh.ts";
 import type { Become } from "../../src/core/inventory/become.ts";
 import { HostgateError } from "../../src/core/errors.ts";
 import type { UnitManager } from "../../src/ports/unit-manager.ts";
@@ -97,6 +99,36 @@ suite("HostMutator and UnitManager over SSH on a PID-1 systemd container", () =>
       expect(def.text).toMatch(/private\.conf\n\(not shown: mode 0600/);
       expect(await remote.getServiceStatus(unit)).toEqual(await local.getServiceStatus(unit));
       expect(await codeOf(remote.getUnit("hg-nonexistent.service"))).toBe("no_such_unit");
+    });
+  });
+
+  describe("the systemctl fallback (systemd without systemd-stdio-bridge)", () => {
+    it("answers list_units, unit state, service status and definitions as the container's own bus does", async () => {
+      const local = new DbusUnitManager({ busAddress: peer.container.busAddress, fileRoot: peer.container.fileRoot });
+      managers.push(local);
+      const text = new SystemctlUnitManager({ open: await login("plain"), host: "box", login: "plain", become: "none" });
+      expect(await text.listUnits()).toEqual(await local.listUnits());
+      expect(await text.listUnits({ types: ["timer"], states: ["active", "inactive"] })).toEqual(await local.listUnits({ types: ["timer"], states: ["active", "inactive"] }));
+      for (const u of [PEER_UNITS.running, PEER_UNITS.timer, PEER_UNITS.escaped, "-.mount"]) expect(await text.getUnit(u)).toEqual(await local.getUnit(u));
+      expect(await text.getServiceStatus(PEER_UNITS.running)).toEqual(await local.getServiceStatus(PEER_UNITS.running));
+      expect(await text.getDefinition(PEER_UNITS.withDropIn)).toEqual(await local.getDefinition(PEER_UNITS.withDropIn));
+      expect(await codeOf(text.getUnit("hg-nonexistent.service"))).toBe("no_such_unit");
+      expect(await codeOf(text.getUnit("bad name;id"))).toBe("invalid_unit_name");
+    });
+
+    it("detection says which path a host uses: the bridge when present, systemctl when the bridge is gone", async () => {
+      const open = await login("plain");
+      expect((await detectRemoteSystemd(open, "box")).kind).toBe("dbus_bridge");
+      sh("chmod 0 /usr/bin/systemd-stdio-bridge");
+      try {
+        const found = await detectRemoteSystemd(open, "box");
+        expect(found).toEqual({ kind: "systemctl", detail: expect.stringMatching(/^systemd \(systemd 25\d.*\) without systemd-stdio-bridge/) as string });
+        const set = remoteUnitManagers({ open, host: "box", login: "plain", become: "none" }, found);
+        expect(set.system).toBeInstanceOf(SystemctlUnitManager);
+        expect((await set.system.getUnit(PEER_UNITS.running)).active_state).toBe("active");
+      } finally {
+        sh("chmod 0755 /usr/bin/systemd-stdio-bridge");
+      }
     });
   });
 
@@ -256,6 +288,10 @@ const noSshd = sshdPrereqs();
     writeFileSync(`${sshd.dir}/known_hosts`, `[127.0.0.1]:${sshd.port} ${pub}\n`);
     pool = new SshPool({ known_hosts: [`${sshd.dir}/known_hosts`], host_keys: "strict", default_user: "root", default_identity_files: [sshd.clientKey], connect_timeout_ms: 10_000 });
     const open = sessionExecOpener(sshSession(pool, { target: { host: "127.0.0.1", port: sshd.port } }));
-    expect(await detectRemoteSystemd(open, "loopback")).toEqual({ kind: "none", detail: "PID 1 on loopback is not systemd (no /run/systemd/system)" });
+    const found = await detectRemoteSystemd(open, "loopback");
+    expect(found).toEqual({ kind: "none", detail: "PID 1 on loopback is not systemd (no /run/systemd/system)" });
+    const set = remoteUnitManagers({ open, host: "loopback", login: "root", become: "none" }, found);
+    const e = await set.system.listUnits().catch((x: unknown) => x as HostgateError);
+    expect(e).toMatchObject({ code: "unavailable", message: expect.stringContaining("PID 1 on loopback is not systemd") as string });
   });
 });
