@@ -56,12 +56,18 @@ export async function detectRemoteSystemd(open: OpenExec, host: string): Promise
   return { kind: "none", detail: `PID 1 on ${host} is not systemd (no /run/systemd/system)` };
 }
 
-/** Pipes one local socket and one channel together; each side's end or error closes the other. */
+/**
+ * Pipes one local socket and one channel together; each side's end or error closes the other. The channel is
+ * left flowing once the socket is gone: its end (and so its `close`, which gives the pool's slot back) is only
+ * emitted once what the bridge still sent has been read.
+ */
 function splice(sock: Socket, ch: Awaited<ReturnType<OpenExec>>): void {
   sock.pipe(ch);
   ch.pipe(sock);
   const end = (): void => {
     sock.destroy();
+    ch.unpipe(sock);
+    ch.resume();
     ch.close();
   };
   sock.on("close", end);

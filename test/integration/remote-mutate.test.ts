@@ -85,6 +85,20 @@ suite("HostMutator and UnitManager over SSH on a PID-1 systemd container", () =>
       expect(a.find((u) => u.unit === PEER_UNITS.running)).toMatchObject({ active_state: "active", sub_state: "running" });
     });
 
+    it("closing a remote manager gives its bridge channel back to the pool (five bridges in turn on a pool of two slots)", async () => {
+      const small = new SshPool({ known_hosts: [peer.knownHosts], host_keys: "strict", default_user: "plain", default_identity_files: [peer.clientKey], connect_timeout_ms: 10_000, max_sessions: 2 });
+      try {
+        const open = sessionExecOpener(sshSession(small, { target: { host: peer.ip, port: peer.port } }));
+        for (let i = 0; i < 5; i++) {
+          const m = bridgeUnitManager({ open, host: "box", login: "plain", become: "none" });
+          expect((await m.getUnit(PEER_UNITS.running)).active_state).toBe("active");
+          await m.close();
+        }
+      } finally {
+        small.close();
+      }
+    }, 20_000);
+
     it("read_unit (definition, state, service status) over SSH equals the container's own bus; files are read on the container", async () => {
       const local = new DbusUnitManager({ busAddress: peer.container.busAddress, fileRoot: peer.container.fileRoot });
       managers.push(local);

@@ -1,0 +1,104 @@
+/**
+ * Remote systemd and mutations over SSH (issue 20 part C). Run as root: `npx tsx bench/remote-systemd.ts`. Boots
+ * the SSH-reachable PID-1 systemd container (test/peers/nspawn-ssh.ts) and prints ONE JSON object on stdout,
+ * p50/p90 over warm connections of the shared pool (first calls dropped):
+ * - get_unit / read_unit_definition / list_units: over the remote D-Bus (systemd-stdio-bridge on one channel),
+ *   over the systemctl fallback, and on the container's own bus from this machine (`local`, the same adapter on
+ *   a Unix socket: what the call costs without SSH); target read_unit over the remote D-Bus ≤ 10 ms;
+ * - openssh_controlmaster_show: `ssh -S <ControlMaster> host systemctl show -p ActiveState unit` (the reference);
+ * - bridge_connect: a fresh bridge's first call (channel + relay socket + D-Bus Hello), warm SSH connection;
+ * - write_file: SshHostMutator.writeFileAtomic with a precondition (one fixed script), as root and via sudo -n;
+ * - can_become: the preview's privilege check (`sudo -n id -u`).
+ */
+import { spawn, spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { existsSync, mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { SshPool } from "../src/adapters/exec-ssh/pool.ts";
+import { sshSession } from "../src/adapters/exec-ssh/session.ts";
+import { SshHostMutator } from "../src/adapters/host-mutator-ssh.ts";
+import { sessionExecOpener } from "../src/adapters/remote-exec.ts";
+import { bridgeUnitManager } from "../src/adapters/systemd-bridge-ssh.ts";
+import { DbusUnitManager } from "../src/adapters/systemd-dbus.ts";
+import { SystemctlUnitManager } from "../src/adapters/systemd-systemctl-ssh.ts";
+import type { UnitManager } from "../src/ports/unit-manager.ts";
+import { startNspawnSsh } from "../test/peers/nspawn-ssh.ts";
+import { PEER_UNITS } from "../test/peers/test-units.ts";
+
+const pct = (xs: number[], p: number): number => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(p * xs.length))]!;
+const r2 = (x: number): number => Math.round(x * 100) / 100;
+const stats = (xs: number[]): { n: number; p50_ms: number; p90_ms: number } => ({ n: xs.length, p50_ms: r2(pct(xs, 0.5)), p90_ms: r2(pct(xs, 0.9)) });
+
+async function time(n: number, f: (i: number) => Promise<unknown>): Promise<{ n: number; p50_ms: number; p90_ms: number }> {
+  for (let i = 0; i < 5; i++) await f(-1 - i);
+  const xs: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const t = performance.now();
+    await f(i);
+    xs.push(performance.now() - t);
+  }
+  return stats(xs);
+}
+
+const peer = await startNspawnSsh();
+const out: Record<string, unknown> = {};
+const pool = new SshPool({ known_hosts: [peer.knownHosts], host_keys: "strict", default_user: "root", default_identity_files: [peer.clientKey], connect_timeout_ms: 10_000 });
+const open = (user: string) => sessionExecOpener(sshSession(pool, { target: { host: peer.ip, port: peer.port, user } }));
+try {
+  const unit = PEER_UNITS.withDropIn;
+  const managers: Record<string, UnitManager> = {
+    remote_dbus: bridgeUnitManager({ open: open("root"), host: "box", login: "root", become: "none" }),
+    remote_systemctl: new SystemctlUnitManager({ open: open("root"), host: "box", login: "root", become: "none" }),
+    local: new DbusUnitManager({ busAddress: peer.container.busAddress, fileRoot: peer.container.fileRoot }),
+  };
+  for (const [name, m] of Object.entries(managers)) {
+    out[name] = {
+      get_unit: await time(50, () => m.getUnit(unit)),
+      read_unit_definition: await time(30, () => m.getDefinition(unit)),
+      list_units: await time(20, () => m.listUnits()),
+    };
+  }
+  for (const m of Object.values(managers)) await m.close();
+
+  const cold: number[] = [];
+  for (let i = 0; i < 8; i++) {
+    const m = bridgeUnitManager({ open: open("root"), host: "box", login: "root", become: "none" });
+    const t = performance.now();
+    await m.getUnit(unit);
+    cold.push(performance.now() - t);
+    await m.close();
+  }
+  out.bridge_connect = stats(cold);
+
+  // OpenSSH with a ControlMaster, the same read as text.
+  const ctl = join(mkdtempSync(join(tmpdir(), "hg-bench-ctl-")), "ctl");
+  const sshArgs = ["-i", peer.clientKey, "-o", `UserKnownHostsFile=${peer.knownHosts}`, "-o", "StrictHostKeyChecking=yes", "-o", "BatchMode=yes", "-S", ctl];
+  const master = spawn("ssh", [...sshArgs, "-M", "-N", `root@${peer.ip}`], { stdio: "ignore" });
+  for (let i = 0; i < 100 && !existsSync(ctl); i++) await new Promise((r) => setTimeout(r, 50));
+  out.openssh_controlmaster_show = await time(30, () => {
+    const r = spawnSync("ssh", [...sshArgs, `root@${peer.ip}`, "systemctl", "show", "-p", "ActiveState", unit]);
+    if (r.status !== 0) throw new Error(`ssh -S failed: ${r.stderr.toString()}`);
+    return Promise.resolve();
+  });
+  master.kill();
+
+  const content = (i: number) => `value = ${i}\n`;
+  const sha = (s: string) => createHash("sha256").update(s).digest("hex");
+  for (const [name, user, become] of [["write_file_root", "root", "none"], ["write_file_sudo", "deploy", "sudo"]] as const) {
+    const m = new SshHostMutator({ open: open(user), host: "box", login: user, become });
+    const path = `/etc/hg-bench-${user}.conf`;
+    let prev: string | null = null;
+    out[name] = await time(30, async (i) => {
+      const next = content(i);
+      await m.writeFileAtomic(path, next, { expectedSha256: prev === null ? null : sha(prev) });
+      prev = next;
+    });
+  }
+  const deploy = new SshHostMutator({ open: open("deploy"), host: "box", login: "deploy", become: "sudo" });
+  out.can_become_sudo = await time(30, () => deploy.canBecome());
+} finally {
+  pool.close();
+  await peer.stop();
+}
+console.log(JSON.stringify(out));
