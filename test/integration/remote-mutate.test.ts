@@ -5,6 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SshPool } from "../../src/adapters/exec-ssh/pool.ts";
 import { sshSession } from "../../src/adapters/exec-ssh/session.ts";
 import { SshHostMutator } from "../../src/adapters/host-mutator-ssh.ts";
+import { sshChangePorts } from "../../src/adapters/ssh-change-ports.ts";
+import { sshActionContext } from "../../src/adapters/ssh-context.ts";
+import writeFile from "../../src/core/catalogue/actions/write-file.ts";
 import { sessionExecOpener, type OpenExec } from "../../src/adapters/remote-exec.ts";
 import { bridgeUnitManager, detectRemoteSystemd } from "../../src/adapters/systemd-bridge-ssh.ts";
 import { DbusUnitManager } from "../../src/adapters/systemd-dbus.ts";
@@ -213,6 +216,29 @@ suite("HostMutator and UnitManager over SSH on a PID-1 systemd container", () =>
       expect(await codeOf(m.writeFileAtomic("/etc/x", "x", { mode: 0o10000 }))).toBe("invalid_params");
       expect(await codeOf(m.signal(-1, "SIGTERM"))).toBe("invalid_params");
       expect(await codeOf(m.run([], {}))).toBe("invalid_params");
+    });
+  });
+
+  describe("WriteFile, the catalogue action, on the host's SSH action context (preview from the remote state, apply through the mutator)", () => {
+    it("preview → apply over SSH as deploy with sudo; the second preview has nothing left to do; a change after the preview is refused and kept", async () => {
+      const route = { target: { host: peer.ip, port: peer.port, user: "deploy" } };
+      const ports = await sshChangePorts({ session: sshSession(pool, route), name: "box", login: "deploy", become: "sudo" });
+      expect(ports.systemd.kind).toBe("dbus_bridge");
+      managers.push(ports.units.system);
+      const { ctx } = await sshActionContext({ pool, route, name: "box", logs_readable: { kind: "all" }, mutator: ports.mutator, units: ports.units });
+      const params = { path: "/etc/hg-action.conf", content: "listen = 80\n" };
+      const first = await writeFile.preview(params, ctx);
+      expect(first.current).toMatchObject({ exists: false, real_dir: "/etc" });
+      expect(await writeFile.apply(params, ctx, first)).toMatchObject({ path: params.path, created: true, mode: "0644" });
+      expect(sh("stat -c '%U %a' /etc/hg-action.conf; cat /etc/hg-action.conf")).toBe("root 644\nlisten = 80\n");
+      const again = await writeFile.preview(params, ctx);
+      expect(again.text).toContain("(content unchanged)");
+      const next = { path: params.path, content: "listen = 8080\n" };
+      const planned = await writeFile.preview(next, ctx);
+      sh("printf 'listen = 81\\n' > /etc/hg-action.conf");
+      expect(await codeOf(writeFile.apply(next, ctx, planned))).toBe("precondition_failed");
+      expect(readFileSync(inside("/etc/hg-action.conf"), "utf8")).toBe("listen = 81\n");
+      expect((await ctx.units.system.getUnit(PEER_UNITS.running)).active_state).toBe("active");
     });
   });
 
