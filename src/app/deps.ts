@@ -79,6 +79,8 @@ export interface DaemonDeps {
   hostsFeature?: () => Promise<HostsFeature>;
   /** The composed features whose doctor findings doctor lists, each check prefixed by the feature's name. */
   features?: readonly { name: string; doctor?: () => Promise<DoctorFinding[]> }[];
+  /** Fan-out bounds of `query { hosts }` (tests): hosts at once (default exec.fanout_concurrency), per-host timeout in ms. */
+  fanout?: { concurrency?: number; timeout_ms?: number };
   /** Facts for doctor: backend selection, state paths, sockets. */
   facts: Record<string, string>;
   /**

@@ -4,8 +4,8 @@ import { openAiPlanner } from "../adapters/planner-openai.ts";
 import { audit } from "../app/audit-log.ts";
 import { DaemonService, type ServiceExtras } from "../app/daemon-service.ts";
 import type { DaemonDeps, StepProposer } from "../app/deps.ts";
-import { HostRegistry } from "../app/hosts.ts";
-import { localCommandHost } from "../app/hosts-handlers.ts";
+import { HostRegistry, type RemoteContextFactory } from "../app/hosts.ts";
+import { localCommandHost, remoteSource } from "../app/hosts-handlers.ts";
 import { ResourceRegistry } from "../app/resources.ts";
 import { LOCAL_HOST } from "../core/host-id.ts";
 import type { Action } from "../core/catalogue/action.ts";
@@ -36,6 +36,11 @@ export interface ComposeOptions {
   announce?: (line: string) => void;
   /** Skills gates asked for at start (`--allow-install`, `--allow-exec`). */
   skills?: SkillGateFlags;
+  /**
+   * Builds the typed context of an inventory host (files, systemd, mutate) on first use. Absent: inventory hosts
+   * offer `exec` alone (approved commands) until the SSH ports are wired here.
+   */
+  remoteContexts?: RemoteContextFactory;
 }
 
 /** A composed daemon: its service, where it keeps state and sockets, and how to stop it. */
@@ -92,7 +97,7 @@ export async function composeDaemon(config: Config, opts: ComposeOptions): Promi
   const skills = composeSkillsFeature(config, { mode: opts.mode, state: local.state, flags: opts.skills ?? { install: false, exec: false }, audit: () => stores.audit(), clock, policy: () => policy.forCommands() });
   const features: readonly DaemonFeature[] = [local, stores, policy, hostsFeature, skills];
 
-  const hosts = new HostRegistry();
+  const hosts = new HostRegistry(remoteSource(() => hostsFeature.get(), ctx, opts.remoteContexts ?? null));
   hosts.register({ id: LOCAL_HOST, hostname: identity.hostname, ctx, simulated_systemd: backend.type === "mock" });
   const resources = new ResourceRegistry();
   for (const f of features) for (const r of f.resources ?? []) resources.register(r);
@@ -156,6 +161,7 @@ export async function composeDaemon(config: Config, opts: ComposeOptions): Promi
     },
     close: async () => {
       // Reverse order of composition: the hosts' connections and the skills service before the stores they audit to.
+      hosts.close();
       for (const f of [...features].reverse()) await f.close?.();
     },
   };
