@@ -116,10 +116,12 @@ export class HostRegistry {
 
   /**
    * The entry for `id`: a registered host, else an inventory host whose context is built on first use and
-   * cached by generation. Throws `invalid_params` (not a host id), `unknown_host` (nothing resolves it; the
-   * hint says how to find hosts), or the factory's error (nothing cached then).
+   * cached by generation. `gate` sees the resolved record before any context is built or reused (the read
+   * policy: a host the caller may not read is never dialed). Throws `invalid_params` (not a host id),
+   * `unknown_host` (nothing resolves it; the hint says how to find hosts), the gate's error, or the factory's
+   * error (nothing cached then).
    */
-  async resolve(id: string = LOCAL_HOST, signal?: AbortSignal): Promise<HostEntry> {
+  async resolve(id: string = LOCAL_HOST, signal?: AbortSignal, gate?: (record: HostRecord) => Promise<void>): Promise<HostEntry> {
     const registered = this.hosts.get(id);
     if (registered) return registered;
     if (!HOST_ID_PATTERN.test(id)) throw new HostgateError("invalid_params", `${JSON.stringify(id)} is not a host name.`, { hint: "Use an inventory name from search_hosts (letters, digits, . _ - @ :)." });
@@ -136,6 +138,8 @@ export class HostRegistry {
       throw this.unknown(id, e?.message);
     }
     const generation = generationOf(record);
+    if (this.cache.get(id)?.generation !== generation) this.forget(id);
+    if (gate) await gate(record);
     const cached = this.cache.get(id);
     if (cached?.generation === generation) return cached.entry;
     this.forget(id);

@@ -30,14 +30,13 @@ const REFUSALS = new Set(["not_read_only", "unknown_action", "insufficient_role"
  * machine and caller (deny by default, core/policy/read-request.ts).
  */
 async function gatedEntry(d: DaemonDeps, action: string, hostId: string, caller: Caller, signal?: AbortSignal): Promise<HostEntry> {
-  const entry = await d.hosts.resolve(hostId, signal);
-  if (hostId === LOCAL_HOST || !entry.record) return entry;
-  if (!d.hostsFeature) throw new HostgateError("unavailable", "the hosts feature is not composed in this daemon");
-  const f = await d.hostsFeature();
-  const who = { role: caller.role, client: caller.client_name ?? "", uid: caller.peer?.uid ?? null };
-  const verdict = assertReadAllowed(f.policy, readPolicyRequest(action, who, entry.record));
-  await audit(d.audit(), "query.remote", actorOf(caller), { action, host: hostId, machine: entry.record.machine?.name ?? hostId, policies: verdict.policies }).catch(() => undefined);
-  return entry;
+  return d.hosts.resolve(hostId, signal, async (record) => {
+    if (!d.hostsFeature) throw new HostgateError("unavailable", "the hosts feature is not composed in this daemon");
+    const f = await d.hostsFeature();
+    const who = { role: caller.role, client: caller.client_name ?? "", uid: caller.peer?.uid ?? null };
+    const verdict = assertReadAllowed(f.policy, readPolicyRequest(action, who, record));
+    await audit(d.audit(), "query.remote", actorOf(caller), { action, host: hostId, machine: record.machine?.name ?? hostId, policies: verdict.policies }).catch(() => undefined);
+  });
 }
 
 /** One host's answer: the query path (app/query.ts: caps, params, redaction, 1 MiB), its errors thrown. */
