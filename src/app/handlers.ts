@@ -13,7 +13,7 @@ import { doctor } from "./doctor.ts";
 import { execute } from "./execute.ts";
 import { history } from "./history.ts";
 import { plan } from "./plan.ts";
-import { queryHosts } from "./query-hosts.ts";
+import { queryHosts, readResource } from "./query-hosts.ts";
 import { hostsHandlers } from "./hosts-handlers.ts";
 import { skillsHandlers } from "./skills/handlers.ts";
 
@@ -60,7 +60,7 @@ export function daemonHandlers(d: DaemonDeps, extras: ServiceExtras): Handlers {
     },
     resources_list: () => d.resources.list(),
     resource_templates_list: () => d.resources.templates(),
-    resource_read: (p) => d.resources.read(p.uri),
+    resource_read: (p, caller, signal) => readResource(d, p.uri, caller, signal),
     pending: (p) => pending(d, p.limit),
     ...hostsHandlers(d),
     ...skillsHandlers(d.skills),

@@ -1,9 +1,13 @@
 import { actorOf, type Caller } from "../core/caller.ts";
 import { errorBody, HostgateError, type ErrorCode } from "../core/errors.ts";
-import { LOCAL_HOST } from "../core/host-id.ts";
+import { HOST_ID_PATTERN, LOCAL_HOST } from "../core/host-id.ts";
+import { assertSupported } from "../core/catalogue/needs.ts";
+import { redactDeep } from "../core/redact.ts";
+import { parseUnitUri, splitHostUnitUri } from "../core/systemd/uri.ts";
+import { readUnitResource } from "./unit-resources.ts";
 import { canonicalJson } from "../core/audit/canonical.ts";
 import { assertReadAllowed, readPolicyRequest } from "../core/policy/read-request.ts";
-import type { FanOutData, QueryValue } from "../ipc/protocol.ts";
+import type { FanOutData, QueryValue, ResourceContents } from "../ipc/protocol.ts";
 import { audit } from "./audit-log.ts";
 import type { DaemonDeps } from "./deps.ts";
 import type { HostEntry } from "./hosts.ts";
@@ -112,4 +116,27 @@ export async function queryHosts(d: DaemonDeps, p: QueryRequest, caller: Caller,
     data,
     meta: { host: hosts[0]!, hostname: hosts[0]!, hosts, action: p.action, at: new Date(started).toISOString(), duration_ms: Date.now() - started, untrusted: untrusted || errors.length > 0, redactions },
   };
+}
+
+/**
+ * `resources/read` of a unit on an inventory host (`systemd://host/<host>/system/...`): the same read policy
+ * as a direct tool (action `ReadUnit`, or `ReadUnitDefinition` for `/definition`), the host must offer systemd,
+ * and the text is redacted before it leaves the daemon. Any other URI goes to the resource registry as before.
+ */
+export async function readResource(d: DaemonDeps, uri: string, caller: Caller, signal?: AbortSignal): Promise<ResourceContents> {
+  const split = splitHostUnitUri(uri, HOST_ID_PATTERN);
+  if (split.host === null) return d.resources.read(uri);
+  if (split.host === LOCAL_HOST) return { ...(await d.resources.read(split.uri)), uri };
+  const action = split.uri.endsWith("/definition") ? "ReadUnitDefinition" : "ReadUnit";
+  parseUnitUri(split.uri);
+  try {
+    const entry = await gatedEntry(d, action, split.host, caller, signal);
+    assertSupported({ name: action, needs: ["systemd"], access: "read_only" }, entry.ctx, entry.id);
+    const contents = await readUnitResource(split.uri, entry.ctx.units);
+    return { ...contents, uri, text: redactDeep(contents.text).value };
+  } catch (err) {
+    const code = err instanceof HostgateError ? err.code : "internal_error";
+    if (REFUSALS.has(code)) await audit(d.audit(), "query.refused", actorOf(caller), { action, host: split.host, code }).catch(() => undefined);
+    throw d.hosts.failed(split.host, err);
+  }
 }

@@ -16,6 +16,7 @@ import { nodeCrypto } from "../../src/adapters/crypto-node.ts";
 import { LinuxHostProbe } from "../../src/adapters/host-linux.ts";
 import { LinuxHostMutator } from "../../src/adapters/host-mutator-linux.ts";
 import { createUnavailableUnitManagers } from "../../src/adapters/systemd-unavailable.ts";
+import { createMockUnitManagers } from "../../src/adapters/systemd-mock.ts";
 import { HostRegistry, type RemoteContextFactory } from "../../src/app/hosts.ts";
 import { ConfigSchema } from "../../src/config/schema.ts";
 import type { ActionContext } from "../../src/core/catalogue/action.ts";
@@ -48,6 +49,8 @@ const standIn: RemoteContextFactory = async (rec) => {
     host, clock: { now: () => Date.now() }, family: "debian", units: createUnavailableUnitManagers("stand-in: no systemd"), mutator: new LinuxHostMutator(),
     hash: nodeCrypto, self_pid: process.pid, protected_paths: [], logs_readable: { kind: "all" }, capabilities: ["files"],
   };
+  // "units": a host whose service manager answers (the project's mock unit manager stands in for the remote D-Bus).
+  if (rec.name === "units") return { ctx: { ...ctx, units: createMockUnitManagers(), capabilities: ["files", "systemd"] }, hostname: "standin-units" };
   return { ctx, hostname: `standin-${rec.name}`, close: () => { closed.push(rec.name); } };
 };
 
@@ -65,7 +68,7 @@ async function daemon(opts: { factory?: RemoteContextFactory | null; policy?: bo
     exec: { known_hosts: [knownHosts], identity_files: [join(work, "no-key")], use_agent: false, user: "root" },
     inventory: {
       providers: [
-        { kind: "static", name: "lab", cache_ttl: 0, tags: ["lab"], hosts: ["lab-a", "lab-b", "down", "hang", "keyed"].map((name, i) => ({ name, address: `10.99.0.${i + 1}` })) },
+        { kind: "static", name: "lab", cache_ttl: 0, tags: ["lab"], hosts: ["lab-a", "lab-b", "down", "hang", "keyed", "units"].map((name, i) => ({ name, address: `10.99.0.${i + 1}` })) },
         { kind: "static", name: "other", cache_ttl: 0, hosts: [{ name: "plain", address: "10.99.1.1" }] },
         { kind: "ssh_config", name: "moving", cache_ttl: 0, tags: ["lab"], files: [sshConfig] },
       ],
@@ -217,5 +220,39 @@ describe("fan-out: query { hosts }", () => {
     const d = await daemon();
     await expect(query(d, { action: "GetLoad", args: {}, host: "lab-a", hosts: ["lab-b"] })).rejects.toMatchObject({ message: expect.stringContaining("host or hosts") as unknown });
     await expect(query(d, { action: "GetLoad", args: {}, hosts: Array.from({ length: 101 }, (_, i) => `h${i}`) })).rejects.toBeInstanceOf(HostgateError);
+  });
+});
+
+describe("systemd resources of remote hosts: systemd://host/<host>/system/...", () => {
+  const read = async (d: ComposedDaemon, uri: string) => d.service.agent("host-ctx").call("resource_read", { uri });
+
+  it("a unit on an inventory host reads through its own manager, under the read policy; the local URIs keep meaning local", async () => {
+    const d = await daemon();
+    const templates = await d.service.agent("t").call("resource_templates_list", {});
+    expect(templates.ok && templates.value.map((t) => t.uriTemplate)).toContain("systemd://host/{host}/system/unit/{type}/{name}");
+    const remote = await read(d, "systemd://host/units/system/unit/service/nginx");
+    expect(remote.ok && remote.value).toMatchObject({ uri: "systemd://host/units/system/unit/service/nginx", mimeType: "application/json" });
+    expect(remote.ok && remote.value.text).toContain("A high performance web server");
+    // The unit file's drop-in holds a token: redacted in the remote answer before it leaves the daemon.
+    const def = await read(d, "systemd://host/units/system/unit/service/nginx/definition");
+    expect(def.ok && def.value.text).toContain("NGINX_API_TOKEN");
+    expect(def.ok && def.value.text).not.toContain("abc123");
+    const local = await read(d, "systemd://system/unit/service/nginx");
+    expect(local.ok).toBe(true);
+    expect(audits(d, "query.remote").slice(-2)).toMatchObject([{ action: "ReadUnit", host: "units" }, { action: "ReadUnitDefinition", host: "units" }]);
+  });
+
+  it("refusals: a host without systemd, a host the policy does not grant, a hostile host segment", async () => {
+    const d = await daemon();
+    const nosd = await read(d, "systemd://host/lab-a/system/unit/service/nginx");
+    expect(!nosd.ok && nosd.error).toMatchObject({ code: "unavailable" });
+    const plain = await read(d, "systemd://host/plain/system/unit/service/nginx");
+    expect(!plain.ok && plain.error).toMatchObject({ code: "refused" });
+    const builds = built.length;
+    for (const uri of ["systemd://host/a$(id)/system/unit/service/nginx", "systemd://host/-oProxyCommand=x/system/unit/service/nginx", "systemd://host/units"]) {
+      const r = await read(d, uri);
+      expect(!r.ok && r.error, uri).toMatchObject({ code: "invalid_uri" });
+    }
+    expect(built.length).toBe(builds);
   });
 });
