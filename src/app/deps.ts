@@ -14,8 +14,8 @@ import type { Sandboxes } from "./sandbox.ts";
 import type { RiskEngine } from "../core/risk/index.ts";
 
 /**
- * The hosts feature (docs/hosts.md), composed on first use by daemon/hosts.ts: inventory, SSH executor,
- * policy engine (null: none configured), gate settings, the risk engine, doctor findings and SIGHUP reload.
+ * The hosts feature (docs/hosts.md), composed on first use by daemon/hosts-feature.ts: inventory, SSH executor,
+ * the policy service's engine (null: none configured), gate settings, the risk engine and doctor findings.
  */
 export interface HostsFeature {
   inventory: Inventory;
@@ -32,8 +32,14 @@ export interface HostsFeature {
   /** The login user when neither the inventory nor ssh_config names one (exec.user, else the daemon's user). */
   default_user: string;
   engine: Promise<RiskEngine>;
-  doctor(): Promise<{ level: "ok" | "warn"; check: string; message: string }[]>;
-  reloadPolicy(): string;
+  doctor(): Promise<DoctorFinding[]>;
+}
+
+/** One finding a feature adds to doctor (daemon/feature.ts). */
+export interface DoctorFinding {
+  level: "ok" | "warn";
+  check: string;
+  message: string;
 }
 import type { SkillsHandle } from "./skills/handlers.ts";
 
@@ -71,6 +77,10 @@ export interface DaemonDeps {
   llm: StepProposer | null;
   /** The hosts feature, built on first use (absent in daemons composed without it, e.g. some tests). */
   hostsFeature?: () => Promise<HostsFeature>;
+  /** The composed features whose doctor findings doctor lists, each check prefixed by the feature's name. */
+  features?: readonly { name: string; doctor?: () => Promise<DoctorFinding[]> }[];
+  /** Fan-out bounds of `query { hosts }` (tests): hosts at once (default exec.fanout_concurrency), per-host timeout in ms. */
+  fanout?: { concurrency?: number; timeout_ms?: number };
   /** Facts for doctor: backend selection, state paths, sockets. */
   facts: Record<string, string>;
   /**

@@ -40,13 +40,15 @@ export async function doctor(deps: DaemonDeps, caller: Caller): Promise<DoctorRe
     return { name: "audit chain", status, detail: `${result.status}${cp ? ` since checkpoint seq ${cp.seq}` : ""} (hash-only quick check; audit_verify checks signatures)${why}` };
   });
   checks.push(auditAnchoring(deps.facts));
-  if (deps.hostsFeature) {
-    const hosts = deps.hostsFeature;
-    await guard("hosts", async () => {
-      const found = await (await hosts()).doctor();
-      for (const f of found.slice(0, -1)) checks.push({ name: `hosts: ${f.check}`, status: f.level, detail: f.message });
+  for (const feature of deps.features ?? []) {
+    const findings = feature.doctor;
+    if (!findings) continue;
+    const label = (check: string): string => (check === feature.name ? check : `${feature.name}: ${check}`);
+    await guard(feature.name, async () => {
+      const found = await findings();
+      for (const f of found.slice(0, -1)) checks.push({ name: label(f.check), status: f.level, detail: f.message });
       const last = found[found.length - 1]!;
-      return { name: `hosts: ${last.check}`, status: last.level, detail: last.message };
+      return { name: label(last.check), status: last.level, detail: last.message };
     });
   }
   return { checks };

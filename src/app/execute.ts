@@ -78,7 +78,7 @@ async function runStep(deps: DaemonDeps, step: Step, caller: Caller): Promise<St
   if (problem) return refuse(problem);
   let host;
   try {
-    host = deps.hosts.get(tx.host);
+    host = await deps.hosts.resolve(tx.host);
   } catch (err) {
     return refuse(toHostgateError(err));
   }

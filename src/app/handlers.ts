@@ -1,20 +1,19 @@
 import { systemdActions } from "../core/catalogue/actions/systemd.ts";
-import { actorOf, type Caller } from "../core/caller.ts";
-import { HostgateError, type ErrorCode } from "../core/errors.ts";
+import type { Caller } from "../core/caller.ts";
+import { HostgateError } from "../core/errors.ts";
 import { LOCAL_HOST } from "../core/host-id.ts";
 import type { Handlers } from "../ipc/dispatch.ts";
 import type { CommandAssessment } from "../ipc/plan-command.ts";
 import { thisBuild } from "../ipc/prebuilt.ts";
 import { PROTOCOL_VERSION } from "../ipc/protocol.ts";
 import { approve, pending, reject, show } from "./approve.ts";
-import { audit } from "./audit-log.ts";
 import type { DaemonDeps } from "./deps.ts";
 import { describeActions } from "./describe.ts";
 import { doctor } from "./doctor.ts";
 import { execute } from "./execute.ts";
 import { history } from "./history.ts";
 import { plan } from "./plan.ts";
-import { queryAction } from "./query.ts";
+import { queryHosts, readResource } from "./query-hosts.ts";
 import { hostsHandlers } from "./hosts-handlers.ts";
 import { skillsHandlers } from "./skills/handlers.ts";
 
@@ -39,23 +38,10 @@ export function daemonHandlers(d: DaemonDeps, extras: ServiceExtras): Handlers {
   };
   return {
     describe: () => described,
-    query: async (p, caller) => {
-      const hostId = p.host ?? LOCAL_HOST;
-      let r;
-      try {
-        r = await queryAction(p.action, p.args, d.hosts.get(hostId), d.catalogue, caller.role);
-      } catch (err) {
-        await audit(d.audit(), "query.refused", actorOf(caller), { action: p.action, host: hostId, code: "unknown_host" }).catch(() => undefined);
-        throw err;
-      }
-      if (!r.ok) {
-        if (r.error.code === "not_read_only" || r.error.code === "unknown_action" || r.error.code === "insufficient_role") {
-          await audit(d.audit(), "query.refused", actorOf(caller), { action: p.action, host: hostId, code: r.error.code }).catch(() => undefined);
-        }
-        throw new HostgateError(r.error.code as ErrorCode, r.error.message, { ...(r.error.hint ? { hint: r.error.hint } : {}), ...(r.error.details ? { details: r.error.details } : {}) });
-      }
-      if (hostId === LOCAL_HOST && simulated(p.action)) r.value.meta.simulated = true;
-      return r.value;
+    query: async (p, caller, signal) => {
+      const value = await queryHosts(d, p, caller, signal, d.fanout ?? {});
+      if (p.hosts === undefined && (p.host ?? LOCAL_HOST) === LOCAL_HOST && simulated(p.action)) value.meta.simulated = true;
+      return value;
     },
     plan: async (p, caller) => {
       const result = await plan(d, p, caller);
@@ -74,7 +60,7 @@ export function daemonHandlers(d: DaemonDeps, extras: ServiceExtras): Handlers {
     },
     resources_list: () => d.resources.list(),
     resource_templates_list: () => d.resources.templates(),
-    resource_read: (p) => d.resources.read(p.uri),
+    resource_read: (p, caller, signal) => readResource(d, p.uri, caller, signal),
     pending: (p) => pending(d, p.limit),
     ...hostsHandlers(d),
     ...skillsHandlers(d.skills),

@@ -13,24 +13,19 @@ import type { DaemonDeps, HostsFeature } from "./deps.ts";
 import type { PolicyDecision } from "../core/policy/decision.ts";
 import type { RiskAssessment } from "../core/risk/index.ts";
 import { execOnHost, LOCAL_RECORD, sandboxTarget } from "./exec-on-host.ts";
+import type { RemoteContextFactory, RemoteSource } from "./hosts.ts";
 import { hostDetails } from "./host-details.ts";
 import { plan } from "./plan.ts";
 
 /**
- * The daemon's handlers for the hosts toolset (search_hosts, list_backends, get_host_details, exec_on_host)
- * and the approval path of exec_on_host: an SSH host whose command needs a human approval is registered in
- * the host registry with an ActionContext whose only working part is `remote` (RunCommand), and planned there,
- * so the receipt is bound to that host through the preview_hash.
+ * The daemon's handlers for the hosts toolset (search_hosts, list_backends, get_host_details, exec_on_host),
+ * the approval path of exec_on_host (a command that needs a human approval is planned as a RunCommand step on
+ * the host itself, through the host registry, so the receipt is bound to that host through the preview_hash),
+ * and the registry's source of inventory hosts ({@link remoteSource}).
  */
 
 /** The principal RunCommand previews are judged for: fixed, because execute recomputes the preview whoever calls. */
 const APPROVAL_PRINCIPAL: PolicyPrincipal = { role: "operator", client: "hostgate-approval", uid: null };
-
-/** An object whose every method rejects with `unavailable`: the ports an SSH host does not have (cast by the caller). */
-function refusing(what: string): object {
-  const fail = (): Promise<never> => Promise.reject(new HostgateError("unavailable", `${what} is not available on SSH hosts: only RunCommand (planned by exec_on_host) runs there`, { hint: "Use exec_on_host for commands on inventory hosts." }));
-  return new Proxy({}, { get: (_t, prop) => (prop === "then" ? undefined : fail) });
-}
 
 /** How RunCommand judges a command for `r`: the same gate as exec_on_host, for the fixed approval principal. */
 async function judgeFor(f: HostsFeature, r: HostRecord, command: string, shell: "sh" | "bash"): Promise<RemoteJudgement> {
@@ -80,24 +75,42 @@ export function localCommandHost(feature: () => Promise<HostsFeature>): RemoteHo
   };
 }
 
-/** Registers `r` as an SSH host (id = its inventory name) unless it already is; refuses names that are not host ids or are `local`. */
-function ensureRegistered(d: DaemonDeps, f: HostsFeature, r: HostRecord): void {
-  if (r.name === LOCAL_HOST || !HOST_ID_PATTERN.test(r.name)) {
-    throw new HostgateError("invalid_target", `${JSON.stringify(r.name)} cannot be a host id for an approval plan`, { hint: "Give the host an inventory name of letters, digits, . _ - @ : (not local)." });
-  }
-  if (d.hosts.has(r.name)) {
-    if (!d.hosts.get(r.name).ctx.remote) throw new HostgateError("host_exists", `${r.name} is registered as a non-SSH host`);
-    return;
-  }
-  const ctx: ActionContext = {
-    ...d.ctx,
-    family: "other",
-    host: refusing("host inspection") as ActionContext["host"],
-    units: refusing("systemd") as ActionContext["units"],
-    mutator: refusing("host changes") as ActionContext["mutator"],
-    remote: remoteHost(f, r),
+/**
+ * Ports of a context that lacks a capability (core/catalogue/needs.ts): the query and plan paths refuse an action
+ * whose needs the context does not declare before any port is touched, so these are never reached; if one were,
+ * it fails instead of acting on another host.
+ */
+function absent(host: string): object {
+  const fail = (): Promise<never> => Promise.reject(new HostgateError("unavailable", `${host}: this port is not offered by the host's context`));
+  return new Proxy({}, { get: (_t, prop) => (prop === "then" ? undefined : fail) });
+}
+
+/**
+ * The source of inventory hosts for the host registry (app/hosts.ts): exec_on_host's resolution, and a
+ * context per host from `factory` (the SSH ports) with RunCommand's `remote` (the `exec` capability) added.
+ * Without a factory a host offers `exec` alone: approved commands, nothing typed.
+ */
+export function remoteSource(feature: () => Promise<HostsFeature>, base: ActionContext, factory: RemoteContextFactory | null): () => Promise<RemoteSource> {
+  return async () => {
+    const f = await feature();
+    return {
+      resolve: (name) => f.inventory.resolveTarget(name),
+      build: async (rec, signal) => {
+        if (rec.name === LOCAL_HOST || !HOST_ID_PATTERN.test(rec.name)) {
+          throw new HostgateError("invalid_target", `${JSON.stringify(rec.name)} cannot be a host id`, { hint: "Give the host an inventory name of letters, digits, . _ - @ : (not local)." });
+        }
+        const remote = remoteHost(f, rec);
+        if (!factory) {
+          const ports = absent(rec.name);
+          const ctx: ActionContext = { ...base, family: "other", capabilities: ["exec"], host: ports as ActionContext["host"], units: ports as ActionContext["units"], mutator: ports as ActionContext["mutator"], remote };
+          return { ctx, hostname: rec.name };
+        }
+        const rc = await factory(rec, signal);
+        const offered = rc.ctx.capabilities ?? ["files", "systemd", "mutate"];
+        return { ...rc, ctx: { ...rc.ctx, remote, capabilities: [...offered.filter((c) => c !== "exec"), "exec"] } };
+      },
+    };
   };
-  d.hosts.register({ id: r.name, hostname: r.name, ctx, simulated_systemd: false });
 }
 
 function feature(d: DaemonDeps): Promise<HostsFeature> {
@@ -140,7 +153,6 @@ export function hostsHandlers(d: DaemonDeps): Pick<Handlers, "search_hosts" | "l
           const records = await Promise.all(req.hosts.map((h) => (h === LOCAL_HOST ? Promise.resolve(LOCAL_RECORD) : f.inventory.resolveTarget(h))));
           const planned: PlanResult[] = [];
           for (const rec of records) {
-            if (rec !== LOCAL_RECORD) ensureRegistered(d, f, rec);
             planned.push(await plan(d, { host: rec.name, steps: [{ action: "RunCommand", params: { command: req.command, shell: req.shell, timeout_sec: req.timeout_sec } }] }, caller));
           }
           const merged: PlanResult = { ...planned[0]!, steps: planned.flatMap((x) => x.steps) };

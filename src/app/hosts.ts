@@ -1,6 +1,7 @@
 import type { ActionContext } from "../core/catalogue/action.ts";
 import { HostgateError } from "../core/errors.ts";
 import { HOST_ID_PATTERN, LOCAL_HOST } from "../core/host-id.ts";
+import type { HostRecord } from "../core/inventory/record.ts";
 
 /** One host the daemon can act on: its id, its own name, and the ports its actions run through. */
 export interface HostEntry {
@@ -10,15 +11,74 @@ export interface HostEntry {
   ctx: ActionContext;
   /** True when its systemd backend is the in-memory mock (results say `simulated`). */
   simulated_systemd: boolean;
+  /** For an inventory host: the record it was resolved to (with the machine policies judge). Absent for `local`. */
+  record?: HostRecord;
 }
 
 /**
- * The daemon's hosts: host id → action context. Only `local` is registered at start; the hosts issue
- * registers SSH targets (from the inventory) with {@link register}. Lookups of an id that was never
- * registered fail with `unknown_host`, never fall back to local.
+ * A context built for one inventory host: `ctx` declares its `capabilities` (core/catalogue/needs.ts),
+ * `hostname` is the host's own name, `close` releases what it holds (its connection stays pooled).
+ */
+export interface RemoteContext {
+  ctx: ActionContext;
+  hostname: string;
+  simulated_systemd?: boolean;
+  close?: () => void;
+}
+
+/**
+ * Builds the context of one inventory host on first use (the SSH host probe, unit manager and mutator over
+ * one pooled connection). Throws HostgateError (`unreachable`, `host_key_mismatch`, …) when the host cannot
+ * be reached; the registry caches nothing then.
+ */
+export type RemoteContextFactory = (record: HostRecord, signal?: AbortSignal) => Promise<RemoteContext>;
+
+/**
+ * Where inventory hosts come from: `resolve` is exec_on_host's resolution (search_hosts names, ssh_config
+ * aliases, machine identity; its errors: `invalid_target`, `ssh_config_error`, `host_collision`,
+ * `unavailable`), `build` the factory.
+ */
+export interface RemoteSource {
+  resolve(name: string): Promise<HostRecord>;
+  build: RemoteContextFactory;
+}
+
+/** Error codes that mean the host's key is not the one known: its cached context is dropped. */
+const KEY_CODES = new Set(["host_key_mismatch", "host_key_unknown"]);
+
+interface Cached {
+  generation: string;
+  entry: Promise<HostEntry>;
+  close?: (() => void) | undefined;
+}
+
+/**
+ * The inventory generation of a resolved record: everything its context depends on (how it is dialed, which
+ * machine it is, its tags). An inventory change that touches any of it is a new generation: the cached
+ * context is dropped and a fresh one built.
+ */
+export function generationOf(r: HostRecord): string {
+  return JSON.stringify([r.provider, r.backend, r.primary_ip, r.ssh ?? null, r.tags, r.machine ?? null]);
+}
+
+/**
+ * The daemon's hosts: host id → action context. `local` is registered at start; every other id is an
+ * inventory name resolved through the {@link RemoteSource} (the hosts feature, loaded on first use) and
+ * its context built on first use, cached by inventory generation (see {@link generationOf}), dropped when
+ * the name no longer resolves (the host left the inventory) or when a call finds its host key changed.
+ * Ids that resolve to nothing fail with `unknown_host`, never fall back to local.
  */
 export class HostRegistry {
   private readonly hosts = new Map<string, HostEntry>();
+  private readonly cache = new Map<string, Cached>();
+
+  /** `remote`: the source of inventory hosts (absent: only registered hosts exist). */
+  constructor(private remote: (() => Promise<RemoteSource>) | null = null) {}
+
+  /** Sets the source of inventory hosts (the composition root, once the hosts feature is wired). */
+  setRemote(remote: () => Promise<RemoteSource>): void {
+    this.remote = remote;
+  }
 
   /** Adds a host. Throws `invalid_params` for a malformed id and `host_exists` when the id is taken (unregister first). */
   register(entry: HostEntry): void {
@@ -33,16 +93,10 @@ export class HostRegistry {
     return this.hosts.delete(id);
   }
 
-  /** The entry for `id` (default `local`). Throws HostgateError `unknown_host` with the known ids. */
+  /** A registered entry (default `local`), synchronously. Throws HostgateError `unknown_host`. */
   get(id: string = LOCAL_HOST): HostEntry {
     const entry = this.hosts.get(id);
-    if (!entry) {
-      throw new HostgateError("unknown_host", `No host named ${JSON.stringify(id)} is known to this daemon.`, {
-        hint: `Known hosts: ${[...this.hosts.keys()].sort().join(", ")}. A host here is \`local\` or an SSH host that exec_on_host registered for an approval plan; ` +
-          "for a command on an inventory host (a search_hosts name, an ssh_config alias, an address) call exec_on_host { host, command }: it plans a RunCommand step on that host itself when a policy requires approval.",
-        details: { host: id, known: [...this.hosts.keys()].sort() },
-      });
-    }
+    if (!entry) throw this.unknown(id);
     return entry;
   }
 
@@ -53,6 +107,83 @@ export class HostRegistry {
   /** Registered ids, sorted. */
   ids(): string[] {
     return [...this.hosts.keys()].sort();
+  }
+
+  /** Inventory hosts with a cached context, sorted. */
+  cached(): string[] {
+    return [...this.cache.keys()].sort();
+  }
+
+  /**
+   * The entry for `id`: a registered host, else an inventory host whose context is built on first use and
+   * cached by generation. `gate` sees the resolved record before any context is built or reused (the read
+   * policy: a host the caller may not read is never dialed). Throws `invalid_params` (not a host id),
+   * `unknown_host` (nothing resolves it; the hint says how to find hosts), the gate's error, or the factory's
+   * error (nothing cached then).
+   */
+  async resolve(id: string = LOCAL_HOST, signal?: AbortSignal, gate?: (record: HostRecord) => Promise<void>): Promise<HostEntry> {
+    const registered = this.hosts.get(id);
+    if (registered) return registered;
+    if (!HOST_ID_PATTERN.test(id)) throw new HostgateError("invalid_params", `${JSON.stringify(id)} is not a host name.`, { hint: "Use an inventory name from search_hosts (letters, digits, . _ - @ :)." });
+    if (!this.remote) throw this.unknown(id);
+    const source = await this.remote();
+    let record: HostRecord;
+    try {
+      record = await source.resolve(id);
+    } catch (err) {
+      // The name no longer resolves: the host left the inventory; its context goes with it.
+      this.forget(id);
+      const e = err instanceof HostgateError ? err : null;
+      if (e && e.code !== "invalid_target") throw e;
+      throw this.unknown(id, e?.message);
+    }
+    const generation = generationOf(record);
+    if (this.cache.get(id)?.generation !== generation) this.forget(id);
+    if (gate) await gate(record);
+    const cached = this.cache.get(id);
+    if (cached?.generation === generation) return cached.entry;
+    this.forget(id);
+    const slot: Cached = { generation, entry: Promise.resolve(null as never) };
+    slot.entry = source.build(record, signal).then((rc) => {
+      slot.close = rc.close;
+      return { id, hostname: rc.hostname, ctx: rc.ctx, simulated_systemd: rc.simulated_systemd ?? false, record };
+    });
+    this.cache.set(id, slot);
+    slot.entry.catch(() => { if (this.cache.get(id) === slot) this.cache.delete(id); });
+    return slot.entry;
+  }
+
+  /** Drops the cached context of `id` (closing it); returns whether there was one. */
+  forget(id: string): boolean {
+    const c = this.cache.get(id);
+    if (!c) return false;
+    this.cache.delete(id);
+    c.close?.();
+    return true;
+  }
+
+  /**
+   * What a call on `id` failed with, after the registry's own reaction: a host-key error drops the cached
+   * context (the next call builds a fresh one, which checks the key again) and says so.
+   */
+  failed(id: string, err: unknown): unknown {
+    if (!(err instanceof HostgateError) || !KEY_CODES.has(err.code) || !this.forget(id)) return err;
+    return new HostgateError(err.code, `${err.message} (the host's key is not the one its cached context was built with; that context was dropped)`, {
+      hint: `${err.hint ? `${err.hint} ` : ""}The next call on ${id} connects afresh and checks the key again: fix known_hosts if the new key is legitimate.`,
+      ...(err.details ? { details: err.details } : {}),
+    });
+  }
+
+  /** Drops every cached context (daemon close). */
+  close(): void {
+    for (const id of [...this.cache.keys()]) this.forget(id);
+  }
+
+  private unknown(id: string, why?: string): HostgateError {
+    return new HostgateError("unknown_host", `No host named ${JSON.stringify(id)} is known to this daemon${why ? `: ${why}` : "."}`, {
+      hint: `Known here: ${this.ids().join(", ")}. A host is \`local\` or an inventory name: search_hosts lists them (an ssh_config alias or an address of an inventory machine also resolves); list_backends shows where the inventory comes from.`,
+      details: { host: id, registered: this.ids() },
+    });
   }
 }
 

@@ -1,4 +1,5 @@
 import { toolNameOf, type Action, type Preview } from "../core/catalogue/action.ts";
+import { assertSupported } from "../core/catalogue/needs.ts";
 import { findAction } from "../core/catalogue/index.ts";
 import { HostgateError, describeIssues } from "../core/errors.ts";
 import { findControlCharacter } from "../core/limits.ts";
@@ -26,13 +27,14 @@ const PREVIEW_SALT_BYTES = 32;
  * transaction's preview salt (execute passes the stored one); undefined draws a new one (plan).
  */
 export async function prepareStep(deps: DaemonDeps, actionName: string, rawParams: unknown, hostId: string = LOCAL_HOST, role: Role = "operator", salt?: string | null): Promise<{ action: Action; params: Record<string, unknown>; preview: Preview; preview_hash: string; preview_salt: string | null }> {
-  const host = deps.hosts.get(hostId);
+  const host = await deps.hosts.resolve(hostId);
   const action = findAction(actionName, host.ctx.family, deps.catalogue);
   if (!action) {
     throw new HostgateError("unknown_action", `No action named ${actionName} on this ${host.ctx.family}-family host.`, {
       hint: `Use one of: ${deps.catalogue.map((a) => a.name).join(", ")}.`,
     });
   }
+  assertSupported(action, host.ctx, host.id);
   if (!roleAtLeast(role, action.min_role)) throw new HostgateError("insufficient_role", `${actionName} needs the ${action.min_role} role; this caller is ${role}.`);
   const control = findControlCharacter(rawParams ?? {}, "params");
   if (control) throw new HostgateError("invalid_params", `${control} contains a control character (NUL, ESC or another C0 byte).`, { hint: "Remove control characters; only tab, newline and carriage return are allowed in text." });
@@ -54,7 +56,7 @@ export async function prepareStep(deps: DaemonDeps, actionName: string, rawParam
  */
 export async function plan(deps: DaemonDeps, input: PlanInput, caller: Caller): Promise<PlanResult> {
   const actor = actorOf(caller);
-  const host = deps.hosts.get(input.host ?? LOCAL_HOST);
+  const host = await deps.hosts.resolve(input.host ?? LOCAL_HOST);
   let planner: PlanResult["planner"] = "explicit";
   let requested: { action: string; params: Record<string, unknown> }[];
   if (input.intent !== undefined) {

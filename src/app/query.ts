@@ -3,6 +3,7 @@ import type { Action } from "../core/catalogue/action.ts";
 import { roleAtLeast, type Role } from "../core/caller.ts";
 import type { HostEntry } from "./hosts.ts";
 import { findAction } from "../core/catalogue/index.ts";
+import { assertSupported } from "../core/catalogue/needs.ts";
 import { describeIssues, errorBody, HostgateError } from "../core/errors.ts";
 import { findControlCharacter, LIMITS, utf8Length } from "../core/limits.ts";
 import { redactDeep } from "../core/redact.ts";
@@ -36,6 +37,7 @@ export async function queryAction(actionName: string, args: unknown, host: HostE
         hint: "Propose it with plan; a human approves it with `hostgate approve <txid>` before execute.",
       });
     }
+    assertSupported(action, ctx, host.id);
     if (!roleAtLeast(role, action.min_role)) {
       throw new HostgateError("insufficient_role", `${actionName} needs the ${action.min_role} role; this caller is ${role}.`);
     }

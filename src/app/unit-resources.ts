@@ -35,7 +35,7 @@ export interface UnitResourceContents {
   text: string;
 }
 
-/** The four unit URI templates. */
+/** The unit URI templates: local system and user managers, and system managers of inventory hosts. */
 export const unitResourceTemplates: readonly UnitResourceTemplate[] = [
   {
     uriTemplate: "systemd://system/unit/{type}/{name}", name: "system-unit", title: "System unit state", mimeType: "application/json",
@@ -44,6 +44,10 @@ export const unitResourceTemplates: readonly UnitResourceTemplate[] = [
   {
     uriTemplate: "systemd://system/unit/{type}/{name}/definition", name: "system-unit-definition", title: "System unit definition", mimeType: "text/plain",
     description: "Unit file and drop-ins of a system-manager unit as text, each preceded by '# <path>'; secrets redacted.",
+  },
+  {
+    uriTemplate: "systemd://host/{host}/system/unit/{type}/{name}", name: "host-system-unit", title: "System unit state on a host", mimeType: "application/json",
+    description: "The same on an inventory host ({host}: a search_hosts name); reading it needs a policy permit for that host (docs/hosts.md). Append /definition for the unit file.",
   },
   {
     uriTemplate: "systemd://user/{user}/unit/{type}/{name}", name: "user-unit", title: "User unit state", mimeType: "application/json",

@@ -1,55 +1,28 @@
 import { z } from "zod";
+import { commonFields, pathField } from "../core/inventory/providers/fields.ts";
+import { PROVIDERS } from "../core/inventory/providers/index.ts";
+import { StaticHostSchema } from "../core/inventory/providers/static.ts";
 
 /**
  * Configuration of the hosts feature: `inventory.providers[]`, `exec.*`, `policy.*`, `risk.disabled`
  * (strict: unknown keys are errors). Paths are absolute or start with `~/` (the daemon user's home).
  */
 
-const path = z.string().min(1).refine((p) => p.startsWith("/") || p.startsWith("~/"), { error: "use an absolute path or ~/…" });
-const name = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/, "letters, digits, '_', '.', '-' (max 64)");
-const tag = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.:=-]{0,63}$/, "letters, digits and _.:=- (max 64)");
+const path = pathField;
 
-/** Settings every provider kind has. `cache_ttl` in seconds (0 = no cache); `timeout_ms` bounds one listing. */
-const common = {
-  name: name.refine((n) => n !== "literal", { error: "\"literal\" is reserved: policies see backend \"literal\" for hosts no backend lists" }).optional().describe("Backend name (default: the kind); unique; not \"literal\" (reserved for hosts no backend lists)"),
-  timeout_ms: z.number().int().min(50).max(60_000).default(2000).describe("A listing slower than this is abandoned and reported as this backend's error"),
-  cache_ttl: z.number().int().min(0).max(86_400).default(60).describe("Seconds a listing is reused (0: never cached)"),
-  cache_dir: path.optional().describe("Directory where listings are also kept across restarts (default: memory only)"),
-  tags: z.array(tag).max(32).default(() => []).describe("Tags added to every host of this backend (policies see them)"),
-  become: z.enum(["none", "sudo"]).optional().describe("How approved changes get root on this backend's hosts when the SSH login is not root: none (log in as root) or sudo (`sudo -n`: needs a NOPASSWD rule; hostgate never sends a password). Default none"),
-};
+type Definition = (typeof PROVIDERS)[number];
+/** The config section of one provider kind: its kind, the common fields, its own fields; strict. */
+type Flat<T> = { [K in keyof T]: T[K] };
+type Variant<D> = D extends { kind: infer K extends string; fields: infer F extends z.ZodRawShape } ? z.ZodObject<Flat<{ kind: z.ZodLiteral<K> } & typeof commonFields & F>, z.core.$strict> : never;
+type VariantsOf<T extends readonly unknown[]> = { -readonly [I in keyof T]: Variant<T[I]> };
+type Variants = VariantsOf<typeof PROVIDERS>;
+const variant = (d: Definition): z.ZodObject => z.object({ kind: z.literal(d.kind), ...commonFields, ...d.fields }).strict();
 
-export const StaticHostSchema = z.object({
-  name: name.describe("Inventory name (what exec_on_host { host } accepts)"),
-  address: z.string().min(1).max(255).describe("IP or DNS name to dial"),
-  port: z.number().int().min(1).max(65535).default(22),
-  user: z.string().min(1).max(64).optional().describe("Login user (default exec.user)"),
-  become: z.enum(["none", "sudo"]).optional().describe("How approved changes get root on this host when the login is not root (default: the backend's become, else none)"),
-  tags: z.array(tag).max(32).default(() => []),
-  meta: z.record(z.string().regex(/^[a-z][a-z0-9_]{0,31}$/), z.string().max(256)).default(() => ({})),
-}).strict();
+export { StaticHostSchema };
 export type StaticHost = z.infer<typeof StaticHostSchema>;
 
-export const ProviderConfigSchema = z.discriminatedUnion("kind", [
-  z.object({ kind: z.literal("static"), ...common, hosts: z.array(StaticHostSchema).max(100_000).describe("The hosts") }).strict(),
-  z.object({
-    kind: z.literal("ssh_config"),
-    ...common,
-    files: z.array(path).min(1).optional().describe("Client config files in order (default ~/.ssh/config then /etc/ssh/ssh_config)"),
-  }).strict(),
-  z.object({
-    kind: z.literal("known_hosts"),
-    ...common,
-    files: z.array(path).min(1).optional().describe("known_hosts files (default ~/.ssh/known_hosts); hashed entries cannot be listed"),
-  }).strict(),
-  z.object({
-    kind: z.literal("docker"),
-    ...common,
-    socket: path.default("/var/run/docker.sock").describe("Docker Engine API Unix socket (podman: /run/podman/podman.sock)"),
-    all: z.boolean().default(false).describe("Also list stopped containers"),
-    label: z.string().max(256).optional().describe("Only containers with this label (key or key=value)"),
-  }).strict(),
-]);
+/** `inventory.providers[]`: one variant per kind of the provider registry (core/inventory/providers/index.ts). */
+export const ProviderConfigSchema = z.discriminatedUnion("kind", PROVIDERS.map(variant) as unknown as Variants);
 export type ProviderConfig = z.infer<typeof ProviderConfigSchema>;
 
 export const InventoryConfigSchema = z.object({
@@ -90,16 +63,9 @@ export const RiskConfigSchema = z.object({
 
 /**
  * Per-request `search_hosts { overrides: { <backend name or kind>: {…} } }`: the fields a request may change, per
- * kind. Precedence: override → the backend's config → the default. Paths and sockets are not overridable (a
- * tool must not choose which files or sockets the daemon reads).
+ * kind (each provider definition's `overrides`). Precedence: override → the backend's config → the default.
+ * Paths and sockets are not overridable (a tool must not choose which files or sockets the daemon reads).
  */
-export const OverrideSchemas = {
-  static: z.object({ timeout_ms: z.number().int().min(50).max(60_000).optional() }).strict(),
-  ssh_config: z.object({ timeout_ms: z.number().int().min(50).max(60_000).optional() }).strict(),
-  known_hosts: z.object({ timeout_ms: z.number().int().min(50).max(60_000).optional() }).strict(),
-  docker: z.object({
-    timeout_ms: z.number().int().min(50).max(60_000).optional(),
-    all: z.boolean().optional().describe("Also list stopped containers"),
-    label: z.string().max(256).optional().describe("Only containers with this label"),
-  }).strict(),
-} as const;
+export const OverrideSchemas = Object.fromEntries(PROVIDERS.map((d) => [d.kind, z.object(d.overrides).strict()])) as unknown as {
+  [D in Definition as D["kind"]]: z.ZodObject<D["overrides"], z.core.$strict>;
+};

@@ -2,25 +2,22 @@ import { homedir, userInfo } from "node:os";
 import { join } from "node:path";
 import { InventoryCache } from "../adapters/inventory/cache.ts";
 import { dnsLookup } from "../adapters/inventory/dns-lookup.ts";
-import { DockerProvider } from "../adapters/inventory/docker.ts";
-import { KnownHostsProvider } from "../adapters/inventory/known-hosts.ts";
 import { SshConfigProvider } from "../adapters/inventory/ssh-config.ts";
-import { StaticProvider } from "../adapters/inventory/static.ts";
 import { SshExecutor } from "../adapters/exec-ssh/ssh-executor.ts";
 import { LocalExecutor } from "../adapters/exec-local.ts";
 import { Sandboxes } from "../app/sandbox.ts";
 import { KnownHosts } from "../adapters/exec-ssh/host-keys.ts";
-import { CedarPolicyEngine } from "../adapters/policy-cedar/cedar-engine.ts";
 import { Inventory, type Backend } from "../app/inventory.ts";
 import { CallerSlots, type ExecSettings } from "../app/exec-on-host.ts";
-import { ExecConfigSchema, InventoryConfigSchema, PolicyConfigSchema, ProviderConfigSchema, RiskConfigSchema, type ExecConfig, type ProviderConfig } from "../config/hosts.ts";
-import type { InventoryProvider } from "../ports/inventory-provider.ts";
+import { ExecConfigSchema, InventoryConfigSchema, ProviderConfigSchema, RiskConfigSchema, type ExecConfig } from "../config/hosts.ts";
 import type { z } from "zod";
 import type { DaemonMode } from "./paths.ts";
+import { inventoryProvider } from "./inventory-providers.ts";
+import type { Finding } from "./feature.ts";
 
 /**
- * Composition of the hosts feature (inventory, SSH executor, policy engine) from `inventory.*`, `exec.*`,
- * `policy.*` and `risk.*`. With no inventory configured the user's ~/.ssh/config and ~/.ssh/known_hosts are
+ * Composition of the hosts feature (inventory, SSH executor, sandboxes, exec gate settings) from `inventory.*`,
+ * `exec.*` and `risk.*`; the policy engine is its own service (daemon/policy.ts). With no inventory configured the user's ~/.ssh/config and ~/.ssh/known_hosts are
  * the backends. Embedded mode authenticates with SSH_AUTH_SOCK and the user's keys; the system daemon uses its
  * own key and known_hosts under its state directory (`<state>/ssh/id_ed25519`, `<state>/ssh/known_hosts`).
  */
@@ -28,7 +25,6 @@ import type { DaemonMode } from "./paths.ts";
 export interface HostsConfig {
   inventory?: z.input<typeof InventoryConfigSchema> | undefined;
   exec?: z.input<typeof ExecConfigSchema> | undefined;
-  policy?: z.input<typeof PolicyConfigSchema> | undefined;
   risk?: z.input<typeof RiskConfigSchema> | undefined;
 }
 
@@ -41,18 +37,15 @@ export interface ComposedHosts {
   sandboxes: Sandboxes;
   /** exec_on_host calls running per caller. */
   slots: CallerSlots;
-  policy: CedarPolicyEngine | null;
   settings: ExecSettings;
   exec: ExecConfig;
   /** The login user when neither the inventory nor ssh_config names one. */
   default_user: string;
-  /** SIGHUP: reload the policy directory; the line says what happened (old set kept on error). */
-  reloadPolicy(): string;
   /**
-   * Doctor findings: [level, message]; `warn` for the loud ones (allow_unverified, risk.disabled, policy errors,
-   * no sandbox on the daemon's own host). Probes the local sandbox once.
+   * Doctor findings: `warn` for the loud ones (risk.disabled, trust on first use, no sandbox on the daemon's own
+   * host). Probes the local sandbox once. The policy's findings are the policy service's.
    */
-  doctor(): Promise<{ level: "ok" | "warn"; check: string; message: string }[]>;
+  doctor(): Promise<Finding[]>;
   close(): void;
 }
 
@@ -68,26 +61,16 @@ function localUser(): string {
   }
 }
 
-function provider(c: ProviderConfig, home: string): InventoryProvider {
-  switch (c.kind) {
-    case "static": return new StaticProvider(c);
-    case "ssh_config": return new SshConfigProvider(c, home);
-    case "known_hosts": return new KnownHostsProvider(c, home);
-    case "docker": return new DockerProvider(c);
-  }
-}
-
-/** Builds the hosts feature. Throws HostgateError `invalid_params` when a configured policy directory does not load. */
+/** Builds the hosts feature. Throws a zod error for a config section that does not parse (strict). */
 export function composeHosts(raw: HostsConfig, opts: { mode: DaemonMode; stateDir: string; hideDirs?: readonly string[]; env?: NodeJS.ProcessEnv; onTrustedFirstUse?: (name: string, fp: string) => void }): ComposedHosts {
   const env = opts.env ?? process.env;
   const home = homedir();
   const inv = InventoryConfigSchema.parse(raw.inventory ?? {});
   const exec = ExecConfigSchema.parse(raw.exec ?? {});
-  const pol = PolicyConfigSchema.parse(raw.policy ?? {});
   const risk = RiskConfigSchema.parse(raw.risk ?? {});
   const defaulted = inv.providers === undefined;
   const providerConfigs = inv.providers ?? [ProviderConfigSchema.parse({ kind: "ssh_config" }), ProviderConfigSchema.parse({ kind: "known_hosts" })];
-  const backends: Backend[] = providerConfigs.map((c) => ({ provider: provider(c, home), timeout_ms: c.timeout_ms, cache_ttl_s: c.cache_ttl, cache_dir: c.cache_dir ? expand(c.cache_dir, home) : undefined }));
+  const backends: Backend[] = providerConfigs.map((c) => ({ provider: inventoryProvider(c, home), timeout_ms: c.timeout_ms, cache_ttl_s: c.cache_ttl, cache_dir: c.cache_dir ? expand(c.cache_dir, home) : undefined }));
   const sshConfig = backends.find((b) => b.provider instanceof SshConfigProvider)?.provider as SshConfigProvider | undefined;
   const system = opts.mode === "system";
   const knownHosts = (exec.known_hosts ?? (system ? [join(opts.stateDir, "ssh", "known_hosts"), "/etc/ssh/ssh_known_hosts"] : ["~/.ssh/known_hosts", "/etc/ssh/ssh_known_hosts"])).map((p) => expand(p, home));
@@ -112,7 +95,6 @@ export function composeHosts(raw: HostsConfig, opts: { mode: DaemonMode; stateDi
     max_sessions: exec.max_sessions,
     ...(opts.onTrustedFirstUse ? { onTrustedFirstUse: opts.onTrustedFirstUse } : {}),
   });
-  const policy = pol.dir ? CedarPolicyEngine.load(expand(pol.dir, home)) : null;
   const settings: ExecSettings = {
     allow_unverified: exec.allow_unverified,
     risk_disabled: risk.disabled,
@@ -133,26 +115,13 @@ export function composeHosts(raw: HostsConfig, opts: { mode: DaemonMode; stateDi
     local,
     sandboxes,
     slots,
-    policy,
     settings,
     exec,
     default_user: defaultUser,
-    reloadPolicy: () => {
-      if (!policy) return "SIGHUP: no policy.dir configured; nothing to reload";
-      const r = policy.reload();
-      return r.ok ? `SIGHUP: reloaded ${r.policies} policies from ${policy.dir}` : `SIGHUP: policy reload FAILED, keeping the old set: ${r.error}`;
-    },
     doctor: async () => {
-      const out: { level: "ok" | "warn"; check: string; message: string }[] = [];
+      const out: Finding[] = [];
       const inv2 = inventory.listBackends();
       out.push({ level: "ok", check: "inventory", message: `${inv2.backends.map((b) => `${b.name} (${b.kind})`).join(", ")}${inv2.defaulted ? " — defaults: no inventory configured" : ""}` });
-      if (policy) {
-        const s = policy.status();
-        out.push(s.last_error ? { level: "warn", check: "policy", message: `last reload failed: ${s.last_error}` } : { level: "ok", check: "policy", message: `${s.policies} Cedar policies from ${s.dir}, loaded ${s.loaded_at}` });
-      } else {
-        out.push({ level: exec.allow_unverified ? "warn" : "ok", check: "policy", message: exec.allow_unverified ? "NO POLICY and exec.allow_unverified is ON: any command the risk engine allows runs on remote hosts. Not for AI clients." : "no policy configured: exec_on_host refuses every command (set policy.dir)" });
-      }
-      if (exec.allow_unverified && policy) out.push({ level: "warn", check: "exec.allow_unverified", message: "exec.allow_unverified is ON (it has no effect while a policy is loaded, but would if policy.dir were removed)" });
       if (risk.disabled) out.push({ level: "warn", check: "risk.disabled", message: "RISK ENGINE BYPASSED for exec (risk.disabled: true): only critical commands are still refused. Trusted automation only." });
       if (exec.host_keys === "tofu") out.push({ level: "warn", check: "exec.host_keys", message: "trust on first use: unknown host keys are recorded without checking (audited)" });
       const sb = await sandboxes.forHost({ key: "local", executor: local, target: { host: "localhost", port: 0 } }).catch((e: unknown) => e as Error);

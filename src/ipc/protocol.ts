@@ -60,7 +60,21 @@ export const ProvenanceSchema = z.object({
 export const ErrorBodySchema = z.object({ code: z.string(), message: z.string(), hint: z.string().optional(), details: z.record(z.string(), z.unknown()).optional() });
 export type ErrorBody = z.infer<typeof ErrorBodySchema>;
 
-export const QueryParamsSchema = z.object({ action: z.string().min(1).max(128), args: z.unknown(), host: HostIdSchema.optional() });
+/**
+ * `query`: one read-only action on `host` (default `local`), or fanned out to `hosts` (not both): then the
+ * value's `data` is a {@link FanOutDataSchema}.
+ */
+export const QueryParamsSchema = z.object({ action: z.string().min(1).max(128), args: z.unknown(), host: HostIdSchema.optional(), hosts: z.array(HostIdSchema).min(1).max(100).optional() })
+  .refine((p) => !(p.host !== undefined && p.hosts !== undefined), { error: "give host or hosts, not both" });
+/**
+ * A fanned-out query's data: identical (redacted) answers grouped with the hosts that gave them, in request
+ * order; one entry per host that failed, with its error code, message and hint (never dropped).
+ */
+export const FanOutDataSchema = z.object({
+  groups: z.array(z.object({ hosts: z.array(z.string()), data: z.record(z.string(), z.unknown()) })),
+  errors: z.array(z.object({ host: z.string(), code: z.string(), message: z.string(), hint: z.string().optional() })),
+});
+export type FanOutData = z.infer<typeof FanOutDataSchema>;
 /** A successful query: the action's (redacted) output and its provenance. */
 export const QueryValueSchema = z.object({ data: z.record(z.string(), z.unknown()), meta: ProvenanceSchema });
 export type QueryValue = z.infer<typeof QueryValueSchema>;

@@ -14,6 +14,7 @@ import type { HostRecord } from "../../src/core/inventory/record.ts";
 import { execPolicyRequest } from "../../src/core/policy/exec-request.ts";
 import { judge } from "../../src/core/policy/gate.ts";
 import { composeHosts, type ComposedHosts } from "../../src/daemon/hosts.ts";
+import { CedarPolicyEngine } from "../../src/adapters/policy-cedar/cedar-engine.ts";
 import { openAuditStore } from "../../src/daemon/audit-store.ts";
 import type { SqliteAuditStore } from "../../src/adapters/audit-sqlite.ts";
 import { sshdPrereqs, startSshd, type SshdPeer } from "../peers/sshd.ts";
@@ -41,20 +42,21 @@ describe.skipIf(missing !== null)("SSH target resolution against real sshd (corp
   };
 
   /** The daemon's hosts composition from a config this test wrote (nothing from ~/.ssh or /etc is read). */
-  function compose(o: { providers: unknown[]; knownHosts?: string; hostKeys?: "strict" | "tofu"; policies?: Record<string, string> }): ComposedHosts {
+  /** The hosts feature joined with the policy service's engine over the test's policy directory, as the daemon joins them. */
+  type Composed = ComposedHosts & { policy: CedarPolicyEngine };
+  function compose(o: { providers: unknown[]; knownHosts?: string; hostKeys?: "strict" | "tofu"; policies?: Record<string, string> }): Composed {
     const dir = mkdtempSync(join(work, "policies-"));
     cpSync("examples/policies", dir, { recursive: true });
     for (const [f, text] of Object.entries(o.policies ?? {})) writeFileSync(join(dir, f), text);
     const h = composeHosts({
       inventory: { providers: o.providers as never },
       exec: { known_hosts: [o.knownHosts ?? file("known_hosts", `[127.0.0.1]:${a.port} ${keyOf(a)}\n[127.0.0.1]:${b.port} ${keyOf(b)}\n[localhost]:${b.port} ${keyOf(b)}\n`)], identity_files: [a.clientKey, b.clientKey], user: "root", use_agent: false, host_keys: o.hostKeys ?? "strict", connect_timeout_ms: 3000 },
-      policy: { dir },
     }, { mode: "embedded", stateDir: mkdtempSync(join(work, "state-")) });
     composed.push(h);
-    return h;
+    return { ...h, policy: CedarPolicyEngine.load(dir) };
   }
-  const deps = (h: ComposedHosts): ExecDeps => ({ engine: testEngine(), policy: h.policy, inventory: h.inventory, executor: h.executor, local: h.local, sandboxes: h.sandboxes, audit: store, settings: h.settings });
-  const details = (h: ComposedHosts) => ({
+  const deps = (h: Composed): ExecDeps => ({ engine: testEngine(), policy: h.policy, inventory: h.inventory, executor: h.executor, local: h.local, sandboxes: h.sandboxes, audit: store, settings: h.settings });
+  const details = (h: Composed) => ({
     inventory: h.inventory, executor: h.executor, audit: store, actor: operator.actor,
     judge: async (rec: HostRecord, command: string) => {
       const as = (await testEngine()).assess(command, { interpreter: "sh" });
@@ -62,7 +64,7 @@ describe.skipIf(missing !== null)("SSH target resolution against real sshd (corp
     },
   });
   const lastAudit = (kind: string): Json => JSON.parse(store.query().filter((e) => e.kind === kind).at(-1)!.payload) as Json;
-  const run = async (h: ComposedHosts, host: string, command = "echo reached", name?: string) => {
+  const run = async (h: Composed, host: string, command = "echo reached", name?: string) => {
     const r = await execOnHost({ host, command, ...(name ? { name } : {}) }, operator, deps(h));
     if (!("results" in r)) throw new Error("expected results");
     return r.results[0]!;
@@ -79,7 +81,7 @@ describe.skipIf(missing !== null)("SSH target resolution against real sshd (corp
   });
 
   describe("T3-06: one machine, whatever name reaches it", () => {
-    let h: ComposedHosts;
+    let h: Composed;
     beforeAll(() => {
       const sshConfig = file("ssh_config", [
         "Host card-direct", "  HostName 127.0.0.1", `  Port ${a.port}`,

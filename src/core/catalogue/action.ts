@@ -5,6 +5,7 @@ import type { HostMutator } from "../../ports/host-mutator.ts";
 import type { Clock, HostProbe } from "../../ports/host-probe.ts";
 import type { UnitManagerSet } from "../../ports/unit-manager.ts";
 import type { LogReadPolicy } from "./log-policy.ts";
+import type { Capability } from "./needs.ts";
 
 /** How dangerous an action or command is (DESIGN.md, Words: risk). Ordered low < medium < high < critical. */
 export type RiskLevel = "low" | "medium" | "high" | "critical";
@@ -44,10 +45,15 @@ export interface ActionContext {
   /** Which log files ReadLogFile may return (configuration `logs.readable`). */
   logs_readable: LogReadPolicy;
   /**
-   * Present only on SSH hosts registered by the hosts feature (app/hosts-handlers.ts): what RunCommand needs.
-   * On those hosts every other port refuses (`unavailable`): only RunCommand runs remotely.
+   * What RunCommand needs (the `exec` capability): set on `local` by the composition root and on every
+   * inventory host's context by the host registry (app/hosts.ts).
    */
   remote?: RemoteHost;
+  /**
+   * The capabilities this host offers (core/catalogue/needs.ts). Absent: every port present (`exec` only with
+   * `remote`). An action needing one that is missing is refused `unavailable` before its ports are touched.
+   */
+  capabilities?: readonly Capability[];
   /**
    * Set per call by the query path (app/query.ts): an action that redacts its answer itself (a log window
    * redacted before its filter runs, a unit file) reports here how many secrets the answer it returns had
@@ -97,6 +103,11 @@ interface ActionBase<P extends z.ZodType, O extends z.ZodType> {
   toolsets: readonly Toolset[];
   /** True when the output contains host-derived text (file content, command output, names). */
   host_derived: boolean;
+  /**
+   * What the action needs of a host (core/catalogue/needs.ts); absent: read-only → `files`, mutating →
+   * `files` + `mutate`. A host without one of them refuses the action before any port is touched.
+   */
+  needs?: readonly Capability[];
 }
 
 /** A read-only action: `run` inspects the host and must not change it. Exposed as a direct tool. */

@@ -6,9 +6,14 @@ import type { Become } from "./become.ts";
  * use case merges them. Field names follow the hosts-exec reference (`name`, `primary_ip`, `provider`, `meta`).
  */
 
-/** Provider kinds hostgate ships. A backend is one configured instance of a kind (`inventory.providers[]`). */
-export const PROVIDER_KINDS = ["static", "ssh_config", "known_hosts", "docker"] as const;
-export type ProviderKind = (typeof PROVIDER_KINDS)[number];
+import { PROVIDERS } from "./providers/index.ts";
+
+/**
+ * Provider kinds hostgate ships, from the provider registry (core/inventory/providers/index.ts). A backend is
+ * one configured instance of a kind (`inventory.providers[]`).
+ */
+export type ProviderKind = (typeof PROVIDERS)[number]["kind"];
+export const PROVIDER_KINDS: readonly ProviderKind[] = PROVIDERS.map((p) => p.kind);
 
 /** What can be done with a host, derived from its record (and probes where one answers). */
 export type Capability = "ssh" | "docker_exec" | "systemd" | "hostgate_daemon";

@@ -1,7 +1,8 @@
 /**
  * How a policy request maps onto Cedar (pure data; the adapter hands it to cedar-wasm). Namespace `Hostgate`:
- * principal `Hostgate::Caller` (in `Hostgate::Role::"<role>"`), action `Hostgate::Action::"exec"`, resource
- * `Hostgate::Host`. The schema below is what policies are validated against when loaded, so a misspelt
+ * principal `Hostgate::Caller` (in `Hostgate::Role::"<role>"`), action `Hostgate::Action::"exec"` (a command
+ * line) or `Hostgate::Action::"read"` (a read-only catalogue action on a remote host, issue 20: its context has
+ * the same attributes, `command` and `programs` holding the action name, risk low), resource `Hostgate::Host`. The schema below is what policies are validated against when loaded, so a misspelt
  * attribute is a load error instead of a silent non-match.
  *
  * Decisions beyond Cedar's permit/forbid come from annotations on permit policies:
@@ -15,6 +16,11 @@ export const CEDAR_SCHEMA = `namespace Hostgate {
   entity Caller in [Role] { role: String, client: String, uid: Long };
   entity Host { name: String, address: String, provider: String, backend: String, tags: Set<String> };
   action exec appliesTo {
+    principal: [Caller],
+    resource: [Host],
+    context: { command: String, argv: Set<String>, programs: Set<String>, shell: String, risk_level: String, risk_rank: Long, signals: Set<String> }
+  };
+  action read appliesTo {
     principal: [Caller],
     resource: [Host],
     context: { command: String, argv: Set<String>, programs: Set<String>, shell: String, risk_level: String, risk_rank: Long, signals: Set<String> }

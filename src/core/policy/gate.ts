@@ -25,7 +25,8 @@ export function stricter(a: PolicyDecisionKind, b: PolicyDecisionKind): PolicyDe
  * the program names, the risk level and the ids of its signals.
  */
 export interface PolicyRequest {
-  action: "exec";
+  /** `exec`: a command line; `read`: a read-only catalogue action on a remote host (core/policy/read-request.ts). */
+  action: "exec" | "read";
   principal: { role: string; client: string; uid: number | null };
   resource: { host: string; address: string; provider: string; backend: string; tags: string[] };
   context: { command: string; argv: string[]; programs: string[]; shell: string; risk_level: RiskAssessment["risk_level"]; signals: string[] };

@@ -160,3 +160,27 @@ export function formatUnitUri(manager: ManagerRef, unit: string, opts: { definit
 export function baseUriOf(u: UnitUri): string {
   return formatUnitUri(u.manager, u.unit);
 }
+
+/** The authority of a unit URI on another host: `systemd://host/<host id>/system/...` (or `/user/<user>/...`). */
+const HOST_AUTHORITY = `${SCHEME}host/`;
+
+/**
+ * Splits a unit URI that names a host (issue 20): `systemd://host/<host>/system/unit/service/nginx` → host
+ * `<host>` and the URI as that host's own manager sees it (`systemd://system/unit/service/nginx`). A URI
+ * without `host/` is the local host's (`host` null), as before. Throws `invalid_uri` when the host segment is
+ * not a host id (letters, digits, `. _ - @ :`; percent-encoding is not decoded there).
+ */
+export function splitHostUnitUri(uri: string, hostPattern: RegExp): { host: string | null; uri: string } {
+  if (!uri.startsWith(HOST_AUTHORITY)) return { host: null, uri };
+  const rest = uri.slice(HOST_AUTHORITY.length);
+  const slash = rest.indexOf("/");
+  const host = slash < 0 ? rest : rest.slice(0, slash);
+  if (!hostPattern.test(host)) throw bad(uri, `invalid host ${JSON.stringify(host)} (an inventory name from search_hosts)`);
+  if (slash < 0) throw bad(uri, "expected systemd://host/{host}/system/unit/{type}/{name}");
+  return { host, uri: `${SCHEME}${rest.slice(slash + 1)}` };
+}
+
+/** The URI of a unit on `host` (its own manager's URI `uri`, from formatUnitUri). */
+export function hostUnitUri(host: string, uri: string): string {
+  return `${HOST_AUTHORITY}${host}/${uri.slice(SCHEME.length)}`;
+}

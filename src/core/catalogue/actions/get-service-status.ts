@@ -28,6 +28,7 @@ export const GetServiceStatus = defineReadOnlyAction({
   access: "read_only",
   families: "all",
   min_role: "observer",
+  needs: ["systemd"],
   toolsets: ["systemd"],
   host_derived: true,
   async run(p, ctx) {

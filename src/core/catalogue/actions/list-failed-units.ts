@@ -16,6 +16,7 @@ export const ListFailedUnits = defineReadOnlyAction({
   access: "read_only",
   families: "all",
   min_role: "observer",
+  needs: ["systemd"],
   toolsets: ["systemd"],
   host_derived: true,
   async run(p, ctx) {

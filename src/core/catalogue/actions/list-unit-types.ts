@@ -30,6 +30,7 @@ export const ListUnitTypes = defineReadOnlyAction({
   access: "read_only",
   families: "all",
   min_role: "observer",
+  needs: ["systemd"],
   toolsets: ["systemd"],
   host_derived: false,
   run() {

@@ -18,6 +18,7 @@ export const ReadUnitDefinition = defineReadOnlyAction({
   access: "read_only",
   families: "all",
   min_role: "observer",
+  needs: ["systemd"],
   toolsets: ["resource_api_fallback"],
   host_derived: true,
   async run(p, ctx) {

@@ -19,6 +19,7 @@ export const ReadUnit = defineReadOnlyAction({
   access: "read_only",
   families: "all",
   min_role: "observer",
+  needs: ["systemd"],
   toolsets: ["resource_api_fallback"],
   host_derived: true,
   async run(p, ctx) {

@@ -30,6 +30,7 @@ export const RunCommand = defineMutatingAction({
   risk_level: "high",
   families: "all",
   min_role: "operator",
+  needs: ["exec"],
   toolsets: [],
   host_derived: true,
   preview: async (p, ctx) => {

@@ -48,6 +48,7 @@ export function serviceJobAction(spec: ServiceJobSpec): MutatingAction<typeof se
     access: "mutating",
     families: "all",
     min_role: "operator",
+    needs: ["systemd"],
     toolsets: [],
     host_derived: true,
     async preview(p, ctx) {

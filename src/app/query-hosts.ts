@@ -1,0 +1,142 @@
+import { actorOf, type Caller } from "../core/caller.ts";
+import { errorBody, HostgateError, type ErrorCode } from "../core/errors.ts";
+import { HOST_ID_PATTERN, LOCAL_HOST } from "../core/host-id.ts";
+import { assertSupported } from "../core/catalogue/needs.ts";
+import { redactDeep } from "../core/redact.ts";
+import { parseUnitUri, splitHostUnitUri } from "../core/systemd/uri.ts";
+import { readUnitResource } from "./unit-resources.ts";
+import { canonicalJson } from "../core/audit/canonical.ts";
+import { assertReadAllowed, readPolicyRequest } from "../core/policy/read-request.ts";
+import type { FanOutData, QueryValue, ResourceContents } from "../ipc/protocol.ts";
+import { audit } from "./audit-log.ts";
+import type { DaemonDeps } from "./deps.ts";
+import type { HostEntry } from "./hosts.ts";
+import { queryAction } from "./query.ts";
+
+/** Hosts asked at once by a fan-out when the hosts feature does not say (exec.fanout_concurrency). */
+const DEFAULT_CONCURRENCY = 8;
+/** A host that has not answered (resolution, dial, action) within this many ms is reported as `timeout`. */
+export const HOST_TIMEOUT_MS = 25_000;
+
+/** What the query method is asked (ipc/protocol.ts QueryParamsSchema). */
+export interface QueryRequest {
+  action: string;
+  args: unknown;
+  host?: string | undefined;
+  hosts?: string[] | undefined;
+}
+
+const REFUSALS = new Set(["not_read_only", "unknown_action", "insufficient_role", "unknown_host", "refused", "unavailable", "invalid_params"]);
+
+/**
+ * The entry of a host for a read, gated: `local` as registered; any other host through the registry
+ * (resolved as exec_on_host resolves it, context built on first use) and the policy's `read` permit for that
+ * machine and caller (deny by default, core/policy/read-request.ts).
+ */
+async function gatedEntry(d: DaemonDeps, action: string, hostId: string, caller: Caller, signal?: AbortSignal): Promise<HostEntry> {
+  return d.hosts.resolve(hostId, signal, async (record) => {
+    if (!d.hostsFeature) throw new HostgateError("unavailable", "the hosts feature is not composed in this daemon");
+    const f = await d.hostsFeature();
+    const who = { role: caller.role, client: caller.client_name ?? "", uid: caller.peer?.uid ?? null };
+    const verdict = assertReadAllowed(f.policy, readPolicyRequest(action, who, record));
+    await audit(d.audit(), "query.remote", actorOf(caller), { action, host: hostId, machine: record.machine?.name ?? hostId, policies: verdict.policies }).catch(() => undefined);
+  });
+}
+
+/** One host's answer: the query path (app/query.ts: caps, params, redaction, 1 MiB), its errors thrown. */
+async function oneHost(d: DaemonDeps, p: QueryRequest, hostId: string, caller: Caller, signal?: AbortSignal): Promise<QueryValue> {
+  let r;
+  try {
+    r = await queryAction(p.action, p.args, await gatedEntry(d, p.action, hostId, caller, signal), d.catalogue, caller.role);
+  } catch (err) {
+    const code = err instanceof HostgateError ? err.code : "internal_error";
+    if (REFUSALS.has(code)) await audit(d.audit(), "query.refused", actorOf(caller), { action: p.action, host: hostId, code }).catch(() => undefined);
+    throw d.hosts.failed(hostId, err);
+  }
+  if (!r.ok) {
+    if (REFUSALS.has(r.error.code)) await audit(d.audit(), "query.refused", actorOf(caller), { action: p.action, host: hostId, code: r.error.code }).catch(() => undefined);
+    const err = new HostgateError(r.error.code as ErrorCode, r.error.message, { ...(r.error.hint ? { hint: r.error.hint } : {}), ...(r.error.details ? { details: r.error.details } : {}) });
+    throw d.hosts.failed(hostId, err);
+  }
+  return r.value;
+}
+
+/** `promise`, or a `timeout` error after `ms`. */
+function bounded<T>(promise: Promise<T>, ms: number, host: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => { reject(new HostgateError("timeout", `${host} did not answer within ${Math.round(ms / 1000)} s.`, { hint: "The other hosts' answers are given; retry this host alone, or check it with get_host_details." })); }, ms);
+  });
+  return Promise.race([promise, late]).finally(() => { clearTimeout(timer); });
+}
+
+/**
+ * The daemon's `query` method: one read-only action on one host, or fanned out to `hosts` — at most
+ * `concurrency` at once, each bounded by `timeout_ms`; identical (redacted) answers grouped with their hosts,
+ * each failing host reported beside them with its error. Provenance names the host (`hosts` for a fan-out).
+ */
+export async function queryHosts(d: DaemonDeps, p: QueryRequest, caller: Caller, signal?: AbortSignal, opts: { concurrency?: number; timeout_ms?: number } = {}): Promise<QueryValue> {
+  if (!p.hosts) return oneHost(d, p, p.host ?? LOCAL_HOST, caller, signal);
+  const started = Date.now();
+  const hosts = [...new Set(p.hosts)];
+  const concurrency = opts.concurrency ?? (d.hostsFeature ? (await d.hostsFeature()).settings.fanout_concurrency : DEFAULT_CONCURRENCY);
+  const timeout = opts.timeout_ms ?? HOST_TIMEOUT_MS;
+  type Answer = { ok: true; value: QueryValue } | { ok: false; error: ReturnType<typeof errorBody> };
+  const results: Answer[] = [];
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < hosts.length) {
+      const i = next++;
+      try {
+        results[i] = { ok: true, value: await bounded(oneHost(d, p, hosts[i]!, caller, signal), timeout, hosts[i]!) };
+      } catch (err) {
+        results[i] = { ok: false, error: errorBody(err) };
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, hosts.length) }, worker));
+  const groups = new Map<string, FanOutData["groups"][number]>();
+  const errors: FanOutData["errors"] = [];
+  let redactions = 0;
+  let untrusted = false;
+  results.forEach((r, i) => {
+    if (!r.ok) {
+      errors.push({ host: hosts[i]!, code: r.error.code, message: r.error.message, ...(r.error.hint ? { hint: r.error.hint } : {}) });
+      return;
+    }
+    redactions += r.value.meta.redactions;
+    untrusted ||= r.value.meta.untrusted;
+    const key = canonicalJson(r.value.data);
+    const g = groups.get(key);
+    if (g) g.hosts.push(hosts[i]!);
+    else groups.set(key, { hosts: [hosts[i]!], data: r.value.data });
+  });
+  const data: FanOutData = { groups: [...groups.values()], errors };
+  return {
+    data,
+    meta: { host: hosts[0]!, hostname: hosts[0]!, hosts, action: p.action, at: new Date(started).toISOString(), duration_ms: Date.now() - started, untrusted: untrusted || errors.length > 0, redactions },
+  };
+}
+
+/**
+ * `resources/read` of a unit on an inventory host (`systemd://host/<host>/system/...`): the same read policy
+ * as a direct tool (action `ReadUnit`, or `ReadUnitDefinition` for `/definition`), the host must offer systemd,
+ * and the text is redacted before it leaves the daemon. Any other URI goes to the resource registry as before.
+ */
+export async function readResource(d: DaemonDeps, uri: string, caller: Caller, signal?: AbortSignal): Promise<ResourceContents> {
+  const split = splitHostUnitUri(uri, HOST_ID_PATTERN);
+  if (split.host === null) return d.resources.read(uri);
+  if (split.host === LOCAL_HOST) return { ...(await d.resources.read(split.uri)), uri };
+  const action = split.uri.endsWith("/definition") ? "ReadUnitDefinition" : "ReadUnit";
+  parseUnitUri(split.uri);
+  try {
+    const entry = await gatedEntry(d, action, split.host, caller, signal);
+    assertSupported({ name: action, needs: ["systemd"], access: "read_only" }, entry.ctx, entry.id);
+    const contents = await readUnitResource(split.uri, entry.ctx.units);
+    return { ...contents, uri, text: redactDeep(contents.text).value };
+  } catch (err) {
+    const code = err instanceof HostgateError ? err.code : "internal_error";
+    if (REFUSALS.has(code)) await audit(d.audit(), "query.refused", actorOf(caller), { action, host: split.host, code }).catch(() => undefined);
+    throw d.hosts.failed(split.host, err);
+  }
+}
