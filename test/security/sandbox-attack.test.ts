@@ -106,13 +106,12 @@ describe.skipIf(missing !== null)("red team: the sandbox of unapproved commands 
     expect(v.stdout).toBe("started\nvictim-done\n");
   });
 
-  // FINDING (medium; high on hosts with such a daemon): with network `none` the seccomp filter allows AF_UNIX
-  // (systemctl needs D-Bus) and bubblewrap keeps the host's network namespace (ss needs it), so a sandboxed
-  // command reaches every *abstract* Unix socket on the host: they have no file permissions, only whoever
-  // listens decides (cf. containerd-shim, CVE-2020-15257). A root daemon listening on one talks to nobody.
-  // Not a small fix: seccomp cannot see the address; --unshare-net hides the host's sockets from ss. Landlock's
-  // LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET (Linux 6.12+) does exactly this; bwrap 0.8 and setpriv 2.38 cannot set it.
-  it.fails("cannot reach a root daemon's abstract Unix socket without a network grant", async () => {
+  // FINDING (medium; high on hosts with such a daemon), FIXED: with network `none` the seccomp filter allows
+  // AF_UNIX (systemctl needs D-Bus) and bubblewrap kept the host's network namespace (for ss), so a sandboxed
+  // command reached every *abstract* Unix socket on the host: they have no file permissions, only whoever
+  // listens decides (cf. containerd-shim, CVE-2020-15257). A root daemon listening on one talked to nobody.
+  // Now network `none` is also a network namespace of its own (--unshare-net): abstract names are per namespace.
+  it("cannot reach a root daemon's abstract Unix socket without a network grant", async () => {
     let connections = 0;
     const server: Server = createServer((s) => { connections++; s.end(`ROOTDAEMON${rand}\n`); });
     await new Promise<void>((r) => server.listen({ path: `\0hg-attack-${rand}` }, r));

@@ -9,8 +9,10 @@
  * - a read-only view of the whole filesystem, a private writable `/tmp` and `/var/tmp`, empty `/home`,
  *   `/root` and `/run/user`, hostgate's own state, configuration and key directories replaced by empty ones,
  *   `/etc/shadow`, `/etc/gshadow` and `/etc/ssh/*_key` replaced by `/dev/null`, a minimal `/dev`;
- * - no network unless a policy grants it (`network`): only AF_UNIX and AF_NETLINK sockets, so `ss` and
- *   `systemctl` still work (seccomp.ts), or systemd's RestrictAddressFamilies/IPAddressDeny;
+ * - no network unless a policy grants it (`network`): bubblewrap gives the command a network namespace of its
+ *   own (only `lo`; the host's abstract Unix sockets are out of reach) and a seccomp filter that allows only
+ *   AF_UNIX and AF_NETLINK sockets (seccomp.ts), so path sockets (D-Bus: `systemctl`) still work; systemd-run
+ *   uses RestrictAddressFamilies/IPAddressDeny;
  * - its own PID namespace (bubblewrap) or unit (systemd): when the command ends, is cancelled or times out,
  *   everything it started ends with it, `setsid` children included.
  *
@@ -241,8 +243,11 @@ function bwrapCommand(argv: readonly string[], sb: HostSandbox, o: ConfineOption
     "--ro-bind", "/", "/", "--dev", "/dev", "--ro-bind", "/proc", "/proc", "--tmpfs", "/tmp", "--tmpfs", "/var/tmp",
     "--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
     "--die-with-parent", "--new-session", "--cap-drop", "ALL",
-    // No filter for this architecture: no network namespace of the host at all (ss then sees none either).
-    ...(o.network === "none" && !filter ? ["--unshare-net"] : []),
+    // Network `none`: a network namespace of its own (only `lo`). Abstract Unix sockets are per network
+    // namespace and carry no file permissions, so in the host's namespace a confined command could talk to any
+    // daemon listening on one (found by test/security/sandbox-attack.test.ts). Path sockets (D-Bus for
+    // `systemctl`, journald) still work; `ss` then lists only this namespace's sockets (none).
+    ...(o.network === "none" ? ["--unshare-net"] : []),
   ];
   const dirs = [...EMPTY_DIRS, ...(o.hide_dirs ?? [])].map(shellQuote).join(" ");
   const files = [...NULL_FILES, ...(o.hide_files ?? [])].map(shellQuote).join(" ");
@@ -289,7 +294,8 @@ function systemdRunCommand(argv: readonly string[], sb: HostSandbox, o: ConfineO
     `InaccessiblePaths=${inaccessible.join(" ")}`,
     ...(f.log_groups.length > 0 ? [`SupplementaryGroups=${f.log_groups.map((g) => g.name).join(" ")}`] : []),
     // RestrictAddressFamilies= given twice is a union (systemd.exec(5)): one line per grant.
-    ...(o.network === "none" ? ["RestrictAddressFamilies=AF_UNIX AF_NETLINK"] : []),
+    // PrivateNetwork=: a network namespace of its own, so the host's abstract Unix sockets are out of reach too.
+    ...(o.network === "none" ? ["RestrictAddressFamilies=AF_UNIX AF_NETLINK", "PrivateNetwork=yes"] : []),
     ...(o.network === "loopback" ? ["RestrictAddressFamilies=AF_UNIX AF_NETLINK AF_INET AF_INET6", "IPAddressDeny=any", "IPAddressAllow=localhost"] : []),
     `TasksMax=${SANDBOX_LIMITS.processes}`, `MemoryMax=${SANDBOX_LIMITS.unit_memory_bytes}`,
     ...(o.timeout_sec > 0 ? [`RuntimeMaxSec=${o.timeout_sec}`] : []),
