@@ -53,6 +53,13 @@ export interface SandboxFacts {
   nobody?: { uid: number; gid: number };
   /** nsswitch.conf resolves users through nss-systemd (dynamic users have names, so D-Bus accepts them). */
   nss_systemd?: boolean;
+  /**
+   * A memory cgroup the login may create a child in (root only; absent: none): cgroup v1's memory hierarchy
+   * (`/sys/fs/cgroup/memory/<the login's cgroup>`) or, on a unified (v2) host, the login's cgroup when the
+   * memory controller is enabled for its children (e.g. a container's root cgroup). Bubblewrap runs every
+   * confined command of the host in one child of it, `hostgate-sandbox`, capped at SANDBOX_LIMITS.memory_bytes.
+   */
+  memcg?: { version: 1 | 2; dir: string };
 }
 
 /** A host's confinement: the mechanism (null: none, so nothing runs unapproved), why, and who commands run as. */
@@ -73,16 +80,21 @@ const LOG_GROUPS: readonly string[] = ["adm", "systemd-journal"];
 const PROBE_MARK = "hostgate-probe:";
 /**
  * Resource limits of a confined command, so a fork bomb or a runaway allocation cannot take the host down:
- * systemd-run caps the unit's tasks (TasksMax) and memory (MemoryMax) where the host's cgroup controllers
- * allow (not verified here: the test container has no pids controller delegated, 398 of 400 forks ran);
- * bubblewrap gets an address-space cap per process (RLIMIT_AS, via prlimit) and `processes` as RLIMIT_NPROC,
- * set by the wrapper shell while still root, before setpriv: the kernel (5.14+) then counts it in the user
- * namespace bwrap creates and again for the unprivileged uid on the host (measured in
- * test/security/sandbox-attack.test.ts: a fork loop stops at the limit). Without systemd there is no cgroup,
- * so no limit on the command's total memory (processes × address space).
- * Generous for diagnostics (a `ps`/`du`/`grep -r` pipeline uses a handful of processes).
+ * systemd-run caps the unit's tasks (TasksMax) and memory (MemoryMax, `unit_memory_bytes`) where the host's
+ * cgroup controllers allow (not verified here: the test container has no pids controller delegated, 398 of
+ * 400 forks ran); bubblewrap gets an address-space cap per process (RLIMIT_AS, the shell's `ulimit -v`) and
+ * `processes` as RLIMIT_NPROC, set by the wrapper shell while still root, before setpriv: the kernel (5.14+)
+ * then counts it in the user namespace bwrap creates and again for the unprivileged uid on the host (measured
+ * in test/security/sandbox-attack.test.ts: a fork loop stops at the limit). Total memory under bubblewrap:
+ * where the probe found a memory cgroup the root login may write (`SandboxFacts.memcg`), all the host's
+ * confined commands together share one cgroup capped at `memory_bytes` (the kernel's OOM killer then ends
+ * the largest process inside it, not a host process); elsewhere only the per-process cap holds.
+ * Generous for diagnostics (a `ps`/`du`/`grep -r` pipeline uses a handful of processes and megabytes).
  */
-export const SANDBOX_LIMITS = { processes: 256, address_space_bytes: 4 * 1024 ** 3, unit_memory_bytes: 2 * 1024 ** 3 } as const;
+export const SANDBOX_LIMITS = { processes: 256, address_space_bytes: 4 * 1024 ** 3, unit_memory_bytes: 2 * 1024 ** 3, memory_bytes: 1024 ** 3 } as const;
+
+/** The cgroup under `SandboxFacts.memcg.dir` that every bubblewrap-confined command of a host joins. */
+export const MEMCG_NAME = "hostgate-sandbox";
 
 /**
  * The probe, one shell line for the host's login shell: prints `hostgate-probe:key=value` lines (uid, arch,
@@ -98,6 +110,9 @@ export function probeCommand(): string {
     `for g in ${LOG_GROUPS.join(" ")}; do x=$(getent group "$g" 2>/dev/null | cut -d: -f3) && [ -n "$x" ] && echo "${m}group=$g:$x"; done`,
     `x=$(id -u nobody 2>/dev/null) && echo "${m}nobody=$x:$(id -g nobody)"`,
     `grep -qs '^passwd:.*systemd' /etc/nsswitch.conf && echo "${m}nss_systemd=1"`,
+    // A memory cgroup root may create a child in: unified (v2) with the memory controller on for children,
+    // else v1's memory hierarchy.
+    `if [ -f /sys/fs/cgroup/cgroup.controllers ]; then c=/sys/fs/cgroup$(sed -n 's/^0::\\(.*\\)$/\\1/p' /proc/self/cgroup); c=\${c%/}; grep -qsw memory "$c/cgroup.subtree_control" && [ -w "$c" ] && echo "${m}memcg=2:$c"; else c=/sys/fs/cgroup/memory$(sed -n 's/^[0-9]*:memory:\\(.*\\)$/\\1/p' /proc/self/cgroup); c=\${c%/}; [ -f "$c/memory.limit_in_bytes" ] && [ -w "$c" ] && echo "${m}memcg=1:$c"; fi`,
     "true",
   ].join("; ");
 }
@@ -126,6 +141,9 @@ export function parseProbe(stdout: string): SandboxFacts {
     } else if (key === "group") {
       const [name, gid] = splitOnce(value, ":");
       if (LOG_GROUPS.includes(name) && /^\d+$/.test(gid)) facts.log_groups.push({ name, gid: Number(gid) });
+    } else if (key === "memcg") {
+      const [version, dir] = splitOnce(value, ":");
+      if ((version === "1" || version === "2") && /^\/sys\/fs\/cgroup(\/[\w.@:+-]+)*$/.test(dir) && !/\/\.\.?(\/|$)/.test(dir)) facts.memcg = { version: version === "1" ? 1 : 2, dir };
     } else if (key === "nobody") {
       const [uid, gid] = splitOnce(value, ":");
       if (/^\d+$/.test(uid) && /^\d+$/.test(gid)) facts.nobody = { uid: Number(uid), gid: Number(gid) };
@@ -255,13 +273,11 @@ function bwrapCommand(argv: readonly string[], sb: HostSandbox, o: ConfineOption
   const drop = f.uid === 0
     ? `${shellQuote(f.programs.setpriv!)} --reuid ${nobody.uid} --regid ${nobody.gid} ${f.log_groups.length > 0 ? `--groups ${f.log_groups.map((g) => g.gid).join(",")}` : "--clear-groups"} --no-new-privs `
     : "";
-  // prlimit (util-linux) sets the limits before root is dropped, so the command cannot raise them again.
-  const limits = f.programs.prlimit ? `${shellQuote(f.programs.prlimit)} --as=${SANDBOX_LIMITS.address_space_bytes} -- ` : "";
   // The host ends the run at its time limit too, not only the daemon (which may die, or lose the connection
   // before its kill channel runs): coreutils timeout, in the foreground so the executors' group kill still
   // reaches everything; killing bwrap ends its PID namespace.
   const deadline = f.programs.timeout && o.timeout_sec > 0 ? `${shellQuote(f.programs.timeout)} --foreground -s KILL ${o.timeout_sec} ` : "";
-  const run = `${deadline}${limits}${drop}${shellQuote(f.programs.bwrap!)} "$@"${filter ? " --seccomp 3" : ""} -- ${shellJoin(argv)}`;
+  const run = `${deadline}$L ${drop}${shellQuote(f.programs.bwrap!)} "$@"${filter ? " --seccomp 3" : ""} -- ${shellJoin(argv)}`;
   // One POSIX sh runs the wrapper whatever the login shell is (zsh, fish…); `exec` keeps the session leader's pid.
   // Hidden directories by their physical path: bwrap cannot mount over a path whose parent is a symlink (it
   // fails "Can't mkdir"), so each is resolved first; `cd -P` in the wrapper itself costs no fork (readlink -f
@@ -273,10 +289,32 @@ function bwrapCommand(argv: readonly string[], sb: HostSandbox, o: ConfineOption
     // pid table): RLIMIT_NPROC, inherited across setpriv and bwrap; the kernel counts it per user namespace and
     // again for the unprivileged uid on the host. `-u` in bash, busybox and ksh, `-p` in dash.
     `ulimit -u ${SANDBOX_LIMITS.processes} 2>/dev/null || ulimit -p ${SANDBOX_LIMITS.processes}`,
+    // The address-space cap per process (RLIMIT_AS, KiB), set while root so the command cannot raise it: the
+    // shell's builtin (dash, bash, busybox, ksh) costs no exec; else prlimit (util-linux) where present.
+    `L=; ulimit -v ${SANDBOX_LIMITS.address_space_bytes / 1024} 2>/dev/null${f.programs.prlimit ? ` || L=${shellQuote(`${f.programs.prlimit} --as=${SANDBOX_LIMITS.address_space_bytes} --`)}` : ""}`,
+    ...memcgJoin(f),
     `for f in ${files} /etc/ssh/*_key; do [ -f "$f" ] && set -- "$@" --ro-bind /dev/null "$f"; done`,
     filter ? `printf '${printfOctal(filter)}' | ${run} 3<&0 </dev/null` : `exec ${run} </dev/null`,
   ].join("; ");
   return { command: `exec sh -c ${shellQuote(script)}`, kill_command: null };
+}
+
+/**
+ * Shell lines (run as root, before setpriv) that put the wrapper, and so everything it starts, into the host's
+ * shared sandbox memory cgroup, creating it with its limit when missing: builtins only (`mkdir` once per host
+ * and boot). Nothing when the login is not root or the probe found no writable memory cgroup. When the cgroup
+ * cannot be joined (its parent went away since the probe) the command does not run (exit 125, says why).
+ */
+function memcgJoin(f: SandboxFacts): string[] {
+  if (f.uid !== 0 || !f.memcg) return [];
+  const g = shellQuote(`${f.memcg.dir}/${MEMCG_NAME}`);
+  const limits = f.memcg.version === 1
+    ? `echo ${SANDBOX_LIMITS.memory_bytes} > ${g}/memory.limit_in_bytes && { echo ${SANDBOX_LIMITS.memory_bytes} > ${g}/memory.memsw.limit_in_bytes; } 2>/dev/null`
+    : `echo ${SANDBOX_LIMITS.memory_bytes} > ${g}/memory.max && { echo 0 > ${g}/memory.swap.max; } 2>/dev/null`;
+  return [
+    `[ -d ${g} ] || { mkdir ${g} && ${limits}; } || rmdir ${g} 2>/dev/null`,
+    `{ echo $$ > ${g}/cgroup.procs; } 2>/dev/null || { echo "hostgate: cannot join the sandbox memory cgroup ${g.replace(/'/g, "")}; the host is probed again within 10 minutes" >&2; exit 125; }`,
+  ];
 }
 
 function systemdRunCommand(argv: readonly string[], sb: HostSandbox, o: ConfineOptions): ConfinedCommand {
