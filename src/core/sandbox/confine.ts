@@ -54,6 +54,11 @@ export interface SandboxFacts {
   /** nsswitch.conf resolves users through nss-systemd (dynamic users have names, so D-Bus accepts them). */
   nss_systemd?: boolean;
   /**
+   * The login shell runs POSIX sh syntax as the wrapper needs it (sh, dash, bash, ash, ksh by `$0`), so the
+   * wrapper runs in it directly instead of in a second `sh`. zsh (NOMATCH), fish, csh… are not.
+   */
+  posix_shell?: boolean;
+  /**
    * A memory cgroup the login may create a child in (root only; absent: none): cgroup v1's memory hierarchy
    * (`/sys/fs/cgroup/memory/<the login's cgroup>`) or, on a unified (v2) host, the login's cgroup when the
    * memory controller is enabled for its children (e.g. a container's root cgroup). Bubblewrap runs every
@@ -110,6 +115,7 @@ export function probeCommand(): string {
     `for g in ${LOG_GROUPS.join(" ")}; do x=$(getent group "$g" 2>/dev/null | cut -d: -f3) && [ -n "$x" ] && echo "${m}group=$g:$x"; done`,
     `x=$(id -u nobody 2>/dev/null) && echo "${m}nobody=$x:$(id -g nobody)"`,
     `grep -qs '^passwd:.*systemd' /etc/nsswitch.conf && echo "${m}nss_systemd=1"`,
+    `case \${0##*/} in sh|-sh|dash|-dash|bash|-bash|ash|-ash|ksh|-ksh) echo "${m}posix_shell=1";; esac`,
     // A memory cgroup root may create a child in: unified (v2) with the memory controller on for children,
     // else v1's memory hierarchy.
     `if [ -f /sys/fs/cgroup/cgroup.controllers ]; then c=/sys/fs/cgroup$(sed -n 's/^0::\\(.*\\)$/\\1/p' /proc/self/cgroup); c=\${c%/}; grep -qsw memory "$c/cgroup.subtree_control" && [ -w "$c" ] && echo "${m}memcg=2:$c"; else c=/sys/fs/cgroup/memory$(sed -n 's/^[0-9]*:memory:\\(.*\\)$/\\1/p' /proc/self/cgroup); c=\${c%/}; [ -f "$c/memory.limit_in_bytes" ] && [ -w "$c" ] && echo "${m}memcg=1:$c"; fi`,
@@ -130,6 +136,7 @@ export function parseProbe(stdout: string): SandboxFacts {
     else if (key === "arch" && /^[\w.-]{1,32}$/.test(value)) facts.arch = value;
     else if (key === "systemd") facts.systemd = value === "1";
     else if (key === "nss_systemd") facts.nss_systemd = value === "1";
+    else if (key === "posix_shell") facts.posix_shell = value === "1";
     else if (key === "has") {
       const [name, path] = splitOnce(value, ":");
       if (!path.startsWith("/") || /\s/.test(path)) continue;
@@ -278,7 +285,8 @@ function bwrapCommand(argv: readonly string[], sb: HostSandbox, o: ConfineOption
   // reaches everything; killing bwrap ends its PID namespace.
   const deadline = f.programs.timeout && o.timeout_sec > 0 ? `${shellQuote(f.programs.timeout)} --foreground -s KILL ${o.timeout_sec} ` : "";
   const run = `${deadline}$L ${drop}${shellQuote(f.programs.bwrap!)} "$@"${filter ? " --seccomp 3" : ""} -- ${shellJoin(argv)}`;
-  // One POSIX sh runs the wrapper whatever the login shell is (zsh, fish…); `exec` keeps the session leader's pid.
+  // A POSIX shell runs the wrapper: the login shell itself when the probe found it is one (no exec), else
+  // `exec sh -c` whatever the login shell is (zsh, fish…); `exec` keeps the session leader's pid.
   // Hidden directories by their physical path: bwrap cannot mount over a path whose parent is a symlink (it
   // fails "Can't mkdir"), so each is resolved first; `cd -P` in the wrapper itself costs no fork (readlink -f
   // still covers a final symlink the login cannot enter). The login's working directory is restored after.
@@ -296,7 +304,7 @@ function bwrapCommand(argv: readonly string[], sb: HostSandbox, o: ConfineOption
     `for f in ${files} /etc/ssh/*_key; do [ -f "$f" ] && set -- "$@" --ro-bind /dev/null "$f"; done`,
     filter ? `printf '${printfOctal(filter)}' | ${run} 3<&0 </dev/null` : `exec ${run} </dev/null`,
   ].join("; ");
-  return { command: `exec sh -c ${shellQuote(script)}`, kill_command: null };
+  return { command: f.posix_shell ? script : `exec sh -c ${shellQuote(script)}`, kill_command: null };
 }
 
 /**
