@@ -320,7 +320,9 @@ function memcgJoin(f: SandboxFacts): string[] {
     ? `echo ${SANDBOX_LIMITS.memory_bytes} > ${g}/memory.limit_in_bytes && { echo ${SANDBOX_LIMITS.memory_bytes} > ${g}/memory.memsw.limit_in_bytes; } 2>/dev/null`
     : `echo ${SANDBOX_LIMITS.memory_bytes} > ${g}/memory.max && { echo 0 > ${g}/memory.swap.max; } 2>/dev/null`;
   return [
-    `[ -d ${g} ] || { mkdir ${g} && ${limits}; } || rmdir ${g} 2>/dev/null`,
+    // Only the run whose mkdir created it sets the limits (a concurrent one finds it made: EEXIST is not an
+    // error); a cgroup whose limits could not be written is removed again, so the join below fails closed.
+    `[ -d ${g} ] || if mkdir ${g} 2>/dev/null; then { ${limits}; } || rmdir ${g} 2>/dev/null; fi`,
     `{ echo $$ > ${g}/cgroup.procs; } 2>/dev/null || { echo "hostgate: cannot join the sandbox memory cgroup ${g.replace(/'/g, "")}; the host is probed again within 10 minutes" >&2; exit 125; }`,
   ];
 }
