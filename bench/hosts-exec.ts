@@ -3,7 +3,8 @@
  * in network namespaces (test/peers/netns-sshd.ts) and prints ONE JSON object on stdout:
  * - openssh_controlmaster: `ssh -S <ControlMaster socket> host true` p50 (the reference point, same run);
  * - executor_warm / executor_cold: the SSH executor alone, `true` on a pooled connection / first dial;
- * - fanout_20: one command on 20 hosts over warm connections, p50, and its ratio to one host (target ≤ 3×);
+ * - fanout_20: one command on 20 hosts over warm connections, p50, and its ratio to one host (target ≤ 3×),
+ *   with the executor's CPU per round and the machine's busy share meanwhile (the 20 sshds share its cores);
  * - mcp_warm: exec_on_host `true` through `hostgate mcp` (stdio, SDK client, embedded daemon) p50 (target
  *   ≤ 15 ms), when the build in dist/ is present;
  * - sandbox: what confining an unapproved command costs (issue 19, target ≤ 10 ms added to the warm p50):
@@ -11,8 +12,8 @@
  *   SSH connection and on local (the local executor), with the mechanism used.
  */
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { SshExecutor } from "../src/adapters/exec-ssh/ssh-executor.ts";
 import { LocalExecutor } from "../src/adapters/exec-local.ts";
@@ -95,13 +96,30 @@ try {
 
   // Fan-out to 20 hosts on warm connections vs one host.
   await Promise.all(lab.hosts.map((_, i) => e.exec(req(i))));
+  // Where a round's time goes: this process's CPU (the executor: ssh2 crypto, channel set-up) and the whole
+  // machine's busy share from /proc/stat (the 20 sshd "hosts" share this machine's cores: on real hosts their
+  // work runs in parallel elsewhere, here it queues behind one another).
+  const busy = (): { busy: number; all: number } => {
+    const f = readFileSync("/proc/stat", "utf8").split("\n")[0]!.trim().split(/\s+/).slice(1).map(Number);
+    const idle = f[3]! + f[4]!;
+    const all = f.reduce((a, b) => a + b, 0);
+    return { busy: all - idle, all };
+  };
   const fan: number[] = [];
+  const cpu0 = process.cpuUsage();
+  const m0 = busy();
   for (let k = 0; k < 30; k++) {
     const t = performance.now();
     await Promise.all(lab.hosts.map((_, i) => e.exec(req(i))));
     fan.push(performance.now() - t);
   }
-  out.fanout_20 = { ...stats(fan), ratio_to_one_host_p50: r2(pct(fan, 0.5) / pct(warm, 0.5)), target_ratio: 3 };
+  const cpu = process.cpuUsage(cpu0);
+  const m1 = busy();
+  out.fanout_20 = {
+    ...stats(fan), ratio_to_one_host_p50: r2(pct(fan, 0.5) / pct(warm, 0.5)), target_ratio: 3,
+    executor_cpu_ms_per_round: r2((cpu.user + cpu.system) / 1000 / 30),
+    machine_busy_fraction: r2((m1.busy - m0.busy) / (m1.all - m0.all)), cores: availableParallelism(),
+  };
   e.close();
 
   // Through MCP (stdio) with the embedded daemon.

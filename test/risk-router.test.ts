@@ -128,6 +128,24 @@ describe("issue 19 kinds (fast-check)", () => {
     fc.assert(fc.property(pick(["grep -r x", "grep -rn root", "rg pass", "grep -R listen"]), pick(["/etc", "/etc/", "/etc/nginx", "/etc/ssh"]), (r, t) => { notLow(`${r} ${t}`); }), { numRuns: 60 });
   });
 
+  it("recursive listers and archivers of /home, /root, /var/lib, /var/backups, /etc are not low; one level or a summary stays low", () => {
+    const TREES = ["/home", "/home/alice", "/root", "/root/.config", "/var/lib", "/var/lib/mysql", "/var/backups", "/", "/var", "/etc", "/etc/ssh", "/home/"];
+    fc.assert(fc.property(pick(["ls -R", "ls -laR", "ls -Rl", "ls --recursive", "find", "find -L", "du", "du -a", "du -ah", "du -d 3", "du --max-depth=2", "tree", "tree -a"]),
+      pick(TREES), pick(["", " -type f", " -name '*.key'"]), WRAP, (l, t, tail, w) => { notLow(w(`${l} ${t}${l.startsWith("find") ? tail : ""}`)); }), { numRuns: RUNS });
+    fc.assert(fc.property(pick(["tar cf -", "tar -czf /tmp/a.tgz", "tar --create -f -", "tar cvf /tmp/x.tar", "zip -r /tmp/a.zip"]),
+      pick(TREES.filter((t) => !t.startsWith("/etc"))), WRAP, (a, t, w) => { atLeastHigh(w(`${a} ${t}`)); }), { numRuns: RUNS });
+    for (const ok of ["ls -la /root", "ls /home", "du -sh /var/lib/docker", "du -sh /home/*", "du -h --max-depth=1 /var/lib", "find /home -maxdepth 1 -type d", "tree -L 1 /home",
+      "find /var/log -name '*.gz' -mtime +30", "ls -R ./src", "find . -name '*.py'"]) {
+      low(ok);
+    }
+  });
+
+  it("rpm macro expressions are code: --eval, --define (any spelling) are at least high", () => {
+    fc.assert(fc.property(pick(["rpm --eval X", "rpm -E X", "rpm --eval=X", "rpm --ev X", "rpm -qa --eval X", "rpm -D X -qa", "rpm --define=X -q bash", "rpm --define X -qi bash"]),
+      pick(["%_libdir", "'%(id)'", "'%{lua: os.execute(\"id\")}'", "'%{lua:print(1)}'", "\"$M\""]), WRAP, (t, e, w) => { atLeastHigh(w(t.replace("X", e))); }), { numRuns: RUNS });
+    for (const ok of ["rpm -qa", "rpm -qi bash", "rpm -qf /etc/hosts"]) low(ok);
+  });
+
   it("operands from another command, a file or a variable are not low", () => {
     const readers = ["cat", "head", "tail", "less", "wc -l", "grep x", "sort", "stat", "md5sum", "file", "ls -la", "du -sh", "cut -d: -f1"];
     const sources = [(r: string) => `xargs ${r} < /tmp/list`, (r: string) => `cat /tmp/list | xargs ${r}`, (r: string) => `find / -name x | xargs ${r}`, (r: string) => `${r} $(cat /tmp/list)`,

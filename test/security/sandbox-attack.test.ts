@@ -106,13 +106,12 @@ describe.skipIf(missing !== null)("red team: the sandbox of unapproved commands 
     expect(v.stdout).toBe("started\nvictim-done\n");
   });
 
-  // FINDING (medium; high on hosts with such a daemon): with network `none` the seccomp filter allows AF_UNIX
-  // (systemctl needs D-Bus) and bubblewrap keeps the host's network namespace (ss needs it), so a sandboxed
-  // command reaches every *abstract* Unix socket on the host: they have no file permissions, only whoever
-  // listens decides (cf. containerd-shim, CVE-2020-15257). A root daemon listening on one talks to nobody.
-  // Not a small fix: seccomp cannot see the address; --unshare-net hides the host's sockets from ss. Landlock's
-  // LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET (Linux 6.12+) does exactly this; bwrap 0.8 and setpriv 2.38 cannot set it.
-  it.fails("cannot reach a root daemon's abstract Unix socket without a network grant", async () => {
+  // FINDING (medium; high on hosts with such a daemon), FIXED: with network `none` the seccomp filter allows
+  // AF_UNIX (systemctl needs D-Bus) and bubblewrap kept the host's network namespace (for ss), so a sandboxed
+  // command reached every *abstract* Unix socket on the host: they have no file permissions, only whoever
+  // listens decides (cf. containerd-shim, CVE-2020-15257). A root daemon listening on one talked to nobody.
+  // Now network `none` is also a network namespace of its own (--unshare-net): abstract names are per namespace.
+  it("cannot reach a root daemon's abstract Unix socket without a network grant", async () => {
     let connections = 0;
     const server: Server = createServer((s) => { connections++; s.end(`ROOTDAEMON${rand}\n`); });
     await new Promise<void>((r) => server.listen({ path: `\0hg-attack-${rand}` }, r));
@@ -126,16 +125,27 @@ describe.skipIf(missing !== null)("red team: the sandbox of unapproved commands 
     }
   });
 
-  // FINDING (medium, availability): under bubblewrap nothing bounds a command's total memory: RLIMIT_AS caps
-  // one process (SANDBOX_LIMITS.address_space_bytes), so `processes` of them may hold processes × 4 GiB, and
-  // one unapproved command can take the host's memory until its time limit while the OOM killer picks a victim
-  // (the daemon included). Fix: run bwrap in a cgroup with memory.max (a systemd scope with MemoryMax= where
-  // systemd runs, a cgroupfs directory otherwise). 1 GiB is this test's judgement of enough for a diagnostic.
-  // This test allocates and touches 1 GiB for a moment (≈ 1 s on an idle host, 20 s on this shared one).
-  it.fails("cannot take 1 GiB of the host's memory", async () => {
-    const r = await run(`perl -e 'vec($x, 1024 ** 3 - 1, 8) = 1; print "allocated ", length($x), "\\n"'`, { settings: { ...settings, max_timeout_sec: 100 } }, 100);
-    expect(r.stdout).not.toContain("allocated");
-  }, 120_000);
+  // FINDING (medium, availability), FIXED where the host has a writable memory cgroup: under bubblewrap nothing
+  // bounded a command's total memory: RLIMIT_AS caps one process (SANDBOX_LIMITS.address_space_bytes), so
+  // `processes` of them could hold processes × 4 GiB, and one unapproved command could take the host's memory
+  // until its time limit while the OOM killer picked a victim (the daemon included). Now every confined command
+  // of the host joins one memory cgroup (`hostgate-sandbox`, SANDBOX_LIMITS.memory_bytes = 1 GiB in all, cgroup
+  // v1 here; v2 where the controller is delegated), so the kernel kills inside it. Each allocation is touched.
+  it("cannot take more than the sandbox's memory, in one process or in several", async () => {
+    const sb = await deps.sandboxes.forHost({ key: "local", executor: deps.local, target: { host: "localhost", port: 0 } });
+    expect(sb.facts.memcg, "this host has a memory cgroup root may write").toBeDefined();
+    const slow = { settings: { ...settings, max_timeout_sec: 100 } };
+    const alloc = (mib: number, holdSec = 0): string => `perl -e '$| = 1; vec($x, ${mib} * 1024 ** 2 - 1, 8) = 1; print "allocated ${mib}\\n"; sleep ${holdSec}'`;
+    const small = await run(alloc(64), slow, 100);
+    expect(small.stdout, small.stderr).toBe("allocated 64\n");
+    const limitMib = SANDBOX_LIMITS.memory_bytes / 1024 ** 2;
+    const one = await run(alloc(limitMib + 64), slow, 100);
+    expect(one.stdout).not.toContain("allocated");
+    // Four processes of a third of the limit each, each under the per-process cap, hold them together.
+    const third = Math.ceil(limitMib / 3);
+    const many = await run(`for i in 1 2 3 4; do ${alloc(third, 3)} & done; wait`, slow, 100);
+    expect((many.stdout.match(/allocated/g) ?? []).length, many.stderr).toBeLessThan(4);
+  }, 240_000);
 
   // FINDING (low-medium), FIXED: under bubblewrap only the daemon enforced the time limit (it kills the process
   // group); when the daemon died or an SSH connection dropped before the kill channel ran, a confined command

@@ -25,6 +25,24 @@ describe("the sandbox probe", () => {
     expect(f).toEqual({ uid: 0, arch: "aarch64", programs: { setpriv: "/usr/bin/setpriv" }, systemd: false, log_groups: [] });
   });
 
+  it("reads a memory cgroup only under /sys/fs/cgroup, without dot segments or odd characters", () => {
+    const base = "hostgate-probe:uid=0\nhostgate-probe:arch=x86_64\n";
+    expect(parseProbe(`${base}hostgate-probe:memcg=1:/sys/fs/cgroup/memory/init.scope\n`).memcg).toEqual({ version: 1, dir: "/sys/fs/cgroup/memory/init.scope" });
+    expect(parseProbe(`${base}hostgate-probe:memcg=2:/sys/fs/cgroup\n`).memcg).toEqual({ version: 2, dir: "/sys/fs/cgroup" });
+    for (const bad of ["1:/etc/cron.d", "1:/sys/fs/cgroup/memory/../../../etc", "3:/sys/fs/cgroup", "1:/sys/fs/cgroup/a b", "2:/sys/fs/cgroup/$(x)", "1:/sys/fs/cgroup/a;rm"]) {
+      expect(parseProbe(`${base}hostgate-probe:memcg=${bad}\n`).memcg, bad).toBeUndefined();
+    }
+  });
+
+  it("joins the memory cgroup only as root and only where the probe found one", () => {
+    const memcg = { version: 1 as const, dir: "/sys/fs/cgroup/memory/x" };
+    const cmd = (over: Partial<SandboxFacts>): string => confine(["true"], chooseSandbox(facts(over)), { network: "none", timeout_sec: 5, run_id: "r" }).command;
+    expect(cmd({ memcg })).toContain("/sys/fs/cgroup/memory/x/hostgate-sandbox/cgroup.procs");
+    expect(cmd({ memcg: { version: 2, dir: "/sys/fs/cgroup" } })).toContain("/sys/fs/cgroup/hostgate-sandbox/memory.max");
+    expect(cmd({ memcg, uid: 1000 })).not.toContain("cgroup.procs");
+    expect(cmd({})).not.toContain("cgroup.procs");
+  });
+
   it("refuses an answer without uid and arch (a forced command, a restricted shell)", () => {
     expect(() => parseProbe("This account is restricted\n")).toThrow(/no uid\/arch/);
   });

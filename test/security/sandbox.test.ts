@@ -151,21 +151,27 @@ describe.skipIf(missing !== null)("unapproved commands on local run in the sandb
     expect(existsSync(`/tmp/hg-${rand}`)).toBe(false);
   });
 
-  it("has no network unless a policy grants it; ss still sees the host's sockets", async () => {
+  it("has no network unless a policy grants it: a network namespace of its own, where ss sees only its own sockets", async () => {
     const probe = `bash -c 'exec 3<>/dev/tcp/127.0.0.1/${port}; cat <&3'`;
     const before = connections;
     const denied = await run(probe);
     expect(denied.stdout).not.toContain("hello");
     expect(denied.stderr).toMatch(/Permission denied/);
     expect(connections).toBe(before);
+    // ss still runs (netlink is allowed) but answers for the sandbox's namespace: the host's listener is not in it.
     const ss = await run("ss -ltn");
-    expect(ss.stdout).toContain(`127.0.0.1:${port}`);
+    expect(ss.exit_code, ss.stderr).toBe(0);
+    expect(ss.stdout).toMatch(/^State\s+Recv-Q/);
+    expect(ss.stdout).not.toContain(`127.0.0.1:${port}`);
 
     const dir = mkdtempSync(join(tmpdir(), "hg-sandbox-policy-"));
     writeFileSync(join(dir, "net.cedar"), `@id("local-net")\n@network("any")\npermit (principal, action == Hostgate::Action::"exec", resource) when { resource.backend == "local" };\n`);
     const granted = await run(probe, { policy: CedarPolicyEngine.load(dir), settings: { ...deps.settings, allow_unverified: false } });
     expect(granted.stdout).toBe("hello\n");
     expect(granted.sandbox).toMatch(/network any$/);
+    // With the network granted the command shares the host's namespace, so ss lists the host's listeners.
+    const grantedSs = await run("ss -ltn", { policy: CedarPolicyEngine.load(dir), settings: { ...deps.settings, allow_unverified: false } });
+    expect(grantedSs.stdout).toContain(`127.0.0.1:${port}`);
 
     // bubblewrap cannot limit the network to loopback: such a grant is not silently widened; it needs a human.
     writeFileSync(join(dir, "net.cedar"), `@id("local-loop")\n@network("loopback")\npermit (principal, action == Hostgate::Action::"exec", resource) when { resource.backend == "local" };\n`);
@@ -173,6 +179,25 @@ describe.skipIf(missing !== null)("unapproved commands on local run in the sandb
     expect(loop).toMatchObject({ code: "refused", details: { decision: "require_approval" } });
     expect(JSON.stringify(loop.details)).toMatch(/cannot limit to loopback/);
     rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("path Unix sockets still work without network: a real D-Bus call (what systemctl status does)", async () => {
+    // A system-type dbus-daemon on a path socket outside /tmp (the sandbox's /tmp is private), as
+    // /run/dbus/system_bus_socket is: the sandbox's own network namespace does not cut path sockets.
+    const dir = mk("/run/hg-sandbox-dbus-");
+    const conf = join(dir, "bus.conf");
+    writeFileSync(conf, `<busconfig><type>system</type><listen>unix:path=${dir}/bus</listen><auth>EXTERNAL</auth>
+<policy context="default"><allow user="*"/><allow own="*"/><allow send_destination="*"/><allow receive_sender="*"/></policy></busconfig>\n`);
+    const { spawn } = await import("node:child_process");
+    const bus = spawn("dbus-daemon", ["--config-file", conf, "--nofork", "--nopidfile"], { stdio: "ignore" });
+    try {
+      for (let i = 0; i < 100 && !existsSync(join(dir, "bus")); i++) await new Promise((r) => setTimeout(r, 50));
+      const r = await run(`busctl --address=unix:path=${dir}/bus call org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus GetId`);
+      expect(r.exit_code, r.stderr).toBe(0);
+      expect(r.stdout).toMatch(/^s "[0-9a-f]{32}"$/m);
+    } finally {
+      bus.kill("SIGKILL");
+    }
   });
 
   it("everyday diagnostics work inside", async () => {

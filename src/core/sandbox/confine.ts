@@ -9,8 +9,10 @@
  * - a read-only view of the whole filesystem, a private writable `/tmp` and `/var/tmp`, empty `/home`,
  *   `/root` and `/run/user`, hostgate's own state, configuration and key directories replaced by empty ones,
  *   `/etc/shadow`, `/etc/gshadow` and `/etc/ssh/*_key` replaced by `/dev/null`, a minimal `/dev`;
- * - no network unless a policy grants it (`network`): only AF_UNIX and AF_NETLINK sockets, so `ss` and
- *   `systemctl` still work (seccomp.ts), or systemd's RestrictAddressFamilies/IPAddressDeny;
+ * - no network unless a policy grants it (`network`): bubblewrap gives the command a network namespace of its
+ *   own (only `lo`; the host's abstract Unix sockets are out of reach) and a seccomp filter that allows only
+ *   AF_UNIX and AF_NETLINK sockets (seccomp.ts), so path sockets (D-Bus: `systemctl`) still work; systemd-run
+ *   uses RestrictAddressFamilies/IPAddressDeny;
  * - its own PID namespace (bubblewrap) or unit (systemd): when the command ends, is cancelled or times out,
  *   everything it started ends with it, `setsid` children included.
  *
@@ -51,6 +53,18 @@ export interface SandboxFacts {
   nobody?: { uid: number; gid: number };
   /** nsswitch.conf resolves users through nss-systemd (dynamic users have names, so D-Bus accepts them). */
   nss_systemd?: boolean;
+  /**
+   * The login shell runs POSIX sh syntax as the wrapper needs it (sh, dash, bash, ash, ksh by `$0`), so the
+   * wrapper runs in it directly instead of in a second `sh`. zsh (NOMATCH), fish, csh… are not.
+   */
+  posix_shell?: boolean;
+  /**
+   * A memory cgroup the login may create a child in (root only; absent: none): cgroup v1's memory hierarchy
+   * (`/sys/fs/cgroup/memory/<the login's cgroup>`) or, on a unified (v2) host, the login's cgroup when the
+   * memory controller is enabled for its children (e.g. a container's root cgroup). Bubblewrap runs every
+   * confined command of the host in one child of it, `hostgate-sandbox`, capped at SANDBOX_LIMITS.memory_bytes.
+   */
+  memcg?: { version: 1 | 2; dir: string };
 }
 
 /** A host's confinement: the mechanism (null: none, so nothing runs unapproved), why, and who commands run as. */
@@ -71,16 +85,21 @@ const LOG_GROUPS: readonly string[] = ["adm", "systemd-journal"];
 const PROBE_MARK = "hostgate-probe:";
 /**
  * Resource limits of a confined command, so a fork bomb or a runaway allocation cannot take the host down:
- * systemd-run caps the unit's tasks (TasksMax) and memory (MemoryMax) where the host's cgroup controllers
- * allow (not verified here: the test container has no pids controller delegated, 398 of 400 forks ran);
- * bubblewrap gets an address-space cap per process (RLIMIT_AS, via prlimit) and `processes` as RLIMIT_NPROC,
- * set by the wrapper shell while still root, before setpriv: the kernel (5.14+) then counts it in the user
- * namespace bwrap creates and again for the unprivileged uid on the host (measured in
- * test/security/sandbox-attack.test.ts: a fork loop stops at the limit). Without systemd there is no cgroup,
- * so no limit on the command's total memory (processes × address space).
- * Generous for diagnostics (a `ps`/`du`/`grep -r` pipeline uses a handful of processes).
+ * systemd-run caps the unit's tasks (TasksMax) and memory (MemoryMax, `unit_memory_bytes`) where the host's
+ * cgroup controllers allow (not verified here: the test container has no pids controller delegated, 398 of
+ * 400 forks ran); bubblewrap gets an address-space cap per process (RLIMIT_AS, the shell's `ulimit -v`) and
+ * `processes` as RLIMIT_NPROC, set by the wrapper shell while still root, before setpriv: the kernel (5.14+)
+ * then counts it in the user namespace bwrap creates and again for the unprivileged uid on the host (measured
+ * in test/security/sandbox-attack.test.ts: a fork loop stops at the limit). Total memory under bubblewrap:
+ * where the probe found a memory cgroup the root login may write (`SandboxFacts.memcg`), all the host's
+ * confined commands together share one cgroup capped at `memory_bytes` (the kernel's OOM killer then ends
+ * the largest process inside it, not a host process); elsewhere only the per-process cap holds.
+ * Generous for diagnostics (a `ps`/`du`/`grep -r` pipeline uses a handful of processes and megabytes).
  */
-export const SANDBOX_LIMITS = { processes: 256, address_space_bytes: 4 * 1024 ** 3, unit_memory_bytes: 2 * 1024 ** 3 } as const;
+export const SANDBOX_LIMITS = { processes: 256, address_space_bytes: 4 * 1024 ** 3, unit_memory_bytes: 2 * 1024 ** 3, memory_bytes: 1024 ** 3 } as const;
+
+/** The cgroup under `SandboxFacts.memcg.dir` that every bubblewrap-confined command of a host joins. */
+export const MEMCG_NAME = "hostgate-sandbox";
 
 /**
  * The probe, one shell line for the host's login shell: prints `hostgate-probe:key=value` lines (uid, arch,
@@ -96,6 +115,10 @@ export function probeCommand(): string {
     `for g in ${LOG_GROUPS.join(" ")}; do x=$(getent group "$g" 2>/dev/null | cut -d: -f3) && [ -n "$x" ] && echo "${m}group=$g:$x"; done`,
     `x=$(id -u nobody 2>/dev/null) && echo "${m}nobody=$x:$(id -g nobody)"`,
     `grep -qs '^passwd:.*systemd' /etc/nsswitch.conf && echo "${m}nss_systemd=1"`,
+    `case \${0##*/} in sh|-sh|dash|-dash|bash|-bash|ash|-ash|ksh|-ksh) echo "${m}posix_shell=1";; esac`,
+    // A memory cgroup root may create a child in: unified (v2) with the memory controller on for children,
+    // else v1's memory hierarchy.
+    `if [ -f /sys/fs/cgroup/cgroup.controllers ]; then c=/sys/fs/cgroup$(sed -n 's/^0::\\(.*\\)$/\\1/p' /proc/self/cgroup); c=\${c%/}; grep -qsw memory "$c/cgroup.subtree_control" && [ -w "$c" ] && echo "${m}memcg=2:$c"; else c=/sys/fs/cgroup/memory$(sed -n 's/^[0-9]*:memory:\\(.*\\)$/\\1/p' /proc/self/cgroup); c=\${c%/}; [ -f "$c/memory.limit_in_bytes" ] && [ -w "$c" ] && echo "${m}memcg=1:$c"; fi`,
     "true",
   ].join("; ");
 }
@@ -113,6 +136,7 @@ export function parseProbe(stdout: string): SandboxFacts {
     else if (key === "arch" && /^[\w.-]{1,32}$/.test(value)) facts.arch = value;
     else if (key === "systemd") facts.systemd = value === "1";
     else if (key === "nss_systemd") facts.nss_systemd = value === "1";
+    else if (key === "posix_shell") facts.posix_shell = value === "1";
     else if (key === "has") {
       const [name, path] = splitOnce(value, ":");
       if (!path.startsWith("/") || /\s/.test(path)) continue;
@@ -124,6 +148,9 @@ export function parseProbe(stdout: string): SandboxFacts {
     } else if (key === "group") {
       const [name, gid] = splitOnce(value, ":");
       if (LOG_GROUPS.includes(name) && /^\d+$/.test(gid)) facts.log_groups.push({ name, gid: Number(gid) });
+    } else if (key === "memcg") {
+      const [version, dir] = splitOnce(value, ":");
+      if ((version === "1" || version === "2") && /^\/sys\/fs\/cgroup(\/[\w.@:+-]+)*$/.test(dir) && !/\/\.\.?(\/|$)/.test(dir)) facts.memcg = { version: version === "1" ? 1 : 2, dir };
     } else if (key === "nobody") {
       const [uid, gid] = splitOnce(value, ":");
       if (/^\d+$/.test(uid) && /^\d+$/.test(gid)) facts.nobody = { uid: Number(uid), gid: Number(gid) };
@@ -241,8 +268,11 @@ function bwrapCommand(argv: readonly string[], sb: HostSandbox, o: ConfineOption
     "--ro-bind", "/", "/", "--dev", "/dev", "--ro-bind", "/proc", "/proc", "--tmpfs", "/tmp", "--tmpfs", "/var/tmp",
     "--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
     "--die-with-parent", "--new-session", "--cap-drop", "ALL",
-    // No filter for this architecture: no network namespace of the host at all (ss then sees none either).
-    ...(o.network === "none" && !filter ? ["--unshare-net"] : []),
+    // Network `none`: a network namespace of its own (only `lo`). Abstract Unix sockets are per network
+    // namespace and carry no file permissions, so in the host's namespace a confined command could talk to any
+    // daemon listening on one (found by test/security/sandbox-attack.test.ts). Path sockets (D-Bus for
+    // `systemctl`, journald) still work; `ss` then lists only this namespace's sockets (none).
+    ...(o.network === "none" ? ["--unshare-net"] : []),
   ];
   const dirs = [...EMPTY_DIRS, ...(o.hide_dirs ?? [])].map(shellQuote).join(" ");
   const files = [...NULL_FILES, ...(o.hide_files ?? [])].map(shellQuote).join(" ");
@@ -250,14 +280,13 @@ function bwrapCommand(argv: readonly string[], sb: HostSandbox, o: ConfineOption
   const drop = f.uid === 0
     ? `${shellQuote(f.programs.setpriv!)} --reuid ${nobody.uid} --regid ${nobody.gid} ${f.log_groups.length > 0 ? `--groups ${f.log_groups.map((g) => g.gid).join(",")}` : "--clear-groups"} --no-new-privs `
     : "";
-  // prlimit (util-linux) sets the limits before root is dropped, so the command cannot raise them again.
-  const limits = f.programs.prlimit ? `${shellQuote(f.programs.prlimit)} --as=${SANDBOX_LIMITS.address_space_bytes} -- ` : "";
   // The host ends the run at its time limit too, not only the daemon (which may die, or lose the connection
   // before its kill channel runs): coreutils timeout, in the foreground so the executors' group kill still
   // reaches everything; killing bwrap ends its PID namespace.
   const deadline = f.programs.timeout && o.timeout_sec > 0 ? `${shellQuote(f.programs.timeout)} --foreground -s KILL ${o.timeout_sec} ` : "";
-  const run = `${deadline}${limits}${drop}${shellQuote(f.programs.bwrap!)} "$@"${filter ? " --seccomp 3" : ""} -- ${shellJoin(argv)}`;
-  // One POSIX sh runs the wrapper whatever the login shell is (zsh, fish…); `exec` keeps the session leader's pid.
+  const run = `${deadline}$L ${drop}${shellQuote(f.programs.bwrap!)} "$@"${filter ? " --seccomp 3" : ""} -- ${shellJoin(argv)}`;
+  // A POSIX shell runs the wrapper: the login shell itself when the probe found it is one (no exec), else
+  // `exec sh -c` whatever the login shell is (zsh, fish…); `exec` keeps the session leader's pid.
   // Hidden directories by their physical path: bwrap cannot mount over a path whose parent is a symlink (it
   // fails "Can't mkdir"), so each is resolved first; `cd -P` in the wrapper itself costs no fork (readlink -f
   // still covers a final symlink the login cannot enter). The login's working directory is restored after.
@@ -268,10 +297,34 @@ function bwrapCommand(argv: readonly string[], sb: HostSandbox, o: ConfineOption
     // pid table): RLIMIT_NPROC, inherited across setpriv and bwrap; the kernel counts it per user namespace and
     // again for the unprivileged uid on the host. `-u` in bash, busybox and ksh, `-p` in dash.
     `ulimit -u ${SANDBOX_LIMITS.processes} 2>/dev/null || ulimit -p ${SANDBOX_LIMITS.processes}`,
+    // The address-space cap per process (RLIMIT_AS, KiB), set while root so the command cannot raise it: the
+    // shell's builtin (dash, bash, busybox, ksh) costs no exec; else prlimit (util-linux) where present.
+    `L=; ulimit -v ${SANDBOX_LIMITS.address_space_bytes / 1024} 2>/dev/null${f.programs.prlimit ? ` || L=${shellQuote(`${f.programs.prlimit} --as=${SANDBOX_LIMITS.address_space_bytes} --`)}` : ""}`,
+    ...memcgJoin(f),
     `for f in ${files} /etc/ssh/*_key; do [ -f "$f" ] && set -- "$@" --ro-bind /dev/null "$f"; done`,
     filter ? `printf '${printfOctal(filter)}' | ${run} 3<&0 </dev/null` : `exec ${run} </dev/null`,
   ].join("; ");
-  return { command: `exec sh -c ${shellQuote(script)}`, kill_command: null };
+  return { command: f.posix_shell ? script : `exec sh -c ${shellQuote(script)}`, kill_command: null };
+}
+
+/**
+ * Shell lines (run as root, before setpriv) that put the wrapper, and so everything it starts, into the host's
+ * shared sandbox memory cgroup, creating it with its limit when missing: builtins only (`mkdir` once per host
+ * and boot). Nothing when the login is not root or the probe found no writable memory cgroup. When the cgroup
+ * cannot be joined (its parent went away since the probe) the command does not run (exit 125, says why).
+ */
+function memcgJoin(f: SandboxFacts): string[] {
+  if (f.uid !== 0 || !f.memcg) return [];
+  const g = shellQuote(`${f.memcg.dir}/${MEMCG_NAME}`);
+  const limits = f.memcg.version === 1
+    ? `echo ${SANDBOX_LIMITS.memory_bytes} > ${g}/memory.limit_in_bytes && { echo ${SANDBOX_LIMITS.memory_bytes} > ${g}/memory.memsw.limit_in_bytes; } 2>/dev/null`
+    : `echo ${SANDBOX_LIMITS.memory_bytes} > ${g}/memory.max && { echo 0 > ${g}/memory.swap.max; } 2>/dev/null`;
+  return [
+    // Only the run whose mkdir created it sets the limits (a concurrent one finds it made: EEXIST is not an
+    // error); a cgroup whose limits could not be written is removed again, so the join below fails closed.
+    `[ -d ${g} ] || if mkdir ${g} 2>/dev/null; then { ${limits}; } || rmdir ${g} 2>/dev/null; fi`,
+    `{ echo $$ > ${g}/cgroup.procs; } 2>/dev/null || { echo "hostgate: cannot join the sandbox memory cgroup ${g.replace(/'/g, "")}; the host is probed again within 10 minutes" >&2; exit 125; }`,
+  ];
 }
 
 function systemdRunCommand(argv: readonly string[], sb: HostSandbox, o: ConfineOptions): ConfinedCommand {
@@ -289,7 +342,8 @@ function systemdRunCommand(argv: readonly string[], sb: HostSandbox, o: ConfineO
     `InaccessiblePaths=${inaccessible.join(" ")}`,
     ...(f.log_groups.length > 0 ? [`SupplementaryGroups=${f.log_groups.map((g) => g.name).join(" ")}`] : []),
     // RestrictAddressFamilies= given twice is a union (systemd.exec(5)): one line per grant.
-    ...(o.network === "none" ? ["RestrictAddressFamilies=AF_UNIX AF_NETLINK"] : []),
+    // PrivateNetwork=: a network namespace of its own, so the host's abstract Unix sockets are out of reach too.
+    ...(o.network === "none" ? ["RestrictAddressFamilies=AF_UNIX AF_NETLINK", "PrivateNetwork=yes"] : []),
     ...(o.network === "loopback" ? ["RestrictAddressFamilies=AF_UNIX AF_NETLINK AF_INET AF_INET6", "IPAddressDeny=any", "IPAddressAllow=localhost"] : []),
     `TasksMax=${SANDBOX_LIMITS.processes}`, `MemoryMax=${SANDBOX_LIMITS.unit_memory_bytes}`,
     ...(o.timeout_sec > 0 ? [`RuntimeMaxSec=${o.timeout_sec}`] : []),

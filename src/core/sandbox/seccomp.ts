@@ -1,7 +1,7 @@
 /**
- * A classic-BPF seccomp filter that takes the network away from a confined command while leaving the host's
- * sockets visible to diagnostics: `socket(2)` is allowed only for AF_UNIX (D-Bus: `systemctl status`) and
- * AF_NETLINK (sock_diag: `ss -ltnp`); every other family (AF_INET, AF_INET6, AF_PACKET, AF_VSOCK…) fails with
+ * A classic-BPF seccomp filter that takes the network away from a confined command (bubblewrap also gives it
+ * a network namespace of its own: confine.ts): `socket(2)` is allowed only for AF_UNIX (D-Bus: `systemctl
+ * status`) and AF_NETLINK (sock_diag: `ss -ltnp`); every other family (AF_INET, AF_INET6, AF_PACKET, AF_VSOCK…) fails with
  * EACCES. `io_uring_setup(2)` fails too (IORING_OP_SOCKET would create a socket without calling socket(2)).
  * A system call made through another ABI than the host's native one (i386 `int 0x80` or x32 on x86_64) fails
  * with EPERM, so `socketcall(2)` cannot go around the filter.

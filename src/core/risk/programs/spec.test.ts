@@ -76,7 +76,7 @@ describe("program option tables", () => {
   });
 
   it("every table loads, names only signals that are rules, and has a size", () => {
-    expect(tableSignals()).toEqual(new Set(["options_from_file", "network_upload", "secret_read", "kills_connections", "kernel_change", "host_state_change"]));
+    expect(tableSignals()).toEqual(new Set(["options_from_file", "network_upload", "secret_read", "kills_connections", "kernel_change", "host_state_change", "evaluates_code"]));
     const size = programTableSize();
     expect(size.programs).toBe(PROGRAMS.size);
     expect(size.options).toBeGreaterThan(1000);

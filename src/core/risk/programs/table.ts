@@ -5,7 +5,7 @@ import type { ProgramSpec } from "./spec.ts";
  * split, install, date, head, tail, cat, wc, cut, uniq, tee, df, du, ls), GNU grep 3, procps-ng 4 (ps, free,
  * sysctl), iproute2 6 (ss), systemd 255 (systemctl), util-linux (hostname from net-tools/hostname), git 2.4x,
  * curl 8, GNU Wget 1.21, GNU libc iconv, plocate/mlocate updatedb, sysstat pidstat, npm 10, dpkg 1.22, gdisk sgdisk, OpenSSH 9 (ssh, scp), rsync 3.2, strace 6, ltrace, xxd (vim 9), tcpdump 4.99,
- * Info-ZIP zip 3.0, OpenSSL 3. Complete tables list every option; partial ones (`complete: false`) list the
+ * Info-ZIP zip 3.0, OpenSSL 3, rpm 4.18. Complete tables list every option; partial ones (`complete: false`) list the
  * options with an effect plus those whose arity matters for finding operands.
  */
 const COMMON = "--help --version";
@@ -138,6 +138,10 @@ export const PROGRAM_TABLE: Readonly<Record<string, ProgramSpec>> = {
   // gdisk's sgdisk(8): -b FILE saves the partition data to a file.
   sgdisk: { options: `-b|--backup=W -l|--load-backup=R -i|--info= -a|--set-alignment=`, complete: false },
   sponge: { options: `-a`, writesOperands: 0 },
+  // rpm(8), rpm-common(8), rpm-macros(7): macro expressions run shell (`%(cmd)`) and Lua (`%{lua:…}`); --eval
+  // expands one, --define sets one that later expansions run, --macros/--load/--rcfile read macro files,
+  // --pipe hands the output to a shell command.
+  rpm: { options: `-E|--eval=!evaluates_code -D|--define=!evaluates_code --undefine= --macros=L --load=L --rcfile=L --pipe=C --dbpath= -r|--root=`, complete: false },
   strace: {
     options: `-o|--output=W -E|--env=E -e= -O= -p|--attach= -P|--trace-path= -s|--string-limit= -S|--summary-sort-by= -u|--user=
       -b|--detach-on= -I= -X|--const-print-style= -a|--columns= -U|--summary-columns= --trace= --signal= --status= --abbrev=

@@ -76,6 +76,13 @@ export const OPTION_RULES: readonly Rule[] = [
     },
   },
   {
+    id: "evaluates_code", severity: "high",
+    reason: "an option whose value is code the program evaluates (rpm --eval/--define macros run shell `%(…)` and Lua `%{lua:…}`)",
+    commands: ["*"],
+    test: (cmd) => optionSignal(cmd, "evaluates_code"),
+    examples: { match: ["rpm --eval '%(id)'", "rpm -E '%{lua: os.execute(\"id\")}'", "rpm --eval %_libdir", "rpm -D '_dbpath %(id)' -qa", "rpm --define='x y' -q bash", "rpm -qa --eval=%x"], noMatch: ["rpm -qa", "rpm -qi bash", "rpm -qf /etc/hosts"] },
+  },
+  {
     id: "option_injection", severity: "high",
     reason: "a host or target value that starts with '-' is read as an option by the program it is handed to (ssh -oProxyCommand…)",
     commands: ["*"],

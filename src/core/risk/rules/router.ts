@@ -68,6 +68,53 @@ function recursiveTargets(cmd: Cmd): string[] {
       return ops().slice(1).map((a) => a.text);
     case "diff":
       return cmd.args.some((a) => /^-[a-zA-Z]*r|^--recursive$/.test(a.text)) ? ops().map((a) => a.text) : [];
+    case "tar": case "bsdtar": {
+      // Create mode (`c` in the first word's letters, `-c`, `--create`, or an append/update that adds files):
+      // every operand is a tree it archives, contents included.
+      const first = cmd.args[0]?.text ?? "";
+      const create = (/^[A-Za-z]+$/.test(first) && /[cru]/.test(first)) || cmd.args.some((a) => /^-[A-Za-z]*[cru]|^--(create|append|update)$/.test(a.text));
+      return create ? ops().slice(/^[A-Za-z]+$/.test(first) ? 1 : 0).map((a) => a.text) : [];
+    }
+    case "zip":
+      return cmd.args.some((a) => /^-[a-zA-Z]*r|^--recurse-paths$/.test(a.text)) ? ops().slice(1).map((a) => a.text) : [];
+    default: return [];
+  }
+}
+
+/** `-d N` / `--max-depth=N` / `-maxdepth N` / `-L N` values: a listing at most one level deep is not a recursive one. */
+function maxDepth(cmd: Cmd, names: RegExp): number | null {
+  const t = cmd.args.map((a) => a.text);
+  for (let i = 0; i < t.length; i++) {
+    const m = names.exec(t[i]!);
+    if (!m) continue;
+    const v = m[1] !== undefined && m[1] !== "" ? m[1] : t[i + 1];
+    if (v !== undefined && /^\d+$/.test(v)) return Number(v);
+  }
+  return null;
+}
+
+/** Listers that print the name of every file below a directory operand (ls -R, find, du without -s, tree). */
+function listedTrees(cmd: Cmd): string[] {
+  const ops = cmd.args.filter((a) => !a.text.startsWith("-")).map((a) => a.text);
+  switch (cmd.name) {
+    case "ls":
+      return cmd.args.some((a) => /^-[a-zA-Z1]*R|^--recursive$/.test(a.text)) ? ops : [];
+    case "find": {
+      // Start points: the words before the expression (which begins with `-`, `(` or `!`).
+      const end = cmd.args.findIndex((a) => /^[-(!]/.test(a.text) && !/^-[HLP]$/.test(a.text));
+      const starts = cmd.args.slice(0, end < 0 ? undefined : end).filter((a) => !/^-[HLPO]/.test(a.text)).map((a) => a.text);
+      const depth = maxDepth(cmd, /^-maxdepth$()/);
+      return depth !== null && depth <= 1 ? [] : starts;
+    }
+    case "du": {
+      if (cmd.args.some((a) => /^-[a-zA-Z0]*s|^--summarize$/.test(a.text))) return [];
+      const depth = maxDepth(cmd, /^(?:-d|--max-depth=?)(\d*)$/);
+      return depth !== null && depth <= 1 ? [] : ops;
+    }
+    case "tree": {
+      const depth = maxDepth(cmd, /^-L(\d*)$/);
+      return depth !== null && depth <= 1 ? [] : ops;
+    }
     default: return [];
   }
 }
@@ -77,7 +124,8 @@ const PRIVATE_TREE = /^(\/|\/var|\/home(\/[^/]+)?|~|\/root(\/.*)?|\/var\/backups
 /** System configuration: secret files (shadow, host keys, TLS keys) sit among it. */
 const SYSTEM_TREE = /^\/etc(\/.*)?$/;
 
-const treeOf = (cmd: Cmd, re: RegExp): string | undefined => recursiveTargets(cmd).map((t) => normalisePath(t.replace(/\/\*$/, ""), cmd.cwd)).find((p) => re.test(p) && !isHarmlessSink(p));
+const inTree = (cmd: Cmd, targets: string[], re: RegExp): string | undefined => targets.map((t) => normalisePath(t.replace(/\/\*$/, ""), cmd.cwd)).find((p) => re.test(p) && !isHarmlessSink(p));
+const treeOf = (cmd: Cmd, re: RegExp): string | undefined => inTree(cmd, recursiveTargets(cmd), re);
 
 export const ROUTER_RULES: readonly Rule[] = [
   {
@@ -96,16 +144,25 @@ export const ROUTER_RULES: readonly Rule[] = [
   {
     id: "recursive_read_private", severity: "high",
     reason: "reads every file below a tree of other users' or root's files (homes, /root, /var/backups, /var/lib, or an ancestor): secrets the sandbox denies",
-    commands: ["grep", "egrep", "fgrep", "zgrep", "rg", "ag", "ack", "diff"],
+    commands: ["grep", "egrep", "fgrep", "zgrep", "rg", "ag", "ack", "diff", "tar", "bsdtar", "zip"],
     test: (cmd) => treeOf(cmd, PRIVATE_TREE) !== undefined,
-    examples: { match: ["grep -r . /home", "grep -rn pass /root", "grep -r x /var/lib", "grep -R x /var/backups", "rg pass /home/alice", "grep -r x /", "diff -r /root /tmp/x", "grep -ri key ~", "grep --recursive x /var"],
+    examples: { match: ["grep -r . /home", "grep -rn pass /root", "grep -r x /var/lib", "grep -R x /var/backups", "rg pass /home/alice", "grep -r x /", "diff -r /root /tmp/x", "grep -ri key ~", "grep --recursive x /var",
+      "tar cf - /home", "tar -czf - /root", "tar --create -f - /var/backups", "zip -r /tmp/r.zip /root"],
       noMatch: ["grep -r error /var/log/nginx", "grep -r x ./src", "grep x /home/u/notes.txt", "rg --files /root", "grep -r x /home/u/project/src"] },
   },
   {
     id: "recursive_read_system", severity: "medium",
     reason: "reads every file below /etc, where password hashes, host keys and TLS keys sit among the configuration (not low; the sandbox denies those files)",
-    commands: ["grep", "egrep", "fgrep", "zgrep", "rg", "ag", "ack", "diff"],
+    commands: ["grep", "egrep", "fgrep", "zgrep", "rg", "ag", "ack", "diff", "tar", "bsdtar", "zip"],
     test: (cmd) => treeOf(cmd, SYSTEM_TREE) !== undefined,
-    examples: { match: ["grep -r root /etc", "grep -rn mkfs /etc", "rg pass /etc", "grep -r listen /etc/nginx"], noMatch: ["grep root /etc/passwd", "grep -r x /var/log", "rg --files /etc/nginx"] },
+    examples: { match: ["grep -r root /etc", "grep -rn mkfs /etc", "rg pass /etc", "grep -r listen /etc/nginx", "tar cf - /etc"], noMatch: ["grep root /etc/passwd", "grep -r x /var/log", "rg --files /etc/nginx", "tar tf x.tar /etc"] },
+  },
+  {
+    id: "recursive_list_private", severity: "medium",
+    reason: "lists every file below a tree of other users', root's or the system's files (homes, /root, /var/backups, /var/lib, /etc, or an ancestor): their names are not for an unapproved command",
+    commands: ["ls", "find", "du", "tree"],
+    test: (cmd) => inTree(cmd, listedTrees(cmd), PRIVATE_TREE) !== undefined || inTree(cmd, listedTrees(cmd), SYSTEM_TREE) !== undefined,
+    examples: { match: ["ls -R /root", "ls -laR /home", "ls --recursive /var/backups", "find /home", "find /etc -name '*.key'", "find -L /var/lib -type f", "du -a /root", "du /home", "tree /root", "find / -name x", "du -d 2 /var/lib"],
+      noMatch: ["ls -la /root", "ls /home", "find /var/log -name '*.gz' -mtime +30", "du -sh /var/lib/docker", "du -h --max-depth=1 /var/lib", "find /home -maxdepth 1 -type d", "tree -L 1 /home", "ls -R ./src", "find . -name '*.py'", "du -sh /home/*"] },
   },
 ];
