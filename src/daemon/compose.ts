@@ -172,9 +172,9 @@ export async function composeDaemon(config: Config, opts: ComposeOptions): Promi
   let skillsService: Promise<SkillsService> | null = null;
   const skills: SkillsHandle = {
     gates: setup.gates,
-    service: () => (skillsService ??= Promise.all([import("./skills.ts"), import("../app/assess-command.ts"), import("../adapters/shell-parser.ts")]).then(([m, { assessCommand }, { loadRiskEngine }]) => {
+    service: () => (skillsService ??= Promise.all([import("./skills.ts"), import("../app/skills/launch-policy.ts"), import("../adapters/shell-parser.ts")]).then(([m, { judgeSkillLaunch }, { loadRiskEngine }]) => {
       const engine = loadRiskEngine();
-      return m.composeSkills(config, { mode: opts.mode, stateDir: state, setup, audit: openAudit, crypto: nodeCrypto, clock, assess: async (command) => assessCommand({ command }, { engine, policy: await policy() }) });
+      return m.composeSkills(config, { mode: opts.mode, stateDir: state, setup, audit: openAudit, crypto: nodeCrypto, clock, assess: async (launch) => judgeSkillLaunch(launch, { engine, policy: await policy() }) });
     })),
     close: () => { void skillsService?.then((s) => { s.close(); }); },
   };

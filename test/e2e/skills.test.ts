@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/client";
@@ -78,6 +78,30 @@ describe("skills over MCP (stdio, real binary, embedded daemon)", () => {
       expect(existsSync(join(home, ".claude/skills/service-flapping/SKILL.md"))).toBe(true);
       expect((await call(a.client, "skills_install_apply", { ...args, confirm: token2 })).structuredContent).toMatchObject({ error: { code: "confirm.used" } });
     } finally { await a.client.close(); await b.client.close(); }
+  });
+
+  it("T22-skills-config: skills.allow_install / allow_exec in the config do what the flags do: tools/list, start notice, doctor", async () => {
+    const cfg = join(home, "gates.yaml");
+    writeFileSync(cfg, "skills:\n  allow_install: true\n  allow_exec: true\n");
+    const { client, stderr } = await connect(home, ["-c", cfg]);
+    try {
+      const names = (await client.listTools()).tools.map((t) => t.name);
+      expect(names).toEqual(expect.arrayContaining(["skills_install_apply", "skills_sync_apply", "skills_execute"]));
+      expect(stderr()).toMatch(/\(install on, exec on\)/);
+    } finally { await client.close(); }
+    // Without the config, the same front hides them and a call says how to turn the gate on.
+    const bare = await connect(home, []);
+    try {
+      expect((await bare.client.listTools()).tools.map((t) => t.name)).not.toContain("skills_execute");
+      await expect(call(bare.client, "skills_execute", { ref: "disk-full", entrypoint: "diagnose" })).rejects.toThrow(/it needs the skills exec gate\. To offer it, set skills\.allow_exec: true/);
+    } finally { await bare.client.close(); }
+    const env = { HOME: home, XDG_STATE_HOME: join(home, "state"), XDG_RUNTIME_DIR: join(home, "run"), HOSTGATE_SOCKET: "", XDG_CONFIG_HOME: join(home, "xdg") };
+    const on = await runHostgate(["doctor", "-c", cfg], { env, cwd: home, timeoutMs: 60_000 });
+    const gatedLine = (out: string): string => out.split("\n").find((l) => l.includes("gated tools")) ?? "";
+    expect(gatedLine(on.stdout)).not.toBe("");
+    expect(gatedLine(on.stdout)).not.toMatch(/skills_execute|skills_install_apply/);
+    const off = await runHostgate(["doctor"], { env, cwd: home, timeoutMs: 60_000 });
+    expect(off.stdout).toMatch(/gated tools[^\n]*skills_execute \(skills exec gate: not enabled/);
   });
 
   it("--allow-exec on the embedded daemon adds skills_execute", async () => {
