@@ -11,7 +11,7 @@ import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startDaemon, type DaemonProcess } from "../helpers/daemon.ts";
-import { HOSTGATE_BIN, connectStdio, runHostgate, runHostgateInPty } from "../helpers/hostgate.ts";
+import { HOSTGATE_BIN, connectHttp, connectStdio, runHostgate, runHostgateInPty, startServe } from "../helpers/hostgate.ts";
 
 type Step = { transaction_id: string };
 const work = mkdtempSync(join(tmpdir(), `hg-approval-ux-${process.pid}-`));
@@ -86,5 +86,28 @@ describe("with no daemon running", () => {
     // Nothing was started: no socket answers in the runtime directory afterwards.
     const after = await runHostgate(["pending", "-c", cfg], { env });
     expect(after.stderr).toContain("no daemon is running");
+  }, 120_000);
+});
+
+describe("the SDK client over Streamable HTTP", () => {
+  it("T22-clients-plan-http: lists plan with a flat inputSchema and plans a change, which pending lists with its client", async () => {
+    const home = join(work, "http");
+    mkdirSync(join(home, "run"), { recursive: true, mode: 0o700 });
+    const cfg = join(home, "config.yaml");
+    writeFileSync(cfg, "backend:\n  type: mock\n");
+    const env = { HOME: home, XDG_STATE_HOME: join(home, "state"), XDG_RUNTIME_DIR: join(home, "run"), HOSTGATE_RUNTIME_DIR: join(home, "run", "hostgate"), HOSTGATE_SOCKET: "", HOSTGATE_STATE_DIR: "", HOSTGATE_ADMIN_SOCKET: "" };
+    const serve = await startServe(["-c", cfg], env);
+    try {
+      const c = await connectHttp(serve.url, "modern");
+      try {
+        const plan = (await c.listTools()).tools.find((t) => t.name === "plan");
+        expect(plan?.inputSchema.type).toBe("object");
+        for (const k of ["oneOf", "anyOf", "allOf"]) expect(plan?.inputSchema).not.toHaveProperty(k);
+        const txid = await planWrite(c, "over-http");
+        const r = await runHostgate(["pending", "-c", cfg], { env });
+        expect(r.code, r.stderr).toBe(0);
+        expect(r.stdout).toMatch(new RegExp(`^${txid}\\s+\\S+\\s+HIGH\\s+local\\s+hostgate-e2e\\s+WriteFile`, "m"));
+      } finally { await c.close(); }
+    } finally { await serve.stop(); }
   }, 120_000);
 });
