@@ -51,7 +51,16 @@ function toTx(r: Row): Transaction {
 export class SqliteTransactionStore implements TransactionStore {
   private readonly db: Database.Database;
 
-  constructor(dbPath: string) {
+  /**
+   * Opens (creating and migrating) the store at `dbPath`. With `readOnly` it opens an existing database without
+   * writing anything (no directory, no migration, no WAL switch): how `hostgate pending` lists plans when no
+   * daemon runs; a database of another schema version then throws `unavailable` saying which.
+   */
+  constructor(dbPath: string, opts: { readOnly?: boolean } = {}) {
+    if (opts.readOnly) {
+      this.db = SqliteTransactionStore.openReadOnly(dbPath);
+      return;
+    }
     try {
       mkdirSync(dirname(dbPath), { recursive: true, mode: 0o700 });
       this.db = new Database(dbPath);
@@ -66,6 +75,22 @@ export class SqliteTransactionStore implements TransactionStore {
         cause: err,
       });
     }
+  }
+
+  private static openReadOnly(dbPath: string): Database.Database {
+    let db: Database.Database;
+    try {
+      db = new Database(dbPath, { readonly: true, fileMustExist: true });
+    } catch (err) {
+      throw new HostgateError("unavailable", `Cannot read the transaction store ${dbPath}: ${(err as Error).message}`, { hint: "Run the command as the user the daemon runs as, or start the daemon and ask it.", cause: err });
+    }
+    const version = db.pragma("user_version", { simple: true }) as number;
+    const newest = STATE_MIGRATIONS[STATE_MIGRATIONS.length - 1]!.version;
+    if (version !== newest) {
+      db.close();
+      throw new HostgateError("unavailable", `The transaction store ${dbPath} has schema version ${version}; this hostgate reads version ${newest}.`, { hint: "Start the daemon (a front or hostgate daemon) once to migrate it, then ask it." });
+    }
+    return db;
   }
 
   insert(tx: Transaction): void {

@@ -4,6 +4,7 @@ import { effectiveState, RECEIPT_TTL_MS, type Transaction } from "../core/transa
 import type { ApproveResult, PendingResult, ShowResult } from "../ipc/protocol.ts";
 import { audit, checkpointRef } from "./audit-log.ts";
 import type { DaemonDeps } from "./deps.ts";
+import type { TransactionStore } from "../ports/transaction-store.ts";
 import { checkApprover, separationOf } from "../core/approval.ts";
 import { actorOf, parseActor, type Caller } from "../core/caller.ts";
 
@@ -46,8 +47,12 @@ export function resolveTransactionId(deps: DaemonDeps, typed: string): string {
  * newest first, at most `limit` (default 50), each with its risk and one-line summary.
  */
 export function pending(deps: DaemonDeps, limit = 50): PendingResult {
-  const now = deps.clock.now();
-  const open = deps.transactions().list({ state: "planned", limit: 1000 }).filter((tx) => effectiveState(tx, now) === "planned").slice(0, limit);
+  return pendingIn(deps.transactions(), deps.clock.now(), limit);
+}
+
+/** {@link pending} over one transaction store at `now` (ms): also how the CLI lists plans when no daemon runs (daemon/pending-offline.ts). */
+export function pendingIn(store: TransactionStore, now: number, limit = 50): PendingResult {
+  const open = store.list({ state: "planned", limit: 1000 }).filter((tx) => effectiveState(tx, now) === "planned").slice(0, limit);
   return {
     transactions: open.map((tx) => ({
       transaction_id: tx.id, action_name: tx.action_name, host: tx.host, risk_level: tx.risk_level, summary: tx.preview.summary,

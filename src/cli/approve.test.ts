@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { confirmationWord, visible } from "./approve.ts";
+import { confirmationWord, notApprovable, riskLines, visible } from "./approve.ts";
 
 describe("what the approver sees", () => {
   it("shows carriage returns, escapes and bidi overrides instead of obeying them", () => {
@@ -16,5 +16,22 @@ describe("what the approver sees", () => {
   it("asks for the transaction prefix above medium risk", () => {
     expect(confirmationWord({ risk_level: "medium", transaction_id: "0123456789" })).toBe("yes");
     expect(confirmationWord({ risk_level: "high", transaction_id: "0123456789" })).toBe("01234567");
+  });
+});
+
+describe("the two risk levels and the states that cannot be approved (issue 22)", () => {
+  const preview = (intended?: unknown) => ({ summary: "s", text: "t", ...(intended === undefined ? {} : { intended }) });
+  it("T22-risk-labels: labels the action's level, and the command's when the step runs a command line", () => {
+    expect(riskLines({ risk_level: "high", action_name: "WriteFile", preview: preview() })).toEqual(["Action risk  HIGH (the catalogue's level for WriteFile; it sets what you must type)"]);
+    expect(riskLines({ risk_level: "high", action_name: "RunCommand", preview: preview({ command: "touch /tmp/x", risk_level: "medium" }) })).toEqual([
+      "Action risk  HIGH (the catalogue's level for RunCommand; it sets what you must type)",
+      "Command risk MEDIUM (the risk engine's rating of this command line)",
+    ]);
+  });
+  it("says what to do for every state but planned", () => {
+    expect(notApprovable("planned", "0123456789")).toBeNull();
+    for (const [state, hint] of [["approved", /hostgate reject 01234567/], ["expired", /plan the change again/], ["rejected", /plan the change again/], ["executing", /history/], ["succeeded", /has already run \(state succeeded\)/]] as const) {
+      expect(notApprovable(state, "0123456789"), state).toMatch(hint);
+    }
   });
 });

@@ -47,12 +47,39 @@ function separationLine(a: ShowResult["approval"]): string {
   return `NONE (${a.facts})${a.refused ? ": the daemon refuses same-user approvals (approval.same_user: deny)" : ": it will be labelled separation: none everywhere; an assistant running as your user could have given it"}`;
 }
 
+/**
+ * The two risk levels a step can carry, each labelled (issue 22): the action's own level from the catalogue
+ * (what kind of change it is: RunCommand is always high) and, for a step that runs a command line, the risk
+ * engine's rating of that exact line (the preview's `intended.risk_level`). Returns one or two screen lines.
+ */
+export function riskLines(tx: Pick<ShowResult, "risk_level" | "action_name" | "preview">): string[] {
+  const action = `Action risk  ${tx.risk_level.toUpperCase()} (the catalogue's level for ${tx.action_name}; it sets what you must type)`;
+  const intended = tx.preview.intended as { risk_level?: unknown } | undefined;
+  const command = typeof intended?.risk_level === "string" ? intended.risk_level : null;
+  return command === null ? [action] : [action, `Command risk ${command.toUpperCase()} (the risk engine's rating of this command line)`];
+}
+
+/**
+ * Why a transaction in `state` cannot be approved and what to do instead, or null when it is `planned`. Said
+ * before the review screen is printed, so nobody reads a preview they cannot approve.
+ */
+export function notApprovable(state: string, id: string): string | null {
+  switch (state) {
+    case "planned": return null;
+    case "approved": return `${id} is already approved: its receipt was printed when it was approved. If the receipt is lost, reject it (hostgate reject ${id.slice(0, 8)}) and plan the change again.`;
+    case "expired": return `${id} expired before anyone approved it. Ask the assistant to plan the change again, then approve the new transaction.`;
+    case "rejected": return `${id} was rejected. Ask the assistant to plan the change again if it is still wanted.`;
+    case "executing": return `${id} is running now; nothing is left to approve. Its result will be in history.`;
+    default: return `${id} has already run (state ${state}); nothing is left to approve. See its result with the history tool or hostgate audit. Plan again to repeat the change.`;
+  }
+}
+
 function render(tx: ShowResult): string {
   return visible([
     `Transaction  ${tx.transaction_id}`,
     `Host         ${tx.host}`,
     `Action       ${tx.action_name} ${paramsLine(tx.params)}`,
-    `Risk         ${tx.risk_level.toUpperCase()}`,
+    ...riskLines(tx),
     `State        ${tx.state}`,
     `Planned by   ${plannedByLine(tx)}`,
     `Intent       ${intentLine(tx.planned_by.intent)}`,
@@ -114,11 +141,13 @@ export function registerApproveCommands(program: Command): void {
           if (shown.error.code === "unknown_transaction") process.stderr.write(`${target.hint}\n`);
           process.exit(EXIT.failure);
         }
-        process.stdout.write(render(shown.value));
-        if (shown.value.state !== "planned") {
-          process.stderr.write(`hostgate: this transaction is in state ${shown.value.state}; only planned transactions can be approved.\n`);
+        // Only a planned transaction can be approved: say so, and what to do, before any review screen.
+        const why = notApprovable(shown.value.state, shown.value.transaction_id);
+        if (why !== null) {
+          process.stderr.write(`hostgate: cannot approve: ${why}\n`);
           process.exit(EXIT.failure);
         }
+        process.stdout.write(render(shown.value));
         if (shown.value.approval.refused) {
           process.stderr.write(`hostgate: this approval would be refused: ${shown.value.approval.facts}. Approve as another user than the assistant's (root, or a member of daemon.admin_group, with hostgate daemon as a service).\n`);
           process.exit(EXIT.failure);

@@ -1,6 +1,7 @@
 import type { Command } from "commander";
 import type { PendingResult } from "../ipc/protocol.ts";
 import { adminSocketPath } from "./admin-socket.ts";
+import { parseActor } from "../core/caller.ts";
 import { visible } from "./approve.ts";
 import { EXIT, loadConfigOrExit } from "./common.ts";
 
@@ -13,13 +14,25 @@ export function age(iso: string, now: number): string {
   return `${Math.floor(s / 86_400)}d`;
 }
 
-/** The table `hostgate pending` prints: id, age, risk, host, action and summary (escaped: it comes from a plan). */
+/**
+ * The CLIENT cell: the MCP client name the planning front gave (its own claim, untrusted; cut at 24 characters),
+ * read from the transaction's actor (core/caller.ts); `-` when it named none or the actor is an older free-form one.
+ */
+export function clientOf(actor: string): string {
+  const name = parseActor(actor)?.client;
+  if (typeof name !== "string" || name === "") return "-";
+  const shown = visible(name).replace(/\s+/g, " ");
+  return shown.length > 24 ? `${shown.slice(0, 23)}…` : shown;
+}
+
+/** The table `hostgate pending` prints: id, age, risk, host, client, action and summary (escaped: it comes from a plan). */
 export function renderPending(r: PendingResult, now: number): string {
   if (r.transactions.length === 0) return "No plans are waiting for approval.\n";
-  const rows = r.transactions.map((t) => [t.transaction_id, age(t.created_at, now), t.risk_level.toUpperCase(), t.host, t.action_name, visible(t.summary).replace(/\n/g, " ")]);
-  const head = ["TRANSACTION", "AGE", "RISK", "HOST", "ACTION", "SUMMARY"];
-  const widths = head.slice(0, 5).map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i < 5 ? c.padEnd(widths[i]!) : c.length > 100 ? `${c.slice(0, 99)}…` : c)).join("  ");
+  const rows = r.transactions.map((t) => [t.transaction_id, age(t.created_at, now), t.risk_level.toUpperCase(), t.host, clientOf(t.actor), t.action_name, visible(t.summary).replace(/\n/g, " ")]);
+  const head = ["TRANSACTION", "AGE", "RISK", "HOST", "CLIENT", "ACTION", "SUMMARY"];
+  const last = head.length - 1;
+  const widths = head.slice(0, last).map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i < last ? c.padEnd(widths[i]!) : c.length > 100 ? `${c.slice(0, 99)}…` : c)).join("  ");
   return `${[line(head), ...rows.map(line)].join("\n")}\nReview and approve one with: hostgate approve <transaction> (its first 8 characters will do when unique)\n`;
 }
 
@@ -27,7 +40,7 @@ export function renderPending(r: PendingResult, now: number): string {
 export function registerPendingCommand(program: Command): void {
   program
     .command("pending")
-    .description("List plans waiting for approval (admin socket): id, age, risk, host, summary")
+    .description("List plans waiting for approval (admin socket; with no daemon running, read from this user's state directory): id, age, risk, host, client, action, summary")
     .option("--socket <path>", "admin socket (default: the daemon the MCP fronts use, by the same rule)")
     .option("-c, --config <path>", "configuration file the fronts use (daemon.* sockets, state.dir)")
     .option("--limit <n>", "at most this many (default 50)")
@@ -38,8 +51,28 @@ export function registerPendingCommand(program: Command): void {
         process.stderr.write(`hostgate: --limit must be an integer from 1 to 1000, got ${JSON.stringify(opts.limit)}.\n`);
         process.exit(EXIT.usage);
       }
+      const config = loadConfigOrExit(opts.config);
+      // No daemon runs (no front, no system daemon): the plans the last front left are in this user's state directory.
+      if (opts.socket === undefined && !process.env.HOSTGATE_ADMIN_SOCKET) {
+        const [{ locateDaemon }, { socketIsLive }] = await Promise.all([import("../daemon/locate.ts"), import("../ipc/server.ts")]);
+        const where = await locateDaemon(config, socketIsLive, process.env);
+        if (where.kind === "embedded" && !(await socketIsLive(where.agent))) {
+          const { pendingFromStateDir } = await import("../daemon/pending-offline.ts");
+          let offline;
+          try {
+            offline = pendingFromStateDir(config.state.dir, Date.now(), limit);
+          } catch (err) {
+            process.stderr.write(`hostgate: no daemon is running, and ${(err as Error).message}\n`);
+            process.exit(EXIT.failure);
+          }
+          const { from, ...r } = offline;
+          process.stderr.write(`hostgate: no daemon is running; read ${from}. To approve one, start your MCP client (its front runs the daemon) or hostgate serve, then: hostgate approve <transaction>\n`);
+          process.stdout.write(opts.json ? `${JSON.stringify(r, null, 2)}\n` : renderPending(r, Date.now()));
+          process.exit(EXIT.ok);
+        }
+      }
       const { socketAdminClient } = await import("../ipc/socket-client.ts");
-      const target = await adminSocketPath(opts.socket, loadConfigOrExit(opts.config));
+      const target = await adminSocketPath(opts.socket, config);
       const admin = socketAdminClient(target.path);
       const r = await admin.call("pending", limit === undefined ? {} : { limit });
       await admin.close();

@@ -3,6 +3,7 @@ import type { AdminClient, DaemonClient } from "../ipc/client.ts";
 import type { SkillsEnvelope } from "../ipc/skills.ts";
 import { adminSocketPath } from "./admin-socket.ts";
 import { EXIT, loadConfigOrExit } from "./common.ts";
+import { renderSkills } from "./skills-render.ts";
 
 /** Exit codes of `hostgate skills`: 0 ok, 1 failure, 2 bad flags or arguments, 6 the plan changed before apply. */
 export const SKILLS_EXIT = { ok: EXIT.ok, failure: EXIT.failure, usage: EXIT.usage, plan_changed: 6 } as const;
@@ -16,8 +17,11 @@ function exitFor(env: SkillsEnvelope): number {
   return USAGE_CODES.has(env.error.code) ? SKILLS_EXIT.usage : SKILLS_EXIT.failure;
 }
 
-/** Prints an envelope: the JSON itself with --json (the same as the MCP tool's structuredContent), else a short summary. */
-function print(env: SkillsEnvelope, json: boolean): void {
+/**
+ * Prints an envelope: the JSON itself with --json (the same as the MCP tool's structuredContent), else text for a
+ * human (cli/skills-render.ts): a file's content as is, search results as a table, the rest as sentences.
+ */
+function print(env: SkillsEnvelope, json: boolean, dryRun = false): void {
   if (json) { process.stdout.write(`${JSON.stringify(env, null, 2)}\n`); return; }
   if (!env.ok) { process.stderr.write(`hostgate skills: ${env.error.message}${env.error.hint ? `\n  ${env.error.hint}` : ""}\n`); return; }
   const d = env.data;
@@ -26,7 +30,7 @@ function print(env: SkillsEnvelope, json: boolean): void {
     for (const r of d.results as { name: string; score: number; description: string }[]) process.stdout.write(`${r.name.padEnd(28)} ${String(r.score).padStart(8)}  ${r.description.slice(0, 100)}\n`);
     return;
   }
-  process.stdout.write(`${JSON.stringify(d, null, 2)}\n`);
+  process.stdout.write(renderSkills(env.kind, d, dryRun));
 }
 
 const runtimeList = (v: string, prev: string[] = []): string[] => [...prev, v];
@@ -41,14 +45,14 @@ export function registerSkillsCommand(program: Command): void {
   const skills = program.command("skills").description("Find, read, install and grant operational runbooks (skills). --json prints the tools' envelope. Exit 0 ok, 1 failure, 2 bad arguments, 6 plan changed.");
   const agent = (fn: (client: DaemonClient, ...rest: never[]) => Promise<SkillsEnvelope>) => async (...argv: unknown[]): Promise<void> => {
     const cmd = argv[argv.length - 1] as Command;
-    const opts = cmd.optsWithGlobals<{ json?: boolean; config?: string }>();
+    const opts = cmd.optsWithGlobals<{ json?: boolean; config?: string; dryRun?: boolean }>();
     const config = loadConfigOrExit(opts.config);
     const { openFrontClient } = await import("./front-client.ts");
     // A human at a terminal: the embedded daemon this command starts may install (a running daemon decides for itself).
     const { client, close } = await openFrontClient(config, process.env, { install: true, exec: false }, () => undefined);
     try {
       const env = await (fn as (c: DaemonClient, ...a: unknown[]) => Promise<SkillsEnvelope>)(client, ...argv.slice(0, -1));
-      print(env, opts.json === true);
+      print(env, opts.json === true, opts.dryRun === true);
       process.exitCode = exitFor(env);
     } finally {
       await close();
@@ -103,7 +107,14 @@ export function registerSkillsCommand(program: Command): void {
     const r = await client.call(method, params as never);
     return r.ok ? (r.value as SkillsEnvelope) : { kind: method.replace(/_/g, "."), ok: false, error: r.error };
   };
-  grants.command("add").argument("<ref>", "digest-pinned: name@sha256:…").argument("<entrypoint>").description("Allow skills_execute to run this entrypoint of this exact tree")
+  grants.command("add").argument("<ref>", "digest-pinned: name@sha256:…").argument("<entrypoint>").description("Allow skills_execute to run this entrypoint of this exact tree (at a terminal, like approve)")
+    .hook("preAction", () => {
+      // A grant lets a model run a script without a further approval: a human's act, as `hostgate approve` is.
+      if (!process.stdin.isTTY || !process.stdout.isTTY) {
+        process.stderr.write("hostgate: skills grants add needs a terminal: a grant lets an AI client run this script from now on, so a human gives it. Run it in an interactive shell (not from a pipe, a script or an AI client).\n");
+        process.exit(EXIT.usage);
+      }
+    })
     .action(admin((a, ref, entrypoint) => adminCall(a, "skills_grants_add", { ref, entrypoint })));
   grants.command("list").description("List grants").action(admin((a) => adminCall(a, "skills_grants_list", {})));
   grants.command("remove").argument("<ref>").argument("<entrypoint>").description("Revoke a grant")

@@ -24,9 +24,9 @@ export function composeSkillsFeature(config: Config, opts: { mode: DaemonMode; s
   let service: Promise<SkillsService> | null = null;
   const handle: SkillsHandle = {
     gates: setup.gates,
-    service: () => (service ??= Promise.all([import("./skills.ts"), import("../app/assess-command.ts"), import("../adapters/shell-parser.ts")]).then(([m, { assessCommand }, { loadRiskEngine }]) => {
+    service: () => (service ??= Promise.all([import("./skills.ts"), import("../app/skills/launch-policy.ts"), import("../adapters/shell-parser.ts")]).then(([m, { judgeSkillLaunch }, { loadRiskEngine }]) => {
       const engine = loadRiskEngine();
-      return m.composeSkills(config, { mode: opts.mode, stateDir: opts.state, setup, audit: opts.audit, crypto: nodeCrypto, clock: opts.clock, assess: async (command) => assessCommand({ command }, { engine, policy: await opts.policy() }) });
+      return m.composeSkills(config, { mode: opts.mode, stateDir: opts.state, setup, audit: opts.audit, crypto: nodeCrypto, clock: opts.clock, assess: async (launch) => judgeSkillLaunch(launch, { engine, policy: await opts.policy() }) });
     })),
     close: () => { void service?.then((s) => { s.close(); }); },
   };

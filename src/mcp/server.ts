@@ -36,18 +36,30 @@ export interface FrontOptions {
 }
 
 /**
- * Drops the gated skills tools unless their flag was given at start AND the daemon has the gate on (it
- * enforces it anyway); a flag the daemon cannot honour warns `--allow-install has no effect: <reason>`.
+ * What the front asks for: a gate is wanted when its flag was given at start (`--allow-install`, `--allow-exec`)
+ * or the configuration turns it on (`skills.allow_install`, `skills.allow_exec`: issue 22, the config does what
+ * the flags do). `from` names where each wish came from, for the warning when the daemon cannot honour it.
+ */
+export function wantedGates(flags: { install: boolean; exec: boolean } | undefined, config: Pick<Config, "skills">): { install: boolean; exec: boolean; from: { install: string; exec: string } } {
+  const f = flags ?? { install: false, exec: false };
+  const from = (g: "install" | "exec"): string => (f[g] ? `--allow-${g}` : `skills.allow_${g}`);
+  return { install: f.install || config.skills.allow_install, exec: f.exec || config.skills.allow_exec, from: { install: from("install"), exec: from("exec") } };
+}
+
+/**
+ * Drops the gated skills tools unless their gate was asked for at start (flag or config, {@link wantedGates})
+ * AND the daemon has the gate on (it enforces it anyway); a wish the daemon cannot honour warns
+ * `--allow-install has no effect: <reason>` (or `skills.allow_install has no effect: …`).
  * Returns the kept tools and the gate states for the start notice.
  */
-export async function applySkillsGates(tools: readonly ToolSpec[], client: DaemonClient, opts: FrontOptions): Promise<{ tools: ToolSpec[]; gates: { install: boolean; exec: boolean } }> {
-  const want = opts.gates ?? { install: false, exec: false };
-  if (!want.install && !want.exec) return { tools: tools.filter((t) => (t as { gate?: string }).gate === undefined), gates: want };
+export async function applySkillsGates(tools: readonly ToolSpec[], client: DaemonClient, opts: FrontOptions, config: Pick<Config, "skills">): Promise<{ tools: ToolSpec[]; gates: { install: boolean; exec: boolean } }> {
+  const want = wantedGates(opts.gates, config);
+  if (!want.install && !want.exec) return { tools: tools.filter((t) => (t as { gate?: string }).gate === undefined), gates: { install: false, exec: false } };
   const r = await client.call("skills_status", {});
   const status = r.ok ? r.value : { available: false, install: { on: false, reason: r.error.message }, exec: { on: false, reason: r.error.message } };
   const on = { install: want.install && status.install.on, exec: want.exec && status.exec.on };
   for (const g of ["install", "exec"] as const) {
-    if (want[g] && !status[g].on) opts.warn?.(`--allow-${g} has no effect: ${status[g].reason}`);
+    if (want[g] && !status[g].on) opts.warn?.(`${want.from[g]} has no effect: ${status[g].reason}`);
   }
   return { tools: tools.filter((t) => { const gate = (t as { gate?: "install" | "exec" }).gate; return gate === undefined || on[gate]; }), gates: on };
 }
@@ -68,10 +80,10 @@ export async function createServerFactory(client: DaemonClient, config: Config, 
   const all = await allTools(client, opts.described);
   // Config names are checked against every tool, gated ones included, so a config stays valid whatever the flags.
   const { tools: selected, hidden } = exposeTools(all, exposureSettings(config));
-  const { tools, gates } = await applySkillsGates(selected, client, opts);
+  const { tools, gates } = await applySkillsGates(selected, client, opts, config);
   for (const t of selected) {
     const gate = (t as { gate?: "install" | "exec" }).gate;
-    if (gate !== undefined && !tools.includes(t)) hidden.set(t.name, { reason: `it needs the skills ${gate} gate`, fix: `start hostgate mcp with --allow-${gate} (and set skills.allow_${gate}: true for the daemon)` });
+    if (gate !== undefined && !tools.includes(t)) hidden.set(t.name, { reason: `it needs the skills ${gate} gate`, fix: `set skills.allow_${gate}: true (with a system daemon, in the daemon's configuration too; or start hostgate mcp with --allow-${gate})` });
   }
   const session = opts.transport === "stdio";
   return { factory: () => buildServer(tools, client, { session, hidden }), tools, gates };

@@ -1,12 +1,12 @@
 import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { rawIpc, startDaemon, type DaemonProcess } from "../helpers/daemon.ts";
-import { HOSTGATE_BIN, runHostgate } from "../helpers/hostgate.ts";
+import { HOSTGATE_BIN, runHostgate, runHostgateInPty } from "../helpers/hostgate.ts";
 
 /** `hostgate mcp` with its own home, state and runtime folders, over the SDK's stdio client. */
 async function connect(home: string, args: string[]): Promise<{ client: Client; stderr: () => string }> {
@@ -80,6 +80,30 @@ describe("skills over MCP (stdio, real binary, embedded daemon)", () => {
     } finally { await a.client.close(); await b.client.close(); }
   });
 
+  it("T22-skills-config: skills.allow_install / allow_exec in the config do what the flags do: tools/list, start notice, doctor", async () => {
+    const cfg = join(home, "gates.yaml");
+    writeFileSync(cfg, "skills:\n  allow_install: true\n  allow_exec: true\n");
+    const { client, stderr } = await connect(home, ["-c", cfg]);
+    try {
+      const names = (await client.listTools()).tools.map((t) => t.name);
+      expect(names).toEqual(expect.arrayContaining(["skills_install_apply", "skills_sync_apply", "skills_execute"]));
+      expect(stderr()).toMatch(/\(install on, exec on\)/);
+    } finally { await client.close(); }
+    // Without the config, the same front hides them and a call says how to turn the gate on.
+    const bare = await connect(home, []);
+    try {
+      expect((await bare.client.listTools()).tools.map((t) => t.name)).not.toContain("skills_execute");
+      await expect(call(bare.client, "skills_execute", { ref: "disk-full", entrypoint: "diagnose" })).rejects.toThrow(/it needs the skills exec gate\. To offer it, set skills\.allow_exec: true/);
+    } finally { await bare.client.close(); }
+    const env = { HOME: home, XDG_STATE_HOME: join(home, "state"), XDG_RUNTIME_DIR: join(home, "run"), HOSTGATE_SOCKET: "", XDG_CONFIG_HOME: join(home, "xdg") };
+    const on = await runHostgate(["doctor", "-c", cfg], { env, cwd: home, timeoutMs: 60_000 });
+    const gatedLine = (out: string): string => out.split("\n").find((l) => l.includes("gated tools")) ?? "";
+    expect(gatedLine(on.stdout)).not.toBe("");
+    expect(gatedLine(on.stdout)).not.toMatch(/skills_execute|skills_install_apply/);
+    const off = await runHostgate(["doctor"], { env, cwd: home, timeoutMs: 60_000 });
+    expect(off.stdout).toMatch(/gated tools[^\n]*skills_execute \(skills exec gate: not enabled/);
+  });
+
   it("--allow-exec on the embedded daemon adds skills_execute", async () => {
     const { client, stderr } = await connect(home, ["--allow-exec"]);
     try {
@@ -110,8 +134,14 @@ describe("a system daemon: gates from its config, grants over the admin socket, 
       // The model cannot grant: grants are admin-socket methods.
       const viaAgent = await rawIpc(daemon.agentSocket, "skills_grants_add", { ref, entrypoint: "diagnose" });
       expect(viaAgent).toMatchObject({ ok: false, error: { code: "forbidden_method" } });
-      const grant = await runHostgate(["skills", "grants", "add", ref, "diagnose", "--socket", daemon.adminSocket, "--json"], { env: daemon.env });
-      expect(grant.code, grant.stderr).toBe(0);
+      // A grant is a human's act: refused from a pipe (exit 2, saying why), given at a terminal.
+      const piped = await runHostgate(["skills", "grants", "add", ref, "diagnose", "--socket", daemon.adminSocket], { env: daemon.env });
+      expect(piped.code).toBe(2);
+      expect(piped.stderr).toMatch(/skills grants add needs a terminal/);
+      expect(await rawIpc(daemon.adminSocket, "skills_grants_list", {})).toMatchObject({ result: { value: { ok: true, data: { grants: [] } } } });
+      const grant = await runHostgateInPty(["skills", "grants", "add", ref, "diagnose", "--socket", daemon.adminSocket], { env: daemon.env });
+      expect(grant.code, grant.output).toBe(0);
+      expect(grant.output).toContain(`Granted ${ref} entrypoint diagnose.`);
       const r = await call(client, "skills_execute", { ref, entrypoint: "diagnose", args: ["--days", "1"] });
       expect(r.structuredContent).toMatchObject({ ok: true, data: { exit_code: 0, origin: "mcp" } });
       expect((r.structuredContent!.data as { stdout: string }).stdout).toMatch(/== Memory \(MiB\) ==/);
@@ -122,28 +152,46 @@ describe("a system daemon: gates from its config, grants over the admin socket, 
 
 
 describe("hostgate skills CLI", () => {
-  it("prints the same envelope as the tool with --json, and exit codes 0 / 1 / 2", async () => {
-    const home = mkdtempSync(join(tmpdir(), `skills-cli-${process.pid}-`));
+  let home: string;
+  beforeAll(() => {
+    home = mkdtempSync(join(tmpdir(), `skills-cli-${process.pid}-`));
     mkdirSync(join(home, "run"), { mode: 0o700 });
-    const run = (args: string[]): Promise<{ code: number | null; out: string; err: string }> => new Promise((resolve) => {
-      const child = spawn(process.execPath, [HOSTGATE_BIN, "skills", ...args], { cwd: home, env: { ...process.env, HOME: home, XDG_STATE_HOME: join(home, "state"), XDG_RUNTIME_DIR: join(home, "run"), HOSTGATE_SOCKET: "" }, stdio: ["ignore", "pipe", "pipe"] });
-      let out = ""; let err = "";
-      child.stdout.on("data", (c: Buffer) => { out += c.toString(); });
-      child.stderr.on("data", (c: Buffer) => { err += c.toString(); });
-      child.once("exit", (code) => { resolve({ code, out, err }); });
-    });
-    try {
-      const s = await run(["search", "inodes exhausted", "--json"]);
-      expect(s.code).toBe(0);
-      expect(JSON.parse(s.out)).toMatchObject({ kind: "skills.search", ok: true });
-      const nf = await run(["resolve", "no-such-skill", "--json"]);
-      expect(nf.code).toBe(1);
-      expect(JSON.parse(nf.out)).toMatchObject({ kind: "skills.resolve", ok: false, error: { code: "not_found" } });
-      expect((await run(["search"])).code).toBe(2);
-      expect((await run(["install", "disk-full", "--scope", "galaxy", "--json"])).code).toBe(2);
-      const inst = await run(["install", "disk-full", "--runtime", "codex", "--json"]);
-      expect(inst.code, inst.err).toBe(0);
-      expect(existsSync(join(home, ".agents/skills/disk-full/SKILL.md"))).toBe(true);
-    } finally { rmSync(home, { recursive: true, force: true }); }
   });
+  afterAll(() => { rmSync(home, { recursive: true, force: true }); });
+  const run = (args: string[]): Promise<{ code: number | null; out: string; err: string }> => new Promise((resolve) => {
+    const child = spawn(process.execPath, [HOSTGATE_BIN, "skills", ...args], { cwd: home, env: { ...process.env, HOME: home, XDG_STATE_HOME: join(home, "state"), XDG_RUNTIME_DIR: join(home, "run"), HOSTGATE_SOCKET: "" }, stdio: ["ignore", "pipe", "pipe"] });
+    let out = ""; let err = "";
+    child.stdout.on("data", (c: Buffer) => { out += c.toString(); });
+    child.stderr.on("data", (c: Buffer) => { err += c.toString(); });
+    child.once("exit", (code) => { resolve({ code, out, err }); });
+  });
+
+  it("prints the same envelope as the tool with --json, and exit codes 0 / 1 / 2", async () => {
+    const s = await run(["search", "inodes exhausted", "--json"]);
+    expect(s.code).toBe(0);
+    expect(JSON.parse(s.out)).toMatchObject({ kind: "skills.search", ok: true });
+    const nf = await run(["resolve", "no-such-skill", "--json"]);
+    expect(nf.code).toBe(1);
+    expect(JSON.parse(nf.out)).toMatchObject({ kind: "skills.resolve", ok: false, error: { code: "not_found" } });
+    expect((await run(["search"])).code).toBe(2);
+    expect((await run(["install", "disk-full", "--scope", "galaxy", "--json"])).code).toBe(2);
+    const inst = await run(["install", "disk-full", "--runtime", "codex", "--json"]);
+    expect(inst.code, inst.err).toBe(0);
+    expect(existsSync(join(home, ".agents/skills/disk-full/SKILL.md"))).toBe(true);
+  }, 120_000);
+
+  it("T22-skills-cli: without --json a human reads what would change and the shell command to run, not a tool call", async () => {
+    const dry = await run(["install", "service-flapping", "--runtime", "claude", "--dry-run"]);
+    expect(dry.code, dry.err).toBe(0);
+    expect(dry.out).toMatch(/^Would install into the user scope \(.+\):\n  service-flapping 1\.0\.0 \(sha256:[0-9a-f]{12}…, local\)\n    create    \.claude\/skills\/service-flapping\n/);
+    expect(dry.out).toContain("Run the same command without --dry-run to install.");
+    expect(dry.out).not.toMatch(/skills_install_apply|confirm|[{}]/);
+    expect(existsSync(join(home, ".claude/skills/service-flapping"))).toBe(false);
+    const done = await run(["install", "service-flapping", "--runtime", "claude"]);
+    expect(done.code, done.err).toBe(0);
+    expect(done.out).toContain(`Installed service-flapping (sha256:`);
+    expect(done.out).toContain(`  ${join(home, ".claude/skills/service-flapping")}\n`);
+    expect(done.out).not.toMatch(/skills_install_apply|[{}]/);
+    expect(existsSync(join(home, ".claude/skills/service-flapping/SKILL.md"))).toBe(true);
+  }, 120_000);
 });

@@ -87,3 +87,24 @@ export function runHostgate(args: string[], opts: { env?: Record<string, string 
     child.stdin.end(opts.input ?? "");
   });
 }
+
+/** POSIX shell quoting of one word, for the command line `script` runs. */
+const shq = (w: string): string => (/^[A-Za-z0-9_@%+=:,./-]+$/.test(w) ? w : `'${w.replace(/'/g, "'\\''")}'`);
+
+/**
+ * Runs `hostgate <args>` under a pseudo-terminal (util-linux `script -qec`), as a human at a terminal would (what
+ * `approve` and `skills grants add` require). The terminal merges stdout and stderr into `output`; `code` is the
+ * command's exit code.
+ */
+export function runHostgateInPty(args: string[], opts: { env?: Record<string, string | undefined>; input?: string; timeoutMs?: number } = {}): Promise<{ code: number | null; output: string }> {
+  return new Promise((done) => {
+    const cmd = [process.execPath, HOSTGATE_BIN, ...args].map(shq).join(" ");
+    const child = spawn("script", ["-qec", cmd, "/dev/null"], { env: { ...process.env, ...opts.env }, stdio: ["pipe", "pipe", "pipe"] });
+    let output = "";
+    child.stdout.on("data", (c: Buffer) => { output += c.toString(); });
+    child.stderr.on("data", (c: Buffer) => { output += c.toString(); });
+    const timer = setTimeout(() => child.kill("SIGKILL"), opts.timeoutMs ?? 20_000);
+    child.on("exit", (code) => { clearTimeout(timer); done({ code, output }); });
+    if (opts.input !== undefined) child.stdin.write(opts.input);
+  });
+}

@@ -7,7 +7,9 @@ import { fileGrantStore, processRunner } from "../../src/adapters/skills-exec.ts
 import { fsSkillStore, localSkillSource, sha256 } from "../../src/adapters/skills-fs.ts";
 import { fsSkillInstaller } from "../../src/adapters/skills-install.ts";
 import { openRegistry } from "../../src/adapters/skills-registry.ts";
-import { assessCommand } from "../../src/app/assess-command.ts";
+import { judgeSkillLaunch } from "../../src/app/skills/launch-policy.ts";
+import { riskOnlyPolicy } from "../../src/core/policy/risk-only.ts";
+import type { PolicyEngine } from "../../src/ports/policy-engine.ts";
 import type { SkillsDeps } from "../../src/app/skills/deps.ts";
 import { SkillsService } from "../../src/app/skills/service.ts";
 import { loadRiskEngine } from "../../src/adapters/shell-parser.ts";
@@ -53,7 +55,7 @@ export interface SkillsFixture {
   close(): void;
 }
 
-export function skillsFixture(opts: { install?: boolean; exec?: boolean; registry?: string; shipped?: boolean } = {}): SkillsFixture {
+export function skillsFixture(opts: { install?: boolean; exec?: boolean; registry?: string; shipped?: boolean; policy?: PolicyEngine } = {}): SkillsFixture {
   const dir = mkdtempSync(join(tmpdir(), `skills-svc-${process.pid}-`));
   const root = join(dir, "root");
   mkdirSync(root);
@@ -81,7 +83,7 @@ export function skillsFixture(opts: { install?: boolean; exec?: boolean; registr
     audit,
     bases: { user: home, project },
     gates: { install: { on: opts.install ?? true, reason: opts.install === false ? "off in this test" : "on" }, exec: { on: opts.exec ?? true, reason: opts.exec === false ? "off in this test" : "on" } },
-    exec: { grants: fileGrantStore(join(state, "skills", "grants.json")), runner, assess: (command) => assessCommand({ command }, { engine }) },
+    exec: { grants: fileGrantStore(join(state, "skills", "grants.json")), runner, assess: (launch) => judgeSkillLaunch(launch, { engine, policy: opts.policy ?? riskOnlyPolicy }) },
     rescanMs: 0,
   };
   const service = new SkillsService(deps);

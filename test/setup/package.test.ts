@@ -39,7 +39,7 @@ describe("the npm package", () => {
     expect(files).toContain("package/bin/hostgate.js");
     expect(files).toContain("package/dist/audit-verify-worker.js");
     // The policies docs/hosts.md's "first remote command" copies (issue 22).
-    for (const p of ["00-read-only.cedar", "10-changes.cedar", "20-guards.cedar"]) expect(files).toContain(`package/examples/policies/${p}`);
+    for (const p of ["00-read-only.cedar", "10-changes.cedar", "20-guards.cedar", "30-skills.cedar"]) expect(files).toContain(`package/examples/policies/${p}`);
     expect(files.some((f) => f.startsWith("package/src/") || f.startsWith("package/test/"))).toBe(false);
   });
 

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { rawIpc, startDaemon, type DaemonProcess } from "../helpers/daemon.ts";
-import { runHostgate } from "../helpers/hostgate.ts";
+import { runHostgateInPty } from "../helpers/hostgate.ts";
 
 /**
  * A skill run ends, and sees only the documented environment (issue 21; corpus cases T3-28 and the setsid
@@ -64,8 +64,8 @@ describe("a skill run ends and sees only the documented environment (real daemon
     const resolved = envelopeOf(await rawIpc(daemon.agentSocket, "skills_resolve", { ref: "run-ends" }));
     ref = resolved.data!.pinned_ref as string;
     for (const ep of ["env", "escape"]) {
-      const g = await runHostgate(["skills", "grants", "add", ref, ep, "--socket", daemon.adminSocket, "--json"], { env: daemon.env });
-      expect(g.code, g.stderr).toBe(0);
+      const g = await runHostgateInPty(["skills", "grants", "add", ref, ep, "--socket", daemon.adminSocket, "--json"], { env: daemon.env });
+      expect(g.code, g.output).toBe(0);
     }
   });
   afterAll(async () => {

@@ -34,7 +34,7 @@ beforeAll(async () => {
 
 describe("Cedar policy engine with the shipped examples/policies", () => {
   it("loads every shipped example", () => {
-    expect(examples.status()).toMatchObject({ files: ["00-read-only.cedar", "10-changes.cedar", "20-guards.cedar"], policies: 8, last_error: null });
+    expect(examples.status()).toMatchObject({ files: ["00-read-only.cedar", "10-changes.cedar", "20-guards.cedar", "30-skills.cedar"], policies: 9, last_error: null });
   });
   it("allow: a read-only command on any host (context.risk_rank, principal role)", () => {
     expect(decide(examples, "uptime", prod)).toMatchObject({ decision: "allow", policy: { source: "cedar", decision: "allow", policies: ["read-only-anywhere"] } });
@@ -111,11 +111,11 @@ describe("loading and reload", () => {
     writeFileSync(join(d, "30-broken.cedar"), "permit (principal, action, resource");
     const r = eng.reload();
     expect(r.ok).toBe(false);
-    expect(eng.status()).toMatchObject({ policies: 8 });
+    expect(eng.status()).toMatchObject({ policies: 9 });
     expect(eng.status().last_error).toMatch(/30-broken\.cedar.*previously loaded policies stay in force/);
     expect(decide(eng, "uptime", prod).decision).toBe("allow");
     writeFileSync(join(d, "30-broken.cedar"), `@id("lab-only") forbid (principal, action, resource) unless { resource.tags.contains("lab") };`);
-    expect(eng.reload()).toEqual({ ok: true, policies: 9 });
+    expect(eng.reload()).toEqual({ ok: true, policies: 10 });
     expect(eng.status().last_error).toBeNull();
     expect(decide(eng, "uptime", prod).decision).toBe("deny");
   });

@@ -9,27 +9,26 @@ import type { ExecRunner, GrantStore } from "../../ports/skill-store.ts";
 import { provenance, type SkillCatalog } from "./catalog.ts";
 import type { SkillsDeps } from "./deps.ts";
 import type { SkillsCaller } from "./install.ts";
+import type { PolicyPrincipal } from "../../core/policy/exec-request.ts";
+import type { LaunchVerdict, SkillLaunch } from "./launch-policy.ts";
+import { GATE_FIX } from "./install.ts";
 import type { Answer } from "./read.ts";
-
-/** The risk engine's verdict on a command line (app/assess-command.ts), as exec needs it. */
-export interface RiskVerdict {
-  decision: "allow" | "deny" | "require_approval" | "require_biometric";
-  risk_level: string;
-  reason: string;
-}
 
 /** What skills_execute needs besides the common deps. */
 export interface ExecDeps {
   grants: GrantStore;
   runner: ExecRunner;
-  /** Judges the command line exec would launch (the risk engine). */
-  assess(command: string): Promise<RiskVerdict>;
+  /** Judges the launch: risk engine, then the daemon's policy (app/skills/launch-policy.ts `judgeSkillLaunch`). */
+  assess(launch: SkillLaunch): Promise<LaunchVerdict>;
 }
 
 const INTERPRETER_PATHS = { bash: "/bin/bash", sh: "/bin/sh", python3: "/usr/bin/python3" } as const;
 
 /** POSIX shell quoting of one word (for the risk engine and the audit entry; nothing is run through a shell). */
 const quote = (w: string): string => (/^[A-Za-z0-9_@%+=:,./-]+$/.test(w) ? w : `'${w.replace(/'/g, "'\\''")}'`);
+
+/** The principal when the caller is unknown (a test double): the least role, no name, no uid. */
+const ANONYMOUS: PolicyPrincipal = { role: "observer", client: "", uid: null };
 
 let running = false;
 
@@ -54,13 +53,14 @@ function cut(bytes: Uint8Array, total: number): { text: string; truncated: boole
  * directory; output is redacted and capped at 128 KiB per stream. Intent and result are audited with `origin: mcp`.
  */
 export async function execute(cat: SkillCatalog, d: SkillsDeps, caller: SkillsCaller, args: SkillsExecuteArgs, signal?: AbortSignal): Promise<Answer> {
-  if (!d.gates.exec.on || !d.exec) throw new HostgateError("forbidden_method", `Exec is off in this daemon: ${d.gates.exec.reason}`, { hint: "An administrator starts hostgate with --allow-exec (or skills.allow_exec in the config)." });
+  if (!d.gates.exec.on || !d.exec) throw new HostgateError("forbidden_method", `The skills exec gate refused: exec is off in this daemon (${d.gates.exec.reason}).`, { hint: GATE_FIX.exec, details: { gate: "exec" } });
   const ex = d.exec;
   const ref = parseRef(args.ref);
   if ("error" in ref) throw new HostgateError("invalid_params", ref.error);
-  const refuse = async (message: string, hint: string): Promise<never> => {
-    await audit(d.audit(), "skills.exec.refused", caller.actor, { ref: args.ref, entrypoint: args.entrypoint, reason: message, origin: "mcp" }).catch(() => undefined);
-    throw new HostgateError("exec_refused", message, { hint });
+  // `gate` names what refused (issue 22): the skill itself, the grant, the risk engine or the policy.
+  const refuse = async (message: string, hint: string, gate: "skill" | "grant" | "risk_engine" | "policy" = "skill"): Promise<never> => {
+    await audit(d.audit(), "skills.exec.refused", caller.actor, { ref: args.ref, entrypoint: args.entrypoint, reason: message, gate, origin: "mcp" }).catch(() => undefined);
+    throw new HostgateError("exec_refused", message, { hint, details: { gate } });
   };
   if (ref.kind !== "digest") return refuse("skills_execute runs digest-pinned references only.", "Pin it: skills_resolve gives pinned_ref (name@sha256:…).");
   const r = await cat.resolve(args.ref, true);
@@ -72,13 +72,20 @@ export async function execute(cat: SkillCatalog, d: SkillsDeps, caller: SkillsCa
   if (!ep.mcp_exec) return refuse(`Entrypoint ${ep.name} does not opt in to MCP exec (capabilities.mcp.exec).`, "Only entrypoints listed under capabilities.mcp.exec in agents/hostgate.yaml can be run by a model.");
   if (ep.secrets.length > 0) return refuse(`Entrypoint ${ep.name} declares secrets (${ep.secrets.join(", ")}); skills_execute never runs those.`, "Run it yourself in a terminal.");
   const granted = (await ex.grants.list()).some((g) => g.digest === r.digest && g.entrypoint === ep.name);
-  if (!granted) return refuse(`${r.name}@${r.digest} entrypoint ${ep.name} is not granted.`, `An administrator can grant it: hostgate skills grants add ${r.name}@${r.digest} ${ep.name}`);
+  if (!granted) return refuse(`The grant gate refused: ${r.name}@${r.digest} entrypoint ${ep.name} is not granted.`, `An administrator grants it at a terminal: hostgate skills grants add ${r.name}@${r.digest} ${ep.name}`, "grant");
   const dir = await d.store.put(r.digest, files);
   const argv = [INTERPRETER_PATHS[ep.interpreter], `${dir}/${ep.run}`, ...args.args];
   const command = argv.map(quote).join(" ");
-  const risk = await ex.assess(command);
-  if (risk.decision === "deny") return refuse(`The risk engine denies this launch: ${risk.reason}`, "Change the arguments.");
-  if (risk.decision === "require_biometric") return refuse(`The policy asks for a biometric approval, which a grant cannot give: ${risk.reason}`, "Run it through plan and hostgate approve instead.");
+  const risk = await ex.assess({ command, skill: { name: r.name, digest: r.digest, entrypoint: ep.name }, who: caller.who ?? ANONYMOUS });
+  if (risk.refused_by === "risk_engine") return refuse(`The risk engine refused this launch: ${risk.reason}`, "Change the arguments; a critical or denied command line never runs, whatever a grant or policy says.", "risk_engine");
+  if (risk.refused_by === "policy") {
+    const biometric = risk.decision === "require_biometric";
+    return refuse(
+      biometric ? `The policy asks for a passkey approval, which a grant cannot give: ${risk.reason}` : `The policy refused this launch: ${risk.reason}`,
+      biometric ? "Run the script through plan and hostgate approve instead." : `An administrator adds a Cedar permit for it to policy.dir and reloads the daemon (SIGHUP), e.g. permit (principal in Hostgate::Role::"${caller.who?.role ?? "operator"}", action == Hostgate::Action::"exec", resource == Hostgate::Host::"local") when { context has skill && context has entrypoint && context.skill == "${r.name}" && context.entrypoint == "${ep.name}" }; (examples/policies/30-skills.cedar, docs/skills.md).`,
+      "policy",
+    );
+  }
   const timeoutSeconds = args.timeoutSeconds > 0 ? args.timeoutSeconds : (ep.timeout_seconds ?? SKILL_LIMITS.execTimeoutDefaultSeconds);
   const base = { name: r.name, digest: r.digest, entrypoint: ep.name, command, argv, risk, timeout_seconds: timeoutSeconds, origin: "mcp" as const };
   if (args.dryRun) return { data: { ...base, dry_run: true, granted: true }, untrusted: false, provenance: [provenance(r, ep.run)] };

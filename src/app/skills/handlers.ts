@@ -21,7 +21,7 @@ const unavailable = (method: string): SkillsEnvelope => ({ kind: method.replace(
 
 /** One handler per skills method of the table (ipc/methods.ts), each answering the envelope. */
 export function skillsHandlers(handle: SkillsHandle | undefined): Pick<Handlers, SkillsHandlerNames> {
-  const info = (caller: Caller) => ({ actor: actorOf(caller), uid: caller.peer?.uid, client: caller.client_name ?? undefined });
+  const info = (caller: Caller) => ({ actor: actorOf(caller), role: caller.role, uid: caller.peer?.uid, client: caller.client_name ?? undefined });
   const agent = (m: SkillsAgentMethod) => async (p: unknown, caller: Caller, signal?: AbortSignal): Promise<SkillsEnvelope> =>
     handle ? (await handle.service()).call(m, p, info(caller), signal) : unavailable(m);
   const admin = (m: SkillsAdminMethod) => async (p: unknown, caller: Caller): Promise<SkillsEnvelope> =>

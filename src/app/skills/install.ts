@@ -1,6 +1,7 @@
 import { audit } from "../audit-log.ts";
 import { canonicalJson } from "../../core/audit/canonical.ts";
 import type { ConfirmBook, ConfirmTool } from "../../core/skills/confirm.ts";
+import type { PolicyPrincipal } from "../../core/policy/exec-request.ts";
 import { HostgateError, toHostgateError } from "../../core/errors.ts";
 import type { SkillDigest } from "../../core/skills/digest.ts";
 import type { LockFile } from "../../core/skills/lock.ts";
@@ -16,6 +17,8 @@ import type { Answer } from "./read.ts";
 export interface SkillsCaller {
   actor: string;
   binding: string;
+  /** The caller as policies see it (skills_execute's launch policy); absent: an anonymous observer. */
+  who?: PolicyPrincipal;
 }
 
 /** One folder a plan writes (or leaves alone): `path` as the base resolves now, `rel` under the base. */
@@ -239,8 +242,17 @@ export async function syncApply(cat: SkillCatalog, d: SkillsDeps, book: ConfirmB
   });
 }
 
+/**
+ * How to turn a skills gate on, in words that work for both daemons: the daemon's own configuration (a system
+ * daemon never sees a front's flags), or the flag on an embedded front (docs/skills.md "Gates").
+ */
+export const GATE_FIX = {
+  install: "Set skills.allow_install: true in the daemon's configuration (`hostgate config path` names the file; a system daemon reads /etc/hostgate/config.yaml) and restart the daemon and the MCP client; with the embedded daemon, `hostgate mcp --allow-install` does the same. A system daemon also needs skills.install.user_base or project_base.",
+  exec: "Set skills.allow_exec: true in the daemon's configuration (`hostgate config path` names the file; a system daemon reads /etc/hostgate/config.yaml) and restart the daemon and the MCP client; with the embedded daemon, `hostgate mcp --allow-exec` does the same. Then grant the entrypoint: hostgate skills grants add <name@sha256:…> <entrypoint>.",
+} as const;
+
 function gate(d: SkillsDeps): void {
-  if (!d.gates.install.on) throw new HostgateError("forbidden_method", `Install and sync are off in this daemon: ${d.gates.install.reason}`, { hint: "An administrator starts hostgate with --allow-install (or skills.allow_install in the config)." });
+  if (!d.gates.install.on) throw new HostgateError("forbidden_method", `The skills install gate refused: install and sync are off in this daemon (${d.gates.install.reason}).`, { hint: GATE_FIX.install, details: { gate: "install" } });
 }
 
 async function mustMatch(d: SkillsDeps, caller: SkillsCaller, kind: string, plan: Plan, expected: string): Promise<void> {

@@ -15,6 +15,8 @@ import { diagnose, inspect, read, resolve, route, search, type Answer } from "./
 /** Who calls a skills method: kernel identity and client name (from the daemon's Caller), for binding and audit. */
 export interface SkillsCallerInfo {
   actor: string;
+  /** The caller's role on the daemon (observer | operator | admin): the principal a launch policy judges. */
+  role?: string | undefined;
   uid?: number | undefined;
   client?: string | undefined;
 }
@@ -70,7 +72,11 @@ export class SkillsService {
     const kind = kindOf(method);
     try {
       const args = parse(method, raw) as Record<string, unknown>;
-      const c = { actor: caller.actor, binding: sessionBinding({ session: args.session as string | undefined, uid: caller.uid, client: caller.client }) };
+      const c = {
+        actor: caller.actor,
+        binding: sessionBinding({ session: args.session as string | undefined, uid: caller.uid, client: caller.client }),
+        who: { role: caller.role ?? "observer", client: caller.client ?? "", uid: caller.uid ?? null },
+      };
       const d = this.deps;
       const cat = this.catalog;
       switch (method) {

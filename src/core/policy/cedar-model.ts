@@ -8,6 +8,11 @@
  * Decisions beyond Cedar's permit/forbid come from annotations on permit policies:
  * `@decision("require_approval")` or `@decision("require_biometric")`; the strictest satisfied permit wins.
  * `@reason("…")` gives the text shown to the caller; `@id("…")` names a policy (default `<file>#<n>`).
+ *
+ * A skill launch (skills_execute, issue 22) is the same `exec` on the daemon's own host (`Hostgate::Host::"local"`,
+ * provider and backend `local`, no tags) by the calling Caller, whose context also carries the optional
+ * `skill` (name), `skill_digest` (`sha256:…`) and `entrypoint`: a policy tests `context has skill` before reading
+ * them (Cedar's strict validation requires it). Example: examples/policies/30-skills.cedar; docs/skills.md.
  */
 import type { PolicyRequest } from "./gate.ts";
 
@@ -18,7 +23,7 @@ export const CEDAR_SCHEMA = `namespace Hostgate {
   action exec appliesTo {
     principal: [Caller],
     resource: [Host],
-    context: { command: String, argv: Set<String>, programs: Set<String>, shell: String, risk_level: String, risk_rank: Long, signals: Set<String> }
+    context: { command: String, argv: Set<String>, programs: Set<String>, shell: String, risk_level: String, risk_rank: Long, signals: Set<String>, skill?: String, skill_digest?: String, entrypoint?: String }
   };
   action read appliesTo {
     principal: [Caller],
@@ -57,6 +62,7 @@ export function cedarRequest(r: PolicyRequest): {
       risk_level: r.context.risk_level,
       risk_rank: RANK[r.context.risk_level],
       signals: [...new Set(r.context.signals)],
+      ...(r.context.skill ? { skill: r.context.skill.name, skill_digest: r.context.skill.digest, entrypoint: r.context.skill.entrypoint } : {}),
     },
     entities: [
       { uid: principal, attrs: { role: r.principal.role, client: r.principal.client, uid: r.principal.uid ?? -1 }, parents: [{ type: "Hostgate::Role", id: r.principal.role }] },

@@ -22,14 +22,22 @@ export function stricter(a: PolicyDecisionKind, b: PolicyDecisionKind): PolicyDe
  * A policy request for action `exec` (the only action policies judge today). Principal: the caller's role,
  * client name (untrusted: the MCP client's own claim) and kernel uid. Resource: the target host as the
  * inventory knows it. Context: the exact command line, the words of every command the risk engine found,
- * the program names, the risk level and the ids of its signals.
+ * the program names, the risk level and the ids of its signals; for a skill launch (skills_execute) also which
+ * skill, exact tree and entrypoint (core/policy/cedar-model.ts).
  */
 export interface PolicyRequest {
   /** `exec`: a command line; `read`: a read-only catalogue action on a remote host (core/policy/read-request.ts). */
   action: "exec" | "read";
   principal: { role: string; client: string; uid: number | null };
   resource: { host: string; address: string; provider: string; backend: string; tags: string[] };
-  context: { command: string; argv: string[]; programs: string[]; shell: string; risk_level: RiskAssessment["risk_level"]; signals: string[] };
+  context: { command: string; argv: string[]; programs: string[]; shell: string; risk_level: RiskAssessment["risk_level"]; signals: string[]; skill?: SkillLaunchFacts };
+}
+
+/** What a policy sees of a skill launch: the skill's name, the digest of its exact tree (`sha256:…`), the entrypoint. */
+export interface SkillLaunchFacts {
+  name: string;
+  digest: string;
+  entrypoint: string;
 }
 
 /** A PolicyEngine's verdict (ports/policy-engine.ts): the decision, human reasons (from `@reason` annotations or policy ids), the policies that decided. */

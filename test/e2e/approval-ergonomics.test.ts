@@ -1,0 +1,113 @@
+/**
+ * Issue 22, approval ergonomics, through the real CLI (test/helpers/hostgate.ts) and real daemons: `hostgate
+ * pending` has a CLIENT column and works from the state directory when no front runs; `hostgate approve` refuses a
+ * transaction that is not planned before printing any review screen, saying what to do; the approve screen labels
+ * the action's risk (and, for a command, the command's: src/cli/approve.test.ts).
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Client } from "@modelcontextprotocol/client";
+import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startDaemon, type DaemonProcess } from "../helpers/daemon.ts";
+import { HOSTGATE_BIN, connectHttp, connectStdio, runHostgate, runHostgateInPty, startServe } from "../helpers/hostgate.ts";
+
+type Step = { transaction_id: string };
+const work = mkdtempSync(join(tmpdir(), `hg-approval-ux-${process.pid}-`));
+afterAll(() => { rmSync(work, { recursive: true, force: true }); });
+
+async function planWrite(c: Client, name: string): Promise<string> {
+  const r = await c.callTool({ name: "plan", arguments: { steps: [{ action: "WriteFile", params: { path: join(work, name), content: "x\n" } }] } });
+  const steps = (r.structuredContent as { steps?: Step[] } | undefined)?.steps;
+  if (!steps) throw new Error(`plan failed: ${JSON.stringify(r.content)}`);
+  return steps[0]!.transaction_id;
+}
+
+describe("against a running daemon", () => {
+  let d: DaemonProcess;
+  let c: Client;
+  beforeAll(async () => {
+    d = await startDaemon("backend:\n  type: mock\napproval:\n  same_user: allow\n");
+    c = await connectStdio("legacy", ["--config", d.configPath], { HOSTGATE_SOCKET: d.agentSocket });
+  });
+  afterAll(async () => { await c.close(); await d.stop(); rmSync(d.dir, { recursive: true, force: true }); });
+
+  it("T22-pending-client: pending lists the planning client's name in a CLIENT column", async () => {
+    const txid = await planWrite(c, "client-col");
+    const r = await runHostgate(["pending", "--socket", d.adminSocket], { env: d.env });
+    expect(r.code, r.stderr).toBe(0);
+    const [head, ...rows] = r.stdout.split("\n");
+    expect(head).toMatch(/^TRANSACTION\s+AGE\s+RISK\s+HOST\s+CLIENT\s+ACTION\s+SUMMARY$/);
+    const row = rows.find((l) => l.startsWith(txid));
+    expect(row).toMatch(/\s+HIGH\s+local\s+hostgate-e2e\s+WriteFile\s+/);
+  });
+
+  it("T22-approve-state: a rejected transaction is refused before any review screen, saying what to do", async () => {
+    const txid = await planWrite(c, "rejected");
+    const rej = await runHostgate(["reject", txid, "--socket", d.adminSocket], { env: d.env });
+    expect(rej.code, rej.stderr).toBe(0);
+    const r = await runHostgateInPty(["approve", txid, "--socket", d.adminSocket], { env: d.env });
+    expect(r.code).toBe(1);
+    expect(r.output).toContain(`cannot approve: ${txid} was rejected. Ask the assistant to plan the change again`);
+    expect(r.output).not.toMatch(/Transaction {2}|Preview hash|Type "/);
+  });
+
+  it("T22-approve-risk: the approve screen labels the action's risk level", async () => {
+    const txid = await planWrite(c, "labelled");
+    const r = await runHostgateInPty(["approve", txid, "--socket", d.adminSocket], { env: d.env, input: "no\n" });
+    expect(r.output).toContain("Action risk  HIGH (the catalogue's level for WriteFile; it sets what you must type)");
+    expect(r.output).toContain("Not approved");
+  });
+});
+
+describe("with no daemon running", () => {
+  it("T22-pending-offline: pending reads the state directory a front left, says so, and starts nothing", async () => {
+    const home = join(work, "home");
+    mkdirSync(join(home, "run"), { recursive: true, mode: 0o700 });
+    const cfg = join(home, "config.yaml");
+    writeFileSync(cfg, "backend:\n  type: mock\n");
+    // Runtime dir of our own: no system daemon of this machine can be found (hermetic), HOSTGATE_SOCKET unset.
+    const env = { HOME: home, XDG_STATE_HOME: join(home, "state"), XDG_RUNTIME_DIR: join(home, "run"), HOSTGATE_RUNTIME_DIR: join(home, "run", "hostgate"), HOSTGATE_SOCKET: "", HOSTGATE_STATE_DIR: "", HOSTGATE_ADMIN_SOCKET: "" };
+    const empty = await runHostgate(["pending", "-c", cfg], { env });
+    expect(empty.code, empty.stderr).toBe(0);
+    expect(empty.stdout).toBe("No plans are waiting for approval.\n");
+    const transport = new StdioClientTransport({ command: process.execPath, args: [HOSTGATE_BIN, "mcp", "-c", cfg], env: { ...process.env, ...env }, stderr: "pipe" });
+    const client = new Client({ name: "offline-planner", version: "1.0.0" });
+    await client.connect(transport);
+    const txid = await planWrite(client, "offline");
+    await client.close();
+    const r = await runHostgate(["pending", "-c", cfg], { env });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain(`no daemon is running; read ${join(home, "state", "hostgate", "state.db")}`);
+    expect(r.stdout).toMatch(new RegExp(`^${txid}\\s+\\S+\\s+HIGH\\s+local\\s+offline-planner\\s+WriteFile`, "m"));
+    const json = await runHostgate(["pending", "-c", cfg, "--json"], { env });
+    expect(JSON.parse(json.stdout)).toMatchObject({ transactions: [{ transaction_id: txid, action_name: "WriteFile" }] });
+    // Nothing was started: no socket answers in the runtime directory afterwards.
+    const after = await runHostgate(["pending", "-c", cfg], { env });
+    expect(after.stderr).toContain("no daemon is running");
+  }, 120_000);
+});
+
+describe("the SDK client over Streamable HTTP", () => {
+  it("T22-clients-plan-http: lists plan with a flat inputSchema and plans a change, which pending lists with its client", async () => {
+    const home = join(work, "http");
+    mkdirSync(join(home, "run"), { recursive: true, mode: 0o700 });
+    const cfg = join(home, "config.yaml");
+    writeFileSync(cfg, "backend:\n  type: mock\n");
+    const env = { HOME: home, XDG_STATE_HOME: join(home, "state"), XDG_RUNTIME_DIR: join(home, "run"), HOSTGATE_RUNTIME_DIR: join(home, "run", "hostgate"), HOSTGATE_SOCKET: "", HOSTGATE_STATE_DIR: "", HOSTGATE_ADMIN_SOCKET: "" };
+    const serve = await startServe(["-c", cfg], env);
+    try {
+      const c = await connectHttp(serve.url, "modern");
+      try {
+        const plan = (await c.listTools()).tools.find((t) => t.name === "plan");
+        expect(plan?.inputSchema.type).toBe("object");
+        for (const k of ["oneOf", "anyOf", "allOf"]) expect(plan?.inputSchema).not.toHaveProperty(k);
+        const txid = await planWrite(c, "over-http");
+        const r = await runHostgate(["pending", "-c", cfg], { env });
+        expect(r.code, r.stderr).toBe(0);
+        expect(r.stdout).toMatch(new RegExp(`^${txid}\\s+\\S+\\s+HIGH\\s+local\\s+hostgate-e2e\\s+WriteFile`, "m"));
+      } finally { await c.close(); }
+    } finally { await serve.stop(); }
+  }, 120_000);
+});
