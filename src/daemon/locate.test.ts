@@ -30,7 +30,9 @@ describe("locateDaemon: one rule for the fronts and approve", () => {
 
   it("HOSTGATE_DAEMON pins the choice: embedded even when only the system daemon runs, system even when it does not (issue 22)", async () => {
     const systemOnly = live("/run/hostgate/agent.sock");
-    expect(await locateDaemon(config, systemOnly, { ...env, HOSTGATE_DAEMON: "embedded" })).toMatchObject({ kind: "embedded", agent: "/run/user/1000/hostgate/agent.sock", reason: expect.stringContaining("HOSTGATE_DAEMON=embedded") });
+    const pinned = await locateDaemon(config, systemOnly, { ...env, HOSTGATE_DAEMON: "embedded" });
+    expect(pinned).toMatchObject({ kind: "embedded", agent: "/run/user/1000/hostgate/agent.sock" });
+    expect(pinned.reason).toContain("HOSTGATE_DAEMON=embedded");
     expect(await locateDaemon(config, live("/run/user/1000/hostgate/agent.sock"), { ...env, HOSTGATE_DAEMON: "system" })).toMatchObject({ kind: "system", agent: "/run/hostgate/agent.sock" });
     expect((await locateDaemon(config, systemOnly, { ...env, HOSTGATE_DAEMON: "system", HOSTGATE_SOCKET: "/srv/a.sock" })).kind).toBe("configured"); // a named socket still wins
   });
