@@ -6,7 +6,7 @@ import { delimiter, join } from "node:path";
 import type { ExecResult } from "../core/exec.ts";
 import { isWithinRoot } from "../core/paths.ts";
 import { HostgateError } from "../core/errors.ts";
-import type { FileOwner, HostProbe, InterfaceAddress, RunOptions, StatFs } from "../ports/host-probe.ts";
+import type { FileOwner, FileStat, HostProbe, InterfaceAddress, RunOptions, StatFs } from "../ports/host-probe.ts";
 
 const DEFAULT_MAX_OUTPUT = 1024 * 1024;
 const DEFAULT_TIMEOUT_MS = 15_000;
@@ -148,10 +148,13 @@ export class LinuxHostProbe implements HostProbe {
     }
   }
 
-  async stat(path: string): Promise<{ size: number; mtime_ms: number; is_file: boolean; is_directory: boolean; is_symlink: boolean; mode: number }> {
+  async stat(path: string): Promise<FileStat & { mode: number }> {
     try {
       const s = await lstat(path);
-      return { size: s.size, mtime_ms: s.mtimeMs, is_file: s.isFile(), is_directory: s.isDirectory(), is_symlink: s.isSymbolicLink(), mode: s.mode & 0o7777 };
+      return {
+        size: s.size, mtime_ms: s.mtimeMs, is_file: s.isFile(), is_directory: s.isDirectory(), is_symlink: s.isSymbolicLink(), mode: s.mode & 0o7777,
+        dev: s.dev, ino: s.ino, nlink: s.nlink, uid: s.uid, blocks_bytes: s.blocks * 512,
+      };
     } catch (err) {
       throw fsError(err, path);
     }

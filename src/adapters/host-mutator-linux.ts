@@ -1,9 +1,9 @@
-import { closeSync, constants as fsConstants, fchmodSync, fchownSync, fstatSync, fsyncSync, readFileSync, writeSync } from "node:fs";
+import { closeSync, constants as fsConstants, fchmodSync, fchownSync, fstatSync, fsyncSync, ftruncateSync, readFileSync, writeSync, type Stats } from "node:fs";
 import { basename, dirname } from "node:path";
 import type { ExecResult } from "../core/exec.ts";
 import { HostgateError } from "../core/errors.ts";
 import type { Hasher } from "../ports/hasher.ts";
-import type { HostMutator, SignalName, WriteFileOptions } from "../ports/host-mutator.ts";
+import type { HostMutator, RemoveFileOptions, SignalName, WriteFileOptions } from "../ports/host-mutator.ts";
 import type { RunOptions } from "../ports/host-probe.ts";
 import { nodeCrypto } from "./crypto-node.ts";
 import { HeldDirectory } from "./held-directory.ts";
@@ -42,6 +42,25 @@ function currentFileAt(dir: HeldDirectory, name: string, path: string, hasher: H
   } finally {
     if (fd !== undefined) closeSync(fd);
   }
+}
+
+/** `openat` of `name` in `dir` with the given flags; a symlink there is `precondition_failed`. */
+function openNoFollow(dir: HeldDirectory, name: string, path: string, flags: number): number {
+  try {
+    return dir.openFile(name, flags);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ELOOP") throw new HostgateError("precondition_failed", `${path} is now a symlink; hostgate does not follow links. Nothing was changed.`, { cause: err });
+    throw err;
+  }
+}
+
+/** Throws precondition_failed unless `st` is a regular file with one link and the approved dev + inode. */
+function checkIdentity(st: Stats, path: string, opts: RemoveFileOptions): void {
+  const why = !st.isFile() ? "it is no longer a regular file"
+    : st.nlink !== 1 ? `it now has ${st.nlink} hard links`
+    : st.dev !== opts.expectedDev || st.ino !== opts.expectedIno ? "it is another file than the one approved (its inode changed, e.g. a log rotation)"
+    : null;
+  if (why !== null) throw new HostgateError("precondition_failed", `${path}: ${why}. Nothing was changed.`, { hint: "Plan the change again so the preview shows the file as it is now." });
 }
 
 /**
@@ -124,6 +143,59 @@ export class LinuxHostMutator implements HostMutator {
       hint: "Plan the change again so the preview shows the file as it is now.",
       details: { path, expected_sha256: expected, actual_sha256: actual },
     });
+  }
+
+  removeFile(path: string, opts: RemoveFileOptions): Promise<{ size: number }> {
+    try {
+      return Promise.resolve(this.removeNow(path, opts));
+    } catch (err) {
+      return Promise.reject(osError(err, `${opts.how === "delete" ? "Deleting" : "Truncating"} ${path}`));
+    }
+  }
+
+  /** {@link removeFile}, synchronously (under the daemon's mutation lock). */
+  private removeNow(path: string, opts: RemoveFileOptions): { size: number } {
+    const name = basename(path);
+    const held = HeldDirectory.open(dirname(path));
+    try {
+      const at = held.realPath();
+      if (at !== opts.expectedRealDir) {
+        throw new HostgateError("precondition_failed", `${dirname(path)} no longer resolves to ${opts.expectedRealDir} (now ${at}); nothing was changed.`, { hint: "A directory on the path changed after approval. Plan the change again." });
+      }
+      if (opts.how === "truncate") {
+        const fd = openNoFollow(held, name, path, fsConstants.O_WRONLY | fsConstants.O_NOFOLLOW | fsConstants.O_NONBLOCK);
+        try {
+          const st = fstatSync(fd);
+          checkIdentity(st, path, opts);
+          ftruncateSync(fd, 0);
+          fsyncSync(fd);
+          return { size: st.size };
+        } finally {
+          closeSync(fd);
+        }
+      }
+      // Delete: move the name aside first, look at what moved, and put it back unless it is the approved file.
+      const aside = `.${name}.hostgate-rm-${process.pid}-${Date.now()}-${Math.random().toString(16).slice(2, 10)}`;
+      held.rename(name, aside);
+      let st: Stats;
+      try {
+        const fd = openNoFollow(held, aside, path, fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW | fsConstants.O_NONBLOCK);
+        try {
+          st = fstatSync(fd);
+        } finally {
+          closeSync(fd);
+        }
+        checkIdentity(st, path, opts);
+      } catch (err) {
+        held.rename(aside, name);
+        throw err;
+      }
+      held.unlink(aside);
+      held.sync();
+      return { size: st.size };
+    } finally {
+      held.close();
+    }
   }
 
   signal(pid: number, signal: SignalName): Promise<void> {

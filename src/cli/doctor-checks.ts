@@ -9,30 +9,37 @@ export interface DoctorLine {
   fix?: string | undefined;
 }
 
-const SYSTEM_AGENT_SOCKET = "/run/hostgate/agent.sock";
-
 /** The daemon's own checks (the `doctor` tool's), through the daemon the MCP front would use. */
 export async function daemonChecks(config: import("../config/schema.ts").Config, env: NodeJS.ProcessEnv): Promise<{ lines: DoctorLine[]; close: () => Promise<void> }> {
   const lines: DoctorLine[] = [];
   const none = () => Promise.resolve();
-  const socket = env.HOSTGATE_SOCKET || config.daemon.socket;
+  // The daemon the fronts would use, by their own rule (daemon/locate.ts), not always the embedded one (issue 22).
+  const [{ locateDaemon }, { socketIsLive }] = await Promise.all([import("../daemon/locate.ts"), import("../ipc/server.ts")]);
+  let where: import("../daemon/locate.ts").DaemonLocation;
+  try {
+    where = await locateDaemon(config, socketIsLive, env);
+  } catch (err) {
+    lines.push({ section: "daemon", name: "daemon socket", status: "fail", detail: (err as Error).message, fix: "fix or unset HOSTGATE_DAEMON" });
+    return { lines, close: none };
+  }
+  const socket = where.kind === "embedded" ? null : where.agent;
   let client: import("../ipc/client.ts").DaemonClient;
   let close: () => Promise<void>;
-  if (socket) {
+  if (socket !== null) {
     const { socketDaemonClient } = await import("../ipc/socket-client.ts");
     client = socketDaemonClient(socket, env.HOSTGATE_TOKEN || config.daemon.token);
     close = () => client.close();
-    lines.push({ section: "daemon", name: "daemon socket", status: "ok", detail: `configured: ${socket}${env.HOSTGATE_SOCKET ? " (HOSTGATE_SOCKET)" : " (daemon.socket)"}` });
-  } else {
-    if (existsSync(SYSTEM_AGENT_SOCKET)) {
-      lines.push({ section: "daemon", name: "system daemon", status: "warn", detail: `a system daemon listens on ${SYSTEM_AGENT_SOCKET} but this configuration uses the embedded daemon`, fix: `hostgate setup --socket ${SYSTEM_AGENT_SOCKET} (with your clients' flags) to use it` });
+    lines.push({ section: "daemon", name: "daemon socket", status: "ok", detail: `${where.kind === "system" ? "the system daemon" : "configured"}: ${socket} (${where.reason}); the MCP fronts use it` });
+    if (where.kind === "system" && !env.HOSTGATE_DAEMON) {
+      lines.push({ section: "daemon", name: "daemon choice", status: "warn", detail: "the fronts use the system daemon only because it runs and no embedded daemon of yours does: which daemon holds your plans can change when either starts or stops", fix: `pin it: hostgate setup --socket ${socket} (with your clients' flags), or HOSTGATE_DAEMON=embedded to keep your own` });
     }
+  } else {
     const { startEmbeddedDaemon } = await import("../daemon/embedded.ts");
     try {
       const embedded = await startEmbeddedDaemon(config, { announce: () => undefined });
       client = embedded.client;
       close = () => embedded.close();
-      lines.push({ section: "daemon", name: "daemon socket", status: "ok", detail: `embedded daemon (${embedded.role === "client" ? "running, reached at" : "started for this check at"} ${embedded.agentSocket})` });
+      lines.push({ section: "daemon", name: "daemon socket", status: "ok", detail: `embedded daemon (${embedded.role === "client" ? "running, reached at" : "started for this check at"} ${embedded.agentSocket}; ${where.reason})` });
     } catch (err) {
       lines.push({ section: "daemon", name: "daemon socket", status: "fail", detail: `the embedded daemon cannot start: ${(err as Error).message}`, fix: "check the state directory's permissions (HOSTGATE_STATE_DIR / state.dir), or point at a daemon with --socket" });
       return { lines, close: none };

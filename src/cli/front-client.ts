@@ -16,6 +16,8 @@ export interface FrontClient {
   described?: DescribeResult;
   /** Starts a deferred embedded daemon now, in the background (no-op otherwise, or when already started). */
   warm: () => void;
+  /** Which daemon this front uses, for its start notice: "the system daemon at /run/hostgate/agent.sock", "this user's embedded daemon"… */
+  daemon: string;
 }
 
 /**
@@ -38,7 +40,8 @@ export async function openFrontClient(config: Config, env: NodeJS.ProcessEnv = p
     const { socketDaemonClient } = await import("../ipc/socket-client.ts");
     const client = socketDaemonClient(where.agent, env.HOSTGATE_TOKEN || config.daemon.token);
     say(`using the hostgate daemon at ${where.agent} (${where.reason}); approve with: hostgate approve <transaction_id>${where.admin ? ` (admin socket ${where.admin})` : " --socket <its admin socket>"}`);
-    return { client: buildGuarded(client, where.agent, say), close: () => client.close(), warm: () => undefined };
+    const daemon = `${where.kind === "system" ? "the system daemon" : "the configured daemon"} at ${where.agent}`;
+    return { client: buildGuarded(client, where.agent, say), close: () => client.close(), warm: () => undefined, daemon };
   }
   const start = async (): Promise<Started> => {
     const { startEmbeddedDaemon } = await import("../daemon/embedded.ts");
@@ -53,11 +56,12 @@ export async function openFrontClient(config: Config, env: NodeJS.ProcessEnv = p
     const now = await start();
     // The tools are listed from what this daemon describes now; the guard checks any daemon taken over later.
     const listed = await now.client.call("describe", {});
-    if (!listed.ok) return { ...now, warm: () => undefined };
+    const daemon = `this user's embedded daemon at ${where.agent}`;
+    if (!listed.ok) return { ...now, warm: () => undefined, daemon };
     const guard = catalogueGuard(listed.value, now.role(), say);
-    return { client: guarded(now, guard), close: () => now.close(), warm: () => undefined, described: listed.value };
+    return { client: guarded(now, guard), close: () => now.close(), warm: () => undefined, described: listed.value, daemon };
   }
-  return { ...deferred(start, catalogueGuard(described, "daemon", say), say), described };
+  return { ...deferred(start, catalogueGuard(described, "daemon", say), say), described, daemon: `this user's embedded daemon at ${where.agent} (started on first use)` };
 }
 
 /** An embedded daemon as a front holds it: run by this process (`daemon`) or by another front (`client`), at `at`. */
@@ -131,7 +135,7 @@ function guarded(daemon: Started, admit: Admit): DaemonClient {
  * the front keeps serving. Every call passes `admit` (catalogueGuard: the tools were listed from this
  * build's table before any daemon was asked).
  */
-function deferred(start: () => Promise<Started>, admit: Admit, say: (line: string) => void): Omit<FrontClient, "described"> {
+function deferred(start: () => Promise<Started>, admit: Admit, say: (line: string) => void): Omit<FrontClient, "described" | "daemon"> {
   let starting: Promise<Started> | null = null;
   let closed = false;
   const ready = (): Promise<Started> => {

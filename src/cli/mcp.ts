@@ -30,14 +30,21 @@ export function registerMcpCommand(program: Command): void {
         import("../mcp/transports/stdio.ts"),
       ]);
       const gates = { install: opts.allowInstall === true, exec: opts.allowExec === true };
-      const { client, close, described, warm } = await openFrontClient(config, process.env, gates, log, { defer: true });
+      let front;
+      try {
+        front = await openFrontClient(config, process.env, gates, log, { defer: true });
+      } catch (err) {
+        log((err as Error).message);
+        process.exit(EXIT.usage);
+      }
+      const { client, close, described, warm, daemon } = front;
       let factory;
       try {
         let tools, on;
         ({ factory, tools, gates: on } = await createServerFactory(client, config, { transport: "stdio", gates, warn: log, described }));
-        // One start notice: version, how many tools, which gates are on.
+        // One start notice: version, how many tools, which daemon (issue 22), which gates are on.
         const { VERSION } = await import("../version.ts");
-        log(`hostgate ${VERSION}: serving ${tools.length} tools over stdio (install ${on.install ? "on" : "off"}, exec ${on.exec ? "on" : "off"})`);
+        log(`hostgate ${VERSION}: serving ${tools.length} tools over stdio from ${daemon} (install ${on.install ? "on" : "off"}, exec ${on.exec ? "on" : "off"})`);
       } catch (err) {
         log((err as Error).message);
         process.exit(EXIT.usage);

@@ -21,12 +21,19 @@ export function registerServeCommand(program: Command): void {
         import("../mcp/transports/http.ts"),
       ]);
       const gates = { install: opts.allowInstall === true, exec: opts.allowExec === true };
-      const { client, close } = await openFrontClient(config, process.env, gates);
+      let front;
+      try {
+        front = await openFrontClient(config, process.env, gates);
+      } catch (err) {
+        log((err as Error).message);
+        process.exit(EXIT.usage);
+      }
+      const { client, close, daemon } = front;
       let started;
       try {
         const { factory, tools, gates: on } = await createServerFactory(client, config, { transport: "http", gates, warn: log });
         started = await startHttpServer(factory, config.server);
-        log(`listening on ${started.url} (${tools.length} tools, embedded daemon; install ${on.install ? "on" : "off"}, exec ${on.exec ? "on" : "off"})`);
+        log(`listening on ${started.url} (${tools.length} tools from ${daemon}; install ${on.install ? "on" : "off"}, exec ${on.exec ? "on" : "off"})`);
       } catch (err) {
         const inUse = (err as NodeJS.ErrnoException).code === "EADDRINUSE";
         log(`${(err as Error).message}${inUse ? ". Another server uses that port: pick another with --port N (0 = any free port) or server.port in the config." : ""}`);

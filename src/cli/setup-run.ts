@@ -111,6 +111,9 @@ function stdioEntry(c: SetupChoices, env: NodeJS.ProcessEnv, configPath: string 
   // The embedded daemon puts its admin socket under XDG_RUNTIME_DIR; a client that spawns hostgate with a
   // trimmed environment would put it elsewhere, and `hostgate approve` in your terminal would not find it.
   if (c.socket === null && env.XDG_RUNTIME_DIR) e.XDG_RUNTIME_DIR = env.XDG_RUNTIME_DIR;
+  // The choice is pinned (issue 22): without it a system daemon installed later would take this client's plans
+  // from then on (daemon/locate.ts), silently. --socket pins a socket the same way, by naming it.
+  if (c.socket === null) e.HOSTGATE_DAEMON = "embedded";
   const forwardEnv = c.planner?.api_key_env ? [c.planner.api_key_env] : [];
   return { stdio: { transport: "stdio", command: l.node, args, env: e, forwardEnv }, warnings: l.warning ? [l.warning] : [] };
 }

@@ -15,6 +15,7 @@ export const ENV_VARS: readonly EnvVar[] = [
   { name: "HOSTGATE_CONFIG", description: "Configuration file to read when --config is not given (must exist)." },
   { name: "HOSTGATE_HTTP_TOKEN", key: "server.token", description: "Bearer token HTTP clients must send (at least 16 characters)." },
   { name: "HOSTGATE_SOCKET", key: "daemon.socket", description: "Where the MCP front reaches a daemon: a socket path or tcp://host:port." },
+  { name: "HOSTGATE_DAEMON", description: "Pins which daemon the MCP fronts and approve use when no socket is named: `embedded` (this user's) or `system` (`hostgate daemon`); unset, a running embedded daemon, else a running system daemon, else the embedded one. `hostgate setup` writes it into stdio client entries." },
   { name: "HOSTGATE_TOKEN", key: "daemon.token", description: "Token for tcp:// daemon connections (at least 32 characters)." },
   { name: "HOSTGATE_STATE_DIR", key: "state.dir", description: "State directory (transactions, audit database, signing key); absolute path." },
   { name: "HOSTGATE_RUNTIME_DIR", description: "Directory of the daemon's sockets (default /run/hostgate, or $XDG_RUNTIME_DIR/hostgate embedded)." },

@@ -28,6 +28,19 @@ describe("locateDaemon: one rule for the fronts and approve", () => {
     expect((await locateDaemon(config, live(), { ...env, HOSTGATE_ADMIN_SOCKET: "/x/admin.sock" })).admin).toBe("/x/admin.sock");
   });
 
+  it("HOSTGATE_DAEMON pins the choice: embedded even when only the system daemon runs, system even when it does not (issue 22)", async () => {
+    const systemOnly = live("/run/hostgate/agent.sock");
+    const pinned = await locateDaemon(config, systemOnly, { ...env, HOSTGATE_DAEMON: "embedded" });
+    expect(pinned).toMatchObject({ kind: "embedded", agent: "/run/user/1000/hostgate/agent.sock" });
+    expect(pinned.reason).toContain("HOSTGATE_DAEMON=embedded");
+    expect(await locateDaemon(config, live("/run/user/1000/hostgate/agent.sock"), { ...env, HOSTGATE_DAEMON: "system" })).toMatchObject({ kind: "system", agent: "/run/hostgate/agent.sock" });
+    expect((await locateDaemon(config, systemOnly, { ...env, HOSTGATE_DAEMON: "system", HOSTGATE_SOCKET: "/srv/a.sock" })).kind).toBe("configured"); // a named socket still wins
+  });
+
+  it("a misspelt HOSTGATE_DAEMON is an error naming the allowed values", async () => {
+    await expect(locateDaemon(config, live(), { ...env, HOSTGATE_DAEMON: "sytem" })).rejects.toThrow(/embedded .* or system/);
+  });
+
   it("the hint names the socket asked and the other daemon", async () => {
     const l = await locateDaemon(config, live("/run/user/1000/hostgate/agent.sock"), env);
     const hint = otherDaemonHint(l.admin!, l);

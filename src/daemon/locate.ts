@@ -33,6 +33,10 @@ export function embeddedSockets(config: Pick<Config, "daemon" | "state">, env: N
  *    `daemon.admin_socket`, else `<runtime dir>/agent.sock` and `admin.sock`, runtime dir as daemon/paths.ts);
  * 3. else the system daemon (`hostgate daemon`) when its agent socket answers this user;
  * 4. else this user's embedded daemon, not running yet (a front starts it; approve says nothing runs).
+ * HOSTGATE_DAEMON pins steps 2–4 (issue 22; `hostgate setup` writes it into each stdio client entry): `embedded`
+ * always this user's embedded daemon, so a system daemon installed later does not silently take the user's plans;
+ * `system` always the system daemon (calls fail `unavailable` while it is down). Any other value throws, saying
+ * which are allowed.
  * `isLive` probes a Unix socket (ipc/server.ts socketIsLive). HOSTGATE_ADMIN_SOCKET, when set, is the admin socket
  * whatever the rule chose.
  */
@@ -47,6 +51,12 @@ export async function locateDaemon(config: Pick<Config, "daemon" | "state">, isL
     const admin = adminOverride ?? (named.startsWith("tcp://") || named.startsWith("vsock://") ? null : join(dirname(named), "admin.sock"));
     return { ...base, kind: "configured", agent: named, admin, reason: `${env.HOSTGATE_SOCKET ? "HOSTGATE_SOCKET" : "daemon.socket in the config"} names it` };
   }
+  const pin = env.HOSTGATE_DAEMON || undefined;
+  if (pin !== undefined && pin !== "embedded" && pin !== "system") {
+    throw new Error(`HOSTGATE_DAEMON is ${JSON.stringify(pin)}: set it to embedded (this user's daemon) or system (hostgate daemon), or unset it to take whichever runs.`);
+  }
+  if (pin === "system") return { ...base, kind: "system", agent: system.agent, admin: adminOverride ?? system.admin, reason: "HOSTGATE_DAEMON=system pins the system daemon" };
+  if (pin === "embedded") return { ...base, kind: "embedded", agent: embedded.agent, admin: adminOverride ?? embedded.admin, reason: "HOSTGATE_DAEMON=embedded pins this user's embedded daemon" };
   if (await isLive(embedded.agent)) return { ...base, kind: "embedded", agent: embedded.agent, admin: adminOverride ?? embedded.admin, reason: "this user's embedded daemon is running" };
   if (system.agent !== embedded.agent && await isLive(system.agent)) {
     return { ...base, kind: "system", agent: system.agent, admin: adminOverride ?? system.admin, reason: "the system daemon (hostgate daemon) is running and no embedded one is" };

@@ -28,6 +28,17 @@ export interface WriteFileOptions {
   expectedSha256?: string | null;
 }
 
+/** Options for {@link HostMutator.removeFile}: which file the approved preview saw, and what to do with it. */
+export interface RemoveFileOptions {
+  /** `delete`: unlink the file; `truncate`: cut it to 0 bytes in place (a process writing it keeps its descriptor). */
+  how: "delete" | "truncate";
+  /** The directory the approved preview resolved (realpath); the held directory must be it (`precondition_failed`). */
+  expectedRealDir: string;
+  /** The file's identity in the approved preview (lstat dev + inode); another file under that name is `precondition_failed`. */
+  expectedDev: number;
+  expectedIno: number;
+}
+
 /**
  * The only way catalogue actions change the host. Implemented by `adapters/host-mutator-linux.ts`.
  * Used only by `MutatingAction.apply`, never by `preview`. Every method throws HostgateError:
@@ -43,6 +54,14 @@ export interface HostMutator {
    * `precondition_failed`, with or without `expectedSha256`: hostgate never writes through symlinks.
    */
   writeFileAtomic(path: string, content: string, opts: WriteFileOptions): Promise<void>;
+  /**
+   * Deletes or truncates one regular file, never through a symlink: its directory is opened and held (it must be
+   * `expectedRealDir`), the name is opened with O_NOFOLLOW relative to it, and the file must still be a regular
+   * file with one link and the approved dev + inode. Delete first renames the name aside inside the held
+   * directory, checks what it moved, and puts it back when it is not the approved file, so no swap between the
+   * check and the unlink removes another file. Returns the bytes the file held (st_size).
+   */
+  removeFile(path: string, opts: RemoveFileOptions): Promise<{ size: number }>;
   /** Sends `signal` to process `pid` (kill(2)). `not_found` when the process does not exist. */
   signal(pid: number, signal: SignalName): Promise<void>;
   /**

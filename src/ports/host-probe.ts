@@ -18,6 +18,21 @@ export interface FileOwner {
   mode: number;
 }
 
+/** What {@link HostProbe.stat} answers; see there. */
+export interface FileStat {
+  size: number;
+  mtime_ms: number;
+  is_file: boolean;
+  is_directory: boolean;
+  is_symlink: boolean;
+  mode?: number;
+  dev?: number;
+  ino?: number;
+  nlink?: number;
+  uid?: number;
+  blocks_bytes?: number;
+}
+
 /** Options for {@link HostProbe.run}. `timeoutMs` kills the child (SIGKILL) when exceeded. */
 export interface RunOptions {
   timeoutMs?: number;
@@ -58,8 +73,12 @@ export interface HostProbe {
   readDir(path: string): Promise<string[]>;
   readLink(path: string): Promise<string>;
   realPath(path: string): Promise<string>;
-  /** lstat(2): does not follow a final symlink. `mode` is the permission bits (0o7777 mask). */
-  stat(path: string): Promise<{ size: number; mtime_ms: number; is_file: boolean; is_directory: boolean; is_symlink: boolean; mode?: number }>;
+  /**
+   * lstat(2): does not follow a final symlink. `mode` is the permission bits (0o7777 mask); `dev`/`ino` identify
+   * the file, `nlink` counts its hard links, `blocks_bytes` is the space it takes on disk (st_blocks × 512),
+   * `uid` its owner. The optional fields are absent where the adapter cannot tell (hosts reached without lstat).
+   */
+  stat(path: string): Promise<FileStat>;
   statFs(path: string): Promise<StatFs>;
   /**
    * Addresses per interface, as `os.networkInterfaces()` reports them (interfaces up and running only). A

@@ -38,7 +38,7 @@ describe("skills over MCP (stdio, real binary, embedded daemon)", () => {
     try {
       const names = (await client.listTools()).tools.map((t) => t.name).filter((n) => n.startsWith("skills_"));
       expect(names.sort()).toEqual(["skills_diagnose", "skills_inspect", "skills_install_plan", "skills_read", "skills_resolve", "skills_route", "skills_search", "skills_sync_plan"]);
-      expect(stderr()).toMatch(/hostgate \S+: serving \d+ tools over stdio \(install off, exec off\)/);
+      expect(stderr()).toMatch(/hostgate \S+: serving \d+ tools over stdio from this user.s embedded daemon at \S+ (\(started on first use\) )?\(install off, exec off\)/);
       const r = await call(client, "skills_route", { intent: "certificate expired on the web server" });
       expect(r.structuredContent).toMatchObject({ kind: "skills.route", ok: true, data: { skill: "certificate-expiry" } });
       expect(r._meta?.["dev.hostgate/untrusted"]).toBe(true);

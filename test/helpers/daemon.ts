@@ -22,14 +22,18 @@ export interface DaemonProcess {
 
 /**
  * Starts `hostgate daemon` and waits for "daemon ready". Reuse `dir` to restart on the same state. `bin`: the
- * launcher or bundle to run (default this checkout's launcher; a test may run another build's bundle).
+ * launcher or bundle to run (default this checkout's launcher; a test may run another build's bundle). `wrap`:
+ * a command put before the daemon's argv that ends by exec'ing it (a private mount namespace).
  */
-export function startDaemon(configYaml: string, opts: { dir?: string; args?: string[]; env?: Record<string, string>; bin?: string } = {}): Promise<DaemonProcess> {
+export function startDaemon(configYaml: string, opts: { dir?: string; args?: string[]; env?: Record<string, string>; bin?: string; wrap?: string[] } = {}): Promise<DaemonProcess> {
   const dir = opts.dir ?? mkdtempSync(join(tmpdir(), "hg-daemon-"));
   const configPath = join(dir, "config.yaml");
   writeFileSync(configPath, configYaml);
   const env = { HOSTGATE_STATE_DIR: join(dir, "state"), HOSTGATE_RUNTIME_DIR: join(dir, "run"), ...opts.env };
-  const child = spawn(process.execPath, [opts.bin ?? HOSTGATE_BIN, "daemon", "--config", configPath, ...(opts.args ?? [])], { env: { ...process.env, ...env }, stdio: ["ignore", "ignore", "pipe"] });
+  // `wrap`: a command that execs the daemon's argv last (e.g. unshare + mounts), so `stop` still signals the daemon.
+  const argv = [process.execPath, opts.bin ?? HOSTGATE_BIN, "daemon", "--config", configPath, ...(opts.args ?? [])];
+  const [cmd, ...args] = [...(opts.wrap ?? []), ...argv];
+  const child = spawn(cmd!, args, { env: { ...process.env, ...env }, stdio: ["ignore", "ignore", "pipe"] });
   let err = "";
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => { child.kill("SIGKILL"); reject(new Error(`daemon did not start: ${err}`)); }, 20_000);

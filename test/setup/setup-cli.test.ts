@@ -78,6 +78,8 @@ describe("hostgate setup (process)", () => {
     const full = { ...env, XDG_RUNTIME_DIR: runtime, XDG_STATE_HOME: join(home, "state") };
     const setup = await runHostgate(["setup", "--yes", "--cursor", "--codex", "--opencode"], { env: full, cwd });
     expect(setup.code).toBe(0);
+    // The embedded daemon is pinned (issue 22): a system daemon installed later does not take this client's plans.
+    expect((JSON.parse(readFileSync(clientFile("cursor", home, cwd), "utf8")) as { mcpServers: { hostgate: { env: Record<string, string> } } }).mcpServers.hostgate.env).toMatchObject({ HOSTGATE_DAEMON: "embedded" });
     const r = await runHostgate(["doctor"], { env: full, cwd, timeoutMs: 60_000 });
     expect(r.stdout).toMatch(/✓ Cursor: .*starts without PATH and answers tools\/list \(\d+ tools, hostgate \d+\.\d+\.\d+/);
     expect(r.stdout).toMatch(/✓ Codex CLI: .*answers tools\/list/);

@@ -8,13 +8,13 @@ import { CATALOGUE } from "./index.ts";
  * the sets below are updated on purpose, in review.
  */
 const READ_ONLY = [
-  "GetDiskUsage", "GetLoad", "GetMemoryUsage", "GetNetworkInterfaces", "GetPackageInfo", "GetProcess", "GetServiceStatus", "GetSystemInfo",
+  "GetDiskUsage", "GetLargestDirectories", "GetLoad", "GetMemoryUsage", "GetNetworkInterfaces", "GetPackageInfo", "GetProcess", "GetServiceStatus", "GetSystemInfo",
   "ListFailedUnits", "ListListeningPorts", "ListProcesses", "ListUnitTypes", "ListUnits", "ReadJournal", "ReadLogFile", "ReadUnit",
   "ReadUnitDefinition", "SearchPackages",
 ];
 const MUTATING = [
-  "DisableService", "EnableService", "InstallPackage", "ReloadService", "RemovePackage", "RestartService", "RunCommand", "SignalProcess", "StartService",
-  "StopService", "UpdatePackageIndex", "WriteFile",
+  "CleanPackageCache", "DeleteLogFile", "DisableService", "EnableService", "InstallPackage", "ReloadService", "RemovePackage", "RestartService", "RunCommand", "SignalProcess", "StartService",
+  "StopService", "TruncateLogFile", "UpdatePackageIndex", "VacuumJournal", "WriteFile",
 ];
 
 describe("catalogue params are strict", () => {

@@ -1,5 +1,6 @@
 import type { Action, DistroFamily } from "./action.ts";
 import getDiskUsage from "./actions/get-disk-usage.ts";
+import getLargestDirectories from "./actions/get-largest-directories.ts";
 import getLoad from "./actions/get-load.ts";
 import getMemoryUsage from "./actions/get-memory-usage.ts";
 import getNetworkInterfaces from "./actions/get-network-interfaces.ts";
@@ -23,6 +24,7 @@ import { RunCommand } from "./actions/run-command.ts";
 export const CATALOGUE: readonly Action[] = [
   getSystemInfo,
   getDiskUsage,
+  getLargestDirectories,
   getMemoryUsage,
   getLoad,
   listProcesses,
