@@ -131,6 +131,18 @@ export class SshHostMutator implements HostMutator {
     }
   }
 
+  /**
+   * Not over SSH yet: the port's contract (a held directory, O_NOFOLLOW, the approved dev + inode checked on the
+   * opened file) has no remote implementation, and DeleteLogFile / TruncateLogFile's previews already refuse a
+   * host whose probe reports no inode identity (SFTP does not). Always `unavailable`, naming the host.
+   */
+  removeFile(path: string): Promise<{ size: number }> {
+    return Promise.reject(new HostgateError("unavailable", `Deleting or truncating ${path} on ${this.opts.host} over SSH is not available in this build.`, {
+      hint: "Free space on that host with another remedy (clean_package_cache, vacuum_journal) or plan a RunCommand step.",
+      details: { path, host: this.opts.host },
+    }));
+  }
+
   async signal(pid: number, signal: SignalName): Promise<void> {
     if (!Number.isInteger(pid) || pid <= 0) throw new HostgateError("invalid_params", `pid ${pid} is not a positive integer.`);
     const name = SIGNALS[signal];
