@@ -1,6 +1,6 @@
 import { HostgateError, toHostgateError, describeIssues } from "../core/errors.ts";
 import { LOCAL_HOST } from "../core/host-id.ts";
-import { confine, unconfinableReason, type HostSandbox } from "../core/sandbox/confine.ts";
+import { confine, unconfinableReason, wantsHostNetworkView, type HostSandbox } from "../core/sandbox/confine.ts";
 import type { HostRecord } from "../core/inventory/record.ts";
 import { judge, type GateDecision, type GateSettings } from "../core/policy/gate.ts";
 import { execPolicyRequest, type PolicyPrincipal } from "../core/policy/exec-request.ts";
@@ -209,6 +209,8 @@ export async function execOnHost(input: unknown, caller: ExecCaller, deps: ExecD
 
   const engine = await deps.engine;
   const assessment: RiskAssessment = engine.assess(q.command, { interpreter: shell });
+  // ss/ip see the host's sockets (its namespace, no Unix sockets); anything else gets a namespace of its own.
+  const hostView = wantsHostNetworkView(assessment.commands.filter((c) => !c.dynamic).map((c) => c.name));
   const per = records.map((r) => judge(assessment, deps.policy, execPolicyRequest(assessment, q.command, shell, caller, r), deps.settings));
   let decision = combine(per);
   // Allowed without a human: every host must confine the command (fail closed). A host with no sandbox, or one
@@ -282,7 +284,7 @@ export async function execOnHost(input: unknown, caller: ExecCaller, deps: ExecD
     if (!sb) return failed(new HostgateError("backend_error", `${r.name}: no sandbox was probed`));
     try {
       const t = targets[records.indexOf(r)]!;
-      const wrapped = confine([shell, "-c", q.command], sb, { network: decision.network, timeout_sec: sandboxTimeoutSec, run_id: runId(), hide_dirs: r === LOCAL_RECORD ? deps.settings.local_hide_dirs : [] });
+      const wrapped = confine([shell, "-c", q.command], sb, { network: decision.network, timeout_sec: sandboxTimeoutSec, run_id: runId(), hide_dirs: r === LOCAL_RECORD ? deps.settings.local_hide_dirs : [], host_network_view: hostView });
       const out = await t.executor.exec({ target: t.target, jumps: t.jumps, command: wrapped.command, kill_command: wrapped.kill_command, argv, timeout_ms: sandboxTimeoutSec * 1000, max_output_bytes: deps.settings.max_output_bytes, signal });
       return { host: display, ip, output: out.stdout, exit_code: out.exit_code, signal: out.signal, timed_out: out.timed_out, duration_ms: out.duration_ms, stdout: out.stdout, stderr: out.stderr, truncated: out.truncated, error: out.error ?? "", code: null, group: null, sandbox: `${sb.mechanism} as ${sb.identity}, network ${decision.network}` };
     } catch (e) {

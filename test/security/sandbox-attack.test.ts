@@ -117,8 +117,13 @@ describe.skipIf(missing !== null)("red team: the sandbox of unapproved commands 
     await new Promise<void>((r) => server.listen({ path: `\0hg-attack-${rand}` }, r));
     try {
       // Node binds abstract names with the whole sun_path (108 bytes, NUL-padded): the client says the same.
-      const r = await run(`perl -MSocket -e 'my $n = "\\0hg-attack-${rand}"; $n .= "\\0" x (108 - length $n); socket(my $s, AF_UNIX, SOCK_STREAM, 0) or die "socket: $!\\n"; connect($s, pack_sockaddr_un($n)) or die "connect: $!\\n"; print <$s>'`);
+      const connect = `perl -MSocket -e 'my $n = "\\0hg-attack-${rand}"; $n .= "\\0" x (108 - length $n); socket(my $s, AF_UNIX, SOCK_STREAM, 0) or die "socket: $!\\n"; connect($s, pack_sockaddr_un($n)) or die "connect: $!\\n"; print <$s>'`;
+      const r = await run(connect);
       expect(r.stdout + r.stderr).not.toContain(`ROOTDAEMON${rand}`);
+      // With `ss` in the line the command keeps the host's namespace (to see its sockets): no Unix socket then.
+      const viaSs = await run(`ss -xl >/dev/null; ${connect}`);
+      expect(viaSs.stdout + viaSs.stderr).not.toContain(`ROOTDAEMON${rand}`);
+      expect(viaSs.stderr).toMatch(/socket: Permission denied/);
       expect(connections).toBe(0);
     } finally {
       await new Promise<void>((r) => { server.close(() => { r(); }); });

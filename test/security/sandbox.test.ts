@@ -151,18 +151,26 @@ describe.skipIf(missing !== null)("unapproved commands on local run in the sandb
     expect(existsSync(`/tmp/hg-${rand}`)).toBe(false);
   });
 
-  it("has no network unless a policy grants it: a network namespace of its own, where ss sees only its own sockets", async () => {
+  it("has no network unless a policy grants it; ss and ip still see the host's sockets and interfaces", async () => {
     const probe = `bash -c 'exec 3<>/dev/tcp/127.0.0.1/${port}; cat <&3'`;
     const before = connections;
     const denied = await run(probe);
     expect(denied.stdout).not.toContain("hello");
     expect(denied.stderr).toMatch(/Permission denied/);
     expect(connections).toBe(before);
-    // ss still runs (netlink is allowed) but answers for the sandbox's namespace: the host's listener is not in it.
-    const ss = await run("ss -ltn");
+    // ss and ip keep the host's network namespace (netlink works, Unix sockets do not: sandbox-attack.test.ts),
+    // so they list the host's listener and interfaces; the connection above still failed.
+    const ss = await run("ss -ltn | grep LISTEN");
     expect(ss.exit_code, ss.stderr).toBe(0);
-    expect(ss.stdout).toMatch(/^State\s+Recv-Q/);
-    expect(ss.stdout).not.toContain(`127.0.0.1:${port}`);
+    expect(ss.stdout).toContain(`127.0.0.1:${port}`);
+    const names = (text: string): string[] => [...text.matchAll(/^\d+: ([^:@]+)[:@]/gm)].map((m) => m[1]!).sort();
+    const hostLinks = names((await import("node:child_process")).execFileSync("ip", ["-o", "link", "show"], { encoding: "utf8" }));
+    // (Other tests add and remove veth links meanwhile: compare one the host had before, not the whole list.)
+    const other = hostLinks.find((n) => n !== "lo" && !n.startsWith("veth"));
+    if (other !== undefined) expect(names((await run("ip -o link show")).stdout)).toContain(other);
+    // Any other command gets a namespace of its own: there the host's listener does not exist.
+    const own = await run("cat /proc/net/tcp");
+    expect(own.stdout).not.toContain(`:${port.toString(16).toUpperCase().padStart(4, "0")} 00000000:0000 0A`);
 
     const dir = mkdtempSync(join(tmpdir(), "hg-sandbox-policy-"));
     writeFileSync(join(dir, "net.cedar"), `@id("local-net")\n@network("any")\npermit (principal, action == Hostgate::Action::"exec", resource) when { resource.backend == "local" };\n`);

@@ -222,6 +222,31 @@ export interface ConfineOptions {
   timeout_sec: number;
   /** A name unique to this run (systemd unit name suffix), `[a-z0-9-]`. */
   run_id: string;
+  /**
+   * With network `none`: keep the host's network namespace so `ss`/`ip`/`netstat` see the host's sockets and
+   * interfaces, and refuse AF_UNIX sockets instead (seccomp or RestrictAddressFamilies=AF_NETLINK), so the host's
+   * abstract Unix sockets stay out of reach. Set by {@link wantsHostNetworkView}. Without it (default) the
+   * command gets a network namespace of its own and path Unix sockets (D-Bus for `systemctl`) work. Where no
+   * seccomp filter exists for the host's architecture it is ignored (own namespace).
+   */
+  host_network_view?: boolean;
+}
+
+/** Programs whose job is to show the host's network state (sockets, interfaces, routes) and that need no Unix socket. */
+const NETWORK_VIEW_PROGRAMS: ReadonlySet<string> = new Set(["ss", "netstat", "ip", "nstat", "ifconfig", "route", "arp", "lsof"]);
+/** Programs that talk to a daemon over a Unix socket (D-Bus, journald, container engines). */
+const UNIX_SOCKET_PROGRAMS: ReadonlySet<string> = new Set(["systemctl", "busctl", "loginctl", "hostnamectl", "timedatectl", "localectl", "resolvectl", "networkctl", "systemd-analyze", "systemd-resolve", "dbus-send", "gdbus", "logger", "docker", "podman", "ctr", "crictl", "nft"]);
+
+/**
+ * Whether a command should run with the host's network view (see ConfineOptions.host_network_view): one of its
+ * programs shows network state and none needs a Unix socket. A routing choice only: both ways the host's
+ * abstract Unix sockets and every IP network stay out of reach, so a wrong guess makes a command fail (an empty
+ * `ss`, a `systemctl` that cannot connect), never escape. `programs`: the command names the risk engine found
+ * (basenames; a dynamic name counts as neither).
+ */
+export function wantsHostNetworkView(programs: readonly string[]): boolean {
+  const names = programs.map((p) => p.slice(p.lastIndexOf("/") + 1));
+  return names.some((n) => NETWORK_VIEW_PROGRAMS.has(n)) && !names.some((n) => UNIX_SOCKET_PROGRAMS.has(n));
 }
 
 /** A confined command line for the host's login shell, and what kills it from another session. */
@@ -263,7 +288,8 @@ export function confine(argv: readonly string[], sb: HostSandbox, o: ConfineOpti
 
 function bwrapCommand(argv: readonly string[], sb: HostSandbox, o: ConfineOptions): ConfinedCommand {
   const f = sb.facts;
-  const filter = o.network === "none" && hasSeccompFilter(f.arch) ? noNetworkFilter(f.arch) : null;
+  const hostView = o.network === "none" && o.host_network_view === true && hasSeccompFilter(f.arch);
+  const filter = o.network === "none" && hasSeccompFilter(f.arch) ? noNetworkFilter(f.arch, { unix: !hostView }) : null;
   const fixed = [
     "--ro-bind", "/", "/", "--dev", "/dev", "--ro-bind", "/proc", "/proc", "--tmpfs", "/tmp", "--tmpfs", "/var/tmp",
     "--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
@@ -272,7 +298,8 @@ function bwrapCommand(argv: readonly string[], sb: HostSandbox, o: ConfineOption
     // namespace and carry no file permissions, so in the host's namespace a confined command could talk to any
     // daemon listening on one (found by test/security/sandbox-attack.test.ts). Path sockets (D-Bus for
     // `systemctl`, journald) still work; `ss` then lists only this namespace's sockets (none).
-    ...(o.network === "none" ? ["--unshare-net"] : []),
+    // With the host's network view (ss, ip) the namespace stays and the filter refuses AF_UNIX instead.
+    ...(o.network === "none" && !hostView ? ["--unshare-net"] : []),
   ];
   const dirs = [...EMPTY_DIRS, ...(o.hide_dirs ?? [])].map(shellQuote).join(" ");
   const files = [...NULL_FILES, ...(o.hide_files ?? [])].map(shellQuote).join(" ");
@@ -343,7 +370,8 @@ function systemdRunCommand(argv: readonly string[], sb: HostSandbox, o: ConfineO
     ...(f.log_groups.length > 0 ? [`SupplementaryGroups=${f.log_groups.map((g) => g.name).join(" ")}`] : []),
     // RestrictAddressFamilies= given twice is a union (systemd.exec(5)): one line per grant.
     // PrivateNetwork=: a network namespace of its own, so the host's abstract Unix sockets are out of reach too.
-    ...(o.network === "none" ? ["RestrictAddressFamilies=AF_UNIX AF_NETLINK", "PrivateNetwork=yes"] : []),
+    // With the host's network view: the namespace stays, and no Unix socket at all can be created.
+    ...(o.network === "none" ? (o.host_network_view === true ? ["RestrictAddressFamilies=AF_NETLINK"] : ["RestrictAddressFamilies=AF_UNIX AF_NETLINK", "PrivateNetwork=yes"]) : []),
     ...(o.network === "loopback" ? ["RestrictAddressFamilies=AF_UNIX AF_NETLINK AF_INET AF_INET6", "IPAddressDeny=any", "IPAddressAllow=localhost"] : []),
     `TasksMax=${SANDBOX_LIMITS.processes}`, `MemoryMax=${SANDBOX_LIMITS.unit_memory_bytes}`,
     ...(o.timeout_sec > 0 ? [`RuntimeMaxSec=${o.timeout_sec}`] : []),

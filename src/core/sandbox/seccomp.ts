@@ -1,7 +1,8 @@
 /**
  * A classic-BPF seccomp filter that takes the network away from a confined command (bubblewrap also gives it
  * a network namespace of its own: confine.ts): `socket(2)` is allowed only for AF_UNIX (D-Bus: `systemctl
- * status`) and AF_NETLINK (sock_diag: `ss -ltnp`); every other family (AF_INET, AF_INET6, AF_PACKET, AF_VSOCK…) fails with
+ * status`) and AF_NETLINK (sock_diag: `ss -ltnp`), or for AF_NETLINK alone (`unix: false`: a command that keeps
+ * the host's network namespace to see its sockets, and so must not reach its abstract Unix sockets); every other family (AF_INET, AF_INET6, AF_PACKET, AF_VSOCK…) fails with
  * EACCES. `io_uring_setup(2)` fails too (IORING_OP_SOCKET would create a socket without calling socket(2)).
  * A system call made through another ABI than the host's native one (i386 `int 0x80` or x32 on x86_64) fails
  * with EPERM, so `socketcall(2)` cannot go around the filter.
@@ -60,9 +61,10 @@ export function hasSeccompFilter(m: string): m is SeccompArch {
 
 /**
  * The filter for `arch`, as the bytes of a `struct sock_filter[]` in little-endian order (8 bytes an
- * instruction: u16 code, u8 jt, u8 jf, u32 k).
+ * instruction: u16 code, u8 jt, u8 jf, u32 k). `unix` (default true): whether `socket(AF_UNIX, …)` is allowed.
+ * `socketpair(2)` stays allowed either way (an unnamed pair reaches no other process).
  */
-export function noNetworkFilter(arch: SeccompArch): Uint8Array {
+export function noNetworkFilter(arch: SeccompArch, opts: { unix?: boolean } = {}): Uint8Array {
   const a = ARCHES[arch];
   const prog: Insn[] = [
     { op: "ld", k: OFF_ARCH },
@@ -72,7 +74,7 @@ export function noNetworkFilter(arch: SeccompArch): Uint8Array {
     { op: "jeq", k: a.io_uring_setup, then: "refuse", else: null },
     { op: "jeq", k: a.socket, then: null, else: "allow" },
     { op: "ld", k: OFF_ARG0 },
-    { op: "jeq", k: AF_UNIX, then: "allow", else: null },
+    ...(opts.unix === false ? [] : [{ op: "jeq", k: AF_UNIX, then: "allow", else: null } as const]),
     { op: "jeq", k: AF_NETLINK, then: "allow", else: null },
     { op: "ret", k: RET_ERRNO | EACCES, label: "refuse" },
     { op: "ret", k: RET_ALLOW, label: "allow" },
