@@ -35,7 +35,7 @@ export function registerMcpCommand(program: Command): void {
         front = await openFrontClient(config, process.env, gates, log, { defer: true });
       } catch (err) {
         log((err as Error).message);
-        process.exit(EXIT.usage);
+        process.exit(EXIT.failure);
       }
       const { client, close, described, warm, daemon } = front;
       let factory;

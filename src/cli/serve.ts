@@ -26,7 +26,7 @@ export function registerServeCommand(program: Command): void {
         front = await openFrontClient(config, process.env, gates);
       } catch (err) {
         log((err as Error).message);
-        process.exit(EXIT.usage);
+        process.exit(EXIT.failure);
       }
       const { client, close, daemon } = front;
       let started;

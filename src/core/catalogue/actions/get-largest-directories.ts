@@ -42,9 +42,10 @@ export default defineReadOnlyAction({
   title: "Largest directories",
   description: "Biggest directories under a path, like du -x.",
   // Two parameters only: every byte of a direct tool's schema is read by the model on every tools/list (issue 14's
-  // 12 KiB budget). The entry count and the time budget are fixed (LIMIT, BUDGET_S); the path cap is the daemon's.
+  // 12 KiB budget). The entry count and the time budget are fixed (LIMIT, BUDGET_S); the path cap is checked in run.
+  // `path` has no default: a walk of / is the slowest call there is, so the model names the mount get_disk_usage showed.
   params: z.object({
-    path: z.string().default("/"),
+    path: z.string(),
     depth: z.number().int().min(1).max(3).default(1),
   }).strict(),
   output: z.object({
