@@ -19,7 +19,7 @@ const logDir = `/var/log/hostgate-corpus-${process.pid}`;
 const port = (): string => new URL(serve.url).port;
 
 beforeAll(async () => {
-  serve = await startServe();
+  serve = await startServe([], isolatedEnv("corpus-serve")); // its own daemon: never a running one of this user (hermetic)
   stdio = new RawStdio();
   await stdio.initialize();
   mkdirSync(logDir, { recursive: true });
@@ -179,7 +179,7 @@ const TESTS: Record<string, () => Promise<void>> = {
     }
   },
   async M030() {
-    const client = await connectStdio("legacy");
+    const client = await connectStdio("legacy", [], isolatedEnv("corpus-stdio"));
     await client.callTool({ name: "get_system_info", arguments: {} });
     await client.close();
     const raw = new RawStdio();
