@@ -12,6 +12,11 @@ export function lookupGroupId(name: string, groupFile = "/etc/group"): number | 
   } catch {
     return null;
   }
+  return groupIdIn(text, name);
+}
+
+/** The gid of group `name` in the text of a group database file (`name:x:gid:members` lines), or null. */
+export function groupIdIn(text: string, name: string): number | null {
   for (const line of text.split("\n")) {
     const [n, , gid] = line.split(":");
     if (n === name && gid !== undefined && /^\d+$/.test(gid)) return Number(gid);

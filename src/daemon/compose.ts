@@ -37,10 +37,11 @@ export interface ComposeOptions {
   /** Skills gates asked for at start (`--allow-install`, `--allow-exec`). */
   skills?: SkillGateFlags;
   /**
-   * Builds the typed context of an inventory host (files, systemd, mutate) on first use. Absent: inventory hosts
-   * offer `exec` alone (approved commands) until the SSH ports are wired here.
+   * Builds the typed context of an inventory host (files, systemd, mutate) on first use. Absent: the SSH ports
+   * over the hosts feature's pool (daemon/remote-contexts.ts); null: inventory hosts offer `exec` alone
+   * (approved commands), as before the SSH ports were wired.
    */
-  remoteContexts?: RemoteContextFactory;
+  remoteContexts?: RemoteContextFactory | null;
 }
 
 /** A composed daemon: its service, where it keeps state and sockets, and how to stop it. */
@@ -97,7 +98,7 @@ export async function composeDaemon(config: Config, opts: ComposeOptions): Promi
   const skills = composeSkillsFeature(config, { mode: opts.mode, state: local.state, flags: opts.skills ?? { install: false, exec: false }, audit: () => stores.audit(), clock, policy: () => policy.forCommands() });
   const features: readonly DaemonFeature[] = [local, stores, policy, hostsFeature, skills];
 
-  const hosts = new HostRegistry(remoteSource(() => hostsFeature.get(), ctx, opts.remoteContexts ?? null));
+  const hosts = new HostRegistry(remoteSource(() => hostsFeature.get(), ctx, opts.remoteContexts === undefined ? hostsFeature.remoteContexts({ logs_readable: ctx.logs_readable, clock }) : opts.remoteContexts));
   hosts.register({ id: LOCAL_HOST, hostname: identity.hostname, ctx, simulated_systemd: backend.type === "mock" });
   const resources = new ResourceRegistry();
   for (const f of features) for (const r of f.resources ?? []) resources.register(r);

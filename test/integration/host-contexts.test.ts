@@ -74,7 +74,7 @@ async function daemon(opts: { factory?: RemoteContextFactory | null; policy?: bo
       ],
     },
   });
-  const d = await composeDaemon(config, { mode: "embedded", announce: () => undefined, ...(opts.factory === null ? {} : { remoteContexts: opts.factory ?? standIn }) });
+  const d = await composeDaemon(config, { mode: "embedded", announce: () => undefined, remoteContexts: opts.factory === null ? null : opts.factory ?? standIn });
   delete process.env.HOSTGATE_STATE_DIR;
   open.push(d);
   return d;

@@ -1,0 +1,125 @@
+/**
+ * Issue 20, the wiring: a composed daemon with NO remoteContexts option builds an inventory host's typed context
+ * over SSH (daemon/remote-contexts.ts) on the hosts feature's own SshPool. A real sshd on loopback (root login,
+ * this machine seen over SSH), a static inventory pointing at it, real cedar policies, the in-process client the
+ * MCP front uses.
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ConfigSchema } from "../../src/config/schema.ts";
+import { HostgateError } from "../../src/core/errors.ts";
+import { composeDaemon, type ComposedDaemon } from "../../src/daemon/compose.ts";
+import type { QueryValue } from "../../src/ipc/protocol.ts";
+import { peerMissing } from "../helpers/peers.ts";
+import { sshdPrereqs, startSshd, type SshdPeer } from "../peers/sshd.ts";
+
+const skip = peerMissing("SSH contexts wired into the daemon", sshdPrereqs());
+
+const POLICY = `@id("read-lab")\n@reason("lab hosts may be read")\npermit (principal, action == Hostgate::Action::"read", resource) when { resource.tags.contains("lab") };\n`;
+
+describe.skipIf(skip)("inventory hosts get their typed ports over SSH by default (issue 20)", () => {
+  let peer: SshdPeer;
+  let work: string;
+  const open: ComposedDaemon[] = [];
+
+  beforeAll(async () => {
+    peer = await startSshd();
+    work = mkdtempSync(join(tmpdir(), "hg-remote-ctx-"));
+  }, 30_000);
+  afterAll(async () => {
+    for (const d of open) await d.close();
+    await peer?.stop();
+    if (work) rmSync(work, { recursive: true, force: true });
+  });
+
+  async function daemon(): Promise<ComposedDaemon> {
+    const policies = mkdtempSync(join(work, "policies-"));
+    writeFileSync(join(policies, "read.cedar"), POLICY);
+    const pub = readFileSync(join(peer.dir, "host_key.pub"), "utf8").split(" ").slice(0, 2).join(" ");
+    const knownHosts = join(work, "known_hosts");
+    writeFileSync(knownHosts, `[127.0.0.1]:${peer.port} ${pub}\n`);
+    process.env.HOSTGATE_STATE_DIR = mkdtempSync(join(work, "state-"));
+    const config = ConfigSchema.parse({
+      backend: { type: "mock" },
+      policy: { dir: policies },
+      exec: { known_hosts: [knownHosts], identity_files: [peer.clientKey], use_agent: false, user: "root", host_keys: "strict" },
+      inventory: {
+        providers: [
+          { kind: "static", name: "lab", cache_ttl: 0, tags: ["lab"], hosts: [{ name: "loop", address: "127.0.0.1", port: peer.port }] },
+          { kind: "static", name: "other", cache_ttl: 0, hosts: [{ name: "loop-untagged", address: "127.0.0.2", port: peer.port }] },
+        ],
+      },
+    });
+    const d = await composeDaemon(config, { mode: "embedded", announce: () => undefined });
+    delete process.env.HOSTGATE_STATE_DIR;
+    open.push(d);
+    return d;
+  }
+
+  async function query(d: ComposedDaemon, params: Record<string, unknown>): Promise<QueryValue> {
+    const r = await d.service.agent("remote-ctx").call("query", params as never);
+    if (!r.ok) throw new HostgateError(r.error.code as never, r.error.message, { ...(r.error.hint ? { hint: r.error.hint } : {}), ...(r.error.details ? { details: r.error.details } : {}) });
+    return r.value;
+  }
+
+  it("query get_memory_usage { host } reads the host over SSH: provenance names the host, totals equal the local read; the SSH context shares exec_on_host's pool", async () => {
+    const d = await daemon();
+    const remote = await query(d, { action: "GetMemoryUsage", args: {}, host: "loop" });
+    const local = await query(d, { action: "GetMemoryUsage", args: {} });
+    expect(remote.meta).toMatchObject({ host: "loop", action: "GetMemoryUsage" });
+    expect(local.meta.host).toBe("local");
+    // The loopback sshd is this machine: the totals (not the moving counters) are the same.
+    const totals = (v: QueryValue) => { const m = v.data as Record<string, number>; return [m.total_bytes, m.swap_total_bytes]; };
+    expect(totals(remote)).toEqual(totals(local));
+    expect((remote.data as { total_bytes: number }).total_bytes).toBeGreaterThan(0);
+    expect(d.service.deps.hosts.cached()).toEqual(["loop"]);
+    // One pooled connection serves the typed ports: the SSH executor (exec_on_host's) counts it.
+    const f = await d.service.deps.hostsFeature!();
+    expect((f.executor as unknown as { connections: number }).connections).toBe(1);
+    // A second read reuses the cached context and the connection.
+    await query(d, { action: "GetMemoryUsage", args: {}, host: "loop" });
+    expect((f.executor as unknown as { connections: number }).connections).toBe(1);
+  });
+
+  it("without a permit for the host (an untagged entry, another machine) the read is refused before the host is dialed", async () => {
+    const d = await daemon();
+    const err = await query(d, { action: "GetMemoryUsage", args: {}, host: "loop-untagged" }).catch((e: unknown) => e as HostgateError);
+    expect(err).toMatchObject({ code: "refused" });
+    expect(d.service.deps.hosts.cached()).toEqual([]);
+    const f = await d.service.deps.hostsFeature!();
+    expect((f.executor as unknown as { connections: number }).connections).toBe(0);
+  });
+
+  it("WriteFile { host } over SSH: plan → approve (admin) → execute writes the file on the host; a second plan has nothing left to do", async () => {
+    const d = await daemon();
+    const dir = mkdtempSync(join(work, "write-"));
+    const path = join(dir, "hg-wired.conf");
+    const agent = d.service.agent("remote-ctx");
+    const p = await agent.call("plan", { host: "loop", steps: [{ action: "WriteFile", params: { path, content: "listen = 80\n" } }] });
+    if (!p.ok) throw new Error(p.error.message);
+    const step = p.value.steps[0]!;
+    const a = await d.service.admin("human").call("approve", { transaction_id: step.transaction_id });
+    if (!a.ok) throw new Error(a.error.message);
+    const x = await agent.call("execute", { steps: [{ transaction_id: step.transaction_id, action_name: "WriteFile", params: step.params, approval_receipt: a.value.receipt }] });
+    if (!x.ok) throw new Error(x.error.message);
+    expect(x.value.results[0]).toMatchObject({ status: "succeeded" });
+    expect(readFileSync(path, "utf8")).toBe("listen = 80\n");
+    const again = await agent.call("plan", { host: "loop", steps: [{ action: "WriteFile", params: { path, content: "listen = 80\n" } }] });
+    if (!again.ok) throw new Error(again.error.message);
+    // What the approver is shown for it (`hostgate approve`): the host's real file, nothing to change.
+    const shown = await d.service.admin("human").call("show", { transaction_id: again.value.steps[0]!.transaction_id });
+    if (!shown.ok) throw new Error(shown.error.message);
+    expect(JSON.stringify(shown.value)).toContain("(content unchanged)");
+    expect(JSON.stringify(shown.value)).toContain("Replace");
+  });
+
+  it("close() drops the host contexts", async () => {
+    const d = await daemon();
+    await query(d, { action: "GetMemoryUsage", args: {}, host: "loop" });
+    expect(d.service.deps.hosts.cached()).toEqual(["loop"]);
+    await d.close();
+    expect(d.service.deps.hosts.cached()).toEqual([]);
+  });
+});
