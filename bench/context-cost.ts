@@ -1,7 +1,7 @@
 /**
  * Context cost of the tool surface (issue 14). Prints one JSON object: the bytes of tools/list that a model
  * reads (name, title, description, inputSchema per tool, as JSON) for the default configuration, per toolset,
- * and the full tools/list (with outputSchemas and annotations), against the budget (CONTEXT_BUDGET_BYTES, 12.5 KiB) of the default
+ * and the full tools/list (with outputSchemas and annotations), against the budget (CONTEXT_BUDGET_BYTES, 13 KiB) of the default
  * toolsets; `headroom_bytes` is negative while over it.
  */
 import { Client } from "@modelcontextprotocol/client";

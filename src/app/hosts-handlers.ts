@@ -13,7 +13,7 @@ import type { DaemonDeps, HostsFeature } from "./deps.ts";
 import type { PolicyDecision } from "../core/policy/decision.ts";
 import type { RiskAssessment } from "../core/risk/index.ts";
 import { execOnHost, LOCAL_RECORD, sandboxTarget } from "./exec-on-host.ts";
-import type { RemoteContextFactory, RemoteSource } from "./hosts.ts";
+import type { RemoteContext, RemoteContextFactory, RemoteSource } from "./hosts.ts";
 import { hostDetails } from "./host-details.ts";
 import { plan } from "./plan.ts";
 
@@ -88,7 +88,8 @@ function absent(host: string): object {
 /**
  * The source of inventory hosts for the host registry (app/hosts.ts): exec_on_host's resolution, and a
  * context per host from `factory` (the SSH ports) with RunCommand's `remote` (the `exec` capability) added.
- * Without a factory a host offers `exec` alone: approved commands, nothing typed.
+ * Without a factory a host offers `exec` alone: approved commands, nothing typed; so does a host whose typed
+ * ports fail to build with `unavailable` (reached, but e.g. no SFTP subsystem): refusals quote why.
  */
 export function remoteSource(feature: () => Promise<HostsFeature>, base: ActionContext, factory: RemoteContextFactory | null): () => Promise<RemoteSource> {
   return async () => {
@@ -100,12 +101,21 @@ export function remoteSource(feature: () => Promise<HostsFeature>, base: ActionC
           throw new HostgateError("invalid_target", `${JSON.stringify(rec.name)} cannot be a host id`, { hint: "Give the host an inventory name of letters, digits, . _ - @ : (not local)." });
         }
         const remote = remoteHost(f, rec);
-        if (!factory) {
+        const execOnly = (note?: string): RemoteContext => {
           const ports = absent(rec.name);
-          const ctx: ActionContext = { ...base, family: "other", capabilities: ["exec"], host: ports as ActionContext["host"], units: ports as ActionContext["units"], mutator: ports as ActionContext["mutator"], remote };
+          const ctx: ActionContext = { ...base, family: "other", capabilities: ["exec"], host: ports as ActionContext["host"], units: ports as ActionContext["units"], mutator: ports as ActionContext["mutator"], remote, ...(note ? { capabilities_note: note } : {}) };
           return { ctx, hostname: rec.name };
+        };
+        if (!factory) return execOnly();
+        let rc: RemoteContext;
+        try {
+          rc = await factory(rec, signal);
+        } catch (err) {
+          // Reached, but its typed ports cannot be built there (no SFTP subsystem, …): approved commands still run.
+          // Dial and host-key errors pass through (nothing would run there either).
+          if (err instanceof HostgateError && err.code === "unavailable" && !signal?.aborted) return execOnly(`Its typed ports could not be built: ${err.message}${err.hint ? ` (${err.hint})` : ""}`);
+          throw err;
         }
-        const rc = await factory(rec, signal);
         const offered = rc.ctx.capabilities ?? ["files", "systemd", "mutate"];
         return { ...rc, ctx: { ...rc.ctx, remote, capabilities: [...offered.filter((c) => c !== "exec"), "exec"] } };
       },

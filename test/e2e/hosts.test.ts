@@ -33,6 +33,8 @@ describe.skipIf(missing !== null)("hosts toolset through MCP and the daemon", ()
   beforeAll(async () => {
     lab = await startNetnsLab(3);
     cpSync("examples/policies", policies, { recursive: true });
+    // Typed reads of lab hosts (issue 20: action `read`, deny by default); prod hosts stay unreadable.
+    writeFileSync(join(policies, "05-read-lab.cedar"), '@id("read-lab")\npermit (principal, action == Hostgate::Action::"read", resource) when { resource.tags.contains("lab") };\n');
     const yaml = [
       "backend:", "  type: mock",
       // planner and approver are both root in this test: allow same-user approval (approval.same_user)
@@ -66,6 +68,30 @@ describe.skipIf(missing !== null)("hosts toolset through MCP and the daemon", ()
     expect(b.value).toEqual({ backends: [{ kind: "static", name: "lab", hint: "3 hosts in the config file", notes: [] }], defaulted: false });
     const d = await tool("get_host_details", { name: "lab2" });
     expect(d.value).toMatchObject({ capabilities: ["ssh"], ssh: { host: lab.hosts[0]!.ip, user: "root" } });
+  });
+
+  it("a direct read tool takes host: passed to the daemon's query (these hosts' sshd has no SFTP subsystem: a clear error naming it, exec still offered); a host without a read permit is refused, a hostile name invalid; local by default", async () => {
+    const listed = (await client.listTools()).tools.find((t) => t.name === "get_memory_usage");
+    expect((listed?.inputSchema.properties as Json | undefined)?.host).toEqual({ type: "string" });
+    const lab2 = await tool("get_memory_usage", { host: "lab2" });
+    expect(lab2.isError).toBe(true);
+    expect(lab2.code).toBe("unavailable");
+    expect(JSON.stringify(lab2.value)).toContain("SFTP");
+    expect(JSON.stringify(lab2.value)).toContain("it offers exec");
+    const prod = await tool("get_memory_usage", { host: "lab4" });
+    expect(prod.isError).toBe(true);
+    expect(prod.code).toBe("refused");
+    // A name no backend lists is a literal host (no tags): the read policy does not grant it.
+    const literal = await tool("get_memory_usage", { host: "no-such-host" });
+    expect(literal.isError).toBe(true);
+    expect(literal.code).toBe("refused");
+    const hostile = await tool("get_memory_usage", { host: "a;id" });
+    expect(hostile.isError).toBe(true);
+    expect(hostile.code).toBe("invalid_params");
+    const local = await client.callTool({ name: "get_memory_usage", arguments: {} });
+    expect(local._meta?.["dev.hostgate/provenance"]).toMatchObject({ host: "local" });
+    const explicit = await client.callTool({ name: "get_memory_usage", arguments: { host: "local" } });
+    expect(explicit._meta?.["dev.hostgate/provenance"]).toMatchObject({ host: "local" });
   });
 
   it("plan_command with target reports the policy decision for that host, without connecting", async () => {

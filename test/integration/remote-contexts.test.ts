@@ -21,33 +21,36 @@ const POLICY = `@id("read-lab")\n@reason("lab hosts may be read")\npermit (princ
 
 describe.skipIf(skip)("inventory hosts get their typed ports over SSH by default (issue 20)", () => {
   let peer: SshdPeer;
+  let noSftp: SshdPeer;
   let work: string;
   const open: ComposedDaemon[] = [];
 
   beforeAll(async () => {
     peer = await startSshd();
+    noSftp = await startSshd({ sftp: false });
     work = mkdtempSync(join(tmpdir(), "hg-remote-ctx-"));
   }, 30_000);
   afterAll(async () => {
     for (const d of open) await d.close();
     await peer?.stop();
+    await noSftp?.stop();
     if (work) rmSync(work, { recursive: true, force: true });
   });
 
   async function daemon(): Promise<ComposedDaemon> {
     const policies = mkdtempSync(join(work, "policies-"));
     writeFileSync(join(policies, "read.cedar"), POLICY);
-    const pub = readFileSync(join(peer.dir, "host_key.pub"), "utf8").split(" ").slice(0, 2).join(" ");
+    const pub = (p: SshdPeer) => readFileSync(join(p.dir, "host_key.pub"), "utf8").split(" ").slice(0, 2).join(" ");
     const knownHosts = join(work, "known_hosts");
-    writeFileSync(knownHosts, `[127.0.0.1]:${peer.port} ${pub}\n`);
+    writeFileSync(knownHosts, `[127.0.0.1]:${peer.port} ${pub(peer)}\n[127.0.0.1]:${noSftp.port} ${pub(noSftp)}\n`);
     process.env.HOSTGATE_STATE_DIR = mkdtempSync(join(work, "state-"));
     const config = ConfigSchema.parse({
       backend: { type: "mock" },
       policy: { dir: policies },
-      exec: { known_hosts: [knownHosts], identity_files: [peer.clientKey], use_agent: false, user: "root", host_keys: "strict" },
+      exec: { known_hosts: [knownHosts], identity_files: [peer.clientKey, noSftp.clientKey], use_agent: false, user: "root", host_keys: "strict" },
       inventory: {
         providers: [
-          { kind: "static", name: "lab", cache_ttl: 0, tags: ["lab"], hosts: [{ name: "loop", address: "127.0.0.1", port: peer.port }] },
+          { kind: "static", name: "lab", cache_ttl: 0, tags: ["lab"], hosts: [{ name: "loop", address: "127.0.0.1", port: peer.port }, { name: "nosftp", address: "127.0.0.1", port: noSftp.port }] },
           { kind: "static", name: "other", cache_ttl: 0, hosts: [{ name: "loop-untagged", address: "127.0.0.2", port: peer.port }] },
         ],
       },
@@ -113,6 +116,17 @@ describe.skipIf(skip)("inventory hosts get their typed ports over SSH by default
     if (!shown.ok) throw new Error(shown.error.message);
     expect(JSON.stringify(shown.value)).toContain("(content unchanged)");
     expect(JSON.stringify(shown.value)).toContain("Replace");
+  });
+
+  it("a host whose sshd refuses SFTP: typed reads are refused unavailable naming SFTP and the fix; the host still offers exec", async () => {
+    const d = await daemon();
+    const err = await query(d, { action: "GetMemoryUsage", args: {}, host: "nosftp" }).catch((e: unknown) => e as HostgateError);
+    expect(err).toMatchObject({ code: "unavailable", details: { offered: ["exec"], missing: ["files"] } });
+    expect((err as HostgateError).message).toContain("SFTP");
+    expect((err as HostgateError).message).toContain("Subsystem sftp");
+    const entry = await d.service.deps.hosts.resolve("nosftp");
+    expect(entry.ctx.capabilities).toEqual(["exec"]);
+    expect(entry.ctx.remote?.name).toBe("nosftp");
   });
 
   it("close() drops the host contexts", async () => {

@@ -54,6 +54,8 @@ export interface ActionContext {
    * `remote`). An action needing one that is missing is refused `unavailable` before its ports are touched.
    */
   capabilities?: readonly Capability[];
+  /** Why the host offers fewer capabilities than a host of its kind would (e.g. its typed ports could not be built); refusals quote it. */
+  capabilities_note?: string;
   /**
    * Set per call by the query path (app/query.ts): an action that redacts its answer itself (a log window
    * redacted before its filter runs, a unit file) reports here how many secrets the answer it returns had

@@ -26,13 +26,15 @@ export function capabilitiesOf(ctx: Pick<ActionContext, "capabilities" | "remote
 
 /**
  * Refuses an action on a host that lacks what it needs, before any port is touched: HostgateError
- * `unavailable` naming the host, the missing capabilities and what the host does offer.
+ * `unavailable` naming the host, the missing capabilities and what the host does offer (and why, when the
+ * context says: `capabilities_note`).
  */
-export function assertSupported(action: Pick<Action, "name" | "needs" | "access">, ctx: Pick<ActionContext, "capabilities" | "remote">, hostId: string): void {
+export function assertSupported(action: Pick<Action, "name" | "needs" | "access">, ctx: Pick<ActionContext, "capabilities" | "remote" | "capabilities_note">, hostId: string): void {
   const offered = capabilitiesOf(ctx);
   const missing = needsOf(action).filter((n) => !offered.includes(n));
   if (missing.length === 0) return;
-  throw new HostgateError("unavailable", `${action.name} needs ${missing.join(" + ")}, which host ${hostId} does not offer (it offers ${offered.join(", ") || "nothing"}).`, {
+  const note = ctx.capabilities_note ? ` ${ctx.capabilities_note}` : "";
+  throw new HostgateError("unavailable", `${action.name} needs ${missing.join(" + ")}, which host ${hostId} does not offer (it offers ${offered.join(", ") || "nothing"}).${note}`, {
     hint: offered.includes("exec") ? "On this host only approved commands run: exec_on_host { host, command }." : "Choose another host, or an action this host supports (describe lists them per kind of host).",
     details: { host: hostId, action: action.name, missing, offered },
   });

@@ -4,9 +4,27 @@ import { queryToolResult } from "../result.ts";
 import type { ToolSpec } from "../tool-spec.ts";
 
 /**
- * A direct tool for one read-only catalogue action: `GetDiskUsage` → `get_disk_usage`. The front does not
- * decide that the action is read-only; the daemon's query path refuses anything else whatever is asked.
- * Descriptors that are not read-only never become direct tools (a mutating action goes through plan).
+ * The `host` argument every direct tool takes (issue 20): an inventory name, default `local`. Identical on every
+ * tool and without a description of its own (≈ 25 bytes × every read tool of the budgeted default tools/list,
+ * test/helpers/context-cost.ts; a 30-byte description would cost ≈ 600 more): search_hosts' description says
+ * once what it means. The front only passes it on: the daemon checks the name, the read policy and what the
+ * host offers.
+ */
+export const HOST_PROPERTY = { type: "string" } as const;
+
+/** The action's input schema with {@link HOST_PROPERTY} added. Throws when the action has a `host` parameter of its own. */
+function withHost(action: ActionDescriptor): Record<string, unknown> {
+  const props = (action.input_schema.properties ?? {}) as Record<string, unknown>;
+  if ("host" in props) throw new Error(`${action.action} has a parameter named host, which its direct tool uses for the host to read`);
+  return { ...action.input_schema, properties: { ...props, host: HOST_PROPERTY } };
+}
+
+/**
+ * A direct tool for one read-only catalogue action: `GetDiskUsage` → `get_disk_usage`, with an optional `host`
+ * (an inventory name; absent: `local`) passed to the daemon's `query` beside the action's own arguments. The
+ * front does not decide that the action is read-only; the daemon's query path refuses anything else whatever is
+ * asked. Descriptors that are not read-only never become direct tools (a mutating action goes through plan).
+ * Fan-out (`hosts`) stays on the daemon's `query`: a direct tool's outputSchema is one host's answer.
  */
 export function directTool(action: ActionDescriptor): ToolSpec | null {
   if (action.access !== "read_only") return null;
@@ -14,11 +32,14 @@ export function directTool(action: ActionDescriptor): ToolSpec | null {
     name: toolNameOf(action.action),
     title: action.title,
     description: action.description,
-    inputSchema: action.input_schema,
+    inputSchema: withHost(action),
     outputSchema: action.output_schema,
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     toolsets: action.toolsets,
     method: "query",
-    handler: async (args, client, ctx) => queryToolResult(await client.call("query", { action: action.action, args }, ctx)),
+    handler: async (args, client, ctx) => {
+      const { host, ...rest } = args;
+      return queryToolResult(await client.call("query", { action: action.action, args: rest, ...(host !== undefined ? { host: host as string } : {}) }, ctx));
+    },
   };
 }

@@ -5,6 +5,6 @@ export const searchHostsTool = fixedTool({
   name: "search_hosts",
   method: "search_hosts",
   title: "Search hosts",
-  description: "Find hosts; their names are host arguments elsewhere.",
+  description: "Find hosts; their names are host arguments elsewhere (default local).",
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
 });
