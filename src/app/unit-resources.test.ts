@@ -5,9 +5,10 @@ import { DbusUnitManager } from "../adapters/systemd-dbus.ts";
 import { listUnitResources, readUnitResource, unitResourceTemplates } from "./unit-resources.ts";
 
 describe("unit resources", () => {
-  it("has the four templates", () => {
+  it("has the five templates: local system and user units, and a host's system units", () => {
     expect(unitResourceTemplates.map((t) => t.uriTemplate)).toEqual([
       "systemd://system/unit/{type}/{name}", "systemd://system/unit/{type}/{name}/definition",
+      "systemd://host/{host}/system/unit/{type}/{name}",
       "systemd://user/{user}/unit/{type}/{name}", "systemd://user/{user}/unit/{type}/{name}/definition",
     ]);
   });
