@@ -406,6 +406,16 @@ const TESTS: Record<string, () => Promise<void>> = {
 /** An initialize request of a 2025-06-18 client with the given id. */
 const INIT = (id: number): string => JSON.stringify({ jsonrpc: "2.0", id, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "qa", version: "1" } } });
 
+describe("serve's start-up lines", () => {
+  it("are all hostgate's own (issue 22: the SDK's JSON-mode notice reached the terminal unprefixed)", async () => {
+    // Everything serve wrote up to "listening on", and a first request's worth after it.
+    await fetch(serve.url, { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream", host: `127.0.0.1:${port()}` }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }) });
+    const lines = serve.stderr().split("\n").filter((l) => l !== "");
+    expect(lines.length).toBeGreaterThan(2);
+    expect(lines.filter((l) => !l.startsWith("hostgate: "))).toEqual([]);
+  });
+});
+
 describe("corpus: mcp", () => {
   it("has a test for every mcp case", () => {
     expect(cases.map((c) => c.id).filter((id) => !(id in TESTS))).toEqual([]);

@@ -72,6 +72,26 @@ function readBody(req: IncomingMessage, res: ServerResponse, limit: number): Pro
 }
 
 /**
+ * Runs `build` with the SDK's start-up notices on `console.warn` turned into hostgate's own stderr lines
+ * (`hostgate: MCP SDK: …`), so nothing unprefixed reaches the user's terminal (issue 22). The notice that JSON
+ * response mode drops mid-call notifications is dropped: hostgate chooses that mode on purpose (every answer
+ * travels on its own POST's response; tools send no mid-call notifications), so it says nothing to the user.
+ */
+function quietSdk<T>(build: () => T): T {
+  const warn = console.warn;
+  console.warn = (...args: unknown[]) => {
+    const line = args.map(String).join(" ");
+    if (line.startsWith("responseMode: 'json' drops mid-call notifications")) return;
+    process.stderr.write(`hostgate: MCP SDK: ${line}\n`);
+  };
+  try {
+    return build();
+  } finally {
+    console.warn = warn;
+  }
+}
+
+/**
  * Starts the Streamable HTTP endpoint. Before the SDK sees a request: path, Host and Origin are checked
  * (403 naming the setting to change), the bearer token when configured (401), the body size (413), the
  * content type (415), JSON parse (-32700) and the envelope (-32600/-32602, batches refused whole). The SDK's
@@ -90,7 +110,7 @@ export async function startHttpServer(factory: () => Server, opts: HttpOptions):
   if (!isLoopbackBind(opts.host) && !opts.token) {
     throw new Error(`Refusing to listen on ${opts.host} without a bearer token: set server.token in the config or HOSTGATE_HTTP_TOKEN, and list the names clients use in server.allowed_hosts.`);
   }
-  const modern = createMcpHandler(() => factory(), { legacy: "reject", responseMode: "json", maxRequestBodySize: opts.max_body_bytes });
+  const modern = quietSdk(() => createMcpHandler(() => factory(), { legacy: "reject", responseMode: "json", maxRequestBodySize: opts.max_body_bytes }));
   const server = createServer((req, res) => {
     void (async () => {
       const url = new URL(req.url ?? "/", "http://placeholder");
