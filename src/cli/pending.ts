@@ -66,7 +66,8 @@ export function registerPendingCommand(program: Command): void {
             process.exit(EXIT.failure);
           }
           const { from, ...r } = offline;
-          process.stderr.write(`hostgate: no daemon is running; read ${from}. To approve one, start your MCP client (its front runs the daemon) or hostgate serve, then: hostgate approve <transaction>\n`);
+          process.stderr.write(`hostgate: no daemon answers at ${where.agent}; read ${from}. To approve one, start your MCP client (its front runs the daemon) or hostgate serve, then: hostgate approve <transaction>. ` +
+            "A daemon your clients reach through a configuration file or socket of their own: pass the same --config or --socket.\n");
           process.stdout.write(opts.json ? `${JSON.stringify(r, null, 2)}\n` : renderPending(r, Date.now()));
           process.exit(EXIT.ok);
         }

@@ -41,8 +41,8 @@ describe("hostgate pending", () => {
     const ids = planned.ok ? planned.value.steps.map((s) => s.transaction_id) : [];
     const r = await runHostgate(["pending", "--socket", admin], { env });
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toMatch(/^TRANSACTION\s+AGE\s+RISK\s+HOST\s+ACTION\s+SUMMARY/);
-    for (const id of ids) expect(r.stdout).toMatch(new RegExp(`${id}\\s+\\d+[smhd]\\s+(LOW|MEDIUM|HIGH|CRITICAL)\\s+local\\s+WriteFile\\s+\\S`));
+    expect(r.stdout).toMatch(/^TRANSACTION\s+AGE\s+RISK\s+HOST\s+CLIENT\s+ACTION\s+SUMMARY/);
+    for (const id of ids) expect(r.stdout).toMatch(new RegExp(`${id}\\s+\\d+[smhd]\\s+(LOW|MEDIUM|HIGH|CRITICAL)\\s+local\\s+\\S+\\s+WriteFile\\s+\\S`));
     expect(r.stdout).not.toContain("\u202e");
     const json = await runHostgate(["pending", "--socket", admin, "--json"], { env });
     const listed = (JSON.parse(json.stdout) as { transactions: { transaction_id: string; summary: string }[] }).transactions;
