@@ -163,7 +163,7 @@ export function hostsHandlers(d: DaemonDeps): Pick<Handlers, "search_hosts" | "l
           const records = await Promise.all(req.hosts.map((h) => (h === LOCAL_HOST ? Promise.resolve(LOCAL_RECORD) : f.inventory.resolveTarget(h))));
           const planned: PlanResult[] = [];
           for (const rec of records) {
-            planned.push(await plan(d, { host: rec.name, steps: [{ action: "RunCommand", params: { command: req.command, shell: req.shell, timeout_sec: req.timeout_sec } }] }, caller));
+            planned.push(await plan(d, { host: rec.name, steps: [{ action: "RunCommand", params: { command: req.command, shell: req.shell, timeout_sec: req.timeout_sec } }] }, caller, { judged: true }));
           }
           const merged: PlanResult = { ...planned[0]!, steps: planned.flatMap((x) => x.steps) };
           return { transaction_id: merged.steps[0]!.transaction_id, preview_hash: merged.steps[0]!.preview_hash, plan: merged };

@@ -13,6 +13,7 @@ import { audit } from "./audit-log.ts";
 import type { DaemonDeps } from "./deps.ts";
 import { actorOf, roleAtLeast, type Caller, type Role } from "../core/caller.ts";
 import { LOCAL_HOST } from "../core/host-id.ts";
+import { readGate } from "./query-hosts.ts";
 
 /** The preview of a read-only step: nothing changes; the step is the query itself. */
 function readOnlyPreview(action: Action, params: Record<string, unknown>): Preview {
@@ -53,10 +54,15 @@ export async function prepareStep(deps: DaemonDeps, actionName: string, rawParam
  * explicit step) or explicit steps into transactions, one per step, each with its preview and preview_hash.
  * Only mutating steps become transactions: read-only ones are listed in `read_only` (their tools answer them
  * without approval), and a plan of read-only steps alone is refused (`no_plan`, details.read_only). Nothing runs. Every transaction is recorded in the audit chain before the plan is returned.
+ * On a remote host the caller needs the policy's `read` permit for it (`refused` otherwise, before any dial),
+ * unless `opts.judged` (exec_on_host asking for approval of a command its gate already judged there).
  */
-export async function plan(deps: DaemonDeps, input: PlanInput, caller: Caller): Promise<PlanResult> {
+export async function plan(deps: DaemonDeps, input: PlanInput, caller: Caller, opts: { judged?: boolean } = {}): Promise<PlanResult> {
   const actor = actorOf(caller);
-  const host = await deps.hosts.resolve(input.host ?? LOCAL_HOST);
+  // A remote host: the caller's read permit for it first (the previews read its state), before anything dials.
+  // `judged`: exec_on_host's approval path, whose policy gate already judged this caller's command on this host.
+  const hostId = input.host ?? LOCAL_HOST;
+  const host = await deps.hosts.resolve(hostId, undefined, opts.judged === true ? undefined : readGate(deps, "plan", hostId, caller));
   let planner: PlanResult["planner"] = "explicit";
   let requested: { action: string; params: Record<string, unknown> }[];
   if (input.intent !== undefined) {

@@ -1,3 +1,4 @@
+import type { HostRecord } from "../core/inventory/record.ts";
 import { actorOf, type Caller } from "../core/caller.ts";
 import { errorBody, HostgateError, type ErrorCode } from "../core/errors.ts";
 import { HOST_ID_PATTERN, LOCAL_HOST } from "../core/host-id.ts";
@@ -34,13 +35,23 @@ const REFUSALS = new Set(["not_read_only", "unknown_action", "insufficient_role"
  * machine and caller (deny by default, core/policy/read-request.ts).
  */
 async function gatedEntry(d: DaemonDeps, action: string, hostId: string, caller: Caller, signal?: AbortSignal): Promise<HostEntry> {
-  return d.hosts.resolve(hostId, signal, async (record) => {
+  return d.hosts.resolve(hostId, signal, readGate(d, action, hostId, caller));
+}
+
+/**
+ * The gate a remote host's record passes before its context is built (and so before it is dialed): the policy's
+ * `read` permit for `action` on that machine and caller, audited `query.remote`. Used by reads and by `plan`
+ * (a preview reads the host's current state: a plan on a host the caller may not read is refused before
+ * anything connects, so `plan` is no probe of arbitrary addresses). Throws HostgateError `refused`/`unavailable`.
+ */
+export function readGate(d: DaemonDeps, action: string, hostId: string, caller: Caller): (record: HostRecord) => Promise<void> {
+  return async (record) => {
     if (!d.hostsFeature) throw new HostgateError("unavailable", "the hosts feature is not composed in this daemon");
     const f = await d.hostsFeature();
     const who = { role: caller.role, client: caller.client_name ?? "", uid: caller.peer?.uid ?? null };
     const verdict = assertReadAllowed(f.policy, readPolicyRequest(action, who, record));
     await audit(d.audit(), "query.remote", actorOf(caller), { action, host: hostId, machine: record.machine?.name ?? hostId, policies: verdict.policies }).catch(() => undefined);
-  });
+  };
 }
 
 /** One host's answer: the query path (app/query.ts: caps, params, redaction, 1 MiB), its errors thrown. */

@@ -65,9 +65,13 @@ describe("host-aware protocol", () => {
     expect(h.ok && h.value.entries.map((e) => e.transaction_id)).toContain(step.transaction_id);
   });
 
-  it("refuses an unknown host with unknown_host, on query and plan", async () => {
-    expect(await agent.call("query", { action: "GetLoad", args: {}, host: "db-9" })).toMatchObject({ ok: false, error: { code: "unknown_host" } });
-    expect(await agent.call("plan", { intent: "restart nginx", host: "db-9" })).toMatchObject({ ok: false, error: { code: "unknown_host" } });
+  it("a host no inventory lists is a literal host: refused without a policy permit, on query and plan; never local", async () => {
+    // Refused by the read gate before the context is built: `plan` used to dial the name first ("unreachable:
+    // getaddrinfo ENOTFOUND db-9"), which made it a probe of any address a model names.
+    for (const r of [await agent.call("query", { action: "GetLoad", args: {}, host: "db-9" }), await agent.call("plan", { intent: "restart nginx", host: "db-9" })]) {
+      expect(r).toMatchObject({ ok: false, error: { code: "refused", details: { decision: "deny", host: "db-9" } } });
+      expect(r.ok || r.error.message).toMatch(/reading a remote host needs one/);
+    }
   });
 
   it("binds the preview_hash, and so the receipt, to one host", async () => {
