@@ -44,7 +44,7 @@ export function registerMcpCommand(program: Command): void {
         ({ factory, tools, gates: on } = await createServerFactory(client, config, { transport: "stdio", gates, warn: log, described }));
         // One start notice: version, how many tools, which daemon (issue 22), which gates are on.
         const { VERSION } = await import("../version.ts");
-        log(`hostgate ${VERSION}: serving ${tools.length} tools over stdio from ${daemon} (install ${on.install ? "on" : "off"}, exec ${on.exec ? "on" : "off"})`);
+        log(`hostgate ${VERSION}: serving ${tools.length} tools over stdio from ${daemon} (skills install ${on.install ? "on" : "off"}, skills exec ${on.exec ? "on" : "off"})`);
       } catch (err) {
         log((err as Error).message);
         process.exit(EXIT.usage);

@@ -33,7 +33,7 @@ export function registerServeCommand(program: Command): void {
       try {
         const { factory, tools, gates: on } = await createServerFactory(client, config, { transport: "http", gates, warn: log });
         started = await startHttpServer(factory, config.server);
-        log(`listening on ${started.url} (${tools.length} tools from ${daemon}; install ${on.install ? "on" : "off"}, exec ${on.exec ? "on" : "off"})`);
+        log(`listening on ${started.url} (${tools.length} tools from ${daemon}; skills install ${on.install ? "on" : "off"}, skills exec ${on.exec ? "on" : "off"})`);
       } catch (err) {
         const inUse = (err as NodeJS.ErrnoException).code === "EADDRINUSE";
         log(`${(err as Error).message}${inUse ? ". Another server uses that port: pick another with --port N (0 = any free port) or server.port in the config." : ""}`);

@@ -38,7 +38,7 @@ describe("skills over MCP (stdio, real binary, embedded daemon)", () => {
     try {
       const names = (await client.listTools()).tools.map((t) => t.name).filter((n) => n.startsWith("skills_"));
       expect(names.sort()).toEqual(["skills_diagnose", "skills_inspect", "skills_install_plan", "skills_read", "skills_resolve", "skills_route", "skills_search", "skills_sync_plan"]);
-      expect(stderr()).toMatch(/hostgate \S+: serving \d+ tools over stdio from this user.s embedded daemon at \S+ (\(started on first use\) )?\(install off, exec off\)/);
+      expect(stderr()).toMatch(/hostgate \S+: serving \d+ tools over stdio from this user.s embedded daemon at \S+ (\(started on first use\) )?\(skills install off, skills exec off\)/);
       const r = await call(client, "skills_route", { intent: "certificate expired on the web server" });
       expect(r.structuredContent).toMatchObject({ kind: "skills.route", ok: true, data: { skill: "certificate-expiry" } });
       expect(r._meta?.["dev.hostgate/untrusted"]).toBe(true);
@@ -58,7 +58,7 @@ describe("skills over MCP (stdio, real binary, embedded daemon)", () => {
     const a = await connect(home, ["--allow-install"]);
     const b = await connect(home, ["--allow-install"]);
     try {
-      expect(a.stderr()).toMatch(/\(install on, exec off\)/);
+      expect(a.stderr()).toMatch(/\(skills install on, skills exec off\)/);
       const args = { ref: "service-flapping", scope: "user", runtimes: ["claude"] };
       const plan = await call(a.client, "skills_install_plan", args);
       const token = (plan._meta?.["dev.hostgate/confirm"] as { token: string }).token;
@@ -87,7 +87,7 @@ describe("skills over MCP (stdio, real binary, embedded daemon)", () => {
     try {
       const names = (await client.listTools()).tools.map((t) => t.name);
       expect(names).toEqual(expect.arrayContaining(["skills_install_apply", "skills_sync_apply", "skills_execute"]));
-      expect(stderr()).toMatch(/\(install on, exec on\)/);
+      expect(stderr()).toMatch(/\(skills install on, skills exec on\)/);
     } finally { await client.close(); }
     // Without the config, the same front hides them and a call says how to turn the gate on.
     const bare = await connect(home, []);
@@ -108,7 +108,7 @@ describe("skills over MCP (stdio, real binary, embedded daemon)", () => {
     const { client, stderr } = await connect(home, ["--allow-exec"]);
     try {
       expect((await client.listTools()).tools.map((t) => t.name)).toContain("skills_execute");
-      expect(stderr()).toMatch(/\(install off, exec on\)/);
+      expect(stderr()).toMatch(/\(skills install off, skills exec on\)/);
     } finally { await client.close(); }
   });
 });

@@ -28,13 +28,19 @@ export function readPolicyRequest(actionName: string, who: PolicyPrincipal, host
  * policy to write in the hint (docs/hosts.md).
  */
 export function assertReadAllowed(policy: PolicyEngine | null, request: PolicyRequest): { policies: string[]; reasons: string[] } {
-  const hint = `Reading a remote host needs a Cedar permit for action "read" on it (docs/hosts.md), e.g. permit (principal, action == Hostgate::Action::"read", resource) when { resource.tags.contains("lab") };`;
+  // A name no inventory backend lists is judged as a literal host (no tags): say so, it is the likelier mistake.
+  const literal = request.resource.backend === "literal"
+    ? ` ${request.resource.host} is in no inventory (search_hosts lists the known hosts), so it is judged as a literal host with no tags.`
+    : "";
+  const hint = `${literal ? "Check the name with search_hosts. " : ""}Reading a remote host needs a Cedar permit for action "read" on it (docs/hosts.md), e.g. permit (principal, action == Hostgate::Action::"read", resource) when { resource.tags.contains("lab") };`;
   if (!policy || !policy.configured) {
-    throw new HostgateError("refused", `${request.context.command} on ${request.resource.host}: no policy is configured, and reading a remote host needs one (deny by default).`, { hint: `Set policy.dir. ${hint}`, details: { decision: "deny", host: request.resource.host, action: request.context.command, policy: { source: "none", policies: [], reasons: [] } } });
+    throw new HostgateError("refused", `${request.context.command} on ${request.resource.host}: no policy is configured, and reading a remote host needs one (deny by default).${literal}`, { hint: `Set policy.dir. ${hint}`, details: { decision: "deny", host: request.resource.host, action: request.context.command, policy: { source: "none", policies: [], reasons: [] } } });
   }
   const v = policy.decide(request);
   if (v.decision !== "allow") {
-    throw new HostgateError("refused", `${request.context.command} on ${request.resource.host}: the policy says ${v.decision}${v.reasons[0] ? ` (${v.reasons[0]})` : ""}.`, { hint, details: { decision: "deny", host: request.resource.host, action: request.context.command, policy: { source: policy.name, decision: v.decision, policies: v.policies, reasons: v.reasons } } });
+    // The engine's reasons speak of exec (one policy set serves both actions): name the read plainly instead.
+    const why = v.policies.length > 0 ? ` (deciding: ${v.policies.join(", ")})` : " (no policy permits action \"read\" on this host for this caller)";
+    throw new HostgateError("refused", `${request.context.command} on ${request.resource.host}: the policy says ${v.decision}${why}.${literal}`, { hint, details: { decision: "deny", host: request.resource.host, action: request.context.command, policy: { source: policy.name, decision: v.decision, policies: v.policies, reasons: v.reasons } } });
   }
   return { policies: v.policies, reasons: v.reasons };
 }
