@@ -7,6 +7,17 @@ import { literalArg, type Arg } from "./words.ts";
 
 /** awk's option grammar (gawk(1)): which operand is the program. */
 const AWK_OPTS: OptionSpec = { shortArgs: "fvFil", longArgs: ["file", "assign", "field-separator", "include", "load", "source"] };
+// Option grammars of the other writers below, at module scope: optionsOf caches by spec object, so constants share it.
+/** cp/mv/install/ln/rsync/scp: options that take a value. */
+const COPY_OPTS: OptionSpec = { shortArgs: "tSmogeb", longArgs: ["target-directory", "suffix", "mode", "owner", "group", "rsh"] };
+/** gzip and the other in-place compressors. */
+const COMPRESS_OPTS: OptionSpec = { shortArgs: "SToM", longArgs: ["suffix", "threads", "memlimit", "output"] };
+/** GNU sed(1). */
+const SED_OPTS: OptionSpec = { shortArgs: "efl", longArgs: ["expression", "file", "line-length"], longFlags: ["in-place", "quiet", "silent", "regexp-extended", "separate", "null-data", "debug", "posix", "sandbox", "unbuffered", "zero-terminated"] };
+/** base64/base32/basenc. */
+const BASE64_OPTS: OptionSpec = { shortArgs: "ow", longArgs: ["output", "wrap"] };
+/** truncate/touch/shred. */
+const TRUNCATE_OPTS: OptionSpec = { shortArgs: "srdtn", longArgs: ["size", "reference", "date", "iterations"] };
 
 /**
  * Files a command writes, as far as its text shows: output redirections; the writing arguments of common tools
@@ -36,7 +47,7 @@ function computeWrites(cmd: Cmd): Arg[] {
   const opnds = (spec: Parameters<typeof optionsOf>[1]): Arg[] => optionsOf(cmd, spec).operands;
   switch (cmd.name) {
     case "cp": case "mv": case "install": case "ln": case "rsync": case "scp": {
-      const p = optionsOf(cmd, { shortArgs: "tSmogeb", longArgs: ["target-directory", "suffix", "mode", "owner", "group", "rsh"] });
+      const p = optionsOf(cmd, COPY_OPTS);
       const t = flagValues(p, "-t", "--target-directory");
       if (t.length) out.push(...t.map(literalArg));
       else if (p.operands.length >= 2) out.push(p.operands[p.operands.length - 1]!);
@@ -54,7 +65,7 @@ function computeWrites(cmd: Cmd): Arg[] {
     }
     case "gzip": case "gunzip": case "bzip2": case "bunzip2": case "xz": case "unxz": case "lzma": case "unlzma": case "pigz": case "zstd": case "unzstd": case "lz4": case "compress": {
       // Without -c / -l / -t the file is replaced in place (x → x.gz, x.gz → x): a write where it lives.
-      const p = optionsOf(cmd, { shortArgs: "SToM", longArgs: ["suffix", "threads", "memlimit", "output"] });
+      const p = optionsOf(cmd, COMPRESS_OPTS);
       out.push(...flagValues(p, "-o", "--output").filter((v) => v !== "-").map(literalArg));
       if (!hasFlag(p, "-c", "--stdout", "--to-stdout", "-l", "--list", "-t", "--test", "-o", "--output")) out.push(...p.operands.filter((a) => a.text !== "-"));
       break;
@@ -81,7 +92,7 @@ function computeWrites(cmd: Cmd): Arg[] {
       for (const a of cmd.args) if (a.text.startsWith("of=")) out.push({ ...a, text: a.text.slice(3) });
       break;
     case "sed": {
-      const p = optionsOf(cmd, { shortArgs: "efl", longArgs: ["expression", "file", "line-length"], longFlags: ["in-place", "quiet", "silent", "regexp-extended", "separate", "null-data", "debug", "posix", "sandbox", "unbuffered", "zero-terminated"] });
+      const p = optionsOf(cmd, SED_OPTS);
       const scripts = flagValues(p, "-e", "--expression");
       const hasScriptFlag = scripts.length > 0 || hasFlag(p, "-f", "--file");
       if (!hasScriptFlag && p.operands[0]) scripts.push(p.operands[0].text);
@@ -101,10 +112,10 @@ function computeWrites(cmd: Cmd): Arg[] {
       break;
     }
     case "base64": case "base32": case "basenc":
-      out.push(...flagValues(optionsOf(cmd, { shortArgs: "ow", longArgs: ["output", "wrap"] }), "-o", "--output").map(literalArg));
+      out.push(...flagValues(optionsOf(cmd, BASE64_OPTS), "-o", "--output").map(literalArg));
       break;
     case "truncate": case "touch": case "shred":
-      out.push(...opnds({ shortArgs: "srdtn", longArgs: ["size", "reference", "date", "iterations"] }));
+      out.push(...opnds(TRUNCATE_OPTS));
       break;
   }
   return out;

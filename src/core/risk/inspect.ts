@@ -30,12 +30,16 @@ function record(cmd: Cmd, ctx: Ctx, scope: Scope, dynamic: boolean): void {
 
 /** Runs every rule that looks at `cmd` (by name, prefix or `*`; synthetic commands only get `*` rules). */
 export function applyRules(cmd: Cmd, ctx: Ctx, scope: Scope): void {
+  // The rendering is the same for every rule that fires on `cmd`: build it once, and only if a signal is new.
+  let text: string | undefined;
+  const describe = (): string => (text ??= describeCommand(cmd));
   const run = (rule: Rule): void => {
-    if (rule.test?.(cmd)) emit(ctx, scope, rule.id, cmd.node, () => describeCommand(cmd));
+    if (rule.test?.(cmd)) emit(ctx, scope, rule.id, cmd.node, describe);
   };
   for (const rule of ctx.rules.everyCommand) run(rule);
   if (cmd.synthetic) return;
-  for (const rule of ctx.rules.byName.get(cmd.name) ?? []) run(rule);
+  const named = ctx.rules.byName.get(cmd.name);
+  if (named) for (const rule of named) run(rule);
   for (const p of ctx.rules.prefixes) if (cmd.name.startsWith(p.prefix)) run(p.rule);
 }
 

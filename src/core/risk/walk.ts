@@ -1,4 +1,4 @@
-import { commandName, type Cmd, type Redirect, type Stdin } from "./command.ts";
+import { commandName, makeCmd, type Cmd, type Redirect, type Stdin } from "./command.ts";
 import { applyRules, inspect } from "./inspect.ts";
 import { childScope, emit, lookupIn, spanOf, tooComplex, type Ctx, type Scope } from "./context.ts";
 import { LIMITS } from "./limits.ts";
@@ -219,10 +219,10 @@ function runStatement(node: Node, ctx: Ctx, scope: Scope, stdin: Stdin): Cmd | n
       const last = kids[kids.length - 1];
       if (last) runStatement(last, ctx, scope, effectiveStdin);
     } else if (body) walk(body, ctx, scope);
-    const synthetic: Cmd = {
+    const synthetic = makeCmd({
       name: "", argv0: literalArg(""), args: extraArgs, assigns: [], redirects, stdin: effectiveStdin, via: scope.via, node,
-      cwd: scope.cwd, everyPathUnder: false, unknownOperands: false, synthetic: true,
-    };
+      cwd: scope.cwd, synthetic: true, pipedOut: undefined,
+    });
     applyRules(synthetic, ctx, scope);
     // `curl … | base64 -d > f`, `{ curl …; } > f`: the redirection holds what a downloader produced.
     if (body) noteCompoundFetch(synthetic, body, ctx, scope);
@@ -304,10 +304,10 @@ export function assignment(node: Node, ctx: Ctx, scope: Scope): { name: string; 
   if (nameNode?.type === "subscript") walk(nameNode, ctx, scope);
   if (!value.dynamic) scope.vars.set(name, value.text);
   else scope.vars.delete(name);
-  const synthetic: Cmd = {
+  const synthetic = makeCmd({
     name: "", argv0: literalArg(""), args: [], assigns: [{ name, value }], redirects: [], stdin: { kind: "none" }, via: scope.via,
-    node, cwd: scope.cwd, everyPathUnder: false, unknownOperands: false, synthetic: true,
-  };
+    node, cwd: scope.cwd, synthetic: true, pipedOut: undefined,
+  });
   applyRules(synthetic, ctx, scope);
   return { name, value };
 }
@@ -388,10 +388,10 @@ function simpleCommand(node: Node, redirects: Redirect[], extraArgs: Arg[], ctx:
   if (!nameNode) return null;
   const argv0 = argOf(nameNode, ctx, scope);
   const args = node.childrenForFieldName("argument").filter((a): a is Node => a !== null).map((a) => argOf(a, ctx, scope));
-  const cmd: Cmd = {
+  const cmd = makeCmd({
     name: commandName(argv0.text), argv0, args: [...args, ...extraArgs], assigns, redirects: [...redirects, ...own], stdin: ownStdin,
-    via: scope.via, node, cwd: scope.cwd, everyPathUnder: false, unknownOperands: false, synthetic: false, pipedOut: scope.pipedOut ?? false,
-  };
+    via: scope.via, node, cwd: scope.cwd, synthetic: false, pipedOut: scope.pipedOut ?? false,
+  });
   inspect(cmd, ctx, scope);
   for (const c of heredocCont) walk(c.node, ctx, scope);
   return cmd;

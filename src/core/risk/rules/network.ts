@@ -51,6 +51,8 @@ function sendsCommandOutput(cmd: Cmd): boolean {
 
 /** True when a command substitution in the words runs a downloader: remote content becomes command-line words. */
 function downloadedWords(cmd: Cmd): boolean {
+  // Most commands have no substitution at all: look before building the list.
+  if (cmd.argv0.subs.length === 0 && cmd.args.every((a) => a.subs.length === 0)) return false;
   const subs: SyntaxNode[] = [cmd.argv0, ...cmd.args].flatMap((a) => a.subs).filter((s) => s.type === "command_substitution");
   return subs.some((s) => s.descendantsOfType("command_name").some((n) => DOWNLOADERS.has(commandName(resolveWord(n).text))));
 }

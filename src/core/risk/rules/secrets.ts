@@ -14,15 +14,17 @@ const TEXT_ONLY = new Set(["echo", "printf", "grep", "egrep", "fgrep", "rg", "ag
 /** Programs that remove the files they are given without reading them (run per file by find -exec, they read nothing). */
 const REMOVERS = new Set(["rm", "rmdir", "unlink"]);
 
-/** The paths a word may name: its text, and for run-time parts (`/proc/$$/environ`) the form with `*` there. */
-const paths = (a: Arg): string[] =>
-  a.dynamic ? [pathInArg(a.text), pathInArg(a.display.replace(/\$\{[^}]*\}|\$\((…|\(…\))\)|\$[A-Za-z_$#?!@*0-9][A-Za-z0-9_]*/g, "*"))] : [pathInArg(a.text)];
+/** Appends to `out` the paths a word may name: its text, and for run-time parts (`/proc/$$/environ`) the form with `*` there. */
+const paths = (a: Arg, out: string[]): void => {
+  out.push(pathInArg(a.text));
+  if (a.dynamic) out.push(pathInArg(a.display.replace(/\$\{[^}]*\}|\$\((…|\(…\))\)|\$[A-Za-z_$#?!@*0-9][A-Za-z0-9_]*/g, "*")));
+};
 
 const reads = (cmd: Cmd): string[] => {
   const out: string[] = [];
-  for (const r of cmd.redirects) if (/^[0-9]*<$/.test(r.op) && r.target) out.push(...paths(r.target));
-  if (cmd.stdin.kind === "file") out.push(...paths(cmd.stdin.arg));
-  if (!cmd.synthetic && !TEXT_ONLY.has(cmd.name)) for (const a of cmd.args) out.push(...paths(a));
+  for (const r of cmd.redirects) if (/^[0-9]*<$/.test(r.op) && r.target) paths(r.target, out);
+  if (cmd.stdin.kind === "file") paths(cmd.stdin.arg, out);
+  if (!cmd.synthetic && !TEXT_ONLY.has(cmd.name)) for (const a of cmd.args) paths(a, out);
   if (cmd.name === "grep" || cmd.name === "rg" || cmd.name === "egrep") for (const a of cmd.args.slice(1)) out.push(a.text);
   // Options whose value is a file the program reads or sends (programs/table.ts), even for text-only tools.
   for (const a of optionValues(cmd, "reads")) out.push(pathInArg(a.text));
