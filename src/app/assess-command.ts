@@ -20,7 +20,8 @@ const C0_EXCEPT_TAB_NEWLINE = /[\x00-\x08\x0b-\x1f]/;
 export { AssessCommandInputSchema, CommandAssessmentSchema, type AssessCommandInput, type CommandAssessment } from "../ipc/plan-command.ts";
 import { AssessCommandInputSchema, type CommandAssessment } from "../ipc/plan-command.ts";
 
-const POLICY_NOTE = "No policy engine is configured yet: this is the command-risk engine's decision alone. A policy may later deny more, never allow what the engine denies.";
+/** Said when no policy judged (none configured, or `hostgate risk`, which loads none): not "no policy exists". */
+const POLICY_NOTE = "No policy judged this: it is the command-risk engine's decision alone (with policy.dir set, the daemon's plan_command and exec_on_host apply the policy too). A policy may deny more, never allow what the engine denies.";
 
 
 function utf8Bytes(s: string): number {
