@@ -79,13 +79,13 @@ describe("with no daemon running", () => {
     await client.close();
     const r = await runHostgate(["pending", "-c", cfg], { env });
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stderr).toContain(`no daemon is running; read ${join(home, "state", "hostgate", "state.db")}`);
+    expect(r.stderr).toMatch(new RegExp(`no daemon answers at \\S+agent\\.sock; read ${join(home, "state", "hostgate", "state.db").replace(/[.]/g, "\\.")}`));
     expect(r.stdout).toMatch(new RegExp(`^${txid}\\s+\\S+\\s+HIGH\\s+local\\s+offline-planner\\s+WriteFile`, "m"));
     const json = await runHostgate(["pending", "-c", cfg, "--json"], { env });
     expect(JSON.parse(json.stdout)).toMatchObject({ transactions: [{ transaction_id: txid, action_name: "WriteFile" }] });
     // Nothing was started: no socket answers in the runtime directory afterwards.
     const after = await runHostgate(["pending", "-c", cfg], { env });
-    expect(after.stderr).toContain("no daemon is running");
+    expect(after.stderr).toContain("no daemon answers at");
   }, 120_000);
 });
 
