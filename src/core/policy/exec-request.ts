@@ -25,17 +25,25 @@ export interface PolicyHost {
 }
 
 /**
+ * The policy's resource for a host: the identified machine when there is one (so an alias or an address is
+ * judged as the tagged inventory entry it is), else the host as named. Shared by the `exec` and `read` requests.
+ */
+export function policyResource(host: PolicyHost): PolicyRequest["resource"] {
+  const m = host.machine;
+  return m
+    ? { host: m.name, address: m.address, provider: m.provider, backend: m.backend, tags: [...m.tags] }
+    : { host: host.name, address: host.primary_ip, provider: host.provider, backend: host.backend, tags: [...host.tags] };
+}
+
+/**
  * Builds the `exec` policy request for one command on one host from the risk engine's assessment: `argv` is
  * every word of every command found (static words only, as the engine normalised them), `programs` their names.
  */
 export function execPolicyRequest(a: RiskAssessment, command: string, shell: string, who: PolicyPrincipal, host: PolicyHost): PolicyRequest {
-  const m = host.machine;
   return {
     action: "exec",
     principal: { role: who.role, client: who.client, uid: who.uid },
-    resource: m
-      ? { host: m.name, address: m.address, provider: m.provider, backend: m.backend, tags: [...m.tags] }
-      : { host: host.name, address: host.primary_ip, provider: host.provider, backend: host.backend, tags: [...host.tags] },
+    resource: policyResource(host),
     context: {
       command,
       argv: a.commands.flatMap((c) => c.argv),

@@ -1,6 +1,6 @@
 import { HostgateError } from "../errors.ts";
 import type { PolicyEngine } from "../../ports/policy-engine.ts";
-import type { PolicyHost, PolicyPrincipal } from "./exec-request.ts";
+import { policyResource, type PolicyHost, type PolicyPrincipal } from "./exec-request.ts";
 import type { PolicyRequest } from "./gate.ts";
 
 /**
@@ -10,13 +10,10 @@ import type { PolicyRequest } from "./gate.ts";
  * policy file validates for both actions: `command` and `programs` hold the action name, no argv, risk low.
  */
 export function readPolicyRequest(actionName: string, who: PolicyPrincipal, host: PolicyHost): PolicyRequest {
-  const m = host.machine;
   return {
     action: "read",
     principal: { role: who.role, client: who.client, uid: who.uid },
-    resource: m
-      ? { host: m.name, address: m.address, provider: m.provider, backend: m.backend, tags: [...m.tags] }
-      : { host: host.name, address: host.primary_ip, provider: host.provider, backend: host.backend, tags: [...host.tags] },
+    resource: policyResource(host),
     context: { command: actionName, argv: [], programs: [actionName], shell: "", risk_level: "low", signals: [] },
   };
 }

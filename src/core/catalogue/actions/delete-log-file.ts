@@ -1,6 +1,5 @@
-import { z } from "zod";
 import { defineMutatingAction } from "../action.ts";
-import { applyLogTarget, logTargetParams, logTargetPreview } from "./log-target.ts";
+import { applyLogTarget, logTargetOutput, logTargetParams, logTargetPreview } from "./log-target.ts";
 
 /**
  * DeleteLogFile: unlink one regular file under /var/log (rotated logs: `*.1`, `*.gz`), never through a symlink,
@@ -12,7 +11,7 @@ export default defineMutatingAction({
   title: "Delete a log file",
   description: "Delete one regular file under /var/log, typically an old rotated log (*.1, *.gz). No symlinks, no hard-linked files, no journal files (use VacuumJournal). A live log keeps its space while a process holds it open: use TruncateLogFile for those.",
   params: logTargetParams,
-  output: z.object({ path: z.string(), how: z.enum(["delete", "truncate"]), freed_bytes: z.number() }),
+  output: logTargetOutput,
   risk_level: "medium",
   access: "mutating",
   families: "all",

@@ -18,6 +18,9 @@ export const logTargetParams = z.object({
  * of two, for a truncate, since a live log grows between plan and execute and an exact size would make every
  * execute `plan_changed`). `blocked`: why it cannot be applied (apply refuses).
  */
+/** What DeleteLogFile and TruncateLogFile answer: the file, what was done to it, the bytes it held. */
+export const logTargetOutput = z.object({ path: z.string(), how: z.enum(["delete", "truncate"]), freed_bytes: z.number() });
+
 export const logTargetSchema = z.object({
   real_dir: z.string(),
   dev: z.number(),

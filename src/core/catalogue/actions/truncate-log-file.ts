@@ -1,6 +1,5 @@
-import { z } from "zod";
 import { defineMutatingAction } from "../action.ts";
-import { applyLogTarget, logTargetParams, logTargetPreview } from "./log-target.ts";
+import { applyLogTarget, logTargetOutput, logTargetParams, logTargetPreview } from "./log-target.ts";
 
 /**
  * TruncateLogFile: cut one regular file under /var/log to 0 bytes in place, so the space comes back even while
@@ -12,7 +11,7 @@ export default defineMutatingAction({
   title: "Truncate a log file",
   description: "Truncate one regular file under /var/log to 0 bytes in place: frees a live log's space at once, even while a process writes it. Its content is lost. No symlinks, no hard-linked files, no journal files (use VacuumJournal).",
   params: logTargetParams,
-  output: z.object({ path: z.string(), how: z.enum(["delete", "truncate"]), freed_bytes: z.number() }),
+  output: logTargetOutput,
   risk_level: "medium",
   access: "mutating",
   families: "all",
