@@ -12,6 +12,7 @@ import { ConfigSchema } from "../../src/config/schema.ts";
 import { composeDaemon, type ComposedDaemon } from "../../src/daemon/compose.ts";
 import { nspawnSshPrereqs, startNspawnSsh, type NspawnSshPeer } from "../peers/nspawn-ssh.ts";
 import { REQUIRE_PEERS } from "../peers/proc.ts";
+import { writeThroughApproval } from "../helpers/plan-approve-execute.ts";
 
 const missing = nspawnSshPrereqs();
 if (missing !== null && !REQUIRE_PEERS) console.warn(`\n*** SKIPPING remote-contexts-nspawn tests: ${missing} (set HOSTGATE_REQUIRE_PEERS=1 to fail instead) ***\n`);
@@ -55,14 +56,7 @@ suite("typed actions on an nspawn systemd host over SSH, through the composed da
   it("WriteFile { host }: plan → approve (admin) → execute writes /etc in the container as root via sudo; the second plan has nothing left to do", async () => {
     const agent = d.service.agent("nspawn");
     const path = `/etc/hg-wired-${process.pid}.conf`;
-    const p = await agent.call("plan", { host: "box", steps: [{ action: "WriteFile", params: { path, content: "listen = 80\n" } }] });
-    if (!p.ok) throw new Error(p.error.message);
-    const step = p.value.steps[0]!;
-    const a = await d.service.admin("human").call("approve", { transaction_id: step.transaction_id });
-    if (!a.ok) throw new Error(a.error.message);
-    const x = await agent.call("execute", { steps: [{ transaction_id: step.transaction_id, action_name: "WriteFile", params: step.params, approval_receipt: a.value.receipt }] });
-    if (!x.ok) throw new Error(x.error.message);
-    expect(x.value.results[0], JSON.stringify(x.value.results[0])).toMatchObject({ status: "succeeded" });
+    expect(await writeThroughApproval(d.service, "nspawn", "box", path, "listen = 80\n")).toMatchObject({ status: "succeeded" });
     expect(readFileSync(`${peer.container.fileRoot}${path}`, "utf8")).toBe("listen = 80\n");
     const owner = peer.container.exec(["stat", "-c", "%U %a", path]);
     expect(owner.stdout.trim()).toBe("root 644");

@@ -14,6 +14,7 @@ import { composeDaemon, type ComposedDaemon } from "../../src/daemon/compose.ts"
 import type { QueryValue } from "../../src/ipc/protocol.ts";
 import { peerMissing } from "../helpers/peers.ts";
 import { sshdPrereqs, startSshd, type SshdPeer } from "../peers/sshd.ts";
+import { writeThroughApproval } from "../helpers/plan-approve-execute.ts";
 
 const skip = peerMissing("SSH contexts wired into the daemon", sshdPrereqs());
 
@@ -100,14 +101,7 @@ describe.skipIf(skip)("inventory hosts get their typed ports over SSH by default
     const dir = mkdtempSync(join(work, "write-"));
     const path = join(dir, "hg-wired.conf");
     const agent = d.service.agent("remote-ctx");
-    const p = await agent.call("plan", { host: "loop", steps: [{ action: "WriteFile", params: { path, content: "listen = 80\n" } }] });
-    if (!p.ok) throw new Error(p.error.message);
-    const step = p.value.steps[0]!;
-    const a = await d.service.admin("human").call("approve", { transaction_id: step.transaction_id });
-    if (!a.ok) throw new Error(a.error.message);
-    const x = await agent.call("execute", { steps: [{ transaction_id: step.transaction_id, action_name: "WriteFile", params: step.params, approval_receipt: a.value.receipt }] });
-    if (!x.ok) throw new Error(x.error.message);
-    expect(x.value.results[0]).toMatchObject({ status: "succeeded" });
+    expect(await writeThroughApproval(d.service, "remote-ctx", "loop", path, "listen = 80\n")).toMatchObject({ status: "succeeded" });
     expect(readFileSync(path, "utf8")).toBe("listen = 80\n");
     const again = await agent.call("plan", { host: "loop", steps: [{ action: "WriteFile", params: { path, content: "listen = 80\n" } }] });
     if (!again.ok) throw new Error(again.error.message);
