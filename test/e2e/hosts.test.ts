@@ -3,10 +3,10 @@
  * sshd hosts in network namespaces, Cedar policies from a directory, a human approval at a pseudo-terminal.
  */
 import { spawnSync } from "node:child_process";
-import { cpSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import type { Client } from "@modelcontextprotocol/client";
 import { approveViaPty, startDaemon, type DaemonProcess } from "../helpers/daemon.ts";
 import { connectStdio } from "../helpers/hostgate.ts";
@@ -114,7 +114,9 @@ describe.skipIf(missing !== null)("hosts toolset through MCP and the daemon", ()
   });
 
   it("require_approval → plan (RunCommand on that host) → hostgate approve → execute runs it exactly once", async () => {
-    const marker = `/tmp/hg-hosts-e2e-${process.pid}`;
+    // Unique per run (a pid is reused across runs, and a stale marker would read as "ran before approval").
+    const marker = `/tmp/hg-hosts-e2e-${process.pid}-${Date.now()}`;
+    onTestFinished(() => { rmSync(marker, { force: true }); });
     const r = await tool("exec_on_host", { host: "lab4", command: `echo once >> ${marker}` });
     expect(r.isError).toBe(false);
     expect(r.value.results).toEqual([]);
