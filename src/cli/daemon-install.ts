@@ -11,6 +11,22 @@ export const AFTER_INSTALL = [
 ].join("\n");
 
 /**
+ * What install says when a non-root user could change what the root service runs (adapters/install-tree.ts):
+ * the paths and why, and the fix. `forced`: --force was given, so it is a loud warning, not a refusal.
+ */
+export function treeWarning(tree: { findings: { path: string; why: string }[]; total: number }, root: string, forced: boolean): string {
+  const lines = tree.findings.map((f) => `  ${f.path}: ${f.why}`);
+  if (tree.total > tree.findings.length) lines.push(`  … and ${tree.total - tree.findings.length} more`);
+  return [
+    `hostgate: ${forced ? "WARNING" : "refusing to install"}: the daemon runs as root, and a non-root user could change what it runs (${tree.total} ${tree.total === 1 ? "path" : "paths"}):`,
+    ...lines,
+    forced
+      ? "hostgate: installing anyway (--force): whoever can write those paths can run code as root."
+      : `Install hostgate where only root can write (\`sudo npm install -g hostgate\`), or make this tree root's: \`sudo chown -R root:root ${root} && sudo chmod -R go-w ${root}\` (and the same for each directory listed above it). --force installs anyway.`,
+  ].join("\n");
+}
+
+/**
  * `hostgate daemon install|uninstall` (root): the daemon as a hardened systemd service with the `hostgate`
  * group for its agent socket; `--vsock PORT` adds a vsock listener for a daemon in a VM.
  */
@@ -24,9 +40,10 @@ export function registerDaemonInstallCommands(program: Command): void {
     .option("--unit-dir <dir>", "where unit files go", "/etc/systemd/system")
     .option("--no-start", "write and verify the units only")
     .option("--dry-run", "print the units and write nothing")
-    .action(async (opts: { vsock?: string; unitDir: string; start: boolean; dryRun?: boolean }) => {
-      const [{ installService, installSummary, renderUnits }, { parseVsockPort }, { launcher }, { VERSION }] = await Promise.all([
-        import("../adapters/service-install.ts"), import("../core/service/units.ts"), import("./install-paths.ts"), import("../version.ts"),
+    .option("--force", "install even when a non-root user could change node or hostgate's files (root would run their code)")
+    .action(async (opts: { vsock?: string; unitDir: string; start: boolean; dryRun?: boolean; force?: boolean }) => {
+      const [{ installService, installSummary, renderUnits }, { parseVsockPort }, { launcher, packageRoot }, { VERSION }, { checkInstallTree }] = await Promise.all([
+        import("../adapters/service-install.ts"), import("../core/service/units.ts"), import("./install-paths.ts"), import("../version.ts"), import("../adapters/install-tree.ts"),
       ]);
       let vsockPort: number | undefined;
       if (opts.vsock !== undefined) {
@@ -39,6 +56,11 @@ export function registerDaemonInstallCommands(program: Command): void {
       }
       const l = launcher();
       if (l.warning) process.stderr.write(`hostgate: ${l.warning}\n`);
+      const tree = checkInstallTree(l.node, packageRoot(l.script));
+      if (tree.total > 0) {
+        process.stderr.write(`${treeWarning(tree, packageRoot(l.script), opts.force === true)}\n`);
+        if (opts.force !== true) process.exit(EXIT.failure);
+      }
       const inputs = { node: l.node, script: l.script, version: VERSION, vsockPort };
       if (opts.dryRun) {
         for (const [name, text] of Object.entries(renderUnits(inputs))) process.stdout.write(`# ${opts.unitDir}/${name}\n${text}\n`);
