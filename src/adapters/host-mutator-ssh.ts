@@ -64,6 +64,11 @@ export class SshHostMutator implements HostMutator {
     return this.opts.become;
   }
 
+  /** Whether privileged commands go through `sudo -n --` here (`become: sudo`), as the audit entry reports it. */
+  get sudo(): boolean {
+    return this.opts.become === "sudo";
+  }
+
   /**
    * Whether changes can run as root on this host, without running any change: `id -u` for `become: none`,
    * `sudo -n id -u` for `become: sudo`. Resolves with a BecomeCheck (never rejects for a sudo refusal); rejects

@@ -2,6 +2,7 @@ import type { DoctorResult } from "../ipc/protocol.ts";
 import type { Caller } from "../core/caller.ts";
 import type { DaemonDeps } from "./deps.ts";
 import { DEFAULT_EXPOSURE } from "./exposure.ts";
+import { hostSystemdDetail, hostSystemdViews } from "./host-systemd.ts";
 import { exposureOf } from "../core/toolsets.ts";
 import { METHODS, type MethodDef } from "../ipc/methods.ts";
 
@@ -9,7 +10,7 @@ type Check = DoctorResult["checks"][number];
 
 /**
  * `doctor`: what a user checks first when something does not work: the daemon and host, the planner, the
- * systemd backend selection, the state store and the audit chain (a quick hash-only verification since the
+ * systemd backend selection, the systemd path of each contacted inventory host (no host is dialled), the state store and the audit chain (a quick hash-only verification since the
  * last checkpoint). Read-only; each check says ok, warn or fail with a line of detail.
  */
 export async function doctor(deps: DaemonDeps, caller: Caller): Promise<DoctorResult> {
@@ -27,6 +28,7 @@ export async function doctor(deps: DaemonDeps, caller: Caller): Promise<DoctorRe
   checks.push({ name: "planner", status: "ok", detail: deps.llm ? `llm (${deps.llm.name}); proposals are validated against the catalogue` : "deterministic rules over the catalogue" });
   checks.push({ name: "systemd backend", status: deps.facts.backend_warning ? "warn" : "ok", detail: deps.facts.backend ?? "unknown" });
   checks.push(exposureCheck(deps));
+  checks.push({ name: "remote systemd", status: "ok", detail: hostSystemdDetail(hostSystemdViews(deps.hosts.built())) });
   await guard("state store", () => {
     const recent = deps.transactions().list({ limit: 1000 });
     const unknown = recent.filter((t) => t.state === "unknown").length;

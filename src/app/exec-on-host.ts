@@ -13,6 +13,8 @@ import type { Executor } from "../ports/executor.ts";
 import type { PolicyEngine } from "../ports/policy-engine.ts";
 import { ExecOnHostInputSchema, type ExecHostResult, type ExecOnHostOutput } from "../ipc/hosts.ts";
 import { audit } from "./audit-log.ts";
+import { viaOf } from "./connection-audit.ts";
+import type { ConnectionFacts } from "../ports/host-connection.ts";
 import { redactExecResults } from "./exec-redact.ts";
 import type { Inventory } from "./inventory.ts";
 import type { Sandboxes, SandboxTarget } from "./sandbox.ts";
@@ -275,6 +277,8 @@ export async function execOnHost(input: unknown, caller: ExecCaller, deps: ExecD
     });
   }
 
+  // The connection each host's command ran on (login user, verified host key), for the result entry (issue 20).
+  const vias = new Map<HostRecord, ConnectionFacts>();
   const runOne = async (r: HostRecord): Promise<ExecHostResult> => {
     const display = names.length === 1 && q.name ? q.name : r.name;
     const ip = r.ssh?.host ?? r.primary_ip;
@@ -286,6 +290,7 @@ export async function execOnHost(input: unknown, caller: ExecCaller, deps: ExecD
       const t = targets[records.indexOf(r)]!;
       const wrapped = confine([shell, "-c", q.command], sb, { network: decision.network, timeout_sec: sandboxTimeoutSec, run_id: runId(), hide_dirs: r === LOCAL_RECORD ? deps.settings.local_hide_dirs : [], host_network_view: hostView });
       const out = await t.executor.exec({ target: t.target, jumps: t.jumps, command: wrapped.command, kill_command: wrapped.kill_command, argv, timeout_ms: sandboxTimeoutSec * 1000, max_output_bytes: deps.settings.max_output_bytes, signal });
+      if (out.connection) vias.set(r, out.connection);
       return { host: display, ip, output: out.stdout, exit_code: out.exit_code, signal: out.signal, timed_out: out.timed_out, duration_ms: out.duration_ms, stdout: out.stdout, stderr: out.stderr, truncated: out.truncated, error: out.error ?? "", code: null, group: null, sandbox: `${sb.mechanism} as ${sb.identity}, network ${decision.network}` };
     } catch (e) {
       return failed(toHostgateError(e));
@@ -306,9 +311,15 @@ export async function execOnHost(input: unknown, caller: ExecCaller, deps: ExecD
   await audit(deps.audit, "exec.result", caller.actor, {
     command: q.command,
     // The resolved host, never the caller's `name` label (which is only a display name; kept as `label`).
-    results: results.map((r, i) => ({ host: records[i]!.name, ...(r.host !== records[i]!.name ? { label: r.host } : {}), ip: r.ip, exit_code: r.exit_code, signal: r.signal, timed_out: r.timed_out, duration_ms: Math.round(r.duration_ms), stdout_bytes: r.stdout.length, stderr_bytes: r.stderr.length, truncated: r.truncated, error: r.error, code: r.code })),
+    results: results.map((r, i) => ({ host: records[i]!.name, ...(r.host !== records[i]!.name ? { label: r.host } : {}), ip: r.ip, exit_code: r.exit_code, signal: r.signal, timed_out: r.timed_out, duration_ms: Math.round(r.duration_ms), stdout_bytes: r.stdout.length, stderr_bytes: r.stderr.length, truncated: r.truncated, error: r.error, code: r.code, ...withVia(vias.get(records[i]!)) })),
   });
   return { results: q.hosts ? groupOutputs(results) : results, groups: q.hosts ? groupsOf(results) : [], decision: wireDecision, redactions };
+}
+
+/** `{ via }` for a host whose command ran over SSH (app/connection-audit.ts; exec_on_host never uses sudo), else nothing. */
+function withVia(facts: ConnectionFacts | undefined): { via?: Record<string, JsonValue> } {
+  const via = viaOf(facts, false);
+  return via ? { via } : {};
 }
 
 function outcomeKey(r: ExecHostResult): string {

@@ -1,5 +1,6 @@
 import { canonicalJson } from "../core/audit/canonical.ts";
 import { findAction } from "../core/catalogue/index.ts";
+import { needsRoot } from "../core/catalogue/needs.ts";
 import { errorBody, HostgateError, toHostgateError } from "../core/errors.ts";
 import { redactDeep } from "../core/redact.ts";
 import { isReceiptShaped } from "../core/transaction/receipt.ts";
@@ -8,6 +9,7 @@ import { EXECUTE_EXAMPLE, type ExecuteInput, type ExecuteResult, type StepResult
 import { audit, checkpointRef } from "./audit-log.ts";
 import { actorOf, type Caller } from "../core/caller.ts";
 import type { DaemonDeps } from "./deps.ts";
+import { connectionOf, viaOf } from "./connection-audit.ts";
 import { prepareStep } from "./plan.ts";
 
 /** Wall-time budget for one step's apply, in milliseconds (package installs can be slow). */
@@ -91,12 +93,14 @@ async function runStep(deps: DaemonDeps, step: Step, caller: Caller): Promise<St
     if (!deps.transactions().consumeReceipt(tx.id, receiptHash, deps.clock.now())) {
       return refuse(receiptProblem(deps, deps.transactions().get(tx.id) ?? tx, receiptHash) ?? new HostgateError("receipt_used", `The receipt for ${tx.id} was already used.`));
     }
+    // How the host is reached (issue 20): named by the intent and the result entries; undefined on `local`.
+    let via: ReturnType<typeof viaOf>;
     const fail = async (err: HostgateError, refused: boolean): Promise<StepResult> => {
       const error = errorBody(err);
       // A step that timed out may still be changing the host: its outcome is unknown, never "failed and safe".
       const state = !refused && err.code === "timeout" ? "unknown" : "failed";
       deps.transactions().finish(tx.id, state, null, { code: err.code, message: err.message }, deps.clock.now());
-      await audit(deps.audit(), refused ? "execute.refused" : "execute.result", actor, { transaction_id: tx.id, action: tx.action_name, host: tx.host, status: state, code: err.code, message: err.message, separation }).catch(() => undefined);
+      await audit(deps.audit(), refused ? "execute.refused" : "execute.result", actor, { transaction_id: tx.id, action: tx.action_name, host: tx.host, status: state, code: err.code, message: err.message, separation, via }).catch(() => undefined);
       return { ...base, status: refused ? "refused" : "failed", output: null, error, duration_ms: deps.clock.now() - started, separation };
     };
     let fresh;
@@ -109,7 +113,8 @@ async function runStep(deps: DaemonDeps, step: Step, caller: Caller): Promise<St
       return fail(new HostgateError("plan_changed", `The host changed since transaction ${tx.id} was approved: its preview is different now. Nothing was run.`, { hint: "Plan again and have the user approve the new preview." }), true);
     }
     try {
-      await audit(deps.audit(), "execute.intent", actor, { transaction_id: tx.id, action: tx.action_name, host: tx.host, preview_hash: tx.preview_hash, separation }, true);
+      via = viaOf(await connectionOf(host.ctx), needsRoot(action));
+      await audit(deps.audit(), "execute.intent", actor, { transaction_id: tx.id, action: tx.action_name, host: tx.host, preview_hash: tx.preview_hash, separation, via }, true);
     } catch (err) {
       return fail(toHostgateError(err), true);
     }
@@ -119,7 +124,7 @@ async function runStep(deps: DaemonDeps, step: Step, caller: Caller): Promise<St
       const run = action.access === "mutating" ? action.apply(tx.params, host.ctx, fresh.preview) : action.run(tx.params, host.ctx);
       const output: unknown = redactDeep(await Promise.race([run, timeout]).finally(() => { clearTimeout(timer); })).value;
       deps.transactions().finish(tx.id, "succeeded", output, null, deps.clock.now());
-      await audit(deps.audit(), "execute.result", actor, { transaction_id: tx.id, action: tx.action_name, host: tx.host, status: "succeeded", separation }).catch(() => undefined);
+      await audit(deps.audit(), "execute.result", actor, { transaction_id: tx.id, action: tx.action_name, host: tx.host, status: "succeeded", separation, via }).catch(() => undefined);
       return { ...base, status: "succeeded", output, error: null, duration_ms: deps.clock.now() - started, separation };
     } catch (err) {
       return fail(toHostgateError(err), false);

@@ -10,6 +10,7 @@ import { approve, pending, reject, show } from "./approve.ts";
 import type { DaemonDeps } from "./deps.ts";
 import { describeActions } from "./describe.ts";
 import { doctor } from "./doctor.ts";
+import { hostSystemdViews } from "./host-systemd.ts";
 import { execute } from "./execute.ts";
 import { history } from "./history.ts";
 import { plan } from "./plan.ts";
@@ -37,7 +38,10 @@ export function daemonHandlers(d: DaemonDeps, extras: ServiceExtras): Handlers {
     actions: describeActions(d.ctx.family, d.catalogue),
   };
   return {
-    describe: () => described,
+    describe: () => {
+      const hosts = hostSystemdViews(d.hosts.built());
+      return hosts.length === 0 ? described : { ...described, hosts };
+    },
     query: async (p, caller, signal) => {
       const value = await queryHosts(d, p, caller, signal, d.fanout ?? {});
       if (p.hosts === undefined && (p.host ?? LOCAL_HOST) === LOCAL_HOST && simulated(p.action)) value.meta.simulated = true;

@@ -86,6 +86,12 @@ function absent(host: string): object {
 }
 
 /**
+ * How long the registry keeps an exec-only fallback context (a host reached whose typed ports could not be
+ * built) before trying the full context again, in milliseconds.
+ */
+export const EXEC_ONLY_RETRY_MS = 60_000;
+
+/**
  * The source of inventory hosts for the host registry (app/hosts.ts): exec_on_host's resolution, and a
  * context per host from `factory` (the SSH ports) with RunCommand's `remote` (the `exec` capability) added.
  * Without a factory a host offers `exec` alone: approved commands, nothing typed; so does a host whose typed
@@ -104,7 +110,8 @@ export function remoteSource(feature: () => Promise<HostsFeature>, base: ActionC
         const execOnly = (note?: string): RemoteContext => {
           const ports = absent(rec.name);
           const ctx: ActionContext = { ...base, family: "other", capabilities: ["exec"], host: ports as ActionContext["host"], units: ports as ActionContext["units"], mutator: ports as ActionContext["mutator"], remote, ...(note ? { capabilities_note: note } : {}) };
-          return { ctx, hostname: rec.name };
+          // A fallback (typed ports failed to build) is tried again after a while; without a factory it is final.
+          return { ctx, hostname: rec.name, ...(note ? { retry_after_ms: EXEC_ONLY_RETRY_MS } : {}) };
         };
         if (!factory) return execOnly();
         let rc: RemoteContext;

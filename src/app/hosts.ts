@@ -24,6 +24,12 @@ export interface RemoteContext {
   hostname: string;
   simulated_systemd?: boolean;
   close?: () => void;
+  /**
+   * For a context built in part (an exec-only fallback: the host was reached but its typed ports could not be
+   * built): milliseconds after which the registry drops it, so a host that comes back gets its full context.
+   * Absent: kept until the inventory entry changes.
+   */
+  retry_after_ms?: number;
 }
 
 /**
@@ -49,6 +55,10 @@ const KEY_CODES = new Set(["host_key_mismatch", "host_key_unknown"]);
 interface Cached {
   generation: string;
   entry: Promise<HostEntry>;
+  /** The entry once built (for doctor and describe, which never build one). */
+  built?: HostEntry;
+  /** When a partial context is dropped (the registry's clock, ms); absent: kept by generation. */
+  expires?: number;
   close?: (() => void) | undefined;
 }
 
@@ -64,16 +74,19 @@ export function generationOf(r: HostRecord): string {
 /**
  * The daemon's hosts: host id → action context. `local` is registered at start; every other id is an
  * inventory name resolved through the {@link RemoteSource} (the hosts feature, loaded on first use) and
- * its context built on first use, cached by inventory generation (see {@link generationOf}), dropped when
- * the name no longer resolves (the host left the inventory) or when a call finds its host key changed.
+ * its context built on first use, cached by inventory generation (see {@link generationOf}; a partial
+ * context only until its `retry_after_ms` has passed), dropped when the name no longer resolves (the host left the inventory) or when a call finds its host key changed.
  * Ids that resolve to nothing fail with `unknown_host`, never fall back to local.
  */
 export class HostRegistry {
   private readonly hosts = new Map<string, HostEntry>();
   private readonly cache = new Map<string, Cached>();
 
-  /** `remote`: the source of inventory hosts (absent: only registered hosts exist). */
-  constructor(private remote: (() => Promise<RemoteSource>) | null = null) {}
+  /**
+   * `remote`: the source of inventory hosts (absent: only registered hosts exist); `now`: the clock partial
+   * contexts expire by (milliseconds; the daemon's clock, a fake one in tests).
+   */
+  constructor(private remote: (() => Promise<RemoteSource>) | null = null, private readonly now: () => number = Date.now) {}
 
   /** Sets the source of inventory hosts (the composition root, once the hosts feature is wired). */
   setRemote(remote: () => Promise<RemoteSource>): void {
@@ -114,6 +127,11 @@ export class HostRegistry {
     return [...this.cache.keys()].sort();
   }
 
+  /** Inventory hosts whose context is built (not being built, not failed), sorted by id. Dials nothing. */
+  built(): HostEntry[] {
+    return [...this.cache.values()].flatMap((c) => (c.built ? [c.built] : [])).sort((a, b) => a.id.localeCompare(b.id));
+  }
+
   /**
    * The entry for `id`: a registered host, else an inventory host whose context is built on first use and
    * cached by generation. `gate` sees the resolved record before any context is built or reused (the read
@@ -138,7 +156,8 @@ export class HostRegistry {
       throw this.unknown(id, e?.message);
     }
     const generation = generationOf(record);
-    if (this.cache.get(id)?.generation !== generation) this.forget(id);
+    const old = this.cache.get(id);
+    if (old && (old.generation !== generation || (old.expires !== undefined && this.now() >= old.expires))) this.forget(id);
     if (gate) await gate(record);
     const cached = this.cache.get(id);
     if (cached?.generation === generation) return cached.entry;
@@ -146,7 +165,9 @@ export class HostRegistry {
     const slot: Cached = { generation, entry: Promise.resolve(null as never) };
     slot.entry = source.build(record, signal).then((rc) => {
       slot.close = rc.close;
-      return { id, hostname: rc.hostname, ctx: rc.ctx, simulated_systemd: rc.simulated_systemd ?? false, record };
+      if (rc.retry_after_ms !== undefined) slot.expires = this.now() + rc.retry_after_ms;
+      slot.built = { id, hostname: rc.hostname, ctx: rc.ctx, simulated_systemd: rc.simulated_systemd ?? false, record };
+      return slot.built;
     });
     this.cache.set(id, slot);
     slot.entry.catch(() => { if (this.cache.get(id) === slot) this.cache.delete(id); });

@@ -1,5 +1,5 @@
 import { toolNameOf, type Action, type Preview } from "../core/catalogue/action.ts";
-import { assertSupported } from "../core/catalogue/needs.ts";
+import { assertSupported, needsRoot } from "../core/catalogue/needs.ts";
 import { findAction } from "../core/catalogue/index.ts";
 import { HostgateError, describeIssues } from "../core/errors.ts";
 import { findControlCharacter } from "../core/limits.ts";
@@ -14,10 +14,33 @@ import type { DaemonDeps } from "./deps.ts";
 import { actorOf, roleAtLeast, type Caller, type Role } from "../core/caller.ts";
 import { LOCAL_HOST } from "../core/host-id.ts";
 import { readGate } from "./query-hosts.ts";
+import type { HostEntry } from "./hosts.ts";
 
 /** The preview of a read-only step: nothing changes; the step is the query itself. */
 function readOnlyPreview(action: Action, params: Record<string, unknown>): Preview {
   return { summary: `${action.name}: read-only query, nothing on the host changes`, text: `${action.name} ${JSON.stringify(params)}` };
+}
+
+/**
+ * Refuses a plan whose changes need root on a remote host where the login cannot get it without a prompt
+ * (issue 20, corpus S016), before any preview and so before anyone could approve what would only fail at
+ * execute: HostgateError `sudo_password_required` (sudo -n would ask for a password) or `privilege_unavailable`
+ * (a non-root login without `become: sudo`, no sudo, requiretty), with the adapter's hint (a NOPASSWD rule or a
+ * root login). One round trip per plan at most: the host's context keeps the answer (HostConnection.privilege).
+ * `local` (no connection) and steps that do not need root (RunCommand) are not checked.
+ */
+async function checkPrivilege(deps: DaemonDeps, host: HostEntry, requested: readonly { action: string }[]): Promise<void> {
+  const connection = host.ctx.connection;
+  if (!connection) return;
+  const rooted = requested.map((s) => findAction(s.action, host.ctx.family, deps.catalogue)).filter((a): a is Action => a !== undefined && needsRoot(a)).map((a) => a.name);
+  if (rooted.length === 0) return;
+  const c = await connection.privilege();
+  if (c.ok) return;
+  const what = [...new Set(rooted)].join(", ");
+  throw new HostgateError(c.code, `${c.message.replace(/; nothing ran\.$/, ".")} Nothing was planned: ${what} on ${host.id} would need root there and fail at execute, so there is nothing a human could approve.`, {
+    hint: c.hint,
+    details: { host: host.id, login: c.login, actions: [...new Set(rooted)] },
+  });
 }
 
 /** Length of a transaction's preview salt in random bytes (core/transaction/preview-hash.ts). */
@@ -81,6 +104,7 @@ export async function plan(deps: DaemonDeps, input: PlanInput, caller: Caller, o
   } else {
     requested = input.steps ?? [];
   }
+  await checkPrivilege(deps, host, requested);
   const all = [];
   for (const step of requested) all.push(await prepareStep(deps, step.action, step.params, host.id, caller.role));
   // Only changes need a plan and a human: a read-only step would cost an approval for a query the model can

@@ -1,3 +1,5 @@
+import type { ConnectionFacts } from "../ports/host-connection.ts";
+
 /**
  * The result of running one process (DESIGN.md, Words: exec result). Shared by local and SSH executors.
  * `signal` is the POSIX signal name when the process was killed by one, `duration_ms` is wall time in
@@ -18,4 +20,6 @@ export interface ExecResult {
 /** An exec result plus `error`: why the outcome is incomplete (timeout, cancel, connection lost, exit status unknown), or null. */
 export interface ExecOutcome extends ExecResult {
   error: string | null;
+  /** Over SSH: the connection it ran on (login user, verified host key), for the audit entry. Absent locally. */
+  connection?: ConnectionFacts;
 }

@@ -98,7 +98,7 @@ export async function composeDaemon(config: Config, opts: ComposeOptions): Promi
   const skills = composeSkillsFeature(config, { mode: opts.mode, state: local.state, flags: opts.skills ?? { install: false, exec: false }, audit: () => stores.audit(), clock, policy: () => policy.forCommands() });
   const features: readonly DaemonFeature[] = [local, stores, policy, hostsFeature, skills];
 
-  const hosts = new HostRegistry(remoteSource(() => hostsFeature.get(), ctx, opts.remoteContexts === undefined ? hostsFeature.remoteContexts({ logs_readable: ctx.logs_readable, clock }) : opts.remoteContexts));
+  const hosts = new HostRegistry(remoteSource(() => hostsFeature.get(), ctx, opts.remoteContexts === undefined ? hostsFeature.remoteContexts({ logs_readable: ctx.logs_readable, clock }) : opts.remoteContexts), () => clock.now());
   hosts.register({ id: LOCAL_HOST, hostname: identity.hostname, ctx, simulated_systemd: backend.type === "mock" });
   const resources = new ResourceRegistry();
   for (const f of features) for (const r of f.resources ?? []) resources.register(r);

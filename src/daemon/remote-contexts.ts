@@ -1,6 +1,7 @@
 import { groupIdIn } from "../adapters/os-groups.ts";
 import type { SshPool } from "../adapters/exec-ssh/pool.ts";
 import { sshChangePorts } from "../adapters/ssh-change-ports.ts";
+import { sshHostConnection } from "../adapters/ssh-connection.ts";
 import { sshActionContext } from "../adapters/ssh-context.ts";
 import { sandboxTarget } from "../app/exec-on-host.ts";
 import type { HostsFeature } from "../app/deps.ts";
@@ -25,7 +26,8 @@ export interface SshRemoteContextsOptions {
  * resolved through the inventory, the login from the record else `exec.user`); `become` comes from the record
  * (the inventory, never the host). Builds the probe and distro family (`sshActionContext`), then the mutator and
  * the unit managers (`sshChangePorts`: remote D-Bus through systemd-stdio-bridge, else systemctl; a host without
- * systemd offers files + mutate only). `close` ends the unit managers' channels; the connection stays pooled.
+ * systemd offers files + mutate only), and its `connection` (adapters/ssh-connection.ts: the audit facts, the
+ * privilege check plans make, the systemd path doctor and describe show). `close` ends the unit managers' channels; the connection stays pooled.
  * Rejects `unavailable` for a record without an SSH endpoint, else with the pool's dial errors
  * (`unreachable`, `host_key_unknown`, `host_key_mismatch`, …).
  */
@@ -44,8 +46,9 @@ export function sshRemoteContexts(o: SshRemoteContextsOptions): RemoteContextFac
       logs = { ...logs, gid: groupIdIn(text, logs.name) };
     }
     const capabilities: Capability[] = change.systemd.kind === "none" ? ["files", "mutate"] : ["files", "systemd", "mutate"];
+    const connection = sshHostConnection({ identity: () => built.session.identity(), mutator: change.mutator, systemd: change.systemd, clock: o.clock });
     return {
-      ctx: { ...built.ctx, units: change.units, mutator: change.mutator, logs_readable: logs, capabilities },
+      ctx: { ...built.ctx, units: change.units, mutator: change.mutator, logs_readable: logs, capabilities, connection },
       hostname: built.hostname,
       close: () => { void change.units.close().catch(() => undefined); },
     };

@@ -29,12 +29,27 @@ export const ActionDescriptorSchema = z.object({
 });
 export type ActionDescriptor = z.infer<typeof ActionDescriptorSchema>;
 
+/** One contacted inventory host as describe and doctor show it (issue 20; app/host-systemd.ts). */
+export const HostSystemdViewSchema = z.object({
+  host: z.string(),
+  hostname: z.string(),
+  family: z.string(),
+  /** What the host offers (core/catalogue/needs.ts): files, exec, systemd, mutate. */
+  capabilities: z.array(z.string()),
+  /** How its systemd is reached: its own D-Bus over SSH, systemctl's text, not at all, or unknown (typed ports not built). */
+  systemd: z.enum(["dbus_bridge", "systemctl", "none", "unknown"]),
+  detail: z.string(),
+});
+export type HostSystemdView = z.infer<typeof HostSystemdViewSchema>;
+
 export const DescribeResultSchema = z.object({
   protocol_version: z.number(),
   /** The daemon's build (ipc/prebuilt.ts thisBuild); absent from daemons older than this field, which a front treats as another build. */
   build: z.object({ version: z.string(), id: z.string() }).optional(),
   host: z.object({ hostname: z.string(), family: z.string() }),
   actions: z.array(ActionDescriptorSchema),
+  /** Inventory hosts whose context is built, with their systemd path; absent when none is (describe never dials). */
+  hosts: z.array(HostSystemdViewSchema).optional(),
 });
 export type DescribeResult = z.infer<typeof DescribeResultSchema>;
 

@@ -104,6 +104,18 @@ export class SshPool {
     return this.openSftp(c, client);
   }
 
+  /**
+   * Who the route's connection is (issue 20, for audit entries): the login user and the host key of the target
+   * it was verified with (the last hop of the route), on the connection dialed or reused and re-checked as for
+   * a lease; no channel is opened. Same rejections as `acquire`.
+   */
+  async identity(route: SshRoute): Promise<{ user: string; key: PresentedKey }> {
+    const { keys } = await this.verified(route);
+    const key = keys[keys.length - 1];
+    if (!key) throw new HostgateError("unavailable", `the connection to ${route.target.host}:${route.target.port} recorded no host key`);
+    return { user: route.target.user ?? this.opts.default_user, key };
+  }
+
   /** The route's connection, dialed or reused, with its host keys re-checked against known_hosts as they are now. */
   private async verified(route: SshRoute): Promise<{ c: Conn; client: SshClient; keys: PresentedKey[] }> {
     const c = this.conn(route);

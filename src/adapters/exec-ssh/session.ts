@@ -2,6 +2,7 @@ import type { ClientChannel, SFTPWrapper } from "ssh2";
 import { HostgateError } from "../../core/errors.ts";
 import { shellJoin } from "../../core/inventory/target.ts";
 import type { ExecOutcome } from "../../ports/executor.ts";
+import type { PresentedKey } from "./dial.ts";
 import { openLeasedChannel, type ChannelSpec, type SshPool, type SshRoute } from "./pool.ts";
 import { SshExecutor } from "./ssh-executor.ts";
 
@@ -29,6 +30,8 @@ export interface SshSession {
   exec(argvOrCommand: string | readonly string[], opts?: SessionExecOptions): Promise<ExecOutcome>;
   sftp(): Promise<SFTPWrapper>;
   openChannel(spec: ChannelSpec): Promise<ClientChannel>;
+  /** The connection's login user and the target's verified host key (SshPool.identity; no channel opened). */
+  identity(): Promise<{ user: string; key: PresentedKey }>;
 }
 
 /** A session on `route` over `pool` (nothing is dialed until the first call). */
@@ -57,5 +60,6 @@ export function sshSession(pool: SshPool, route: SshRoute): SshSession {
     async openChannel(spec) {
       return openLeasedChannel(await pool.acquire(route), spec);
     },
+    identity: () => pool.identity(route),
   };
 }

@@ -2,6 +2,7 @@ import type { Client as SshClient, ClientChannel } from "ssh2";
 import { HostgateError } from "../../core/errors.ts";
 import type { ExecOutcome, ExecRequest, Executor } from "../../ports/executor.ts";
 import { CapturedOutput } from "../exec-output.ts";
+import { connectionFacts } from "../ssh-connection.ts";
 import { SshPool, type SshLease, type SshPoolOptions } from "./pool.ts";
 
 /**
@@ -81,7 +82,9 @@ export class SshExecutor implements Executor {
   async exec(req: ExecRequest): Promise<ExecOutcome> {
     const lease = await this.pool.acquire(req, req.signal);
     try {
-      return await this.run(lease, req);
+      const key = lease.keys[lease.keys.length - 1];
+      const out = await this.run(lease, req);
+      return key ? { ...out, connection: connectionFacts({ user: req.target.user ?? this.pool.opts.default_user, key }, false) } : out;
     } finally {
       lease.release();
     }

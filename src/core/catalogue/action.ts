@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import type { ExecOutcome } from "../exec.ts";
 import type { Hasher } from "../../ports/hasher.ts";
+import type { HostConnection } from "../../ports/host-connection.ts";
 import type { HostMutator } from "../../ports/host-mutator.ts";
 import type { Clock, HostProbe } from "../../ports/host-probe.ts";
 import type { UnitManagerSet } from "../../ports/unit-manager.ts";
@@ -56,6 +57,11 @@ export interface ActionContext {
   capabilities?: readonly Capability[];
   /** Why the host offers fewer capabilities than a host of its kind would (e.g. its typed ports could not be built); refusals quote it. */
   capabilities_note?: string;
+  /**
+   * A remote host's connection (ports/host-connection.ts): the SSH facts audit entries name, whether changes can
+   * get root there (checked at plan, before anyone approves), its systemd path. Absent on `local`.
+   */
+  connection?: HostConnection;
   /**
    * Set per call by the query path (app/query.ts): an action that redacts its answer itself (a log window
    * redacted before its filter runs, a unit file) reports here how many secrets the answer it returns had

@@ -17,6 +17,14 @@ export function needsOf(action: Pick<Action, "needs" | "access">): readonly Capa
 }
 
 /**
+ * Whether an action's changes need root on the host: a mutating action that writes through the mutator or asks
+ * the system manager for a job (`mutate` or `systemd`). RunCommand (`exec` alone) runs as the login user.
+ */
+export function needsRoot(action: Pick<Action, "needs" | "access">): boolean {
+  return action.access === "mutating" && needsOf(action).some((n) => n === "mutate" || n === "systemd");
+}
+
+/**
  * What a context offers: its declared `capabilities`, else every port it has (`exec` only with `remote`).
  * Contexts built for a remote host always declare theirs (app/hosts.ts).
  */
