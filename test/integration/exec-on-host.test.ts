@@ -73,6 +73,21 @@ describe.skipIf(missing !== null)("exec_on_host against 20 real sshd hosts", () 
     expect(kinds().slice(before)).toEqual(["exec.decision", "exec.result"]);
   });
 
+  it("the exec.result entry names how each host was reached: SSH user, host key fingerprint as ssh-keygen -lf prints it, no sudo (issue 20)", async () => {
+    const before = store.query().length;
+    const r = await execOnHost({ hosts: ["lab4", "lab5"], command: "hostname" }, operator, deps);
+    expect("results" in r && r.results.map((x) => x.exit_code)).toEqual([0, 0]);
+    const entry = store.query().slice(before).find((e) => e.kind === "exec.result")!;
+    const results = (JSON.parse(entry.payload) as { results: { host: string; via?: unknown }[] }).results;
+    const keygen = (name: string): string => spawnSync("ssh-keygen", ["-lf", join(lab.dir, name, "host_key.pub")], { encoding: "utf8" }).stdout.split(" ")[1]!;
+    expect(keygen("lab4")).toMatch(/^SHA256:[A-Za-z0-9+/]{43}$/);
+    expect(results).toEqual([
+      expect.objectContaining({ host: "lab4", via: { ssh_user: "root", host_key: keygen("lab4"), host_key_type: "ssh-ed25519", sudo: false } }),
+      expect.objectContaining({ host: "lab5", via: { ssh_user: "root", host_key: keygen("lab5"), host_key_type: "ssh-ed25519", sudo: false } }),
+    ]);
+    expect(keygen("lab4")).not.toBe(keygen("lab5"));
+  });
+
   it("exit codes, signals and timeouts come back per host", async () => {
     const r = await execOnHost({ host: "lab3", command: "exit 7" }, operator, deps);
     expect("results" in r && r.results[0]!.exit_code).toBe(7);
