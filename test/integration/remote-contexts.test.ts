@@ -38,7 +38,7 @@ describe.skipIf(skip)("inventory hosts get their typed ports over SSH by default
     if (work) rmSync(work, { recursive: true, force: true });
   });
 
-  async function daemon(): Promise<ComposedDaemon> {
+  async function daemon(clock?: { now: () => number }): Promise<ComposedDaemon> {
     const policies = mkdtempSync(join(work, "policies-"));
     writeFileSync(join(policies, "read.cedar"), POLICY);
     const pub = (p: SshdPeer) => readFileSync(join(p.dir, "host_key.pub"), "utf8").split(" ").slice(0, 2).join(" ");
@@ -56,7 +56,7 @@ describe.skipIf(skip)("inventory hosts get their typed ports over SSH by default
         ],
       },
     });
-    const d = await composeDaemon(config, { mode: "embedded", announce: () => undefined });
+    const d = await composeDaemon(config, { mode: "embedded", announce: () => undefined, ...(clock ? { clock } : {}) });
     delete process.env.HOSTGATE_STATE_DIR;
     open.push(d);
     return d;
@@ -123,11 +123,57 @@ describe.skipIf(skip)("inventory hosts get their typed ports over SSH by default
     expect(entry.ctx.remote?.name).toBe("nosftp");
   });
 
+  it("doctor and describe say a host without systemd has none, and a host whose typed ports failed is unknown with why (issue 20)", async () => {
+    const d = await daemon();
+    await query(d, { action: "GetMemoryUsage", args: {}, host: "loop" });
+    await d.service.deps.hosts.resolve("nosftp");
+    const pooled = (): Promise<number> => d.service.deps.hostsFeature!().then((f) => (f.executor as unknown as { connections: number }).connections);
+    const dialled = await pooled();
+    const desc = await d.service.agent("remote-ctx").call("describe", {});
+    if (!desc.ok) throw new Error(desc.error.message);
+    expect(desc.value.hosts).toEqual([
+      { host: "loop", hostname: expect.any(String) as string, family: expect.any(String) as string, capabilities: ["files", "mutate", "exec"], systemd: "none", detail: "PID 1 on loop is not systemd (no /run/systemd/system)" },
+      { host: "nosftp", hostname: "nosftp", family: "other", capabilities: ["exec"], systemd: "unknown", detail: expect.stringContaining("SFTP") as string },
+    ]);
+    const doc = await d.service.agent("remote-ctx").call("doctor", {});
+    if (!doc.ok) throw new Error(doc.error.message);
+    const line = doc.value.checks.find((c) => c.name === "remote systemd")!.detail;
+    expect(line).toMatch(/^loop: none \(PID 1 on loop is not systemd \(no \/run\/systemd\/system\)\); nosftp: unknown \(Its typed ports could not be built: .*SFTP.*\); every other inventory host: not yet contacted/);
+    // describe and doctor dialled nothing: still the two connections the calls above opened.
+    expect(dialled).toBe(2);
+    expect(await pooled()).toBe(2);
+  });
+
   it("close() drops the host contexts", async () => {
     const d = await daemon();
     await query(d, { action: "GetMemoryUsage", args: {}, host: "loop" });
     expect(d.service.deps.hosts.cached()).toEqual(["loop"]);
     await d.close();
     expect(d.service.deps.hosts.cached()).toEqual([]);
+  });
+
+  // Last: it turns SFTP on in the nosftp peer.
+  it("an exec-only fallback context is retried after 60 s (fake clock): the host, fixed meanwhile, then gets its full typed context", async () => {
+    let t = Date.parse("2026-01-01T00:00:00Z");
+    const d = await daemon({ now: () => t });
+    const first = await d.service.deps.hosts.resolve("nosftp");
+    expect(first.ctx.capabilities).toEqual(["exec"]);
+    // The host is fixed: its sshd now serves SFTP (SIGHUP: sshd re-executes itself with the new configuration).
+    writeFileSync(join(noSftp.dir, "sshd_config"), `${readFileSync(join(noSftp.dir, "sshd_config"), "utf8")}Subsystem sftp internal-sftp\n`);
+    process.kill(noSftp.pid, "SIGHUP");
+    await new Promise((r) => setTimeout(r, 500));
+    t += 59_000;
+    expect(await d.service.deps.hosts.resolve("nosftp")).toBe(first);
+    // The pool's own idle close (60 s) would have ended the old session by now; end it here.
+    ((await d.service.deps.hostsFeature!()).executor as unknown as { pool: { close(): void } }).pool.close();
+    t += 1_000;
+    const again = await d.service.deps.hosts.resolve("nosftp");
+    expect(again).not.toBe(first);
+    expect(again.ctx.capabilities).toEqual(["files", "mutate", "exec"]);
+    const mem = await query(d, { action: "GetMemoryUsage", args: {}, host: "nosftp" });
+    expect((mem.data as { total_bytes: number }).total_bytes).toBeGreaterThan(0);
+    // A full context is kept by generation, not by time.
+    t += 3_600_000;
+    expect(await d.service.deps.hosts.resolve("nosftp")).toBe(again);
   });
 });
