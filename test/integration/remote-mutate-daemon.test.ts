@@ -10,7 +10,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import type { SshHostMutator } from "../../src/adapters/host-mutator-ssh.ts";
+import { SshHostMutator } from "../../src/adapters/host-mutator-ssh.ts";
 import { ConfigSchema } from "../../src/config/schema.ts";
 import { composeDaemon, type ComposedDaemon } from "../../src/daemon/compose.ts";
 import { nspawnSshPrereqs, startNspawnSsh, type NspawnSshPeer } from "../peers/nspawn-ssh.ts";
@@ -131,7 +131,8 @@ suite("remote mutations through the daemon on an nspawn systemd host over SSH (i
     // A fresh context for box-root (its answer from the earlier test would otherwise still be kept).
     d.service.deps.hosts.forget("box-root");
     const entry = await d.service.deps.hosts.resolve("box-root");
-    const count = vi.spyOn(entry.ctx.mutator as SshHostMutator, "canBecome");
+    expect(entry.ctx.mutator).toBeInstanceOf(SshHostMutator);
+    const count = vi.spyOn(entry.ctx.mutator as unknown as Pick<SshHostMutator, "canBecome">, "canBecome");
     try {
       const steps = [1, 2, 3].map((i) => ({ action: "WriteFile", params: { path: `/etc/hg-three-${i}.conf`, content: `${i}\n` } }));
       const p = await agent().call("plan", { host: "box-root", steps });
