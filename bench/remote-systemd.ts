@@ -2,9 +2,11 @@
  * Remote systemd and mutations over SSH (issue 20 part C). Run as root: `npx tsx bench/remote-systemd.ts`. Boots
  * the SSH-reachable PID-1 systemd container (test/peers/nspawn-ssh.ts) and prints ONE JSON object on stdout,
  * p50/p90 over warm connections of the shared pool (first calls dropped):
- * - get_unit / read_unit_definition / list_units: over the remote D-Bus (systemd-stdio-bridge on one channel),
- *   over the systemctl fallback, and on the container's own bus from this machine (`local`, the same adapter on
- *   a Unix socket: what the call costs without SSH); target read_unit over the remote D-Bus ≤ 10 ms;
+ * - get_unit / read_unit_definition / list_units: over the remote D-Bus (systemd-stdio-bridge on one channel;
+ *   unit files through the connection's SFTP channel, as composed), the same with unit files read by one exec
+ *   each (`remote_dbus_exec_files`: how it was before), over the systemctl fallback, and on the container's own
+ *   bus from this machine (`local`, the same adapter on a Unix socket: what the call costs without SSH); target
+ *   read_unit over the remote D-Bus ≤ 10 ms;
  * - openssh_controlmaster_show: `ssh -S <ControlMaster> host systemctl show -p ActiveState unit` (the reference);
  * - bridge_connect: a fresh bridge's first call (channel + relay socket + D-Bus Hello), warm SSH connection;
  * - write_file: SshHostMutator.writeFileAtomic with a precondition (one fixed script), as root and via sudo -n;
@@ -47,9 +49,13 @@ const pool = new SshPool({ known_hosts: [peer.knownHosts], host_keys: "strict", 
 const open = (user: string) => sessionExecOpener(sshSession(pool, { target: { host: peer.ip, port: peer.port, user } }));
 try {
   const unit = PEER_UNITS.withDropIn;
+  const sftp = sshSession(pool, { target: { host: peer.ip, port: peer.port, user: "root" } }).sftp;
   const managers: Record<string, UnitManager> = {
-    remote_dbus: bridgeUnitManager({ open: open("root"), host: "box", login: "root", become: "none" }),
-    remote_systemctl: new SystemctlUnitManager({ open: open("root"), host: "box", login: "root", become: "none" }),
+    // As the daemon composes it (daemon/remote-contexts.ts → sshChangePorts): unit files through SFTP.
+    remote_dbus: bridgeUnitManager({ open: open("root"), sftp, host: "box", login: "root", become: "none" }),
+    // Before issue 20's read_unit fix: the same bridge, unit files read by one exec each.
+    remote_dbus_exec_files: bridgeUnitManager({ open: open("root"), host: "box", login: "root", become: "none" }),
+    remote_systemctl: new SystemctlUnitManager({ open: open("root"), sftp, host: "box", login: "root", become: "none" }),
     local: new DbusUnitManager({ busAddress: peer.container.busAddress, fileRoot: peer.container.fileRoot }),
   };
   for (const [name, m] of Object.entries(managers)) {

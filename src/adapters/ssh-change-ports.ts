@@ -6,9 +6,12 @@ import { sessionExecOpener } from "./remote-exec.ts";
 import { detectRemoteSystemd, type RemoteSystemd } from "./systemd-bridge-ssh.ts";
 import { remoteUnitManagers } from "./systemd-remote.ts";
 
-/** What {@link sshChangePorts} needs: the host's session on the shared pool, its inventory name, login and become. */
+/**
+ * What {@link sshChangePorts} needs: the host's session on the shared pool (with `sftp`, unit files are read
+ * through the connection's SFTP channel rather than one exec each), its inventory name, login and become.
+ */
 export interface SshChangePortsOptions {
-  session: Pick<SshSession, "openChannel">;
+  session: Pick<SshSession, "openChannel"> & Partial<Pick<SshSession, "sftp">>;
   name: string;
   login: string;
   become: Become;
@@ -24,5 +27,5 @@ export async function sshChangePorts(o: SshChangePortsOptions): Promise<{ mutato
   const open = sessionExecOpener(o.session);
   const systemd = await detectRemoteSystemd(open, o.name);
   const ports = { open, host: o.name, login: o.login, become: o.become };
-  return { mutator: new SshHostMutator(ports), units: remoteUnitManagers(ports, systemd), systemd };
+  return { mutator: new SshHostMutator(ports), units: remoteUnitManagers({ ...ports, sftp: o.session.sftp }, systemd), systemd };
 }

@@ -18,12 +18,14 @@ import { createServer, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { MessageBus } from "@jellybrick/dbus-next";
+import type { SFTPWrapper } from "ssh2";
 import { becomePrefix, sudoFailure, type Become } from "../core/inventory/become.ts";
 import { shellJoin } from "../core/inventory/target.ts";
 import { HostgateError } from "../core/errors.ts";
 import type { UnitManager } from "../ports/unit-manager.ts";
 import { runRemote, type OpenExec } from "./remote-exec.ts";
 import { DbusUnitManager, notShownNote, type DbusModule, type UnitFileReader } from "./systemd-dbus.ts";
+import { sftpUnitFileReader } from "./unit-file-sftp.ts";
 
 /** Where a remote host's systemd is reached: the remote D-Bus (`dbus_bridge`), `systemctl` text, or not at all. */
 export type RemoteSystemdKind = "dbus_bridge" | "systemctl" | "none";
@@ -123,7 +125,10 @@ export function bridgeBusOpener(open: OpenExec, prefix: readonly string[], host:
   };
 }
 
-/** Reads unit files on the remote host, as the login user, one exec per file: mode first, content only when world-readable. */
+/**
+ * Reads unit files on the remote host, as the login user, one exec per file: mode first, content only when
+ * world-readable. The fallback when no SFTP channel is given ({@link unitFileReaderOf}).
+ */
 export function remoteUnitFileReader(open: OpenExec): UnitFileReader {
   const script = `m=$(stat -L -c %a -- "$1" 2>/dev/null) || { echo unreadable; exit 0; }
 echo "$m"
@@ -161,9 +166,19 @@ class ReadWriteUnitManager implements UnitManager {
   }
 }
 
+/**
+ * The unit file reader of a remote manager: through the connection's SFTP channel when `sftp` is given
+ * (unit-file-sftp.ts: pipelined requests, no process on the host), else one exec per file.
+ */
+export function unitFileReaderOf(o: { open: OpenExec; sftp?: (() => Promise<SFTPWrapper>) | undefined }): UnitFileReader {
+  return o.sftp ? sftpUnitFileReader(o.sftp) : remoteUnitFileReader(o.open);
+}
+
 /** Options of {@link bridgeUnitManager}. */
 export interface BridgeUnitManagerOptions {
   open: OpenExec;
+  /** The pooled connection's SFTP session (SshSession.sftp): unit files are read through it; absent, by exec. */
+  sftp?: (() => Promise<SFTPWrapper>) | undefined;
   /** Inventory name (messages). */
   host: string;
   /** SSH login user. */
@@ -178,7 +193,7 @@ export interface BridgeUnitManagerOptions {
  * use; `close()` ends the channels. Errors are DbusUnitManager's, plus the sudo ones for changes.
  */
 export function bridgeUnitManager(o: BridgeUnitManagerOptions): UnitManager {
-  const readUnitFile = remoteUnitFileReader(o.open);
+  const readUnitFile = unitFileReaderOf(o);
   const base = { busAddress: `ssh://${o.login}@${o.host} systemd-stdio-bridge`, readUnitFile, ...(o.callTimeoutMs ? { callTimeoutMs: o.callTimeoutMs } : {}), connectTimeoutMs: 10_000 };
   const reader = new DbusUnitManager({ ...base, openBus: bridgeBusOpener(o.open, [], o.host, o.login) });
   if (o.login === "root" || o.become === "none") return reader;

@@ -10,6 +10,7 @@
  * (polkit/D-Bus refused the login), `timeout`, `backend_error` (anything else, with systemctl's words), and the
  * sudo and connection errors.
  */
+import type { SFTPWrapper } from "ssh2";
 import { becomePrefix, sudoFailure, type Become } from "../core/inventory/become.ts";
 import { shellJoin } from "../core/inventory/target.ts";
 import { HostgateError } from "../core/errors.ts";
@@ -20,12 +21,14 @@ import { parseExecCommands, parseListUnitsJson, parseShow, parseUnitFileChanges,
 import { parseUnitName } from "../core/systemd/unit-name.ts";
 import type { JobOptions, ListUnitsQuery, UnitManager } from "../ports/unit-manager.ts";
 import { runRemote, type OpenExec, type RemoteRun } from "./remote-exec.ts";
-import { remoteUnitFileReader } from "./systemd-bridge-ssh.ts";
+import { unitFileReaderOf } from "./systemd-bridge-ssh.ts";
 import type { UnitFileReader } from "./systemd-dbus.ts";
 
 /** Options of {@link SystemctlUnitManager}. */
 export interface SystemctlUnitManagerOptions {
   open: OpenExec;
+  /** The pooled connection's SFTP session: unit files are read through it; absent, by exec. */
+  sftp?: (() => Promise<SFTPWrapper>) | undefined;
   host: string;
   login: string;
   become: Become;
@@ -42,7 +45,7 @@ export class SystemctlUnitManager implements UnitManager {
   private readonly readUnitFile: UnitFileReader;
 
   constructor(private readonly o: SystemctlUnitManagerOptions) {
-    this.readUnitFile = remoteUnitFileReader(o.open);
+    this.readUnitFile = unitFileReaderOf(o);
   }
 
   private async systemctl(args: readonly string[], privileged: boolean, timeoutMs = this.o.callTimeoutMs ?? 15_000): Promise<RemoteRun> {

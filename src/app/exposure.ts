@@ -1,7 +1,7 @@
 import { toolNameOf } from "../core/catalogue/action.ts";
 import { actorOf, type Caller } from "../core/caller.ts";
 import { HostgateError } from "../core/errors.ts";
-import { exposureOf, type ExposureSettings, type ToolExposure } from "../core/toolsets.ts";
+import { exposureOf, FANOUT_TOOL, type ExposureSettings, type ToolExposure } from "../core/toolsets.ts";
 import { METHODS, type MethodDef, type MethodName } from "../ipc/methods.ts";
 import { audit } from "./audit-log.ts";
 import type { DaemonDeps } from "./deps.ts";
@@ -10,11 +10,25 @@ import type { DaemonDeps } from "./deps.ts";
 export const DEFAULT_EXPOSURE: ExposureSettings = { exposure: "all", groups: {}, enable: [], disable: [], switches: {} };
 
 /**
- * The tool a method call stands for, by the method table's `tool` entry (its name is the method's), or for `query`
+ * The (first) tool a method call stands for, by the method table's `tool` entry (its name is the method's), or for `query`
  * by the action's own groups (tool `get_disk_usage` for `GetDiskUsage`, read-only). null: not a tool (describe,
  * resources, skills_status, admin methods) or an action the catalogue does not know (the handler answers that).
  */
 export function toolOfCall(d: Pick<DaemonDeps, "catalogue">, method: MethodName, params: unknown): { name: string; tool: ToolExposure } | null {
+  return toolsOfCall(d, method, params)[0] ?? null;
+}
+
+/**
+ * Every tool a method call stands for, each judged by the gate: {@link toolOfCall}'s, and for a `query` fanned out
+ * to `hosts` also read_on_hosts (core/toolsets.ts FANOUT_TOOL), the tool that offers fan-out.
+ */
+export function toolsOfCall(d: Pick<DaemonDeps, "catalogue">, method: MethodName, params: unknown): { name: string; tool: ToolExposure }[] {
+  const one = oneToolOfCall(d, method, params);
+  const fanout = method === "query" && (params as { hosts?: unknown }).hosts !== undefined;
+  return [...(one ? [one] : []), ...(fanout ? [{ name: FANOUT_TOOL.name, tool: FANOUT_TOOL.exposure }] : [])];
+}
+
+function oneToolOfCall(d: Pick<DaemonDeps, "catalogue">, method: MethodName, params: unknown): { name: string; tool: ToolExposure } | null {
   if (method === "query") {
     const name = (params as { action?: unknown }).action;
     const action = typeof name === "string" ? d.catalogue.find((a) => a.name === name) : undefined;
@@ -41,14 +55,14 @@ export function exposureGate(d: DaemonDeps): (method: MethodName, params: unknow
   const settings = d.exposure ?? DEFAULT_EXPOSURE;
   return async (method, params, caller) => {
     if (SERVED_WHEN_HIDDEN.has(method)) return;
-    const call = toolOfCall(d, method, params);
-    if (!call) return;
-    const e = exposureOf(call.name, call.tool, settings);
-    if (e.offered) return;
-    await audit(d.audit(), "tool.refused", actorOf(caller), { method, tool: call.name, reason: e.reason }).catch(() => undefined);
-    throw new HostgateError("tool_disabled", `${call.name} is turned off in this daemon: ${e.reason}.`, {
-      hint: `To turn it on, ${e.fix} in the daemon's configuration (hostgate config path shows which file) and restart the daemon (docs/configuration.md).`,
-      details: { tool: call.name, reason: e.reason, fix: e.fix },
-    });
+    for (const call of toolsOfCall(d, method, params)) {
+      const e = exposureOf(call.name, call.tool, settings);
+      if (e.offered) continue;
+      await audit(d.audit(), "tool.refused", actorOf(caller), { method, tool: call.name, reason: e.reason }).catch(() => undefined);
+      throw new HostgateError("tool_disabled", `${call.name} is turned off in this daemon: ${e.reason}.`, {
+        hint: `To turn it on, ${e.fix} in the daemon's configuration (hostgate config path shows which file) and restart the daemon (docs/configuration.md).`,
+        details: { tool: call.name, reason: e.reason, fix: e.fix },
+      });
+    }
   };
 }

@@ -72,6 +72,17 @@ async function oneHost(d: DaemonDeps, p: QueryRequest, hostId: string, caller: C
   return r.value;
 }
 
+/**
+ * Before a fan-out dials anything: the action must be a read-only action of the catalogue (of any distro family:
+ * whether a host's family offers it is that host's answer). Throws `unknown_action` / `not_read_only` once, for
+ * the whole call, instead of once per host after each was resolved and asked.
+ */
+function checkFanOutAction(d: DaemonDeps, name: string): void {
+  const found = d.catalogue.filter((a) => a.name === name);
+  if (found.length === 0) throw new HostgateError("unknown_action", `No action named ${name} is offered by this daemon.`, { hint: "Name a read-only tool from tools/list, e.g. get_disk_usage." });
+  if (found.every((a) => a.access !== "read_only")) throw new HostgateError("not_read_only", `${name} changes the host and cannot run as a query.`, { hint: "Propose it with plan; a human approves it with `hostgate approve <txid>` before execute." });
+}
+
 /** `promise`, or a `timeout` error after `ms`. */
 function bounded<T>(promise: Promise<T>, ms: number, host: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
@@ -88,6 +99,12 @@ function bounded<T>(promise: Promise<T>, ms: number, host: string): Promise<T> {
  */
 export async function queryHosts(d: DaemonDeps, p: QueryRequest, caller: Caller, signal?: AbortSignal, opts: { concurrency?: number; timeout_ms?: number } = {}): Promise<QueryValue> {
   if (!p.hosts) return oneHost(d, p, p.host ?? LOCAL_HOST, caller, signal);
+  try {
+    checkFanOutAction(d, p.action);
+  } catch (err) {
+    await audit(d.audit(), "query.refused", actorOf(caller), { action: p.action, hosts: p.hosts, code: (err as HostgateError).code }).catch(() => undefined);
+    throw err;
+  }
   const started = Date.now();
   const hosts = [...new Set(p.hosts)];
   const concurrency = opts.concurrency ?? (d.hostsFeature ? (await d.hostsFeature()).settings.fanout_concurrency : DEFAULT_CONCURRENCY);

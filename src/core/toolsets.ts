@@ -26,6 +26,13 @@ export interface ToolExposure {
   off_by_default?: string;
 }
 
+/**
+ * read_on_hosts (issue 20): one read-only tool fanned out to several hosts. The front lists it by this entry and
+ * the daemon judges a `query` with `hosts` by it as well as by the action's own tool (app/exposure.ts), so hiding
+ * either hides the fan-out.
+ */
+export const FANOUT_TOOL: { readonly name: string; readonly exposure: ToolExposure } = { name: "read_on_hosts", exposure: { toolsets: ["hosts"], read_only: true } };
+
 /** The exposure configuration (config `tools.*`, plus the switches of off-by-default tools such as `exec.enabled`). */
 export interface ExposureSettings {
   exposure: "all" | "read_only";

@@ -152,3 +152,25 @@ export type ExecOnHostResult = z.infer<typeof ExecOnHostResultSchema>;
  */
 export const ExecOnHostAnswerSchema = ExecOnHostResultSchema.extend({ meta: ProvenanceSchema.nullable() });
 export type ExecOnHostAnswer = z.infer<typeof ExecOnHostAnswerSchema>;
+
+/**
+ * read_on_hosts (issue 20): one read-only direct tool on several hosts. `tool` is the direct tool's name
+ * (`get_disk_usage`), `arguments` its own arguments (without `host`), `hosts` the hosts (1–100, `local` allowed).
+ * The daemon's `query { hosts }` runs it; the answer is {@link ReadOnHostsResultSchema}.
+ */
+export const ReadOnHostsInputSchema = z.object({
+  tool: z.string().min(1).max(64).regex(/^[a-z][a-z0-9_]*$/, "a direct read-only tool's name, e.g. get_disk_usage").describe("A read-only tool, e.g. get_disk_usage"),
+  hosts: z.array(z.string().min(1).max(255)).min(1).max(100),
+  arguments: z.record(z.string(), z.unknown()).optional().describe("That tool's arguments"),
+}).strict();
+export type ReadOnHostsInput = z.infer<typeof ReadOnHostsInputSchema>;
+
+/**
+ * read_on_hosts' answer: the daemon's fan-out data (protocol.ts FanOutDataSchema) as is. `groups`: identical
+ * (redacted) answers, each with the hosts that gave it in request order (`data` is that tool's own answer, its
+ * outputSchema); `errors`: one per host that gave no answer (refused, unreachable, timed out…), never dropped.
+ */
+export const ReadOnHostsResultSchema = z.object({
+  groups: z.array(z.object({ hosts: z.array(z.string()), data: z.record(z.string(), z.unknown()).describe("The tool's own answer (its outputSchema)") })),
+  errors: z.array(z.object({ host: z.string(), code: z.string(), message: z.string(), hint: z.string().optional() })),
+});

@@ -17,13 +17,14 @@ import { searchHostsTool } from "./tools/search-hosts.ts";
 import { listBackendsTool } from "./tools/list-backends.ts";
 import { getHostDetailsTool } from "./tools/get-host-details.ts";
 import { execOnHostTool } from "./tools/exec-on-host.ts";
+import { readOnHostsTool } from "./tools/read-on-hosts.ts";
 import { SKILLS_TOOLS } from "./tools/skills/index.ts";
 
 /**
  * The fixed tools every hostgate offers, besides one direct tool per read-only action. A daemon-backed tool
  * is one file in tools/ (naming its method and toolsets) listed here; see docs/architecture.md.
  */
-export const FIXED_TOOLS: readonly ToolSpec[] = [planTool, executeTool, historyTool, doctorTool, auditVerifyTool, planCommandTool, searchHostsTool, listBackendsTool, getHostDetailsTool, execOnHostTool, ...SKILLS_TOOLS];
+export const FIXED_TOOLS: readonly ToolSpec[] = [planTool, executeTool, historyTool, doctorTool, auditVerifyTool, planCommandTool, searchHostsTool, listBackendsTool, getHostDetailsTool, execOnHostTool, readOnHostsTool, ...SKILLS_TOOLS];
 
 /** Front options read once at start: the transport (stdio binds confirm tokens to the connection) and the skills gates asked for. */
 export interface FrontOptions {

@@ -102,20 +102,23 @@ suite("HostMutator and UnitManager over SSH on a PID-1 systemd container", () =>
       }
     }, 20_000);
 
-    it("read_unit (definition, state, service status) over SSH equals the container's own bus; files are read on the container", async () => {
+    it("read_unit (definition, state, service status) over SSH equals the container's own bus; files are read on the container (by exec, and through SFTP as composed)", async () => {
       const local = new DbusUnitManager({ busAddress: peer.container.busAddress, fileRoot: peer.container.fileRoot });
       managers.push(local);
-      const remote = await units("plain", "none");
+      const viaSftp = bridgeUnitManager({ open: await login("plain"), sftp: sshSession(pool, { target: { host: peer.ip, port: peer.port, user: "plain" } }).sftp, host: "box", login: "plain", become: "none" });
+      managers.push(viaSftp);
       const unit = PEER_UNITS.withDropIn;
-      const def = await remote.getDefinition(unit);
-      expect(def).toEqual(await local.getDefinition(unit));
-      expect(def.text).toContain("ExecStart=/bin/sleep infinity");
-      expect(def.text).not.toContain(PEER_UNITS.secret);
-      // The 0600 drop-in is shown as a note, not its value, exactly as on the local reader.
-      expect(def.text).not.toContain(PEER_UNITS.privateValue);
-      expect(def.text).toMatch(/private\.conf\n\(not shown: mode 0600/);
-      expect(await remote.getServiceStatus(unit)).toEqual(await local.getServiceStatus(unit));
-      expect(await codeOf(remote.getUnit("hg-nonexistent.service"))).toBe("no_such_unit");
+      for (const remote of [await units("plain", "none"), viaSftp]) {
+        const def = await remote.getDefinition(unit);
+        expect(def).toEqual(await local.getDefinition(unit));
+        expect(def.text).toContain("ExecStart=/bin/sleep infinity");
+        expect(def.text).not.toContain(PEER_UNITS.secret);
+        // The 0600 drop-in is shown as a note, not its value, exactly as on the local reader.
+        expect(def.text).not.toContain(PEER_UNITS.privateValue);
+        expect(def.text).toMatch(/private\.conf\n\(not shown: mode 0600/);
+        expect(await remote.getServiceStatus(unit)).toEqual(await local.getServiceStatus(unit));
+        expect(await codeOf(remote.getUnit("hg-nonexistent.service"))).toBe("no_such_unit");
+      }
     });
   });
 

@@ -180,3 +180,13 @@ export function defineReadOnlyAction<P extends z.ZodType, O extends z.ZodType>(a
 export function toolNameOf(actionName: string): string {
   return actionName.replace(/([a-z0-9])([A-Z])/g, "$1_$2").replace(/([A-Z]+)([A-Z][a-z])/g, "$1_$2").toLowerCase();
 }
+
+/**
+ * `get_disk_usage` → `GetDiskUsage`: the action a direct tool's name stands for (the inverse of
+ * {@link toolNameOf} for the catalogue's names, which have no acronyms; a catalogue test checks every one).
+ * Used by read_on_hosts, which names the tool it fans out. A name that is not snake_case comes back unchanged
+ * in its parts, so the daemon answers it `unknown_action`.
+ */
+export function actionNameOf(toolName: string): string {
+  return toolName.split("_").map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join("");
+}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { toolNameOf } from "./action.ts";
+import { actionNameOf, toolNameOf } from "./action.ts";
 import { CATALOGUE } from "./index.ts";
 
 /**
@@ -40,6 +40,11 @@ describe("catalogue classification", () => {
       expect(n).toMatch(/^[A-Z][A-Za-z0-9]+$/);
       expect(toolNameOf(n)).toMatch(/^[a-z][a-z0-9_]+$/);
     }
+  });
+
+  it("every tool name leads back to its action (read_on_hosts names the tool it fans out: actionNameOf)", () => {
+    for (const n of CATALOGUE.map((a) => a.name)) expect(actionNameOf(toolNameOf(n))).toBe(n);
+    expect(actionNameOf("get_cpu_thing")).toBe("GetCpuThing");
   });
 
   it("a low-risk mutating action (the package index update) is still mutating", () => {
