@@ -49,7 +49,8 @@ const pool = new SshPool({ known_hosts: [peer.knownHosts], host_keys: "strict", 
 const open = (user: string) => sessionExecOpener(sshSession(pool, { target: { host: peer.ip, port: peer.port, user } }));
 try {
   const unit = PEER_UNITS.withDropIn;
-  const sftp = sshSession(pool, { target: { host: peer.ip, port: peer.port, user: "root" } }).sftp;
+  const rootSession = sshSession(pool, { target: { host: peer.ip, port: peer.port, user: "root" } });
+  const sftp = () => rootSession.sftp();
   const managers: Record<string, UnitManager> = {
     // As the daemon composes it (daemon/remote-contexts.ts → sshChangePorts): unit files through SFTP.
     remote_dbus: bridgeUnitManager({ open: open("root"), sftp, host: "box", login: "root", become: "none" }),

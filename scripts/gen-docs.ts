@@ -33,7 +33,7 @@ function toolsDoc(): string {
   }
   lines.push("", "## Direct tools and actions", "",
     "Every read-only action is a direct tool named in snake_case. Mutating actions are never direct tools: they are steps of `plan`.", "",
-    "Every direct tool also takes an optional `host` (`{\"type\":\"string\"}`, not repeated in the inputs below): an inventory name from `search_hosts`, default `local`. On another host the read is gated by the Cedar action `read` (deny by default) and answered over SSH; provenance in `_meta` names the host (docs/hosts.md). Fan-out to several hosts (`hosts`) is not offered on direct tools (their outputSchema is one host's answer): the daemon's `query { hosts }` does it.", "",
+    "Every direct tool also takes an optional `host` (`{\"type\":\"string\"}`, not repeated in the inputs below): an inventory name from `search_hosts`, default `local`. On another host the read is gated by the Cedar action `read` (deny by default) and answered over SSH; provenance in `_meta` names the host (docs/hosts.md). Fan-out to several hosts is the tool `read_on_hosts` (`{ tool, hosts, arguments }`), not a `hosts` argument here: a direct tool's outputSchema is one host's answer.", "",
     "| tool | action | access | risk | families | toolsets |", "|---|---|---|---|---|---|");
   for (const a of CATALOGUE) {
     lines.push(`| ${a.access === "read_only" ? `\`${toolNameOf(a.name)}\`` : "—"} | \`${a.name}\` | ${a.access} | ${a.risk_level} | ${a.families === "all" ? "all" : a.families.join(", ")} | ${a.toolsets.join(", ")} |`);

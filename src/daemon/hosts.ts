@@ -78,7 +78,7 @@ export function composeHosts(raw: HostsConfig, opts: { mode: DaemonMode; stateDi
   // (read at each resolution, like each dial; unreadable ones fail the resolution closed).
   const inventory = new Inventory({
     backends, defaulted, cache: new InventoryCache(), resolveAlias: sshConfig ? (n) => sshConfig.resolve(n) : null,
-    identity: { lookup: dnsLookup({ timeout_ms: exec.connect_timeout_ms, ttl_ms: 60_000 }), keyTwins: (h, p) => KnownHosts.load(knownHosts).keyTwins(h, p) },
+    identity: { lookup: dnsLookup({ timeout_ms: exec.connect_timeout_ms, ttl_ms: 60_000 }), keyTwins: (h, p) => KnownHosts.loadFresh(knownHosts).keyTwins(h, p) },
   });
 
   const identities = (exec.identity_files ?? (system ? [join(opts.stateDir, "ssh", "id_ed25519")] : ["~/.ssh/id_ed25519", "~/.ssh/id_ecdsa", "~/.ssh/id_rsa"])).map((p) => expand(p, home));

@@ -105,7 +105,8 @@ suite("HostMutator and UnitManager over SSH on a PID-1 systemd container", () =>
     it("read_unit (definition, state, service status) over SSH equals the container's own bus; files are read on the container (by exec, and through SFTP as composed)", async () => {
       const local = new DbusUnitManager({ busAddress: peer.container.busAddress, fileRoot: peer.container.fileRoot });
       managers.push(local);
-      const viaSftp = bridgeUnitManager({ open: await login("plain"), sftp: sshSession(pool, { target: { host: peer.ip, port: peer.port, user: "plain" } }).sftp, host: "box", login: "plain", become: "none" });
+      const plain = sshSession(pool, { target: { host: peer.ip, port: peer.port, user: "plain" } });
+      const viaSftp = bridgeUnitManager({ open: await login("plain"), sftp: () => plain.sftp(), host: "box", login: "plain", become: "none" });
       managers.push(viaSftp);
       const unit = PEER_UNITS.withDropIn;
       for (const remote of [await units("plain", "none"), viaSftp]) {

@@ -34,8 +34,10 @@ describe.skipIf(skip)("unit files read over SFTP (issue 20)", () => {
     writeFileSync(join(peer.dir, "known_hosts"), `[127.0.0.1]:${peer.port} ${pub}\n`);
     pool = new SshPool({ known_hosts: [join(peer.dir, "known_hosts")], host_keys: "strict", default_user: "root", default_identity_files: [peer.clientKey], connect_timeout_ms: 5000 });
     const session = (user: string) => sshSession(pool, { target: { host: "127.0.0.1", port: peer.port, user } });
-    asRoot = sftpUnitFileReader(session("root").sftp);
-    asUser = sftpUnitFileReader(session("hgunit").sftp);
+    const root = session("root");
+    const user = session("hgunit");
+    asRoot = sftpUnitFileReader(() => root.sftp());
+    asUser = sftpUnitFileReader(() => user.sftp());
     dir = mkdtempSync(join(tmpdir(), "hg-unitfiles-"));
     chmodSync(dir, 0o755);
     writeFileSync(join(dir, "a.service"), "[Service]\nExecStart=/bin/true\n", { mode: 0o644 });

@@ -57,8 +57,11 @@ export function hashedName(name: string): string {
   return `|1|${salt.toString("base64")}|${createHmac("sha1", salt).update(name).digest("base64")}`;
 }
 
-/** Starts `count` namespaces with one sshd each (port 22). */
-export async function startNetnsLab(count: number): Promise<NetnsLab> {
+/**
+ * Starts `count` namespaces with one sshd each (port 22). `sftp: true` adds the sftp subsystem (the typed read
+ * ports need it: bench/remote-fanout.ts); without it the hosts offer exec only, as the exec tests expect.
+ */
+export async function startNetnsLab(count: number, opts: { sftp?: boolean } = {}): Promise<NetnsLab> {
   const pid = process.pid;
   const tag = `${pid % 100000}`;
   const bridge = `hgh${tag}`;
@@ -104,7 +107,7 @@ export async function startNetnsLab(count: number): Promise<NetnsLab> {
         "Port 22", `ListenAddress ${ip}`, `HostKey ${join(hdir, "host_key")}`, `PidFile ${join(hdir, "sshd.pid")}`,
         `AuthorizedKeysFile ${join(dir, "authorized_keys")}`, "PermitRootLogin prohibit-password", "PasswordAuthentication no",
         "KbdInteractiveAuthentication no", "UsePAM no", "StrictModes no", "MaxSessions 10", "MaxStartups 100:30:200",
-        "AllowTcpForwarding yes", "",
+        "AllowTcpForwarding yes", ...(opts.sftp === true ? ["Subsystem sftp internal-sftp"] : []), "",
       ].join("\n"));
       execFileSync("/usr/sbin/sshd", ["-t", "-f", conf]);
       const child = spawn("ip", ["netns", "exec", ns, "unshare", "--mount", "--uts", "--propagation", "private", "sh", "-c",

@@ -102,6 +102,22 @@ function ipv6Text(g: number[]): string {
  * is none of these comes back lower-cased (validation is `validateSshHost`'s job).
  */
 export function normaliseHost(host: string): string {
+  const known = normalised.get(host);
+  if (known !== undefined) return known;
+  const n = normaliseUncached(host);
+  if (normalised.size >= NORMALISED_MAX) normalised.clear();
+  normalised.set(host, n);
+  return n;
+}
+
+/**
+ * Answers of normaliseHost by input (a pure function: memoised). Resolving a host compares it with every
+ * inventory entry, so a fan-out to n hosts normalises n² addresses (issue 20: ≈ 3 % of a 20-host read's CPU).
+ */
+const normalised = new Map<string, string>();
+const NORMALISED_MAX = 4096;
+
+function normaliseUncached(host: string): string {
   let h = host.trim();
   if (h.startsWith("[") && h.endsWith("]")) h = h.slice(1, -1);
   const v4 = parseInetAton(h);

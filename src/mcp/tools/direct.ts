@@ -24,7 +24,7 @@ function withHost(action: ActionDescriptor): Record<string, unknown> {
  * (an inventory name; absent: `local`) passed to the daemon's `query` beside the action's own arguments. The
  * front does not decide that the action is read-only; the daemon's query path refuses anything else whatever is
  * asked. Descriptors that are not read-only never become direct tools (a mutating action goes through plan).
- * Fan-out (`hosts`) stays on the daemon's `query`: a direct tool's outputSchema is one host's answer.
+ * Fan-out to several hosts is read_on_hosts (read-on-hosts.ts): a direct tool's outputSchema is one host's answer.
  */
 export function directTool(action: ActionDescriptor): ToolSpec | null {
   if (action.access !== "read_only") return null;
