@@ -12,20 +12,31 @@ export const PROC_DUMP_ARGV = ["sh", "-c", "exec sed -z -n -s '1F;l 0' /proc/[0-
 
 const C_ESCAPES: Record<string, number> = { "\\": 92, a: 7, b: 8, f: 12, n: 10, r: 13, t: 9, v: 11 };
 
-/** Bytes of one `l`-escaped record (without its final `$`); throws on an escape sed does not write. */
+/**
+ * Bytes of one `l`-escaped record (without its final `$`); throws on an escape sed does not write. The text is
+ * ASCII (the C locale escapes every other byte), so runs between escapes are copied whole (latin1), not byte by
+ * byte: most records have no escape at all (issue 20, list_processes over SSH).
+ */
 function unescape(rec: string): Buffer {
-  const out: number[] = [];
-  for (let i = 0; i < rec.length; i++) {
-    const c = rec.charCodeAt(i);
-    if (c !== 92) { out.push(c); continue; }
-    const e = rec[i + 1] ?? "";
-    if (e in C_ESCAPES) { out.push(C_ESCAPES[e]!); i++; continue; }
-    const oct = rec.slice(i + 1, i + 4);
-    if (!/^[0-7]{3}$/.test(oct)) throw new Error(`bad escape at ${i}`);
-    out.push(parseInt(oct, 8));
-    i += 3;
+  if (!rec.includes("\\")) return Buffer.from(rec, "latin1");
+  const out = Buffer.allocUnsafe(rec.length);
+  let o = 0;
+  let i = 0;
+  for (;;) {
+    const j = rec.indexOf("\\", i);
+    o += out.write(rec.slice(i, j < 0 ? rec.length : j), o, "latin1");
+    if (j < 0) return out.subarray(0, o);
+    const e = rec[j + 1] ?? "";
+    if (e in C_ESCAPES) {
+      out[o++] = C_ESCAPES[e]!;
+      i = j + 2;
+      continue;
+    }
+    const oct = rec.slice(j + 1, j + 4);
+    if (!/^[0-7]{3}$/.test(oct)) throw new Error(`bad escape at ${j}`);
+    out[o++] = parseInt(oct, 8);
+    i = j + 4;
   }
-  return Buffer.from(out);
 }
 
 /**

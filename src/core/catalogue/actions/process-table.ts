@@ -30,9 +30,10 @@ export interface ProcessInfo {
 
 /** Reads boot time (epoch seconds, /proc/stat `btime`) and uptime (seconds, /proc/uptime). */
 async function clockBase(ctx: ActionContext): Promise<ClockBase> {
-  const stat = await ctx.host.readText("/proc/stat");
+  // Both at once: over SSH each is a round trip (issue 20).
+  const [stat, up] = await Promise.all([ctx.host.readText("/proc/stat"), ctx.host.readText("/proc/uptime")]);
   const btime = Number(/^btime (\d+)$/m.exec(stat)?.[1] ?? 0);
-  const uptime = Number((await ctx.host.readText("/proc/uptime")).split(" ")[0]);
+  const uptime = Number(up.split(" ")[0]);
   return { btime, uptime };
 }
 
@@ -171,8 +172,10 @@ export async function readProcess(ctx: ActionContext, pid: number, users: Map<nu
  * ({@link readProcessHead}) and command lines ({@link readArgv}) only for the rows it needs them for.
  */
 export async function readProcessStats(ctx: ActionContext): Promise<ProcessStat[]> {
-  const base = await clockBase(ctx);
-  const pids = (await ctx.host.readDir("/proc")).filter((d) => /^\d+$/.test(d)).map(Number);
+  // The listing starts at once, beside the clock reads: over SSH it also starts the one-round-trip process dump
+  // (adapters/host-ssh.ts), the longest part of the call, which no longer waits for the clock reads (issue 20).
+  const [base, names] = await Promise.all([clockBase(ctx), ctx.host.readDir("/proc")]);
+  const pids = names.filter((d) => /^\d+$/.test(d)).map(Number);
   const all = await Promise.all(pids.map((pid) => readProcessStat(ctx, pid, base)));
   return all.filter((p): p is ProcessStat => p !== null);
 }
