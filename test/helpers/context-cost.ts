@@ -8,9 +8,11 @@
  * issue 22's get_largest_directories (≈ 300 bytes at its smallest: the 12 KiB were spent to 10 bytes when it came,
  * and the disk-full runbook needs it as a direct tool), plus 512 bytes for issue 20's `host` argument, which the
  * issue requires on every direct read-only tool (`{"type":"string"}`, ≈ 25 bytes on each of ≈ 19 tools: ≈ 470
- * bytes; no per-tool description, search_hosts says once what a host name is). Any other addition pays for itself.
+ * bytes; no per-tool description, search_hosts says once what a host name is), plus 512 bytes for issue 20's
+ * read_on_hosts (the fan-out the issue asks for, ≈ 470 bytes; the alternative, a `hosts` argument on every direct
+ * tool, would cost ≈ 50 bytes on each of ≈ 19 tools: docs/hosts.md). Any other addition pays for itself.
  */
-export const CONTEXT_BUDGET_BYTES = 12 * 1024 + 512 + 512;
+export const CONTEXT_BUDGET_BYTES = 12 * 1024 + 512 + 512 + 512;
 
 /** The fields of a tools/list entry that a model reads; outputSchema and annotations are left out. */
 export interface ListedTool {

@@ -36,7 +36,7 @@ function fanOutResult(r: QueryResult): ToolResult {
 export const readOnHostsTool: ToolSpec = {
   name: FANOUT_TOOL.name,
   title: "Read on several hosts",
-  description: "Call one read-only tool on several hosts at once. Identical answers are grouped with their hosts; a host that fails is listed in errors beside the others' answers.",
+  description: "Call one read-only tool on several hosts at once: identical answers grouped with their hosts, failures in errors.",
   get inputSchema() { return schemas.input(); },
   get outputSchema() { return schemas.output(); },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
