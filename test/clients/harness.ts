@@ -1,5 +1,5 @@
 /**
- * The client harness: runs a real AI client (installed from test/clients/package.json) against a scripted model
+ * The client harness: runs a real AI client (installed from test/clients/package.json and its lockfile) against a scripted model
  * and the real hostgate, all inside one temp HOME. Per run:
  * 1. a workspace: HOME, XDG dirs, a hostgate config of the test's own (state.dir in the workspace) and the
  *    target path the plan names;
@@ -17,7 +17,7 @@ import { runHostgate } from "../helpers/hostgate.ts";
 import { peerMissing } from "../helpers/peers.ts";
 import type { Json, JsonObject } from "./model/scripted-model.ts";
 
-/** This directory: its package.json pins the clients; `npm ci --prefix test/clients` installs them. */
+/** This directory: its package.json and lockfile pin the clients; `npm install --prefix test/clients --no-save` installs them. */
 export const CLIENTS_DIR = resolve(import.meta.dirname);
 
 /** How a client is found: its npm package and the command its package puts in node_modules/.bin. */
@@ -36,7 +36,7 @@ export function clientBin(c: ClientPackage): string {
  * HOSTGATE_REQUIRE_PEERS=1 (CI) a missing client throws instead (test/helpers/peers.ts).
  */
 export function clientMissing(c: ClientPackage): boolean {
-  const why = existsSync(clientBin(c)) ? null : `${c.pkg} is not installed in test/clients (run: npm ci --prefix test/clients)`;
+  const why = existsSync(clientBin(c)) ? null : `${c.pkg} is not installed in test/clients (run: npm install --prefix test/clients --no-save)`;
   return peerMissing(`${c.pkg} client harness`, why);
 }
 

@@ -87,8 +87,8 @@ export function describeClient(spec: ClientSpec, skipReason: string | null = nul
       for (const tool of ["execute", "history", "audit_verify", "get_disk_usage"]) expect(first!.toolNames, `${prefix}${tool}`).toContain(`${prefix}${tool}`);
       const schema = first!.planSchema as Record<string, unknown>;
       expect(schema, "the forwarded plan schema").toMatchObject({ type: "object" });
-      expect(Object.keys((schema.properties ?? {}) as object)).toEqual(expect.arrayContaining(["steps", "intent"]));
-      for (const q of r.model.requests.filter((x) => x.planSchema !== null)) expect(topLevelCombinators(q.planSchema), `${q.path}`).toEqual([]);
+      expect(Object.keys(schema.properties ?? {})).toEqual(expect.arrayContaining(["steps", "intent"]));
+      for (const q of r.model.requests.filter((x) => x.planSchema !== null)) expect(topLevelCombinators(q.planSchema), q.path).toEqual([]);
     });
 
     it("the client called plan, and hostgate's daemon holds that planned WriteFile (nothing written)", () => {

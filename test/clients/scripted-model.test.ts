@@ -19,8 +19,8 @@ const SCHEMA: JsonObject = { type: "object", properties: { steps: { type: "array
 interface Case {
   vendor: VendorApi;
   path: string;
-  offer(tool: string): JsonObject;
-  withResult(tool: string, callId: string, text: string): JsonObject;
+  offer(tool: string): object;
+  withResult(tool: string, callId: string, text: string): object;
   /** [called tool, its arguments] or null, and the text, read from the (SSE) answer body. */
   read(body: string): { call: [string, unknown] | null; text: string };
 }
@@ -81,7 +81,7 @@ const TOOL_NAME: Record<string, string> = { "anthropic-messages": "mcp__hostgate
 let model: ScriptedModel | null = null;
 afterEach(async () => { await model?.close(); model = null; });
 
-async function post(path: string, body: JsonObject | string): Promise<{ status: number; text: string }> {
+async function post(path: string, body: object | string): Promise<{ status: number; text: string }> {
   const r = await fetch(`${model!.origin}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: typeof body === "string" ? body : JSON.stringify(body) });
   return { status: r.status, text: await r.text() };
 }

@@ -21,7 +21,7 @@ export const anthropicMessages: VendorApi = {
   handles: (method, path) => method === "POST" && path.endsWith("/v1/messages"),
   tools(body): OfferedTool[] {
     const tools = Array.isArray(body.tools) ? body.tools : [];
-    return tools.filter(isObject).map((t) => ({ name: String(t.name), schema: t.input_schema ?? null }));
+    return tools.filter(isObject).map((t) => ({ name: typeof t.name === "string" ? t.name : "", schema: t.input_schema ?? null }));
   },
   toolResult(body, callId) {
     const messages = Array.isArray(body.messages) ? body.messages : [];

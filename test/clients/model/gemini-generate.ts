@@ -18,7 +18,7 @@ export const geminiGenerate: VendorApi = {
   tools(body): OfferedTool[] {
     const tools = Array.isArray(body.tools) ? body.tools.filter(isObject) : [];
     return tools.flatMap((t) => (Array.isArray(t.functionDeclarations) ? t.functionDeclarations.filter(isObject) : []))
-      .map((f) => ({ name: String(f.name), schema: f.parametersJsonSchema ?? f.parameters ?? null }));
+      .map((f) => ({ name: typeof f.name === "string" ? f.name : "", schema: f.parametersJsonSchema ?? f.parameters ?? null }));
   },
   toolResult(body, callId) {
     const contents = Array.isArray(body.contents) ? body.contents : [];

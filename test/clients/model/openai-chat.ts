@@ -22,7 +22,7 @@ export const openaiChat: VendorApi = {
   handles: (method, path) => method === "POST" && path.endsWith("/chat/completions"),
   tools(body): OfferedTool[] {
     const tools = Array.isArray(body.tools) ? body.tools : [];
-    return tools.filter(isObject).map((t) => (isObject(t.function) ? t.function : t)).map((f) => ({ name: String(f.name), schema: f.parameters ?? null }));
+    return tools.filter(isObject).map((t) => (isObject(t.function) ? t.function : t)).map((f) => ({ name: typeof f.name === "string" ? f.name : "", schema: f.parameters ?? null }));
   },
   toolResult(body, callId) {
     const messages = Array.isArray(body.messages) ? body.messages : [];
@@ -39,7 +39,7 @@ export const openaiChat: VendorApi = {
     const finish = call ? "tool_calls" : "stop";
     const usage = { prompt_tokens: 10, completion_tokens: 10, total_tokens: 20 };
     if (body.stream !== true) {
-      const message = call ? { role: "assistant", content: null, tool_calls: [call] } : { role: "assistant", content: answer.kind === "text" ? answer.text : "" };
+      const message: JsonObject = call ? { role: "assistant", content: null, tool_calls: [call] } : { role: "assistant", content: answer.kind === "text" ? answer.text : "" };
       sendJson(res, 200, { id, object: "chat.completion", created, model, choices: [{ index: 0, message, finish_reason: finish }], usage });
       return;
     }
