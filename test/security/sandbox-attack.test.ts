@@ -23,6 +23,7 @@ import { confine, SANDBOX_LIMITS } from "../../src/core/sandbox/confine.ts";
 import type { ExecOnHostOutput } from "../../src/ipc/hosts.ts";
 import { REQUIRE_PEERS, whichSync } from "../peers/proc.ts";
 import { testEngine } from "../support/risk-engine.ts";
+import { localMechanisms } from "../support/confine-helper.ts";
 
 const missing = process.getuid?.() !== 0 ? "needs root (the production daemon's identity)"
   : !whichSync("bwrap") ? "no bubblewrap (apt-get install bubblewrap)"
@@ -37,7 +38,7 @@ const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
 /** Processes on the host whose command line matches `pattern` (pgrep -f), as pids. */
 const pgrep = (pattern: string): number[] => spawnSync("pgrep", ["-f", pattern], { encoding: "utf8" }).stdout.split("\n").filter(Boolean).map(Number);
 
-describe.skipIf(missing !== null)("red team: the sandbox of unapproved commands on local (issue 19)", () => {
+describe.skipIf(missing !== null).each(missing === null ? localMechanisms() : [])("red team: the sandbox of unapproved commands on local (issue 19) under $name", ({ name, local_helper }) => {
   let store: SqliteAuditStore;
   let deps: ExecDeps;
   const made: string[] = [];
@@ -52,7 +53,7 @@ describe.skipIf(missing !== null)("red team: the sandbox of unapproved commands 
   beforeAll(() => {
     store = openAuditStore(mkdtempSync(join(tmpdir(), "hg-attack-audit-")), { checkpointIdleMs: 0 });
     deps = {
-      engine: testEngine(), policy: null, audit: store, local: new LocalExecutor(), sandboxes: new Sandboxes(), executor: new LocalExecutor(),
+      engine: testEngine(), policy: null, audit: store, local: new LocalExecutor(), sandboxes: new Sandboxes({ local_helper }), executor: new LocalExecutor(),
       inventory: new Inventory({ backends: [], defaulted: false, cache: new InventoryCache() }), settings,
     };
   });
@@ -159,6 +160,7 @@ describe.skipIf(missing !== null)("red team: the sandbox of unapproved commands 
   it("a confined command ends at its time limit even when the daemon that started it is gone", async () => {
     const sb = await deps.sandboxes.forHost({ key: "local", executor: deps.local, target: { host: "localhost", port: 0 } });
     const tag = `30.${rand.length}${Math.floor(Math.random() * 1000)}`;
+    expect(sb.mechanism).toBe(name);
     const wrapped = confine(["sh", "-c", `sleep ${tag}`], sb, { network: "none", timeout_sec: 2, run_id: `attack-${rand}` });
     // Started as the local executor starts it; then the daemon "dies": nobody kills the group.
     const child = spawn("/bin/sh", ["-c", wrapped.command], { detached: true, stdio: "ignore" });
