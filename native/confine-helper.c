@@ -6,7 +6,8 @@
  * joins the memory cgroup with builtins before it execs this.
  *
  *   hostgate-confine --uid U --gid G [--groups G1,G2] [--timeout SEC] [--unshare-net] [--tmpfs DIR]...
- *                    [--hide-dir DIR]... [--hide-file FILE]... [--seccomp HEX] -- PROGRAM ARGS...
+ *                    [--hide-dir DIR]... [--hide-file FILE]... [--seccomp HEX]
+ *                    [--pids-cgroup DIR --pids-max N] -- PROGRAM ARGS...
  *
  * What the command gets (the same as the bwrap recipe in confine.ts, by other means):
  * - new mount, PID, IPC, UTS and cgroup namespaces, and a network namespace with only `lo` (--unshare-net);
@@ -20,6 +21,10 @@
  *   ptrace across user namespaces without CAP_SYS_PTRACE);
  * - a new session (setsid: no terminal injection) and the seccomp filter given in --seccomp (hex bytes of a
  *   struct sock_filter[], core/sandbox/seccomp.ts) loaded just before exec;
+ * - with --pids-cgroup: a pids cgroup of its own, DIR/run-<helper pid> (made, capped at --pids-max, removed
+ *   after; DIR is made when missing, and empty leftovers of helpers that were killed are removed), so the
+ *   process limit counts this command's processes only (RLIMIT_NPROC counts every process of the uid on the
+ *   host: other sandboxed commands and the host's own `nobody` services);
  * - an end: at --timeout seconds the helper kills the namespace's init, which ends every process in it; when
  *   the command exits, its init exits and the kernel kills whatever it left (setsid children included); when
  *   the helper's parent dies (the daemon, an SSH session) the helper and so the namespace die (PDEATHSIG).
@@ -30,6 +35,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <grp.h>
 #include <limits.h>
@@ -70,6 +76,8 @@ static gid_t opt_gid = (gid_t)-1;
 static gid_t opt_groups[32];
 static int n_groups = 0;
 static unsigned opt_timeout = 0;
+static const char *opt_pids_cgroup = NULL;
+static unsigned long opt_pids_max = 0;
 static int opt_net = 0;
 static const char *tmpfs_dirs[MAX_PATHS], *hide_dirs[MAX_PATHS], *hide_files[MAX_PATHS];
 static int n_tmpfs = 0, n_hide_dirs = 0, n_hide_files = 0;
@@ -129,6 +137,8 @@ static int parse(int argc, char **argv) {
     else if (strcmp(a, "--hide-dir") == 0) add_path(hide_dirs, &n_hide_dirs, a, v);
     else if (strcmp(a, "--hide-file") == 0) add_path(hide_files, &n_hide_files, a, v);
     else if (strcmp(a, "--seccomp") == 0) parse_seccomp(v);
+    else if (strcmp(a, "--pids-cgroup") == 0) { const char *l[1]; int n = 0; add_path(l, &n, a, v); opt_pids_cgroup = v; }
+    else if (strcmp(a, "--pids-max") == 0) opt_pids_max = number(a, v);
     else if (strcmp(a, "--groups") == 0) {
       char buf[512];
       snprintf(buf, sizeof buf, "%s", v);
@@ -139,6 +149,7 @@ static int parse(int argc, char **argv) {
     } else { errno = 0; die("unknown option %s", a); }
   }
   if (opt_uid == (uid_t)-1 || opt_gid == (gid_t)-1 || opt_uid == 0 || opt_gid == 0) { errno = 0; die("--uid and --gid (not 0) are required"); }
+  if ((opt_pids_cgroup == NULL) != (opt_pids_max == 0)) { errno = 0; die("--pids-cgroup and --pids-max (not 0) go together"); }
   if (i >= argc) { errno = 0; die("no command after --"); }
   return i;
 }
@@ -269,6 +280,31 @@ static int init_main(char **cmd, int ready_fd, int go_fd) {
   }
 }
 
+/**
+ * Makes the run's pids cgroup (see the header) and returns its path in `run`; removes empty `run-<pid>`
+ * siblings whose helper is gone first (a killed helper cannot remove its own).
+ */
+static void pids_cgroup_make(char *run, size_t size) {
+  if (mkdir(opt_pids_cgroup, 0755) != 0 && errno != EEXIST) die("make the pids cgroup %s", opt_pids_cgroup);
+  DIR *d = opendir(opt_pids_cgroup);
+  for (struct dirent *e; d && (e = readdir(d));) {
+    int pid;
+    char tail;
+    if (sscanf(e->d_name, "run-%d%c", &pid, &tail) != 1 || pid <= 0 || kill(pid, 0) == 0 || errno != ESRCH) continue;
+    snprintf(run, size, "%s/%s", opt_pids_cgroup, e->d_name);
+    rmdir(run);
+  }
+  if (d) closedir(d);
+  errno = 0;
+  char max[32];
+  snprintf(run, size, "%s/run-%d", opt_pids_cgroup, (int)getpid());
+  snprintf(max, sizeof max, "%lu\n", opt_pids_max);
+  if (mkdir(run, 0755) != 0) die("make the pids cgroup %s", run);
+  char path[PATH_MAX];
+  snprintf(path, sizeof path, "%s/pids.max", run);
+  write_file(path, max);
+}
+
 /** The time limit: killing the namespace's init ends every process in it (kill(2) is async-signal-safe). */
 static void on_alarm(int sig) {
   (void)sig;
@@ -280,6 +316,8 @@ int main(int argc, char **argv) {
   syscall(SYS_close_range, 3U, ~0U, 0);
   if (geteuid() != 0) { errno = 0; die("must run as root (it drops to --uid itself)"); }
   prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+  char run_cg[PATH_MAX] = "";
+  if (opt_pids_cgroup) pids_cgroup_make(run_cg, sizeof run_cg);
   int ready[2], go[2];
   if (pipe2(ready, O_CLOEXEC) != 0 || pipe2(go, O_CLOEXEC) != 0) die("pipe");
   long flags = CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP | (opt_net ? CLONE_NEWNET : 0) | SIGCHLD;
@@ -307,12 +345,24 @@ int main(int argc, char **argv) {
     snprintf(map, sizeof map, "%u %u 1\n", opt_gid, opt_gid);
     snprintf(path, sizeof path, "/proc/%d/gid_map", init);
     write_file(path, map);
+    // Before the command is forked: everything it starts is counted in the run's own cgroup.
+    if (run_cg[0]) {
+      char procs[PATH_MAX], pid[32];
+      snprintf(procs, sizeof procs, "%s/cgroup.procs", run_cg);
+      snprintf(pid, sizeof pid, "%d\n", (int)init);
+      write_file(procs, pid);
+    }
     if (write(go[1], &c, 1) != 1) die("release the sandbox");
   }
   for (;;) {
     int st;
     pid_t p = waitpid(init, &st, 0);
-    if (p == init) return exit_status(st);
+    if (p == init) {
+      // The namespace's processes are gone once its init is reaped (the kernel killed them): the cgroup may
+      // still list them for a moment, so its removal is retried briefly.
+      for (int i = 0; run_cg[0] && i < 50 && rmdir(run_cg) != 0 && errno == EBUSY; i++) usleep(2000);
+      return exit_status(st);
+    }
     if (p < 0 && errno != EINTR) die("wait");
   }
 }

@@ -39,6 +39,7 @@ describe.skipIf(missing !== null)("the hostgate-confine helper (issue 19)", () =
       [[...base, "--seccomp", "zz".repeat(8), "--", "true"], /--seccomp: not hex at byte 0/],
       [[...base, "--"], /no command after --/],
       [[...base, "--timeout"], /--timeout: missing value/],
+      [[...base, "--pids-cgroup", "/sys/fs/cgroup/pids/x", "--", "true"], /--pids-cgroup and --pids-max \(not 0\) go together/],
     ];
     for (const [args, message] of cases) {
       const r = run(args);

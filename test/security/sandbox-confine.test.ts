@@ -31,7 +31,11 @@ describe("the sandbox probe", () => {
     expect(parseProbe(`${base}hostgate-probe:memcg=2:/sys/fs/cgroup\n`).memcg).toEqual({ version: 2, dir: "/sys/fs/cgroup" });
     for (const bad of ["1:/etc/cron.d", "1:/sys/fs/cgroup/memory/../../../etc", "3:/sys/fs/cgroup", "1:/sys/fs/cgroup/a b", "2:/sys/fs/cgroup/$(x)", "1:/sys/fs/cgroup/a;rm"]) {
       expect(parseProbe(`${base}hostgate-probe:memcg=${bad}\n`).memcg, bad).toBeUndefined();
+      expect(parseProbe(`${base}hostgate-probe:pidscg=${bad}\n`).pidscg, bad).toBeUndefined();
     }
+    // The pids hierarchy: cgroup v1 only (on v2 a process is in one cgroup: the shared memory one).
+    expect(parseProbe(`${base}hostgate-probe:pidscg=1:/sys/fs/cgroup/pids/init.scope\n`).pidscg).toEqual({ dir: "/sys/fs/cgroup/pids/init.scope" });
+    expect(parseProbe(`${base}hostgate-probe:pidscg=2:/sys/fs/cgroup\n`).pidscg).toBeUndefined();
   });
 
   it("joins the memory cgroup only as root and only where the probe found one", () => {
@@ -158,6 +162,11 @@ describe("quoting: the command reaches the sandboxed shell unchanged", () => {
     expect(spawnSync("/bin/sh", ["-c", w.command]).status).toBe(0);
     const words = readFileSync(out).toString("utf8").split("\0").join(" ");
     expect(words).toContain("--uid 65534 --gid 65534 --groups 4 --timeout 7 --unshare-net --tmpfs /tmp --tmpfs /var/tmp");
+    // A pids cgroup per command where the host has cgroup v1's pids hierarchy, instead of RLIMIT_NPROC.
+    expect(w.command).toContain("ulimit -u 256");
+    const withPids = confine(["true"], chooseSandbox(facts({ programs: { confine_helper: stub }, pidscg: { dir: "/sys/fs/cgroup/pids/x" } })), { network: "none", timeout_sec: 7, run_id: "q" }).command;
+    expect(withPids).toContain("--pids-cgroup /sys/fs/cgroup/pids/x/hostgate-sandbox --pids-max 256");
+    expect(withPids).not.toContain("ulimit -u");
     for (const d of ["/home", "/root", "/run/user", "/etc/hostgate", "/var/lib/hostgate", dir]) expect(words).toContain(`--hide-dir ${d} `);
     expect(words).toMatch(/--hide-file \/etc\/shadow .*--hide-file \/etc\/gshadow /);
     expect(words).toContain(`--seccomp ${Buffer.from(noNetworkFilter("x86_64")).toString("hex")} `);

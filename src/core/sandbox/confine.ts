@@ -79,6 +79,13 @@ export interface SandboxFacts {
    * confined command of the host in one child of it, `hostgate-sandbox`, capped at SANDBOX_LIMITS.memory_bytes.
    */
   memcg?: { version: 1 | 2; dir: string };
+  /**
+   * cgroup v1's pids hierarchy at the login's cgroup, when root may create children there (absent: none, or a
+   * unified v2 host, where a process is in one cgroup and the shared memory cgroup above takes that place).
+   * The hostgate-confine helper gives each command a pids cgroup of its own under `<dir>/hostgate-sandbox`
+   * instead of RLIMIT_NPROC, which counts every process of `nobody` on the host.
+   */
+  pidscg?: { dir: string };
 }
 
 /** A host's confinement: the mechanism (null: none, so nothing runs unapproved), why, and who commands run as. */
@@ -108,6 +115,9 @@ const PROBE_MARK = "hostgate-probe:";
  * where the probe found a memory cgroup the root login may write (`SandboxFacts.memcg`), all the host's
  * confined commands together share one cgroup capped at `memory_bytes` (the kernel's OOM killer then ends
  * the largest process inside it, not a host process); elsewhere only the per-process cap holds.
+ * RLIMIT_NPROC counts every process of the uid on the host (other confined commands, services running as
+ * nobody); the hostgate-confine helper therefore uses a pids cgroup per command instead, where cgroup v1's
+ * pids hierarchy is writable (`SandboxFacts.pidscg`; tested in sandbox-attack.test.ts).
  * Generous for diagnostics (a `ps`/`du`/`grep -r` pipeline uses a handful of processes and megabytes).
  */
 export const SANDBOX_LIMITS = { processes: 256, address_space_bytes: 4 * 1024 ** 3, unit_memory_bytes: 2 * 1024 ** 3, memory_bytes: 1024 ** 3 } as const;
@@ -132,7 +142,7 @@ export function probeCommand(): string {
     `case \${0##*/} in sh|-sh|dash|-dash|bash|-bash|ash|-ash|ksh|-ksh) echo "${m}posix_shell=1";; esac`,
     // A memory cgroup root may create a child in: unified (v2) with the memory controller on for children,
     // else v1's memory hierarchy.
-    `if [ -f /sys/fs/cgroup/cgroup.controllers ]; then c=/sys/fs/cgroup$(sed -n 's/^0::\\(.*\\)$/\\1/p' /proc/self/cgroup); c=\${c%/}; grep -qsw memory "$c/cgroup.subtree_control" && [ -w "$c" ] && echo "${m}memcg=2:$c"; else c=/sys/fs/cgroup/memory$(sed -n 's/^[0-9]*:memory:\\(.*\\)$/\\1/p' /proc/self/cgroup); c=\${c%/}; [ -f "$c/memory.limit_in_bytes" ] && [ -w "$c" ] && echo "${m}memcg=1:$c"; fi`,
+    `if [ -f /sys/fs/cgroup/cgroup.controllers ]; then c=/sys/fs/cgroup$(sed -n 's/^0::\\(.*\\)$/\\1/p' /proc/self/cgroup); c=\${c%/}; grep -qsw memory "$c/cgroup.subtree_control" && [ -w "$c" ] && echo "${m}memcg=2:$c"; else c=/sys/fs/cgroup/memory$(sed -n 's/^[0-9]*:memory:\\(.*\\)$/\\1/p' /proc/self/cgroup); c=\${c%/}; [ -f "$c/memory.limit_in_bytes" ] && [ -w "$c" ] && echo "${m}memcg=1:$c"; c=/sys/fs/cgroup/pids$(sed -n 's/^[0-9]*:pids:\\(.*\\)$/\\1/p' /proc/self/cgroup); c=\${c%/}; [ -f "$c/cgroup.procs" ] && [ -w "$c" ] && echo "${m}pidscg=1:$c"; fi`,
     "true",
   ].join("; ");
 }
@@ -164,7 +174,10 @@ export function parseProbe(stdout: string): SandboxFacts {
       if (LOG_GROUPS.includes(name) && /^\d+$/.test(gid)) facts.log_groups.push({ name, gid: Number(gid) });
     } else if (key === "memcg") {
       const [version, dir] = splitOnce(value, ":");
-      if ((version === "1" || version === "2") && /^\/sys\/fs\/cgroup(\/[\w.@:+-]+)*$/.test(dir) && !/\/\.\.?(\/|$)/.test(dir)) facts.memcg = { version: version === "1" ? 1 : 2, dir };
+      if ((version === "1" || version === "2") && cgroupPath(dir)) facts.memcg = { version: version === "1" ? 1 : 2, dir };
+    } else if (key === "pidscg") {
+      const [version, dir] = splitOnce(value, ":");
+      if (version === "1" && cgroupPath(dir)) facts.pidscg = { dir };
     } else if (key === "nobody") {
       const [uid, gid] = splitOnce(value, ":");
       if (/^\d+$/.test(uid) && /^\d+$/.test(gid)) facts.nobody = { uid: Number(uid), gid: Number(gid) };
@@ -172,6 +185,11 @@ export function parseProbe(stdout: string): SandboxFacts {
   }
   if (facts.uid < 0 || facts.arch === "") throw new Error(`the sandbox probe got no uid/arch from the host (it answered ${JSON.stringify(stdout.slice(0, 200))})`);
   return facts;
+}
+
+/** A path under /sys/fs/cgroup of plain names, without dot segments (what the probe may report). */
+function cgroupPath(dir: string): boolean {
+  return /^\/sys\/fs\/cgroup(\/[\w.@:+-]+)*$/.test(dir) && !/\/\.\.?(\/|$)/.test(dir);
 }
 
 function splitOnce(s: string, sep: string): [string, string] {
@@ -320,8 +338,11 @@ function helperCommand(argv: readonly string[], sb: HostSandbox, o: ConfineOptio
   const hostView = o.network === "none" && o.host_network_view === true && hasSeccompFilter(f.arch);
   const filter = o.network === "none" && hasSeccompFilter(f.arch) ? noNetworkFilter(f.arch, { unix: !hostView }) : null;
   const nobody = unprivileged(f);
+  // Its own pids cgroup where the host has one (the process limit then counts this command alone), else
+  // RLIMIT_NPROC as under bubblewrap.
+  const pids = f.pidscg ? ["--pids-cgroup", `${f.pidscg.dir}/${MEMCG_NAME}`, "--pids-max", String(SANDBOX_LIMITS.processes)] : [];
   const words = [
-    "--uid", String(nobody.uid), "--gid", String(nobody.gid),
+    "--uid", String(nobody.uid), "--gid", String(nobody.gid), ...pids,
     ...(f.log_groups.length > 0 ? ["--groups", f.log_groups.map((g) => g.gid).join(",")] : []),
     ...(o.timeout_sec > 0 ? ["--timeout", String(o.timeout_sec)] : []),
     ...(o.network === "none" && !hostView ? ["--unshare-net"] : []),
@@ -331,7 +352,7 @@ function helperCommand(argv: readonly string[], sb: HostSandbox, o: ConfineOptio
     ...(filter ? ["--seccomp", Array.from(filter, (b) => b.toString(16).padStart(2, "0")).join("")] : []),
   ];
   const script = [
-    `ulimit -u ${SANDBOX_LIMITS.processes} 2>/dev/null || ulimit -p ${SANDBOX_LIMITS.processes}`,
+    ...(f.pidscg ? [] : [`ulimit -u ${SANDBOX_LIMITS.processes} 2>/dev/null || ulimit -p ${SANDBOX_LIMITS.processes}`]),
     `L=; ulimit -v ${SANDBOX_LIMITS.address_space_bytes / 1024} 2>/dev/null${f.programs.prlimit ? ` || L=${shellQuote(`${f.programs.prlimit} --as=${SANDBOX_LIMITS.address_space_bytes} --`)}` : ""}`,
     ...memcgJoin(f),
     // The host keys by a glob the shell expands (an unmatched pattern stays literal; the helper skips it).
