@@ -53,3 +53,5 @@ await build({
 
 // tsx runs the sources (a dev dependency: builds happen in a checkout; the published package ships dist/).
 execFileSync(process.execPath, ["--import", "tsx", fileURLToPath(new URL("prebuild.ts", import.meta.url)), buildId], { stdio: "inherit" });
+// The sandbox helper of the daemon's own host, from source (optional: needs cc; scripts/build-helper.ts).
+execFileSync(process.execPath, ["--import", "tsx", fileURLToPath(new URL("build-helper.ts", import.meta.url))], { stdio: "inherit" });

@@ -14,7 +14,7 @@ import type { ExecEndpoint, Executor } from "../ports/executor.ts";
 
 /** Where a host's commands run: the executor and the endpoint it dials (ignored by the local executor). */
 export interface SandboxTarget {
-  /** Cache key: `local`, or `user@host:port` plus its jump chain. */
+  /** Cache key: `local` (the daemon's own host: the only one that may use `local_helper`), or `user@host:port` plus its jump chain. */
   key: string;
   executor: Executor;
   target: ExecEndpoint;
@@ -30,17 +30,24 @@ export class Sandboxes {
   private readonly cache = new Map<string, { at: number; value: Promise<HostSandbox> }>();
   private readonly ttlMs: number;
   private readonly now: () => number;
+  private readonly localHelper: string | undefined;
 
-  constructor(opts: { ttl_ms?: number; now?: () => number } = {}) {
+  /**
+   * `local_helper`: the absolute path of the hostgate-confine helper for the host keyed `local` (checked by
+   * adapters/confine-helper.ts `usableConfineHelper`: only root can change it); the probe offers it to
+   * `chooseSandbox` before bubblewrap, and its check run must pass like any mechanism's.
+   */
+  constructor(opts: { ttl_ms?: number; now?: () => number; local_helper?: string | undefined } = {}) {
     this.ttlMs = opts.ttl_ms ?? 600_000;
     this.now = opts.now ?? Date.now;
+    this.localHelper = opts.local_helper;
   }
 
   /** The host's sandbox, probing it when not known or stale. Rejects with the executor's HostgateError when the host cannot be reached. */
   forHost(t: SandboxTarget): Promise<HostSandbox> {
     const hit = this.cache.get(t.key);
     if (hit && this.now() - hit.at < this.ttlMs) return hit.value;
-    const value = probe(t);
+    const value = probe(t, t.key === "local" ? this.localHelper : undefined);
     this.cache.set(t.key, { at: this.now(), value });
     value.catch(() => { if (this.cache.get(t.key)?.value === value) this.cache.delete(t.key); });
     return value;
@@ -63,7 +70,7 @@ async function run(t: SandboxTarget, command: string): Promise<{ stdout: string;
   return { stdout: r.stdout, stderr: r.stderr, ok: r.exit_code === 0 && r.error === null };
 }
 
-async function probe(t: SandboxTarget): Promise<HostSandbox> {
+async function probe(t: SandboxTarget, helper: string | undefined): Promise<HostSandbox> {
   const p = await run(t, probeCommand());
   let facts;
   try {
@@ -71,6 +78,7 @@ async function probe(t: SandboxTarget): Promise<HostSandbox> {
   } catch (e) {
     throw new HostgateError("backend_error", `${t.key}: ${(e as Error).message}`, { hint: "The login must run a POSIX shell with id, uname and command -v (no forced command)." });
   }
+  if (helper !== undefined) facts.programs.confine_helper = helper;
   const failures: Partial<Record<SandboxMechanism, string>> = {};
   for (;;) {
     const sb = chooseSandbox(facts, failures);

@@ -2,6 +2,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { localConfineHelper } from "../adapters/confine-helper.ts";
 import { composeHosts } from "./hosts.ts";
 
 const state = mkdtempSync(join(tmpdir(), "hg-hosts-compose-"));
@@ -20,9 +21,12 @@ describe("composeHosts", () => {
     const warn = (await h.doctor()).filter((f) => f.level === "warn").map((f) => f.message).join(" | ");
     expect(warn).toContain("RISK ENGINE BYPASSED");
     expect(warn).toContain("trust on first use");
-    // The daemon's own host: the sandbox unapproved commands run in, probed for real (bubblewrap here when installed).
+    // The daemon's own host: the sandbox unapproved commands run in, probed for real (the build's
+    // hostgate-confine helper as root when the build had a compiler, else bubblewrap here when installed).
     const sb = (await h.doctor()).find((f) => f.check === "sandbox")!;
-    expect(sb.message).toMatch(/^local: (bubblewrap|systemd-run|no sandbox)/);
+    expect(sb.message).toMatch(/^local: (hostgate-confine|bubblewrap|systemd-run|no sandbox)/);
+    const helper = localConfineHelper();
+    if (process.getuid?.() === 0 && "path" in helper) expect(sb.message).toMatch(/^local: hostgate-confine /);
     expect(sb.level).toBe(sb.message.includes("no sandbox") ? "warn" : "ok");
     h.close();
   });

@@ -6,6 +6,7 @@ import { SshConfigProvider } from "../adapters/inventory/ssh-config.ts";
 import { SshExecutor } from "../adapters/exec-ssh/ssh-executor.ts";
 import { LocalExecutor } from "../adapters/exec-local.ts";
 import { Sandboxes } from "../app/sandbox.ts";
+import { localConfineHelper } from "../adapters/confine-helper.ts";
 import { KnownHosts } from "../adapters/exec-ssh/host-keys.ts";
 import { Inventory, type Backend } from "../app/inventory.ts";
 import { CallerSlots, type ExecSettings } from "../app/exec-on-host.ts";
@@ -106,7 +107,9 @@ export function composeHosts(raw: HostsConfig, opts: { mode: DaemonMode; stateDi
     // The local sandbox also hides the daemon's own state, sockets and configuration, wherever they are.
     local_hide_dirs: opts.hideDirs ?? [opts.stateDir],
   };
-  const sandboxes = new Sandboxes();
+  // The daemon's own host confines with the in-tree helper when the build made one only root can change.
+  const helper = localConfineHelper();
+  const sandboxes = new Sandboxes({ local_helper: "path" in helper ? helper.path : undefined });
   const slots = new CallerSlots();
   const local = new LocalExecutor();
   return {
@@ -127,7 +130,7 @@ export function composeHosts(raw: HostsConfig, opts: { mode: DaemonMode; stateDi
       const sb = await sandboxes.forHost({ key: "local", executor: local, target: { host: "localhost", port: 0 } }).catch((e: unknown) => e as Error);
       out.push(sb instanceof Error
         ? { level: "warn", check: "sandbox", message: `local: the sandbox probe failed (${sb.message}); unapproved commands are refused here` }
-        : { level: sb.mechanism ? "ok" : "warn", check: "sandbox", message: `local: ${sb.summary}${sb.mechanism ? `; commands run as ${sb.identity}` : ""}. Remote hosts are probed at their first exec_on_host (get_host_details { probe: true } shows theirs)` });
+        : { level: sb.mechanism ? "ok" : "warn", check: "sandbox", message: `local: ${sb.summary}${sb.mechanism ? `; commands run as ${sb.identity}` : ""}${"reason" in helper && sb.facts.uid === 0 ? ` (hostgate-confine helper ${helper.reason})` : ""}. Remote hosts are probed at their first exec_on_host (get_host_details { probe: true } shows theirs)` });
       out.push({ level: "ok", check: "ssh", message: `known_hosts ${knownHosts.join(", ")}; keys ${identities.join(", ")}${agent ? "; ssh-agent" : ""}; ${executor.connections} pooled connections` });
       return out;
     },

@@ -31,7 +31,11 @@ describe("the sandbox probe", () => {
     expect(parseProbe(`${base}hostgate-probe:memcg=2:/sys/fs/cgroup\n`).memcg).toEqual({ version: 2, dir: "/sys/fs/cgroup" });
     for (const bad of ["1:/etc/cron.d", "1:/sys/fs/cgroup/memory/../../../etc", "3:/sys/fs/cgroup", "1:/sys/fs/cgroup/a b", "2:/sys/fs/cgroup/$(x)", "1:/sys/fs/cgroup/a;rm"]) {
       expect(parseProbe(`${base}hostgate-probe:memcg=${bad}\n`).memcg, bad).toBeUndefined();
+      expect(parseProbe(`${base}hostgate-probe:pidscg=${bad}\n`).pidscg, bad).toBeUndefined();
     }
+    // The pids hierarchy: cgroup v1 only (on v2 a process is in one cgroup: the shared memory one).
+    expect(parseProbe(`${base}hostgate-probe:pidscg=1:/sys/fs/cgroup/pids/init.scope\n`).pidscg).toEqual({ dir: "/sys/fs/cgroup/pids/init.scope" });
+    expect(parseProbe(`${base}hostgate-probe:pidscg=2:/sys/fs/cgroup\n`).pidscg).toBeUndefined();
   });
 
   it("joins the memory cgroup only as root and only where the probe found one", () => {
@@ -56,6 +60,18 @@ describe("choosing a mechanism (fail closed)", () => {
     const none = chooseSandbox(facts({ uid: 1000, programs: { systemd_run: "/usr/bin/systemd-run" } }));
     expect(none.mechanism).toBeNull();
     expect(none.summary).toMatch(/bubblewrap .*not installed.*needs a root login.*refused here \(fail closed\)/);
+  });
+
+  it("prefers the hostgate-confine helper for a root login where the daemon offers one, else bubblewrap", () => {
+    const helper = { bwrap: "/usr/bin/bwrap", setpriv: "/usr/bin/setpriv", confine_helper: "/opt/hostgate/dist/hostgate-confine" };
+    expect(chooseSandbox(facts({ programs: helper })).mechanism).toBe("hostgate-confine");
+    expect(chooseSandbox(facts({ programs: helper })).identity).toBe("nobody (uid 65534, gid 65534) + groups adm");
+    // Not for another login (it must drop root itself), nor after its check run failed (bubblewrap then).
+    expect(chooseSandbox(facts({ uid: 1000, programs: helper })).mechanism).toBe("bwrap");
+    expect(chooseSandbox(facts({ programs: helper }), { "hostgate-confine": "mount_setattr: Function not implemented" }).mechanism).toBe("bwrap");
+    const none = chooseSandbox(facts({ programs: { confine_helper: helper.confine_helper }, systemd: false }), { "hostgate-confine": "mount_setattr: Function not implemented" });
+    expect(none.summary).toContain("hostgate-confine failed its check run: mount_setattr");
+    expect(() => confine(["true"], chooseSandbox(facts({ programs: helper })), { network: "loopback", timeout_sec: 1, run_id: "a" })).toThrow(/hostgate-confine cannot limit to loopback/);
   });
 
   it("drops a mechanism whose check run failed and says why", () => {
@@ -125,6 +141,41 @@ describe("quoting: the command reaches the sandboxed shell unchanged", () => {
       const argv = readFileSync(out).toString("utf8").split("\0").slice(0, -1);
       expect(argv.slice(-4)).toEqual(["--", "sh", "-c", cmd]);
     }), { numRuns: 60 });
+  });
+
+  // The same stub as the hostgate-confine helper of a root login: the command is the last word again, and
+  // every enforcement is an option the helper receives.
+  const helperSb = chooseSandbox(facts({ programs: { confine_helper: stub } }));
+  it("holds for hostile strings under the hostgate-confine helper too (property)", () => {
+    expect(helperSb.mechanism).toBe("hostgate-confine");
+    fc.assert(fc.property(fc.string({ unit: "binary", minLength: 0, maxLength: 80 }).filter((s) => !s.includes("\0")), (cmd) => {
+      const w = confine(["sh", "-c", cmd], helperSb, { network: "any", timeout_sec: 1, run_id: "q" });
+      const r = spawnSync("/bin/sh", ["-c", w.command]);
+      expect(r.status).toBe(0);
+      const argv = readFileSync(out).toString("utf8").split("\0").slice(0, -1);
+      expect(argv.slice(-4)).toEqual(["--", "sh", "-c", cmd]);
+    }), { numRuns: 60 });
+  });
+
+  it("passes every enforcement to the hostgate-confine helper", () => {
+    const w = confine(["true"], helperSb, { network: "none", timeout_sec: 7, run_id: "q", hide_dirs: [dir] });
+    expect(spawnSync("/bin/sh", ["-c", w.command]).status).toBe(0);
+    const words = readFileSync(out).toString("utf8").split("\0").join(" ");
+    expect(words).toContain("--uid 65534 --gid 65534 --groups 4 --timeout 7 --unshare-net --tmpfs /tmp --tmpfs /var/tmp");
+    // A pids cgroup per command where the host has cgroup v1's pids hierarchy, instead of RLIMIT_NPROC.
+    expect(w.command).toContain("ulimit -u 256");
+    const withPids = confine(["true"], chooseSandbox(facts({ programs: { confine_helper: stub }, pidscg: { dir: "/sys/fs/cgroup/pids/x" } })), { network: "none", timeout_sec: 7, run_id: "q" }).command;
+    expect(withPids).toContain("--pids-cgroup /sys/fs/cgroup/pids/x/hostgate-sandbox --pids-max 256");
+    expect(withPids).not.toContain("ulimit -u");
+    for (const d of ["/home", "/root", "/run/user", "/etc/hostgate", "/var/lib/hostgate", dir]) expect(words).toContain(`--hide-dir ${d} `);
+    expect(words).toMatch(/--hide-file \/etc\/shadow .*--hide-file \/etc\/gshadow /);
+    expect(words).toContain(`--seccomp ${Buffer.from(noNetworkFilter("x86_64")).toString("hex")} `);
+    // With the host's network view: no namespace of its own, and the filter without AF_UNIX.
+    spawnSync("/bin/sh", ["-c", confine(["true"], helperSb, { network: "none", timeout_sec: 0, run_id: "q", host_network_view: true }).command]);
+    const view = readFileSync(out).toString("utf8").split("\0").join(" ");
+    expect(view).not.toContain("--unshare-net");
+    expect(view).not.toContain("--timeout");
+    expect(view).toContain(`--seccomp ${Buffer.from(noNetworkFilter("x86_64", { unix: false })).toString("hex")} `);
   });
 
   it("hides the daemon's own directories and the shadow files", () => {

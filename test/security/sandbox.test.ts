@@ -24,6 +24,7 @@ import type { ExecOnHostOutput } from "../../src/ipc/hosts.ts";
 import type { Executor } from "../../src/ports/executor.ts";
 import { REQUIRE_PEERS, whichSync } from "../peers/proc.ts";
 import { testEngine } from "../support/risk-engine.ts";
+import { localMechanisms } from "../support/confine-helper.ts";
 
 const missing = process.getuid?.() !== 0 ? "needs root (the production daemon's identity)"
   : !whichSync("bwrap") ? "no bubblewrap (apt-get install bubblewrap)"
@@ -38,7 +39,7 @@ const refusal = (p: Promise<unknown>): Promise<{ code?: string; details?: unknow
 const operator: ExecCaller = { role: "operator", client: "red-team", uid: 1000, actor: "uid:1000" };
 const rand = Math.random().toString(36).slice(2, 8);
 
-describe.skipIf(missing !== null)("unapproved commands on local run in the sandbox (issue 19)", () => {
+describe.skipIf(missing !== null).each(missing === null ? localMechanisms() : [])("unapproved commands on local run in the sandbox (issue 19) under $name", ({ name, local_helper }) => {
   let store: SqliteAuditStore;
   let deps: ExecDeps;
   let server: Server;
@@ -88,7 +89,7 @@ describe.skipIf(missing !== null)("unapproved commands on local run in the sandb
     port = (server.address() as { port: number }).port;
     store = openAuditStore(mkdtempSync(join(tmpdir(), "hg-sandbox-audit-")), { checkpointIdleMs: 0 });
     deps = {
-      engine: testEngine(), policy: null, audit: store, local: new LocalExecutor(), sandboxes: new Sandboxes(), executor: new LocalExecutor(),
+      engine: testEngine(), policy: null, audit: store, local: new LocalExecutor(), sandboxes: new Sandboxes({ local_helper }), executor: new LocalExecutor(),
       inventory: new Inventory({ backends: [], defaulted: false, cache: new InventoryCache() }),
       settings: { ...settings, local_hide_dirs: [stateDir] },
     };
@@ -104,9 +105,9 @@ describe.skipIf(missing !== null)("unapproved commands on local run in the sandb
   it("runs as nobody with the log readers' groups, and says so", async () => {
     const r = await run("id -u; id -G");
     expect(r.stdout.split("\n")[0]).toBe("65534");
-    expect(r.sandbox).toMatch(/^bwrap as nobody \(uid 65534.*network none$/);
+    expect(r.sandbox).toMatch(new RegExp(`^${name} as nobody \\(uid 65534.*network none$`));
     const decision = JSON.parse(store.query().filter((e) => e.kind === "exec.decision").at(-1)!.payload) as { sandbox: string[] };
-    expect(decision.sandbox).toEqual(["bwrap"]);
+    expect(decision.sandbox).toEqual([name]);
   });
 
   it("reads no secret, whatever the spelling (the red team's 'low' reads)", async () => {

@@ -16,18 +16,24 @@
  * - its own PID namespace (bubblewrap) or unit (systemd): when the command ends, is cancelled or times out,
  *   everything it started ends with it, `setsid` children included.
  *
- * Two mechanisms, chosen per host by what a probe finds (`probeCommand` → `parseProbe` → `chooseSandbox`):
- * `bwrap` (bubblewrap, in an unprivileged user namespace, after `setpriv` when the login is root) and
- * `systemd-run` (a transient service as `nobody` with the Protect*= directives; root login on a host
- * whose PID 1 is systemd). A host with neither runs nothing unapproved (fail closed).
+ * Three mechanisms, chosen per host by what a probe finds (`probeCommand` → `parseProbe` → `chooseSandbox`):
+ * `hostgate-confine` (the daemon's own host as root, where the build produced the helper: the bubblewrap
+ * recipe below done by one small static program, native/confine-helper.c, instead of the chain timeout →
+ * setpriv → bwrap, which cost ≈ 25 ms of CPU a command: bench/sandbox-cost.ts), `bwrap` (bubblewrap, in an
+ * unprivileged user namespace, after `setpriv` when the login is root) and `systemd-run` (a transient service
+ * as `nobody` with the Protect*= directives; root login on a host whose PID 1 is systemd). A host with none
+ * runs nothing unapproved (fail closed).
  * Recipes checked on Debian 12 (../shared/TESTING-PEERS.md, "Confining a command"); directive names from
  * systemd.exec(5) and systemd.resource-control(5); bwrap options from bwrap(1).
  */
 import { shellJoin, shellQuote } from "../inventory/target.ts";
 import { hasSeccompFilter, noNetworkFilter, printfOctal } from "./seccomp.ts";
 
-/** How a host confines an unapproved command. */
-export type SandboxMechanism = "bwrap" | "systemd-run";
+/**
+ * How a host confines an unapproved command: `hostgate-confine` (the in-tree helper, native/confine-helper.c:
+ * the bubblewrap recipe in one exec, for the daemon's own host as root), `bwrap`, `systemd-run`.
+ */
+export type SandboxMechanism = "hostgate-confine" | "bwrap" | "systemd-run";
 
 /**
  * The network a confined command may use, granted by the policy that allowed it (Cedar `@network`):
@@ -44,7 +50,15 @@ export interface SandboxFacts {
   /** `uname -m`. */
   arch: string;
   /** Absolute paths of the programs found on PATH (absent: not found). */
-  programs: { bwrap?: string; setpriv?: string; systemd_run?: string; prlimit?: string; timeout?: string };
+  programs: {
+    bwrap?: string; setpriv?: string; systemd_run?: string; prlimit?: string; timeout?: string;
+    /**
+     * The hostgate-confine helper (native/confine-helper.c, built from source by the daemon's build): never
+     * from the probe; set by the daemon for its own host only (app/sandbox.ts `local_helper`), after checking
+     * that only root can change it (adapters/confine-helper.ts).
+     */
+    confine_helper?: string;
+  };
   /** PID 1 is systemd (/run/systemd/system exists). */
   systemd: boolean;
   /** The log-reader groups that exist on the host, with their gids. */
@@ -65,6 +79,13 @@ export interface SandboxFacts {
    * confined command of the host in one child of it, `hostgate-sandbox`, capped at SANDBOX_LIMITS.memory_bytes.
    */
   memcg?: { version: 1 | 2; dir: string };
+  /**
+   * cgroup v1's pids hierarchy at the login's cgroup, when root may create children there (absent: none, or a
+   * unified v2 host, where a process is in one cgroup and the shared memory cgroup above takes that place).
+   * The hostgate-confine helper gives each command a pids cgroup of its own under `<dir>/hostgate-sandbox`
+   * instead of RLIMIT_NPROC, which counts every process of `nobody` on the host.
+   */
+  pidscg?: { dir: string };
 }
 
 /** A host's confinement: the mechanism (null: none, so nothing runs unapproved), why, and who commands run as. */
@@ -94,6 +115,9 @@ const PROBE_MARK = "hostgate-probe:";
  * where the probe found a memory cgroup the root login may write (`SandboxFacts.memcg`), all the host's
  * confined commands together share one cgroup capped at `memory_bytes` (the kernel's OOM killer then ends
  * the largest process inside it, not a host process); elsewhere only the per-process cap holds.
+ * RLIMIT_NPROC counts every process of the uid on the host (other confined commands, services running as
+ * nobody); the hostgate-confine helper therefore uses a pids cgroup per command instead, where cgroup v1's
+ * pids hierarchy is writable (`SandboxFacts.pidscg`; tested in sandbox-attack.test.ts).
  * Generous for diagnostics (a `ps`/`du`/`grep -r` pipeline uses a handful of processes and megabytes).
  */
 export const SANDBOX_LIMITS = { processes: 256, address_space_bytes: 4 * 1024 ** 3, unit_memory_bytes: 2 * 1024 ** 3, memory_bytes: 1024 ** 3 } as const;
@@ -118,7 +142,7 @@ export function probeCommand(): string {
     `case \${0##*/} in sh|-sh|dash|-dash|bash|-bash|ash|-ash|ksh|-ksh) echo "${m}posix_shell=1";; esac`,
     // A memory cgroup root may create a child in: unified (v2) with the memory controller on for children,
     // else v1's memory hierarchy.
-    `if [ -f /sys/fs/cgroup/cgroup.controllers ]; then c=/sys/fs/cgroup$(sed -n 's/^0::\\(.*\\)$/\\1/p' /proc/self/cgroup); c=\${c%/}; grep -qsw memory "$c/cgroup.subtree_control" && [ -w "$c" ] && echo "${m}memcg=2:$c"; else c=/sys/fs/cgroup/memory$(sed -n 's/^[0-9]*:memory:\\(.*\\)$/\\1/p' /proc/self/cgroup); c=\${c%/}; [ -f "$c/memory.limit_in_bytes" ] && [ -w "$c" ] && echo "${m}memcg=1:$c"; fi`,
+    `if [ -f /sys/fs/cgroup/cgroup.controllers ]; then c=/sys/fs/cgroup$(sed -n 's/^0::\\(.*\\)$/\\1/p' /proc/self/cgroup); c=\${c%/}; grep -qsw memory "$c/cgroup.subtree_control" && [ -w "$c" ] && echo "${m}memcg=2:$c"; else c=/sys/fs/cgroup/memory$(sed -n 's/^[0-9]*:memory:\\(.*\\)$/\\1/p' /proc/self/cgroup); c=\${c%/}; [ -f "$c/memory.limit_in_bytes" ] && [ -w "$c" ] && echo "${m}memcg=1:$c"; c=/sys/fs/cgroup/pids$(sed -n 's/^[0-9]*:pids:\\(.*\\)$/\\1/p' /proc/self/cgroup); c=\${c%/}; [ -f "$c/cgroup.procs" ] && [ -w "$c" ] && echo "${m}pidscg=1:$c"; fi`,
     "true",
   ].join("; ");
 }
@@ -150,7 +174,10 @@ export function parseProbe(stdout: string): SandboxFacts {
       if (LOG_GROUPS.includes(name) && /^\d+$/.test(gid)) facts.log_groups.push({ name, gid: Number(gid) });
     } else if (key === "memcg") {
       const [version, dir] = splitOnce(value, ":");
-      if ((version === "1" || version === "2") && /^\/sys\/fs\/cgroup(\/[\w.@:+-]+)*$/.test(dir) && !/\/\.\.?(\/|$)/.test(dir)) facts.memcg = { version: version === "1" ? 1 : 2, dir };
+      if ((version === "1" || version === "2") && cgroupPath(dir)) facts.memcg = { version: version === "1" ? 1 : 2, dir };
+    } else if (key === "pidscg") {
+      const [version, dir] = splitOnce(value, ":");
+      if (version === "1" && cgroupPath(dir)) facts.pidscg = { dir };
     } else if (key === "nobody") {
       const [uid, gid] = splitOnce(value, ":");
       if (/^\d+$/.test(uid) && /^\d+$/.test(gid)) facts.nobody = { uid: Number(uid), gid: Number(gid) };
@@ -158,6 +185,11 @@ export function parseProbe(stdout: string): SandboxFacts {
   }
   if (facts.uid < 0 || facts.arch === "") throw new Error(`the sandbox probe got no uid/arch from the host (it answered ${JSON.stringify(stdout.slice(0, 200))})`);
   return facts;
+}
+
+/** A path under /sys/fs/cgroup of plain names, without dot segments (what the probe may report). */
+function cgroupPath(dir: string): boolean {
+  return /^\/sys\/fs\/cgroup(\/[\w.@:+-]+)*$/.test(dir) && !/\/\.\.?(\/|$)/.test(dir);
 }
 
 function splitOnce(s: string, sep: string): [string, string] {
@@ -180,6 +212,15 @@ export function chooseSandbox(f: SandboxFacts, failures: Partial<Record<SandboxM
   const groups = f.log_groups.map((g) => g.name);
   const nobody = unprivileged(f);
   const missing: string[] = [];
+  if (root && f.programs.confine_helper && !failures["hostgate-confine"]) {
+    return {
+      mechanism: "hostgate-confine",
+      summary: `hostgate-confine (${f.programs.confine_helper}) to uid ${nobody.uid}: read-only filesystem, private /tmp, own PID and user namespace, network per policy, in one exec`,
+      identity: `nobody (uid ${nobody.uid}, gid ${nobody.gid})${groups.length > 0 ? ` + groups ${groups.join(", ")}` : ""}`,
+      facts: f,
+    };
+  }
+  if (failures["hostgate-confine"]) missing.push(`hostgate-confine failed its check run: ${failures["hostgate-confine"]}`);
   if (!f.programs.bwrap) missing.push("bubblewrap (bwrap) is not installed");
   else if (root && !f.programs.setpriv) missing.push("setpriv (util-linux) is missing, needed to drop root before bwrap");
   else if (failures.bwrap) missing.push(`bwrap failed its check run: ${failures.bwrap}`);
@@ -265,8 +306,8 @@ export class CannotConfine extends Error {}
  */
 export function unconfinableReason(sb: HostSandbox, grant: NetworkGrant): string | null {
   if (!sb.mechanism) return sb.summary;
-  if (sb.mechanism === "bwrap" && grant === "loopback") {
-    return "the policy grants loopback network, which bubblewrap cannot limit to loopback addresses (it can give none or all): grant `any` for this host, or approve the command as a plan";
+  if (sb.mechanism !== "systemd-run" && grant === "loopback") {
+    return `the policy grants loopback network, which ${sb.mechanism === "bwrap" ? "bubblewrap" : sb.mechanism} cannot limit to loopback addresses (it can give none or all): grant \`any\` for this host, or approve the command as a plan`;
   }
   return null;
 }
@@ -283,7 +324,42 @@ export function confine(argv: readonly string[], sb: HostSandbox, o: ConfineOpti
   }
   const why = unconfinableReason(sb, o.network);
   if (why !== null) throw new CannotConfine(why);
-  return sb.mechanism === "bwrap" ? bwrapCommand(argv, sb, o) : systemdRunCommand(argv, sb, o);
+  return sb.mechanism === "hostgate-confine" ? helperCommand(argv, sb, o) : sb.mechanism === "bwrap" ? bwrapCommand(argv, sb, o) : systemdRunCommand(argv, sb, o);
+}
+
+/**
+ * The wrapper of the hostgate-confine mechanism: the rlimits and the memory cgroup by the shell's builtins, as
+ * for bubblewrap (see `bwrapCommand`), then one exec of the helper, which makes the namespaces, the read-only
+ * view, the hidden paths (it resolves their symlinks and skips missing ones), drops to `nobody` with the log
+ * readers' groups, and enforces the time limit itself (native/confine-helper.c).
+ */
+function helperCommand(argv: readonly string[], sb: HostSandbox, o: ConfineOptions): ConfinedCommand {
+  const f = sb.facts;
+  const hostView = o.network === "none" && o.host_network_view === true && hasSeccompFilter(f.arch);
+  const filter = o.network === "none" && hasSeccompFilter(f.arch) ? noNetworkFilter(f.arch, { unix: !hostView }) : null;
+  const nobody = unprivileged(f);
+  // Its own pids cgroup where the host has one (the process limit then counts this command alone), else
+  // RLIMIT_NPROC as under bubblewrap.
+  const pids = f.pidscg ? ["--pids-cgroup", `${f.pidscg.dir}/${MEMCG_NAME}`, "--pids-max", String(SANDBOX_LIMITS.processes)] : [];
+  const words = [
+    "--uid", String(nobody.uid), "--gid", String(nobody.gid), ...pids,
+    ...(f.log_groups.length > 0 ? ["--groups", f.log_groups.map((g) => g.gid).join(",")] : []),
+    ...(o.timeout_sec > 0 ? ["--timeout", String(o.timeout_sec)] : []),
+    ...(o.network === "none" && !hostView ? ["--unshare-net"] : []),
+    "--tmpfs", "/tmp", "--tmpfs", "/var/tmp",
+    ...[...EMPTY_DIRS, ...(o.hide_dirs ?? [])].flatMap((d) => ["--hide-dir", d]),
+    ...[...NULL_FILES, ...(o.hide_files ?? [])].flatMap((p) => ["--hide-file", p]),
+    ...(filter ? ["--seccomp", Array.from(filter, (b) => b.toString(16).padStart(2, "0")).join("")] : []),
+  ];
+  const script = [
+    ...(f.pidscg ? [] : [`ulimit -u ${SANDBOX_LIMITS.processes} 2>/dev/null || ulimit -p ${SANDBOX_LIMITS.processes}`]),
+    `L=; ulimit -v ${SANDBOX_LIMITS.address_space_bytes / 1024} 2>/dev/null${f.programs.prlimit ? ` || L=${shellQuote(`${f.programs.prlimit} --as=${SANDBOX_LIMITS.address_space_bytes} --`)}` : ""}`,
+    ...memcgJoin(f),
+    // The host keys by a glob the shell expands (an unmatched pattern stays literal; the helper skips it).
+    `set --; for f in /etc/ssh/*_key; do set -- "$@" --hide-file "$f"; done`,
+    `exec $L ${shellQuote(f.programs.confine_helper!)} ${shellJoin(words)} "$@" -- ${shellJoin(argv)} </dev/null`,
+  ].join("; ");
+  return { command: f.posix_shell ? script : `exec sh -c ${shellQuote(script)}`, kill_command: null };
 }
 
 function bwrapCommand(argv: readonly string[], sb: HostSandbox, o: ConfineOptions): ConfinedCommand {

@@ -1,0 +1,94 @@
+/**
+ * Issue 19, sandbox cost: the hostgate-confine helper itself (native/confine-helper.c, built here at test time):
+ * bad input is refused before anything runs, with what to do; the command's exit status comes back; the time
+ * limit ends it; and the daemon runs only a helper that root alone can change. Its confinement is proven by
+ * the local sandbox and red-team suites, which run under it (sandbox.test.ts, sandbox-attack.test.ts).
+ */
+import { spawnSync } from "node:child_process";
+import { chmodSync, chownSync, copyFileSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { buildConfineHelper, confineHelperUnsafeReason } from "../../src/adapters/confine-helper.ts";
+import { REQUIRE_PEERS, whichSync } from "../peers/proc.ts";
+import { testConfineHelper } from "../support/confine-helper.ts";
+
+const built = testConfineHelper();
+const missing = process.getuid?.() !== 0 ? "needs root (the helper drops root itself)" : "reason" in built ? built.reason : !whichSync("setpriv") ? "no setpriv" : null;
+if (missing && REQUIRE_PEERS) throw new Error(`confine helper tests: ${missing}`);
+if (missing) process.stderr.write(`SKIPPING confine helper tests: ${missing}\n`);
+const helper = "path" in built ? built.path : "";
+const base = ["--uid", "65534", "--gid", "65534"];
+const run = (args: string[], opts: { as?: string[] } = {}): { status: number | null; stderr: string; stdout: string; ms: number } => {
+  const t = performance.now();
+  const r = spawnSync(opts.as?.[0] ?? helper, [...(opts.as?.slice(1) ?? []), ...(opts.as ? [helper] : []), ...args], { encoding: "utf8", timeout: 20_000 });
+  return { status: r.status, stderr: r.stderr, stdout: r.stdout, ms: performance.now() - t };
+};
+
+describe.skipIf(missing !== null)("the hostgate-confine helper (issue 19)", () => {
+  const dirs: string[] = [];
+  afterAll(() => { for (const d of dirs) rmSync(d, { recursive: true, force: true }); });
+
+  it("refuses bad input before anything runs (exit 125), saying what is wrong", () => {
+    const cases: [string[], RegExp][] = [
+      [["--frob", "1", "--", "true"], /unknown option --frob/],
+      [["--gid", "65534", "--", "true"], /--uid and --gid \(not 0\) are required/],
+      [["--uid", "0", "--gid", "0", "--", "true"], /--uid and --gid \(not 0\) are required/],
+      [["--uid", "65x", "--gid", "65534", "--", "true"], /--uid needs a decimal number, got "65x"/],
+      [[...base, "--hide-dir", "etc", "--", "true"], /--hide-dir needs an absolute path, got "etc"/],
+      [[...base, "--seccomp", "0011", "--", "true"], /--seccomp needs whole 8-byte instructions in hex/],
+      [[...base, "--seccomp", "zz".repeat(8), "--", "true"], /--seccomp: not hex at byte 0/],
+      [[...base, "--"], /no command after --/],
+      [[...base, "--timeout"], /--timeout: missing value/],
+      [[...base, "--pids-cgroup", "/sys/fs/cgroup/pids/x", "--", "true"], /--pids-cgroup and --pids-max \(not 0\) go together/],
+    ];
+    for (const [args, message] of cases) {
+      const r = run(args);
+      expect(r.status, args.join(" ")).toBe(125);
+      expect(r.stderr, args.join(" ")).toMatch(new RegExp(`^hostgate-confine: ${message.source}`));
+    }
+    const notRoot = run([...base, "--", "true"], { as: ["setpriv", "--reuid", "65534", "--regid", "65534", "--clear-groups"] });
+    expect(notRoot.status).toBe(125);
+    expect(notRoot.stderr).toMatch(/must run as root/);
+  });
+
+  it("returns the command's exit status, 128 + signal when it was killed, 127 when it cannot be run", () => {
+    expect(run([...base, "--", "sh", "-c", "exit 7"]).status).toBe(7);
+    expect(run([...base, "--", "sh", "-c", "kill -9 $$"]).status).toBe(128 + 9);
+    const r = run([...base, "--", "/nonexistent/prog"]);
+    expect(r.status).toBe(127);
+    expect(r.stderr).toMatch(/hostgate-confine: execute \/nonexistent\/prog: No such file or directory/);
+  });
+
+  it("ends the command and everything it started at --timeout, setsid children included", () => {
+    const tag = `${Math.floor(Math.random() * 1000) + 2000}.5`;
+    const r = run([...base, "--timeout", "1", "--", "sh", "-c", `setsid sleep ${tag} & sleep ${tag}`]);
+    expect(r.status).toBe(128 + 9);
+    expect(r.ms).toBeLessThan(10_000);
+    expect(spawnSync("pgrep", ["-f", `sleep ${tag}`]).status).toBe(1);
+  });
+
+  it("runs from the daemon only when root alone can change it", () => {
+    const dir = mkdtempSync("/var/lib/hg-confine-helper-");
+    dirs.push(dir);
+    chmodSync(dir, 0o755);
+    const copy = join(dir, "hostgate-confine");
+    copyFileSync(helper, copy);
+    chmodSync(copy, 0o755);
+    expect(confineHelperUnsafeReason(copy)).toBeNull();
+    expect(confineHelperUnsafeReason("dist/hostgate-confine")).toMatch(/is not an absolute path/);
+    expect(confineHelperUnsafeReason(join(dir, "missing"))).toMatch(/does not exist/);
+    symlinkSync(copy, join(dir, "link"));
+    expect(confineHelperUnsafeReason(join(dir, "link"))).toMatch(/is not a regular file/);
+    chmodSync(dir, 0o777);
+    expect(confineHelperUnsafeReason(copy)).toMatch(/hg-confine-helper-\w+ is writable by its group or others \(mode 777\)/);
+    chmodSync(dir, 0o755);
+    chownSync(copy, 65534, 65534);
+    expect(confineHelperUnsafeReason(copy)).toMatch(/is owned by uid 65534, not root/);
+    // A helper under /tmp (writable by everyone, sticky or not) is refused too.
+    expect(confineHelperUnsafeReason(helper)).toMatch(/^\/tmp is writable by its group or others/);
+  });
+
+  it("building without a compiler says so", () => {
+    expect(() => buildConfineHelper("/nonexistent/out", { cc: "/nonexistent/cc" })).toThrow(/no C compiler \(cc\) on PATH: .*bubblewrap is used/);
+  });
+});
