@@ -1,6 +1,7 @@
 import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync, renameSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+export { checkInstallTree } from "./install-tree.ts";
 import { AGENT_GROUP, SERVICE_UNIT, UNIT_MARKER, VSOCK_SERVICE_UNIT, VSOCK_SOCKET_UNIT, serviceUnit, vsockServiceUnit, vsockSocketUnit } from "../core/service/units.ts";
 
 /**

@@ -42,8 +42,8 @@ export function registerDaemonInstallCommands(program: Command): void {
     .option("--dry-run", "print the units and write nothing")
     .option("--force", "install even when a non-root user could change node or hostgate's files (root would run their code)")
     .action(async (opts: { vsock?: string; unitDir: string; start: boolean; dryRun?: boolean; force?: boolean }) => {
-      const [{ installService, installSummary, renderUnits }, { parseVsockPort }, { launcher, packageRoot }, { VERSION }, { checkInstallTree }] = await Promise.all([
-        import("../adapters/service-install.ts"), import("../core/service/units.ts"), import("./install-paths.ts"), import("../version.ts"), import("../adapters/install-tree.ts"),
+      const [{ installService, installSummary, renderUnits, checkInstallTree }, { parseVsockPort }, { launcher, packageRoot }, { VERSION }] = await Promise.all([
+        import("../adapters/service-install.ts"), import("../core/service/units.ts"), import("./install-paths.ts"), import("../version.ts"),
       ]);
       let vsockPort: number | undefined;
       if (opts.vsock !== undefined) {
