@@ -41,6 +41,15 @@ describe("the npm package", () => {
     // The policies docs/hosts.md's "first remote command" copies (issue 22).
     for (const p of ["00-read-only.cedar", "10-changes.cedar", "20-guards.cedar", "30-skills.cedar"]) expect(files).toContain(`package/examples/policies/${p}`);
     expect(files.some((f) => f.startsWith("package/src/") || f.startsWith("package/test/"))).toBe(false);
+    // The registry entry with its schema, and the manual pages (issue 25).
+    for (const f of ["server.json", "schemas/server.schema.json", "man/hostgate.1", "man/hostgate-setup.1"]) expect(files).toContain(`package/${f}`);
+  });
+
+  it("npm links the manual pages into the prefix's man path: man finds hostgate(1) and hostgate-setup(1)", () => {
+    for (const page of ["hostgate", "hostgate-setup", "hostgate-daemon-install"]) {
+      const r = spawnSync("man", ["-w", page], { encoding: "utf8", env: { ...runEnv, MANPATH: join(prefix, "share", "man") } });
+      expect(r.stdout.trim(), `${page}: ${r.stderr}`).toBe(join(prefix, "share", "man", "man1", `${page}.1`));
+    }
   });
 
   it("installs without dev dependencies: no tsx, TypeScript, esbuild or test tools at run time", () => {
