@@ -2,7 +2,7 @@
 // ones built there), then `hostgate` from that prefix's PATH: --version, mcp over stdio and serve over HTTP,
 // driven by the SDK client. Slow (≈2 min: better-sqlite3 compiles from source); needs the npm registry.
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
+import { existsSync, lstatSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { Client } from "@modelcontextprotocol/client";
@@ -47,8 +47,12 @@ describe("the npm package", () => {
 
   it("npm links the manual pages into the prefix's man path: man finds hostgate(1) and hostgate-setup(1)", () => {
     for (const page of ["hostgate", "hostgate-setup", "hostgate-daemon-install"]) {
+      // npm links share/man/man1/<page>.1 to the package's man/ (man -w names the file the link leads to).
+      const link = join(prefix, "share", "man", "man1", `${page}.1`);
+      expect(lstatSync(link).isSymbolicLink(), link).toBe(true);
       const r = spawnSync("man", ["-w", page], { encoding: "utf8", env: { ...runEnv, MANPATH: join(prefix, "share", "man") } });
-      expect(r.stdout.trim(), `${page}: ${r.stderr}`).toBe(join(prefix, "share", "man", "man1", `${page}.1`));
+      expect(r.stdout.trim(), `${page}: ${r.stderr}`).toBe(realpathSync(link));
+      expect(r.stdout.trim()).toBe(join(prefix, "lib", "node_modules", "hostgate", "man", `${page}.1`));
     }
   });
 
