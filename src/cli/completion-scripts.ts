@@ -1,17 +1,22 @@
 import type { Command } from "commander";
 
-/** Subcommand paths ("daemon install") with their long options, from commander's tree. */
-export function commandTable(program: Command): { path: string; options: string[] }[] {
-  const out: { path: string; options: string[] }[] = [];
+/** Every subcommand of commander's tree, depth first, with its path of names ("daemon install"). */
+export function commandTree(program: Command): { path: string; command: Command }[] {
+  const out: { path: string; command: Command }[] = [];
   const walk = (cmd: Command, prefix: string[]): void => {
     for (const sub of cmd.commands) {
       const path = [...prefix, sub.name()];
-      out.push({ path: path.join(" "), options: sub.options.map((o) => o.long).filter((l): l is string => !!l) });
+      out.push({ path: path.join(" "), command: sub });
       walk(sub, path);
     }
   };
   walk(program, []);
   return out;
+}
+
+/** Subcommand paths ("daemon install") with their long options, from commander's tree. */
+export function commandTable(program: Command): { path: string; options: string[] }[] {
+  return commandTree(program).map(({ path, command }) => ({ path, options: command.options.map((o) => o.long).filter((l): l is string => !!l) }));
 }
 
 const quote = (s: string) => `'${s.replace(/'/g, "'\\''")}'`;

@@ -104,6 +104,10 @@ export async function clientChecks(env: NodeJS.ProcessEnv, cwd: string): Promise
       const launch = found.launch;
       const line: DoctorLine = { section: "clients", name, status: "ok", detail: path };
       lines.push(line);
+      if (def.id === "gemini") {
+        const trust = await geminiTrustLine(read.file.text, env, ctx.home, cwd);
+        if (trust !== null) lines.push(trust);
+      }
       if (launch.kind === "http") {
         probes.push(() => probeHttp(launch.url, launch.headers).then((p) => {
           if (p.ok) line.detail = `${path}: ${launch.url} answers (${p.server}, ${p.ms} ms)`;
@@ -131,6 +135,26 @@ export async function clientChecks(env: NodeJS.ProcessEnv, cwd: string): Promise
   for (const probe of probes) await probe();
   if (lines.length === 0) lines.push({ section: "clients", name: "AI clients", status: "warn", detail: "no AI client found with a hostgate entry", fix: "hostgate setup" });
   return lines;
+}
+
+/**
+ * Gemini CLI with Folder Trust on connects no MCP server in an untrusted folder (core/clients/gemini-trust.ts):
+ * a line saying whether `cwd` is trusted, or null when Folder Trust is off.
+ */
+export async function geminiTrustLine(settingsText: string | null, env: NodeJS.ProcessEnv, home: string, cwd: string): Promise<DoctorLine | null> {
+  const [{ parse }, { geminiFolderTrust }, { readClientFile }] = await Promise.all([import("jsonc-parser"), import("../core/clients/gemini-trust.ts"), import("../adapters/client-files.ts")]);
+  const rulesPath = env.GEMINI_CLI_TRUSTED_FOLDERS_PATH || `${home}/.gemini/trustedFolders.json`;
+  const rulesRead = readClientFile(rulesPath);
+  const rules: unknown = rulesRead.ok && rulesRead.file.text !== null ? parse(rulesRead.file.text, [], { allowTrailingComma: true }) : {};
+  const trust = geminiFolderTrust(settingsText === null ? {} : parse(settingsText, [], { allowTrailingComma: true }), rules, cwd);
+  const name = "Gemini CLI folder trust";
+  const fix = `run gemini in ${cwd} and choose "Trust folder" (or /permissions there), or add "${cwd}": "TRUST_FOLDER" to ${rulesPath}; headless runs: --skip-trust or GEMINI_TRUST_WORKSPACE=true`;
+  switch (trust.state) {
+    case "off": return null;
+    case "trusted": return { section: "clients", name, status: "ok", detail: `${cwd} is trusted (${trust.rule}): Gemini CLI connects hostgate here` };
+    case "untrusted": return { section: "clients", name, status: "warn", detail: `Folder Trust is on and ${cwd} is marked untrusted (${trust.rule}): Gemini CLI connects no MCP server here, hostgate included`, fix };
+    case "undecided": return { section: "clients", name, status: "warn", detail: `Folder Trust is on and ${cwd} has no trust rule: Gemini CLI asks on its first interactive start here and connects no MCP server until the folder is trusted (a headless run stops)`, fix };
+  }
 }
 
 /** Renders the report: one line per check, a fix line under each problem. */

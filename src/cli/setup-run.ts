@@ -7,6 +7,7 @@ import { anyPresent, gitIgnoreStatus, notWritable, readClientFile, rootUnsafePat
 import { CLIENTS, clientById, type ClientContext, type ClientId } from "../core/clients/catalog.ts";
 import { entryHoldsSecret, type EntrySpec, type StdioEntry } from "../core/clients/entry.ts";
 import { mergeJson, mergeToml, type MergeResult } from "../core/clients/merge.ts";
+import { mergeYaml } from "../core/clients/merge-yaml.ts";
 import { applySetupSettings, userConfigPath, type SetupSettings } from "../config/user-config.ts";
 import { launcher } from "./install-paths.ts";
 
@@ -182,7 +183,9 @@ export function planSetup(c: SetupChoices, env: NodeJS.ProcessEnv, cwd: string):
     if (!read.ok) {
       planned.result = { status: "unwritable", reason: read.reason };
     } else {
-      planned.result = def.format === "toml" ? mergeToml(read.file.text, def.table, rendered.entry) : mergeJson(read.file.text, def.table, rendered.entry, def.skeleton);
+      planned.result = def.format === "toml" ? mergeToml(read.file.text, def.table, rendered.entry)
+        : def.format === "yaml" ? mergeYaml(read.file.text, def.table, rendered.entry, def.skeleton, def.list === true)
+        : mergeJson(read.file.text, def.table, rendered.entry, def.skeleton);
       if (planned.result.status === "created" || planned.result.status === "updated") {
         const why = notWritable(read.file);
         if (why) planned.result = { status: "unwritable", reason: why };

@@ -5,6 +5,7 @@ import { EXIT } from "./common.ts";
 /** Flags of `hostgate setup` as commander parses them. */
 export interface SetupFlags {
   claude?: boolean; claudeDesktop?: boolean; cursor?: boolean; codex?: boolean; vscode?: boolean; lmstudio?: boolean; opencode?: boolean; gemini?: boolean;
+  cline?: boolean; continue?: boolean; goose?: boolean; zed?: boolean; kiro?: boolean;
   scope?: string;
   transport?: string;
   socket?: string;
@@ -20,6 +21,7 @@ export interface SetupFlags {
 
 const FLAG_OF: Record<ClientId, keyof SetupFlags> = {
   claude: "claude", "claude-desktop": "claudeDesktop", cursor: "cursor", codex: "codex", vscode: "vscode", lmstudio: "lmstudio", opencode: "opencode", gemini: "gemini",
+  cline: "cline", continue: "continue", goose: "goose", zed: "zed", kiro: "kiro",
 };
 
 /** The clients named by flags, in catalogue order. */
@@ -36,7 +38,7 @@ export function flaggedClients(flags: SetupFlags): ClientId[] {
 export function registerSetupCommand(program: Command): void {
   program
     .command("setup")
-    .description("Configure your AI clients (Claude Code, Cursor, Codex, VS Code, LM Studio, OpenCode, Gemini CLI, Claude Desktop) to use hostgate.")
+    .description("Configure your AI clients (Claude Code, Cursor, Codex, VS Code, LM Studio, OpenCode, Gemini CLI, Cline, Continue, Goose, Zed, Kiro, Claude Desktop) to use hostgate.")
     .option("--claude", "Claude Code (.mcp.json in this directory with --scope project, else ~/.claude.json)")
     .option("--claude-desktop", "Claude Desktop (~/.config/Claude/claude_desktop_config.json)")
     .option("--cursor", "Cursor (~/.cursor/mcp.json)")
@@ -44,7 +46,12 @@ export function registerSetupCommand(program: Command): void {
     .option("--vscode", "VS Code (.vscode/mcp.json in this directory)")
     .option("--lmstudio", "LM Studio (~/.lmstudio/mcp.json)")
     .option("--opencode", "OpenCode (~/.config/opencode/opencode.json)")
-    .option("--gemini", "Gemini CLI (~/.gemini/settings.json)")
+    .option("--gemini", "Gemini CLI (~/.gemini/settings.json; with Folder Trust on, only trusted folders connect MCP servers)")
+    .option("--cline", "Cline for VS Code (~/.config/Code/User/globalStorage/saoudrizwan.claude-dev/settings/cline_mcp_settings.json)")
+    .option("--continue", "Continue (~/.continue/config.yaml, mcpServers list)")
+    .option("--goose", "Goose (~/.config/goose/config.yaml, extensions)")
+    .option("--zed", "Zed (~/.config/zed/settings.json, context_servers)")
+    .option("--kiro", "Kiro (~/.kiro/settings/mcp.json)")
     .option("--scope <scope>", "Claude Code scope: user (~/.claude.json) or project (./.mcp.json)")
     .option("--transport <transport>", "stdio (the client spawns hostgate mcp) or http (it connects to hostgate serve)")
     .option("--socket <uri>", "daemon to use: a socket path (e.g. /run/hostgate/agent.sock), tcp://HOST:PORT or vsock://CID:PORT; default: the embedded daemon")

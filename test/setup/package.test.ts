@@ -2,7 +2,7 @@
 // ones built there), then `hostgate` from that prefix's PATH: --version, mcp over stdio and serve over HTTP,
 // driven by the SDK client. Slow (≈2 min: better-sqlite3 compiles from source); needs the npm registry.
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
+import { existsSync, lstatSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { Client } from "@modelcontextprotocol/client";
@@ -41,6 +41,19 @@ describe("the npm package", () => {
     // The policies docs/hosts.md's "first remote command" copies (issue 22).
     for (const p of ["00-read-only.cedar", "10-changes.cedar", "20-guards.cedar", "30-skills.cedar"]) expect(files).toContain(`package/examples/policies/${p}`);
     expect(files.some((f) => f.startsWith("package/src/") || f.startsWith("package/test/"))).toBe(false);
+    // The registry entry with its schema, and the manual pages (issue 25).
+    for (const f of ["server.json", "schemas/server.schema.json", "man/hostgate.1", "man/hostgate-setup.1"]) expect(files).toContain(`package/${f}`);
+  });
+
+  it("npm links the manual pages into the prefix's man path: man finds hostgate(1) and hostgate-setup(1)", () => {
+    for (const page of ["hostgate", "hostgate-setup", "hostgate-daemon-install"]) {
+      // npm links share/man/man1/<page>.1 to the package's man/ (man -w names the file the link leads to).
+      const link = join(prefix, "share", "man", "man1", `${page}.1`);
+      expect(lstatSync(link).isSymbolicLink(), link).toBe(true);
+      const r = spawnSync("man", ["-w", page], { encoding: "utf8", env: { ...runEnv, MANPATH: join(prefix, "share", "man") } });
+      expect(r.stdout.trim(), `${page}: ${r.stderr}`).toBe(realpathSync(link));
+      expect(r.stdout.trim()).toBe(join(prefix, "lib", "node_modules", "hostgate", "man", `${page}.1`));
+    }
   });
 
   it("installs without dev dependencies: no tsx, TypeScript, esbuild or test tools at run time", () => {

@@ -1,11 +1,12 @@
 // `hostgate setup` and `hostgate doctor` as processes: --dry-run diffs per client (snapshots), exit codes,
 // the refusal without a terminal, and entries that start with no PATH and answer tools/list.
-import { existsSync, mkdirSync, readFileSync, realpathSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { CLIENT_IDS } from "../../src/core/clients/catalog.ts";
 import { runHostgate } from "../helpers/hostgate.ts";
 import { ownerEnv, sudoUserEnv } from "../../src/cli/setup-command.ts";
+import { geminiTrustLine } from "../../src/cli/doctor-checks.ts";
 import { clientFile, freshHome, malformed, seed } from "./fixtures.ts";
 
 const NODE = realpathSync(process.execPath);
@@ -86,6 +87,29 @@ describe("hostgate setup (process)", () => {
     expect(r.stdout).toMatch(/✓ OpenCode: .*answers tools\/list/);
     expect(r.stdout).toMatch(/! approval separation: none: [\s\S]*fix: sudo hostgate daemon install/);
     expect(r.code, r.stdout + r.stderr).toBe(0);
+  });
+
+  it("Cline, Continue, Goose, Zed and Kiro entries written by setup are read back by doctor and answer tools/list; Gemini's folder trust is reported", async () => {
+    const { env, home } = freshHome("doctor-more");
+    const cwd = join(home, "project");
+    const runtime = join(home, "run");
+    mkdirSync(runtime, { mode: 0o700 });
+    const full = { ...env, XDG_RUNTIME_DIR: runtime, XDG_STATE_HOME: join(home, "state") };
+    const setup = await runHostgate(["setup", "--yes", "--cline", "--continue", "--goose", "--zed", "--kiro", "--gemini"], { env: full, cwd });
+    expect(setup.code, setup.stdout + setup.stderr).toBe(0);
+    expect(setup.stdout).toMatch(/note: Gemini CLI with Folder Trust on .* connects no MCP server in an untrusted folder/);
+    // Folder Trust switched on by the user afterwards, no rule for this folder yet.
+    const settings = clientFile("gemini", home, cwd);
+    writeFileSync(settings, JSON.stringify({ ...(JSON.parse(readFileSync(settings, "utf8")) as object), security: { folderTrust: { enabled: true } } }, null, 2));
+    const r = await runHostgate(["doctor"], { env: full, cwd, timeoutMs: 120_000 });
+    for (const label of ["Cline", "Continue", "Goose", "Zed", "Kiro", "Gemini CLI"]) {
+      expect(r.stdout, label).toMatch(new RegExp(`✓ ${label}: .*starts without PATH and answers tools/list \\(\\d+ tools`));
+    }
+    expect(r.stdout).toMatch(/! Gemini CLI folder trust: Folder Trust is on and .*project has no trust rule: Gemini CLI .*connects no MCP server until the folder is trusted[\s\S]*fix: run gemini in .*project and choose "Trust folder"/);
+    // Trusted through the parent: the line turns ok (same check, in-process).
+    writeFileSync(join(home, ".gemini", "trustedFolders.json"), JSON.stringify({ [join(cwd, "x")]: "TRUST_PARENT" }));
+    const line = await geminiTrustLine(readFileSync(settings, "utf8"), full, home, cwd);
+    expect(line).toMatchObject({ status: "ok", detail: expect.stringMatching(/is trusted \(.*TRUST_PARENT\)/) as unknown });
   });
 
   it("doctor: a missing binary and a broken file are failures with a fix; exit 1", async () => {

@@ -5,6 +5,7 @@ import { spawnSync } from "node:child_process";
 import { dirname, join } from "node:path";
 import { parse as parseJsonc } from "jsonc-parser";
 import { parse as parseToml } from "smol-toml";
+import { parse as parseYaml } from "yaml";
 import { describe, expect, it } from "vitest";
 import { CLIENT_IDS, clientById, type ClientId } from "../../src/core/clients/catalog.ts";
 import { applyPlan, planSetup, planSucceeded, type SetupChoices } from "../../src/cli/setup-run.ts";
@@ -26,12 +27,28 @@ function run(id: ClientId, env: NodeJS.ProcessEnv, cwd: string, extra: Partial<S
 
 function readDoc(id: ClientId, path: string): Record<string, unknown> {
   const text = readFileSync(path, "utf8");
-  return (clientById(id).format === "toml" ? parseToml(text) : parseJsonc(text, [], { allowTrailingComma: true })) as Record<string, unknown>;
+  const format = clientById(id).format;
+  return (format === "toml" ? parseToml(text) : format === "yaml" ? parseYaml(text) : parseJsonc(text, [], { allowTrailingComma: true })) as Record<string, unknown>;
+}
+
+/** A server of the client's table by name (Continue's table is a list of named servers; its `name` is left out). */
+function serverOf(id: ClientId, doc: Record<string, unknown>, name: string): Record<string, unknown> | undefined {
+  const table = doc[clientById(id).table[0]!];
+  if (!Array.isArray(table)) return (table as Record<string, unknown>)[name] as Record<string, unknown> | undefined;
+  const found = (table as Record<string, unknown>[]).find((s) => s.name === name);
+  if (found === undefined) return undefined;
+  return Object.fromEntries(Object.entries(found).filter(([k]) => k !== "name"));
 }
 
 function entryOf(id: ClientId, path: string): Record<string, unknown> {
-  const table = readDoc(id, path)[clientById(id).table[0]!] as Record<string, unknown>;
-  return table.hostgate as Record<string, unknown>;
+  return serverOf(id, readDoc(id, path), "hostgate")!;
+}
+
+/** The program an entry starts and its arguments, whatever the client calls them. */
+function launchOf(id: ClientId, e: Record<string, unknown>): { command: unknown; args: unknown } {
+  if (id === "opencode") return { command: (e.command as string[])[0], args: (e.command as string[]).slice(1) };
+  if (id === "goose") return { command: e.cmd, args: e.args };
+  return { command: e.command, args: e.args };
 }
 
 function besideOf(path: string): string[] {
@@ -53,16 +70,17 @@ describe.each(CLIENT_IDS)("setup %s", (id) => {
     expect(r.file.result.status).toBe("created");
     const path = clientFile(id, home, cwd);
     const e = entryOf(id, path);
+    expect(launchOf(id, e)).toEqual({ command: NODE, args: [LAUNCHER, "mcp"] });
     if (id === "opencode") {
-      expect(e).toMatchObject({ type: "local", enabled: true, command: [NODE, LAUNCHER, "mcp"] });
+      expect(e).toMatchObject({ type: "local", enabled: true });
       expect(e).not.toHaveProperty("args");
-    } else {
-      expect(e.command).toBe(NODE);
-      expect(e.args).toEqual([LAUNCHER, "mcp"]);
     }
+    if (id === "goose") expect(e).toMatchObject({ type: "stdio", enabled: true, name: "hostgate", envs: { HOSTGATE_DAEMON: "embedded" } });
+    if (id === "goose") expect(e).not.toHaveProperty("command");
+    if (id === "continue") expect(readDoc(id, path)).toMatchObject({ name: expect.any(String) as unknown, version: expect.any(String) as unknown, schema: "v1" });
     if (id === "codex") expect(e.startup_timeout_sec).toBeGreaterThan(10);
-    if (id === "claude" || id === "vscode") expect(e.type).toBe("stdio");
-    if (id === "cursor" || id === "lmstudio" || id === "gemini" || id === "claude-desktop") expect(e).not.toHaveProperty("type");
+    if (id === "claude" || id === "vscode" || id === "cline") expect(e.type).toBe("stdio");
+    if (id === "cursor" || id === "lmstudio" || id === "gemini" || id === "claude-desktop" || id === "zed" || id === "kiro" || id === "continue") expect(e).not.toHaveProperty("type");
     if (id === "vscode") expect(Object.keys(readDoc(id, path))).toEqual(["servers"]);
     expect(statSync(path).mode & 0o777).toBe(0o644);
   });
@@ -74,7 +92,9 @@ describe.each(CLIENT_IDS)("setup %s", (id) => {
     const first = run(id, env, cwd);
     expect(first.file.result.status).toBe("updated");
     const doc = readDoc(id, path);
-    expect((doc[clientById(id).table[0]!] as Record<string, unknown>).docs).toEqual({ command: "npx", args: ["-y", "docs-server"] });
+    expect(serverOf(id, doc, "docs")).toEqual({ command: "npx", args: ["-y", "docs-server"] });
+    // Only lines were added: the file as the client wrote it (its indentation, its list style) is all still there.
+    if (clientById(id).format === "yaml") expect(readFileSync(path, "utf8")).toContain(otherServers(id).trimEnd().split("\n").slice(-4).join("\n"));
     const after = readFileSync(path, "utf8");
     const backups = backupsOf(path, home);
     expect(backups).toHaveLength(1);
@@ -91,7 +111,7 @@ describe.each(CLIENT_IDS)("setup %s", (id) => {
     seed(path, fx.text);
     expect(run(id, env, cwd).file.result.status).toBe("updated");
     const e = entryOf(id, path);
-    expect(id === "opencode" ? (e.command as string[])[0] : e.command).toBe(NODE);
+    expect(launchOf(id, e).command).toBe(NODE);
     expect(e[fx.userKey]).toBe(fx.userValue);
   });
 
@@ -183,14 +203,17 @@ describe.each(CLIENT_IDS)("setup %s", (id) => {
       expect(r.file.notes.join(" ")).toMatch(/only stdio/);
       return;
     }
-    expect(e.url).toBe("http://127.0.0.1:48123/mcp");
+    expect(id === "goose" ? e.uri : e.url).toBe("http://127.0.0.1:48123/mcp");
     expect(e).not.toHaveProperty("command");
-    const header = id === "codex" ? (e.http_headers as Record<string, string>) : (e.headers as Record<string, string>);
-    expect(header.Authorization).toBe(`Bearer ${"h".repeat(20)}`);
+    expect(e).not.toHaveProperty("cmd");
+    const header = id === "codex" ? e.http_headers : id === "continue" ? (e.requestOptions as Record<string, unknown>).headers : e.headers;
+    expect((header as Record<string, string>).Authorization).toBe(`Bearer ${"h".repeat(20)}`);
     expect(statSync(path).mode & 0o777).toBe(0o600);
     if (id === "opencode") expect(e).toMatchObject({ type: "remote", oauth: false });
     if (id === "claude" || id === "vscode" || id === "gemini") expect(e.type).toBe("http");
     if (id === "codex") expect(e).not.toHaveProperty("headers");
+    const types: Partial<Record<ClientId, string>> = { cline: "streamableHttp", goose: "streamable_http", continue: "streamable-http" };
+    if (types[id] !== undefined) expect(e.type).toBe(types[id]);
   });
 });
 
@@ -215,8 +238,10 @@ describe("setup: project files, planner, user config", () => {
       gemini: (e) => (e.env as Record<string, string>).MY_KEY,
       opencode: (e) => (e.environment as Record<string, string>).MY_KEY,
       codex: (e) => e.env_vars,
+      kiro: (e) => (e.env as Record<string, string>).MY_KEY,
+      goose: (e) => e.env_keys,
     };
-    const expected: Partial<Record<ClientId, unknown>> = { claude: "${MY_KEY}", cursor: "${env:MY_KEY}", vscode: "${env:MY_KEY}", gemini: "$MY_KEY", opencode: "{env:MY_KEY}", codex: ["MY_KEY"] };
+    const expected: Partial<Record<ClientId, unknown>> = { claude: "${MY_KEY}", cursor: "${env:MY_KEY}", vscode: "${env:MY_KEY}", gemini: "$MY_KEY", opencode: "{env:MY_KEY}", codex: ["MY_KEY"], kiro: "${MY_KEY}", goose: ["MY_KEY"] };
     for (const id of Object.keys(forms) as ClientId[]) {
       const { env, cwd, home } = freshHome(`planner-${id}`);
       const r = run(id, { ...env, MY_KEY: "sk-secret-value" }, cwd, { planner: { base_url: "http://127.0.0.1:8080/v1", model: "m", api_key_env: "MY_KEY" } });
@@ -231,9 +256,11 @@ describe("setup: project files, planner, user config", () => {
       const argv = id === "opencode" ? (e.command as string[]) : (e.args as string[]);
       expect(argv.slice(-2)).toEqual(["--config", cfg]);
     }
-    const { env, cwd } = freshHome("planner-lms");
-    const r = run("lmstudio", env, cwd, { planner: { base_url: "http://127.0.0.1:8080/v1", model: "m", api_key_env: "MY_KEY" } });
-    expect(r.file.notes.join(" ")).toMatch(/does not expand variables: MY_KEY/);
+    for (const id of ["lmstudio", "cline", "zed", "continue"] as const) {
+      const { env, cwd } = freshHome(`planner-${id}`);
+      const r = run(id, env, cwd, { planner: { base_url: "http://127.0.0.1:8080/v1", model: "m", api_key_env: "MY_KEY" } });
+      expect(r.file.notes.join(" "), id).toMatch(/does not expand variables: MY_KEY/);
+    }
   });
 
   it("the user config keeps its comments and other keys on a second run", () => {

@@ -3,10 +3,27 @@ import { SERVER_NAME, type EntrySpec, type Json, type StdioEntry } from "./entry
 /**
  * The AI clients `hostgate setup` configures, as data: where each reads its MCP servers on Linux, under which
  * key, and the shape of one entry (source: ../shared/CLIENTS.md; "unverified" there stays unverified here).
+ * Sources of the clients added for issue 25, each read in December 2026:
+ * - Cline: docs.cline.bot/mcp/configuring-mcp-servers (`cline_mcp_settings.json`, `mcpServers`, `disabled`,
+ *   `autoApprove`); entry types from Cline's `src/services/mcp/schemas.ts` (`type: "stdio"`, a URL entry
+ *   without `type` is SSE, `type: "streamableHttp"` for Streamable HTTP). The VS Code extension keeps the file
+ *   in its global storage; the Cline CLI reads ~/.cline/data/settings/ instead (not written here).
+ * - Continue: docs.continue.dev/customize/deep-dives/mcp (`mcpServers:` list in ~/.continue/config.yaml,
+ *   `name`/`command`/`args`/`env`, `type: streamable-http` + `url`); a new config.yaml needs `name`,
+ *   `version` and `schema: v1` (docs.continue.dev/reference config.yaml). Headers of a remote server go in
+ *   `requestOptions.headers` (Continue's config-yaml schema).
+ * - Goose: block.github.io/goose/docs/guides/config-files (~/.config/goose/config.yaml, `extensions:` keyed by
+ *   id); entry fields from goose's `ExtensionConfig` (`crates/goose/src/agents/extension.rs`): stdio
+ *   `cmd`/`args`/`envs`/`env_keys`/`timeout`, Streamable HTTP `type: streamable_http` + `uri` + `headers`;
+ *   `enabled`, `name` and `type` beside them. `env_keys` are taken from Goose's secrets or the environment.
+ * - Zed: zed.dev/docs/ai/mcp (`context_servers` in ~/.config/zed/settings.json, `command`/`args`/`env` or
+ *   `url`/`headers`); Zed's settings file is JSON with comments.
+ * - Kiro: kiro.dev/docs/mcp/configuration (~/.kiro/settings/mcp.json user level, `mcpServers`,
+ *   `command`/`args`/`env` or `url`/`headers`, `${VAR}` expanded in `env` and `headers`).
  */
 
 /** Client ids; each is also its setup flag (`--claude`, `--claude-desktop`, …). */
-export const CLIENT_IDS = ["claude", "claude-desktop", "cursor", "codex", "vscode", "lmstudio", "opencode", "gemini"] as const;
+export const CLIENT_IDS = ["claude", "claude-desktop", "cursor", "codex", "vscode", "lmstudio", "opencode", "gemini", "cline", "continue", "goose", "zed", "kiro"] as const;
 export type ClientId = (typeof CLIENT_IDS)[number];
 
 /** Where the paths of a client come from: the user's home and XDG dirs, the project directory, and overrides. */
@@ -33,9 +50,11 @@ export interface ClientDef {
   label: string;
   /** The config file this setup edits. */
   file(ctx: ClientContext): string;
-  format: "json" | "toml";
+  format: "json" | "toml" | "yaml";
   /** Path of the server table inside the file (our entry is `<table>.hostgate`). */
   table: readonly string[];
+  /** The table is a list of servers named by their `name` key (Continue), not a mapping keyed by name (YAML only). */
+  list?: boolean;
   /** Keys a new file starts with besides the table. */
   skeleton?: Record<string, Json>;
   /** Whether the file belongs to a project (checked against .gitignore when it holds a secret). */
@@ -50,7 +69,10 @@ export interface ClientDef {
  * Keys of our entry that setup owns: rewritten or removed on every run. Any other key a user added to the
  * hostgate entry (timeouts, `trust`, `disabled`, tool filters…) is kept.
  */
-export const MANAGED_KEYS = ["type", "command", "args", "env", "environment", "env_vars", "url", "headers", "http_headers", "oauth", "enabled", "startup_timeout_sec"] as const;
+export const MANAGED_KEYS = ["type", "command", "args", "env", "environment", "env_vars", "url", "headers", "http_headers", "oauth", "enabled", "startup_timeout_sec", "name", "cmd", "envs", "env_keys", "uri", "requestOptions"] as const;
+
+/** Goose waits 300 s for an extension by default; written once, a value the user set wins (not managed). */
+export const GOOSE_TIMEOUT_SEC = 300;
 
 /** OpenCode waits 5 s for the tool list by default. */
 export const OPENCODE_TIMEOUT_MS = 15_000;
@@ -93,6 +115,9 @@ function mcpServersShape(forward: (name: string) => string | null, opts: { stdio
 }
 
 const has = (...paths: string[]) => paths;
+
+/** The line `setup` and `doctor` show for Gemini CLI: with Folder Trust on, an untrusted folder loads no MCP server. */
+export const GEMINI_TRUST_NOTE = "Gemini CLI with Folder Trust on (security.folderTrust.enabled) connects no MCP server in an untrusted folder, user-level ones included: trust the folder with /permissions inside gemini (saved in ~/.gemini/trustedFolders.json), or run it with --skip-trust / GEMINI_TRUST_WORKSPACE=true";
 
 /** Every client setup knows, in picker order. */
 export const CLIENTS: readonly ClientDef[] = [
@@ -198,7 +223,82 @@ export const CLIENTS: readonly ClientDef[] = [
     table: ["mcpServers"],
     project: () => false,
     detect: (c) => ({ paths: has(`${c.home}/.gemini`), commands: ["gemini"] }),
-    render: mcpServersShape((n) => `$${n}`, { httpType: true }),
+    render: (spec, stdio) => {
+      const r = mcpServersShape((n) => `$${n}`, { httpType: true })(spec, stdio);
+      r.notes.push(GEMINI_TRUST_NOTE);
+      return r;
+    },
+  },
+  {
+    id: "cline",
+    label: "Cline",
+    file: (c) => `${c.configHome}/Code/User/globalStorage/saoudrizwan.claude-dev/settings/cline_mcp_settings.json`,
+    format: "json",
+    table: ["mcpServers"],
+    project: () => false,
+    detect: (c) => ({ paths: has(`${c.configHome}/Code/User/globalStorage/saoudrizwan.claude-dev`), commands: ["cline"] }),
+    render: (spec, stdio) => {
+      if (spec.transport === "http") return { entry: compact({ type: "streamableHttp", url: spec.url, headers: bearer(spec.token) }), notes: [] };
+      return mcpServersShape(() => null, { stdioType: true })(spec, stdio);
+    },
+  },
+  {
+    id: "continue",
+    label: "Continue",
+    file: (c) => `${c.home}/.continue/config.yaml`,
+    format: "yaml",
+    table: ["mcpServers"],
+    list: true,
+    skeleton: { name: "Local Config", version: "1.0.0", schema: "v1" },
+    project: () => false,
+    detect: (c) => ({ paths: has(`${c.home}/.continue`), commands: ["cn"] }),
+    render: (spec, stdio) => {
+      if (spec.transport === "http") {
+        const headers = bearer(spec.token);
+        return { entry: compact({ type: "streamable-http", url: spec.url, requestOptions: headers ? { headers } : undefined }), notes: [] };
+      }
+      const r = mcpServersShape(() => null)(spec, stdio);
+      r.notes.push("Continue offers MCP tools in agent mode only");
+      return r;
+    },
+  },
+  {
+    id: "goose",
+    label: "Goose",
+    file: (c) => `${c.configHome}/goose/config.yaml`,
+    format: "yaml",
+    table: ["extensions"],
+    project: () => false,
+    detect: (c) => ({ paths: has(`${c.configHome}/goose`), commands: ["goose"] }),
+    render: (spec, stdio) => {
+      const common = { enabled: true, name: SERVER_NAME, description: "Inspect Linux hosts; change them only through approved plans", timeout: GOOSE_TIMEOUT_SEC };
+      if (spec.transport === "http") return { entry: compact({ ...common, type: "streamable_http", uri: spec.url, headers: bearer(spec.token) }), notes: [] };
+      return { entry: compact({ ...common, type: "stdio", cmd: stdio.command, args: stdio.args, envs: stdio.env, env_keys: stdio.forwardEnv.length ? [...stdio.forwardEnv] : undefined }), notes: [] };
+    },
+  },
+  {
+    id: "zed",
+    label: "Zed",
+    file: (c) => `${c.configHome}/zed/settings.json`,
+    format: "json",
+    table: ["context_servers"],
+    project: () => false,
+    detect: (c) => ({ paths: has(`${c.configHome}/zed`), commands: ["zed", "zeditor"] }),
+    render: (spec, stdio) => {
+      const r = mcpServersShape(() => null)(spec, stdio);
+      r.notes.push("Zed uses MCP tools and prompts only (no resources)");
+      return r;
+    },
+  },
+  {
+    id: "kiro",
+    label: "Kiro",
+    file: (c) => `${c.home}/.kiro/settings/mcp.json`,
+    format: "json",
+    table: ["mcpServers"],
+    project: () => false,
+    detect: (c) => ({ paths: has(`${c.home}/.kiro`), commands: ["kiro", "kiro-cli"] }),
+    render: mcpServersShape((n) => `\${${n}}`),
   },
 ];
 

@@ -111,6 +111,11 @@ export function mergeJson(text: string | null, table: readonly string[], entry: 
       if (next !== undefined && jsonEqual(existing[key], next)) continue;
       out = applyEdits(out, modify(out, [...base, key], next, options));
     }
+    // Keys written once (OpenCode's timeout) that the entry does not have yet: without them the check below
+    // would refuse the edit.
+    for (const [key, value] of Object.entries(entry)) {
+      if (!(MANAGED_KEYS as readonly string[]).includes(key) && !Object.hasOwn(existing, key)) out = applyEdits(out, modify(out, [...base, key], value, options));
+    }
   }
   // Check the edit did exactly what was meant: our entry as wanted, everything else as it was.
   const after: unknown = parse(out, [], { allowTrailingComma: true });
