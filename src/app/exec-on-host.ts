@@ -3,7 +3,7 @@ import { LOCAL_HOST } from "../core/host-id.ts";
 import { confine, unconfinableReason, wantsHostNetworkView, type HostSandbox } from "../core/sandbox/confine.ts";
 import type { HostRecord } from "../core/inventory/record.ts";
 import { judge, type GateDecision, type GateSettings } from "../core/policy/gate.ts";
-import { execPolicyRequest, type PolicyPrincipal } from "../core/policy/exec-request.ts";
+import { execPolicyRequest, policyResource, type PolicyPrincipal } from "../core/policy/exec-request.ts";
 import type { RiskAssessment, RiskEngine } from "../core/risk/index.ts";
 import { LIMITS } from "../core/risk/index.ts";
 import { LIMITS as ANSWER_LIMITS } from "../core/limits.ts";
@@ -118,7 +118,7 @@ function fitOutputs(results: ExecHostResult[]): ExecHostResult[] {
   return results.map((r) => {
     const stdout = cut(r.stdout);
     const stderr = cut(r.stderr);
-    return stdout === r.stdout && stderr === r.stderr ? r : { ...r, stdout, stderr, output: stdout, truncated: true };
+    return stdout === r.stdout && stderr === r.stderr ? r : { ...r, stdout, stderr, truncated: true };
   });
 }
 
@@ -271,9 +271,16 @@ export async function execOnHost(input: unknown, caller: ExecCaller, deps: ExecD
   if (decision.decision !== "allow") {
     const why = decision.decision === "require_biometric" ? "needs a passkey approval, which hostgate cannot take yet"
       : decision.decision === "require_approval" ? "needs a human approval" : "was refused";
-    throw new HostgateError("refused", `blocked: ${decision.reasons[0] ?? why}; nothing was sent to ${records.length === 1 ? records[0]!.name : `${records.length} hosts`}`, {
-      hint: decision.decision === "require_approval" ? "Plan it (plan with a RunCommand step) and ask a human to run hostgate approve." : "Use plan_command to see why; change the command or ask an admin to change the policy.",
-      details: { ...wireDecision, policy: decision.policy },
+    const sentTo = records.length === 1 ? records[0]!.name : `${records.length} hosts`;
+    // A name in no inventory is the likelier mistake than the command (issue 22): the headline says so first.
+    const unknown = records.filter((r) => r !== LOCAL_RECORD && policyResource(r).backend === "literal").map((r) => r.name);
+    const headline = unknown.length > 0
+      ? `blocked: unknown host ${unknown.join(", ")}: in no inventory (search_hosts lists the known hosts; an ssh_config alias works too), so it was judged as a literal address with no tags, which a policy must grant explicitly; nothing was sent to ${sentTo}`
+      : `blocked: ${decision.reasons[0] ?? why}; nothing was sent to ${sentTo}`;
+    throw new HostgateError("refused", headline, {
+      hint: unknown.length > 0 ? "Check the name with search_hosts (or add the host to the inventory); to run on an unlisted address, an admin must grant literal hosts in a policy (docs/hosts.md)."
+        : decision.decision === "require_approval" ? "Plan it (plan with a RunCommand step) and ask a human to run hostgate approve." : "Use plan_command to see why; change the command or ask an admin to change the policy.",
+      details: { ...wireDecision, policy: decision.policy, ...(unknown.length > 0 ? { unknown_hosts: unknown } : {}) },
     });
   }
 
@@ -282,7 +289,7 @@ export async function execOnHost(input: unknown, caller: ExecCaller, deps: ExecD
   const runOne = async (r: HostRecord): Promise<ExecHostResult> => {
     const display = names.length === 1 && q.name ? q.name : r.name;
     const ip = r.ssh?.host ?? r.primary_ip;
-    const failed = (h: HostgateError): ExecHostResult => ({ host: display, ip, output: "", exit_code: null, signal: null, timed_out: false, duration_ms: 0, stdout: "", stderr: "", truncated: false, error: `${h.message}${h.hint ? ` (${h.hint})` : ""}`, code: h.code, group: null, sandbox: null });
+    const failed = (h: HostgateError): ExecHostResult => ({ host: display, ip, exit_code: null, signal: null, timed_out: false, duration_ms: 0, stdout: "", stderr: "", truncated: false, error: `${h.message}${h.hint ? ` (${h.hint})` : ""}`, code: h.code, group: null, sandbox: null });
     const sb = sandboxes.get(r);
     if (sb instanceof HostgateError) return failed(sb);
     if (!sb) return failed(new HostgateError("backend_error", `${r.name}: no sandbox was probed`));
@@ -291,7 +298,7 @@ export async function execOnHost(input: unknown, caller: ExecCaller, deps: ExecD
       const wrapped = confine([shell, "-c", q.command], sb, { network: decision.network, timeout_sec: sandboxTimeoutSec, run_id: runId(), hide_dirs: r === LOCAL_RECORD ? deps.settings.local_hide_dirs : [], host_network_view: hostView });
       const out = await t.executor.exec({ target: t.target, jumps: t.jumps, command: wrapped.command, kill_command: wrapped.kill_command, argv, timeout_ms: sandboxTimeoutSec * 1000, max_output_bytes: deps.settings.max_output_bytes, signal });
       if (out.connection) vias.set(r, out.connection);
-      return { host: display, ip, output: out.stdout, exit_code: out.exit_code, signal: out.signal, timed_out: out.timed_out, duration_ms: out.duration_ms, stdout: out.stdout, stderr: out.stderr, truncated: out.truncated, error: out.error ?? "", code: null, group: null, sandbox: `${sb.mechanism} as ${sb.identity}, network ${decision.network}` };
+      return { host: display, ip, exit_code: out.exit_code, signal: out.signal, timed_out: out.timed_out, duration_ms: out.duration_ms, stdout: out.stdout, stderr: out.stderr, truncated: out.truncated, error: out.error ?? "", code: null, group: null, sandbox: `${sb.mechanism} as ${sb.identity}, network ${decision.network}` };
     } catch (e) {
       return failed(toHostgateError(e));
     }
@@ -342,5 +349,5 @@ function groupsOf(results: ExecHostResult[]): ExecOnHostOutput["groups"] {
 function groupOutputs(results: ExecHostResult[]): ExecHostResult[] {
   const index = new Map<string, number>();
   for (const r of results) if (!index.has(outcomeKey(r))) index.set(outcomeKey(r), index.size);
-  return results.map((r) => ({ ...r, output: "", stdout: "", stderr: "", group: index.get(outcomeKey(r))! }));
+  return results.map((r) => ({ ...r, stdout: "", stderr: "", group: index.get(outcomeKey(r))! }));
 }

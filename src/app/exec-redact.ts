@@ -16,16 +16,15 @@ export function redactOutput(text: string): { text: string; redactions: number }
 }
 
 /**
- * Redacts one host's result before fan-out grouping (so identical outputs still group): stdout (and `output`,
- * its copy), stderr and `error`. Returns the redacted copy and how many secrets were replaced in it (stdout
- * counted once).
+ * Redacts one host's result before fan-out grouping (so identical outputs still group): stdout, stderr and
+ * `error`. Returns the redacted copy and how many secrets were replaced in it.
  */
 export function redactExecResult(r: ExecHostResult): { result: ExecHostResult; redactions: number } {
   const out = redactOutput(r.stdout);
   const err = redactOutput(r.stderr);
   const error = redactSecrets(r.error);
   return {
-    result: { ...r, output: out.text, stdout: out.text, stderr: err.text, error: error.text },
+    result: { ...r, stdout: out.text, stderr: err.text, error: error.text },
     redactions: out.redactions + err.redactions + error.redactions,
   };
 }

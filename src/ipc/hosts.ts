@@ -103,7 +103,6 @@ export type ExecOnHostInput = z.infer<typeof ExecOnHostInputSchema>;
 export const ExecHostResultSchema = z.object({
   host: z.string().describe("Display name"),
   ip: z.string().describe("Address dialed"),
-  output: z.string().describe("stdout (the reference's field)"),
   exit_code: z.number().int().nullable(),
   signal: z.string().nullable(),
   timed_out: z.boolean(),

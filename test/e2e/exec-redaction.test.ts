@@ -77,7 +77,8 @@ describe.skipIf(missing !== null)("T3-13: exec_on_host output is redacted as rea
     const result = (r.value.results as Json[])[0]!;
     expect(result.exit_code).toBe(0);
     expect(result.stdout).toBe(`${lines.join("\n")}\n`);
-    expect(result.output).toBe(result.stdout);
+    // Issue 22: the output is carried once, as stdout (+ stderr); no `output` copy beside it.
+    expect(result).not.toHaveProperty("output");
     const text = JSON.stringify(r.value);
     for (const secret of [AWS_SECRET, GH_TOKEN, PASSWORD, ...keyBody]) expect(text).not.toContain(secret);
     for (const kind of ["credential_assignment", "github_token", "private_key"]) expect(result.stdout).toContain(`[redacted:${kind}]`);

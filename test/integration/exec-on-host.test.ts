@@ -69,7 +69,9 @@ describe.skipIf(missing !== null)("exec_on_host against 20 real sshd hosts", () 
     const r = await execOnHost({ host: "lab2", command: "hostname", name: "first" }, operator, deps);
     if (!("results" in r)) throw new Error("expected results");
     expect(r.decision).toMatchObject({ decision: "allow", risk_level: "low" });
-    expect(r.results).toEqual([expect.objectContaining({ host: "first", ip: lab.hosts[0]!.ip, output: "lab2\n", stdout: "lab2\n", exit_code: 0, signal: null, error: "", code: null })]);
+    expect(r.results).toEqual([expect.objectContaining({ host: "first", ip: lab.hosts[0]!.ip, stdout: "lab2\n", exit_code: 0, signal: null, error: "", code: null })]);
+    // Issue 22: the output once, as stdout; no `output` copy.
+    expect(Object.keys(r.results[0]!)).not.toContain("output");
     expect(kinds().slice(before)).toEqual(["exec.decision", "exec.result"]);
   });
 
