@@ -1,3 +1,4 @@
+import { actorView } from "../core/caller.ts";
 import { HostgateError } from "../core/errors.ts";
 import { LOCAL_HOST } from "../core/host-id.ts";
 import type { HistoryInput, HistoryResult } from "../ipc/protocol.ts";
@@ -53,7 +54,7 @@ export function history(deps: DaemonDeps, input: HistoryInput): HistoryResult {
       if (input.action !== undefined && action !== input.action) continue;
       if (input.host !== undefined && host !== input.host) continue;
       entries.push({
-        seq: e.seq, time: new Date(e.ts).toISOString(), kind: e.kind, actor: e.actor, host,
+        seq: e.seq, time: new Date(e.ts).toISOString(), kind: e.kind, actor: actorView(e.actor), host,
         transaction_id: typeof payload.transaction_id === "string" ? payload.transaction_id : null,
         action, status, detail: typeof payload.message === "string" ? payload.message : null,
         separation: payload.separation === "separated" || payload.separation === "none" ? payload.separation : null,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { actorOf, parseActor, roleAtLeast } from "./caller.ts";
+import { actorOf, actorView, parseActor, roleAtLeast } from "./caller.ts";
 import { MAX_ACTOR_LENGTH } from "./audit/entry.ts";
 import { decisionForRisk } from "./policy/decision.ts";
 import { riskOnlyPolicy } from "./policy/risk-only.ts";
@@ -24,6 +24,15 @@ describe("Caller", () => {
     expect(parseActor(actor)).toMatchObject({ role: "operator", socket: "agent", uid: 1000, gid: 1001, pid: 4242, label: "agent" });
     expect(actorOf({ role: "admin", socket: "in_process", peer: null, client_name: null, label: "admin" })).toBe('{"label":"admin","role":"admin","socket":"in_process"}');
     expect(parseActor("mcp")).toBeNull();
+  });
+});
+
+describe("actorView (history[].actor, issue 22)", () => {
+  it("reads an actorOf string back as typed fields, drops fields of the wrong type, and keeps anything else as { raw }", () => {
+    const actor = actorOf({ role: "operator", socket: "agent", peer: { uid: 1000, gid: 1001, pid: 4242 }, client_name: "claude-code", label: "agent" });
+    expect(actorView(actor)).toEqual({ client: "claude-code", uid: 1000, gid: 1001, pid: 4242, role: "operator", socket: "agent", label: "agent" });
+    expect(actorView('{"uid":"0","role":"root","socket":"agent","pid":1.5}')).toEqual({ socket: "agent" });
+    for (const raw of ["daemon", "", "null", "[1]", "{bad", '{"uid":"0"}', "{}"]) expect(actorView(raw)).toEqual({ raw });
   });
 });
 

@@ -68,6 +68,38 @@ export function parseActor(actor: string): { role?: Role; socket?: CallerSocket;
   }
 }
 
+/**
+ * An audit actor as a reader sees it (history[].actor): the fields {@link actorOf} wrote, each kept only with
+ * its expected type (role and socket only with a known value), or `{ raw }` with the text as recorded when it is
+ * not such an actor (older free-form actors such as "daemon" or "uid:0", or JSON that is not an object). Never
+ * throws. `client` is what the MCP client called itself (untrusted).
+ */
+export interface ActorView {
+  client?: string;
+  uid?: number;
+  gid?: number;
+  pid?: number;
+  role?: Role;
+  socket?: CallerSocket;
+  label?: string;
+  raw?: string;
+}
+
+const SOCKETS: readonly CallerSocket[] = ["agent", "admin", "tcp", "in_process"];
+
+/** The {@link ActorView} of an audit actor string. */
+export function actorView(actor: string): ActorView {
+  const a = parseActor(actor) as Record<string, unknown> | null;
+  if (!a) return { raw: actor };
+  const v: ActorView = {};
+  if (typeof a.client === "string") v.client = a.client;
+  for (const k of ["uid", "gid", "pid"] as const) if (Number.isSafeInteger(a[k])) v[k] = a[k] as number;
+  if (ROLES.includes(a.role as Role)) v.role = a.role as Role;
+  if (SOCKETS.includes(a.socket as CallerSocket)) v.socket = a.socket as CallerSocket;
+  if (typeof a.label === "string") v.label = a.label;
+  return Object.keys(v).length > 0 ? v : { raw: actor };
+}
+
 /** A caller inside the daemon's own process (embedded front, tests, the CLI in embedded mode). */
 export function inProcessCaller(role: Role, label: string, clientName: string | null = null): Caller {
   return { role, socket: "in_process", peer: null, client_name: clientName, label };

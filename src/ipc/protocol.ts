@@ -186,11 +186,25 @@ export const HistoryInputSchema = z.object({
   limit: z.number().int().min(1).max(500).default(50),
 }).strict();
 export type HistoryInput = z.infer<typeof HistoryInputSchema>;
+/**
+ * Who did it (core/caller.ts actorView): the kernel's uid/gid/pid of the connection, the socket and role, and the
+ * MCP client's own name (untrusted); an actor recorded as other text (older entries, the daemon itself) is `raw`.
+ */
+export const HistoryActorSchema = z.object({
+  client: z.string().optional().describe("The MCP client's name as it said (untrusted)"),
+  uid: z.number().int().optional(),
+  gid: z.number().int().optional(),
+  pid: z.number().int().optional(),
+  role: z.enum(["observer", "operator", "admin"]).optional(),
+  socket: z.enum(["agent", "admin", "tcp", "in_process"]).optional(),
+  label: z.string().optional(),
+  raw: z.string().optional().describe("An actor recorded as free text (older entries, the daemon itself), as written"),
+});
 export const HistoryEntrySchema = z.object({
   seq: z.number(),
   time: z.string(),
   kind: z.string(),
-  actor: z.string(),
+  actor: HistoryActorSchema,
   host: z.string(),
   transaction_id: z.string().nullable(),
   action: z.string().nullable(),

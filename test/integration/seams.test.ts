@@ -15,6 +15,7 @@ import { composeDaemon, type ComposedDaemon } from "../../src/daemon/compose.ts"
 import { serveIpc, type IpcListener } from "../../src/ipc/server.ts";
 import { socketDaemonClient } from "../../src/ipc/socket-client.ts";
 import type { DaemonClient } from "../../src/ipc/client.ts";
+import { HistoryResultSchema } from "../../src/ipc/protocol.ts";
 
 let d: ComposedDaemon;
 let listener: IpcListener;
@@ -45,6 +46,20 @@ describe("caller identity", () => {
     const entry = d.openStores().audit.query({ kind: "plan.created", order: "desc", limit: 1 })[0]!;
     expect(JSON.parse(entry.payload)).toMatchObject({ transaction_id: step.transaction_id, host: "local" });
     expect(parseActor(entry.actor)).toEqual({ client: "seams-test", gid: process.getgid!(), label: "agent", pid: process.pid, role: "operator", socket: "agent", uid: process.getuid!() });
+  });
+
+  it("history[].actor is an object (uid, pid, socket, client…), not JSON in a string; free-form and odd actors show as { raw } (issue 22)", async () => {
+    const step = await planWrite("actor-object");
+    const store = d.openStores().audit;
+    // Older free-form actors, JSON that is not an object, and an object with no field of the expected type.
+    for (const actor of ["daemon", "uid:0", "[1,2]", '{"uid":"zero"}', "{not json"]) await store.append({ kind: "legacy.entry", actor, payload: { transaction_id: step.transaction_id } });
+    const h = await agent.call("history", { limit: 20 });
+    if (!h.ok) throw new Error(h.error.message);
+    const mine = h.value.entries.filter((e) => e.transaction_id === step.transaction_id);
+    expect(mine.find((e) => e.kind === "plan.created")?.actor).toEqual({ client: "seams-test", gid: process.getgid!(), label: "agent", pid: process.pid, role: "operator", socket: "agent", uid: process.getuid!() });
+    expect(mine.filter((e) => e.kind === "legacy.entry").map((e) => e.actor).reverse()).toEqual([{ raw: "daemon" }, { raw: "uid:0" }, { raw: "[1,2]" }, { raw: '{"uid":"zero"}' }, { raw: "{not json" }]);
+    // The answer passes the tool's outputSchema as a client validates it.
+    expect(HistoryResultSchema.safeParse(h.value).success).toBe(true);
   });
 
   it("enforces min_role in every use case: an observer queries but cannot plan", async () => {
