@@ -1,7 +1,7 @@
 import type { ActionContext, RemoteHost, RemoteJudgement } from "../core/catalogue/action.ts";
 import { actorOf, type Caller } from "../core/caller.ts";
 import { HostgateError } from "../core/errors.ts";
-import { HOST_ID_PATTERN, LOCAL_HOST } from "../core/host-id.ts";
+import { HOST_ID_PATTERN, HOST_NAME_RULE, LOCAL_HOST } from "../core/host-id.ts";
 import type { HostRecord } from "../core/inventory/record.ts";
 import { shellJoin } from "../core/inventory/target.ts";
 import { execPolicyRequest, type PolicyPrincipal } from "../core/policy/exec-request.ts";
@@ -104,7 +104,7 @@ export function remoteSource(feature: () => Promise<HostsFeature>, base: ActionC
       resolve: (name) => f.inventory.resolveTarget(name),
       build: async (rec, signal) => {
         if (rec.name === LOCAL_HOST || !HOST_ID_PATTERN.test(rec.name)) {
-          throw new HostgateError("invalid_target", `${JSON.stringify(rec.name)} cannot be a host id`, { hint: "Give the host an inventory name of letters, digits, . _ - @ : (not local)." });
+          throw new HostgateError("invalid_target", `${JSON.stringify(rec.name)} cannot be a host id`, { hint: `Give the host another inventory name (not local); ${HOST_NAME_RULE}.` });
         }
         const remote = remoteHost(f, rec);
         const execOnly = (note?: string): RemoteContext => {

@@ -1,6 +1,6 @@
 import type { ActionContext } from "../core/catalogue/action.ts";
 import { HostgateError } from "../core/errors.ts";
-import { HOST_ID_PATTERN, LOCAL_HOST } from "../core/host-id.ts";
+import { HOST_ID_PATTERN, HOST_NAME_RULE, LOCAL_HOST } from "../core/host-id.ts";
 import type { HostRecord } from "../core/inventory/record.ts";
 
 /** One host the daemon can act on: its id, its own name, and the ports its actions run through. */
@@ -95,7 +95,7 @@ export class HostRegistry {
 
   /** Adds a host. Throws `invalid_params` for a malformed id and `host_exists` when the id is taken (unregister first). */
   register(entry: HostEntry): void {
-    if (!HOST_ID_PATTERN.test(entry.id)) throw new HostgateError("invalid_params", `${JSON.stringify(entry.id)} is not a host id.`, { hint: "Use letters, digits, . _ - @ : (at most 253 characters)." });
+    if (!HOST_ID_PATTERN.test(entry.id)) throw new HostgateError("invalid_params", `${JSON.stringify(entry.id)} is not a host id.`, { hint: `Use a valid name: ${HOST_NAME_RULE}.` });
     if (this.hosts.has(entry.id)) throw new HostgateError("host_exists", `Host ${entry.id} is already registered.`);
     this.hosts.set(entry.id, entry);
   }
@@ -142,7 +142,7 @@ export class HostRegistry {
   async resolve(id: string = LOCAL_HOST, signal?: AbortSignal, gate?: (record: HostRecord) => Promise<void>): Promise<HostEntry> {
     const registered = this.hosts.get(id);
     if (registered) return registered;
-    if (!HOST_ID_PATTERN.test(id)) throw new HostgateError("invalid_params", `${JSON.stringify(id)} is not a host name.`, { hint: "Use an inventory name from search_hosts (letters, digits, . _ - @ :)." });
+    if (!HOST_ID_PATTERN.test(id)) throw new HostgateError("invalid_params", `${JSON.stringify(id)} is not a host name.`, { hint: `Use an inventory name from search_hosts; ${HOST_NAME_RULE}.` });
     if (!this.remote) throw this.unknown(id);
     const source = await this.remote();
     let record: HostRecord;

@@ -1,4 +1,5 @@
 import { MAX_CLIENT_NAME, roleAtLeast, type Caller } from "../core/caller.ts";
+import { toolNameOf } from "../core/catalogue/action.ts";
 import { describeIssues, errorBody } from "../core/errors.ts";
 import type { MethodClient } from "./client.ts";
 import { isMethodName, METHODS, type MethodName, type ParamsOf, type ResultOf } from "./methods.ts";
@@ -18,6 +19,15 @@ export type Dispatched = { ok: false; error: ErrorBody } | { ok: true; result: O
 export interface Dispatcher {
   /** `signal`: aborted when the request is cancelled or its connection closes (long runs stop then). */
   dispatch(method: string, params: unknown, caller: Caller, signal?: AbortSignal): Promise<Dispatched>;
+}
+
+/**
+ * The tool a model called, for messages about its arguments (issue 22): a direct tool for `query` (its action,
+ * `GetDiskUsage` → `get_disk_usage`), else the method, whose name is its tool's.
+ */
+function calledTool(method: MethodName, params: unknown): string {
+  const action = method === "query" && typeof params === "object" && params !== null ? (params as { action?: unknown }).action : undefined;
+  return typeof action === "string" && /^[A-Za-z][A-Za-z0-9]{0,127}$/.test(action) ? toolNameOf(action) : method;
 }
 
 const issues = (e: { issues: readonly { path: readonly PropertyKey[]; message: string }[] }): string => describeIssues(e, "params");
@@ -44,7 +54,7 @@ export function createDispatcher(handlers: Handlers, gate?: (method: MethodName,
         return { ok: false, error: { code: "insufficient_role", message: `${name} needs the ${def.min_role} role; this caller is ${caller.role}.`, hint: "Ask the daemon's administrator for a role that allows it." } };
       }
       const parsed = def.params.safeParse(rawParams ?? {});
-      if (!parsed.success) return { ok: false, error: { code: "invalid_params", message: `Invalid params for ${name}: ${issues(parsed.error)}`, ...(def.example ? { hint: `A valid call: ${def.example}.` } : {}) } };
+      if (!parsed.success) return { ok: false, error: { code: "invalid_params", message: `Invalid params for ${calledTool(name, rawParams)}: ${issues(parsed.error)}`, ...(def.example ? { hint: `A valid call: ${def.example}.` } : {}) } };
       try {
         if (gate) await gate(name, parsed.data, caller);
         const handler = handlers[name] as (p: unknown, c: Caller, s?: AbortSignal) => Promise<unknown>;

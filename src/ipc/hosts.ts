@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { PlanResultSchema, ProvenanceSchema } from "./protocol.ts";
+import { HostIdSchema, PlanResultSchema, ProvenanceSchema } from "./protocol.ts";
 
 /**
  * Wire schemas of the hosts toolset (search_hosts, list_backends, get_host_details, exec_on_host), shared by
@@ -74,7 +74,7 @@ export const ListBackendsOutputSchema = z.object({
 
 export const CAPABILITIES = ["ssh", "docker_exec", "systemd", "hostgate_daemon"] as const;
 export const GetHostDetailsInputSchema = z.strictObject({
-  name: z.string().min(1).max(256),
+  name: HostIdSchema,
   provider: z.string().max(64).optional().describe("Kind or backend"),
   probe: z.boolean().optional().describe("SSH check"),
 });
@@ -89,7 +89,8 @@ export const GetHostDetailsOutputSchema = z.object({
   }),
 });
 
-const TargetName = z.string().min(1).max(256);
+/** exec_on_host's targets: the one host-name rule of every tool (ipc/protocol.ts HostIdSchema). */
+const TargetName = HostIdSchema;
 export const ExecOnHostInputSchema = z.strictObject({
   host: TargetName.optional().describe("From search_hosts, or an ssh_config alias, IP or DNS name"),
   hosts: z.array(TargetName).min(1).max(1000).optional().describe("Fan-out; identical outputs grouped"),

@@ -1,11 +1,12 @@
 import { z } from "zod";
+import { HostIdSchema } from "./protocol.ts";
 
 /** Wire schemas of plan_command / `hostgate risk` (shared by the daemon, the MCP tool and the CLI). */
 
 /** Wire input (snake_case). `command` ≤ 64 KiB of UTF-8, no NUL or C0 controls other than tab and newline. */
 export const AssessCommandInputSchema = z.strictObject({
   command: z.string().min(1, "command is empty"),
-  target: z.string().max(1024).optional(),
+  target: HostIdSchema.optional(),
   interpreter: z.string().max(64).optional().describe("Default bash"),
 });
 export type AssessCommandInput = z.infer<typeof AssessCommandInputSchema>;

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { HOST_ID_PATTERN } from "../core/host-id.ts";
+import { HOST_ID_PATTERN, HOST_NAME_RULE } from "../core/host-id.ts";
 import { TOOLSETS } from "../core/toolsets.ts";
 
 /**
@@ -9,8 +9,11 @@ import { TOOLSETS } from "../core/toolsets.ts";
  */
 export const PROTOCOL_VERSION = 2;
 
-/** A host id on the wire (core/host-id.ts); absent means `local`. */
-export const HostIdSchema = z.string().regex(HOST_ID_PATTERN, "a host id is `local` or an inventory name (letters, digits, . _ - @ :)");
+/**
+ * A host name on the wire (core/host-id.ts HOST_ID_PATTERN, the one rule of every tool that takes a host:
+ * query/direct tools, plan, history, exec_on_host, plan_command's target, get_host_details); absent means `local`.
+ */
+export const HostIdSchema = z.string().max(253, "a host name has at most 253 characters").regex(HOST_ID_PATTERN, HOST_NAME_RULE);
 
 export const RiskLevelSchema = z.enum(["low", "medium", "high", "critical"]);
 export const AccessSchema = z.enum(["read_only", "mutating"]);

@@ -168,7 +168,7 @@ const HOST_AUTHORITY = `${SCHEME}host/`;
  * Splits a unit URI that names a host (issue 20): `systemd://host/<host>/system/unit/service/nginx` → host
  * `<host>` and the URI as that host's own manager sees it (`systemd://system/unit/service/nginx`). A URI
  * without `host/` is the local host's (`host` null), as before. Throws `invalid_uri` when the host segment is
- * not a host id (letters, digits, `. _ - @ :`; percent-encoding is not decoded there).
+ * not a host id (core/host-id.ts HOST_ID_PATTERN; percent-encoding is not decoded there).
  */
 export function splitHostUnitUri(uri: string, hostPattern: RegExp): { host: string | null; uri: string } {
   if (!uri.startsWith(HOST_AUTHORITY)) return { host: null, uri };
