@@ -1,6 +1,10 @@
 import type { Command } from "commander";
 import { EXIT, loadConfigOrExit, log, parsePort } from "./common.ts";
+import { endWithNpmParent } from "./parent-watch.ts";
 import { settleV8ForLongRunning } from "./v8-tuning.ts";
+
+/** The longest `serve` waits for its listeners and daemon to close after a stop signal, in milliseconds. */
+const STOP_DEADLINE_MS = 5000;
 
 /** `hostgate serve`: the MCP server over Streamable HTTP (default http://127.0.0.1:48000/mcp). */
 export function registerServeCommand(program: Command): void {
@@ -42,8 +46,18 @@ export function registerServeCommand(program: Command): void {
       const clientUrl = started.url.replace("://0.0.0.0:", "://<this host's address>:").replace("://[::]:", "://<this host's address>:");
       log(`connect a client, e.g.: claude mcp add --transport http hostgate ${clientUrl}`);
       log("or in .mcp.json / .cursor/mcp.json: {\"mcpServers\":{\"hostgate\":{\"type\":\"http\",\"url\":\"" + clientUrl + "\"}}}");
-      const stop = (): void => { void started.close().then(close).finally(() => process.exit(EXIT.ok)); };
-      process.once("SIGINT", stop);
-      process.once("SIGTERM", stop);
+      let stopping = false;
+      const stop = (why: string): void => {
+        if (stopping) return;
+        stopping = true;
+        log(`stopping (${why})`);
+        // A close that hangs (a client holding a stream open) must not keep the process: exit anyway.
+        setTimeout(() => { log("stopping: close did not finish within 5 s; exiting"); process.exit(EXIT.ok); }, STOP_DEADLINE_MS).unref();
+        void started.close().then(close).finally(() => process.exit(EXIT.ok));
+      };
+      process.once("SIGINT", () => { stop("SIGINT"); });
+      process.once("SIGTERM", () => { stop("SIGTERM"); });
+      // Under `npm start`: npm does not forward SIGHUP and may be killed outright; end with it (issue 22).
+      endWithNpmParent(process.env, () => { stop("the npm that started it is gone"); });
     });
 }
