@@ -83,6 +83,8 @@ export interface DaemonDeps {
   fanout?: { concurrency?: number; timeout_ms?: number };
   /** Facts for doctor: backend selection, state paths, sockets. */
   facts: Record<string, string>;
+  /** Read-only actions that cannot answer on `local`, with the reason (app/local-availability.ts); `describe` says it. */
+  local_unavailable?: Record<string, string>;
   /**
    * The exposure configuration (config `tools.*` + `exec.enabled`): the daemon refuses a method whose tool it hides
    * (app/exposure.ts). Absent: the defaults (every group on, exec_on_host off).

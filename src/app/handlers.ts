@@ -36,6 +36,7 @@ export function daemonHandlers(d: DaemonDeps, extras: ServiceExtras): Handlers {
     build: thisBuild(),
     host: { hostname: d.hostname, family: d.ctx.family },
     actions: describeActions(d.ctx.family, d.catalogue),
+    ...(d.local_unavailable && Object.keys(d.local_unavailable).length > 0 ? { local_unavailable: d.local_unavailable } : {}),
   };
   return {
     describe: () => {

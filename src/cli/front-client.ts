@@ -51,7 +51,7 @@ export async function openFrontClient(config: Config, env: NodeJS.ProcessEnv = p
   };
   // Another front of this user already runs it: joining costs a socket connect, nothing to defer.
   const running = await socketIsLive(where.agent);
-  const described = opts.defer && !running ? await (await import("../daemon/describe-build.ts")).describeThisBuild() : null;
+  const described = opts.defer && !running ? await (await import("../daemon/describe-build.ts")).describeThisBuild(config.backend) : null;
   if (!described) {
     const now = await start();
     // The tools are listed from what this daemon describes now; the guard checks any daemon taken over later.

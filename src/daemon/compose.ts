@@ -11,6 +11,8 @@ import { LOCAL_HOST } from "../core/host-id.ts";
 import type { Action } from "../core/catalogue/action.ts";
 import { ttyNrOfStat, groupsOfStatus, type SameUserPolicy } from "../core/approval.ts";
 import { CATALOGUE } from "../core/catalogue/index.ts";
+import { localUnavailable } from "../app/local-availability.ts";
+import { systemdUnavailableReason } from "./select-backend.ts";
 import type { Config } from "../config/schema.ts";
 import type { AuditStore } from "../ports/audit-store.ts";
 import type { Clock, HostProbe } from "../ports/host-probe.ts";
@@ -122,6 +124,7 @@ export async function composeDaemon(config: Config, opts: ComposeOptions): Promi
       ? openAiPlanner({ ...config.planner.llm, api_key: config.planner.llm.api_key_env ? process.env[config.planner.llm.api_key_env] : undefined })
       : null,
     facts,
+    local_unavailable: await localUnavailable(opts.catalogue ?? CATALOGUE, ctx.host, (await systemdUnavailableReason(config.backend, ctx.host)) === null),
     approval: { same_user: sameUser },
     exposure: exposureSettings(config),
     // The approving process's controlling terminal, read by the daemon itself (never claimed by the client).

@@ -45,15 +45,26 @@ async function pid1Comm(host: Pick<HostProbe, "readText">): Promise<string | nul
   }
 }
 
+/**
+ * Why the config's systemd backend is `none` on this host (`PID 1 is "bash", not systemd`, or `/proc/1/comm is
+ * unreadable`), or null when it is dbus or mock. The rule of {@link selectBackend}, without building anything;
+ * reads /proc/1/comm only when `cfg.type` is absent. Also what a deferred front describes (describe-build.ts).
+ */
+export async function systemdUnavailableReason(cfg: SystemdBackendConfig | undefined, host: Pick<HostProbe, "readText">): Promise<string | null> {
+  if (cfg?.type !== undefined) return null;
+  const comm = await pid1Comm(host);
+  if (comm === "systemd") return null;
+  return comm === null ? "/proc/1/comm is unreadable" : `PID 1 is ${JSON.stringify(comm)}, not systemd`;
+}
+
 /** Selects and builds the backend. Reads /proc/1/comm only when `cfg.type` is absent. */
 export async function selectBackend(cfg: SystemdBackendConfig | undefined, host: Pick<HostProbe, "readText">): Promise<BackendSelection> {
   let type = cfg?.type;
   let reason = "configured";
   if (type === undefined) {
-    const comm = await pid1Comm(host);
-    if (comm !== "systemd") {
-      reason = `auto: PID 1 is ${comm === null ? "unknown (unreadable /proc/1/comm)" : JSON.stringify(comm)}, not systemd`;
-      const why = comm === null ? "/proc/1/comm is unreadable" : `PID 1 is ${JSON.stringify(comm)}, not systemd`;
+    const why = await systemdUnavailableReason(cfg, host);
+    if (why !== null) {
+      reason = `auto: ${why === "/proc/1/comm is unreadable" ? "PID 1 is unknown (unreadable /proc/1/comm)" : why}`;
       return {
         type: "none", reason, units: createUnavailableUnitManagers(why),
         startup_line: `backend=none (${why}): the systemd tools answer unavailable`,

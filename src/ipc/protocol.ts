@@ -13,7 +13,11 @@ export const PROTOCOL_VERSION = 2;
  * A host name on the wire (core/host-id.ts HOST_ID_PATTERN, the one rule of every tool that takes a host:
  * query/direct tools, plan, history, exec_on_host, plan_command's target, get_host_details); absent means `local`.
  */
-export const HostIdSchema = z.string().max(253, "a host name has at most 253 characters").regex(HOST_ID_PATTERN, HOST_NAME_RULE);
+export const HostIdSchema = z.string()
+  // Checked in code rather than as `maxLength` + `pattern`: every published inputSchema with a host stays `{"type":
+  // "string"}` like the direct tools' HOST_PROPERTY (context cost, issue 14); the message says the rule.
+  .refine((s) => s.length <= 253, { error: "a host name has at most 253 characters", abort: true })
+  .refine((s) => HOST_ID_PATTERN.test(s), { error: HOST_NAME_RULE });
 
 export const RiskLevelSchema = z.enum(["low", "medium", "high", "critical"]);
 export const AccessSchema = z.enum(["read_only", "mutating"]);
@@ -53,6 +57,11 @@ export const DescribeResultSchema = z.object({
   actions: z.array(ActionDescriptorSchema),
   /** Inventory hosts whose context is built, with their systemd path; absent when none is (describe never dials). */
   hosts: z.array(HostSystemdViewSchema).optional(),
+  /**
+   * Read-only actions that cannot answer on this daemon's own host, by action name → a short reason (app/
+   * local-availability.ts: no systemd, no journal). Their direct tools stay listed (they take `host`) and say so.
+   */
+  local_unavailable: z.record(z.string(), z.string()).optional(),
 });
 export type DescribeResult = z.infer<typeof DescribeResultSchema>;
 

@@ -65,10 +65,14 @@ export async function applySkillsGates(tools: readonly ToolSpec[], client: Daemo
   return { tools: tools.filter((t) => { const gate = (t as { gate?: "install" | "exec" }).gate; return gate === undefined || on[gate]; }), gates: on };
 }
 
-/** Every tool this front can offer for the daemon's catalogue (asked unless given), before exposure rules. */
+/**
+ * Every tool this front can offer for the daemon's catalogue (asked unless given), before exposure rules; a direct
+ * tool whose action cannot answer on the daemon's own host says so in its description (describe's local_unavailable).
+ */
 export async function allTools(client: DaemonClient, known?: DescribeResult): Promise<ToolSpec[]> {
   const described = known ?? unwrap(await client.call("describe", {}));
-  return [...FIXED_TOOLS, ...described.actions.map(directTool).filter((t): t is ToolSpec => t !== null)];
+  const unavailable = described.local_unavailable ?? {};
+  return [...FIXED_TOOLS, ...described.actions.map((a) => directTool(a, unavailable[a.action])).filter((t): t is ToolSpec => t !== null)];
 }
 
 /**

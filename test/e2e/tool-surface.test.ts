@@ -11,7 +11,10 @@ describe("advertised tool definitions", () => {
 
   it("match the committed snapshot (names, schemas, annotations, descriptions)", async () => {
     const { tools } = await client.listTools();
-    await expect(JSON.stringify(tools, null, 2) + "\n").toMatchFileSnapshot("../__snapshots__/tools.json");
+    // What this machine lacks (no systemd, no journal) is said per machine (test/e2e/unavailable-tools.test.ts):
+    // left out of the snapshot, which is the same on every machine.
+    const same = tools.map((t) => ({ ...t, description: t.description?.replace(/ On this machine's local host: unavailable \([^)]*\)\.$/, "") }));
+    await expect(JSON.stringify(same, null, 2) + "\n").toMatchFileSnapshot("../__snapshots__/tools.json");
   });
 
   it("set all four annotations explicitly on every tool, with output schemas", async () => {

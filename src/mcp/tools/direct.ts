@@ -25,13 +25,16 @@ function withHost(action: ActionDescriptor): Record<string, unknown> {
  * front does not decide that the action is read-only; the daemon's query path refuses anything else whatever is
  * asked. Descriptors that are not read-only never become direct tools (a mutating action goes through plan).
  * Fan-out to several hosts is read_on_hosts (read-on-hosts.ts): a direct tool's outputSchema is one host's answer.
+ * `unavailable`: why the action cannot answer on the daemon's own host (describe's `local_unavailable`); the tool
+ * stays listed, since it can still read other hosts through `host`, and its description ends with
+ * {@link unavailableSentence} (issue 22).
  */
-export function directTool(action: ActionDescriptor): ToolSpec | null {
+export function directTool(action: ActionDescriptor, unavailable?: string): ToolSpec | null {
   if (action.access !== "read_only") return null;
   return {
     name: toolNameOf(action.action),
     title: action.title,
-    description: action.description,
+    description: unavailable === undefined ? action.description : `${action.description} ${unavailableSentence(unavailable)}`,
     inputSchema: withHost(action),
     outputSchema: action.output_schema,
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
@@ -42,4 +45,9 @@ export function directTool(action: ActionDescriptor): ToolSpec | null {
       return queryToolResult(await client.call("query", { action: action.action, args: rest, ...(host !== undefined ? { host: host as string } : {}) }, ctx));
     },
   };
+}
+
+/** The sentence a direct tool's description gains when its action cannot answer on the local host. */
+export function unavailableSentence(why: string): string {
+  return `On this machine's local host: unavailable (${why}).`;
 }

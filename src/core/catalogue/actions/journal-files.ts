@@ -24,7 +24,7 @@ const ARCHIVED = /^[^@]+@[0-9a-f]{32}-[0-9a-f]{16}-([0-9a-f]{16})\.journal$/;
  * Every journal file under {@link JOURNAL_ROOTS} (one directory level: `<machine-id>[.<namespace>]/`), sorted by
  * directory then removal order. Missing roots are skipped; anything else the probe throws is passed on.
  */
-export async function listJournalFiles(ctx: ActionContext): Promise<JournalFile[]> {
+export async function listJournalFiles(ctx: Pick<ActionContext, "host">): Promise<JournalFile[]> {
   const out: JournalFile[] = [];
   for (const root of JOURNAL_ROOTS) {
     let dirs: string[];
