@@ -15,7 +15,7 @@ const sameVerdicts = (schema: z.ZodType, instances: unknown[]): void => {
 };
 
 describe("wireJsonSchema", () => {
-  it("publishes plan flat (issue 22): no combinator; the schema admits what the zod schema admits, and the refinement refuses intent-and-steps or neither", () => {
+  it("publishes plan flat (issue 22): no combinator; the schema admits what the zod schema admits, and the refinement refuses intent-and-steps or neither; the host rule is checked in code", () => {
     const s = wireJsonSchema(PlanInputSchema, "input");
     expect(Object.keys(s).filter((k) => ["oneOf", "anyOf", "allOf", "not"].includes(k))).toEqual([]);
     expect(s).toMatchObject({ type: "object", additionalProperties: false });
@@ -26,10 +26,15 @@ describe("wireJsonSchema", () => {
       expect(published(ok), JSON.stringify(ok)).toBe(true);
       expect(PlanInputSchema.safeParse(ok).success, JSON.stringify(ok)).toBe(true);
     }
-    for (const bad of [{ intent: "" }, { intent: "x", extra: 1 }, { steps: [] }, { steps: [{ ...step, extra: 1 }] }, { intent: "x", host: "bad host" }, { steps: [step], intent: 1 }, null, "x"]) {
+    for (const bad of [{ intent: "" }, { intent: "x", extra: 1 }, { steps: [] }, { steps: [{ ...step, extra: 1 }] }, { steps: [step], intent: 1 }, null, "x"]) {
       expect(published(bad), JSON.stringify(bad)).toBe(false);
       expect(PlanInputSchema.safeParse(bad).success, JSON.stringify(bad)).toBe(false);
     }
+    // The host-name rule is checked in code (issue 22: one rule for every tool, published as a plain string like
+    // the direct tools' host, for the context budget): the zod schema refuses, with the rule in words.
+    const badHost = PlanInputSchema.safeParse({ intent: "x", host: "bad host" });
+    expect(published({ intent: "x", host: "bad host" })).toBe(true);
+    expect(badHost.error?.issues[0]?.message).toContain("letters, digits");
     const neither = PlanInputSchema.safeParse({ host: "local" });
     expect(neither.success).toBe(false);
     expect(neither.error?.issues[0]?.message).toContain('give either "intent"');
