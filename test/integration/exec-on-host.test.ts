@@ -152,7 +152,8 @@ describe.skipIf(missing !== null)("exec_on_host against 20 real sshd hosts", () 
 
   it("targets are validated before anything is judged or dialed (S001, S018)", async () => {
     const before = store.query().length;
-    await expect(execOnHost({ host: "-oProxyCommand=id", command: "true" }, operator, deps)).rejects.toMatchObject({ code: "invalid_target" });
+    // Refused by the one host-name rule of every tool (issue 22: a letter or digit first), before any resolution.
+    await expect(execOnHost({ host: "-oProxyCommand=id", command: "true" }, operator, deps)).rejects.toMatchObject({ code: "invalid_params", message: expect.stringContaining("starting with a letter or a digit") as string });
     await expect(execOnHost({ host: "lab2", name: "check disk\nuseradd backdoor", command: "true" }, operator, deps)).rejects.toMatchObject({ code: "invalid_params" });
     await expect(execOnHost({ host: "lab2", hosts: ["lab3"], command: "true" }, operator, deps)).rejects.toMatchObject({ code: "invalid_params" });
     await expect(execOnHost({ host: "lab2", command: "true", timeout_sec: 3601 }, operator, deps)).rejects.toMatchObject({ code: "invalid_params" });
