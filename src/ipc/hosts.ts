@@ -162,7 +162,7 @@ export const ReadOnHostsInputSchema = z.object({
   // Checked as refinements, which the published schema leaves out (the default tools/list budget,
   // test/helpers/context-cost.ts); the daemon checks each host name again.
   tool: z.string().superRefine((v, c) => { if (!/^[a-z][a-z0-9_]{0,63}$/.test(v)) c.addIssue({ code: "custom", message: "a read-only tool's name, e.g. get_disk_usage" }); }).describe("A read-only tool, e.g. get_disk_usage"),
-  hosts: z.array(z.string()).min(1).max(100),
+  hosts: z.array(HostIdSchema).min(1).max(100),
   arguments: z.record(z.string(), z.unknown()).optional().describe("Its arguments"),
 }).strict();
 export type ReadOnHostsInput = z.infer<typeof ReadOnHostsInputSchema>;

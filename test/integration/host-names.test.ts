@@ -19,6 +19,7 @@ import { execOnHostTool } from "../../src/mcp/tools/exec-on-host.ts";
 import { historyTool } from "../../src/mcp/tools/history.ts";
 import { planCommandTool } from "../../src/mcp/tools/plan-command.ts";
 import { planTool } from "../../src/mcp/tools/plan.ts";
+import { readOnHostsTool } from "../../src/mcp/tools/read-on-hosts.ts";
 import type { ToolSpec } from "../../src/mcp/tool-spec.ts";
 
 const work = mkdtempSync(join(tmpdir(), `hg-host-names-${process.pid}-`));
@@ -45,6 +46,7 @@ const TOOLS: [ToolSpec, (name: string) => Record<string, unknown>][] = [
   [execOnHostTool, (host) => ({ hosts: ["web1", host], command: "uptime" })],
   [historyTool, (host) => ({ host })],
   [planCommandTool, (target) => ({ command: "uptime", target })],
+  [readOnHostsTool, (host) => ({ tool: "get_load", hosts: ["web1", host] })],
 ];
 
 const HOSTILE: [string, string][] = [
@@ -83,9 +85,8 @@ describe("one host-name rule, errors that name the tool called (issue 22)", () =
       expect(HOST_ID_PATTERN.test(name), name).toBe(true);
       for (const [tool, args] of TOOLS) {
         const r = await tool.handler(args(name), client);
-        const text = r.content[0]!.text;
         // Refused later for what the name is (no inventory, no policy), never for how it is spelled.
-        if (r.isError) expect((JSON.parse(text) as { error: { code: string } }).error.code, `${tool.name} ${name}: ${text}`).not.toBe("invalid_params");
+        if (r.isError) expect(r._meta?.["dev.hostgate/error_code"], `${tool.name} ${name}: ${r.content[0]!.text}`).not.toBe("invalid_params");
       }
     }
   });
