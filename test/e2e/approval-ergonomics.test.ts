@@ -13,15 +13,16 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startDaemon, type DaemonProcess } from "../helpers/daemon.ts";
 import { HOSTGATE_BIN, connectHttp, connectStdio, runHostgate, runHostgateInPty, startServe } from "../helpers/hostgate.ts";
 
-type Step = { transaction_id: string };
+type Planned = { plan_id?: string; steps?: { transaction_id: string }[] };
 const work = mkdtempSync(join(tmpdir(), `hg-approval-ux-${process.pid}-`));
 afterAll(() => { rmSync(work, { recursive: true, force: true }); });
 
-async function planWrite(c: Client, name: string): Promise<string> {
+/** Plans one WriteFile; returns its transaction id and its plan id. */
+async function planWrite(c: Client, name: string): Promise<{ txid: string; planId: string }> {
   const r = await c.callTool({ name: "plan", arguments: { steps: [{ action: "WriteFile", params: { path: join(work, name), content: "x\n" } }] } });
-  const steps = (r.structuredContent as { steps?: Step[] } | undefined)?.steps;
-  if (!steps) throw new Error(`plan failed: ${JSON.stringify(r.content)}`);
-  return steps[0]!.transaction_id;
+  const planned = r.structuredContent as Planned | undefined;
+  if (!planned?.steps || !planned.plan_id) throw new Error(`plan failed: ${JSON.stringify(r.content)}`);
+  return { txid: planned.steps[0]!.transaction_id, planId: planned.plan_id };
 }
 
 describe("against a running daemon", () => {
@@ -34,17 +35,17 @@ describe("against a running daemon", () => {
   afterAll(async () => { await c.close(); await d.stop(); rmSync(d.dir, { recursive: true, force: true }); });
 
   it("T22-pending-client: pending lists the planning client's name in a CLIENT column", async () => {
-    const txid = await planWrite(c, "client-col");
+    const { planId } = await planWrite(c, "client-col");
     const r = await runHostgate(["pending", "--socket", d.adminSocket], { env: d.env });
     expect(r.code, r.stderr).toBe(0);
     const [head, ...rows] = r.stdout.split("\n");
-    expect(head).toMatch(/^TRANSACTION\s+AGE\s+RISK\s+HOST\s+CLIENT\s+ACTION\s+SUMMARY$/);
-    const row = rows.find((l) => l.startsWith(txid));
-    expect(row).toMatch(/\s+HIGH\s+local\s+hostgate-e2e\s+WriteFile\s+/);
+    expect(head).toMatch(/^PLAN\s+AGE\s+RISK\s+HOST\s+CLIENT\s+STEPS\s+SUMMARY$/);
+    const row = rows.find((l) => l.startsWith(planId));
+    expect(row).toMatch(/\s+HIGH\s+local\s+hostgate-e2e\s+1\s+WriteFile: /);
   });
 
   it("T22-approve-state: a rejected transaction is refused before any review screen, saying what to do", async () => {
-    const txid = await planWrite(c, "rejected");
+    const { txid } = await planWrite(c, "rejected");
     const rej = await runHostgate(["reject", txid, "--socket", d.adminSocket], { env: d.env });
     expect(rej.code, rej.stderr).toBe(0);
     const r = await runHostgateInPty(["approve", txid, "--socket", d.adminSocket], { env: d.env });
@@ -54,9 +55,10 @@ describe("against a running daemon", () => {
   });
 
   it("T22-approve-risk: the approve screen labels the action's risk level", async () => {
-    const txid = await planWrite(c, "labelled");
+    const { txid } = await planWrite(c, "labelled");
     const r = await runHostgateInPty(["approve", txid, "--socket", d.adminSocket], { env: d.env, input: "no\n" });
-    expect(r.output).toContain("Action risk  HIGH (the catalogue's level for WriteFile; it sets what you must type)");
+    expect(r.output).toContain("Risk         HIGH (the step's; it sets what you must type)");
+    expect(r.output).toContain("Action risk  HIGH (the catalogue's level for WriteFile)");
     expect(r.output).toContain("Not approved");
   });
 });
@@ -75,14 +77,14 @@ describe("with no daemon running", () => {
     const transport = new StdioClientTransport({ command: process.execPath, args: [HOSTGATE_BIN, "mcp", "-c", cfg], env: { ...process.env, ...env }, stderr: "pipe" });
     const client = new Client({ name: "offline-planner", version: "1.0.0" });
     await client.connect(transport);
-    const txid = await planWrite(client, "offline");
+    const { txid, planId } = await planWrite(client, "offline");
     await client.close();
     const r = await runHostgate(["pending", "-c", cfg], { env });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toMatch(new RegExp(`no daemon answers at \\S+agent\\.sock; read ${join(home, "state", "hostgate", "state.db").replace(/[.]/g, "\\.")}`));
-    expect(r.stdout).toMatch(new RegExp(`^${txid}\\s+\\S+\\s+HIGH\\s+local\\s+offline-planner\\s+WriteFile`, "m"));
+    expect(r.stdout).toMatch(new RegExp(`^${planId}\\s+\\S+\\s+HIGH\\s+local\\s+offline-planner\\s+1\\s+WriteFile`, "m"));
     const json = await runHostgate(["pending", "-c", cfg, "--json"], { env });
-    expect(JSON.parse(json.stdout)).toMatchObject({ transactions: [{ transaction_id: txid, action_name: "WriteFile" }] });
+    expect(JSON.parse(json.stdout)).toMatchObject({ plans: [{ plan_id: planId, steps: [{ transaction_id: txid, action_name: "WriteFile" }] }] });
     // Nothing was started: no socket answers in the runtime directory afterwards.
     const after = await runHostgate(["pending", "-c", cfg], { env });
     expect(after.stderr).toContain("no daemon answers at");
@@ -103,10 +105,10 @@ describe("the SDK client over Streamable HTTP", () => {
         const plan = (await c.listTools()).tools.find((t) => t.name === "plan");
         expect(plan?.inputSchema.type).toBe("object");
         for (const k of ["oneOf", "anyOf", "allOf"]) expect(plan?.inputSchema).not.toHaveProperty(k);
-        const txid = await planWrite(c, "over-http");
+        const { planId } = await planWrite(c, "over-http");
         const r = await runHostgate(["pending", "-c", cfg], { env });
         expect(r.code, r.stderr).toBe(0);
-        expect(r.stdout).toMatch(new RegExp(`^${txid}\\s+\\S+\\s+HIGH\\s+local\\s+hostgate-e2e\\s+WriteFile`, "m"));
+        expect(r.stdout).toMatch(new RegExp(`^${planId}\\s+\\S+\\s+HIGH\\s+local\\s+hostgate-e2e\\s+1\\s+WriteFile`, "m"));
       } finally { await c.close(); }
     } finally { await serve.stop(); }
   }, 120_000);
