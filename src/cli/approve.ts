@@ -180,7 +180,8 @@ export function registerApproveCommands(program: Command): void {
         const n = shown.value.steps.length;
         const rl = createInterface({ input: process.stdin, output: process.stdout });
         // End of input (Ctrl+D) or an interrupted prompt is a "no", never a crash.
-        const answer = (await rl.question(`Type ${JSON.stringify(word)} to approve ${n === 1 ? "this step" : `all ${n} steps`}, anything else to cancel: `).catch(() => "")).trim();
+        if (n > 1) process.stdout.write(`One approval covers all ${n} steps above; the receipt runs each of them once, in this order.\n`);
+        const answer = (await rl.question(`Type ${JSON.stringify(word)} to approve, anything else to cancel: `).catch(() => "")).trim();
         rl.close();
         if (answer !== word) {
           process.stdout.write("Not approved.\n");
