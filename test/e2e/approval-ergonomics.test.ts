@@ -2,15 +2,16 @@
  * Issue 22, approval ergonomics, through the real CLI (test/helpers/hostgate.ts) and real daemons: `hostgate
  * pending` has a CLIENT column and works from the state directory when no front runs; `hostgate approve` refuses a
  * transaction that is not planned before printing any review screen, saying what to do; the approve screen labels
- * the action's risk (and, for a command, the command's: src/cli/approve.test.ts).
+ * the action's risk (and, for a command, the command's: src/cli/approve.test.ts); one approve shows every step of a plan and
+ * prints one receipt that runs them all.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startDaemon, type DaemonProcess } from "../helpers/daemon.ts";
+import { approveViaPty, startDaemon, type DaemonProcess } from "../helpers/daemon.ts";
 import { HOSTGATE_BIN, connectHttp, connectStdio, runHostgate, runHostgateInPty, startServe } from "../helpers/hostgate.ts";
 
 type Planned = { plan_id?: string; steps?: { transaction_id: string }[] };
@@ -60,6 +61,24 @@ describe("against a running daemon", () => {
     expect(r.output).toContain("Risk         HIGH (the step's; it sets what you must type)");
     expect(r.output).toContain("Action risk  HIGH (the catalogue's level for WriteFile)");
     expect(r.output).toContain("Not approved");
+  });
+
+  it("T22-approve-plan-cli: one hostgate approve shows all 3 steps of a plan and its one receipt runs them all through the MCP execute tool", async () => {
+    const files = ["one", "two", "three"].map((f) => join(work, `plan-${f}`));
+    const p = await c.callTool({ name: "plan", arguments: { steps: files.map((f, i) => ({ action: "WriteFile", params: { path: f, content: `${i + 1}\n` } })) } });
+    const planned = p.structuredContent as { plan_id: string; steps: { transaction_id: string; action_name: string; params: Record<string, unknown>; preview_hash: string }[] };
+    const r = await approveViaPty(d.adminSocket, planned.plan_id);
+    for (const [i, s] of planned.steps.entries()) {
+      expect(r.output).toContain(`── Step ${i + 1} of 3 ──\r\nTransaction  ${s.transaction_id}`);
+      expect(r.output).toContain(`Preview hash ${s.preview_hash}`);
+      expect(r.output).toContain(`"path":"${files[i]!}"`);
+    }
+    expect(r.output).toContain(`Type "${planned.plan_id.slice(0, 8)}" to approve`);
+    expect(r.output.match(/to approve, anything else/g)).toHaveLength(1);
+    expect(r.receipt, r.output).not.toBeNull();
+    const x = await c.callTool({ name: "execute", arguments: { approval_receipt: r.receipt, steps: planned.steps.map((s) => ({ transaction_id: s.transaction_id, action_name: s.action_name, params: s.params })) } });
+    expect((x.structuredContent as { results: { status: string }[] }).results.map((s) => s.status)).toEqual(["succeeded", "succeeded", "succeeded"]);
+    expect(files.map((f) => readFileSync(f, "utf8"))).toEqual(["1\n", "2\n", "3\n"]);
   });
 });
 
