@@ -143,7 +143,7 @@ export const PlannedStepSchema = z.object({
 /** A read-only step plan left out: it changes nothing, so it needs no approval; the tool answers it directly. */
 export const ReadOnlyStepSchema = z.object({ action_name: z.string(), tool: z.string(), params: z.record(z.string(), z.unknown()) });
 export const PlanResultSchema = z.object({
-  plan_id: z.string().describe("One human approval covers every step: `hostgate approve <plan_id>`; its one receipt runs the steps in order"),
+  plan_id: z.string().describe("`hostgate approve <plan_id>` approves all steps; one receipt"),
   planner: z.enum(["deterministic", "llm", "explicit"]),
   steps: z.array(PlannedStepSchema),
   /** Present when read-only steps were asked for beside changes: not planned, call these tools instead. */
@@ -156,7 +156,7 @@ export const StepToExecuteSchema = z.object({
   transaction_id: z.string().min(1).max(64),
   action_name: z.string().min(1).max(128),
   params: z.record(z.string(), z.unknown()),
-  approval_receipt: z.string().max(256).optional().describe("The receipt `hostgate approve` printed for this step's plan (or give it once at the top level)"),
+  approval_receipt: z.string().max(256).optional().describe("This step's plan receipt (or give it at the top level)"),
   host: HostIdSchema.optional(),
 }).strict();
 /**
@@ -165,7 +165,7 @@ export const StepToExecuteSchema = z.object({
  */
 export const ExecuteInputSchema = z.object({
   steps: z.array(StepToExecuteSchema).min(1).max(20),
-  approval_receipt: z.string().max(256).optional().describe("The plan's receipt, used for every step that gives none"),
+  approval_receipt: z.string().max(256).optional().describe("The plan's receipt, for steps without one"),
 }).strict();
 /** What a valid execute call looks like, for the errors a malformed one gets (ipc/methods.ts `example`). */
 export const EXECUTE_EXAMPLE = '{"steps":[{"transaction_id":"046110b2-253f-4cff-ab0e-349d69684139","action_name":"WriteFile","params":{"path":"/srv/www/maintenance.txt","content":"…"},"approval_receipt":"hgr_…"}]}: each step\'s transaction_id, action_name and params exactly as plan returned them (1 to 20 steps), and the receipt `hostgate approve <plan_id>` printed for their plan (on each step, or once as a top-level approval_receipt)';
