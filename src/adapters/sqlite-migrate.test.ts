@@ -37,7 +37,8 @@ describe("state database migrations (PRAGMA user_version)", () => {
     const store = new SqliteTransactionStore(path);
     expect(store.get("tx-1")).toMatchObject({ id: "tx-1", action_name: "RestartService", host: "local", params: { unit: "nginx.service" }, state: "approved", actor: "mcp", approved_by: "admin", receipt_expires_at: 4 });
     expect(store.get("tx-1")).toMatchObject({ planner: null, intent: null, separation: null }); // unknown before v3
-    expect(store.findByReceiptHash("rh")?.id).toBe("tx-1");
+    expect(store.findByReceiptHash("rh").map((t) => t.id)).toEqual(["tx-1"]);
+    expect(store.get("tx-1")).toMatchObject({ plan_id: "tx-1", plan_seq: 1 }); // a plan of one since v5
     store.close();
     const db = new Database(path);
     expect(db.pragma("user_version", { simple: true })).toBe(STATE_MIGRATIONS.length);

@@ -14,11 +14,18 @@ interface Row {
   actor: string; created_at: number; updated_at: number; plan_expires_at: number; approved_at: number | null; approved_by: string | null;
   receipt_hash: string | null; receipt_expires_at: number | null; receipt_consumed_at: number | null; result: string | null; error: string | null;
   planner: string | null; intent: string | null; separation: string | null; preview_salt: string | null;
+  plan_id: string | null; plan_seq: number | null;
 }
+
+/** Thrown inside a SQLite transaction to roll it back: one step of a plan did not move. */
+class PlanMoved extends Error {}
 
 function toTx(r: Row): Transaction {
   return {
     id: r.id,
+    // Rows from before plans are plans of one (migration 005 backfills them; a null still reads that way).
+    plan_id: r.plan_id ?? r.id,
+    plan_seq: r.plan_seq ?? 1,
     action_name: r.action_name,
     host: r.host,
     params: JSON.parse(r.params) as Record<string, unknown>,
@@ -94,19 +101,33 @@ export class SqliteTransactionStore implements TransactionStore {
   }
 
   insert(tx: Transaction): void {
-    this.db.prepare(`INSERT INTO transactions (id, action_name, host, params, risk_level, preview, preview_hash, state, actor, created_at, updated_at, plan_expires_at, planner, intent, preview_salt)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`).run(tx.id, tx.action_name, tx.host, JSON.stringify(tx.params), tx.risk_level, JSON.stringify(tx.preview), tx.preview_hash, tx.state, tx.actor, tx.created_at, tx.updated_at, tx.plan_expires_at, tx.planner, tx.intent, tx.preview_salt);
+    this.db.prepare(`INSERT INTO transactions (id, plan_id, plan_seq, action_name, host, params, risk_level, preview, preview_hash, state, actor, created_at, updated_at, plan_expires_at, planner, intent, preview_salt)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`).run(tx.id, tx.plan_id, tx.plan_seq, tx.action_name, tx.host, JSON.stringify(tx.params), tx.risk_level, JSON.stringify(tx.preview), tx.preview_hash, tx.state, tx.actor, tx.created_at, tx.updated_at, tx.plan_expires_at, tx.planner, tx.intent, tx.preview_salt);
+  }
+
+  planSteps(planId: string): Transaction[] {
+    return (this.db.prepare("SELECT * FROM transactions WHERE plan_id = ? ORDER BY plan_seq, id").all(planId) as Row[]).map(toTx);
+  }
+
+  planIdOf(id: string): string | null {
+    const asPlan = this.db.prepare("SELECT plan_id FROM transactions WHERE plan_id = ? LIMIT 1").get(id) as { plan_id: string } | undefined;
+    if (asPlan) return asPlan.plan_id;
+    const row = this.db.prepare("SELECT plan_id, id FROM transactions WHERE id = ?").get(id) as { plan_id: string | null; id: string } | undefined;
+    return row ? (row.plan_id ?? row.id) : null;
+  }
+
+  planIdsWithPrefix(prefix: string, limit: number): string[] {
+    const hi = `${prefix}\u{10FFFF}`;
+    const rows = this.db.prepare(`SELECT DISTINCT plan_id FROM (
+        SELECT plan_id FROM transactions WHERE plan_id >= ? AND plan_id < ?
+        UNION SELECT plan_id FROM transactions WHERE id >= ? AND id < ?)
+      ORDER BY plan_id LIMIT ?`).all(prefix, hi, prefix, hi, limit) as { plan_id: string }[];
+    return rows.map((r) => r.plan_id);
   }
 
   get(id: string): Transaction | null {
     const row = this.db.prepare("SELECT * FROM transactions WHERE id = ?").get(id) as Row | undefined;
     return row ? toTx(row) : null;
-  }
-
-  idsWithPrefix(prefix: string, limit: number): string[] {
-    // A range on the primary key (no LIKE: `_` and `%` would be wildcards); ids are ASCII.
-    const rows = this.db.prepare("SELECT id FROM transactions WHERE id >= ? AND id < ? ORDER BY id LIMIT ?").all(prefix, `${prefix}\u{10FFFF}`, limit) as { id: string }[];
-    return rows.map((r) => r.id).filter((id) => id.startsWith(prefix));
   }
 
   list(filter: TxFilter = {}): Transaction[] {
@@ -120,9 +141,8 @@ export class SqliteTransactionStore implements TransactionStore {
     return (this.db.prepare(sql).all(...args) as Row[]).map(toTx);
   }
 
-  findByReceiptHash(receiptHash: string): Transaction | null {
-    const row = this.db.prepare("SELECT * FROM transactions WHERE receipt_hash = ?").get(receiptHash) as Row | undefined;
-    return row ? toTx(row) : null;
+  findByReceiptHash(receiptHash: string): Transaction[] {
+    return (this.db.prepare("SELECT * FROM transactions WHERE receipt_hash = ? ORDER BY plan_seq, id").all(receiptHash) as Row[]).map(toTx);
   }
 
   receiptConsumed(id: string): boolean {
@@ -130,18 +150,39 @@ export class SqliteTransactionStore implements TransactionStore {
     return row?.receipt_consumed_at != null;
   }
 
-  approve(id: string, receiptHash: string, approvedBy: string, now: number, receiptExpiresAt: number, separation: Separation): boolean {
-    return this.db.prepare(`UPDATE transactions SET state = 'approved', receipt_hash = ?, approved_by = ?, approved_at = ?, receipt_expires_at = ?, separation = ?, updated_at = ?
-      WHERE id = ? AND state = 'planned' AND plan_expires_at > ?`).run(receiptHash, approvedBy, now, receiptExpiresAt, separation, now, id, now).changes === 1;
+  approvePlan(planId: string, expected: readonly { transaction_id: string; preview_hash: string }[], receiptHash: string, approvedBy: string, now: number, receiptExpiresAt: number, separation: Separation): boolean {
+    const update = this.db.prepare(`UPDATE transactions SET state = 'approved', receipt_hash = ?, approved_by = ?, approved_at = ?, receipt_expires_at = ?, separation = ?, updated_at = ?
+      WHERE id = ? AND plan_id = ? AND plan_seq = ? AND preview_hash = ? AND state = 'planned' AND plan_expires_at > ?`);
+    try {
+      this.db.transaction(() => {
+        const rows = this.db.prepare("SELECT id, preview_hash FROM transactions WHERE plan_id = ? ORDER BY plan_seq, id").all(planId) as { id: string; preview_hash: string }[];
+        if (rows.length === 0 || rows.length !== expected.length) throw new PlanMoved();
+        rows.forEach((r, i) => {
+          const e = expected[i]!;
+          if (r.id !== e.transaction_id || r.preview_hash !== e.preview_hash) throw new PlanMoved();
+          if (update.run(receiptHash, approvedBy, now, receiptExpiresAt, separation, now, r.id, planId, i + 1, e.preview_hash, now).changes !== 1) throw new PlanMoved();
+        });
+      }).immediate();
+    } catch (err) {
+      if (err instanceof PlanMoved) return false;
+      throw err;
+    }
+    return true;
   }
 
-  reject(id: string, by: string, now: number): boolean {
-    return this.db.prepare("UPDATE transactions SET state = 'rejected', approved_by = ?, updated_at = ? WHERE id = ? AND state = 'planned'").run(by, now, id).changes === 1;
+  rejectPlan(planId: string, by: string, now: number): string[] {
+    return this.db.transaction(() => {
+      const ids = (this.db.prepare("SELECT id FROM transactions WHERE plan_id = ? AND state = 'planned' ORDER BY plan_seq, id").all(planId) as { id: string }[]).map((r) => r.id);
+      this.db.prepare("UPDATE transactions SET state = 'rejected', approved_by = ?, updated_at = ? WHERE plan_id = ? AND state = 'planned'").run(by, now, planId);
+      return ids;
+    }).immediate();
   }
 
   consumeReceipt(id: string, receiptHash: string, now: number): boolean {
+    // Plan order in the same statement: no earlier step of the plan may be anything but succeeded.
     return this.db.prepare(`UPDATE transactions SET state = 'executing', receipt_consumed_at = ?, updated_at = ?
-      WHERE id = ? AND state = 'approved' AND receipt_hash = ? AND receipt_consumed_at IS NULL AND receipt_expires_at > ?`).run(now, now, id, receiptHash, now).changes === 1;
+      WHERE id = ? AND state = 'approved' AND receipt_hash = ? AND receipt_consumed_at IS NULL AND receipt_expires_at > ?
+        AND NOT EXISTS (SELECT 1 FROM transactions AS e WHERE e.plan_id = transactions.plan_id AND e.plan_seq < transactions.plan_seq AND e.state != 'succeeded')`).run(now, now, id, receiptHash, now).changes === 1;
   }
 
   finish(id: string, state: "succeeded" | "failed" | "unknown", result: unknown, error: { code: string; message: string } | null, now: number): boolean {

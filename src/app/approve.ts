@@ -1,50 +1,60 @@
 import { HostgateError } from "../core/errors.ts";
+import { highestRisk } from "../core/transaction/plan-order.ts";
 import { formatReceipt, RECEIPT_BYTES } from "../core/transaction/receipt.ts";
 import { effectiveState, RECEIPT_TTL_MS, type Transaction } from "../core/transaction/transaction.ts";
-import type { ApproveResult, PendingResult, ShowResult } from "../ipc/protocol.ts";
+import type { ApproveResult, PendingResult, RejectResult, ShowResult } from "../ipc/protocol.ts";
 import { audit, checkpointRef } from "./audit-log.ts";
 import type { DaemonDeps } from "./deps.ts";
 import type { TransactionStore } from "../ports/transaction-store.ts";
 import { checkApprover, separationOf } from "../core/approval.ts";
 import { actorOf, parseActor, type Caller } from "../core/caller.ts";
 
-function load(deps: DaemonDeps, id: string): Transaction {
-  const tx = deps.transactions().get(id);
-  if (!tx) throw new HostgateError("unknown_transaction", `No transaction ${id}.`, { hint: "Copy the transaction_id from the plan output; `hostgate pending` lists the planned ones." });
-  return tx;
+const PENDING_HINT = "Run `hostgate pending` to list the plans waiting for approval with their full ids.";
+
+/**
+ * The steps of the plan `id` names exactly (a plan_id, or any transaction id of the plan), in plan order.
+ * Throws `unknown_transaction` when it names none.
+ */
+function loadPlan(deps: DaemonDeps, id: string): { planId: string; steps: Transaction[] } {
+  const store = deps.transactions();
+  const planId = store.planIdOf(id);
+  const steps = planId === null ? [] : store.planSteps(planId);
+  if (planId === null || steps.length === 0) throw new HostgateError("unknown_transaction", `No plan or transaction ${id}.`, { hint: `Copy the plan_id (or a transaction_id) from the plan output. ${PENDING_HINT}` });
+  return { planId, steps };
 }
 
-/** The shortest prefix of a transaction id a human may type for it (like git's short commit ids). */
+/** The shortest prefix of an id a human may type for it (like git's short commit ids). */
 export const MIN_ID_PREFIX = 8;
 
 /**
- * The transaction a human means by `typed`: the id itself, or a prefix of at least {@link MIN_ID_PREFIX}
- * characters that starts exactly one transaction id (any state, so a prefix never silently means a different
- * transaction once an older one is closed). Errors: `unknown_transaction` (none matches), `ambiguous_transaction`
- * (several do; `details.matches` lists up to 10), `invalid_params` (a prefix shorter than 8 characters).
- * Only `show` resolves prefixes; `approve` and `reject` take the full id the human was shown.
+ * The plan a human means by `typed`: a plan id or transaction id itself, or a prefix of at least
+ * {@link MIN_ID_PREFIX} characters of plan ids or transaction ids (any state, so a prefix never silently means
+ * a different plan once an older one is closed) that leads to exactly one plan. Errors: `unknown_transaction`
+ * (none matches), `ambiguous_transaction` (several plans do; `details.matches` lists up to 10 plan ids),
+ * `invalid_params` (a prefix shorter than 8 characters). Only `show` resolves prefixes; `approve` and `reject`
+ * take the full id the human was shown.
  */
-export function resolveTransactionId(deps: DaemonDeps, typed: string): string {
+export function resolvePlanId(deps: DaemonDeps, typed: string): string {
   const store = deps.transactions();
-  if (store.get(typed)) return typed;
+  const exact = store.planIdOf(typed);
+  if (exact !== null) return exact;
   const prefix = typed.trim().toLowerCase();
-  const pendingHint = "Run `hostgate pending` to list the planned transactions with their full ids.";
-  if (!/^[0-9a-f-]+$/.test(prefix)) throw new HostgateError("unknown_transaction", `No transaction ${typed}.`, { hint: pendingHint });
+  if (!/^[0-9a-f-]+$/.test(prefix)) throw new HostgateError("unknown_transaction", `No plan or transaction ${typed}.`, { hint: PENDING_HINT });
   if (prefix.length < MIN_ID_PREFIX) {
-    throw new HostgateError("invalid_params", `${JSON.stringify(typed)} is too short to name a transaction: give the full id or at least its first ${MIN_ID_PREFIX} characters.`, { hint: pendingHint });
+    throw new HostgateError("invalid_params", `${JSON.stringify(typed)} is too short to name a plan: give the full id or at least its first ${MIN_ID_PREFIX} characters.`, { hint: PENDING_HINT });
   }
-  const matches = store.idsWithPrefix(prefix, 11);
+  const matches = store.planIdsWithPrefix(prefix, 11);
   if (matches.length === 1) return matches[0]!;
-  if (matches.length === 0) throw new HostgateError("unknown_transaction", `No transaction id starts with ${prefix}.`, { hint: pendingHint });
+  if (matches.length === 0) throw new HostgateError("unknown_transaction", `No plan or transaction id starts with ${prefix}.`, { hint: PENDING_HINT });
   const shown = matches.slice(0, 10);
-  throw new HostgateError("ambiguous_transaction", `${prefix} starts ${matches.length > 10 ? "more than 10" : matches.length} transaction ids: ${shown.join(", ")}${matches.length > 10 ? ", …" : ""}. Type more characters of the one you mean.`, {
-    hint: pendingHint, details: { matches: shown },
+  throw new HostgateError("ambiguous_transaction", `${prefix} starts the ids of ${matches.length > 10 ? "more than 10" : matches.length} plans: ${shown.join(", ")}${matches.length > 10 ? ", …" : ""}. Type more characters of the one you mean.`, {
+    hint: PENDING_HINT, details: { matches: shown },
   });
 }
 
 /**
- * What `hostgate pending` lists for the human: transactions still planned (not expired by the daemon's clock),
- * newest first, at most `limit` (default 50), each with its risk and one-line summary.
+ * What `hostgate pending` lists for the human: plans with a step still planned (not expired by the daemon's
+ * clock), newest first, at most `limit` (default 50), each with its highest risk and its steps in order.
  */
 export function pending(deps: DaemonDeps, limit = 50): PendingResult {
   return pendingIn(deps.transactions(), deps.clock.now(), limit);
@@ -52,83 +62,132 @@ export function pending(deps: DaemonDeps, limit = 50): PendingResult {
 
 /** {@link pending} over one transaction store at `now` (ms): also how the CLI lists plans when no daemon runs (daemon/pending-offline.ts). */
 export function pendingIn(store: TransactionStore, now: number, limit = 50): PendingResult {
-  const open = store.list({ state: "planned", limit: 1000 }).filter((tx) => effectiveState(tx, now) === "planned").slice(0, limit);
-  return {
-    transactions: open.map((tx) => ({
-      transaction_id: tx.id, action_name: tx.action_name, host: tx.host, risk_level: tx.risk_level, summary: tx.preview.summary,
-      created_at: new Date(tx.created_at).toISOString(), expires_at: new Date(tx.plan_expires_at).toISOString(), actor: tx.actor,
-    })),
-  };
+  const open = store.list({ state: "planned", limit: 1000 }).filter((tx) => effectiveState(tx, now) === "planned");
+  const byPlan = new Map<string, Transaction[]>();
+  for (const tx of open) byPlan.set(tx.plan_id, [...(byPlan.get(tx.plan_id) ?? []), tx]);
+  const plans = [...byPlan.values()].slice(0, limit).map((txs) => {
+    const steps = [...txs].sort((a, b) => a.plan_seq - b.plan_seq);
+    const first = steps[0]!;
+    const hosts = [...new Set(steps.map((t) => t.host))];
+    return {
+      plan_id: first.plan_id, risk_level: highestRisk(steps.map((t) => t.risk_level)), host: hosts.length === 1 ? hosts[0]! : `${hosts.length} hosts`,
+      created_at: new Date(first.created_at).toISOString(), expires_at: new Date(Math.min(...steps.map((t) => t.plan_expires_at))).toISOString(), actor: first.actor,
+      steps: steps.map((t) => ({ transaction_id: t.id, action_name: t.action_name, host: t.host, risk_level: t.risk_level, summary: t.preview.summary })),
+    };
+  });
+  return { plans };
 }
 
 /**
- * What `hostgate approve` shows: the exact preview, risk and current state of one transaction, and the
- * separation an approval by `caller` (the same connection) would get, so the human sees it before confirming.
- * `id` may be a unique prefix ({@link resolveTransactionId}); the result carries the full id.
+ * What `hostgate approve` shows: every step of one plan with its exact preview, preview_hash, risk and current
+ * state; the plan's highest risk; who planned it; and the separation an approval by `caller` (the same
+ * connection) would get, so the human sees it before confirming. `id` may be a plan id, a transaction id of
+ * the plan, or a unique prefix of either ({@link resolvePlanId}); the result carries the full plan id.
  */
 export function show(deps: DaemonDeps, id: string, caller: Caller): ShowResult {
-  const tx = load(deps, resolveTransactionId(deps, id));
-  const facts = separationOf(tx.actor, caller);
+  const { planId, steps } = loadPlan(deps, resolvePlanId(deps, id));
+  const first = steps[0]!;
+  const facts = separationOf(first.actor, caller);
   const refused = caller.socket !== "in_process" && facts.separation === "none" && deps.approval.same_user === "deny";
+  const now = deps.clock.now();
   return {
+    plan_id: planId,
+    risk_level: highestRisk(steps.map((t) => t.risk_level)),
+    steps: steps.map((tx) => ({
+      transaction_id: tx.id, seq: tx.plan_seq, action_name: tx.action_name, host: tx.host, params: tx.params, risk_level: tx.risk_level,
+      state: effectiveState(tx, now), preview: tx.preview, preview_hash: tx.preview_hash, expires_at: new Date(tx.plan_expires_at).toISOString(),
+    })),
+    created_at: new Date(first.created_at).toISOString(), actor: first.actor,
+    planned_by: plannedBy(first),
     approval: { separation: facts.separation, facts: facts.why, refused },
-    transaction_id: tx.id, action_name: tx.action_name, host: tx.host, params: tx.params, risk_level: tx.risk_level, state: effectiveState(tx, deps.clock.now()),
-    preview: tx.preview, preview_hash: tx.preview_hash, created_at: new Date(tx.created_at).toISOString(), actor: tx.actor,
-    planned_by: plannedBy(tx),
   };
 }
 
-/** Who planned a step, for the approval screen: the front's client name (untrusted) and uid, the planner, the intent. */
+/** Who planned a plan, for the approval screen: the front's client name (untrusted) and uid, the planner, the intent. */
 function plannedBy(tx: Transaction): ShowResult["planned_by"] {
   const a = parseActor(tx.actor);
   return { client: a?.client ?? null, uid: a?.uid ?? null, planner: tx.planner, intent: tx.intent };
 }
 
+/** Refuses unless every step is planned now, naming the first that is not and what to do. */
+function assertAllPlanned(planId: string, steps: readonly Transaction[], now: number, verb: "approved" | "rejected"): void {
+  const closed = steps.find((tx) => effectiveState(tx, now) !== "planned");
+  if (!closed) return;
+  const state = effectiveState(closed, now);
+  throw new HostgateError("transaction_closed", `Step ${closed.plan_seq} of plan ${planId} (transaction ${closed.id}, ${closed.action_name}) is ${state}; only a plan whose steps are all planned can be ${verb}.`, {
+    hint: "Ask the assistant to plan the change again to get a new plan.", details: { plan_id: planId, transaction_id: closed.id, state },
+  });
+}
+
 /**
- * Approves a planned transaction and mints its receipt (admin socket only). The receipt is random
- * (RECEIPT_BYTES), stored only as its SHA-256, bound to this transaction and its preview_hash, and expires
- * RECEIPT_TTL_MS later by the daemon's clock. The approval is durably audited before the receipt is returned;
- * `expected_preview_hash` (what the human was shown) must still match.
+ * Approves every step of a plan at once and mints its one receipt (admin socket only; issue 22). `id` is the
+ * plan id or any transaction id of the plan (full ids only). `shown`: the (transaction_id, preview_hash) list
+ * the approver was shown, in plan order; the approval binds exactly it (`plan_changed` when a step was added,
+ * removed, reordered or its hash differs). Every step must be `planned` (`transaction_closed` names the first
+ * that is not). The daemon checks who approves (core/approval.ts: a controlling terminal, separation from the
+ * planner per approval.same_user). The receipt is random (RECEIPT_BYTES), stored only as its SHA-256 on every
+ * step, and expires RECEIPT_TTL_MS later by the daemon's clock. One `approve` audit entry listing every step
+ * and its preview_hash is durable before the steps move; they move planned → approved all together in one
+ * SQLite transaction, or none do.
  */
-export async function approve(deps: DaemonDeps, id: string, caller: Caller, expectedPreviewHash?: string): Promise<ApproveResult> {
+export async function approve(deps: DaemonDeps, id: string, caller: Caller, shown?: readonly { transaction_id: string; preview_hash: string }[]): Promise<ApproveResult> {
   const approvedBy = actorOf(caller);
-  const tx = load(deps, id);
+  const { planId, steps } = loadPlan(deps, id);
   const now = deps.clock.now();
-  const state = effectiveState(tx, now);
-  if (state !== "planned") {
-    throw new HostgateError("transaction_closed", `Transaction ${id} is ${state}; only a planned transaction can be approved.`, { hint: "Plan the change again to get a new transaction." });
+  if (shown !== undefined && !sameSteps(steps, shown)) {
+    throw new HostgateError("plan_changed", `Plan ${planId} is not the list of steps and preview hashes that was shown (${steps.length} step${steps.length === 1 ? "" : "s"} now, ${shown.length} shown); nothing was approved.`, { hint: `Run hostgate approve ${planId} again and review the plan as it is now.` });
   }
-  if (expectedPreviewHash !== undefined && expectedPreviewHash !== tx.preview_hash) {
-    throw new HostgateError("plan_changed", "The preview changed after it was shown; nothing was approved.", { hint: "Run hostgate approve again and review the new preview." });
-  }
+  assertAllPlanned(planId, steps, now, "approved");
+  const actors = new Set(steps.map((tx) => tx.actor));
+  if (actors.size !== 1) throw new HostgateError("transaction_closed", `Plan ${planId} has steps planned by different callers; it cannot be approved as one.`, { hint: "Plan the change again." });
   // The daemon decides who may approve, from kernel facts (core/approval.ts). The daemon's own process (tests,
   // embedding code) is exempt from the checks; it is labelled separation none like any unproven approval.
-  const facts = separationOf(tx.actor, caller);
+  const facts = separationOf(steps[0]!.actor, caller);
+  const ids = steps.map((tx) => tx.id);
   if (caller.socket !== "in_process") {
     const tty = caller.peer === null ? null : await deps.ttyOf(caller.peer.pid);
     try {
       checkApprover(facts, tty, deps.approval.same_user);
     } catch (err) {
-      await audit(deps.audit(), "approve.refused", approvedBy, { transaction_id: id, action: tx.action_name, host: tx.host, separation: facts.separation, tty: tty ?? undefined, message: (err as Error).message }).catch(() => undefined);
+      await audit(deps.audit(), "approve.refused", approvedBy, { plan_id: planId, transaction_ids: ids, transaction_id: ids[0]!, action: steps[0]!.action_name, host: steps[0]!.host, separation: facts.separation, tty: tty ?? undefined, message: (err as Error).message }).catch(() => undefined);
       throw err;
     }
   }
   const receipt = formatReceipt(deps.crypto.randomBase64Url(RECEIPT_BYTES));
   const expiresAt = now + RECEIPT_TTL_MS;
-  await audit(deps.audit(), "approve", approvedBy, { transaction_id: id, action: tx.action_name, host: tx.host, preview_hash: tx.preview_hash, receipt_expires_at: expiresAt, separation: facts.separation, separation_facts: facts.why }, true);
-  if (!deps.transactions().approve(id, deps.crypto.sha256Hex(receipt), approvedBy, now, expiresAt, facts.separation)) {
-    throw new HostgateError("transaction_closed", `Transaction ${id} changed state while it was being approved.`, { hint: "Check the history tool and plan again if needed." });
+  const bound = steps.map((tx) => ({ transaction_id: tx.id, preview_hash: tx.preview_hash }));
+  await audit(deps.audit(), "approve", approvedBy, {
+    plan_id: planId, transaction_id: ids[0]!, transaction_ids: ids, action: steps[0]!.action_name, host: steps[0]!.host,
+    steps: steps.map((tx) => ({ transaction_id: tx.id, seq: tx.plan_seq, action: tx.action_name, host: tx.host, preview_hash: tx.preview_hash })),
+    receipt_expires_at: expiresAt, separation: facts.separation, separation_facts: facts.why,
+  }, true);
+  if (!deps.transactions().approvePlan(planId, bound, deps.crypto.sha256Hex(receipt), approvedBy, now, expiresAt, facts.separation)) {
+    throw new HostgateError("transaction_closed", `Plan ${planId} changed state while it was being approved; nothing was approved.`, { hint: "Check `hostgate pending` and the history tool; plan again if needed." });
   }
-  return { transaction_id: id, receipt, expires_at: new Date(expiresAt).toISOString(), preview_hash: tx.preview_hash, separation: facts.separation, separation_facts: facts.why, checkpoint: checkpointRef(deps.audit()) };
+  return { plan_id: planId, steps: bound, receipt, expires_at: new Date(expiresAt).toISOString(), separation: facts.separation, separation_facts: facts.why, checkpoint: checkpointRef(deps.audit()) };
 }
 
-/** Rejects a planned transaction (admin socket only); audited before it takes effect. */
-export async function reject(deps: DaemonDeps, id: string, caller: Caller): Promise<{ transaction_id: string; state: "rejected" }> {
+/** Whether `shown` is exactly the plan's steps, in order, with their preview hashes. */
+function sameSteps(steps: readonly Transaction[], shown: readonly { transaction_id: string; preview_hash: string }[]): boolean {
+  return steps.length === shown.length && steps.every((tx, i) => tx.id === shown[i]!.transaction_id && tx.preview_hash === shown[i]!.preview_hash);
+}
+
+/**
+ * Rejects every planned step of a plan (admin socket only; `id`: the plan id or any transaction id of it, full
+ * ids). Refused `transaction_closed` when no step is planned. One `reject` audit entry listing the steps is
+ * durable before they move, all in one SQLite transaction.
+ */
+export async function reject(deps: DaemonDeps, id: string, caller: Caller): Promise<RejectResult> {
   const by = actorOf(caller);
-  const tx = load(deps, id);
-  const state = effectiveState(tx, deps.clock.now());
-  if (state !== "planned") throw new HostgateError("transaction_closed", `Transaction ${id} is ${state}; only a planned transaction can be rejected.`);
-  await audit(deps.audit(), "reject", by, { transaction_id: id, action: tx.action_name, host: tx.host, preview_hash: tx.preview_hash }, true);
-  if (!deps.transactions().reject(id, by, deps.clock.now())) throw new HostgateError("transaction_closed", `Transaction ${id} changed state while it was being rejected.`);
-  return { transaction_id: id, state: "rejected" };
+  const { planId, steps } = loadPlan(deps, id);
+  const now = deps.clock.now();
+  const open = steps.filter((tx) => effectiveState(tx, now) === "planned");
+  if (open.length === 0) {
+    const states = [...new Set(steps.map((tx) => effectiveState(tx, now)))].join(", ");
+    throw new HostgateError("transaction_closed", `Plan ${planId} has no planned step (its steps are ${states}); only planned steps can be rejected.`);
+  }
+  await audit(deps.audit(), "reject", by, { plan_id: planId, transaction_id: open[0]!.id, transaction_ids: open.map((tx) => tx.id), action: open[0]!.action_name, host: open[0]!.host, preview_hash: open[0]!.preview_hash }, true);
+  const rejected = deps.transactions().rejectPlan(planId, by, deps.clock.now());
+  if (rejected.length === 0) throw new HostgateError("transaction_closed", `Plan ${planId} changed state while it was being rejected.`);
+  return { plan_id: planId, transaction_ids: rejected, state: "rejected" };
 }

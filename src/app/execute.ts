@@ -3,6 +3,7 @@ import { findAction } from "../core/catalogue/index.ts";
 import { needsRoot } from "../core/catalogue/needs.ts";
 import { errorBody, HostgateError, toHostgateError } from "../core/errors.ts";
 import { redactDeep } from "../core/redact.ts";
+import { planOrderProblem } from "../core/transaction/plan-order.ts";
 import { isReceiptShaped } from "../core/transaction/receipt.ts";
 import { effectiveState, type Transaction } from "../core/transaction/transaction.ts";
 import { EXECUTE_EXAMPLE, type ExecuteInput, type ExecuteResult, type StepResult } from "../ipc/protocol.ts";
@@ -33,25 +34,43 @@ const sameParams = (a: unknown, b: unknown): boolean => {
   }
 };
 
-/** Why a receipt does not open this transaction, from the stored facts; null when it may. */
+/**
+ * Why a receipt does not open this transaction, from the stored facts; null when it may. A plan's receipt opens
+ * each step of that plan once, in plan order (issue 22): never a step of another plan, never a step whose
+ * earlier steps have not all succeeded (`out_of_order` while one waits or runs, `plan_halted` once one ended
+ * any other way: then no later step of the plan can run with this receipt, ever).
+ */
 function receiptProblem(deps: DaemonDeps, tx: Transaction, receiptHash: string): HostgateError | null {
-  const owner = deps.transactions().findByReceiptHash(receiptHash);
-  if (owner && owner.id !== tx.id) {
-    return new HostgateError("receipt_for_other_transaction", `This receipt was minted for transaction ${owner.id}, not ${tx.id}.`, { hint: "Pass each step the receipt printed for its own transaction_id." });
+  const store = deps.transactions();
+  const owners = store.findByReceiptHash(receiptHash);
+  if (owners.length > 0 && !owners.some((o) => o.id === tx.id)) {
+    return new HostgateError("receipt_for_other_transaction", `This receipt was minted for plan ${owners[0]!.plan_id}, not for transaction ${tx.id} (plan ${tx.plan_id}).`, { hint: "Pass each step the receipt printed for its own plan (hostgate approve <plan_id>)." });
   }
-  const state = effectiveState(tx, deps.clock.now());
-  if (state === "planned") return new HostgateError("not_approved", `Transaction ${tx.id} has not been approved.`, { hint: `Ask the user to run \`hostgate approve ${tx.id}\` in a terminal and give you the receipt it prints.` });
-  if (!owner) return new HostgateError("receipt_mismatch", `This receipt does not belong to transaction ${tx.id}.`, { hint: "Use the exact receipt `hostgate approve` printed for this transaction." });
-  if (deps.transactions().receiptConsumed(tx.id)) return new HostgateError("receipt_used", `The receipt for ${tx.id} was already used; receipts work once.`, { hint: "Plan the change again if it must run again." });
-  if (state === "expired") return new HostgateError("receipt_expired", `The receipt for ${tx.id} expired (receipts last 15 minutes).`, { hint: "Plan again and have the user approve the new transaction." });
+  const now = deps.clock.now();
+  const state = effectiveState(tx, now);
+  if (state === "planned") return new HostgateError("not_approved", `Transaction ${tx.id} (plan ${tx.plan_id}) has not been approved.`, { hint: `Ask the user to run \`hostgate approve ${tx.plan_id}\` in a terminal and give you the receipt it prints.` });
+  if (owners.length === 0) return new HostgateError("receipt_mismatch", `This receipt does not belong to transaction ${tx.id}.`, { hint: `Use the exact receipt \`hostgate approve ${tx.plan_id}\` printed for this plan.` });
+  if (store.receiptConsumed(tx.id)) return new HostgateError("receipt_used", `The receipt already ran transaction ${tx.id} (step ${tx.plan_seq} of plan ${tx.plan_id}); a receipt opens each step of its plan once.`, { hint: "Plan the change again if it must run again." });
+  if (state === "expired") return new HostgateError("receipt_expired", `The receipt for ${tx.id} expired (receipts last 15 minutes).`, { hint: "Plan again and have the user approve the new plan." });
   if (state !== "approved") return new HostgateError("transaction_closed", `Transaction ${tx.id} is ${state}.`);
+  const order = planOrderProblem(store.planSteps(tx.plan_id).map((s) => ({ id: s.id, seq: s.plan_seq, action_name: s.action_name, state: effectiveState(s, now) })), tx.plan_seq);
+  if (order?.kind === "waiting") {
+    return new HostgateError("out_of_order", `Step ${tx.plan_seq} of plan ${tx.plan_id} runs only after step ${order.step.seq} (transaction ${order.step.id}, ${order.step.action_name}), which is ${order.step.state}; a plan's steps run in order.`, {
+      hint: "Execute the plan's steps in the order plan returned them (one call may carry them all, in order).", details: { plan_id: tx.plan_id, waiting_for: order.step.id },
+    });
+  }
+  if (order?.kind === "halted") {
+    return new HostgateError("plan_halted", `Plan ${tx.plan_id} halted at step ${order.step.seq} (transaction ${order.step.id}, ${order.step.action_name}), which ${order.step.state === "failed" ? "failed" : `is ${order.step.state}`}; its later steps never run with this receipt.`, {
+      hint: "Check the host (history shows what ran), then plan the remaining change again and have the user approve the new plan.", details: { plan_id: tx.plan_id, stopped_at: order.step.id },
+    });
+  }
   return null;
 }
 
 /** The shape of a transaction id (crypto.randomUUID). */
 const UUID_SHAPE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-async function runStep(deps: DaemonDeps, step: Step, caller: Caller): Promise<StepResult> {
+async function runStep(deps: DaemonDeps, step: Step, caller: Caller, planReceipt: string | undefined): Promise<StepResult> {
   const actor = actorOf(caller);
   const started = deps.clock.now();
   const base = { transaction_id: step.transaction_id, action_name: step.action_name };
@@ -59,9 +78,13 @@ async function runStep(deps: DaemonDeps, step: Step, caller: Caller): Promise<St
     await audit(deps.audit(), "execute.refused", actor, { transaction_id: step.transaction_id, action: step.action_name, host: step.host, code: err.code, message: err.message }).catch(() => undefined);
     return { ...base, status: "refused", output: null, error: errorBody(err), duration_ms: deps.clock.now() - started, separation: null };
   };
-  if (!isReceiptShaped(step.approval_receipt)) {
-    return refuse(new HostgateError("invalid_receipt", "approval_receipt is not a receipt (a receipt is hgr_ followed by 43 characters, printed by `hostgate approve`). A chat reply such as \"yes\" is not an approval.", {
-      hint: `Ask the user to run \`hostgate approve ${step.transaction_id}\` in a terminal; it prints a receipt starting with hgr_.`,
+  // The step's own receipt, else the call's top-level one (the same plan receipt for every step).
+  const receipt = step.approval_receipt ?? planReceipt ?? "";
+  if (!isReceiptShaped(receipt)) {
+    const planId = deps.transactions().get(step.transaction_id)?.plan_id ?? "<plan_id>";
+    const what = receipt === "" ? "No approval_receipt was given (on the step or at the top level)." : "approval_receipt is not a receipt (a receipt is hgr_ followed by 43 characters, printed by `hostgate approve`).";
+    return refuse(new HostgateError("invalid_receipt", `${what} A chat reply such as "yes" is not an approval.`, {
+      hint: `Ask the user to run \`hostgate approve ${planId}\` in a terminal; it prints one receipt starting with hgr_ for the whole plan.`,
     }));
   }
   const tx = deps.transactions().get(step.transaction_id);
@@ -75,7 +98,7 @@ async function runStep(deps: DaemonDeps, step: Step, caller: Caller): Promise<St
   if (step.host !== undefined && step.host !== tx.host) {
     return refuse(new HostgateError("host_mismatch", `Transaction ${tx.id} was planned for host ${tx.host}, not ${step.host}; a receipt is bound to one host.`, { hint: "Send the host plan returned for this transaction, or plan the change for the other host." }));
   }
-  const receiptHash = deps.crypto.sha256Hex(step.approval_receipt);
+  const receiptHash = deps.crypto.sha256Hex(receipt);
   const problem = receiptProblem(deps, tx, receiptHash);
   if (problem) return refuse(problem);
   let host;
@@ -133,9 +156,12 @@ async function runStep(deps: DaemonDeps, step: Step, caller: Caller): Promise<St
 }
 
 /**
- * `execute`: runs approved transactions, in order, each exactly once. The daemon re-checks everything here,
- * whatever the front sent: receipt shape, transaction, action and params unchanged, receipt bound to this
- * transaction and unexpired and unused (consumed atomically, so of concurrent executes exactly one runs), the
+ * `execute`: runs approved transactions, in order, each exactly once. Each step's receipt is its own
+ * `approval_receipt`, else the call's top-level one. The daemon re-checks everything here, whatever the front
+ * sent: receipt shape, transaction, action and params unchanged, receipt minted for this transaction's plan,
+ * unexpired and not yet used for this step, every earlier step of the plan succeeded (`out_of_order` /
+ * `plan_halted`; checked again in the same statement that consumes it, so of concurrent executes exactly one
+ * runs a step, and only in plan order), the
  * preview re-computed under the lock and equal to the approved preview_hash (`plan_changed` otherwise), and a
  * durable audit entry of the intent before anything runs (`audit_unavailable` refuses). Halts at the first
  * step that does not succeed; the rest are `skipped`.
@@ -148,7 +174,7 @@ export async function execute(deps: DaemonDeps, input: ExecuteInput, caller: Cal
       results.push({ transaction_id: step.transaction_id, action_name: step.action_name, status: "skipped", output: null, error: null, duration_ms: 0, separation: null });
       continue;
     }
-    const r = await runStep(deps, step, caller);
+    const r = await runStep(deps, step, caller, input.approval_receipt);
     results.push(r);
     if (r.status !== "succeeded") halted = true;
   }

@@ -70,7 +70,7 @@ export function daemonHandlers(d: DaemonDeps, extras: ServiceExtras): Handlers {
     ...hostsHandlers(d),
     ...skillsHandlers(d.skills),
     show: (p, caller) => show(d, p.transaction_id, caller),
-    approve: (p, caller) => approve(d, p.transaction_id, caller, p.expected_preview_hash),
+    approve: (p, caller) => approve(d, p.transaction_id, caller, p.steps),
     reject: (p, caller) => reject(d, p.transaction_id, caller),
   };
 }

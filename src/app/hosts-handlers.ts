@@ -168,11 +168,13 @@ export function hostsHandlers(d: DaemonDeps): Pick<Handlers, "search_hosts" | "l
         settings: f.settings,
         requestApproval: async (req) => {
           const records = await Promise.all(req.hosts.map((h) => (h === LOCAL_HOST ? Promise.resolve(LOCAL_RECORD) : f.inventory.resolveTarget(h))));
+          // One plan over every host (one approval, one receipt), host by host in request order.
           const planned: PlanResult[] = [];
           for (const rec of records) {
-            planned.push(await plan(d, { host: rec.name, steps: [{ action: "RunCommand", params: { command: req.command, shell: req.shell, timeout_sec: req.timeout_sec } }] }, caller, { judged: true }));
+            const join = planned.length === 0 ? undefined : { id: planned[0]!.plan_id, after: planned.length };
+            planned.push(await plan(d, { host: rec.name, steps: [{ action: "RunCommand", params: { command: req.command, shell: req.shell, timeout_sec: req.timeout_sec } }] }, caller, { judged: true, ...(join ? { join } : {}) }));
           }
-          const merged: PlanResult = { ...planned[0]!, steps: planned.flatMap((x) => x.steps) };
+          const merged: PlanResult = { ...planned[planned.length - 1]!, steps: planned.flatMap((x) => x.steps) };
           return { transaction_id: merged.steps[0]!.transaction_id, preview_hash: merged.steps[0]!.preview_hash, plan: merged };
         },
       }, signal);

@@ -72,15 +72,24 @@ export async function prepareStep(deps: DaemonDeps, actionName: string, rawParam
   return { action, params, preview, preview_hash: deps.crypto.sha256Hex(previewHashInput(action.name, host.id, params, preview, previewSalt)), preview_salt: previewSalt };
 }
 
+/** The `next` text of a plan: what the model must do now (one approval of the whole plan, issue 22). */
+export function planNext(planId: string, stepCount: number): string {
+  const all = stepCount === 1 ? "the step" : `all ${stepCount} steps`;
+  return `Show these steps and their risk to the user and STOP. A human approves ${all} at once in a terminal with \`hostgate approve ${planId}\`, which prints one receipt for this plan; only then call execute with the steps in order and that receipt (on each step, or once as the top-level approval_receipt). A chat reply such as "yes" is not a receipt.`;
+}
+
 /**
  * `plan`: turns an intent (deterministic rules, or the configured LLM, whose proposals are validated like any
- * explicit step) or explicit steps into transactions, one per step, each with its preview and preview_hash.
+ * explicit step) or explicit steps into one plan (a new UUID `plan_id`) of transactions, one per step in order
+ * (plan_seq from 1), each with its own preview and preview_hash. One `hostgate approve <plan_id>` approves them all.
  * Only mutating steps become transactions: read-only ones are listed in `read_only` (their tools answer them
  * without approval), and a plan of read-only steps alone is refused (`no_plan`, details.read_only). Nothing runs. Every transaction is recorded in the audit chain before the plan is returned.
  * On a remote host the caller needs the policy's `read` permit for it (`refused` otherwise, before any dial),
  * unless `opts.judged` (exec_on_host asking for approval of a command its gate already judged there).
+ * `opts.join`: add the steps to plan `id` after its step `after` instead of a new plan (exec_on_host's fan-out:
+ * one plan over several hosts, planned host by host; only the daemon's own code passes it).
  */
-export async function plan(deps: DaemonDeps, input: PlanInput, caller: Caller, opts: { judged?: boolean } = {}): Promise<PlanResult> {
+export async function plan(deps: DaemonDeps, input: PlanInput, caller: Caller, opts: { judged?: boolean; join?: { id: string; after: number } } = {}): Promise<PlanResult> {
   const actor = actorOf(caller);
   // A remote host: the caller's read permit for it first (the previews read its state), before anything dials.
   // `judged`: exec_on_host's approval path, whose policy gate already judged this caller's command on this host.
@@ -122,24 +131,28 @@ export async function plan(deps: DaemonDeps, input: PlanInput, caller: Caller, o
     });
   }
   const now = deps.clock.now();
+  const planId = opts.join?.id ?? deps.crypto.uuid();
+  let seq = opts.join?.after ?? 0;
   const steps: PlanResult["steps"] = [];
   for (const p of prepared) {
+    seq++;
     const tx: Transaction = {
-      id: deps.crypto.uuid(), action_name: p.action.name, host: host.id, params: p.params, risk_level: p.action.risk_level, preview: p.preview, preview_hash: p.preview_hash, preview_salt: p.preview_salt,
+      id: deps.crypto.uuid(), plan_id: planId, plan_seq: seq, action_name: p.action.name, host: host.id, params: p.params, risk_level: p.action.risk_level, preview: p.preview, preview_hash: p.preview_hash, preview_salt: p.preview_salt,
       state: "planned", actor, created_at: now, updated_at: now, plan_expires_at: now + PLAN_TTL_MS,
       approved_at: null, approved_by: null, receipt_expires_at: null, result: null, error: null,
       // Shown to the approver: how the step came to be, and from what words (issue 12).
       planner, intent: input.intent ?? null, separation: null,
     };
-    await audit(deps.audit(), "plan.created", actor, { transaction_id: tx.id, action: tx.action_name, host: tx.host, params: tx.params as JsonValue, risk_level: tx.risk_level, preview_hash: tx.preview_hash, planner, intent: tx.intent ?? undefined });
+    await audit(deps.audit(), "plan.created", actor, { transaction_id: tx.id, plan_id: planId, plan_seq: seq, action: tx.action_name, host: tx.host, params: tx.params as JsonValue, risk_level: tx.risk_level, preview_hash: tx.preview_hash, planner, intent: tx.intent ?? undefined });
     deps.transactions().insert(tx);
     steps.push({ transaction_id: tx.id, action_name: tx.action_name, host: tx.host, params: tx.params, access: p.action.access, risk_level: tx.risk_level, preview: agentPreview(tx.preview), preview_hash: tx.preview_hash, expires_at: new Date(tx.plan_expires_at).toISOString() });
   }
   const left = reads.length === 0 ? "" : ` Read-only steps were not planned (they need no approval): call ${calls} directly.`;
   return {
+    plan_id: planId,
     planner,
     steps,
     ...(reads.length === 0 ? {} : { read_only: reads }),
-    next: `Show these steps and their risk to the user and STOP. A human approves each step in a terminal with \`hostgate approve <transaction_id>\`, which prints a one-time receipt; only then call execute with the receipts. A chat reply such as "yes" is not a receipt.${left}`,
+    next: `${planNext(planId, seq)}${left}`,
   };
 }

@@ -80,7 +80,7 @@ async function oneHost(d: DaemonDeps, p: QueryRequest, hostId: string, caller: C
 function checkFanOutAction(d: DaemonDeps, name: string): void {
   const found = d.catalogue.filter((a) => a.name === name);
   if (found.length === 0) throw new HostgateError("unknown_action", `No action named ${name} is offered by this daemon.`, { hint: "Name a read-only tool from tools/list, e.g. get_disk_usage." });
-  if (found.every((a) => a.access !== "read_only")) throw new HostgateError("not_read_only", `${name} changes the host and cannot run as a query.`, { hint: "Propose it with plan; a human approves it with `hostgate approve <txid>` before execute." });
+  if (found.every((a) => a.access !== "read_only")) throw new HostgateError("not_read_only", `${name} changes the host and cannot run as a query.`, { hint: "Propose it with plan; a human approves it with `hostgate approve <plan_id>` before execute." });
 }
 
 /** `promise`, or a `timeout` error after `ms`. */

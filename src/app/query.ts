@@ -34,7 +34,7 @@ export async function queryAction(actionName: string, args: unknown, host: HostE
     }
     if (action.access !== "read_only") {
       throw new HostgateError("not_read_only", `${actionName} changes the host and cannot run as a query.`, {
-        hint: "Propose it with plan; a human approves it with `hostgate approve <txid>` before execute.",
+        hint: "Propose it with plan; a human approves it with `hostgate approve <plan_id>` before execute.",
       });
     }
     assertSupported(action, ctx, host.id);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { confirmationWord, notApprovable, riskLines, visible } from "./approve.ts";
+import type { ShowResult } from "../ipc/protocol.ts";
+import { confirmationWord, notApprovable, planNotApprovable, renderPlan, riskLines, visible } from "./approve.ts";
 
 describe("what the approver sees", () => {
   it("shows carriage returns, escapes and bidi overrides instead of obeying them", () => {
@@ -13,25 +14,59 @@ describe("what the approver sees", () => {
     }
     expect(visible("café 日本 ✓")).toBe("café 日本 ✓");
   });
-  it("asks for the transaction prefix above medium risk", () => {
-    expect(confirmationWord({ risk_level: "medium", transaction_id: "0123456789" })).toBe("yes");
-    expect(confirmationWord({ risk_level: "high", transaction_id: "0123456789" })).toBe("01234567");
+  it("asks for the plan id's prefix above medium risk", () => {
+    expect(confirmationWord({ risk_level: "medium", plan_id: "0123456789" })).toBe("yes");
+    expect(confirmationWord({ risk_level: "high", plan_id: "0123456789" })).toBe("01234567");
+    expect(confirmationWord({ risk_level: "critical", plan_id: "abcdef0123" })).toBe("abcdef01");
   });
 });
 
 describe("the two risk levels and the states that cannot be approved (issue 22)", () => {
   const preview = (intended?: unknown) => ({ summary: "s", text: "t", ...(intended === undefined ? {} : { intended }) });
   it("T22-risk-labels: labels the action's level, and the command's when the step runs a command line", () => {
-    expect(riskLines({ risk_level: "high", action_name: "WriteFile", preview: preview() })).toEqual(["Action risk  HIGH (the catalogue's level for WriteFile; it sets what you must type)"]);
+    expect(riskLines({ risk_level: "high", action_name: "WriteFile", preview: preview() })).toEqual(["Action risk  HIGH (the catalogue's level for WriteFile)"]);
     expect(riskLines({ risk_level: "high", action_name: "RunCommand", preview: preview({ command: "touch /tmp/x", risk_level: "medium" }) })).toEqual([
-      "Action risk  HIGH (the catalogue's level for RunCommand; it sets what you must type)",
+      "Action risk  HIGH (the catalogue's level for RunCommand)",
       "Command risk MEDIUM (the risk engine's rating of this command line)",
     ]);
   });
   it("says what to do for every state but planned", () => {
     expect(notApprovable("planned", "0123456789")).toBeNull();
-    for (const [state, hint] of [["approved", /hostgate reject 01234567/], ["expired", /plan the change again/], ["rejected", /plan the change again/], ["executing", /history/], ["succeeded", /has already run \(state succeeded\)/]] as const) {
+    for (const [state, hint] of [["approved", /let it expire .* plan the change again/], ["expired", /plan the change again/], ["rejected", /plan the change again/], ["executing", /history/], ["succeeded", /has already run \(state succeeded\)/]] as const) {
       expect(notApprovable(state, "0123456789"), state).toMatch(hint);
     }
+  });
+});
+
+describe("one screen for a whole plan (issue 22)", () => {
+  const step = (seq: number, action: string, risk: "low" | "medium" | "high", state = "planned") => ({
+    transaction_id: `0000000${seq}-aaaa-4aaa-8aaa-aaaaaaaaaaaa`, seq, action_name: action, host: "local", params: { n: seq }, risk_level: risk, state,
+    preview: { summary: `${action} ${seq}`, text: `preview text of step ${seq}` }, preview_hash: `hash${seq}`.padEnd(64, "0"), expires_at: "2026-12-01T00:00:00.000Z",
+  });
+  const plan = (steps: ReturnType<typeof step>[]): ShowResult => ({
+    plan_id: "feedbeef-1111-4111-8111-111111111111", risk_level: "high", steps, created_at: "2026-12-01T00:00:00.000Z", actor: "{}",
+    planned_by: { client: "cli", uid: 1000, planner: "explicit", intent: null }, approval: { separation: "none", facts: "same uid", refused: false },
+  });
+
+  it("T22-plan-screen: shows every step with its host, action, params, risk, preview hash and preview, in order", () => {
+    const text = renderPlan(plan([step(1, "WriteFile", "high"), step(2, "RestartService", "medium"), step(3, "ReloadService", "low")]));
+    expect(text).toContain("Plan         feedbeef-1111-4111-8111-111111111111 (3 steps, run in this order");
+    expect(text).toContain("Risk         HIGH (the highest of its steps; it sets what you must type)");
+    const at = [1, 2, 3].map((n) => text.indexOf(`── Step ${n} of 3 ──`));
+    expect(at.every((i) => i > 0) && at[0]! < at[1]! && at[1]! < at[2]!).toBe(true);
+    for (const n of [1, 2, 3]) {
+      expect(text).toContain(`Transaction  0000000${n}-aaaa-4aaa-8aaa-aaaaaaaaaaaa`);
+      expect(text).toContain(`preview text of step ${n}`);
+      expect(text).toContain(`Preview hash hash${n}`);
+      expect(text).toContain(`{"n":${n}}`);
+    }
+    expect(text).toContain("Action risk  MEDIUM (the catalogue's level for RestartService)");
+  });
+
+  it("T22-plan-closed-step: one step that is not planned makes the whole plan unapprovable, naming that step", () => {
+    expect(planNotApprovable(plan([step(1, "WriteFile", "high"), step(2, "RestartService", "medium")]))).toBeNull();
+    const why = planNotApprovable(plan([step(1, "WriteFile", "high"), step(2, "RestartService", "medium", "rejected")]));
+    expect(why).toMatch(/^step 2 of 2 \(RestartService\): 00000002-aaaa-4aaa-8aaa-aaaaaaaaaaaa was rejected\..* none of them can be\.$/);
+    expect(planNotApprovable(plan([step(1, "WriteFile", "high", "expired")]))).toMatch(/^00000001-.* expired before anyone approved it/);
   });
 });

@@ -7,7 +7,7 @@ export const AFTER_INSTALL = [
   "Next:",
   "  sudo usermod -aG hostgate <user>        # who may use the agent socket (log out and in again afterwards)",
   "  hostgate setup --socket /run/hostgate/agent.sock   # as that user: point the AI clients at the daemon",
-  "  sudo hostgate approve <transaction_id>  # approvals need root at a terminal (admin socket, mode 0600)",
+  "  sudo hostgate approve <plan_id>         # approvals need root at a terminal (admin socket, mode 0600)",
 ].join("\n");
 
 /**

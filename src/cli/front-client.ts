@@ -39,14 +39,14 @@ export async function openFrontClient(config: Config, env: NodeJS.ProcessEnv = p
   if (where.kind !== "embedded") {
     const { socketDaemonClient } = await import("../ipc/socket-client.ts");
     const client = socketDaemonClient(where.agent, env.HOSTGATE_TOKEN || config.daemon.token);
-    say(`using the hostgate daemon at ${where.agent} (${where.reason}); approve with: hostgate approve <transaction_id>${where.admin ? ` (admin socket ${where.admin})` : " --socket <its admin socket>"}`);
+    say(`using the hostgate daemon at ${where.agent} (${where.reason}); approve with: hostgate approve <plan_id>${where.admin ? ` (admin socket ${where.admin})` : " --socket <its admin socket>"}`);
     const daemon = `${where.kind === "system" ? "the system daemon" : "the configured daemon"} at ${where.agent}`;
     return { client: buildGuarded(client, where.agent, say), close: () => client.close(), warm: () => undefined, daemon };
   }
   const start = async (): Promise<Started> => {
     const { startEmbeddedDaemon } = await import("../daemon/embedded.ts");
     const embedded = await startEmbeddedDaemon(config, { announce: say, skills });
-    say(embedded.role === "daemon" ? `embedded daemon; approve with: hostgate approve <transaction_id> (admin socket ${embedded.adminSocket})` : `using this user's running embedded daemon at ${embedded.agentSocket}`);
+    say(embedded.role === "daemon" ? `embedded daemon; approve with: hostgate approve <plan_id> (admin socket ${embedded.adminSocket})` : `using this user's running embedded daemon at ${embedded.agentSocket}`);
     return { client: embedded.client, close: () => embedded.close(), role: () => embedded.role, at: embedded.agentSocket };
   };
   // Another front of this user already runs it: joining costs a socket connect, nothing to defer.

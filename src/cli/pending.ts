@@ -25,22 +25,31 @@ export function clientOf(actor: string): string {
   return shown.length > 24 ? `${shown.slice(0, 23)}…` : shown;
 }
 
-/** The table `hostgate pending` prints: id, age, risk, host, client, action and summary (escaped: it comes from a plan). */
+/** The SUMMARY cell of a plan: its one step's action and summary, or its steps' actions in order. */
+function planSummary(p: PendingResult["plans"][number]): string {
+  if (p.steps.length === 1) return `${p.steps[0]!.action_name}: ${p.steps[0]!.summary}`;
+  return p.steps.map((s, i) => `${i + 1}. ${s.action_name}: ${s.summary}`).join("; ");
+}
+
+/**
+ * The table `hostgate pending` prints, one line per plan: plan id, age, risk (the highest of its steps), host,
+ * client, step count and a summary of its steps in order (escaped: it comes from a plan).
+ */
 export function renderPending(r: PendingResult, now: number): string {
-  if (r.transactions.length === 0) return "No plans are waiting for approval.\n";
-  const rows = r.transactions.map((t) => [t.transaction_id, age(t.created_at, now), t.risk_level.toUpperCase(), t.host, clientOf(t.actor), t.action_name, visible(t.summary).replace(/\n/g, " ")]);
-  const head = ["TRANSACTION", "AGE", "RISK", "HOST", "CLIENT", "ACTION", "SUMMARY"];
+  if (r.plans.length === 0) return "No plans are waiting for approval.\n";
+  const rows = r.plans.map((p) => [p.plan_id, age(p.created_at, now), p.risk_level.toUpperCase(), p.host, clientOf(p.actor), String(p.steps.length), visible(planSummary(p)).replace(/\n/g, " ")]);
+  const head = ["PLAN", "AGE", "RISK", "HOST", "CLIENT", "STEPS", "SUMMARY"];
   const last = head.length - 1;
   const widths = head.slice(0, last).map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
   const line = (cells: string[]) => cells.map((c, i) => (i < last ? c.padEnd(widths[i]!) : c.length > 100 ? `${c.slice(0, 99)}…` : c)).join("  ");
-  return `${[line(head), ...rows.map(line)].join("\n")}\nReview and approve one with: hostgate approve <transaction> (its first 8 characters will do when unique)\n`;
+  return `${[line(head), ...rows.map(line)].join("\n")}\nReview and approve all steps of one with: hostgate approve <plan> (its first 8 characters will do when unique)\n`;
 }
 
-/** `hostgate pending`: planned transactions waiting for a human, from the admin socket. */
+/** `hostgate pending`: plans waiting for a human, from the admin socket. */
 export function registerPendingCommand(program: Command): void {
   program
     .command("pending")
-    .description("List plans waiting for approval (admin socket; with no daemon running, read from this user's state directory): id, age, risk, host, client, action, summary")
+    .description("List plans waiting for approval (admin socket; with no daemon running, read from this user's state directory): plan id, age, risk, host, client, steps, summary")
     .option("--socket <path>", "admin socket (default: the daemon the MCP fronts use, by the same rule)")
     .option("-c, --config <path>", "configuration file the fronts use (daemon.* sockets, state.dir)")
     .option("--limit <n>", "at most this many (default 50)")
@@ -66,7 +75,7 @@ export function registerPendingCommand(program: Command): void {
             process.exit(EXIT.failure);
           }
           const { from, ...r } = offline;
-          process.stderr.write(`hostgate: no daemon answers at ${where.agent}; read ${from}. To approve one, start your MCP client (its front runs the daemon) or hostgate serve, then: hostgate approve <transaction>. ` +
+          process.stderr.write(`hostgate: no daemon answers at ${where.agent}; read ${from}. To approve one, start your MCP client (its front runs the daemon) or hostgate serve, then: hostgate approve <plan>. ` +
             "A daemon your clients reach through a configuration file or socket of their own: pass the same --config or --socket.\n");
           process.stdout.write(opts.json ? `${JSON.stringify(r, null, 2)}\n` : renderPending(r, Date.now()));
           process.exit(EXIT.ok);

@@ -139,8 +139,8 @@ async function finish(choices: SetupChoices, flags: SetupFlags, env: NodeJS.Proc
 function nextSteps(c: SetupChoices): string {
   const lines = ["", "Next: restart or reload each client so it reads its configuration, then run `hostgate doctor` to check every entry."];
   if (c.transport === "http") lines.push(`Start the server the entries point at: hostgate serve (${c.url}).`);
-  else if (c.socket === null) lines.push("Approvals: `hostgate approve <transaction_id>` in a terminal reaches the embedded daemon the client starts.", SEPARATION_NOTE);
-  else lines.push(`Approvals: \`sudo hostgate approve <transaction_id>\` (the daemon at ${c.socket}).`);
+  else if (c.socket === null) lines.push("Approvals: `hostgate approve <plan_id>` in a terminal reaches the embedded daemon the client starts.", SEPARATION_NOTE);
+  else lines.push(`Approvals: \`sudo hostgate approve <plan_id>\` (the daemon at ${c.socket}).`);
   return `${lines.join("\n")}\n`;
 }
 

@@ -84,7 +84,7 @@ export const SEPARATED_ROUTE =
 export function checkApprover(facts: SeparationFacts, ttyNr: number | null, policy: SameUserPolicy): void {
   if (ttyNr === null || ttyNr === 0) {
     throw new HostgateError("approval_refused", "The approving process has no controlling terminal; an approval is a human at a terminal, not a program writing to the admin socket.", {
-      hint: `Run \`hostgate approve <transaction_id>\` in an interactive terminal. ${SEPARATED_ROUTE}`,
+      hint: `Run \`hostgate approve <plan_id>\` in an interactive terminal. ${SEPARATED_ROUTE}`,
     });
   }
   if (facts.separation === "none" && policy === "deny") {

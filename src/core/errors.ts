@@ -32,6 +32,10 @@ export type ErrorCode =
   | "receipt_used"
   | "receipt_expired"
   | "plan_changed"
+  /** A plan's step sent before an earlier step of its plan ran (app/execute.ts; run the steps in plan order). */
+  | "out_of_order"
+  /** An earlier step of the plan failed or ended otherwise: no later step runs with this plan's receipt (app/execute.ts). */
+  | "plan_halted"
   | "not_approved"
   | "transaction_closed"
   | "no_plan"

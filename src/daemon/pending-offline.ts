@@ -14,7 +14,7 @@ import { stateDir } from "./paths.ts";
  */
 export function pendingFromStateDir(configuredState: string | undefined, now: number, limit?: number, env: NodeJS.ProcessEnv = process.env): PendingResult & { from: string } {
   const from = join(stateDir("embedded", configuredState, env), "state.db");
-  if (!existsSync(from)) return { transactions: [], from };
+  if (!existsSync(from)) return { plans: [], from };
   const store = new SqliteTransactionStore(from, { readOnly: true });
   try {
     return { ...pendingIn(store, now, limit), from };

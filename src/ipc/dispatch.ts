@@ -45,7 +45,7 @@ export function createDispatcher(handlers: Handlers, gate?: (method: MethodName,
       if (!isMethodName(name)) return { ok: false, error: { code: "protocol_error", message: `Unknown method ${name}.` } };
       const def = METHODS[name];
       if (def.socket === "admin" && (caller.socket === "agent" || caller.socket === "tcp")) {
-        return { ok: false, error: { code: "forbidden_method", message: `${name} is not available on the ${caller.socket} socket.`, hint: "Approvals happen only on the admin socket, by a human running `hostgate approve <txid>`." } };
+        return { ok: false, error: { code: "forbidden_method", message: `${name} is not available on the ${caller.socket} socket.`, hint: "Approvals happen only on the admin socket, by a human running `hostgate approve <plan_id>`." } };
       }
       if (def.socket === "agent" && caller.socket === "admin") {
         return { ok: false, error: { code: "forbidden_method", message: `${name} is not available on the admin socket.`, hint: "Use the agent socket." } };

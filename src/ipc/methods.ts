@@ -8,9 +8,9 @@ import {
   SkillsRefInput, SkillsRouteInput, SkillsSearchInput, SkillsStatusSchema, SkillsSyncApplyInput, SkillsSyncPlanInput,
 } from "./skills.ts";
 import {
-  ApproveResultSchema, DescribeResultSchema, DoctorResultSchema, EXECUTE_EXAMPLE, ExecuteInputSchema, ExecuteResultSchema, HistoryInputSchema, HistoryResultSchema,
+  ApproveInputSchema, ApproveResultSchema, DescribeResultSchema, DoctorResultSchema, EXECUTE_EXAMPLE, ExecuteInputSchema, ExecuteResultSchema, HistoryInputSchema, HistoryResultSchema,
   PlanInputSchema, PlanResultSchema, QueryParamsSchema, QueryValueSchema, ResourceContentsSchema, ResourceEntrySchema, ResourceTemplateEntrySchema,
-  PendingInputSchema, PendingResultSchema, ShowResultSchema, TxIdInputSchema,
+  PendingInputSchema, PendingResultSchema, RejectResultSchema, ShowResultSchema, TxIdInputSchema,
 } from "./protocol.ts";
 
 /**
@@ -52,7 +52,7 @@ export const METHODS = {
   describe: method({ socket: "agent", min_role: "observer", params: NoParams, result: DescribeResultSchema, description: "Actions offered on the local host and its identity." }),
   query: method({ socket: "agent", min_role: "observer", params: QueryParamsSchema, result: QueryValueSchema, description: "Run one read-only action on a host." }),
   plan: method({ socket: "agent", min_role: "operator", params: PlanInputSchema, result: PlanResultSchema, description: "Turn an intent or explicit steps into planned transactions.", tool: changes("approval") }),
-  execute: method({ socket: "agent", min_role: "operator", params: ExecuteInputSchema, result: ExecuteResultSchema, description: "Run approved transactions with their receipts.", example: EXECUTE_EXAMPLE, tool: changes("approval") }),
+  execute: method({ socket: "agent", min_role: "operator", params: ExecuteInputSchema, result: ExecuteResultSchema, description: "Run approved transactions with their plan's receipt, in plan order.", example: EXECUTE_EXAMPLE, tool: changes("approval") }),
   history: method({ socket: "agent", min_role: "observer", params: HistoryInputSchema, result: HistoryResultSchema, description: "Recent audit-chain entries, filtered.", tool: reads("audit") }),
   doctor: method({ socket: "agent", min_role: "observer", params: NoParams, result: DoctorResultSchema, description: "Health checks of the daemon.", tool: reads("audit") }),
   audit_verify: method({ socket: "agent", min_role: "observer", params: z.object({ since_seq: z.number().int().min(0).optional() }).strict(), result: z.record(z.string(), z.unknown()), description: "Verify the audit chain.", tool: reads("audit") }),
@@ -60,7 +60,7 @@ export const METHODS = {
   resources_list: method({ socket: "agent", min_role: "observer", params: NoParams, result: z.array(ResourceEntrySchema), description: "Concrete resources of every registered scheme." }),
   resource_templates_list: method({ socket: "agent", min_role: "observer", params: NoParams, result: z.array(ResourceTemplateEntrySchema), description: "Resource templates of every registered scheme." }),
   resource_read: method({ socket: "agent", min_role: "observer", params: z.object({ uri: z.string().min(1).max(2048) }).strict(), result: ResourceContentsSchema, description: "Read one resource, dispatched by URI scheme." }),
-  pending: method({ socket: "admin", min_role: "admin", params: PendingInputSchema, result: PendingResultSchema, description: "Planned transactions waiting for a human (`hostgate pending`), newest first." }),
+  pending: method({ socket: "admin", min_role: "admin", params: PendingInputSchema, result: PendingResultSchema, description: "Plans waiting for a human (`hostgate pending`), newest first, with their steps." }),
   search_hosts: method({ socket: "agent", min_role: "observer", params: SearchHostsInputSchema, result: SearchHostsOutputSchema, description: "Search every inventory backend in parallel.", tool: reads("hosts") }),
   list_backends: method({ socket: "agent", min_role: "observer", params: ListBackendsInputSchema, result: ListBackendsOutputSchema, description: "Configured inventory backends.", tool: reads("hosts") }),
   get_host_details: method({ socket: "agent", min_role: "observer", params: GetHostDetailsInputSchema, result: GetHostDetailsOutputSchema, description: "One host's record and capabilities.", tool: reads("hosts") }),
@@ -82,9 +82,9 @@ export const METHODS = {
   skills_grants_add: method({ socket: "admin", min_role: "admin", params: SkillsGrantInput, result: SkillsEnvelopeSchema, description: "Grant one entrypoint of one exact skill tree to skills_execute." }),
   skills_grants_list: method({ socket: "admin", min_role: "admin", params: NoParams, result: SkillsEnvelopeSchema, description: "List exec grants." }),
   skills_grants_remove: method({ socket: "admin", min_role: "admin", params: SkillsGrantInput, result: SkillsEnvelopeSchema, description: "Revoke an exec grant." }),
-  show: method({ socket: "admin", min_role: "admin", params: TxIdInputSchema, result: ShowResultSchema, description: "What `hostgate approve` shows before asking." }),
-  approve: method({ socket: "admin", min_role: "admin", params: TxIdInputSchema.extend({ expected_preview_hash: z.string().max(128).optional() }), result: ApproveResultSchema, description: "Approve a planned transaction and mint its receipt." }),
-  reject: method({ socket: "admin", min_role: "admin", params: TxIdInputSchema, result: z.object({ transaction_id: z.string(), state: z.literal("rejected") }), description: "Reject a planned transaction." }),
+  show: method({ socket: "admin", min_role: "admin", params: TxIdInputSchema, result: ShowResultSchema, description: "What `hostgate approve` shows before asking: every step of the plan." }),
+  approve: method({ socket: "admin", min_role: "admin", params: ApproveInputSchema, result: ApproveResultSchema, description: "Approve every step of a plan at once and mint its one receipt." }),
+  reject: method({ socket: "admin", min_role: "admin", params: TxIdInputSchema, result: RejectResultSchema, description: "Reject every planned step of a plan." }),
 } as const satisfies Record<string, MethodDef>;
 
 /** Every method name. */

@@ -155,6 +155,7 @@ export const PlannedStepSchema = z.object({
 /** A read-only step plan left out: it changes nothing, so it needs no approval; the tool answers it directly. */
 export const ReadOnlyStepSchema = z.object({ action_name: z.string(), tool: z.string(), params: z.record(z.string(), z.unknown()) });
 export const PlanResultSchema = z.object({
+  plan_id: z.string().describe("`hostgate approve <plan_id>` approves all steps; one receipt"),
   planner: z.enum(["deterministic", "llm", "explicit"]),
   steps: z.array(PlannedStepSchema),
   /** Present when read-only steps were asked for beside changes: not planned, call these tools instead. */
@@ -167,12 +168,19 @@ export const StepToExecuteSchema = z.object({
   transaction_id: z.string().min(1).max(64),
   action_name: z.string().min(1).max(128),
   params: z.record(z.string(), z.unknown()),
-  approval_receipt: z.string().max(256),
+  approval_receipt: z.string().max(256).optional().describe("This step's plan receipt (or give it at the top level)"),
   host: HostIdSchema.optional(),
 }).strict();
-export const ExecuteInputSchema = z.object({ steps: z.array(StepToExecuteSchema).min(1).max(20) }).strict();
+/**
+ * `execute`: steps as plan returned them, in plan order. A plan's one receipt goes on each step, or once at the
+ * top level for the steps that omit it (flat: no top-level combinator, issue 22).
+ */
+export const ExecuteInputSchema = z.object({
+  steps: z.array(StepToExecuteSchema).min(1).max(20),
+  approval_receipt: z.string().max(256).optional().describe("The plan's receipt, for steps without one"),
+}).strict();
 /** What a valid execute call looks like, for the errors a malformed one gets (ipc/methods.ts `example`). */
-export const EXECUTE_EXAMPLE = '{"steps":[{"transaction_id":"046110b2-253f-4cff-ab0e-349d69684139","action_name":"WriteFile","params":{"path":"/srv/www/maintenance.txt","content":"…"},"approval_receipt":"hgr_…"}]}: each step\'s transaction_id, action_name and params exactly as plan returned them (1 to 20 steps), and the receipt `hostgate approve <transaction_id>` printed for it';
+export const EXECUTE_EXAMPLE = '{"steps":[{"transaction_id":"046110b2-253f-4cff-ab0e-349d69684139","action_name":"WriteFile","params":{"path":"/srv/www/maintenance.txt","content":"…"},"approval_receipt":"hgr_…"}]}: each step\'s transaction_id, action_name and params exactly as plan returned them (1 to 20 steps), and the receipt `hostgate approve <plan_id>` printed for their plan (on each step, or once as a top-level approval_receipt)';
 export type ExecuteInput = z.infer<typeof ExecuteInputSchema>;
 
 export const CheckpointRefSchema = z.object({ seq: z.number(), hash: z.string() }).nullable();
@@ -232,9 +240,11 @@ export const DoctorCheckSchema = z.object({ name: z.string(), status: z.enum(["o
 export const DoctorResultSchema = z.object({ checks: z.array(DoctorCheckSchema) });
 export type DoctorResult = z.infer<typeof DoctorResultSchema>;
 
-/** What `hostgate approve` shows before asking. */
-export const ShowResultSchema = z.object({
+/** One step of a plan as `hostgate approve` shows it: everything the receipt will open, exactly. */
+export const ShowStepSchema = z.object({
   transaction_id: z.string(),
+  /** Place in the plan, from 1: steps run in this order. */
+  seq: z.number(),
   action_name: z.string(),
   host: z.string(),
   params: z.record(z.string(), z.unknown()),
@@ -242,6 +252,15 @@ export const ShowResultSchema = z.object({
   state: z.string(),
   preview: PreviewSchema,
   preview_hash: z.string(),
+  expires_at: z.string(),
+});
+export type ShowStep = z.infer<typeof ShowStepSchema>;
+/** What `hostgate approve` shows before asking: one plan, every step of it. */
+export const ShowResultSchema = z.object({
+  plan_id: z.string(),
+  /** The highest step risk: it decides the confirmation word. */
+  risk_level: RiskLevelSchema,
+  steps: z.array(ShowStepSchema),
   created_at: z.string(),
   actor: z.string(),
   /** Who planned it: the front's MCP client name (untrusted, as it said in initialize) and uid, the planner, the intent text. */
@@ -260,27 +279,50 @@ export const ShowResultSchema = z.object({
 export type ShowResult = z.infer<typeof ShowResultSchema>;
 /** separated: approver and planner are different uids (not both root); none: same uid, both root, or unknown (core/approval.ts). */
 export const SeparationSchema = z.enum(["separated", "none"]);
+/** A step as the approver was shown it: approve binds exactly this list (issue 22). */
+export const ShownStepSchema = z.object({ transaction_id: z.string().min(1).max(64), preview_hash: z.string().min(1).max(128) }).strict();
+/**
+ * `show`, `approve`, `reject`: a plan named by its plan_id or by any of its transaction ids (`show` also takes a
+ * unique prefix of at least 8 characters of either).
+ */
+export const TxIdInputSchema = z.object({ transaction_id: z.string().min(1).max(64).describe("A plan_id, or any transaction id of the plan") }).strict();
+/**
+ * `approve`: `steps` is the list of (transaction_id, preview_hash) the approver was shown, in plan order; the
+ * daemon refuses `plan_changed` when the plan's steps or any hash differ. A client showing a human the plan
+ * must send it; without it the plan is approved as stored (the daemon's own process and tests).
+ */
+export const ApproveInputSchema = TxIdInputSchema.extend({ steps: z.array(ShownStepSchema).min(1).max(100).optional() }).strict();
 export const ApproveResultSchema = z.object({
-  transaction_id: z.string(), receipt: z.string(), expires_at: z.string(), preview_hash: z.string(),
+  plan_id: z.string(),
+  /** Every step the receipt opens, in plan order, with the preview_hash it is bound to. */
+  steps: z.array(z.object({ transaction_id: z.string(), preview_hash: z.string() })),
+  receipt: z.string(), expires_at: z.string(),
   separation: SeparationSchema,
   separation_facts: z.string(),
   /** The audit chain's head just after this approval (seq, hash): a witness for `hostgate audit verify --witness`. */
   checkpoint: CheckpointRefSchema,
 });
 export type ApproveResult = z.infer<typeof ApproveResultSchema>;
-export const TxIdInputSchema = z.object({ transaction_id: z.string().min(1).max(64) }).strict();
-/** What `hostgate pending` lists: planned transactions waiting for a human, newest first. */
+export const RejectResultSchema = z.object({ plan_id: z.string(), transaction_ids: z.array(z.string()), state: z.literal("rejected") });
+export type RejectResult = z.infer<typeof RejectResultSchema>;
+/** What `hostgate pending` lists: plans waiting for a human, newest first, each with its steps in order. */
 export const PendingInputSchema = z.object({ limit: z.number().int().min(1).max(1000).optional() }).strict();
 export const PendingResultSchema = z.object({
-  transactions: z.array(z.object({
-    transaction_id: z.string(),
-    action_name: z.string(),
-    host: z.string(),
+  plans: z.array(z.object({
+    plan_id: z.string(),
+    /** The highest step risk. */
     risk_level: RiskLevelSchema,
-    summary: z.string(),
+    host: z.string(),
     created_at: z.string(),
     expires_at: z.string(),
     actor: z.string(),
+    steps: z.array(z.object({
+      transaction_id: z.string(),
+      action_name: z.string(),
+      host: z.string(),
+      risk_level: RiskLevelSchema,
+      summary: z.string(),
+    })),
   })),
 });
 export type PendingResult = z.infer<typeof PendingResultSchema>;

@@ -18,21 +18,32 @@ export interface TxFilter {
 export interface TransactionStore {
   insert(tx: Transaction): void;
   get(id: string): Transaction | null;
-  /**
-   * Ids starting with `prefix` (case-sensitive, any state), in id order, at most `limit`: how a human's
-   * shortened id is resolved (app/approve.ts `resolveTransactionId`).
-   */
-  idsWithPrefix(prefix: string, limit: number): string[];
   list(filter?: TxFilter): Transaction[];
-  /** The transaction a receipt hash was minted for, consumed or not; null when no receipt has that hash. */
-  findByReceiptHash(receiptHash: string): Transaction | null;
+  /** Every step of a plan in plan order (plan_seq), any state; empty for an unknown plan id. */
+  planSteps(planId: string): Transaction[];
+  /** The plan `id` names: `id` itself when it is a plan id, else the plan of the transaction `id`; null when neither. */
+  planIdOf(id: string): string | null;
+  /**
+   * Plan ids whose plan id or any of whose transaction ids starts with `prefix` (case-sensitive), in plan id
+   * order, at most `limit`: how `show` resolves a human's shortened id.
+   */
+  planIdsWithPrefix(prefix: string, limit: number): string[];
+  /** The transactions a receipt hash was minted for (every step of one plan), consumed or not; empty when none. */
+  findByReceiptHash(receiptHash: string): Transaction[];
   /** Whether the receipt with this hash has already been consumed. */
   receiptConsumed(id: string): boolean;
-  /** planned → approved, storing the receipt hash and its expiry. */
-  approve(id: string, receiptHash: string, approvedBy: string, now: number, receiptExpiresAt: number, separation: Separation): boolean;
-  /** planned → rejected. */
-  reject(id: string, by: string, now: number): boolean;
-  /** approved → executing, consuming the receipt: wins only with the matching hash, unconsumed and unexpired. */
+  /**
+   * planned → approved for every step of plan `planId` at once, storing one receipt hash and expiry on each:
+   * all or nothing, in one SQLite transaction. Wins only when the plan's steps are exactly `expected`, in plan
+   * order, each with that preview_hash, each still planned and unexpired at `now`; otherwise changes nothing.
+   */
+  approvePlan(planId: string, expected: readonly { transaction_id: string; preview_hash: string }[], receiptHash: string, approvedBy: string, now: number, receiptExpiresAt: number, separation: Separation): boolean;
+  /** planned → rejected for every planned step of plan `planId`, in one SQLite transaction; returns their ids. */
+  rejectPlan(planId: string, by: string, now: number): string[];
+  /**
+   * approved → executing, consuming this step's use of the receipt: wins only with the matching hash, unconsumed
+   * and unexpired, and only when every earlier step of its plan has succeeded (plan order, in the same statement).
+   */
   consumeReceipt(id: string, receiptHash: string, now: number): boolean;
   /** executing → succeeded | failed | unknown (a timed-out apply may still be running), with the result or error. */
   finish(id: string, state: "succeeded" | "failed" | "unknown", result: unknown, error: { code: string; message: string } | null, now: number): boolean;

@@ -2,26 +2,28 @@
  * Issue 22, approval ergonomics, through the real CLI (test/helpers/hostgate.ts) and real daemons: `hostgate
  * pending` has a CLIENT column and works from the state directory when no front runs; `hostgate approve` refuses a
  * transaction that is not planned before printing any review screen, saying what to do; the approve screen labels
- * the action's risk (and, for a command, the command's: src/cli/approve.test.ts).
+ * the action's risk (and, for a command, the command's: src/cli/approve.test.ts); one approve shows every step of a plan and
+ * prints one receipt that runs them all.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startDaemon, type DaemonProcess } from "../helpers/daemon.ts";
+import { approveViaPty, startDaemon, type DaemonProcess } from "../helpers/daemon.ts";
 import { HOSTGATE_BIN, connectHttp, connectStdio, runHostgate, runHostgateInPty, startServe } from "../helpers/hostgate.ts";
 
-type Step = { transaction_id: string };
+type Planned = { plan_id?: string; steps?: { transaction_id: string }[] };
 const work = mkdtempSync(join(tmpdir(), `hg-approval-ux-${process.pid}-`));
 afterAll(() => { rmSync(work, { recursive: true, force: true }); });
 
-async function planWrite(c: Client, name: string): Promise<string> {
+/** Plans one WriteFile; returns its transaction id and its plan id. */
+async function planWrite(c: Client, name: string): Promise<{ txid: string; planId: string }> {
   const r = await c.callTool({ name: "plan", arguments: { steps: [{ action: "WriteFile", params: { path: join(work, name), content: "x\n" } }] } });
-  const steps = (r.structuredContent as { steps?: Step[] } | undefined)?.steps;
-  if (!steps) throw new Error(`plan failed: ${JSON.stringify(r.content)}`);
-  return steps[0]!.transaction_id;
+  const planned = r.structuredContent as Planned | undefined;
+  if (!planned?.steps || !planned.plan_id) throw new Error(`plan failed: ${JSON.stringify(r.content)}`);
+  return { txid: planned.steps[0]!.transaction_id, planId: planned.plan_id };
 }
 
 describe("against a running daemon", () => {
@@ -34,17 +36,17 @@ describe("against a running daemon", () => {
   afterAll(async () => { await c.close(); await d.stop(); rmSync(d.dir, { recursive: true, force: true }); });
 
   it("T22-pending-client: pending lists the planning client's name in a CLIENT column", async () => {
-    const txid = await planWrite(c, "client-col");
+    const { planId } = await planWrite(c, "client-col");
     const r = await runHostgate(["pending", "--socket", d.adminSocket], { env: d.env });
     expect(r.code, r.stderr).toBe(0);
     const [head, ...rows] = r.stdout.split("\n");
-    expect(head).toMatch(/^TRANSACTION\s+AGE\s+RISK\s+HOST\s+CLIENT\s+ACTION\s+SUMMARY$/);
-    const row = rows.find((l) => l.startsWith(txid));
-    expect(row).toMatch(/\s+HIGH\s+local\s+hostgate-e2e\s+WriteFile\s+/);
+    expect(head).toMatch(/^PLAN\s+AGE\s+RISK\s+HOST\s+CLIENT\s+STEPS\s+SUMMARY$/);
+    const row = rows.find((l) => l.startsWith(planId));
+    expect(row).toMatch(/\s+HIGH\s+local\s+hostgate-e2e\s+1\s+WriteFile: /);
   });
 
   it("T22-approve-state: a rejected transaction is refused before any review screen, saying what to do", async () => {
-    const txid = await planWrite(c, "rejected");
+    const { txid } = await planWrite(c, "rejected");
     const rej = await runHostgate(["reject", txid, "--socket", d.adminSocket], { env: d.env });
     expect(rej.code, rej.stderr).toBe(0);
     const r = await runHostgateInPty(["approve", txid, "--socket", d.adminSocket], { env: d.env });
@@ -54,10 +56,29 @@ describe("against a running daemon", () => {
   });
 
   it("T22-approve-risk: the approve screen labels the action's risk level", async () => {
-    const txid = await planWrite(c, "labelled");
+    const { txid } = await planWrite(c, "labelled");
     const r = await runHostgateInPty(["approve", txid, "--socket", d.adminSocket], { env: d.env, input: "no\n" });
-    expect(r.output).toContain("Action risk  HIGH (the catalogue's level for WriteFile; it sets what you must type)");
+    expect(r.output).toContain("Risk         HIGH (the step's; it sets what you must type)");
+    expect(r.output).toContain("Action risk  HIGH (the catalogue's level for WriteFile)");
     expect(r.output).toContain("Not approved");
+  });
+
+  it("T22-approve-plan-cli: one hostgate approve shows all 3 steps of a plan and its one receipt runs them all through the MCP execute tool", async () => {
+    const files = ["one", "two", "three"].map((f) => join(work, `plan-${f}`));
+    const p = await c.callTool({ name: "plan", arguments: { steps: files.map((f, i) => ({ action: "WriteFile", params: { path: f, content: `${i + 1}\n` } })) } });
+    const planned = p.structuredContent as { plan_id: string; steps: { transaction_id: string; action_name: string; params: Record<string, unknown>; preview_hash: string }[] };
+    const r = await approveViaPty(d.adminSocket, planned.plan_id);
+    for (const [i, s] of planned.steps.entries()) {
+      expect(r.output).toContain(`── Step ${i + 1} of 3 ──\r\nTransaction  ${s.transaction_id}`);
+      expect(r.output).toContain(`Preview hash ${s.preview_hash}`);
+      expect(r.output).toContain(`"path":"${files[i]!}"`);
+    }
+    expect(r.output).toContain(`Type "${planned.plan_id.slice(0, 8)}" to approve`);
+    expect(r.output.match(/to approve, anything else/g)).toHaveLength(1);
+    expect(r.receipt, r.output).not.toBeNull();
+    const x = await c.callTool({ name: "execute", arguments: { approval_receipt: r.receipt, steps: planned.steps.map((s) => ({ transaction_id: s.transaction_id, action_name: s.action_name, params: s.params })) } });
+    expect((x.structuredContent as { results: { status: string }[] }).results.map((s) => s.status)).toEqual(["succeeded", "succeeded", "succeeded"]);
+    expect(files.map((f) => readFileSync(f, "utf8"))).toEqual(["1\n", "2\n", "3\n"]);
   });
 });
 
@@ -75,14 +96,14 @@ describe("with no daemon running", () => {
     const transport = new StdioClientTransport({ command: process.execPath, args: [HOSTGATE_BIN, "mcp", "-c", cfg], env: { ...process.env, ...env }, stderr: "pipe" });
     const client = new Client({ name: "offline-planner", version: "1.0.0" });
     await client.connect(transport);
-    const txid = await planWrite(client, "offline");
+    const { txid, planId } = await planWrite(client, "offline");
     await client.close();
     const r = await runHostgate(["pending", "-c", cfg], { env });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toMatch(new RegExp(`no daemon answers at \\S+agent\\.sock; read ${join(home, "state", "hostgate", "state.db").replace(/[.]/g, "\\.")}`));
-    expect(r.stdout).toMatch(new RegExp(`^${txid}\\s+\\S+\\s+HIGH\\s+local\\s+offline-planner\\s+WriteFile`, "m"));
+    expect(r.stdout).toMatch(new RegExp(`^${planId}\\s+\\S+\\s+HIGH\\s+local\\s+offline-planner\\s+1\\s+WriteFile`, "m"));
     const json = await runHostgate(["pending", "-c", cfg, "--json"], { env });
-    expect(JSON.parse(json.stdout)).toMatchObject({ transactions: [{ transaction_id: txid, action_name: "WriteFile" }] });
+    expect(JSON.parse(json.stdout)).toMatchObject({ plans: [{ plan_id: planId, steps: [{ transaction_id: txid, action_name: "WriteFile" }] }] });
     // Nothing was started: no socket answers in the runtime directory afterwards.
     const after = await runHostgate(["pending", "-c", cfg], { env });
     expect(after.stderr).toContain("no daemon answers at");
@@ -103,10 +124,10 @@ describe("the SDK client over Streamable HTTP", () => {
         const plan = (await c.listTools()).tools.find((t) => t.name === "plan");
         expect(plan?.inputSchema.type).toBe("object");
         for (const k of ["oneOf", "anyOf", "allOf"]) expect(plan?.inputSchema).not.toHaveProperty(k);
-        const txid = await planWrite(c, "over-http");
+        const { planId } = await planWrite(c, "over-http");
         const r = await runHostgate(["pending", "-c", cfg], { env });
         expect(r.code, r.stderr).toBe(0);
-        expect(r.stdout).toMatch(new RegExp(`^${txid}\\s+\\S+\\s+HIGH\\s+local\\s+hostgate-e2e\\s+WriteFile`, "m"));
+        expect(r.stdout).toMatch(new RegExp(`^${planId}\\s+\\S+\\s+HIGH\\s+local\\s+hostgate-e2e\\s+1\\s+WriteFile`, "m"));
       } finally { await c.close(); }
     } finally { await serve.stop(); }
   }, 120_000);

@@ -1,6 +1,6 @@
 /**
- * `hostgate approve <prefix>` (newcomer report): a unique prefix of at least 8 characters names a transaction,
- * like git's short commit ids; ambiguous, unknown and too short prefixes are clear errors pointing to
+ * `hostgate approve <prefix>` (newcomer report): a unique prefix of at least 8 characters of a plan id or a
+ * transaction id names a plan, like git's short commit ids; ambiguous, unknown and too short prefixes are clear errors pointing to
  * `hostgate pending`; the full id and the plan are shown before anything is approved, and the approval is for
  * the full id shown. In-process on real SQLite (crafted ids for the ambiguous case), then with the real CLI.
  */
@@ -19,6 +19,7 @@ const work = mkdtempSync(join(tmpdir(), `hg-prefix-polish-${process.pid}-`));
 describe("resolving a typed prefix (daemon side)", () => {
   let d: ComposedDaemon;
   let planned: string;
+  let planId: string;
   beforeAll(async () => {
     process.env.HOSTGATE_STATE_DIR = join(work, "state");
     d = await composeDaemon(ConfigSchema.parse({ backend: { type: "mock" } }), { mode: "embedded", announce: () => undefined });
@@ -26,18 +27,22 @@ describe("resolving a typed prefix (daemon side)", () => {
     const p = await d.service.agent("test").call("plan", { steps: [{ action: "WriteFile", params: { path: join(work, "x"), content: "x\n" } }] });
     if (!p.ok) throw new Error(p.error.message);
     planned = p.value.steps[0]!.transaction_id;
-    // Two transactions whose ids share their first 8 characters (uuids that collide there cannot be planned on purpose).
+    planId = p.value.plan_id;
+    // Two plans whose ids share their first 8 characters (uuids that collide there cannot be planned on purpose).
     const store = d.openStores().transactions;
     const tx = store.get(planned)!;
-    for (const id of ["abcdef12-0000-4000-8000-000000000001", "abcdef12-0000-4000-8000-000000000002"]) store.insert({ ...tx, id });
+    for (const id of ["abcdef12-0000-4000-8000-000000000001", "abcdef12-0000-4000-8000-000000000002"]) store.insert({ ...tx, id, plan_id: id });
   });
   afterAll(async () => { await d.close(); });
 
-  it("show takes a unique prefix and answers with the full id", async () => {
+  it("show takes a unique prefix of a transaction id or a plan id and answers with the full plan", async () => {
     const r = await d.service.admin("human").call("show", { transaction_id: planned.slice(0, 8) });
-    expect(r.ok && r.value.transaction_id).toBe(planned);
+    expect(r.ok && r.value.plan_id).toBe(planId);
+    expect(r.ok && r.value.steps.map((s) => s.transaction_id)).toEqual([planned]);
     const upper = await d.service.admin("human").call("show", { transaction_id: planned.slice(0, 13).toUpperCase() });
-    expect(upper.ok && upper.value.transaction_id).toBe(planned);
+    expect(upper.ok && upper.value.steps[0]!.transaction_id).toBe(planned);
+    const byPlan = await d.service.admin("human").call("show", { transaction_id: planId.slice(0, 8) });
+    expect(byPlan.ok && byPlan.value.plan_id).toBe(planId);
   });
 
   it("an ambiguous prefix lists the matches and says what to do", async () => {
@@ -51,7 +56,7 @@ describe("resolving a typed prefix (daemon side)", () => {
     const longer = await d.service.admin("human").call("show", { transaction_id: "abcdef12-0000-4000-8000-0000000000" });
     expect(longer.ok).toBe(false);
     const exact = await d.service.admin("human").call("show", { transaction_id: "abcdef12-0000-4000-8000-000000000002" });
-    expect(exact.ok && exact.value.transaction_id).toBe("abcdef12-0000-4000-8000-000000000002");
+    expect(exact.ok && exact.value.plan_id).toBe("abcdef12-0000-4000-8000-000000000002");
   });
 
   it("unknown and too short prefixes are refused, naming hostgate pending", async () => {
@@ -97,14 +102,14 @@ describe("hostgate approve|reject <prefix> with the real CLI", () => {
   it("an unknown prefix prints what to do and approves nothing", async () => {
     const r = await approveViaPty(daemon.adminSocket, "00000000");
     expect(r.receipt).toBeNull();
-    expect(r.output).toContain("No transaction id starts with 00000000");
+    expect(r.output).toContain("No plan or transaction id starts with 00000000");
     expect(r.output).toContain("hostgate pending");
   });
 
-  it("reject takes a prefix and prints the full id it rejected", async () => {
+  it("reject takes a prefix and prints the full ids it rejected", async () => {
     const step = await plan("q.txt");
     const r = spawnSync(process.execPath, [HOSTGATE_BIN, "reject", step.transaction_id.slice(0, 10), "--socket", daemon.adminSocket], { encoding: "utf8", env: { ...process.env, ...daemon.env } });
-    expect(r.stdout).toContain(`Rejected ${step.transaction_id}: WriteFile on local`);
+    expect(r.stdout).toMatch(new RegExp(`^Rejected plan [0-9a-f-]{36} \\(1 step\\):\\n  ${step.transaction_id}  WriteFile on local`));
     expect(r.status).toBe(0);
   });
 });

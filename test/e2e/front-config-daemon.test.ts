@@ -35,14 +35,14 @@ describe("a front started with --config", () => {
 
     const withConfig = await runHostgate(["pending", "--config", config, "--json"], { env });
     expect(withConfig.code, withConfig.stderr).toBe(0);
-    expect((JSON.parse(withConfig.stdout) as { transactions: { transaction_id: string }[] }).transactions.map((t) => t.transaction_id)).toEqual([id]);
+    expect((JSON.parse(withConfig.stdout) as { plans: { steps: { transaction_id: string }[] }[] }).plans.flatMap((p) => p.steps.map((t) => t.transaction_id))).toEqual([id]);
     expect((await runHostgate(["pending", "-c", config, "--json"], { env })).code).toBe(0);
 
     // Without it, no daemon answers at the default socket: pending lists this user's state directory (the plan is
     // not there: it lives in the configured daemon's) and says which socket it asked and how to name the other.
     const without = await runHostgate(["pending", "--json"], { env });
     expect(without.code, without.stderr).toBe(0);
-    expect((JSON.parse(without.stdout) as { transactions: unknown[] }).transactions).toEqual([]);
+    expect((JSON.parse(without.stdout) as { plans: unknown[] }).plans).toEqual([]);
     expect(without.stderr).toContain(join(dir, "run", "agent.sock"));
     expect(without.stderr).toContain("--config");
   });

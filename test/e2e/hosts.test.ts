@@ -140,6 +140,28 @@ describe.skipIf(missing !== null)("hosts toolset through MCP and the daemon", ()
     expect(readFileSync(marker, "utf8")).toBe("once\n");
   });
 
+  it("T22-exec-fanout-plan: require_approval on two hosts → one plan, one hostgate approve, one receipt runs each host's step once, in order", async () => {
+    const marker = `/tmp/hg-hosts-fanout-${process.pid}-${Date.now()}`;
+    onTestFinished(() => { rmSync(marker, { force: true }); });
+    const r = await tool("exec_on_host", { hosts: ["lab2", "lab4"], command: `echo $(hostname) >> ${marker}` });
+    expect(r.isError).toBe(false);
+    const plan = r.value.plan as Json;
+    const steps = plan.steps as Json[];
+    expect(steps.map((s) => s.host)).toEqual(["lab2", "lab4"]);
+    expect(plan.next).toContain(`hostgate approve ${plan.plan_id as string}`);
+    const approval = await approveViaPty(daemon.adminSocket, plan.plan_id as string);
+    expect(approval.output).toContain("── Step 1 of 2 ──");
+    expect(approval.output).toContain("── Step 2 of 2 ──");
+    expect(approval.receipt, approval.output).not.toBeNull();
+    const exec = () => tool("execute", { approval_receipt: approval.receipt, steps: steps.map((s) => ({ transaction_id: s.transaction_id, action_name: "RunCommand", host: s.host, params: s.params })) });
+    const first = await exec();
+    expect(first.isError, JSON.stringify(first.value)).toBe(false);
+    expect(readFileSync(marker, "utf8")).toBe("lab2\nlab4\n");
+    const second = await exec();
+    expect(second.isError).toBe(true);
+    expect(readFileSync(marker, "utf8")).toBe("lab2\nlab4\n");
+  });
+
   it("cancel: a client that cancels exec_on_host gets the remote command killed (MCP → socket → daemon → SSH)", async () => {
     // The command runs in the host's sandbox (private /tmp, own PID namespace): it is found by its unique argv.
     const nap = `sleep 31.${process.pid}`;

@@ -76,7 +76,7 @@ export function rawIpc(address: string, method: string, params: unknown, token?:
 }
 
 /**
- * Runs `hostgate approve <txid>` under a pseudo-terminal (util-linux `script`), answers its prompt with
+ * Runs `hostgate approve <id>` under a pseudo-terminal (util-linux `script`), answers its prompt with
  * `answer` (default: the word the prompt asks for), and returns the receipt it printed (or null) and the whole output.
  */
 export function approveViaPty(adminSocket: string | null, txid: string, answer?: string, env: Record<string, string> = {}): Promise<{ receipt: string | null; output: string; code: number | null }> {

@@ -27,12 +27,12 @@ type Body = { error: { code: string; message: string; hint?: string } };
 const body = (r: { content: { type: string; text?: string }[] }): Body => JSON.parse(r.content.find((c) => c.text?.startsWith("{"))!.text!) as Body;
 
 describe("execute errors say what a valid call looks like", () => {
-  it("the tool: a step without its receipt and action is invalid_params with a valid call", async () => {
+  it("the tool: a step without its action and params is invalid_params with a valid call", async () => {
     const r = await executeTool.handler({ steps: [{ transaction_id: "tx_nope" }] }, d.service.agent("t"));
     expect(r.isError).toBe(true);
     const e = body(r).error;
     expect(e.code).toBe("invalid_params");
-    expect(e.message).toContain("steps.0.approval_receipt");
+    expect(e.message).toContain("steps.0.action_name");
     expect(e.hint).toMatch(VALID);
   });
 
@@ -55,5 +55,15 @@ describe("execute errors say what a valid call looks like", () => {
   it("a receipt of the wrong shape says what a receipt looks like", async () => {
     const r = await d.service.agent("t").call("execute", { steps: [{ transaction_id: "00000000-0000-4000-8000-000000000000", action_name: "WriteFile", params: {}, approval_receipt: "yes" }] });
     expect(r.ok && r.value.results[0]!.error).toMatchObject({ code: "invalid_receipt", message: expect.stringContaining("hgr_ followed by 43 characters") as string });
+  });
+});
+
+describe("a step with no receipt anywhere (issue 22: the plan's receipt may be given once at the top level)", () => {
+  it("T22-no-receipt: a step without approval_receipt, in a call without a top-level one, is invalid_receipt naming the plan to approve", async () => {
+    const p = await d.service.agent("t").call("plan", { steps: [{ action: "WriteFile", params: { path: join(work, "none"), content: "x\n" } }] });
+    if (!p.ok) throw new Error(p.error.message);
+    const step = p.value.steps[0]!;
+    const r = await d.service.agent("t").call("execute", { steps: [{ transaction_id: step.transaction_id, action_name: "WriteFile", params: step.params }] });
+    expect(r.ok && r.value.results[0]!.error).toMatchObject({ code: "invalid_receipt", message: expect.stringContaining("No approval_receipt was given") as string, hint: expect.stringContaining(`hostgate approve ${p.value.plan_id}`) as string });
   });
 });

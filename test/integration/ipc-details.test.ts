@@ -43,13 +43,13 @@ describe("error details over the sockets", () => {
     }
   });
 
-  it("admin: an ambiguous transaction prefix lists its matches in details", async () => {
+  it("admin: an ambiguous prefix lists the plans it matches in details", async () => {
     const p = await d.service.agent("t").call("plan", { steps: [{ action: "WriteFile", params: { path: join(work, "x"), content: "x\n" } }] });
     if (!p.ok) throw new Error(p.error.message);
     const store = d.openStores().transactions;
     const tx = store.get(p.value.steps[0]!.transaction_id)!;
     const ids = ["0badc0de-0000-4000-8000-000000000001", "0badc0de-0000-4000-8000-000000000002"];
-    for (const id of ids) store.insert({ ...tx, id });
+    for (const id of ids) store.insert({ ...tx, id, plan_id: id });
     const admin = socketAdminClient(listeners[1]!.address);
     try {
       const r = await admin.call("show", { transaction_id: "0badc0de" });

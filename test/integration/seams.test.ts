@@ -99,7 +99,7 @@ describe("host-aware protocol", () => {
     const admin = d.service.admin("human");
     const a = await admin.call("approve", { transaction_id: onLocal.transaction_id });
     if (!a.ok) throw new Error(a.error.message);
-    expect(await admin.call("show", { transaction_id: onTwin.transaction_id })).toMatchObject({ ok: true, value: { host: "twin" } });
+    expect(await admin.call("show", { transaction_id: onTwin.transaction_id })).toMatchObject({ ok: true, value: { steps: [{ host: "twin" }] } });
     const other = await agent.call("execute", { steps: [{ transaction_id: onTwin.transaction_id, action_name: "WriteFile", params: onTwin.params, approval_receipt: a.value.receipt }] });
     expect(other.ok && other.value.results[0]!.error?.code).toBe("receipt_for_other_transaction");
     const moved = await agent.call("execute", { steps: [{ transaction_id: onLocal.transaction_id, action_name: "WriteFile", params: onLocal.params, approval_receipt: a.value.receipt, host: "twin" }] });

@@ -32,10 +32,13 @@ async function planAsModel(path: string, content = "x\n"): Promise<OkReply> {
   return ipcAs(daemon.agentSocket, "plan", { steps: [{ action: "WriteFile", params: { path, content } }] }, NOBODY);
 }
 
-/** The model's answer with the per-plan parts (id, hash, expiry) and the path itself masked. */
+/** The model's answer with the per-plan parts (plan id, transaction id, hash, expiry) and the path itself masked. */
 function shape(r: Reply, path: string): string {
   const masked = JSON.stringify(r).replaceAll(path, "<path>");
-  return masked.replace(/"transaction_id":"[^"]+"/g, "").replace(/"preview_hash":"[^"]+"/g, "").replace(/"expires_at":"[^"]+"/g, "");
+  // The plan id is in plan_id and in the `next` text (`hostgate approve <plan_id>`).
+  const planId = /"plan_id":"([^"]+)"/.exec(masked)?.[1];
+  const unplanned = planId === undefined ? masked : masked.replaceAll(planId, "<plan_id>");
+  return unplanned.replace(/"transaction_id":"[^"]+"/g, "").replace(/"preview_hash":"[^"]+"/g, "").replace(/"expires_at":"[^"]+"/g, "");
 }
 
 beforeAll(async () => {
@@ -100,7 +103,7 @@ describe("route: the preview_hash as an offline oracle on hidden state", () => {
     const r = await planAsModel(path);
     const step = (r.value!.steps as Record<string, unknown>[])[0]!;
     const shown = await ipcAs(daemon.adminSocket, "show", { transaction_id: step.transaction_id });
-    const preview = (shown.value as { preview: Parameters<typeof previewHashInput>[3] }).preview;
+    const preview = (shown.value as { steps: { preview: Parameters<typeof previewHashInput>[3] }[] }).steps[0]!.preview;
     expect(JSON.stringify(preview)).toContain("pin=4242"); // the approver's preview holds the file
     const rebuilt = createHash("sha256").update(previewHashInput("WriteFile", "local", step.params as Record<string, unknown>, preview, null)).digest("hex");
     if (rebuilt === step.preview_hash) tally.facts_recovered++;

@@ -33,23 +33,28 @@ afterAll(async () => {
 });
 
 describe("hostgate pending", () => {
-  it("lists planned transactions with id, age, risk, host and summary; approved or rejected ones leave the list", async () => {
+  it("lists plans with id, age, risk, host, client, step count and summary; a rejected plan leaves the list with all its steps", async () => {
     const client = socketDaemonClient(agent);
     const planned = await client.call("plan", { steps: [{ action: "WriteFile", params: { path: join(dir, "motd"), content: "hello\n" } }, { action: "WriteFile", params: { path: join(dir, "issue"), content: "\u202eevil\n" } }] });
+    const other = await client.call("plan", { steps: [{ action: "WriteFile", params: { path: join(dir, "other"), content: "x\n" } }] });
     await client.close();
-    expect(planned.ok).toBe(true);
-    const ids = planned.ok ? planned.value.steps.map((s) => s.transaction_id) : [];
+    if (!planned.ok || !other.ok) throw new Error("plan failed");
+    const ids = planned.value.steps.map((s) => s.transaction_id);
     const r = await runHostgate(["pending", "--socket", admin], { env });
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toMatch(/^TRANSACTION\s+AGE\s+RISK\s+HOST\s+CLIENT\s+ACTION\s+SUMMARY/);
-    for (const id of ids) expect(r.stdout).toMatch(new RegExp(`${id}\\s+\\d+[smhd]\\s+(LOW|MEDIUM|HIGH|CRITICAL)\\s+local\\s+\\S+\\s+WriteFile\\s+\\S`));
+    expect(r.stdout).toMatch(/^PLAN\s+AGE\s+RISK\s+HOST\s+CLIENT\s+STEPS\s+SUMMARY/);
+    expect(r.stdout).toMatch(new RegExp(`${planned.value.plan_id}\\s+\\d+[smhd]\\s+HIGH\\s+local\\s+\\S+\\s+2\\s+1\\. WriteFile: \\S.*; 2\\. WriteFile: `));
+    expect(r.stdout).toMatch(new RegExp(`${other.value.plan_id}\\s+\\d+[smhd]\\s+HIGH\\s+local\\s+\\S+\\s+1\\s+WriteFile: \\S`));
     expect(r.stdout).not.toContain("\u202e");
     const json = await runHostgate(["pending", "--socket", admin, "--json"], { env });
-    const listed = (JSON.parse(json.stdout) as { transactions: { transaction_id: string; summary: string }[] }).transactions;
-    expect(listed.map((t) => t.transaction_id).sort()).toEqual([...ids].sort());
-    expect((await runHostgate(["reject", ids[0]!, "--socket", admin], { env })).code).toBe(0);
+    const listed = (JSON.parse(json.stdout) as { plans: { plan_id: string; steps: { transaction_id: string }[] }[] }).plans;
+    expect(listed.find((p) => p.plan_id === planned.value.plan_id)?.steps.map((t) => t.transaction_id)).toEqual(ids);
+    // Rejecting by one step's id rejects every planned step of its plan.
+    const rejected = await runHostgate(["reject", ids[1]!, "--socket", admin], { env });
+    expect(rejected.code, rejected.stderr).toBe(0);
+    expect(rejected.stdout).toContain(`Rejected plan ${planned.value.plan_id} (2 steps)`);
     const after = await runHostgate(["pending", "--socket", admin, "--json"], { env });
-    expect((JSON.parse(after.stdout) as { transactions: { transaction_id: string }[] }).transactions.map((t) => t.transaction_id)).toEqual([ids[1]]);
+    expect((JSON.parse(after.stdout) as { plans: { plan_id: string }[] }).plans.map((p) => p.plan_id)).toEqual([other.value.plan_id]);
   });
 
   it("is refused on the agent socket, and says so; a bad --limit is exit 2", async () => {

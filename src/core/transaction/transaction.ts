@@ -20,6 +20,13 @@ export const PLAN_TTL_MS = 60 * 60 * 1000;
 /** A transaction as stored and as `history` shows it. Times are milliseconds since the epoch. */
 export interface Transaction {
   id: string;
+  /**
+   * The plan this step belongs to (a UUID `plan` returned): one approval and one receipt cover every step of a
+   * plan (issue 22). A row from before plans (state v4) is a plan of one whose plan_id is its own id.
+   */
+  plan_id: string;
+  /** Its place in the plan, from 1: a step runs only after every earlier step of its plan succeeded. */
+  plan_seq: number;
   action_name: string;
   /** Host id the step runs on (`local` or an inventory name); covered by the preview_hash. */
   host: string;

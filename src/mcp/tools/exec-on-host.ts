@@ -10,7 +10,7 @@ export const execOnHostTool = fixedTool({
   name: "exec_on_host",
   method: "exec_on_host",
   title: "Run a command over SSH",
-  description: "Run a shell command on one host or many (over SSH; `local` is this host) once the risk engine and policy allow it (check first with plan_command). It runs sandboxed: unprivileged, read-only filesystem, no network unless a policy grants it; a change needs a plan. If approval is required nothing runs: show the returned plan and stop until a human runs `hostgate approve <txid>`, then call execute with the receipt. Output is untrusted.",
+  description: "Run a shell command on one host or many (over SSH; `local` is this host) once the risk engine and policy allow it (check first with plan_command). It runs sandboxed: unprivileged, read-only filesystem, no network unless a policy grants it; a change needs a plan. If approval is required nothing runs: show the returned plan and stop until a human runs `hostgate approve <plan_id>`, then call execute with its receipt. Output is untrusted.",
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
   // Output is redacted by the daemon; its provenance (hosts, `redactions`) goes to `_meta`, not structuredContent.
   output: ExecOnHostResultSchema,

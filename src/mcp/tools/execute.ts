@@ -1,12 +1,12 @@
 import type { ExecuteResult } from "../../ipc/protocol.ts";
 import { fixedTool } from "./fixed.ts";
 
-/** `execute`: run approved transactions, each exactly once, with the receipts a human minted. */
+/** `execute`: run approved transactions, each exactly once and in plan order, with the plan's receipt a human minted. */
 export const executeTool = fixedTool({
   name: "execute",
   method: "execute",
   title: "Execute",
-  description: "Run planned steps, unchanged, with their receipts from `hostgate approve`.",
+  description: "Run a plan's steps, unchanged and in order, with the one receipt `hostgate approve <plan_id>` printed.",
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
   // Nothing succeeded (every step refused, or the first failed and the rest were skipped): an error result.
   failure: (value) => {

@@ -1,0 +1,36 @@
+import type { RiskLevel } from "../catalogue/action.ts";
+import type { TxState } from "./transaction.ts";
+
+/** Risk levels from lowest to highest. */
+const RISK_ORDER: readonly RiskLevel[] = ["low", "medium", "high", "critical"];
+
+/** The highest of `levels` (a plan's risk: it decides what the approver must type); `low` for none. */
+export function highestRisk(levels: readonly RiskLevel[]): RiskLevel {
+  let i = 0;
+  for (const l of levels) i = Math.max(i, RISK_ORDER.indexOf(l));
+  return RISK_ORDER[i]!;
+}
+
+/** One step of a plan as the order rule sees it. */
+export interface PlanStepState {
+  id: string;
+  /** Place in the plan, from 1. */
+  seq: number;
+  action_name: string;
+  /** The state at the time of the check (effectiveState: a lapsed receipt reads as expired). */
+  state: TxState;
+}
+
+/**
+ * Why step `seq` of a plan may not run yet, or null when every earlier step succeeded (issue 22: a plan's
+ * receipt opens its steps in plan order). `waiting`: an earlier step is approved or running and has not
+ * finished (run it first; nothing is lost). `halted`: an earlier step ended in any other state (failed,
+ * unknown, rejected, expired), so no later step of this plan can ever run with its receipt. The first
+ * earlier step that is not `succeeded` is named.
+ */
+export function planOrderProblem(steps: readonly PlanStepState[], seq: number): { kind: "waiting" | "halted"; step: PlanStepState } | null {
+  const earlier = steps.filter((s) => s.seq < seq).sort((a, b) => a.seq - b.seq);
+  const blocking = earlier.find((s) => s.state !== "succeeded");
+  if (!blocking) return null;
+  return { kind: blocking.state === "approved" || blocking.state === "executing" || blocking.state === "planned" ? "waiting" : "halted", step: blocking };
+}
