@@ -168,7 +168,7 @@ export const StepToExecuteSchema = z.object({
   transaction_id: z.string().min(1).max(64),
   action_name: z.string().min(1).max(128),
   params: z.record(z.string(), z.unknown()),
-  approval_receipt: z.string().max(256).optional().describe("This step's plan receipt (or give it at the top level)"),
+  approval_receipt: z.string().max(256).optional(),
   host: HostIdSchema.optional(),
 }).strict();
 /**

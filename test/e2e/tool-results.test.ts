@@ -40,6 +40,7 @@ const OK: Record<string, Json[]> = {
   list_units: [{ limit: 3 }, { type: "service", state: "failed" }],
   audit_verify: [{}],
   get_host_details: [{ name: "local" }],
+  read_on_hosts: [{ tool: "get_memory_usage", hosts: ["local"] }, { tool: "get_disk_usage", hosts: ["local"], arguments: {} }],
   // The shipped skills are always there, so the skills tools answer their success shape.
   skills_search: [{ query: "disk full" }],
   skills_route: [{ intent: "the disk is full" }],
@@ -59,6 +60,7 @@ const ERR: Record<string, Json[]> = {
   plan: [{ intent: "" }, { steps: [{ action: "NoSuchAction", params: {} }] }],
   execute: [{ steps: [{ transaction_id: "tx_nope", action_name: "RestartService", params: { unit: "nginx.service" }, approval_receipt: "yes" }] }],
   get_process: [{ pid: 2 ** 30 }],
+  read_on_hosts: [{ tool: "plan", hosts: ["local"] }, { tool: "get_memory_usage", hosts: [] }],
   read_log_file: [{ path: "/etc/shadow" }],
   get_largest_directories: [{ path: "var/log" }, { path: "/var/log/dpkg.log" }],
   read_unit: [{ uri: "systemd://system/unit/service/no-such-unit" }],

@@ -49,5 +49,5 @@ export function directTool(action: ActionDescriptor, unavailable?: string): Tool
 
 /** The sentence a direct tool's description gains when its action cannot answer on the local host. */
 export function unavailableSentence(why: string): string {
-  return `On this machine's local host: unavailable (${why}).`;
+  return `Unavailable on local (${why}).`;
 }
