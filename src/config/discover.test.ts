@@ -1,8 +1,8 @@
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { discoverConfig } from "./discover.ts";
+import { defaultConfigPaths, discoverConfig } from "./discover.ts";
 import { ENV_VARS } from "./env.ts";
 import { ConfigError, loadConfig } from "./loader.ts";
 
@@ -40,6 +40,21 @@ describe("one precedence: defaults → file → drop-ins → environment → fla
     expect(loadConfig({ env: { ...env, HOSTGATE_CONFIG: named } }).config.server.port).toBe(4002);
     expect(loadConfig({ path: flag, env: { ...env, HOSTGATE_CONFIG: named } }).config.server.port).toBe(4003);
     expect(discoverConfig({ flag, env: { ...env, HOSTGATE_CONFIG: named } }).candidates.map((c) => c.why)).toEqual(["--config", "$HOSTGATE_CONFIG", "user default", "system default"]);
+  });
+
+  it("$HOSTGATE_CONFIG_DIR moves the system file (/etc/hostgate/config.yaml) and leaves the user's first", () => {
+    const dir = mkdtempSync(join(tmpdir(), "hg-sysdir-"));
+    try {
+      const system = write(join(dir, "etc", "config.yaml"), "server:\n  port: 4011\n");
+      const env = { XDG_CONFIG_HOME: join(dir, "xdg"), HOSTGATE_CONFIG_DIR: join(dir, "etc") };
+      expect(defaultConfigPaths(env)).toEqual([join(dir, "xdg", "hostgate", "config.yaml"), system]);
+      expect(loadConfig({ env }).config.server.port).toBe(4011);
+      write(join(dir, "xdg", "hostgate", "config.yaml"), "server:\n  port: 4012\n");
+      expect(loadConfig({ env }).config.server.port).toBe(4012);
+      expect(defaultConfigPaths({ XDG_CONFIG_HOME: "/x" })[1]).toBe("/etc/hostgate/config.yaml");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("says what to do when $HOSTGATE_CONFIG names a missing file, a drop-in is not YAML, or an environment value is bad", () => {

@@ -22,16 +22,21 @@ export interface ConfigDiscovery {
   dropIns: string[];
 }
 
-/** The default locations, highest precedence first: the user's, then the system's. */
+/**
+ * The default locations, highest precedence first: the user's (`$XDG_CONFIG_HOME/hostgate/config.yaml`), then the
+ * system's (`/etc/hostgate/config.yaml`, or `config.yaml` in `$HOSTGATE_CONFIG_DIR`, which moves /etc/hostgate as a
+ * whole: this file and the audit pins, daemon/paths.ts configDir). The test run sets HOSTGATE_CONFIG_DIR to a
+ * scratch directory (vitest.config.ts), so no test reads a machine's /etc/hostgate/config.yaml (issue 22).
+ */
 export function defaultConfigPaths(env: NodeJS.ProcessEnv = process.env): string[] {
-  return [join(env.XDG_CONFIG_HOME || join(homedir(), ".config"), "hostgate", "config.yaml"), "/etc/hostgate/config.yaml"];
+  return [join(env.XDG_CONFIG_HOME || join(homedir(), ".config"), "hostgate", "config.yaml"), join(env.HOSTGATE_CONFIG_DIR || "/etc/hostgate", "config.yaml")];
 }
 
 /**
  * Where the configuration comes from (the loader and `hostgate config path|check|show` use this one
  * function): `flag` (--config) if given, else `$HOSTGATE_CONFIG` if set (both explicit: used even when
  * missing, so loading says so), else the first existing of `$XDG_CONFIG_HOME/hostgate/config.yaml` and
- * `/etc/hostgate/config.yaml`. Drop-ins are the `*.yaml` files of `config.d/` beside the file in use (with
+ * `/etc/hostgate/config.yaml` ({@link defaultConfigPaths}). Drop-ins are the `*.yaml` files of `config.d/` beside the file in use (with
  * no file: beside the first default location that has one), applied in byte-wise name order.
  * `defaults` replaces the default locations (tests).
  */

@@ -19,7 +19,7 @@ export const ENV_VARS: readonly EnvVar[] = [
   { name: "HOSTGATE_TOKEN", key: "daemon.token", description: "Token for tcp:// daemon connections (at least 32 characters)." },
   { name: "HOSTGATE_STATE_DIR", key: "state.dir", description: "State directory (transactions, audit database, signing key); absolute path." },
   { name: "HOSTGATE_RUNTIME_DIR", description: "Directory of the daemon's sockets (default /run/hostgate, or $XDG_RUNTIME_DIR/hostgate embedded)." },
-  { name: "HOSTGATE_CONFIG_DIR", description: "Where the audit public key is pinned outside the state directory (default /etc/hostgate, or $XDG_CONFIG_HOME/hostgate embedded)." },
+  { name: "HOSTGATE_CONFIG_DIR", description: "Moves /etc/hostgate: where the audit public key is pinned outside the state directory (default /etc/hostgate, or $XDG_CONFIG_HOME/hostgate embedded) and where the system config file is looked for (config.yaml in it, after the user's)." },
   { name: "HOSTGATE_ADMIN_SOCKET", description: "Admin socket `hostgate approve` / `reject` use when --socket is not given." },
   { name: "HOSTGATE_CHECKPOINT_COPY", description: "Where the system daemon copies signed audit checkpoints (default /var/log/hostgate/audit-checkpoints.jsonl, append-only where the filesystem allows); tests point it at a temp file." },
   { name: "HOSTGATE_SOCAT", description: "socat binary used to reach vsock:// daemons (default socat on PATH)." },
