@@ -61,6 +61,8 @@ it("T22-clients-plan: the Inspector lists plan with a flat inputSchema and plans
     expect(planned[0]).toMatchObject({ action_name: "WriteFile", preview_hash: expect.stringMatching(/^[0-9a-f]{64}$/) as string });
     // The Inspector has exited with its front: the plan waits in the state directory for a human.
     const pending = await runHostgate(["pending", "-c", cfg], { env: { ...env, HOSTGATE_SOCKET: "", HOSTGATE_STATE_DIR: "", HOSTGATE_ADMIN_SOCKET: "" } });
-    expect(pending.stdout).toMatch(new RegExp(`^${planned[0]!.transaction_id}\\s.*\\sWriteFile\\s`, "m"));
+    // One line per plan: its id first (one `hostgate approve <plan>` approves all its steps).
+    const planId = (json.structuredContent as { plan_id: string }).plan_id;
+    expect(pending.stdout).toMatch(new RegExp(`^${planId}\\s`, "m"));
   } finally { rmSync(home, { recursive: true, force: true }); }
 }, 120_000);

@@ -60,7 +60,7 @@ describe.each(transports)("read-only tools over $name", ({ era, connect }) => {
     // and skills' read-only tools (install/exec need --allow-install/--allow-exec).
     expect(tools.map((t) => t.name).sort()).toEqual(["audit_verify", "doctor", "execute", "get_disk_usage", "get_host_details", "get_largest_directories", "get_load", "get_memory_usage",
       "get_network_interfaces", "get_package_info", "get_process", "get_service_status", "get_system_info", "history", "list_backends", "list_failed_units",
-      "list_listening_ports", "list_processes", "list_unit_types", "list_units", "plan", "plan_command", "read_journal", "read_log_file", "read_unit",
+      "list_listening_ports", "list_processes", "list_unit_types", "list_units", "plan", "plan_command", "read_journal", "read_log_file", "read_on_hosts", "read_unit",
       "read_unit_definition", "search_hosts", "search_packages", "skills_diagnose", "skills_inspect", "skills_install_plan", "skills_read", "skills_resolve",
       "skills_route", "skills_search", "skills_sync_plan"]);
     expect(tools.filter((t) => t.annotations?.readOnlyHint === false).map((t) => t.name).sort()).toEqual(["execute", "plan"]);

@@ -82,7 +82,7 @@ describe("production setup: daemon as root, model as another uid", () => {
     tally.attempts++;
     const step = await planAsModel("model-pty");
     const cmd = `${process.execPath} ${HOSTGATE_BIN} approve ${step.transaction_id as string} --socket ${daemon.adminSocket}`;
-    const child = spawn("script", ["-qec", cmd, "/dev/null"], { uid: NOBODY, gid: NOBODY, env: { PATH: process.env.PATH ?? "", HOME: "/tmp" }, stdio: ["pipe", "pipe", "pipe"] });
+    const child = spawn("script", ["-qec", cmd, "/dev/null"], { uid: NOBODY, gid: NOBODY, env: { PATH: process.env.PATH ?? "", HOME: "/tmp", HOSTGATE_CONFIG_DIR: process.env.HOSTGATE_CONFIG_DIR ?? "" }, stdio: ["pipe", "pipe", "pipe"] });
     let out = "";
     child.stdout.on("data", (c: Buffer) => { out += c.toString(); if (/Type "([^"]+)"/.test(out)) child.stdin.write(`${/Type "([^"]+)"/.exec(out)![1]!}\n`); });
     child.stderr.on("data", (c: Buffer) => { out += c.toString(); });

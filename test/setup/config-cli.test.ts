@@ -72,7 +72,8 @@ describe("hostgate config", () => {
     expect((await runHostgate(["config", "path", "--config", path])).stdout.trim()).toBe(path);
     const all = await runHostgate(["config", "path", "--all", "--config", path]);
     expect(all.stdout).toContain(`* ${path}  (--config)`);
-    expect(all.stdout).toMatch(/\/etc\/hostgate\/config\.yaml {2}\(system default/);
+    // The system file is /etc/hostgate/config.yaml, moved with HOSTGATE_CONFIG_DIR (which the test run sets).
+    expect(all.stdout).toContain(`${join(process.env.HOSTGATE_CONFIG_DIR ?? "/etc/hostgate", "config.yaml")}  (system default`);
   });
 
   it("check warns about each file holding daemon.token or server.token that others can read (file and drop-in); exit stays 0", async () => {
@@ -118,7 +119,7 @@ describe("hostgate completion", () => {
     // Load it into a real bash and ask it to complete `hostgate se` and `hostgate setup --cl`.
     const probe = (line: string) => spawnSync("bash", ["-c", `${r.stdout}\nCOMP_WORDS=(${line}); COMP_CWORD=$((\${#COMP_WORDS[@]}-1)); _hostgate; echo "\${COMPREPLY[*]}"`], { encoding: "utf8" }).stdout.trim();
     expect(probe("hostgate se").split(" ").sort()).toEqual(["serve", "setup"]);
-    expect(probe("hostgate setup --cl").split(" ").sort()).toEqual(["--claude", "--claude-desktop"]);
+    expect(probe("hostgate setup --cl").split(" ").sort()).toEqual(["--claude", "--claude-desktop", "--cline"]);
     expect(probe("hostgate daemon ins")).toBe("install");
   });
 

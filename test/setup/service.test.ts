@@ -95,12 +95,13 @@ describe.skipIf(missing !== null)("hostgate daemon install (systemd in a contain
   });
 
   it("a plan from a member is approved by root with hostgate approve on a pty, then executed", () => {
-    const plan = call("alice", "/run/hostgate/agent.sock", "plan", { steps: [{ action: "WriteFile", params: { path: "/etc/hostgate-test.txt", content: "approved\n" } }] }) as { ok: true; result: { ok: true; value: { steps: { transaction_id: string; action_name: string; params: Record<string, unknown> }[] } } };
+    const plan = call("alice", "/run/hostgate/agent.sock", "plan", { steps: [{ action: "WriteFile", params: { path: "/etc/hostgate-test.txt", content: "approved\n" } }] }) as { ok: true; result: { ok: true; value: { plan_id: string; steps: { transaction_id: string; action_name: string; params: Record<string, unknown> }[] } } };
     expect(plan.result.ok).toBe(true);
     const step = plan.result.value.steps[0]!;
     // `approve` needs a terminal: script(1) gives it one. A write under /etc is high risk: the human types the
-    // transaction id's first 8 characters.
-    const approve = inside(["script", "-qec", `${NODE} ${BIN} approve ${step.transaction_id}`, "/dev/null"], { input: `${step.transaction_id.slice(0, 8)}\n` });
+    // plan id's first 8 characters (one approval for the whole plan).
+    const planId = plan.result.value.plan_id;
+    const approve = inside(["script", "-qec", `${NODE} ${BIN} approve ${planId}`, "/dev/null"], { input: `${planId.slice(0, 8)}\n` });
     const receipt = /hgr_[A-Za-z0-9_-]+/.exec(approve.stdout)?.[0];
     expect(receipt, approve.stdout + approve.stderr).toBeDefined();
     const exec = call("alice", "/run/hostgate/agent.sock", "execute", { steps: [{ transaction_id: step.transaction_id, action_name: step.action_name, params: step.params, approval_receipt: receipt }] }) as { ok: true; result: { ok: boolean } };
