@@ -46,7 +46,7 @@ export async function route(cat: SkillCatalog, args: SkillsRouteArgs): Promise<A
   const r = routeIntent(await cat.index(), args.intent);
   const hit = r.skill ? await cat.localByName(r.skill) : null;
   return {
-    data: { intent: args.intent, skill: r.skill, ref: hit ? `${hit.skill.name}@${hit.skill.digest!}` : null, description: hit?.skill.manifest?.description ?? null, score: r.score, margin: r.margin, why: r.why, alternatives: r.alternatives, next: hit ? `Read it with skills_read { ref: "${hit.skill.name}" }.` : "No match: try skills_search with other words." },
+    data: { intent: args.intent, skill: r.skill, ref: hit ? `${hit.skill.name}@${hit.skill.digest!}` : null, description: hit?.skill.manifest?.description ?? null, score: r.score, margin: r.margin, why: r.why, alternatives: r.alternatives, next: hit ? `Read it with skills_read { ref: "${hit.skill.name}" } (in a terminal: hostgate skills read ${hit.skill.name}).` : "No match: try skills_search with other words (in a terminal: hostgate skills search WORDS)." },
     untrusted: true,
     provenance: hit ? [localProv(hit.dir, hit.skill.digest)] : [],
   };
