@@ -13,6 +13,8 @@ case "${1:-}" in
       echo "decoy: skipped (needs root and no /run/hostgate, /etc/hostgate on this machine)" >&2
       exit 0
     fi
+    # From dist/ (npm test's pretest rebuilds it the same way): a daemon started through tsx is slow to listen.
+    [ -f dist/hostgate.js ] || npm run build --silent >&2
     scratch=$(mktemp -d /tmp/hostgate-decoy-XXXXXX)
     mkdir -p /etc/hostgate
     printf '# Written by .ci/decoy.sh: a test that reads this file fails on the key below.\ndecoy_read_by_a_test: true\n' > /etc/hostgate/config.yaml
@@ -21,7 +23,7 @@ case "${1:-}" in
       setsid node bin/hostgate.js daemon --config "$scratch/config.yaml" > "$scratch/daemon.log" 2>&1 < /dev/null &
     pid=$!
     printf 'pid=%s\nscratch=%s\n' "$pid" "$scratch" > "$marker"
-    for _ in $(seq 1 100); do [ -S /run/hostgate/agent.sock ] && break; sleep 0.1; done
+    for _ in $(seq 1 300); do [ -S /run/hostgate/agent.sock ] && break; sleep 0.1; done
     if [ -S /run/hostgate/agent.sock ]; then echo "decoy: system daemon $pid on /run/hostgate, /etc/hostgate/config.yaml written" >&2
     else echo "decoy: the system daemon did not start:" >&2; cat "$scratch/daemon.log" >&2; fi
     ;;
