@@ -137,13 +137,20 @@ export function runClient(command: string, args: string[], env: Record<string, s
   });
 }
 
-/** A planned transaction as `hostgate pending --json` lists it (only the fields the harness reads). */
+/** A planned step as `hostgate pending --json` lists it under its plan (only the fields the harness reads), with the plan's actor. */
 export interface PendingTransaction {
   transaction_id: string;
   action_name: string;
   host: string;
   actor: string;
   summary: string;
+}
+
+/** One plan as `hostgate pending --json` lists it (only the fields the harness reads). */
+interface PendingPlan {
+  plan_id: string;
+  actor: string;
+  steps: Omit<PendingTransaction, "actor">[];
 }
 
 /**
@@ -153,7 +160,8 @@ export interface PendingTransaction {
 export async function pending(ws: Workspace): Promise<PendingTransaction[]> {
   const r = await runHostgate(["pending", "--json", "--config", ws.configPath], { env: { ...ws.env, HOSTGATE_DAEMON: "embedded" } });
   if (r.code !== 0) throw new Error(`hostgate pending exited ${r.code}: ${r.stderr}`);
-  return (JSON.parse(r.stdout) as { transactions: PendingTransaction[] }).transactions;
+  // Pending lists plans, each with its steps (one approval per plan): flattened to the planned steps.
+  return (JSON.parse(r.stdout) as { plans: PendingPlan[] }).plans.flatMap((p) => p.steps.map((step) => ({ ...step, actor: p.actor })));
 }
 
 /**

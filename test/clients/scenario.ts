@@ -55,7 +55,7 @@ export async function runScenario(spec: ClientSpec): Promise<ScenarioResult> {
 /** What a failed assertion prints: the client's exit and output tail, and what the model saw. */
 function evidence(r: ScenarioResult): string {
   const reqs = r.model.requests.map((q) => `${q.method} ${q.path} → ${q.answered} (plan offered as ${q.planTool ?? "-"}, ${q.toolNames.length} tools)`);
-  return [`exit ${r.run.code} signal ${r.run.signal} timed out ${r.run.timedOut}`, `model requests:\n  ${reqs.join("\n  ")}`, `stdout (tail): ${r.run.stdout.slice(-1500)}`, `stderr (tail): ${r.run.stderr.slice(-1500)}`].join("\n");
+  return [`exit ${r.run.code} signal ${r.run.signal} timed out ${r.run.timedOut}`, `model requests:\n  ${reqs.join("\n  ")}`, `stdout (tail): ${r.run.stdout.slice(-1500)}`, `stderr (tail): ${r.run.stderr.slice(-1500)}`, `tool result the model got: ${(r.model.requests.find((q) => q.answered === "done")?.toolResult ?? "none").slice(0, 1500)}`].join("\n");
 }
 
 /**

@@ -17,7 +17,7 @@ const prefix = join(dir, "prefix");
 const home = join(dir, "home");
 // PATH as a fresh machine has it: the prefix's bin and Node's directory, nothing from this checkout.
 const PATH = `${join(prefix, "bin")}:${dirname(process.execPath)}:/usr/bin:/bin`;
-const runEnv = { PATH, HOME: home, XDG_STATE_HOME: join(home, "state"), XDG_RUNTIME_DIR: join(home, "run"), XDG_CONFIG_HOME: join(home, "config"), HOSTGATE_CONFIG_DIR: join(home, "etc") };
+const runEnv = { PATH, HOME: home, XDG_STATE_HOME: join(home, "state"), XDG_RUNTIME_DIR: join(home, "run"), XDG_CONFIG_HOME: join(home, "config"), HOSTGATE_CONFIG_DIR: join(home, "etc"), HOSTGATE_DAEMON: "embedded" };
 
 let tarball = "";
 
