@@ -126,7 +126,9 @@ export async function clientChecks(env: NodeJS.ProcessEnv, cwd: string): Promise
         Object.assign(line, { status: "warn", detail: `${path}: not started: the file belongs to uid ${read.file.uid} and doctor runs as root`, fix: "run hostgate doctor as that user" });
         continue;
       }
-      probes.push(() => probeStdio(launch.command, launch.args, { ...(env.HOME ? { HOME: env.HOME } : {}), ...launch.env }).then((p) => {
+      // Started as a client would, with a trimmed environment: HOME, and HOSTGATE_CONFIG_DIR when set (the user's
+      // own move of /etc/hostgate, which their clients inherit), plus the entry's env.
+      probes.push(() => probeStdio(launch.command, launch.args, { ...(env.HOME ? { HOME: env.HOME } : {}), ...(env.HOSTGATE_CONFIG_DIR ? { HOSTGATE_CONFIG_DIR: env.HOSTGATE_CONFIG_DIR } : {}), ...launch.env }).then((p) => {
         if (p.ok) line.detail = `${path}: starts without PATH and answers tools/list (${p.tools} tools, ${p.server}, ${p.ms} ms)`;
         else Object.assign(line, { status: "fail", detail: `${path}: ${p.reason}${p.stderr ? ` — ${p.stderr.trim().split("\n").pop()}` : ""}`, fix: setupCmd });
       }));
