@@ -1,4 +1,4 @@
-import { lstatSync, readdirSync, realpathSync } from "node:fs";
+import { lstatSync, readdirSync, realpathSync, type Dirent } from "node:fs";
 import { dirname, join, sep } from "node:path";
 import { untrustedWriter, type EntryFacts } from "../core/service/tree-trust.ts";
 
@@ -62,40 +62,32 @@ export function checkInstallTree(node: string, packageRoot: string, limit = 10):
   const root = realpathSync(packageRoot);
   upward(root);
   const walk = (dir: string): void => {
-    let names: string[];
+    let entries: Dirent[];
     try {
-      names = readdirSync(dir);
+      entries = readdirSync(dir, { withFileTypes: true });
     } catch (err) {
       add(dir, `cannot be listed (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
       return;
     }
-    for (const name of names) {
-      if (dir === root && name === ".git") continue;
-      const path = join(dir, name);
-      let link: boolean;
+    for (const entry of entries) {
+      if (dir === root && entry.name === ".git") continue;
+      const path = join(dir, entry.name);
+      if (!entry.isSymbolicLink()) {
+        if (judge(path)?.dir) walk(path);
+        continue;
+      }
+      // A link's own mode means nothing (always 0777 on Linux): what runs is its target. Inside the package
+      // the walk meets the target anyway; outside, judge it and the directories above it.
+      let target: string;
       try {
-        link = lstatSync(path).isSymbolicLink();
-      } catch (err) {
-        add(path, `cannot be checked (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
-        continue;
+        target = realpathSync(path);
+      } catch {
+        continue; // a dangling link runs nothing
       }
-      if (link) {
-        // A link's own mode means nothing (always 0777 on Linux): what runs is its target. Inside the package
-        // the walk meets the target anyway; outside, judge it and the directories above it.
-        let target: string;
-        try {
-          target = realpathSync(path);
-        } catch {
-          continue; // a dangling link runs nothing
-        }
-        if (target === root || target.startsWith(root + sep) || walked.has(target)) continue;
-        upward(target);
-        walked.add(target);
-        if (lstatSync(target).isDirectory()) walk(target);
-        continue;
-      }
-      const f = judge(path);
-      if (f?.dir) walk(path);
+      if (target === root || target.startsWith(root + sep) || walked.has(target)) continue;
+      upward(target);
+      walked.add(target);
+      if (lstatSync(target).isDirectory()) walk(target);
     }
   };
   walk(root);
