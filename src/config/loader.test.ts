@@ -71,6 +71,15 @@ describe("loadConfig", () => {
     expect(err.message).toMatch(/server: unknown key\(s\) "prot"/);
   });
 
+  it("suggests the key a typo was meant to be, at the root and nested, and nothing for a word far from any key", () => {
+    expect(configError(() => loadConfig({ path: file("aproval:\n  same_user: true\n"), env: {} })).message).toContain('(root): unknown key(s) "aproval" (did you mean "approval"?)');
+    expect(configError(() => loadConfig({ path: file("server:\n  prot: 8080\n"), env: {} })).message).toContain('"prot" (did you mean "port"?)');
+    expect(configError(() => loadConfig({ path: file("tools:\n  groups:\n    sytemd: false\n"), env: {} })).message).toContain('"sytemd" (did you mean "systemd"?)');
+    const far = configError(() => loadConfig({ path: file("zzzzzz: 1\n"), env: {} })).message;
+    expect(far).toContain('unknown key(s) "zzzzzz"');
+    expect(far).not.toContain("did you mean");
+  });
+
   it("rejects an unknown group name", () => {
     const err = configError(() => loadConfig({ path: file("tools:\n  groups:\n    gaming: true\n"), env: {} }));
     expect(err.message).toMatch(/tools\.groups: unknown key\(s\) "gaming"/);

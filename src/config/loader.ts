@@ -4,6 +4,7 @@ import { z } from "zod";
 import { discoverConfig } from "./discover.ts";
 import { ENV_VARS } from "./env.ts";
 import { ConfigSchema, type Config } from "./schema.ts";
+import { closest } from "../core/suggest.ts";
 
 /** The system-wide configuration file (the last default location; see config/discover.ts). */
 export const DEFAULT_CONFIG_PATH = "/etc/hostgate/config.yaml";
@@ -27,10 +28,35 @@ function formatIssues(error: z.ZodError, source: string, fromEnv: ReadonlyMap<st
     const dotted = i.path.join(".");
     const env = fromEnv.get(dotted);
     const where = `${dotted || "(root)"}${env ? ` (from ${env})` : ""}`;
-    if (i.code === "unrecognized_keys") return `  ${where}: unknown key(s) ${i.keys.map((k) => JSON.stringify(k)).join(", ")}`;
+    if (i.code === "unrecognized_keys") {
+      const known = keysAt(ConfigSchema, i.path);
+      const named = i.keys.map((k) => {
+        const near = closest(k, known);
+        return `${JSON.stringify(k)}${near === undefined ? "" : ` (did you mean ${JSON.stringify(near)}?)`}`;
+      });
+      return `  ${where}: unknown key(s) ${named.join(", ")}`;
+    }
     return `  ${where}: ${i.message}`;
   });
   return `Invalid configuration in ${source}:\n${lines.join("\n")}\nSee docs/configuration.md for every key and its allowed values.`;
+}
+
+/** The keys the schema allows at `path` (object shapes through optional/default/nullable/pipe wrappers); [] where unknown. */
+function keysAt(schema: z.ZodType, path: readonly PropertyKey[]): string[] {
+  let node: unknown = schema;
+  for (const step of [...path, null]) {
+    for (let guard = 0; guard < 8; guard++) {
+      const def = (node as { _zod?: { def?: { type?: string; innerType?: unknown; in?: unknown; shape?: Record<string, unknown> } } })._zod?.def;
+      if (def?.type === "object") break;
+      node = def?.innerType ?? def?.in;
+      if (node === undefined) return [];
+    }
+    const shape = (node as { _zod: { def: { shape: Record<string, unknown> } } })._zod.def.shape;
+    if (step === null) return Object.keys(shape);
+    node = shape[String(step)];
+    if (node === undefined) return [];
+  }
+  return [];
 }
 
 /** Reads one YAML file as a mapping; ConfigError naming the file otherwise. */
