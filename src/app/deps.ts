@@ -1,6 +1,8 @@
 import type { SameUserPolicy } from "../core/approval.ts";
 import type { Action, ActionContext } from "../core/catalogue/action.ts";
+import type { ApprovalConsole } from "../ports/approval-console.ts";
 import type { AuditStore } from "../ports/audit-store.ts";
+import type { PlanNotifier } from "../ports/plan-notifier.ts";
 import type { Crypto } from "../ports/crypto.ts";
 import type { Executor } from "../ports/executor.ts";
 import type { Clock } from "../ports/host-probe.ts";
@@ -90,6 +92,10 @@ export interface DaemonDeps {
    * (app/exposure.ts). Absent: the defaults (every group on, exec_on_host off).
    */
   exposure?: ExposureSettings;
+  /** The approval console (issue 23; daemon/console/), absent in daemons composed without it: plan results then carry no console URL. */
+  console?: ApprovalConsole;
+  /** Who is told of each new plan (config console.notify), absent when nobody is. */
+  notifier?: PlanNotifier;
   /** Approval policy (core/approval.ts): whether same-user approvals (separation none) are allowed. */
   approval: { same_user: SameUserPolicy };
   /** The controlling terminal (tty_nr, 0 = none) of a local process, from /proc/<pid>/stat; null when unknown. */

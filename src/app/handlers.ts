@@ -13,6 +13,7 @@ import { doctor } from "./doctor.ts";
 import { hostSystemdViews } from "./host-systemd.ts";
 import { execute } from "./execute.ts";
 import { history } from "./history.ts";
+import { consoleLink } from "./console.ts";
 import { plan } from "./plan.ts";
 import { queryHosts, readResource } from "./query-hosts.ts";
 import { hostsHandlers } from "./hosts-handlers.ts";
@@ -72,5 +73,6 @@ export function daemonHandlers(d: DaemonDeps, extras: ServiceExtras): Handlers {
     show: (p, caller) => show(d, p.transaction_id, caller),
     approve: (p, caller) => approve(d, p.transaction_id, caller, p.steps),
     reject: (p, caller) => reject(d, p.transaction_id, caller),
+    console_link: (p) => consoleLink(d, p.purpose),
   };
 }

@@ -8,6 +8,8 @@ import { agentPreview } from "../core/transaction/agent-preview.ts";
 import { previewHashInput } from "../core/transaction/preview-hash.ts";
 import { PLAN_TTL_MS, type Transaction } from "../core/transaction/transaction.ts";
 import type { PlanInput, PlanResult } from "../ipc/protocol.ts";
+import { consoleUrlOf, notifyPlanned } from "./console.ts";
+import { highestRisk } from "../core/transaction/plan-order.ts";
 import type { JsonValue } from "../core/audit/canonical.ts";
 import { audit } from "./audit-log.ts";
 import type { DaemonDeps } from "./deps.ts";
@@ -145,7 +147,12 @@ export async function plan(deps: DaemonDeps, input: PlanInput, caller: Caller, o
     };
     await audit(deps.audit(), "plan.created", actor, { transaction_id: tx.id, plan_id: planId, plan_seq: seq, action: tx.action_name, host: tx.host, params: tx.params as JsonValue, risk_level: tx.risk_level, preview_hash: tx.preview_hash, planner, intent: tx.intent ?? undefined });
     deps.transactions().insert(tx);
-    steps.push({ transaction_id: tx.id, action_name: tx.action_name, host: tx.host, params: tx.params, access: p.action.access, risk_level: tx.risk_level, preview: agentPreview(tx.preview), preview_hash: tx.preview_hash, expires_at: new Date(tx.plan_expires_at).toISOString() });
+    const url = consoleUrlOf(deps, tx.id);
+    steps.push({ transaction_id: tx.id, action_name: tx.action_name, host: tx.host, params: tx.params, access: p.action.access, risk_level: tx.risk_level, preview: agentPreview(tx.preview), preview_hash: tx.preview_hash, expires_at: new Date(tx.plan_expires_at).toISOString(), ...(url === null ? {} : { console_url: url }) });
+  }
+  // Issue 23: someone is told (config console.notify), without waiting for them and without the preview body.
+  if (opts.join === undefined && steps.length > 0) {
+    notifyPlanned(deps, { plan_id: planId, host: host.id, risk: highestRisk(steps.map((st) => st.risk_level)), summary: prepared.map((p) => p.preview.summary).join("; ").slice(0, 500), console_url: steps[0]!.console_url ?? null });
   }
   const left = reads.length === 0 ? "" : ` Read-only steps were not planned (they need no approval): call ${calls} directly.`;
   return {
@@ -153,6 +160,6 @@ export async function plan(deps: DaemonDeps, input: PlanInput, caller: Caller, o
     planner,
     steps,
     ...(reads.length === 0 ? {} : { read_only: reads }),
-    next: `${planNext(planId, seq)}${left}`,
+    next: `${planNext(planId, seq)}${steps[0]?.console_url === undefined ? "" : ` The human may instead approve in the approval console: ${steps[0].console_url} (tell them this link).`}${left}`,
   };
 }

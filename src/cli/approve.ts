@@ -3,22 +3,9 @@ import type { Command } from "commander";
 import type { ShowResult, ShowStep } from "../ipc/protocol.ts";
 import { adminSocketPath } from "./admin-socket.ts";
 import { EXIT, loadConfigOrExit } from "./common.ts";
+import { visible } from "../core/visible-text.ts";
 
-/**
- * Makes text safe to show a human deciding on it: every control character except newline and tab (CR, ESC and
- * the rest of C0/C1, DEL), every format character (bidi controls, zero-width and invisible characters, tags,
- * soft hyphen: Unicode Cf), line and paragraph separators, default-ignorable code points and Hangul fillers are
- * shown as visible escapes such as `\r`, `\x1b` or `<U+202E>`, so a preview cannot move the cursor, hide text,
- * reorder it or look like something else.
- */
-export function visible(text: string): string {
-  return text.replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}\u115f\u1160\u3164\uffa0]/gu, (c) => {
-    if (c === "\n" || c === "\t") return c;
-    if (c === "\r") return "\\r";
-    const code = c.codePointAt(0)!;
-    return code < 0x100 ? `\\x${code.toString(16).padStart(2, "0")}` : `<U+${code.toString(16).toUpperCase().padStart(4, "0")}>`;
-  });
-}
+export { visible };
 
 /** Params on one line for the header, cut at 300 characters: the full change is in the preview below. */
 function paramsLine(params: Record<string, unknown>): string {

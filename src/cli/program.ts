@@ -2,6 +2,7 @@ import { Command } from "commander";
 import { registerApproveCommands } from "./approve.ts";
 import { registerCompletionCommand } from "./completion.ts";
 import { registerConfigCommand } from "./config.ts";
+import { registerConsoleCommand } from "./console.ts";
 import { registerDaemonCommand } from "./daemon.ts";
 import { registerDaemonInstallCommands } from "./daemon-install.ts";
 import { registerDoctorCommand } from "./doctor.ts";
@@ -37,6 +38,7 @@ export async function buildProgram(first: string | undefined, opts: { whole?: bo
   registerCompletionCommand(program);
   registerDoctorCommand(program);
   registerPendingCommand(program);
+  registerConsoleCommand(program);
   registerConfigCommand(program);
   const whole = opts.whole === true || WHOLE_TREE.includes(first);
   if (whole || first === "audit") {

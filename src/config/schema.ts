@@ -58,6 +58,15 @@ export const ConfigSchema = z.object({
     same_user: z.enum(["allow", "deny"]).optional()
       .describe("Approvals from the same uid as the front that planned the step (separation: none): deny (default of hostgate daemon) or allow, labelled separation: none (default embedded)"),
   }).strict().default(() => ({})),
+  console: z.object({
+    enabled: z.boolean().default(false).describe("Serve the approval console on loopback when the daemon starts (otherwise `hostgate console` starts it)"),
+    port: z.number().int().min(0).max(65535).default(7478).describe("Loopback TCP port of the console, served as http://localhost:PORT (0: any free port)"),
+    session_idle_minutes: z.number().int().min(1).max(120).default(10).describe("A console session ends after this many minutes without a request"),
+    notify: z.object({
+      webhook_url: z.url({ protocol: /^https?$/ }).describe("POST {plan_id, host, risk, summary, console_url} here on each new plan (never a secret or the preview body)"),
+      timeout_ms: z.number().int().min(100).max(30_000).default(3000).describe("Deadline of one webhook POST; no retries"),
+    }).strict().optional(),
+  }).strict().default(() => ({ enabled: false, port: 7478, session_idle_minutes: 10 })),
   logs: z.object({
     readable: z.union([z.enum(["adm", "all"]), z.array(z.string().startsWith("/", "list absolute paths under /var/log")).min(1)]).optional()
       .describe("Which logs read_log_file returns: adm (files readable by group adm or everyone; default of the system daemon), all (default embedded), or a list of absolute paths"),

@@ -23,6 +23,8 @@ import { composeLocal } from "./local.ts";
 import type { DaemonMode } from "./paths.ts";
 import { policyService } from "./policy.ts";
 import { composeSkillsFeature } from "./skills-feature.ts";
+import { composeConsoleFeature } from "./console/feature.ts";
+import type { PasskeyBackend } from "./console/passkey-backend.ts";
 import type { SkillGateFlags } from "./skills-gates.ts";
 import { composeStores } from "./stores.ts";
 
@@ -44,6 +46,11 @@ export interface ComposeOptions {
    * (approved commands), as before the SSH ports were wired.
    */
   remoteContexts?: RemoteContextFactory | null;
+  /**
+   * The passkey backend of the approval console (app/passkeys.ts, issue 23). Absent or null: the console serves
+   * without passkeys (approval in a terminal only) — until the backend is on main, only tests pass one.
+   */
+  passkeys?: PasskeyBackend | null;
 }
 
 /** A composed daemon: its service, where it keeps state and sockets, and how to stop it. */
@@ -98,7 +105,10 @@ export async function composeDaemon(config: Config, opts: ComposeOptions): Promi
   // RunCommand on the daemon's own host: approved commands through the local executor (issue 19).
   ctx.remote = localCommandHost(() => hostsFeature.get());
   const skills = composeSkillsFeature(config, { mode: opts.mode, state: local.state, flags: opts.skills ?? { install: false, exec: false }, audit: () => stores.audit(), clock, policy: () => policy.forCommands() });
-  const features: readonly DaemonFeature[] = [local, stores, policy, hostsFeature, skills];
+  // The approval console (issue 23): reads the composed deps late; started below when console.enabled.
+  let composedDeps: DaemonDeps | null = null;
+  const consoleFeature = composeConsoleFeature(config, { mode: opts.mode, deps: () => composedDeps!, passkeys: opts.passkeys ?? null, announce });
+  const features: readonly DaemonFeature[] = [local, stores, policy, hostsFeature, skills, consoleFeature.feature];
 
   const hosts = new HostRegistry(remoteSource(() => hostsFeature.get(), ctx, opts.remoteContexts === undefined ? hostsFeature.remoteContexts({ logs_readable: ctx.logs_readable, clock }) : opts.remoteContexts), () => clock.now());
   hosts.register({ id: LOCAL_HOST, hostname: identity.hostname, ctx, simulated_systemd: backend.type === "mock" });
@@ -126,6 +136,8 @@ export async function composeDaemon(config: Config, opts: ComposeOptions): Promi
     facts,
     local_unavailable: await localUnavailable(opts.catalogue ?? CATALOGUE, ctx.host, (await systemdUnavailableReason(config.backend, ctx.host)) === null),
     approval: { same_user: sameUser },
+    console: consoleFeature.control,
+    ...(consoleFeature.notifier ? { notifier: consoleFeature.notifier } : {}),
     exposure: exposureSettings(config),
     // The approving process's controlling terminal, read by the daemon itself (never claimed by the client).
     ttyOf: async (pid: number) => {
@@ -144,6 +156,8 @@ export async function composeDaemon(config: Config, opts: ComposeOptions): Promi
       }
     },
   };
+  composedDeps = deps;
+  await consoleFeature.autostart().catch((err: unknown) => { announce(`warning: the approval console did not start: ${(err as Error).message}`); });
   return {
     service: new DaemonService(deps, opts.extras ?? {
       planCommand: async (input, caller) => {

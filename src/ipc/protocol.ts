@@ -151,6 +151,7 @@ export const PlannedStepSchema = z.object({
   preview: PreviewSchema,
   preview_hash: z.string(),
   expires_at: z.string(),
+  console_url: z.string().optional().describe("The approval console's page of this step (when the console runs): the human approves there"),
 });
 /** A read-only step plan left out: it changes nothing, so it needs no approval; the tool answers it directly. */
 export const ReadOnlyStepSchema = z.object({ action_name: z.string(), tool: z.string(), params: z.record(z.string(), z.unknown()) });
@@ -326,6 +327,15 @@ export const PendingResultSchema = z.object({
   })),
 });
 export type PendingResult = z.infer<typeof PendingResultSchema>;
+
+/** `console_link` (admin socket, issue 23): a one-time link to log in to the approval console or to enroll a passkey. */
+export const ConsoleLinkInputSchema = z.object({ purpose: z.enum(["login", "enroll"]).default("login").describe("login: a console session; enroll: a passkey enrollment") }).strict();
+export const ConsoleLinkResultSchema = z.object({
+  url: z.string().describe("http://localhost:PORT/login#SECRET or …/enroll#SECRET: single use"),
+  origin: z.string(),
+  expires_at: z.string(),
+});
+export type ConsoleLinkResult = z.infer<typeof ConsoleLinkResultSchema>;
 
 /** An MCP resource as the daemon lists it. */
 export const ResourceEntrySchema = z.object({ uri: z.string(), name: z.string(), title: z.string().optional(), mimeType: z.string(), description: z.string().optional() });

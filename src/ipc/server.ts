@@ -1,9 +1,9 @@
 import { chmodSync, chownSync, existsSync, unlinkSync, mkdirSync } from "node:fs";
 import { createConnection, createServer, type Server, type Socket } from "node:net";
 import { dirname } from "node:path";
-import { createHash, timingSafeEqual } from "node:crypto";
 import { MAX_CLIENT_NAME, type Caller, type PeerCredentials } from "../core/caller.ts";
 import type { Dispatcher } from "./dispatch.ts";
+import { tokenEquals } from "./http-guards.ts";
 import { PROTOCOL_VERSION } from "./protocol.ts";
 import { IpcCancelSchema, IpcRequestSchema, lineReader, type IpcResponse } from "./wire.ts";
 
@@ -31,10 +31,6 @@ export function parseListenUri(uri: string, token: string | undefined): { kind: 
   return { kind: "unix", path };
 }
 
-/** Constant-time token comparison (hashing first equalises lengths). */
-export function tokenEquals(presented: string, expected: string): boolean {
-  return timingSafeEqual(createHash("sha256").update(presented).digest(), createHash("sha256").update(expected).digest());
-}
 
 /** Whether something accepts connections on a Unix socket path right now. */
 export function socketIsLive(path: string): Promise<boolean> {

@@ -1,9 +1,8 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { classifyInboundRequest, createMcpHandler, type Server } from "@modelcontextprotocol/server";
-import { tokenEquals } from "../../ipc/server.ts";
+import { discardRest, hostAllowed, isLoopbackBind, originAllowed, readLimitedBody, tokenEquals } from "../../ipc/http-guards.ts";
 import { checkEnvelope, INVALID_REQUEST, PARSE_ERROR, rpcError } from "./envelope.ts";
-import { hostAllowed, isLoopbackBind, originAllowed } from "./host-guard.ts";
 import { serveLegacyPost, writeJson } from "./http-exchange.ts";
 import { serveWithHandler } from "./http-web.ts";
 import { memberToken, numberChanged } from "./raw-id.ts";
@@ -18,12 +17,6 @@ export interface HttpOptions {
   max_body_bytes: number;
 }
 
-/** How long an over-limit upload may keep sending (discarded) after its 413, in milliseconds. */
-const DISCARD_GRACE_MS = 5_000;
-
-/** Decodes request bodies: invalid sequences become U+FFFD (as Buffer#toString), one leading BOM is dropped. */
-const utf8 = new TextDecoder("utf-8");
-
 /** The MCP endpoint path. */
 export const MCP_PATH = "/mcp";
 
@@ -34,41 +27,18 @@ function header<K extends string>(req: IncomingMessage, name: string, key: K): P
 }
 
 /**
- * Reads a request body up to `limit` bytes. Resolves null after answering 413 itself when the declared
- * Content-Length or the bytes actually received (chunked uploads) exceed the limit (corpus M012), so no
- * oversized body is ever buffered whole.
+ * Reads a request body up to `limit` bytes (ipc/http-guards.ts). Resolves null after answering 413 itself when
+ * the declared Content-Length or the bytes actually received (chunked uploads) exceed the limit (corpus M012),
+ * so no oversized body is ever buffered whole.
  */
-function readBody(req: IncomingMessage, res: ServerResponse, limit: number): Promise<string | null> {
-  // Answer at once, then discard (not buffer) whatever the client is still sending, and cut the connection
-  // if it keeps going: the client can read the 413 instead of seeing a reset mid-upload.
-  const tooLarge = (): void => {
+async function readBody(req: IncomingMessage, res: ServerResponse, limit: number): Promise<string | null> {
+  const body = await readLimitedBody(req, limit);
+  if (body.ok) return body.text;
+  if (body.reason === "too_large") {
     writeJson(res, 413, rpcError(null, -32600, `Request body larger than ${limit} bytes (server.max_body_bytes).`));
-    req.removeAllListeners("data");
-    req.resume();
-    setTimeout(() => { if (!req.complete) req.socket.destroy(); }, DISCARD_GRACE_MS).unref();
-  };
-  const declared = Number(req.headers["content-length"] ?? "0");
-  if (declared > limit) {
-    tooLarge();
-    return Promise.resolve(null);
+    discardRest(req);
   }
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on("data", (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limit) {
-        chunks.length = 0;
-        tooLarge();
-        resolve(null);
-        return;
-      }
-      chunks.push(chunk);
-    });
-    // TextDecoder drops one leading UTF-8 BOM (as the SDK's Request.json() does); Buffer#toString keeps it.
-    req.on("end", () => { resolve(size > limit ? null : utf8.decode(Buffer.concat(chunks))); });
-    req.on("error", () => { resolve(null); });
-  });
+  return null;
 }
 
 /**

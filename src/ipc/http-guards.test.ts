@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { hostAllowed, isLoopbackBind, isLoopbackHostname, originAllowed, parseHostHeader } from "./host-guard.ts";
+import { hostAllowed, isLoopbackBind, isLoopbackHostname, originAllowed, parseHostHeader } from "./http-guards.ts";
 
 describe("parseHostHeader", () => {
   it.each([

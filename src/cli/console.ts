@@ -1,0 +1,66 @@
+import { spawn } from "node:child_process";
+import type { Command } from "commander";
+import { adminSocketPath } from "./admin-socket.ts";
+import { EXIT, loadConfigOrExit } from "./common.ts";
+
+/**
+ * Whether a browser can be opened for the user: a graphical session (DISPLAY or WAYLAND_DISPLAY) and not
+ * told otherwise (`--no-open`). Never a reason to fail: without one the link is printed only.
+ */
+export function canOpenBrowser(env: NodeJS.ProcessEnv): boolean {
+  return Boolean(env.DISPLAY || env.WAYLAND_DISPLAY);
+}
+
+/** Opens `url` with xdg-open, detached; resolves false (never throws) when it cannot be started. */
+function openBrowser(url: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    try {
+      const child = spawn("xdg-open", [url], { detached: true, stdio: "ignore" });
+      child.once("error", () => { resolve(false); });
+      child.once("spawn", () => { child.unref(); resolve(true); });
+    } catch {
+      resolve(false);
+    }
+  });
+}
+
+/** Asks the admin socket for a one-time link and prints it (and opens a browser for a login link when one exists). */
+async function printLink(purpose: "login" | "enroll", opts: { socket?: string; config?: string; open: boolean }): Promise<void> {
+  const { socketAdminClient } = await import("../ipc/socket-client.ts");
+  const target = await adminSocketPath(opts.socket, loadConfigOrExit(opts.config));
+  const admin = socketAdminClient(target.path);
+  const r = await admin.call("console_link", { purpose });
+  await admin.close();
+  if (!r.ok) {
+    process.stderr.write(`hostgate: ${r.error.message}${r.error.hint ? `\n${r.error.hint}` : ""}\n`);
+    process.exit(EXIT.failure);
+  }
+  const what = purpose === "login" ? "Log in to the approval console" : "Enroll a passkey for approvals";
+  process.stdout.write(`${what} with this one-time link (valid until ${r.value.expires_at}, works once, only on this machine):\n\n  ${r.value.url}\n\n`);
+  if (opts.open && canOpenBrowser(process.env)) {
+    if (await openBrowser(r.value.url)) process.stdout.write("Opened in your browser.\n");
+    else process.stdout.write("Could not start xdg-open: open the link yourself.\n");
+  }
+}
+
+/**
+ * `hostgate console`: starts the daemon's approval console if it is not running (admin socket) and prints a
+ * one-time login link, opening a browser when a graphical session exists. `hostgate console enroll`: prints a
+ * one-time passkey-enrollment link (enrolling without one is refused).
+ */
+export function registerConsoleCommand(program: Command): void {
+  const cmd = program
+    .command("console")
+    .description("Open the daemon's approval console: print a one-time login link (admin socket) and open a browser when there is one.")
+    .option("--socket <path>", "admin socket (default: the daemon the MCP fronts use, by the same rule)")
+    .option("-c, --config <path>", "configuration file the fronts use (daemon.* sockets, state.dir)")
+    .option("--no-open", "print the link only, never start a browser")
+    .action(async (opts: { socket?: string; config?: string; open: boolean }) => { await printLink("login", opts); });
+  cmd
+    .command("enroll")
+    .description("Print a one-time link that enrolls a passkey for approving plans in the console (admin socket).")
+    .option("--socket <path>", "admin socket (default: the daemon the MCP fronts use, by the same rule)")
+    .option("-c, --config <path>", "configuration file the fronts use (daemon.* sockets, state.dir)")
+    .option("--no-open", "print the link only, never start a browser")
+    .action(async (opts: { socket?: string; config?: string; open: boolean }) => { await printLink("enroll", opts); });
+}

@@ -1,0 +1,230 @@
+/**
+ * The console's routes (see server.ts for the rules every request passed before it gets here). GET routes
+ * only read; every POST is same-origin, and all but login/enrollment carry the session's CSRF token.
+ */
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { AuthenticationResponseJSON, RegistrationResponseJSON } from "@simplewebauthn/server";
+import { pending, reject, show } from "../../app/approve.ts";
+import { history } from "../../app/history.ts";
+import { checkpointRef } from "../../app/audit-log.ts";
+import type { Caller } from "../../core/caller.ts";
+import type { Session } from "../../core/console/sessions.ts";
+import { HostgateError } from "../../core/errors.ts";
+import { discardRest, readLimitedBody } from "../../ipc/http-guards.ts";
+import type { ShowResult } from "../../ipc/protocol.ts";
+import { CONSOLE_CSS, CONSOLE_JS } from "./assets.ts";
+import { cookieValue, redirect, send, sendHtml, sendJson, sessionCookie } from "./http-util.ts";
+import { auditPage, enrollPage, historyPage, loginPage, messagePage, pendingPage, planPage, separationPage } from "./pages.ts";
+import type { ShownStep } from "./passkey-backend.ts";
+import { MAX_BODY_BYTES, type ConsoleContext } from "./server.ts";
+
+/** The session cookie's name. */
+export const COOKIE = "hostgate_console";
+
+/** The caller the console acts as for the use cases: the daemon's own console (no kernel peer: the proof is the passkey). */
+const CONSOLE_CALLER: Caller = { role: "admin", socket: "in_process", peer: null, client_name: null, label: "console" };
+
+/** A refusal of a JSON endpoint. */
+class Refusal extends Error {
+  constructor(readonly status: number, message: string) { super(message); }
+}
+
+/** HTTP status for a use case's error code. */
+function statusOf(err: HostgateError): number {
+  switch (err.code) {
+    case "unknown_transaction": return 404;
+    case "invalid_params": return 400;
+    case "transaction_closed": case "plan_changed": case "ambiguous_transaction": return 409;
+    case "unavailable": return 503;
+    default: return 403;
+  }
+}
+
+/** The error as a message for the human: the use case's message and hint. */
+const say = (err: HostgateError): string => `${err.message}${err.hint ? ` ${err.hint}` : ""}`;
+
+/** Whether a POST comes from this console's own origin (cross-site form posts and fetches are refused). */
+function sameOrigin(req: IncomingMessage, port: number): boolean {
+  const origin = req.headersDistinct.origin;
+  if (!origin || origin.length !== 1) return false;
+  const host = req.headers.host ?? "";
+  if (origin[0] !== `http://${host}` || !host.endsWith(`:${port}`)) return false;
+  const site = req.headers["sec-fetch-site"];
+  return site === undefined || site === "same-origin";
+}
+
+/** Reads a JSON object body (content-type application/json, ≤ MAX_BODY_BYTES). */
+async function jsonBody(req: IncomingMessage): Promise<Record<string, unknown>> {
+  if ((req.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase() !== "application/json") throw new Refusal(415, "Send application/json.");
+  const body = await readLimitedBody(req, MAX_BODY_BYTES);
+  if (!body.ok) {
+    if (body.reason === "too_large") discardRest(req);
+    throw new Refusal(body.reason === "too_large" ? 413 : 400, body.reason === "too_large" ? `The request body is larger than ${MAX_BODY_BYTES} bytes.` : "The request body was cut off.");
+  }
+  let v: unknown;
+  try {
+    v = JSON.parse(body.text);
+  } catch {
+    throw new Refusal(400, "The request body is not JSON.");
+  }
+  if (v === null || typeof v !== "object" || Array.isArray(v)) throw new Refusal(400, "The request body must be a JSON object.");
+  return v as Record<string, unknown>;
+}
+
+/** Reads a form body (application/x-www-form-urlencoded, ≤ MAX_BODY_BYTES). */
+async function formBody(req: IncomingMessage): Promise<URLSearchParams> {
+  if ((req.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase() !== "application/x-www-form-urlencoded") throw new Refusal(415, "Send the form as application/x-www-form-urlencoded.");
+  const body = await readLimitedBody(req, MAX_BODY_BYTES);
+  if (!body.ok) {
+    if (body.reason === "too_large") discardRest(req);
+    throw new Refusal(413, "The form is too large.");
+  }
+  return new URLSearchParams(body.text);
+}
+
+/** A string field of a JSON body, 1..max characters, or a 400 naming it. */
+function field(body: Record<string, unknown>, name: string, max: number): string {
+  const v = body[name];
+  if (typeof v !== "string" || v.length === 0 || v.length > max) throw new Refusal(400, `"${name}" must be a string of 1 to ${max} characters.`);
+  return v;
+}
+
+/** An approver's name: 1..64 printable characters, no control or format characters. */
+function approverName(body: Record<string, unknown>): string {
+  const name = field(body, "name", 64).trim();
+  if (name === "" || /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u.test(name)) throw new Refusal(400, "The approver name must be 1 to 64 printable characters.");
+  return name;
+}
+
+/** The plan's current steps as shown, from the request body (`shown`: [{transaction_id, preview_hash}]). */
+function shownSteps(body: Record<string, unknown>): ShownStep[] {
+  const v = body.shown;
+  if (!Array.isArray(v) || v.length === 0 || v.length > 20 || !v.every((s) => s !== null && typeof s === "object" && typeof (s as ShownStep).transaction_id === "string" && typeof (s as ShownStep).preview_hash === "string")) {
+    throw new Refusal(400, '"shown" must list the steps the page showed: [{"transaction_id", "preview_hash"}].');
+  }
+  return (v as ShownStep[]).map((s) => ({ transaction_id: s.transaction_id, preview_hash: s.preview_hash }));
+}
+
+/** Every pending plan in full (what the list shows: planner, client, intent). */
+function pendingPlans(c: ConsoleContext): ShowResult[] {
+  return pending(c.deps).plans.flatMap((p) => {
+    try {
+      return [show(c.deps, p.plan_id, CONSOLE_CALLER)];
+    } catch {
+      return [];
+    }
+  });
+}
+
+/** The passkey backend, or 503 saying how to approve instead. */
+function passkeys(c: ConsoleContext): NonNullable<ConsoleContext["opts"]["passkeys"]> {
+  if (c.opts.passkeys === null) throw new Refusal(503, "Passkeys are not available in this daemon; approve with `hostgate approve` in a terminal.");
+  return c.opts.passkeys;
+}
+
+/** Routes that need no session: static files, login, enrollment. Answers true when it handled the request. */
+async function openRoutes(c: ConsoleContext, req: IncomingMessage, res: ServerResponse, path: string): Promise<boolean> {
+  const get = req.method === "GET" || req.method === "HEAD";
+  if (get && path === "/static/console.css") { send(res, 200, "text/css; charset=utf-8", CONSOLE_CSS); return true; }
+  if (get && path === "/static/console.js") { send(res, 200, "text/javascript; charset=utf-8", CONSOLE_JS); return true; }
+  if (get && path === "/login") { sendHtml(res, 200, loginPage()); return true; }
+  if (get && path === "/enroll") { sendHtml(res, 200, enrollPage()); return true; }
+  if (req.method !== "POST") return false;
+  if (path === "/login") {
+    if (!c.login.take("login")) throw new Refusal(429, "Too many login attempts; wait a minute.");
+    const body = await jsonBody(req);
+    if (!c.book.consumeLink(field(body, "token", 256), "login")) throw new Refusal(403, "This login link is unknown, used or expired: run `hostgate console` for a new one.");
+    const s = c.book.open();
+    sendJson(res, 200, { ok: true }, { "set-cookie": sessionCookie(COOKIE, s.id, Math.ceil(c.opts.idleMs / 1000)) });
+    return true;
+  }
+  if (path === "/enroll/options" || path === "/enroll/finish") {
+    if (!c.login.take("enroll")) throw new Refusal(429, "Too many enrollment attempts; wait a minute.");
+    const body = await jsonBody(req);
+    const token = typeof body.token === "string" ? body.token : "";
+    const refusal = "Enrolling a passkey needs the one-time link printed by `hostgate console enroll` (admin socket); this one is missing, used or expired.";
+    if (path === "/enroll/options") {
+      if (!c.book.linkValid(token, "enroll")) throw new Refusal(403, refusal);
+      sendJson(res, 200, await passkeys(c).enrollmentOptions(c.deps, c.rp, approverName(body)));
+      return true;
+    }
+    const backend = passkeys(c);
+    if (!c.book.consumeLink(token, "enroll")) throw new Refusal(403, refusal);
+    const input = { name: approverName(body), registration: body.registration as RegistrationResponseJSON, ...(body.existing_assertion === undefined ? {} : { existing_assertion: body.existing_assertion as AuthenticationResponseJSON }) };
+    if (input.registration === null || typeof input.registration !== "object") throw new Refusal(400, '"registration" must be the browser\'s registration response.');
+    sendJson(res, 200, await backend.enrollmentFinish(c.deps, c.rp, input, CONSOLE_CALLER));
+    return true;
+  }
+  return false;
+}
+
+/** Routes behind a session. */
+async function sessionRoutes(c: ConsoleContext, req: IncomingMessage, res: ServerResponse, url: URL, s: Session): Promise<void> {
+  const path = url.pathname;
+  const get = req.method === "GET" || req.method === "HEAD";
+  const now = c.deps.clock.now();
+  const plan = /^\/plans\/([0-9A-Za-z-]{8,64})(\/approve\/options|\/approve|\/reject)?$/.exec(path);
+  if (get && path === "/") { sendHtml(res, 200, pendingPage(pendingPlans(c), now)); return; }
+  if (get && path === "/history") { sendHtml(res, 200, historyPage(history(c.deps, { limit: 100 }))); return; }
+  if (get && path === "/audit") { sendHtml(res, 200, auditPage(await c.deps.audit().verify(), checkpointRef(c.deps.audit()))); return; }
+  if (get && path === "/separation") {
+    sendHtml(res, 200, separationPage({ mode: c.opts.mode, daemon_uid: Number(c.deps.facts.daemon_uid ?? -1), same_user: c.deps.approval.same_user, passkeys: c.opts.passkeys === null ? null : c.opts.passkeys.listPasskeys(c.deps).length }));
+    return;
+  }
+  if (plan && get) {
+    if (plan[2] !== undefined) { sendHtml(res, 405, messagePage("Not allowed", "Approving and rejecting happen only by the page's buttons (POST); this GET changed nothing."), { allow: "POST" }); return; }
+    const shown = show(c.deps, plan[1]!, CONSOLE_CALLER);
+    sendHtml(res, 200, planPage(shown, { csrf: s.csrf, passkeys: c.opts.passkeys !== null, notice: url.searchParams.get("done") === "rejected" ? "Rejected: no step of this plan can run." : null }));
+    return;
+  }
+  if (req.method !== "POST") { sendHtml(res, 404, messagePage("Not found", "No such page.")); return; }
+  if (path === "/logout" || (plan && plan[2] === "/reject")) {
+    const form = await formBody(req);
+    if (!c.book.csrfValid(s, form.get("csrf") ?? undefined)) { sendHtml(res, 403, messagePage("Refused", "The form's CSRF token is missing or wrong; nothing changed. Reload the page and try again.")); return; }
+    if (path === "/logout") { c.book.close(s.id); redirect(res, "/login", { "set-cookie": sessionCookie(COOKIE, "", 0) }); return; }
+    const full = show(c.deps, plan![1]!, CONSOLE_CALLER).plan_id;
+    await reject(c.deps, full, CONSOLE_CALLER);
+    redirect(res, `/plans/${encodeURIComponent(full)}?done=rejected`);
+    return;
+  }
+  if (plan && (plan[2] === "/approve/options" || plan[2] === "/approve")) {
+    if (!c.book.csrfValid(s, req.headers["x-csrf-token"] as string | undefined)) throw new Refusal(403, "The CSRF token is missing or wrong; nothing changed. Reload the page.");
+    if (!c.approve.take("approve")) throw new Refusal(429, "Too many approval attempts; wait a minute.");
+    const backend = passkeys(c);
+    const body = await jsonBody(req);
+    const full = show(c.deps, plan[1]!, CONSOLE_CALLER).plan_id;
+    if (plan[2] === "/approve/options") { sendJson(res, 200, await backend.approvalOptions(c.deps, c.rp, full)); return; }
+    const assertion = body.assertion;
+    if (assertion === null || typeof assertion !== "object") throw new Refusal(400, '"assertion" must be the browser\'s passkey assertion.');
+    const r = await backend.approveWithPasskey(c.deps, c.rp, full, shownSteps(body), assertion as AuthenticationResponseJSON, CONSOLE_CALLER);
+    sendJson(res, 200, { plan_id: r.plan_id, receipt: r.receipt, expires_at: r.expires_at, separation: r.separation, checkpoint: r.checkpoint });
+    return;
+  }
+  sendHtml(res, 404, messagePage("Not found", "No such page."));
+}
+
+/** Handles one request that passed the Host check. */
+export async function handleRoute(c: ConsoleContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const url = new URL(req.url ?? "/", "http://localhost");
+  const json = req.method === "POST" && (req.headers["content-type"] ?? "").startsWith("application/json");
+  try {
+    if (req.method === "POST" && !sameOrigin(req, c.port)) throw new Refusal(403, "Cross-origin request refused: the console accepts posts only from its own pages.");
+    if (!["GET", "HEAD", "POST"].includes(req.method ?? "")) throw new Refusal(405, "Only GET and POST.");
+    if (await openRoutes(c, req, res, url.pathname)) return;
+    const s = c.book.touch(cookieValue(req.headers.cookie, COOKIE));
+    if (s === null) {
+      if (req.method === "GET" || req.method === "HEAD") sendHtml(res, 401, messagePage("Log in", "Run `hostgate console` on this machine for a one-time login link.", false));
+      else throw new Refusal(401, "No session: run `hostgate console` for a one-time login link.");
+      return;
+    }
+    await sessionRoutes(c, req, res, url, s);
+  } catch (err) {
+    const status = err instanceof Refusal ? err.status : err instanceof HostgateError ? statusOf(err) : null;
+    if (status === null) throw err;
+    const message = err instanceof HostgateError ? say(err) : (err as Error).message;
+    if (json || req.method !== "POST") {
+      if (json) sendJson(res, status, { error: message, ...(err instanceof HostgateError ? { code: err.code } : {}) });
+      else sendHtml(res, status, messagePage(status === 404 ? "Not found" : "Refused", message));
+    } else sendHtml(res, status, messagePage("Refused", message));
+  }
+}
