@@ -73,10 +73,11 @@ export const CONSOLE_JS = `"use strict";
     return cred.toJSON();
   }
 
-  // Expiry countdowns: <time data-countdown="ISO">.
+  // Expiry countdowns: <time data-countdown="SECONDS LEFT when the daemon rendered the page"> (the daemon's clock, not the browser's).
+  var loaded = Date.now();
   function tick() {
     document.querySelectorAll("[data-countdown]").forEach(function (el) {
-      var left = Math.round((Date.parse(el.getAttribute("data-countdown")) - Date.now()) / 1000);
+      var left = Number(el.getAttribute("data-countdown")) - Math.round((Date.now() - loaded) / 1000);
       el.textContent = left <= 0 ? "expired" : Math.floor(left / 60) + " min " + (left % 60) + " s left";
     });
   }

@@ -8,7 +8,7 @@ import { h, raw, type Raw } from "../../core/console/html.ts";
 /** A whole page: `title` (text) and its body (markup built with `h`). `nav`: false on pages before a login. */
 export function page(title: string, body: Raw, nav = true): string {
   const links = nav ? h`<nav aria-label="Console"><a href="/">Pending</a><a href="/history">History</a><a href="/audit">Audit</a><a href="/separation">Separation</a></nav>` : raw("");
-  return `<!doctype html>\n${h`<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="referrer" content="no-referrer"><title>${title} · hostgate</title><link rel="stylesheet" href="/static/console.css"><script src="/static/console.js" defer></script></head><body><header><strong>hostgate approval console</strong> ${links}</header><main><h1>${title}</h1>${body}</main></body></html>`.html}`;
+  return `<!doctype html>\n${h`<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="referrer" content="same-origin"><title>${title} · hostgate</title><link rel="stylesheet" href="/static/console.css"><script src="/static/console.js" defer></script></head><body><header><strong>hostgate approval console</strong> ${links}</header><main><h1>${title}</h1>${body}</main></body></html>`.html}`;
 }
 
 /** A risk level as a labelled badge. */

@@ -50,6 +50,8 @@ export interface PlanPageOptions {
   passkeys: boolean;
   /** A message to show once (after a reject), or null. */
   notice: string | null;
+  /** The daemon's clock (ms): the countdown starts from the daemon's idea of the time left, not the browser's clock. */
+  now: number;
 }
 
 /** One plan: its facts, every step in full, an expiry countdown, and approve / reject while every step is planned. */
@@ -70,7 +72,7 @@ export function planPage(plan: ShowResult, opts: PlanPageOptions): string {
 <dl><dt>Plan</dt><dd class="mono">${plan.plan_id}</dd><dt>Risk</dt><dd>${riskBadge(plan.risk_level)} (${n === 1 ? "the step's" : "the highest of its steps"})</dd>
 <dt>Planned by</dt><dd>${who.client === null ? "an unnamed client" : `client "${who.client}" (its own claim)`}${who.uid === null ? "" : ` as uid ${who.uid}`}, planner ${who.planner ?? "unknown"}, at ${plan.created_at}</dd>
 <dt>Intent</dt><dd>${who.intent ?? "(none: explicit steps)"}</dd>
-<dt>Expires</dt><dd><time datetime="${expires}" data-countdown="${expires}">${expires}</time></dd></dl>
+<dt>Expires</dt><dd><time datetime="${expires}" data-countdown="${String(Math.max(0, Math.round((Date.parse(expires) - opts.now) / 1000)))}">${expires}</time></dd></dl>
 ${n > 1 ? h`<p>One approval covers all ${n} steps; they run in this order, each only after the one before it succeeded.</p>` : ""}
 ${actions}
 ${plan.steps.map((s) => stepSection(s, n))}`);

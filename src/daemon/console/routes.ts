@@ -148,6 +148,7 @@ async function openRoutes(c: ConsoleContext, req: IncomingMessage, res: ServerRe
       sendJson(res, 200, await passkeys(c).enrollmentOptions(c.deps, c.rp, approverName(body)));
       return true;
     }
+    if (!c.book.linkValid(token, "enroll")) throw new Refusal(403, refusal);
     const backend = passkeys(c);
     if (!c.book.consumeLink(token, "enroll")) throw new Refusal(403, refusal);
     const input = { name: approverName(body), registration: body.registration as RegistrationResponseJSON, ...(body.existing_assertion === undefined ? {} : { existing_assertion: body.existing_assertion as AuthenticationResponseJSON }) };
@@ -174,7 +175,7 @@ async function sessionRoutes(c: ConsoleContext, req: IncomingMessage, res: Serve
   if (plan && get) {
     if (plan[2] !== undefined) { sendHtml(res, 405, messagePage("Not allowed", "Approving and rejecting happen only by the page's buttons (POST); this GET changed nothing."), { allow: "POST" }); return; }
     const shown = show(c.deps, plan[1]!, CONSOLE_CALLER);
-    sendHtml(res, 200, planPage(shown, { csrf: s.csrf, passkeys: c.opts.passkeys !== null, notice: url.searchParams.get("done") === "rejected" ? "Rejected: no step of this plan can run." : null }));
+    sendHtml(res, 200, planPage(shown, { csrf: s.csrf, passkeys: c.opts.passkeys !== null, notice: url.searchParams.get("done") === "rejected" ? "Rejected: no step of this plan can run." : null, now }));
     return;
   }
   if (req.method !== "POST") { sendHtml(res, 404, messagePage("Not found", "No such page.")); return; }
