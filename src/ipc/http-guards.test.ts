@@ -106,3 +106,31 @@ describe("follow-ups from review", () => {
     expect(originAllowed("http://[::ffff:10.0.0.1]:3000", [])).toBe(false);
   });
 });
+
+describe("tokenEquals and readLimitedBody (shared by the MCP HTTP front, the console and tcp:// listeners)", () => {
+  it("tokenEquals compares whole tokens of any length", async () => {
+    const { tokenEquals } = await import("./http-guards.ts");
+    expect(tokenEquals("a".repeat(40), "a".repeat(40))).toBe(true);
+    expect(tokenEquals("a".repeat(40), "a".repeat(39))).toBe(false);
+    expect(tokenEquals("", "x")).toBe(false);
+  });
+
+  it("readLimitedBody reads up to the limit and refuses a larger declared or chunked body", async () => {
+    const { createServer, request } = await import("node:http");
+    const { readLimitedBody } = await import("./http-guards.ts");
+    const seen: unknown[] = [];
+    const server = createServer((req, res) => { void readLimitedBody(req, 10).then((r) => { seen.push(r); res.end(); }); });
+    await new Promise<void>((r) => { server.listen(0, "127.0.0.1", r); });
+    const port = (server.address() as { port: number }).port;
+    const send = (body: string, chunked: boolean) => new Promise<void>((resolve) => {
+      const req = request({ host: "127.0.0.1", port, method: "POST", headers: chunked ? { "transfer-encoding": "chunked" } : { "content-length": String(Buffer.byteLength(body)) } }, (res) => { res.resume(); res.on("end", resolve); });
+      req.on("error", () => { resolve(); });
+      req.end(body);
+    });
+    await send("\uFEFFhello", false);
+    await send("x".repeat(11), false);
+    await send("y".repeat(20), true);
+    server.close();
+    expect(seen).toEqual([{ ok: true, text: "hello" }, { ok: false, reason: "too_large" }, { ok: false, reason: "too_large" }]);
+  });
+});

@@ -9,6 +9,8 @@ import { ConfigSchema } from "../../src/config/schema.ts";
 import { composeDaemon } from "../../src/daemon/compose.ts";
 import { csrfOf, login, raw, startRig, type ConsoleRig } from "./harness.ts";
 import { mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -48,6 +50,36 @@ describe("console: off unless configured or asked for", () => {
   it("console_link is an admin-socket method: the agent side cannot mint a link", async () => {
     const r = await (rig.d.service.agent("model") as unknown as { call: (m: string, p: unknown) => Promise<{ ok: boolean; error?: { code: string } }> }).call("console_link", { purpose: "login" });
     expect(r.ok).toBe(false);
+  });
+});
+
+describe("console: the webhook notifier on a new plan", () => {
+  it("POSTs the plan's id, host, risk, summary and console URL, and the plan does not wait for a receiver that hangs", async () => {
+    const got: string[] = [];
+    let release: () => void = () => undefined;
+    const hold = new Promise<void>((r) => { release = r; });
+    const server = createServer((req, res) => {
+      let body = "";
+      req.on("data", (c: Buffer) => { body += c.toString(); });
+      req.on("end", () => { got.push(body); void hold.then(() => res.end()); });
+    });
+    await new Promise<void>((r) => { server.listen(0, "127.0.0.1", r); });
+    const hook = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+    const rig2 = await startRig({ config: { console: { enabled: true, port: 0, notify: { webhook_url: hook, timeout_ms: 30_000 } } } });
+    try {
+      const plan = await rig2.planWrites(["secret_value = 1\n"]);
+      // The plan answered while the receiver still holds its response: the notifier is never awaited.
+      await expect.poll(() => got.length).toBe(1);
+      const msg = JSON.parse(got[0]!) as Record<string, unknown>;
+      expect(Object.keys(msg).sort()).toEqual(["console_url", "host", "plan_id", "risk", "summary"]);
+      expect(msg).toMatchObject({ plan_id: plan.plan_id, host: "local", risk: "high", console_url: plan.steps[0]!.console_url });
+      expect(got[0]).not.toContain("secret_value");
+    } finally {
+      release();
+      server.closeAllConnections();
+      server.close();
+      await rig2.close();
+    }
   });
 });
 

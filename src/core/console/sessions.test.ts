@@ -1,0 +1,61 @@
+import { createHash } from "node:crypto";
+import { describe, expect, it } from "vitest";
+import { LINK_TTL_MS, RateLimiter, SESSION_MAX_MS, SessionBook } from "./sessions.ts";
+
+function book(idleMs = 60_000) {
+  let now = 1_000_000;
+  let n = 0;
+  const b = new SessionBook({ now: () => now, random: () => `secret-${++n}`, sha256Hex: (t) => createHash("sha256").update(t).digest("hex"), equals: (a, c) => a === c }, idleMs);
+  return { b, advance: (ms: number) => { now += ms; } };
+}
+
+describe("console sessions", () => {
+  it("a link works once, only for its purpose, and not after LINK_TTL_MS", () => {
+    const { b, advance } = book();
+    const login = b.mintLink("login");
+    expect(b.consumeLink(login.secret, "enroll")).toBe(false);
+    expect(b.linkValid(login.secret, "login")).toBe(true);
+    expect(b.consumeLink(login.secret, "login")).toBe(true);
+    expect(b.consumeLink(login.secret, "login")).toBe(false);
+    const late = b.mintLink("enroll");
+    advance(LINK_TTL_MS);
+    expect(b.consumeLink(late.secret, "enroll")).toBe(false);
+    expect(b.consumeLink("", "login")).toBe(false);
+  });
+
+  it("a session lives while used, ends after its idle time or SESSION_MAX_MS, and checks its CSRF token", () => {
+    const { b, advance } = book(60_000);
+    const s = b.open();
+    expect(s.id).not.toBe(s.csrf);
+    advance(59_000);
+    expect(b.touch(s.id)?.id).toBe(s.id);
+    advance(59_000);
+    expect(b.touch(s.id)?.id).toBe(s.id);
+    expect(b.csrfValid(s, s.csrf)).toBe(true);
+    expect(b.csrfValid(s, undefined)).toBe(false);
+    expect(b.csrfValid(s, "")).toBe(false);
+    expect(b.csrfValid(s, "other")).toBe(false);
+    advance(60_001);
+    expect(b.touch(s.id)).toBeNull();
+    const long = book(SESSION_MAX_MS * 2);
+    const t = long.b.open();
+    long.advance(SESSION_MAX_MS + 1);
+    expect(long.b.touch(t.id)).toBeNull();
+    expect(b.touch(undefined)).toBeNull();
+  });
+
+  it("logout ends the session", () => {
+    const { b } = book();
+    const s = b.open();
+    b.close(s.id);
+    expect(b.touch(s.id)).toBeNull();
+  });
+
+  it("the rate limiter allows `limit` per window per key", () => {
+    let now = 0;
+    const r = new RateLimiter(2, 1000, () => now);
+    expect([r.take("a"), r.take("a"), r.take("a"), r.take("b")]).toEqual([true, true, false, true]);
+    now = 1000;
+    expect(r.take("a")).toBe(true);
+  });
+});
