@@ -2,6 +2,7 @@ import { ProtocolError, Server } from "@modelcontextprotocol/server";
 import { findControlCharacter } from "../core/limits.ts";
 import type { DaemonClient } from "../ipc/client.ts";
 import { checkAnswer } from "./answer-check.ts";
+import { offerConsoleUrl } from "./console-elicit.ts";
 import { errorResult, META_UNTRUSTED } from "./result.ts";
 import type { ToolSpec } from "./tool-spec.ts";
 import type { HiddenTool } from "./toolsets.ts";
@@ -60,6 +61,8 @@ export function buildServer(tools: readonly ToolSpec[], client: DaemonClient, op
       // eslint-disable-next-line @typescript-eslint/no-deprecated
       const clientName = server.getClientVersion()?.name;
       const result = await tool.handler(request.params.arguments ?? {}, client, { ...(clientName ? { client_name: clientName } : {}), ...(session ? { session } : {}), signal: ctx.mcpReq.signal });
+      // Issue 23: the console URL of a new plan is also offered through URL-mode elicitation (never a receipt).
+      if (tool.name === "plan") offerConsoleUrl(server, result);
       return checkAnswer(tool, result);
     } catch (err) {
       return errorResult({ code: "internal_error", message: `The tool failed unexpectedly: ${(err as Error).message}` });

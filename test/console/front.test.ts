@@ -1,0 +1,62 @@
+/**
+ * Issue 23 through real processes: a `hostgate daemon` with `console.enabled` (port 0) in its own temp state,
+ * `hostgate console` / `hostgate console enroll` on its admin socket (no DISPLAY: the link is printed, no browser
+ * is started, nothing fails), and a `hostgate mcp` front whose MCP client declares URL-mode elicitation: the
+ * plan's console URL is offered through it, and the client's "accept" approves nothing.
+ */
+import { Client } from "@modelcontextprotocol/client";
+import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import { rmSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { rawIpc, startDaemon, type DaemonProcess } from "../helpers/daemon.ts";
+import { HOSTGATE_BIN, runHostgate } from "../helpers/hostgate.ts";
+
+let d: DaemonProcess;
+beforeAll(async () => { d = await startDaemon("backend:\n  type: mock\napproval:\n  same_user: allow\nconsole:\n  enabled: true\n  port: 0\n"); }, 30_000);
+afterAll(async () => { await d.stop(); rmSync(d.dir, { recursive: true, force: true }); });
+
+const noDisplay = { DISPLAY: "", WAYLAND_DISPLAY: "" };
+
+describe("hostgate console (admin socket)", () => {
+  it("prints a one-time login link on localhost and opens nothing without a display", async () => {
+    const r = await runHostgate(["console", "--socket", d.adminSocket], { env: { ...d.env, ...noDisplay } });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/Log in to the approval console with this one-time link .*\n\n {2}http:\/\/localhost:\d+\/login#[A-Za-z0-9_-]{43}\n/);
+    expect(r.stdout).not.toContain("browser");
+  });
+
+  it("console enroll prints a one-time enrollment link", async () => {
+    const r = await runHostgate(["console", "enroll", "--socket", d.adminSocket, "--no-open"], { env: { ...d.env, ...noDisplay } });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/Enroll a passkey .*\n\n {2}http:\/\/localhost:\d+\/enroll#[A-Za-z0-9_-]{43}\n/);
+  });
+
+  it("the agent socket cannot mint a link", async () => {
+    expect(await rawIpc(d.agentSocket, "console_link", { purpose: "login" })).toMatchObject({ ok: false, error: { code: "forbidden_method" } });
+  });
+});
+
+describe("URL-mode elicitation", () => {
+  it("offers the plan's console URL to a client that declared elicitation.url; its accept approves nothing", async () => {
+    const offered: Record<string, unknown>[] = [];
+    const client = new Client({ name: "elicit-e2e", version: "1.0.0" }, { capabilities: { elicitation: { url: {} } } });
+    client.setRequestHandler("elicitation/create", (req) => {
+      offered.push(req.params as Record<string, unknown>);
+      return { action: "accept" };
+    });
+    await client.connect(new StdioClientTransport({ command: process.execPath, args: [HOSTGATE_BIN, "mcp", "--config", d.configPath], env: { ...process.env, ...d.env, HOSTGATE_SOCKET: d.agentSocket } as Record<string, string>, stderr: "pipe" }));
+    try {
+      const r = await client.callTool({ name: "plan", arguments: { steps: [{ action: "WriteFile", params: { path: join(d.dir, "elicit.conf"), content: "x\n" } }] } });
+      const plan = r.structuredContent as { plan_id: string; steps: { transaction_id: string; console_url?: string }[] };
+      expect(plan.steps[0]!.console_url).toMatch(new RegExp(`^http://localhost:\\d+/plans/${plan.steps[0]!.transaction_id}$`));
+      await expect.poll(() => offered.length, { timeout: 10_000 }).toBe(1);
+      expect(offered[0]).toMatchObject({ mode: "url", url: plan.steps[0]!.console_url });
+      expect(String(offered[0]!.message)).toContain("does not approve anything");
+      const shown = await rawIpc(d.adminSocket, "show", { transaction_id: plan.plan_id }) as { result: { value: { steps: { state: string }[] } } };
+      expect(shown.result.value.steps.map((s) => s.state)).toEqual(["planned"]);
+    } finally {
+      await client.close();
+    }
+  }, 60_000);
+});
