@@ -12,6 +12,7 @@
  * Run: `npx tsx bench/console.ts`.
  */
 import { loadavg } from "node:os";
+import type { PlanResult } from "../src/ipc/protocol.ts";
 import { passkeysStandin } from "../test/support/passkeys-standin.ts";
 import { softAuthenticator } from "../test/support/soft-authenticator.ts";
 import { csrfOf, login, raw, startRig } from "../test/console/harness.ts";
@@ -33,7 +34,7 @@ const rig = await startRig({ passkeys: backend });
 try {
   // Real time for the session's idle clock is not needed: the rig's clock does not move during the run.
   const cookie = await login(rig);
-  const plans = [];
+  const plans: PlanResult[] = [];
   for (let i = 0; i < PENDING; i++) plans.push(await rig.planWrites([`line ${i}\n`.repeat(50)]));
   const time = async (f: () => Promise<unknown>): Promise<number> => { const t = performance.now(); await f(); return performance.now() - t; };
   const list: number[] = [];

@@ -28,7 +28,7 @@ describe("webhook notifier", () => {
     const got: { method?: string; type?: string; body: string }[] = [];
     const url = await receiver((req, body, res) => { got.push({ method: req.method, type: req.headers["content-type"], body }); res.end("ok"); });
     const lines: string[] = [];
-    await webhookNotifier({ webhook_url: url, timeout_ms: 2000 }, (l) => lines.push(l)).planCreated({ ...notice, ...({ receipt: "hgr_secret", preview: "body" } as object) } as typeof notice);
+    await webhookNotifier({ webhook_url: url, timeout_ms: 2000 }, (l) => lines.push(l)).planCreated({ ...notice, ...({ receipt: "hgr_secret", preview: "body" } as object) });
     expect(got).toHaveLength(1);
     expect(got[0]!.method).toBe("POST");
     expect(got[0]!.type).toBe("application/json");

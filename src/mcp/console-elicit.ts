@@ -18,6 +18,8 @@ export function consoleUrlOfPlan(result: ToolResult): string | null {
 
 /** Whether the connected client declared URL-mode elicitation. */
 export function clientTakesUrlElicitation(server: Server): boolean {
+  // The initialize-scoped capabilities: URL elicitation exists only on 2025-era connections (see offerConsoleUrl).
+  // eslint-disable-next-line @typescript-eslint/no-deprecated
   const caps = server.getClientCapabilities() as { elicitation?: { url?: unknown } } | undefined;
   return caps?.elicitation?.url !== undefined;
 }
@@ -32,6 +34,8 @@ export function offerConsoleUrl(server: Server, result: ToolResult): void {
   if (url === null || !clientTakesUrlElicitation(server)) return;
   const planId = (result.structuredContent as { plan_id?: unknown }).plan_id;
   try {
+    // The push-style request of 2025-era connections (stdio); a 2026-07-28 request throws, caught below.
+    // eslint-disable-next-line @typescript-eslint/no-deprecated
     void server.elicitInput({
       mode: "url",
       elicitationId: globalThis.crypto.randomUUID(),

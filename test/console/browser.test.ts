@@ -50,7 +50,11 @@ async function shot(page: Page, name: string): Promise<void> {
 /** axe-core's serious and critical violations on the page (run through CDP evaluation: the page's CSP stays on). */
 async function seriousViolations(page: Page): Promise<string[]> {
   await page.evaluate(AXE);
-  const v = await page.evaluate(async () => (await (globalThis as unknown as { axe: { run: (d: Document) => Promise<{ violations: { id: string; impact: string | null; nodes: unknown[] }[] }> } }).axe.run(document)).violations);
+  type Axe = { run: (context: unknown) => Promise<{ violations: { id: string; impact: string | null; nodes: unknown[] }[] }> };
+  const v = await page.evaluate(async () => {
+    const g = globalThis as unknown as { axe: Axe; document: unknown };
+    return (await g.axe.run(g.document)).violations;
+  });
   return v.filter((x) => x.impact === "serious" || x.impact === "critical").map((x) => `${x.id} (${x.nodes.length})`);
 }
 

@@ -129,7 +129,7 @@ describe("console: who may talk to it", () => {
     for (const path of ["/enroll/options", "/enroll/finish"]) {
       const r = await raw(rig.port, "POST", path, { headers: { origin: rig.origin, "content-type": "application/json" }, body: JSON.stringify({ name: "alice", token: "" }) });
       expect(r.status).toBe(403);
-      expect(JSON.parse(r.body).error).toContain("hostgate console enroll");
+      expect((JSON.parse(r.body) as { error: string }).error).toContain("hostgate console enroll");
     }
   });
 
@@ -184,7 +184,7 @@ describe("console: nothing changes a plan but the page's own posts", () => {
     expect((await post({})).status).toBe(403);
     const r = await post({ "x-csrf-token": csrf });
     expect(r.status).toBe(503);
-    expect(JSON.parse(r.body).error).toContain("hostgate approve");
+    expect((JSON.parse(r.body) as { error: string }).error).toContain("hostgate approve");
     expect(await stateOf(plan.plan_id)).toEqual(["planned"]);
   });
 });

@@ -42,10 +42,10 @@ describe("URL-mode elicitation", () => {
     const offered: Record<string, unknown>[] = [];
     const client = new Client({ name: "elicit-e2e", version: "1.0.0" }, { capabilities: { elicitation: { url: {} } } });
     client.setRequestHandler("elicitation/create", (req) => {
-      offered.push(req.params as Record<string, unknown>);
+      offered.push(req.params);
       return { action: "accept" };
     });
-    await client.connect(new StdioClientTransport({ command: process.execPath, args: [HOSTGATE_BIN, "mcp", "--config", d.configPath], env: { ...process.env, ...d.env, HOSTGATE_SOCKET: d.agentSocket } as Record<string, string>, stderr: "pipe" }));
+    await client.connect(new StdioClientTransport({ command: process.execPath, args: [HOSTGATE_BIN, "mcp", "--config", d.configPath], env: { ...process.env, ...d.env, HOSTGATE_SOCKET: d.agentSocket }, stderr: "pipe" }));
     try {
       const r = await client.callTool({ name: "plan", arguments: { steps: [{ action: "WriteFile", params: { path: join(d.dir, "elicit.conf"), content: "x\n" } }] } });
       const plan = r.structuredContent as { plan_id: string; steps: { transaction_id: string; console_url?: string }[] };

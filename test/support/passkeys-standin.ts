@@ -12,7 +12,6 @@ import {
 } from "@simplewebauthn/server";
 import { approve } from "../../src/app/approve.ts";
 import type { DaemonDeps } from "../../src/app/deps.ts";
-import type { Caller } from "../../src/core/caller.ts";
 import { HostgateError } from "../../src/core/errors.ts";
 import type { PasskeyBackend, RelyingParty, ShownStep } from "../../src/daemon/console/passkey-backend.ts";
 
@@ -51,7 +50,7 @@ export function passkeysStandin(): PasskeyBackend & { credentials: Map<string, {
       }
       return { creation, existing };
     },
-    enrollmentFinish: async (_deps, rp, input, _caller: Caller) => {
+    enrollmentFinish: async (_deps, rp, input) => {
       const expected = regChallenges.get(input.name);
       regChallenges.delete(input.name);
       if (expected === undefined) throw new HostgateError("invalid_params", "No enrollment was started for this name.");

@@ -28,7 +28,9 @@ function part(v: unknown): string {
   if (v instanceof Raw) return v.html;
   if (Array.isArray(v)) return v.map(part).join("");
   if (v === null || v === undefined || v === false) return "";
-  return text(String(v));
+  if (typeof v === "string") return text(v);
+  if (typeof v === "number" || typeof v === "boolean" || typeof v === "bigint") return text(v.toString());
+  return text(JSON.stringify(v) ?? "");
 }
 
 /** Tagged template: literal parts are markup, every `${value}` is escaped unless it is {@link Raw}. */
