@@ -11,16 +11,20 @@
  *
  * What the command gets (the same as the bwrap recipe in confine.ts, by other means):
  * - new mount, PID, IPC, UTS and cgroup namespaces, and a network namespace with only `lo` (--unshare-net);
- * - the host's whole mount tree made read-only recursively (mount_setattr(2), Linux 5.12+), private; writable
- *   tmpfs on each --tmpfs directory; an empty read-only tmpfs on each --hide-dir; /dev/null on each
- *   --hide-file (symlinks resolved first, missing paths skipped); a minimal /dev (null zero full random
- *   urandom tty, pts, shm: the host's block devices, kmsg, mem… are not there); the host's /proc stays visible read-only (ps, ss);
+ * - the host's whole mount tree made read-only, nosuid and nodev recursively (mount_setattr(2), Linux 5.12+),
+ *   private; writable tmpfs on each --tmpfs directory; each --hide-dir and --hide-file hidden by what it is on
+ *   the host (a directory: an empty read-only tmpfs; any other file: /dev/null; symlinks resolved first,
+ *   missing paths skipped); a minimal /dev (null zero full random urandom tty, pts, shm: the host's block
+ *   devices, kmsg, mem… are not there); the host's /proc stays visible read-only (ps, ss): another process's
+ *   /proc/<pid>/{root,cwd,fd,environ,mem} stays out of reach because the command is in a user namespace of
+ *   its own (the kernel's ptrace access check, commoncap, wants the same namespace or CAP_SYS_PTRACE in it);
  * - uid/gid U/G with supplementary groups --groups, no capabilities (bounding set emptied), no_new_privs, then a
  *   user namespace of its own (mapping only U and G; the helper's root parent writes the maps), so commands of
  *   other runs, which share the uid, cannot ptrace or read each other's /proc/<pid> (the kernel refuses
  *   ptrace across user namespaces without CAP_SYS_PTRACE);
- * - a new session (setsid: no terminal injection) and the seccomp filter given in --seccomp (hex bytes of a
- *   struct sock_filter[], core/sandbox/seccomp.ts) loaded just before exec;
+ * - no inherited descriptor but 0, 1 and 2; a new session (setsid: no terminal injection) and the seccomp
+ *   filter given in --seccomp (hex bytes of a struct sock_filter[], core/sandbox/seccomp.ts: no namespaces,
+ *   keyrings, foreign ABIs…, and no network sockets without a grant) loaded just before exec;
  * - with --pids-cgroup: a pids cgroup of its own, DIR/run-<helper pid> (made, capped at --pids-max, removed
  *   after; DIR is made when missing, and empty leftovers of helpers that were killed are removed), so the
  *   process limit counts this command's processes only (RLIMIT_NPROC counts every process of the uid on the
@@ -50,6 +54,7 @@
 #include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -68,6 +73,8 @@
 #endif
 #define HG_AT_RECURSIVE 0x8000
 #define HG_MOUNT_ATTR_RDONLY 0x1
+#define HG_MOUNT_ATTR_NOSUID 0x2
+#define HG_MOUNT_ATTR_NODEV 0x4
 struct hg_mount_attr { uint64_t attr_set, attr_clr, propagation, userns_fd; };
 
 #define MAX_PATHS 64
@@ -122,6 +129,29 @@ static void parse_seccomp(const char *hex) {
   filter_len = (unsigned short)(len / 16);
 }
 
+/**
+ * `--groups G1,G2…`: at most 32 decimal gids, none 0 (root's group), no empty item. Parsed in place of a copy
+ * of the value: an earlier fixed buffer cut a long value short, so "000…0004" became gid 0 (review finding 3).
+ */
+static void parse_groups(const char *v) {
+  const char *p = v;
+  if (*v == '\0') { errno = 0; die("--groups needs gids separated by commas"); }
+  for (;;) {
+    const char *comma = strchr(p, ',');
+    size_t len = comma ? (size_t)(comma - p) : strlen(p);
+    char item[16];
+    if (len == 0 || len >= sizeof item) { errno = 0; die("--groups needs gids separated by commas, got \"%s\"", v); }
+    memcpy(item, p, len);
+    item[len] = '\0';
+    if (n_groups >= 32) { errno = 0; die("--groups: at most 32"); }
+    gid_t g = (gid_t)number("--groups", item);
+    if (g == 0) { errno = 0; die("--groups must not hold gid 0 (root's group)"); }
+    opt_groups[n_groups++] = g;
+    if (!comma) break;
+    p = comma + 1;
+  }
+}
+
 static int parse(int argc, char **argv) {
   int i = 1;
   for (; i < argc; i++) {
@@ -139,14 +169,8 @@ static int parse(int argc, char **argv) {
     else if (strcmp(a, "--seccomp") == 0) parse_seccomp(v);
     else if (strcmp(a, "--pids-cgroup") == 0) { const char *l[1]; int n = 0; add_path(l, &n, a, v); opt_pids_cgroup = v; }
     else if (strcmp(a, "--pids-max") == 0) opt_pids_max = number(a, v);
-    else if (strcmp(a, "--groups") == 0) {
-      char buf[512];
-      snprintf(buf, sizeof buf, "%s", v);
-      for (char *save, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-        if (n_groups >= 32) { errno = 0; die("--groups: at most 32"); }
-        opt_groups[n_groups++] = (gid_t)number(a, t);
-      }
-    } else { errno = 0; die("unknown option %s", a); }
+    else if (strcmp(a, "--groups") == 0) parse_groups(v);
+    else { errno = 0; die("unknown option %s", a); }
   }
   if (opt_uid == (uid_t)-1 || opt_gid == (gid_t)-1 || opt_uid == 0 || opt_gid == 0) { errno = 0; die("--uid and --gid (not 0) are required"); }
   if ((opt_pids_cgroup == NULL) != (opt_pids_max == 0)) { errno = 0; die("--pids-cgroup and --pids-max (not 0) go together"); }
@@ -160,11 +184,37 @@ static void write_file(const char *path, const char *text) {
   close(fd);
 }
 
-/** A path with its symlinks resolved when it exists and has type `type` (S_IFDIR/S_IFREG), else NULL. */
-static const char *existing(const char *p, mode_t type, char *buf) {
+/**
+ * Hides `p` from the command: its symlinks resolved, a directory gets an empty read-only tmpfs over it, any other
+ * file (whatever --hide-dir or --hide-file said: a path's type is the host's, not the caller's guess) the
+ * sandbox's /dev/null, read-only. A missing path is skipped; any other failure to resolve it ends the run
+ * (fail closed: an earlier version skipped a path of the other type and left it visible, review finding 4).
+ */
+static void hide(const char *p) {
+  char buf[PATH_MAX];
   struct stat st;
-  if (!realpath(p, buf) || stat(buf, &st) != 0 || (st.st_mode & S_IFMT) != type) return NULL;
-  return buf;
+  if (!realpath(p, buf)) {
+    if (errno == ENOENT || errno == ENOTDIR) return;
+    die("resolve %s", p);
+  }
+  if (stat(buf, &st) != 0) die("stat %s", buf);
+  if (S_ISDIR(st.st_mode)) {
+    if (mount("tmpfs", buf, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=0755,size=4k") != 0) die("hide %s", buf);
+  } else if (mount("/dev/null", buf, NULL, MS_BIND, NULL) != 0 || mount(NULL, buf, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NOEXEC, NULL) != 0) {
+    die("hide %s", buf);
+  }
+}
+
+/** Like hide() for a --tmpfs directory: a writable tmpfs (sticky, like /tmp) when it exists as a directory. */
+static void scratch(const char *p) {
+  char buf[PATH_MAX];
+  struct stat st;
+  if (!realpath(p, buf)) {
+    if (errno == ENOENT || errno == ENOTDIR) return;
+    die("resolve %s", p);
+  }
+  if (stat(buf, &st) != 0 || !S_ISDIR(st.st_mode)) return;
+  if (mount("tmpfs", buf, "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777") != 0) die("mount tmpfs on %s", buf);
 }
 
 static void drop_bounding_set(void) {
@@ -210,25 +260,19 @@ static void loopback_up(void) {
 
 /** The filesystem view (see the header), as root in the new mount namespace. */
 static void setup_mounts(void) {
-  char cwd[PATH_MAX], buf[PATH_MAX];
+  char cwd[PATH_MAX];
   if (!getcwd(cwd, sizeof cwd)) strcpy(cwd, "/");
   if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0) die("make the mount tree private");
-  struct hg_mount_attr ro = { .attr_set = HG_MOUNT_ATTR_RDONLY };
+  // Read-only, and no device nodes or set-id bits anywhere in the host's tree (as bubblewrap's --ro-bind): a
+  // device node outside /dev (a container's rootfs, a mistake) opened with the host's permissions, e.g. a
+  // mode-0666 node of the root disk (review finding 2). The sandbox's own /dev (below) is a new mount.
+  struct hg_mount_attr ro = { .attr_set = HG_MOUNT_ATTR_RDONLY | HG_MOUNT_ATTR_NOSUID | HG_MOUNT_ATTR_NODEV };
   if (syscall(SYS_mount_setattr, AT_FDCWD, "/", HG_AT_RECURSIVE, &ro, sizeof ro) != 0) die("make the mount tree read-only (mount_setattr, Linux 5.12+)");
-  for (int i = 0; i < n_hide_files; i++) {
-    const char *p = existing(hide_files[i], S_IFREG, buf);
-    if (!p) continue;
-    if (mount("/dev/null", p, NULL, MS_BIND, NULL) != 0 || mount(NULL, p, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY, NULL) != 0) die("hide %s", p);
-  }
-  for (int i = 0; i < n_hide_dirs; i++) {
-    const char *p = existing(hide_dirs[i], S_IFDIR, buf);
-    if (p && mount("tmpfs", p, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=0755,size=4k") != 0) die("hide %s", p);
-  }
-  for (int i = 0; i < n_tmpfs; i++) {
-    const char *p = existing(tmpfs_dirs[i], S_IFDIR, buf);
-    if (p && mount("tmpfs", p, "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777") != 0) die("mount tmpfs on %s", p);
-  }
+  // /dev first: hidden files are bound to its /dev/null (the host's is on a mount that is nodev now).
   make_dev();
+  for (int i = 0; i < n_hide_files; i++) hide(hide_files[i]);
+  for (int i = 0; i < n_hide_dirs; i++) hide(hide_dirs[i]);
+  for (int i = 0; i < n_tmpfs; i++) scratch(tmpfs_dirs[i]);
   // Re-enter the working directory by its path: a reference taken before the mounts would still see what a
   // hidden directory holds.
   if (chdir(cwd) != 0 && chdir("/") != 0) die("chdir /");
@@ -305,6 +349,19 @@ static void pids_cgroup_make(char *run, size_t size) {
   write_file(path, max);
 }
 
+/**
+ * No descriptor but 0, 1 and 2 reaches the command: close_range(2) (Linux 5.9+), else each one up to the open
+ * files limit (an earlier version ignored close_range failing, so on an older kernel every inherited
+ * descriptor reached the command: review finding 5).
+ */
+static void close_inherited(void) {
+  if (syscall(SYS_close_range, 3U, ~0U, 0) == 0) return;
+  struct rlimit rl;
+  if (getrlimit(RLIMIT_NOFILE, &rl) != 0) die("getrlimit");
+  rlim_t top = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > (1 << 20) ? (1 << 20) : rl.rlim_max;
+  for (rlim_t fd = 3; fd < top; fd++) close((int)fd);
+}
+
 /** The time limit: killing the namespace's init ends every process in it (kill(2) is async-signal-safe). */
 static void on_alarm(int sig) {
   (void)sig;
@@ -313,9 +370,12 @@ static void on_alarm(int sig) {
 
 int main(int argc, char **argv) {
   int first = parse(argc, argv);
-  syscall(SYS_close_range, 3U, ~0U, 0);
+  close_inherited();
   if (geteuid() != 0) { errno = 0; die("must run as root (it drops to --uid itself)"); }
-  prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+  // Dies with its parent (the daemon's shell, an SSH session); a parent already gone before this line is seen
+  // by the changed parent pid (review finding 6).
+  pid_t parent = getppid();
+  if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0 || getppid() != parent) { errno = 0; die("the caller is gone"); }
   char run_cg[PATH_MAX] = "";
   if (opt_pids_cgroup) pids_cgroup_make(run_cg, sizeof run_cg);
   int ready[2], go[2];
@@ -355,6 +415,15 @@ int main(int argc, char **argv) {
     if (write(go[1], &c, 1) != 1) die("release the sandbox");
   }
   for (;;) {
+    // Wait without reaping first: until init is reaped its pid cannot be reused, so the alarm can never kill
+    // another process that got the number (review finding 7); then the alarm is off and init is reaped.
+    siginfo_t si;
+    if (waitid(P_PID, (id_t)init, &si, WEXITED | WNOWAIT) != 0) {
+      if (errno == EINTR) continue;
+      die("wait");
+    }
+    alarm(0);
+    init_pid = 0;
     int st;
     pid_t p = waitpid(init, &st, 0);
     if (p == init) {

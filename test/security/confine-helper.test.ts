@@ -5,7 +5,7 @@
  * the local sandbox and red-team suites, which run under it (sandbox.test.ts, sandbox-attack.test.ts).
  */
 import { spawnSync } from "node:child_process";
-import { chmodSync, chownSync, copyFileSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
+import { chmodSync, chownSync, copyFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { buildConfineHelper, confineHelperUnsafeReason } from "../../src/adapters/confine-helper.ts";
@@ -40,6 +40,12 @@ describe.skipIf(missing !== null)("the hostgate-confine helper (issue 19)", () =
       [[...base, "--"], /no command after --/],
       [[...base, "--timeout"], /--timeout: missing value/],
       [[...base, "--pids-cgroup", "/sys/fs/cgroup/pids/x", "--", "true"], /--pids-cgroup and --pids-max \(not 0\) go together/],
+      // Review finding 3: the value was copied into a 512-byte buffer and cut short, so a long run of zeros
+      // before a gid became gid 0 (root's group: files of mode 640 root:root were read). Now refused, as are
+      // gid 0 itself and empty items.
+      [[...base, "--groups", `${"0".repeat(520)}4,27`, "--", "true"], /--groups needs gids separated by commas, got "0{20}/],
+      [[...base, "--groups", "4,0", "--", "true"], /--groups must not hold gid 0 \(root's group\)/],
+      [[...base, "--groups", "4,,27", "--", "true"], /--groups needs gids separated by commas, got "4,,27"/],
     ];
     for (const [args, message] of cases) {
       const r = run(args);
@@ -65,6 +71,28 @@ describe.skipIf(missing !== null)("the hostgate-confine helper (issue 19)", () =
     expect(r.status).toBe(128 + 9);
     expect(r.ms).toBeLessThan(10_000);
     expect(spawnSync("pgrep", ["-f", `sleep ${tag}`]).status).toBe(1);
+  });
+
+  it("hides a path by what it is on the host, whichever option named it (review finding 4)", () => {
+    // Before: --hide-file skipped a directory and --hide-dir a file (wrong type), leaving them visible.
+    const dir = mkdtempSync("/var/lib/hg-confine-hide-");
+    dirs.push(dir);
+    chmodSync(dir, 0o755);
+    mkdirSync(join(dir, "d"), { mode: 0o755 });
+    writeFileSync(join(dir, "d", "in-dir"), "DIRSECRET\n", { mode: 0o644 });
+    writeFileSync(join(dir, "f"), "FILESECRET\n", { mode: 0o644 });
+    const r = run([...base, "--hide-file", join(dir, "d"), "--hide-dir", join(dir, "f"), "--", "sh", "-c", `cat ${dir}/d/in-dir ${dir}/f; ls -A ${dir}/d; echo done`]);
+    expect(r.stdout, r.stderr).toMatch(/done\n$/);
+    expect(r.stdout).not.toMatch(/DIRSECRET|FILESECRET|in-dir/);
+  });
+
+  it("hands the command no descriptor but 0, 1 and 2 (review finding 5)", () => {
+    // Held on this kernel before the review too (close_range exists); the fallback for kernels without it is
+    // in the helper's close_inherited().
+    const r = spawnSync(helper, [...base, "--", "sh", "-c", "ls /proc/self/fd"], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe", "pipe", "pipe"] });
+    expect(r.status, r.stderr).toBe(0);
+    // ls's own directory fd is the fourth entry.
+    expect(r.stdout.split("\n").filter(Boolean).map(Number).sort((a, b) => a - b)).toEqual([0, 1, 2, 3]);
   });
 
   it("runs from the daemon only when root alone can change it", () => {

@@ -185,6 +185,47 @@ describe.skipIf(missing !== null).each(missing === null ? localMechanisms() : []
     }
   });
 
+  // FINDING (medium: kernel attack surface), FIXED (review of the helper, docs/security/confine-helper-review.md):
+  // a confined command could make a user namespace of its own and, without exec, held every capability in it:
+  // CAP_SYS_ADMIN for mounts and hostnames, CAP_NET_ADMIN over a fresh network namespace (nf_tables), the path
+  // of most recent local privilege escalations. Before, `unshare` returned 0 and sethostname/mount succeeded
+  // (under both mechanisms), and with a network grant no seccomp filter ran at all. Now the filter refuses
+  // CLONE_NEW* in unshare/clone (clone3: ENOSYS), keyrings and personality changes, whatever the grant.
+  it("cannot make namespaces of its own, use kernel keyrings or change its personality, with or without network", async () => {
+    const sb = await deps.sandboxes.forHost({ key: "local", executor: deps.local, target: { host: "localhost", port: 0 } });
+    const nr = { unshare: 272, sethostname: 170, mount: 165, keyctl: 250 };
+    const attack = [
+      `perl -e '$r = syscall(${nr.unshare}, 0x10000000|0x00020000|0x04000000); print "unshare=$r\n"; if ($r == 0) { my $h = "pwned"; print "sethostname=", syscall(${nr.sethostname}, $h, 5), "\n"; my ($s, $t, $f) = ("none", "/tmp", "tmpfs"); print "mount=", syscall(${nr.mount}, $s, $t, $f, 0, 0), "\n" } print "keyctl=", syscall(${nr.keyctl}, 0, -4, 0), "\n"'`,
+      "unshare -U true && echo unshare-command-ran",
+      "setarch -R true && echo personality-changed",
+      // Threads still start (libc falls back from clone3 to clone).
+      `perl -e 'print "fork-ok\n" if defined(my $p = fork) or die; exit 0 unless $p; wait'`,
+    ].join("; ");
+    for (const network of ["none", "any"] as const) {
+      const wrapped = confine(["sh", "-c", attack], sb, { network, timeout_sec: 10, run_id: `attack-ns-${rand}` });
+      const r = await deps.local.exec({ target: { host: "localhost", port: 0 }, command: wrapped.command, timeout_ms: 20_000, max_output_bytes: 65_536 });
+      expect(r.stdout, `${network}: ${r.stderr}`).toContain("unshare=-1\n");
+      expect(r.stdout).not.toMatch(/sethostname=0|mount=0|unshare-command-ran|personality-changed/);
+      expect(r.stdout).toContain("keyctl=-1\n");
+      expect(r.stdout).toContain("fork-ok\n");
+    }
+  });
+
+  // FINDING (medium where such a node exists), FIXED under hostgate-confine (bubblewrap's binds were nodev
+  // already): the helper made the host's tree read-only but not nodev, so a device node outside /dev (a
+  // container's rootfs, an admin's mistake) opened with the host's permissions: nobody wrote forged lines into
+  // the kernel log through a mode-0666 /dev/kmsg node. Now the whole tree is nodev and nosuid too.
+  it("a device node outside /dev opens nothing: no forged kernel log line through a planted kmsg node", async () => {
+    const dir = mkdtempSync("/srv/hg-attack-dev-");
+    made.push(dir);
+    chmodSync(dir, 0o755);
+    expect(spawnSync("mknod", ["-m", "0666", join(dir, "kmsg"), "c", "1", "11"]).status).toBe(0);
+    const r = await run(`echo HGFORGED${rand} > ${dir}/kmsg && echo wrote`);
+    expect(r.stdout).not.toContain("wrote");
+    expect(r.stderr).toMatch(/Permission denied/);
+    expect(spawnSync("dmesg", { encoding: "utf8" }).stdout).not.toContain(`HGFORGED${rand}`);
+  });
+
   // FINDING (low-medium), FIXED: under bubblewrap only the daemon enforced the time limit (it kills the process
   // group); when the daemon died or an SSH connection dropped before the kill channel ran, a confined command
   // ran on as nobody. Now `timeout --foreground -s KILL <sec>` runs before setpriv in the wrapper (killing the

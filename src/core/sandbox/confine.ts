@@ -13,6 +13,9 @@
  *   own (only `lo`; the host's abstract Unix sockets are out of reach) and a seccomp filter that allows only
  *   AF_UNIX and AF_NETLINK sockets (seccomp.ts), so path sockets (D-Bus: `systemctl`) still work; systemd-run
  *   uses RestrictAddressFamilies/IPAddressDeny;
+ * - whatever the network, a seccomp filter (bubblewrap and hostgate-confine) that refuses namespaces of its own
+ *   (a user namespace would hold every capability over the kernel's namespaced surface), kernel keyrings,
+ *   userfaultfd, bpf, perf events, io_uring and foreign ABIs (seccomp.ts); systemd-run has RestrictNamespaces=;
  * - its own PID namespace (bubblewrap) or unit (systemd): when the command ends, is cancelled or times out,
  *   everything it started ends with it, `setsid` children included.
  *
@@ -27,7 +30,7 @@
  * systemd.exec(5) and systemd.resource-control(5); bwrap options from bwrap(1).
  */
 import { shellJoin, shellQuote } from "../inventory/target.ts";
-import { hasSeccompFilter, noNetworkFilter, printfOctal } from "./seccomp.ts";
+import { hasSeccompFilter, printfOctal, sandboxFilter } from "./seccomp.ts";
 
 /**
  * How a host confines an unapproved command: `hostgate-confine` (the in-tree helper, native/confine-helper.c:
@@ -328,6 +331,17 @@ export function confine(argv: readonly string[], sb: HostSandbox, o: ConfineOpti
 }
 
 /**
+ * The seccomp filter of a confined command (seccomp.ts), whatever the network grant: no namespaces, keyrings,
+ * userfaultfd, bpf, perf events or foreign ABIs; without network also only local sockets (`netlink` alone with
+ * the host's network view). Null on an architecture without a filter (the namespaces and the read-only view
+ * still hold; the review lists what that leaves: docs/security/confine-helper-review.md).
+ */
+function commandFilter(arch: string, network: NetworkGrant, hostView: boolean): Uint8Array | null {
+  if (!hasSeccompFilter(arch)) return null;
+  return sandboxFilter(arch, { sockets: network !== "none" ? "all" : hostView ? "netlink" : "local" });
+}
+
+/**
  * The wrapper of the hostgate-confine mechanism: the rlimits and the memory cgroup by the shell's builtins, as
  * for bubblewrap (see `bwrapCommand`), then one exec of the helper, which makes the namespaces, the read-only
  * view, the hidden paths (it resolves their symlinks and skips missing ones), drops to `nobody` with the log
@@ -336,7 +350,7 @@ export function confine(argv: readonly string[], sb: HostSandbox, o: ConfineOpti
 function helperCommand(argv: readonly string[], sb: HostSandbox, o: ConfineOptions): ConfinedCommand {
   const f = sb.facts;
   const hostView = o.network === "none" && o.host_network_view === true && hasSeccompFilter(f.arch);
-  const filter = o.network === "none" && hasSeccompFilter(f.arch) ? noNetworkFilter(f.arch, { unix: !hostView }) : null;
+  const filter = commandFilter(f.arch, o.network, hostView);
   const nobody = unprivileged(f);
   // Its own pids cgroup where the host has one (the process limit then counts this command alone), else
   // RLIMIT_NPROC as under bubblewrap.
@@ -365,7 +379,7 @@ function helperCommand(argv: readonly string[], sb: HostSandbox, o: ConfineOptio
 function bwrapCommand(argv: readonly string[], sb: HostSandbox, o: ConfineOptions): ConfinedCommand {
   const f = sb.facts;
   const hostView = o.network === "none" && o.host_network_view === true && hasSeccompFilter(f.arch);
-  const filter = o.network === "none" && hasSeccompFilter(f.arch) ? noNetworkFilter(f.arch, { unix: !hostView }) : null;
+  const filter = commandFilter(f.arch, o.network, hostView);
   const fixed = [
     "--ro-bind", "/", "/", "--dev", "/dev", "--ro-bind", "/proc", "/proc", "--tmpfs", "/tmp", "--tmpfs", "/var/tmp",
     "--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
