@@ -1,6 +1,7 @@
 import { spawnSync } from "node:child_process";
 import { chmodSync, chownSync, closeSync, constants, existsSync, fchmodSync, fchownSync, fsyncSync, lstatSync, mkdirSync, openSync, readFileSync, realpathSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
 import { basename, delimiter, dirname, join } from "node:path";
+import { untrustedWriter } from "../core/service/tree-trust.ts";
 
 /**
  * The file side of `hostgate setup`: reading a client's config file, writing it back atomically after a
@@ -66,8 +67,11 @@ function checkComponents(path: string): string | null {
     } catch {
       return null; // nothing below a missing component exists yet: setup creates it, as root, under a root-owned parent
     }
+    // The rule of core/service/tree-trust.ts (sticky directories like /tmp allowed, as sshd); only the
+    // directories' modes matter here: the file itself is replaced, not written in place.
+    const why = untrustedWriter({ path: cur, uid: st.uid, gid: st.gid, mode: st.mode & 0o7777, dir: st.isDirectory() }, { sticky: "allow" });
     if (st.uid !== 0) return `${cur} belongs to uid ${st.uid}: setup as root does not write under another user's files; run it as that user (sudo -u '#${st.uid}' hostgate setup …)`;
-    if (st.isDirectory() && (st.mode & 0o022) !== 0 && (st.mode & 0o1000) === 0) return `${cur} is writable by other users (mode ${(st.mode & 0o7777).toString(8)}): setup as root does not write there; run it as the user the file is for`;
+    if (st.isDirectory() && why !== null) return `${cur} is writable by other users (mode ${(st.mode & 0o7777).toString(8)}): setup as root does not write there; run it as the user the file is for`;
   }
   return null;
 }

@@ -2,6 +2,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, lstatSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { untrustedWriter } from "../core/service/tree-trust.ts";
 
 /**
  * The hostgate-confine helper (native/confine-helper.c): the sandbox of an unapproved command on the daemon's
@@ -59,8 +60,10 @@ export function buildConfineHelper(out: string, opts: { cc?: string } = {}): str
 
 /**
  * Why root must not run the helper at `path`, or null when it may: the file and every directory above it must
- * be owned by root and writable by no one else (the daemon runs it as root for every unapproved command:
- * DESIGN.md, "Root never follows a path a user or model can shape"). `path` must be absolute.
+ * be owned by root and writable by no one else, sticky directories included (core/service/tree-trust.ts
+ * `untrustedWriter` with `sticky: "refuse"`; the daemon runs it as root for every unapproved command: DESIGN.md,
+ * "Root never follows a path a user or model can shape"), and none of them a symbolic link. `path` must be
+ * absolute. Checked once when the daemon composes its hosts (daemon/hosts.ts), not per command.
  */
 export function confineHelperUnsafeReason(path: string): string | null {
   if (!path.startsWith("/")) return `${path} is not an absolute path`;
@@ -75,9 +78,9 @@ export function confineHelperUnsafeReason(path: string): string | null {
   if ((st.mode & 0o111) === 0) return `${p} is not executable`;
   for (;;) {
     const s = lstatSync(p);
-    if (s.uid !== 0) return `${p} is owned by uid ${s.uid}, not root`;
-    if ((s.mode & 0o022) !== 0) return `${p} is writable by its group or others (mode ${(s.mode & 0o7777).toString(8)})`;
     if (s.isSymbolicLink()) return `${p} is a symbolic link`;
+    const why = untrustedWriter({ path: p, uid: s.uid, gid: s.gid, mode: s.mode & 0o7777, dir: s.isDirectory() }, { sticky: "refuse" });
+    if (why !== null) return `${p} is ${why}${s.uid !== 0 ? ", not root" : ` (mode ${(s.mode & 0o7777).toString(8)})`}`;
     if (p === "/") return null;
     p = dirname(p);
   }
