@@ -5,13 +5,15 @@
  * mechanism: `bwrap` (timeout → setpriv → bwrap) and `hostgate-confine` (the in-tree helper, compiled here
  * from native/confine-helper.c), interleaved round by round so a loaded machine slows all alike. `--ideas`
  * adds variants measured for the record only (not shipped): the bwrap chain without its `timeout`, the
- * helper linked dynamically, and the helper keeping the host's network namespace.
+ * helper linked dynamically, and the helper keeping the host's network namespace. `--before REF` adds the
+ * helper compiled from native/confine-helper.c as it was at git REF, with the same options, so a change's
+ * before and after are measured in one run at the same load.
  * Prints ONE JSON object: per variant wall p50/p95 and CPU per command (user + system of the waited
  * children, from /proc/self/stat, in ms: the steadier figure on a shared machine), and each one's added p50
  * and CPU over plain. CPU the kernel spends in its own workers (a network namespace's teardown) is not seen.
  */
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { LocalExecutor } from "../src/adapters/exec-local.ts";
@@ -22,6 +24,9 @@ import { confine } from "../src/core/sandbox/confine.ts";
 
 const rounds = Number(process.argv.slice(2).find((a) => /^\d+$/.test(a)) ?? 200);
 const ideas = process.argv.includes("--ideas");
+const beforeAt = process.argv.indexOf("--before");
+const beforeRef = beforeAt > 0 ? process.argv[beforeAt + 1] : undefined;
+if (beforeAt > 0 && (beforeRef === undefined || !/^[\w./~^-]+$/.test(beforeRef))) throw new Error("--before needs a git ref, e.g. --before main");
 const pct = (xs: number[], p: number): number => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(p * xs.length))]!;
 const r2 = (x: number): number => Math.round(x * 100) / 100;
 /** CPU time of this process's waited-for children, in ms (clock ticks of 10 ms). */
@@ -44,6 +49,13 @@ try {
     bwrap: confine(["sh", "-c", "true"], bwrap, opts).command,
     "hostgate-confine": confine(["sh", "-c", "true"], confined, opts).command,
   };
+  if (beforeRef !== undefined) {
+    const src = join(dir, "before.c");
+    const old = join(dir, "hostgate-confine-before");
+    writeFileSync(src, execFileSync("git", ["show", `${beforeRef}:native/confine-helper.c`]));
+    execFileSync("cc", ["-O2", "-static", "-o", old, src]);
+    commands[`hostgate-confine at ${beforeRef}`] = commands["hostgate-confine"]!.replace(helper, old);
+  }
   if (ideas) {
     const dynamic = join(dir, "hostgate-confine-dynamic");
     execFileSync("cc", ["-O2", "-o", dynamic, confineHelperSource()!]);
