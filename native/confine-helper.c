@@ -167,7 +167,14 @@ static int parse(int argc, char **argv) {
     else if (strcmp(a, "--hide-dir") == 0) add_path(hide_dirs, &n_hide_dirs, a, v);
     else if (strcmp(a, "--hide-file") == 0) add_path(hide_files, &n_hide_files, a, v);
     else if (strcmp(a, "--seccomp") == 0) parse_seccomp(v);
-    else if (strcmp(a, "--pids-cgroup") == 0) { const char *l[1]; int n = 0; add_path(l, &n, a, v); opt_pids_cgroup = v; }
+    else if (strcmp(a, "--pids-cgroup") == 0) {
+      // Short enough that DIR/run-<pid>/cgroup.procs fits the PATH_MAX buffers it is written into (no cut path).
+      if (strlen(v) > 512) { errno = 0; die("--pids-cgroup: at most 512 bytes"); }
+      const char *l[1];
+      int n = 0;
+      add_path(l, &n, a, v);
+      opt_pids_cgroup = v;
+    }
     else if (strcmp(a, "--pids-max") == 0) opt_pids_max = number(a, v);
     else if (strcmp(a, "--groups") == 0) parse_groups(v);
     else { errno = 0; die("unknown option %s", a); }

@@ -44,6 +44,7 @@ describe.skipIf(missing !== null)("the hostgate-confine helper (issue 19)", () =
       // before a gid became gid 0 (root's group: files of mode 640 root:root were read). Now refused, as are
       // gid 0 itself and empty items.
       [[...base, "--groups", `${"0".repeat(520)}4,27`, "--", "true"], /--groups needs gids separated by commas, got "0{20}/],
+      [[...base, "--pids-cgroup", `/sys/fs/cgroup/pids/${"x".repeat(600)}`, "--pids-max", "9", "--", "true"], /--pids-cgroup: at most 512 bytes/],
       [[...base, "--groups", "4,0", "--", "true"], /--groups must not hold gid 0 \(root's group\)/],
       [[...base, "--groups", "4,,27", "--", "true"], /--groups needs gids separated by commas, got "4,,27"/],
     ];
