@@ -7,7 +7,8 @@
  * adds variants measured for the record only (not shipped): the bwrap chain without its `timeout`, the
  * helper linked dynamically, and the helper keeping the host's network namespace. `--before REF` adds the
  * helper compiled from native/confine-helper.c as it was at git REF, with the same options, so a change's
- * before and after are measured in one run at the same load.
+ * before and after are measured in one run at the same load (a helper without `--scope-unix` gets the
+ * `--unshare-net` it used instead).
  * Prints ONE JSON object: per variant wall p50/p95 and CPU per command (user + system of the waited
  * children, from /proc/self/stat, in ms: the steadier figure on a shared machine), and each one's added p50
  * and CPU over plain. CPU the kernel spends in its own workers (a network namespace's teardown) is not seen.
@@ -54,7 +55,9 @@ try {
     const old = join(dir, "hostgate-confine-before");
     writeFileSync(src, execFileSync("git", ["show", `${beforeRef}:native/confine-helper.c`]));
     execFileSync("cc", ["-O2", "-static", "-o", old, src]);
-    commands[`hostgate-confine at ${beforeRef}`] = commands["hostgate-confine"]!.replace(helper, old);
+    // An older helper lacks --scope-unix: it isolated abstract sockets with a network namespace (--unshare-net).
+    const knows = execFileSync("git", ["show", `${beforeRef}:native/confine-helper.c`], { encoding: "utf8" }).includes("--scope-unix");
+    commands[`hostgate-confine at ${beforeRef}`] = commands["hostgate-confine"]!.replace(helper, old).replace(knows ? /$^/ : " --scope-unix ", " --unshare-net ");
   }
   if (ideas) {
     const dynamic = join(dir, "hostgate-confine-dynamic");

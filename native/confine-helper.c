@@ -5,12 +5,16 @@
  * file at build or test time (src/adapters/confine-helper.ts); the wrapper shell still sets the rlimits and
  * joins the memory cgroup with builtins before it execs this.
  *
- *   hostgate-confine --uid U --gid G [--groups G1,G2] [--timeout SEC] [--unshare-net] [--tmpfs DIR]...
+ *   hostgate-confine --uid U --gid G [--groups G1,G2] [--timeout SEC] [--unshare-net | --scope-unix] [--tmpfs DIR]...
  *                    [--hide-dir DIR]... [--hide-file FILE]... [--seccomp HEX]
  *                    [--pids-cgroup DIR --pids-max N] -- PROGRAM ARGS...
  *
  * What the command gets (the same as the bwrap recipe in confine.ts, by other means):
- * - new mount, PID, IPC, UTS and cgroup namespaces, and a network namespace with only `lo` (--unshare-net);
+ * - new mount, PID, IPC, UTS and cgroup namespaces, and a network namespace with only `lo` (--unshare-net); or
+ *   (--scope-unix) the host's network namespace with a Landlock scope (ABI 6+, Linux 6.12+) that keeps the host's
+ *   abstract Unix sockets out of reach, what the network namespace was for when the seccomp filter already
+ *   refuses IP sockets: no namespace to create and tear down (≈ 1.4 ms of CPU a command here), and `ss` sees
+ *   the host; where Landlock cannot, the network namespace is made instead;
  * - the host's whole mount tree made read-only, nosuid and nodev recursively (mount_setattr(2), Linux 5.12+),
  *   private; writable tmpfs on each --tmpfs directory; each --hide-dir and --hide-file hidden by what it is on
  *   the host (a directory: an empty read-only tmpfs; any other file: /dev/null; symlinks resolved first,
@@ -71,6 +75,12 @@
 #ifndef SYS_close_range
 #define SYS_close_range 436
 #endif
+#define HG_SYS_landlock_create_ruleset 444
+#define HG_SYS_landlock_restrict_self 446
+#define HG_LANDLOCK_CREATE_RULESET_VERSION 1
+#define HG_LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET 0x1
+/** struct landlock_ruleset_attr as of Landlock ABI 6 (linux/landlock.h). */
+struct hg_ruleset_attr { uint64_t handled_access_fs, handled_access_net, scoped; };
 #define HG_AT_RECURSIVE 0x8000
 #define HG_MOUNT_ATTR_RDONLY 0x1
 #define HG_MOUNT_ATTR_NOSUID 0x2
@@ -86,6 +96,7 @@ static unsigned opt_timeout = 0;
 static const char *opt_pids_cgroup = NULL;
 static unsigned long opt_pids_max = 0;
 static int opt_net = 0;
+static int opt_scope_unix = 0;
 static const char *tmpfs_dirs[MAX_PATHS], *hide_dirs[MAX_PATHS], *hide_files[MAX_PATHS];
 static int n_tmpfs = 0, n_hide_dirs = 0, n_hide_files = 0;
 static struct sock_filter filter[256];
@@ -158,6 +169,7 @@ static int parse(int argc, char **argv) {
     const char *a = argv[i];
     if (strcmp(a, "--") == 0) { i++; break; }
     if (strcmp(a, "--unshare-net") == 0) { opt_net = 1; continue; }
+    if (strcmp(a, "--scope-unix") == 0) { opt_scope_unix = 1; continue; }
     if (i + 1 >= argc) { errno = 0; die("%s: missing value (or unknown option)", a); }
     const char *v = argv[++i];
     if (strcmp(a, "--uid") == 0) opt_uid = (uid_t)number(a, v);
@@ -292,6 +304,24 @@ static void drop_capabilities(void) {
   if (syscall(SYS_capset, &h, d) != 0) die("drop capabilities");
 }
 
+/** The running kernel's Landlock ABI version (0: none; 6+ can scope abstract Unix sockets). */
+static int landlock_abi(void) {
+  long v = syscall(HG_SYS_landlock_create_ruleset, NULL, 0, HG_LANDLOCK_CREATE_RULESET_VERSION);
+  return v < 0 ? 0 : (int)v;
+}
+
+/**
+ * --scope-unix, in the command's process (after no_new_privs): a Landlock domain whose only rule is the scope
+ * of abstract Unix sockets, so the command can connect to none made outside it (the host's daemons), while
+ * path sockets (D-Bus) still work by their file permissions. Fails closed.
+ */
+static void scope_abstract_unix(void) {
+  struct hg_ruleset_attr attr = { .scoped = HG_LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET };
+  int fd = (int)syscall(HG_SYS_landlock_create_ruleset, &attr, sizeof attr, 0);
+  if (fd < 0 || syscall(HG_SYS_landlock_restrict_self, fd, 0) != 0) die("scope abstract Unix sockets (Landlock)");
+  close(fd);
+}
+
 static int exit_status(int st) {
   return WIFEXITED(st) ? WEXITSTATUS(st) : WIFSIGNALED(st) ? 128 + WTERMSIG(st) : 125;
 }
@@ -318,6 +348,7 @@ static int init_main(char **cmd, int ready_fd, int go_fd) {
   if (cmd_pid < 0) die("fork");
   if (cmd_pid == 0) {
     if (setsid() < 0) die("setsid");
+    if (opt_scope_unix) scope_abstract_unix();
     if (filter_len > 0) {
       struct sock_fprog prog = { .len = filter_len, .filter = filter };
       if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0) != 0) die("load the seccomp filter");
@@ -386,6 +417,9 @@ int main(int argc, char **argv) {
   // by the changed parent pid (review finding 6).
   pid_t parent = getppid();
   if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0 || getppid() != parent) { errno = 0; die("the caller is gone"); }
+  // Without Landlock's abstract-socket scope (Linux < 6.12, or Landlock off) the same isolation comes from a
+  // network namespace of its own, as with --unshare-net.
+  if (opt_scope_unix && landlock_abi() < 6) { opt_scope_unix = 0; opt_net = 1; }
   char run_cg[PATH_MAX] = "";
   if (opt_pids_cgroup) pids_cgroup_make(run_cg, sizeof run_cg);
   int ready[2], go[2];

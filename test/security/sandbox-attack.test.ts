@@ -111,7 +111,8 @@ describe.skipIf(missing !== null).each(missing === null ? localMechanisms() : []
   // AF_UNIX (systemctl needs D-Bus) and bubblewrap kept the host's network namespace (for ss), so a sandboxed
   // command reached every *abstract* Unix socket on the host: they have no file permissions, only whoever
   // listens decides (cf. containerd-shim, CVE-2020-15257). A root daemon listening on one talked to nobody.
-  // Now network `none` is also a network namespace of its own (--unshare-net): abstract names are per namespace.
+  // Now network `none` is also a network namespace of its own (bwrap --unshare-net): abstract names are per
+  // namespace; hostgate-confine gets the same from a Landlock scope (--scope-unix, Linux 6.12+; else the namespace).
   it("cannot reach a root daemon's abstract Unix socket without a network grant", async () => {
     let connections = 0;
     const server: Server = createServer((s) => { connections++; s.end(`ROOTDAEMON${rand}\n`); });

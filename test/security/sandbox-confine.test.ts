@@ -161,7 +161,7 @@ describe("quoting: the command reaches the sandboxed shell unchanged", () => {
     const w = confine(["true"], helperSb, { network: "none", timeout_sec: 7, run_id: "q", hide_dirs: [dir] });
     expect(spawnSync("/bin/sh", ["-c", w.command]).status).toBe(0);
     const words = readFileSync(out).toString("utf8").split("\0").join(" ");
-    expect(words).toContain("--uid 65534 --gid 65534 --groups 4 --timeout 7 --unshare-net --tmpfs /tmp --tmpfs /var/tmp");
+    expect(words).toContain("--uid 65534 --gid 65534 --groups 4 --timeout 7 --scope-unix --tmpfs /tmp --tmpfs /var/tmp");
     // A pids cgroup per command where the host has cgroup v1's pids hierarchy, instead of RLIMIT_NPROC.
     expect(w.command).toContain("ulimit -u 256");
     const withPids = confine(["true"], chooseSandbox(facts({ programs: { confine_helper: stub }, pidscg: { dir: "/sys/fs/cgroup/pids/x" } })), { network: "none", timeout_sec: 7, run_id: "q" }).command;
@@ -174,6 +174,7 @@ describe("quoting: the command reaches the sandboxed shell unchanged", () => {
     spawnSync("/bin/sh", ["-c", confine(["true"], helperSb, { network: "none", timeout_sec: 0, run_id: "q", host_network_view: true }).command]);
     const view = readFileSync(out).toString("utf8").split("\0").join(" ");
     expect(view).not.toContain("--unshare-net");
+    expect(view).not.toContain("--scope-unix");
     expect(view).not.toContain("--timeout");
     expect(view).toContain(`--seccomp ${Buffer.from(noNetworkFilter("x86_64", { unix: false })).toString("hex")} `);
   });

@@ -10,7 +10,8 @@
  *   `/root` and `/run/user`, hostgate's own state, configuration and key directories replaced by empty ones,
  *   `/etc/shadow`, `/etc/gshadow` and `/etc/ssh/*_key` replaced by `/dev/null`, a minimal `/dev`;
  * - no network unless a policy grants it (`network`): bubblewrap gives the command a network namespace of its
- *   own (only `lo`; the host's abstract Unix sockets are out of reach) and a seccomp filter that allows only
+ *   own (only `lo`; the host's abstract Unix sockets are out of reach; hostgate-confine scopes them with
+ *   Landlock instead where the kernel can, and keeps the host's namespace) and a seccomp filter that allows only
  *   AF_UNIX and AF_NETLINK sockets (seccomp.ts), so path sockets (D-Bus: `systemctl`) still work; systemd-run
  *   uses RestrictAddressFamilies/IPAddressDeny;
  * - whatever the network, a seccomp filter (bubblewrap and hostgate-confine) that refuses namespaces of its own
@@ -359,7 +360,10 @@ function helperCommand(argv: readonly string[], sb: HostSandbox, o: ConfineOptio
     "--uid", String(nobody.uid), "--gid", String(nobody.gid), ...pids,
     ...(f.log_groups.length > 0 ? ["--groups", f.log_groups.map((g) => g.gid).join(",")] : []),
     ...(o.timeout_sec > 0 ? ["--timeout", String(o.timeout_sec)] : []),
-    ...(o.network === "none" && !hostView ? ["--unshare-net"] : []),
+    // Network `none`: the filter refuses every IP family; the host's abstract Unix sockets are cut by a Landlock
+    // scope (the helper falls back to a network namespace of its own where the kernel has none). Without a
+    // filter (another architecture) the namespace does it all.
+    ...(o.network === "none" && !hostView ? [filter ? "--scope-unix" : "--unshare-net"] : []),
     "--tmpfs", "/tmp", "--tmpfs", "/var/tmp",
     ...[...EMPTY_DIRS, ...(o.hide_dirs ?? [])].flatMap((d) => ["--hide-dir", d]),
     ...[...NULL_FILES, ...(o.hide_files ?? [])].flatMap((p) => ["--hide-file", p]),
