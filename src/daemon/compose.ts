@@ -167,7 +167,7 @@ export async function composeDaemon(config: Config, opts: ComposeOptions): Promi
   composedDeps = deps;
   await consoleFeature.autostart().catch((err: unknown) => { announce(`warning: the approval console did not start: ${(err as Error).message}`); });
   const reverts = revertTimer(deps, local.state, announce);
-  deps.scheduleRevert = reverts.schedule;
+  deps.scheduleRevert = (deadline) => { reverts.schedule(deadline); };
   const startPass = reverts.start().catch((err: unknown) => { announce(`start-up revert pass failed: ${(err as Error).message}`); return []; });
   return {
     reverts: startPass,

@@ -116,6 +116,8 @@ export const PreviewSchema = z.object({
   intended: z.unknown().optional(),
   /** Loud warnings for a human (e.g. essential packages removed), also in `text`; part of the output schema (issue 14). */
   warnings: z.array(z.string()).optional(),
+  /** A step that reverts unless confirmed (issue 24): the daemon restores the prior state this long after apply unless `hostgate confirm` arrives. */
+  confirm: z.object({ window_s: z.number().describe("Seconds after apply") }).optional(),
 });
 
 const StepRequestSchema = z.object({ action: z.string().min(1).max(128), params: z.record(z.string(), z.unknown()).default({}) }).strict();

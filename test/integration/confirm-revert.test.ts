@@ -70,7 +70,7 @@ const setMarker = defineMutatingAction({
     },
   },
 });
-const catalogue: readonly Action[] = [...CATALOGUE, setMarker as Action];
+const catalogue: readonly Action[] = [...CATALOGUE, setMarker];
 
 async function daemon(stateDir: string, window?: number): Promise<ComposedDaemon> {
   process.env.HOSTGATE_STATE_DIR = stateDir;
@@ -193,7 +193,8 @@ describe("confirm-or-auto-revert with the daemon's clock", () => {
       expect(d.service.deps.transactions().get(results[0]!.transaction_id)!.state).toBe("succeeded");
       const admin = d.service.admin("human");
       const none = await admin.call("confirm", { transaction_id: results[0]!.transaction_id });
-      expect(none.ok ? null : none.error).toMatchObject({ code: "not_awaiting_confirm", hint: expect.stringMatching(/Nothing to do/) });
+      expect(none.ok ? null : none.error.code).toBe("not_awaiting_confirm");
+      expect(none.ok ? null : none.error.hint).toMatch(/Nothing to do/);
       const unknown = await admin.call("confirm", { transaction_id: "00000000-0000-4000-8000-000000000000" });
       expect(unknown.ok ? null : unknown.error.code).toBe("unknown_transaction");
       const junk = await admin.call("confirm", { transaction_id: "yes" });
