@@ -1,9 +1,10 @@
-import { closeSync, constants as fsConstants, fchmodSync, fchownSync, fstatSync, fsyncSync, ftruncateSync, readFileSync, writeSync, type Stats } from "node:fs";
+import { closeSync, constants as fsConstants, fchmodSync, fchownSync, fstatSync, fsyncSync, ftruncateSync, openSync, readFileSync, writeSync, type Stats } from "node:fs";
 import { basename, dirname } from "node:path";
 import type { ExecResult } from "../core/exec.ts";
 import { HostgateError } from "../core/errors.ts";
 import type { Hasher } from "../ports/hasher.ts";
 import type { HostMutator, RemoveFileOptions, SignalName, WriteFileOptions } from "../ports/host-mutator.ts";
+import { procSysPath, SYSCTL_KEY } from "../core/host/sysctl-key.ts";
 import type { RunOptions } from "../ports/host-probe.ts";
 import { nodeCrypto } from "./crypto-node.ts";
 import { HeldDirectory } from "./held-directory.ts";
@@ -195,6 +196,23 @@ export class LinuxHostMutator implements HostMutator {
       return { size: st.size };
     } finally {
       held.close();
+    }
+  }
+
+  writeSysctl(key: string, value: string): Promise<void> {
+    if (!SYSCTL_KEY.test(key)) return Promise.reject(new HostgateError("invalid_params", `${JSON.stringify(key)} is not a sysctl key (dotted words such as net.ipv4.ip_forward).`));
+    if (/[\n\0]/.test(value)) return Promise.reject(new HostgateError("invalid_params", "A sysctl value is one line."));
+    const path = procSysPath(key);
+    let fd: number | undefined;
+    try {
+      fd = openSync(path, fsConstants.O_WRONLY | fsConstants.O_NOFOLLOW);
+      writeSync(fd, `${value}\n`);
+      return Promise.resolve();
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === "EINVAL") return Promise.reject(new HostgateError("invalid_params", `The kernel refused ${JSON.stringify(value)} for ${key}.`, { hint: "Give a value of the form the key shows now (GetSysctl / sysctl -n).", cause: err }));
+      return Promise.reject(osError(err, `Setting ${key}`));
+    } finally {
+      if (fd !== undefined) closeSync(fd);
     }
   }
 

@@ -15,6 +15,7 @@ interface Row {
   receipt_hash: string | null; receipt_expires_at: number | null; receipt_consumed_at: number | null; result: string | null; error: string | null;
   planner: string | null; intent: string | null; separation: string | null; preview_salt: string | null;
   plan_id: string | null; plan_seq: number | null;
+  revert_prior: string | null; confirm_deadline: number | null; confirmed_at: number | null; confirmed_by: string | null;
 }
 
 /** Thrown inside a SQLite transaction to roll it back: one step of a plan did not move. */
@@ -46,6 +47,9 @@ function toTx(r: Row): Transaction {
     separation: r.separation as Transaction["separation"],
     result: r.result === null ? null : JSON.parse(r.result),
     error: r.error === null ? null : (JSON.parse(r.error) as Transaction["error"]),
+    confirm_deadline: r.confirm_deadline,
+    confirmed_at: r.confirmed_at,
+    confirmed_by: r.confirmed_by,
   };
 }
 
@@ -182,12 +186,51 @@ export class SqliteTransactionStore implements TransactionStore {
     // Plan order in the same statement: no earlier step of the plan may be anything but succeeded.
     return this.db.prepare(`UPDATE transactions SET state = 'executing', receipt_consumed_at = ?, updated_at = ?
       WHERE id = ? AND state = 'approved' AND receipt_hash = ? AND receipt_consumed_at IS NULL AND receipt_expires_at > ?
-        AND NOT EXISTS (SELECT 1 FROM transactions AS e WHERE e.plan_id = transactions.plan_id AND e.plan_seq < transactions.plan_seq AND e.state != 'succeeded')`).run(now, now, id, receiptHash, now).changes === 1;
+        AND NOT EXISTS (SELECT 1 FROM transactions AS e WHERE e.plan_id = transactions.plan_id AND e.plan_seq < transactions.plan_seq AND e.state NOT IN ('succeeded', 'awaiting_confirm'))`).run(now, now, id, receiptHash, now).changes === 1;
   }
 
   finish(id: string, state: "succeeded" | "failed" | "unknown", result: unknown, error: { code: string; message: string } | null, now: number): boolean {
     return this.db.prepare("UPDATE transactions SET state = ?, result = ?, error = ?, updated_at = ? WHERE id = ? AND state = 'executing'")
       .run(state, result === undefined ? null : JSON.stringify(result), error === null ? null : JSON.stringify(error), now, id).changes === 1;
+  }
+
+  recordPrior(id: string, prior: unknown, now: number): boolean {
+    return this.db.prepare("UPDATE transactions SET revert_prior = ?, updated_at = ? WHERE id = ? AND state = 'executing'").run(JSON.stringify(prior ?? null), now, id).changes === 1;
+  }
+
+  priorOf(id: string): { prior: unknown } | undefined {
+    const row = this.db.prepare("SELECT revert_prior FROM transactions WHERE id = ?").get(id) as { revert_prior: string | null } | undefined;
+    return row?.revert_prior == null ? undefined : { prior: JSON.parse(row.revert_prior) };
+  }
+
+  awaitConfirm(id: string, result: unknown, deadline: number, now: number): boolean {
+    return this.db.prepare("UPDATE transactions SET state = 'awaiting_confirm', result = ?, confirm_deadline = ?, updated_at = ? WHERE id = ? AND state = 'executing' AND revert_prior IS NOT NULL")
+      .run(result === undefined ? null : JSON.stringify(result), deadline, now, id).changes === 1;
+  }
+
+  confirm(id: string, by: string, now: number): boolean {
+    return this.db.prepare("UPDATE transactions SET state = 'succeeded', confirmed_at = ?, confirmed_by = ?, updated_at = ? WHERE id = ? AND state = 'awaiting_confirm' AND confirm_deadline > ?")
+      .run(now, by, now, id, now).changes === 1;
+  }
+
+  claimRevert(id: string, now: number): boolean {
+    return this.db.prepare("UPDATE transactions SET state = 'reverting', updated_at = ? WHERE id = ? AND state = 'awaiting_confirm'").run(now, id).changes === 1;
+  }
+
+  finishRevert(id: string, state: "reverted" | "unknown", error: { code: string; message: string } | null, now: number): boolean {
+    return this.db.prepare("UPDATE transactions SET state = ?, error = ?, updated_at = ? WHERE id = ? AND state = 'reverting'")
+      .run(state, error === null ? null : JSON.stringify(error), now, id).changes === 1;
+  }
+
+  dueReverts(dueBy?: number): Transaction[] {
+    const due = dueBy === undefined ? "state = 'awaiting_confirm'" : "(state = 'awaiting_confirm' AND confirm_deadline <= ?)";
+    const args = dueBy === undefined ? [] : [dueBy];
+    return (this.db.prepare(`SELECT * FROM transactions WHERE ${due} OR state = 'reverting' ORDER BY confirm_deadline, id`).all(...args) as Row[]).map(toTx);
+  }
+
+  nextConfirmDeadline(): number | null {
+    const row = this.db.prepare("SELECT MIN(confirm_deadline) AS d FROM transactions WHERE state = 'awaiting_confirm'").get() as { d: number | null };
+    return row.d;
   }
 
   expire(id: string, now: number): boolean {
@@ -196,6 +239,8 @@ export class SqliteTransactionStore implements TransactionStore {
 
   recoverInterrupted(now: number): string[] {
     return this.db.transaction(() => {
+      // A step with a recorded prior state is restored (its confirm window ends now) instead of left unknown.
+      this.db.prepare("UPDATE transactions SET state = 'awaiting_confirm', confirm_deadline = ?, updated_at = ? WHERE state = 'executing' AND revert_prior IS NOT NULL").run(now, now);
       const ids = (this.db.prepare("SELECT id FROM transactions WHERE state = 'executing'").all() as { id: string }[]).map((r) => r.id);
       this.db.prepare(`UPDATE transactions SET state = 'unknown', updated_at = ?, error = '{"code":"interrupted","message":"The daemon stopped while this step ran; its outcome is unknown. Check the host before planning it again."}' WHERE state = 'executing'`).run(now);
       return ids;

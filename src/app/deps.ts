@@ -96,6 +96,10 @@ export interface DaemonDeps {
   console?: ApprovalConsole;
   /** Who is told of each new plan (config console.notify), absent when nobody is. */
   notifier?: PlanNotifier;
+  /** Confirm window of a step that reverts unless confirmed, in seconds (config `approval.confirm_window_s`; default 120). */
+  confirm_window_s?: number;
+  /** Arms the daemon's revert timer for a confirm deadline (ms since the epoch); absent in daemons composed without it. */
+  scheduleRevert?: (deadline: number) => void;
   /** Approval policy (core/approval.ts): whether same-user approvals (separation none) are allowed. */
   approval: { same_user: SameUserPolicy };
   /** The controlling terminal (tty_nr, 0 = none) of a local process, from /proc/<pid>/stat; null when unknown. */

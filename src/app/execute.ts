@@ -1,11 +1,12 @@
 import { canonicalJson } from "../core/audit/canonical.ts";
+import { revertApplies } from "../core/catalogue/action.ts";
 import { findAction } from "../core/catalogue/index.ts";
 import { needsRoot } from "../core/catalogue/needs.ts";
 import { errorBody, HostgateError, toHostgateError } from "../core/errors.ts";
 import { redactDeep } from "../core/redact.ts";
 import { planOrderProblem } from "../core/transaction/plan-order.ts";
 import { isReceiptShaped } from "../core/transaction/receipt.ts";
-import { effectiveState, type Transaction } from "../core/transaction/transaction.ts";
+import { DEFAULT_CONFIRM_WINDOW_S, effectiveState, type Transaction } from "../core/transaction/transaction.ts";
 import { EXECUTE_EXAMPLE, type ExecuteInput, type ExecuteResult, type StepResult } from "../ipc/protocol.ts";
 import { audit, checkpointRef } from "./audit-log.ts";
 import { actorOf, type Caller } from "../core/caller.ts";
@@ -20,7 +21,8 @@ type Step = ExecuteInput["steps"][number];
 
 /** One mutation at a time: the preview is re-computed and applied under this lock, so nothing races it. */
 let lock: Promise<unknown> = Promise.resolve();
-function underLock<T>(fn: () => Promise<T>): Promise<T> {
+/** Runs `fn` under the one mutation lock (execute's applies and the daemon's reverts, app/revert.ts). */
+export function underLock<T>(fn: () => Promise<T>): Promise<T> {
   const run = lock.then(fn, fn);
   lock = run.catch(() => undefined);
   return run;
@@ -65,6 +67,11 @@ function receiptProblem(deps: DaemonDeps, tx: Transaction, receiptHash: string):
     });
   }
   return null;
+}
+
+/** A captured prior state as stored: JSON only (undefined → null). */
+function redactFree(prior: unknown): unknown {
+  return prior === undefined ? null : JSON.parse(JSON.stringify(prior)) as unknown;
 }
 
 /** The shape of a transaction id (crypto.randomUUID). */
@@ -118,10 +125,10 @@ async function runStep(deps: DaemonDeps, step: Step, caller: Caller, planReceipt
     }
     // How the host is reached (issue 20): named by the intent and the result entries; undefined on `local`.
     let via: ReturnType<typeof viaOf>;
-    const fail = async (err: HostgateError, refused: boolean): Promise<StepResult> => {
+    const fail = async (err: HostgateError, refused: boolean, forced?: "unknown"): Promise<StepResult> => {
       const error = errorBody(err);
       // A step that timed out may still be changing the host: its outcome is unknown, never "failed and safe".
-      const state = !refused && err.code === "timeout" ? "unknown" : "failed";
+      const state = forced ?? (!refused && err.code === "timeout" ? "unknown" : "failed");
       deps.transactions().finish(tx.id, state, null, { code: err.code, message: err.message }, deps.clock.now());
       await audit(deps.audit(), refused ? "execute.refused" : "execute.result", actor, { transaction_id: tx.id, action: tx.action_name, host: tx.host, status: state, code: err.code, message: err.message, separation, via }).catch(() => undefined);
       return { ...base, status: refused ? "refused" : "failed", output: null, error, duration_ms: deps.clock.now() - started, separation };
@@ -141,16 +148,45 @@ async function runStep(deps: DaemonDeps, step: Step, caller: Caller, planReceipt
     } catch (err) {
       return fail(toHostgateError(err), true);
     }
+    // Confirm-or-auto-revert (issue 24): the prior state is captured and stored before anything changes.
+    const reverts = action.access === "mutating" && action.revert !== undefined && revertApplies(action, tx.params) ? action.revert : null;
+    if (reverts) {
+      try {
+        deps.transactions().recordPrior(tx.id, redactFree(await reverts.capture(tx.params, host.ctx)), deps.clock.now());
+      } catch (err) {
+        return fail(toHostgateError(err), true);
+      }
+    }
     try {
       let timer: NodeJS.Timeout | undefined;
       const timeout = new Promise<never>((_, reject) => { timer = setTimeout(() => { reject(new HostgateError("timeout", `${tx.action_name} did not finish within ${APPLY_TIMEOUT_MS / 1000} s.`)); }, APPLY_TIMEOUT_MS); });
       const run = action.access === "mutating" ? action.apply(tx.params, host.ctx, fresh.preview) : action.run(tx.params, host.ctx);
       const output: unknown = redactDeep(await Promise.race([run, timeout]).finally(() => { clearTimeout(timer); })).value;
+      if (reverts) {
+        const windowS = fresh.preview.confirm?.window_s ?? deps.confirm_window_s ?? DEFAULT_CONFIRM_WINDOW_S;
+        const now = deps.clock.now();
+        const deadline = now + windowS * 1000;
+        deps.transactions().awaitConfirm(tx.id, output, deadline, now);
+        deps.scheduleRevert?.(deadline);
+        const confirmBy = new Date(deadline).toISOString();
+        await audit(deps.audit(), "execute.result", actor, { transaction_id: tx.id, action: tx.action_name, host: tx.host, status: "awaiting_confirm", confirm_deadline: confirmBy, separation, via }).catch(() => undefined);
+        return { ...base, status: "succeeded", output, error: null, duration_ms: deps.clock.now() - started, separation, confirm: { state: "awaiting_confirm", window_s: windowS, deadline: confirmBy, command: `hostgate confirm ${tx.id}` } };
+      }
       deps.transactions().finish(tx.id, "succeeded", output, null, deps.clock.now());
       await audit(deps.audit(), "execute.result", actor, { transaction_id: tx.id, action: tx.action_name, host: tx.host, status: "succeeded", separation, via }).catch(() => undefined);
       return { ...base, status: "succeeded", output, error: null, duration_ms: deps.clock.now() - started, separation };
     } catch (err) {
-      return fail(toHostgateError(err), false);
+      const e = toHostgateError(err);
+      // A failed apply of a step with a captured prior state is rolled back now: `failed` once restored, else `unknown`.
+      if (reverts && e.code !== "timeout") {
+        try {
+          await reverts.restore(tx.params, host.ctx, deps.transactions().priorOf(tx.id)?.prior);
+        } catch (restoreErr) {
+          const r = toHostgateError(restoreErr);
+          return fail(new HostgateError("revert_failed", `${e.message} Restoring the prior state failed too: ${r.message}`, { hint: "Check the host by hand: its state is unknown." }), false, "unknown");
+        }
+      }
+      return fail(e, false);
     }
   });
 }

@@ -7,6 +7,7 @@ import type { CommandAssessment } from "../ipc/plan-command.ts";
 import { thisBuild } from "../ipc/prebuilt.ts";
 import { PROTOCOL_VERSION } from "../ipc/protocol.ts";
 import { approve, pending, reject, show } from "./approve.ts";
+import { confirm } from "./revert.ts";
 import type { DaemonDeps } from "./deps.ts";
 import { describeActions } from "./describe.ts";
 import { doctor } from "./doctor.ts";
@@ -74,5 +75,6 @@ export function daemonHandlers(d: DaemonDeps, extras: ServiceExtras): Handlers {
     approve: (p, caller) => approve(d, p.transaction_id, caller, p.steps),
     reject: (p, caller) => reject(d, p.transaction_id, caller),
     console_link: (p) => consoleLink(d, p.purpose),
+    confirm: (p, caller) => confirm(d, p.transaction_id, caller),
   };
 }

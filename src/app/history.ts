@@ -25,6 +25,8 @@ function statusOf(kind: string, payload: Record<string, unknown>): string | null
     case "execute.result": return typeof payload.status === "string" ? payload.status : null;
     case "execute.refused": return "refused";
     case "daemon.recovered": return "unknown";
+    case "execute.confirmed": return "succeeded";
+    case "execute.reverted": return typeof payload.status === "string" ? payload.status : null;
     default: return null;
   }
 }

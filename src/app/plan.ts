@@ -1,4 +1,4 @@
-import { toolNameOf, type Action, type Preview } from "../core/catalogue/action.ts";
+import { revertApplies, toolNameOf, type Action, type Preview } from "../core/catalogue/action.ts";
 import { assertSupported, needsRoot } from "../core/catalogue/needs.ts";
 import { findAction } from "../core/catalogue/index.ts";
 import { HostgateError, describeIssues } from "../core/errors.ts";
@@ -6,7 +6,7 @@ import { findControlCharacter } from "../core/limits.ts";
 import { planIntent } from "../core/planner/rules.ts";
 import { agentPreview } from "../core/transaction/agent-preview.ts";
 import { previewHashInput } from "../core/transaction/preview-hash.ts";
-import { PLAN_TTL_MS, type Transaction } from "../core/transaction/transaction.ts";
+import { DEFAULT_CONFIRM_WINDOW_S, PLAN_TTL_MS, type Transaction } from "../core/transaction/transaction.ts";
 import type { PlanInput, PlanResult } from "../ipc/protocol.ts";
 import { consoleUrlOf, notifyPlanned } from "./console.ts";
 import { highestRisk } from "../core/transaction/plan-order.ts";
@@ -69,9 +69,24 @@ export async function prepareStep(deps: DaemonDeps, actionName: string, rawParam
     throw new HostgateError("invalid_params", `Invalid params for ${actionName}: ${describeIssues(parsed.error, "params")}.`);
   }
   const params = parsed.data as Record<string, unknown>;
-  const preview = action.access === "mutating" ? await action.preview(params, host.ctx) : readOnlyPreview(action, params);
+  const preview = action.access === "mutating" ? withConfirmWindow(await action.preview(params, host.ctx), action, params, deps.confirm_window_s ?? DEFAULT_CONFIRM_WINDOW_S) : readOnlyPreview(action, params);
   const previewSalt = salt === undefined ? deps.crypto.randomBase64Url(PREVIEW_SALT_BYTES) : salt;
   return { action, params, preview, preview_hash: deps.crypto.sha256Hex(previewHashInput(action.name, host.id, params, preview, previewSalt)), preview_salt: previewSalt };
+}
+
+/**
+ * A step that reverts unless confirmed (issue 24): its preview carries the confirm window and says, for the
+ * approver and the model alike, what happens without a confirm. Any other step's preview is returned as is.
+ */
+export function withConfirmWindow(preview: Preview, action: Action, params: Record<string, unknown>, windowS: number): Preview {
+  if (!revertApplies(action, params)) return preview;
+  const note = `AUTO-REVERT: after applying, the daemon restores the prior state in ${windowS} s unless \`hostgate confirm <transaction_id>\` (admin socket) confirms the change first.`;
+  return {
+    ...preview,
+    text: `${preview.text.replace(/\n*$/, "")}\n\n${note}\n`,
+    ...(preview.agent ? { agent: { ...preview.agent, text: `${preview.agent.text.replace(/\n*$/, "")}\n\n${note}\n` } } : {}),
+    confirm: { window_s: windowS },
+  };
 }
 
 /** The `next` text of a plan: what the model must do now (one approval of the whole plan, issue 22). */
@@ -143,7 +158,7 @@ export async function plan(deps: DaemonDeps, input: PlanInput, caller: Caller, o
       state: "planned", actor, created_at: now, updated_at: now, plan_expires_at: now + PLAN_TTL_MS,
       approved_at: null, approved_by: null, receipt_expires_at: null, result: null, error: null,
       // Shown to the approver: how the step came to be, and from what words (issue 12).
-      planner, intent: input.intent ?? null, separation: null,
+      planner, intent: input.intent ?? null, separation: null, confirm_deadline: null, confirmed_at: null, confirmed_by: null,
     };
     await audit(deps.audit(), "plan.created", actor, { transaction_id: tx.id, plan_id: planId, plan_seq: seq, action: tx.action_name, host: tx.host, params: tx.params as JsonValue, risk_level: tx.risk_level, preview_hash: tx.preview_hash, planner, intent: tx.intent ?? undefined });
     deps.transactions().insert(tx);

@@ -1,6 +1,7 @@
 import { Command } from "commander";
 import { registerApproveCommands } from "./approve.ts";
 import { registerCompletionCommand } from "./completion.ts";
+import { registerConfirmCommand } from "./confirm.ts";
 import { registerConfigCommand } from "./config.ts";
 import { registerConsoleCommand } from "./console.ts";
 import { registerDaemonCommand } from "./daemon.ts";
@@ -33,6 +34,7 @@ export async function buildProgram(first: string | undefined, opts: { whole?: bo
   registerDaemonCommand(program);
   registerDaemonInstallCommands(program);
   registerApproveCommands(program);
+  registerConfirmCommand(program);
   registerRiskCommand(program);
   registerSetupCommand(program);
   registerCompletionCommand(program);

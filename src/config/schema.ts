@@ -57,7 +57,9 @@ export const ConfigSchema = z.object({
   approval: z.object({
     same_user: z.enum(["allow", "deny"]).optional()
       .describe("Approvals from the same uid as the front that planned the step (separation: none): deny (default of hostgate daemon) or allow, labelled separation: none (default embedded)"),
-  }).strict().default(() => ({})),
+    confirm_window_s: z.number().int().min(1).max(3600).default(120)
+      .describe("Seconds a change that can cut you off (firewall, network sysctls) waits for `hostgate confirm <transaction_id>` before the daemon restores the prior state"),
+  }).strict().default(() => ({ confirm_window_s: 120 })),
   console: z.object({
     enabled: z.boolean().default(false).describe("Serve the approval console on loopback when the daemon starts (otherwise `hostgate console` starts it)"),
     port: z.number().int().min(0).max(65535).default(7478).describe("Loopback TCP port of the console, served as http://localhost:PORT (0: any free port)"),

@@ -37,6 +37,12 @@ export type ErrorCode =
   /** An earlier step of the plan failed or ended otherwise: no later step runs with this plan's receipt (app/execute.ts). */
   | "plan_halted"
   | "not_approved"
+  /** Restoring a step's prior state failed (confirm-or-auto-revert, app/revert.ts): the host's state is unknown. */
+  | "revert_failed"
+  /** `hostgate confirm` of a step that is not waiting for its confirm (never had a window, confirmed, reverting or reverted). */
+  | "not_awaiting_confirm"
+  /** `hostgate confirm` after the step's confirm window ended: the daemon restores (or restored) the prior state. */
+  | "confirm_too_late"
   | "transaction_closed"
   | "no_plan"
   | "planner_error"

@@ -27,6 +27,8 @@ import { composeConsoleFeature } from "./console/feature.ts";
 import type { PasskeyBackend } from "./console/passkey-backend.ts";
 import type { SkillGateFlags } from "./skills-gates.ts";
 import { composeStores } from "./stores.ts";
+import { revertTimer } from "./reverts.ts";
+import type { RevertOutcome } from "../app/revert.ts";
 
 /** Test and embedding overrides for {@link composeDaemon}. */
 export interface ComposeOptions {
@@ -62,6 +64,11 @@ export interface ComposedDaemon {
   reloadPolicy(): Promise<string>;
   /** Opens the stores now (the system daemon does this at start; embedded mode waits for the first need). */
   openStores(): { transactions: TransactionStore; audit: AuditStore };
+  /**
+   * Confirm-or-auto-revert's start-up pass (issue 24), begun by composeDaemon: steps a stopped daemon left
+   * awaiting their confirm are restored; resolves to what was restored.
+   */
+  reverts: Promise<RevertOutcome[]>;
   close(): Promise<void>;
 }
 
@@ -138,6 +145,7 @@ export async function composeDaemon(config: Config, opts: ComposeOptions): Promi
     approval: { same_user: sameUser },
     console: consoleFeature.control,
     ...(consoleFeature.notifier ? { notifier: consoleFeature.notifier } : {}),
+    confirm_window_s: config.approval.confirm_window_s,
     exposure: exposureSettings(config),
     // The approving process's controlling terminal, read by the daemon itself (never claimed by the client).
     ttyOf: async (pid: number) => {
@@ -158,7 +166,11 @@ export async function composeDaemon(config: Config, opts: ComposeOptions): Promi
   };
   composedDeps = deps;
   await consoleFeature.autostart().catch((err: unknown) => { announce(`warning: the approval console did not start: ${(err as Error).message}`); });
+  const reverts = revertTimer(deps, local.state, announce);
+  deps.scheduleRevert = (deadline) => { reverts.schedule(deadline); };
+  const startPass = reverts.start().catch((err: unknown) => { announce(`start-up revert pass failed: ${(err as Error).message}`); return []; });
   return {
+    reverts: startPass,
     service: new DaemonService(deps, opts.extras ?? {
       planCommand: async (input, caller) => {
         const [{ assessCommand }, { loadRiskEngine }] = await Promise.all([import("../app/assess-command.ts"), import("../adapters/shell-parser.ts")]);
@@ -179,6 +191,8 @@ export async function composeDaemon(config: Config, opts: ComposeOptions): Promi
     },
     close: async () => {
       // Reverse order of composition: the hosts' connections and the skills service before the stores they audit to.
+      reverts.close();
+      await startPass;
       hosts.close();
       for (const f of [...features].reverse()) await f.close?.();
     },

@@ -10,7 +10,7 @@ import {
 import {
   ApproveInputSchema, ApproveResultSchema, DescribeResultSchema, DoctorResultSchema, EXECUTE_EXAMPLE, ExecuteInputSchema, ExecuteResultSchema, HistoryInputSchema, HistoryResultSchema,
   PlanInputSchema, PlanResultSchema, QueryParamsSchema, QueryValueSchema, ResourceContentsSchema, ResourceEntrySchema, ResourceTemplateEntrySchema,
-  PendingInputSchema, PendingResultSchema, RejectResultSchema, ShowResultSchema, TxIdInputSchema, ConsoleLinkInputSchema, ConsoleLinkResultSchema,
+  PendingInputSchema, PendingResultSchema, RejectResultSchema, ConfirmResultSchema, ShowResultSchema, TxIdInputSchema, ConsoleLinkInputSchema, ConsoleLinkResultSchema,
 } from "./protocol.ts";
 
 /**
@@ -86,6 +86,7 @@ export const METHODS = {
   approve: method({ socket: "admin", min_role: "admin", params: ApproveInputSchema, result: ApproveResultSchema, description: "Approve every step of a plan at once and mint its one receipt." }),
   reject: method({ socket: "admin", min_role: "admin", params: TxIdInputSchema, result: RejectResultSchema, description: "Reject every planned step of a plan." }),
   console_link: method({ socket: "admin", min_role: "admin", params: ConsoleLinkInputSchema, result: ConsoleLinkResultSchema, description: "Start the approval console if needed and mint a one-time login or passkey-enrollment link (`hostgate console`)." }),
+  confirm: method({ socket: "admin", min_role: "admin", params: TxIdInputSchema, result: ConfirmResultSchema, description: "Keep an applied change that reverts unless confirmed within its window (issue 24)." }),
 } as const satisfies Record<string, MethodDef>;
 
 /** Every method name. */

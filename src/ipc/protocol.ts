@@ -116,6 +116,8 @@ export const PreviewSchema = z.object({
   intended: z.unknown().optional(),
   /** Loud warnings for a human (e.g. essential packages removed), also in `text`; part of the output schema (issue 14). */
   warnings: z.array(z.string()).optional(),
+  /** A step that reverts unless confirmed (issue 24): the daemon restores the prior state this long after apply unless `hostgate confirm` arrives. */
+  confirm: z.object({ window_s: z.number().describe("Seconds after apply") }).optional(),
 });
 
 const StepRequestSchema = z.object({ action: z.string().min(1).max(128), params: z.record(z.string(), z.unknown()).default({}) }).strict();
@@ -194,13 +196,20 @@ export const StepResultSchema = z.object({
   duration_ms: z.number(),
   /** Separation of the approval the step ran on (null when it did not get that far). `none`: not a separated human approval. */
   separation: z.enum(["separated", "none"]).nullable(),
+  /** A step that reverts unless confirmed (issue 24): applied; the human must run `command` before `deadline`. */
+  confirm: z.object({
+    state: z.literal("awaiting_confirm"),
+    window_s: z.number(),
+    deadline: z.string().describe("ISO 8601: the daemon restores the prior state at this time unless confirmed"),
+    command: z.string().describe("What the human runs in a terminal to keep the change"),
+  }).optional(),
 });
 export type StepResult = z.infer<typeof StepResultSchema>;
 export const ExecuteResultSchema = z.object({ results: z.array(StepResultSchema), halted: z.boolean(), checkpoint: CheckpointRefSchema.describe("Audit witness for the user: `hostgate audit verify --witness seq:hash` is intact while this is the newest entry") });
 export type ExecuteResult = z.infer<typeof ExecuteResultSchema>;
 
 export const HistoryInputSchema = z.object({
-  status: z.enum(["planned", "approved", "rejected", "executing", "succeeded", "failed", "unknown", "expired", "refused"]).optional(),
+  status: z.enum(["planned", "approved", "rejected", "executing", "awaiting_confirm", "reverting", "succeeded", "failed", "unknown", "reverted", "expired", "refused"]).optional(),
   action: z.string().max(128).optional(),
   host: HostIdSchema.optional(),
   since: z.string().max(64).optional().describe("ISO 8601"),
@@ -304,6 +313,9 @@ export const ApproveResultSchema = z.object({
   checkpoint: CheckpointRefSchema,
 });
 export type ApproveResult = z.infer<typeof ApproveResultSchema>;
+/** `confirm` (admin socket, issue 24): keep a change that reverts unless confirmed. */
+export const ConfirmResultSchema = z.object({ transaction_id: z.string(), action_name: z.string(), host: z.string(), state: z.literal("succeeded"), confirmed_at: z.string() });
+export type ConfirmResult = z.infer<typeof ConfirmResultSchema>;
 export const RejectResultSchema = z.object({ plan_id: z.string(), transaction_ids: z.array(z.string()), state: z.literal("rejected") });
 export type RejectResult = z.infer<typeof RejectResultSchema>;
 /** What `hostgate pending` lists: plans waiting for a human, newest first, each with its steps in order. */

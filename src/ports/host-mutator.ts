@@ -62,6 +62,13 @@ export interface HostMutator {
    * check and the unlink removes another file. Returns the bytes the file held (st_size).
    */
   removeFile(path: string, opts: RemoveFileOptions): Promise<{ size: number }>;
+  /**
+   * Sets one kernel parameter live (issue 24, SetSysctl): writes `value` and a newline to /proc/sys/<key with dots
+   * as slashes>, opened without following links and without creating anything. `key` must match
+   * SYSCTL_KEY (core/host/sysctl-key.ts). `not_found` for a key the kernel does not have, `permission_denied` for a read-only one,
+   * `invalid_params` when the kernel rejects the value (EINVAL).
+   */
+  writeSysctl(key: string, value: string): Promise<void>;
   /** Sends `signal` to process `pid` (kill(2)). `not_found` when the process does not exist. */
   signal(pid: number, signal: SignalName): Promise<void>;
   /**

@@ -47,9 +47,34 @@ export interface TransactionStore {
   consumeReceipt(id: string, receiptHash: string, now: number): boolean;
   /** executing → succeeded | failed | unknown (a timed-out apply may still be running), with the result or error. */
   finish(id: string, state: "succeeded" | "failed" | "unknown", result: unknown, error: { code: string; message: string } | null, now: number): boolean;
+  /**
+   * Confirm-or-auto-revert (issue 24). While executing, before apply: stores the prior state the action captured
+   * (JSON), so a daemon that stops from here on restores it at start instead of leaving `unknown`.
+   */
+  recordPrior(id: string, prior: unknown, now: number): boolean;
+  /** The prior state {@link recordPrior} stored (undefined when none was). */
+  priorOf(id: string): { prior: unknown } | undefined;
+  /** executing → awaiting_confirm with the apply's result and the end of the confirm window (ms since the epoch). */
+  awaitConfirm(id: string, result: unknown, deadline: number, now: number): boolean;
+  /** awaiting_confirm → succeeded, recording who confirmed: wins only while `now` is before the deadline. */
+  confirm(id: string, by: string, now: number): boolean;
+  /** awaiting_confirm → reverting (the daemon claims the restore; a late confirm then loses). */
+  claimRevert(id: string, now: number): boolean;
+  /** reverting → reverted (prior state restored) | unknown (the restore failed: error says why). */
+  finishRevert(id: string, state: "reverted" | "unknown", error: { code: string; message: string } | null, now: number): boolean;
+  /**
+   * Steps to restore: awaiting_confirm with a deadline at or before `dueBy` (every one when `dueBy` is
+   * undefined), and every step left `reverting`. Oldest deadline first.
+   */
+  dueReverts(dueBy?: number): Transaction[];
+  /** The earliest deadline of a step awaiting its confirm, or null when none waits. */
+  nextConfirmDeadline(): number | null;
   /** planned | approved → expired. */
   expire(id: string, now: number): boolean;
-  /** At start: every transaction left `executing` by a stopped daemon becomes `unknown`. Returns their ids. */
+  /**
+   * At start: every transaction left `executing` by a stopped daemon becomes `unknown`, except one with a recorded
+   * prior state, which becomes awaiting_confirm with its deadline now (so it is restored). Returns the ids made unknown.
+   */
   recoverInterrupted(now: number): string[];
   close(): void;
 }

@@ -144,6 +144,26 @@ export interface Preview {
    * `agentPreview` (core/transaction/agent-preview.ts).
    */
   agent?: { summary: string; text: string; intended?: unknown };
+  /**
+   * Set by plan (app/plan.ts) on a step of an action whose `revert` applies: the confirm window in seconds. After
+   * apply the daemon restores the prior state unless `hostgate confirm <transaction_id>` arrives within it
+   * (docs/approval.md, "Confirm windows"). Shown to the approver and the model; covered by the preview_hash.
+   */
+  confirm?: { window_s: number };
+}
+
+/**
+ * Confirm-or-auto-revert ("commit confirmed", issue 24) for a change that can cut the operator off (firewall
+ * rules, network sysctls, DNS, sshd options). `capture` records the state `restore` puts back; execute calls it
+ * under the execute lock right before `apply` and stores its answer (JSON) in the transaction, so a restarted
+ * daemon can still restore it. Both use the same ports as `apply` (never `preview`'s alone). `restore` throws
+ * HostgateError when it cannot put the prior state back; the transaction then ends `unknown`, audited.
+ */
+export interface RevertSpec<P> {
+  /** Whether this step is reverted unless confirmed (SetSysctl: network keys only). Absent: always. */
+  applies?(params: P): boolean;
+  capture(params: P, ctx: ActionContext): Promise<unknown>;
+  restore(params: P, ctx: ActionContext, prior: unknown): Promise<void>;
 }
 
 /**
@@ -158,6 +178,14 @@ export interface MutatingAction<P extends z.ZodType = z.ZodType, O extends z.Zod
   access: "mutating";
   preview(params: z.infer<P>, ctx: ActionContext): Promise<Preview>;
   apply(params: z.infer<P>, ctx: ActionContext, approved: Preview): Promise<z.infer<O>>;
+  /** Confirm-or-auto-revert: present on actions that can cut the operator off (see {@link RevertSpec}). */
+  revert?: RevertSpec<z.infer<P>>;
+}
+
+/** Whether a step of `action` with `params` runs under a confirm window ({@link RevertSpec.applies}). */
+export function revertApplies(action: Action, params: unknown): boolean {
+  if (action.access !== "mutating" || action.revert === undefined) return false;
+  return action.revert.applies === undefined || action.revert.applies(params);
 }
 
 /** Any catalogue entry. */

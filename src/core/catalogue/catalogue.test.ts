@@ -13,7 +13,7 @@ const READ_ONLY = [
   "ReadUnitDefinition", "SearchPackages",
 ];
 const MUTATING = [
-  "CleanPackageCache", "DeleteLogFile", "DisableService", "EnableService", "InstallPackage", "ReloadService", "RemovePackage", "RestartService", "RunCommand", "SignalProcess", "StartService",
+  "AllowFirewallPort", "CleanPackageCache", "DeleteLogFile", "DisableService", "EnableService", "InstallPackage", "ReloadService", "RemoveFirewallPort", "RemovePackage", "RestartService", "RunCommand", "SetSysctl", "SignalProcess", "StartService",
   "StopService", "TruncateLogFile", "UpdatePackageIndex", "VacuumJournal", "WriteFile",
 ];
 

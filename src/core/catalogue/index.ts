@@ -12,7 +12,7 @@ import listProcesses from "./actions/list-processes.ts";
 import readJournal from "./actions/read-journal.ts";
 import readLogFile from "./actions/read-log-file.ts";
 import searchPackages from "./actions/search-packages.ts";
-import { packageFileProcessActions } from "./actions/mutating.ts";
+import { networkSystemActions, packageFileProcessActions } from "./actions/mutating.ts";
 import { systemdActions } from "./actions/systemd.ts";
 import { RunCommand } from "./actions/run-command.ts";
 
@@ -37,6 +37,7 @@ export const CATALOGUE: readonly Action[] = [
   getPackageInfo,
   ...systemdActions,
   ...packageFileProcessActions,
+  ...networkSystemActions,
   RunCommand,
 ] as Action[];
 

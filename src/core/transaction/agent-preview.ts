@@ -13,7 +13,7 @@ import { redactDeep } from "../redact.ts";
 export function agentPreview(preview: Preview): Preview {
   if (preview.agent !== undefined) {
     const { summary, text, intended } = preview.agent;
-    return redactDeep({ summary, text, ...(intended === undefined ? {} : { intended }), ...(preview.warnings ? { warnings: preview.warnings } : {}) }).value;
+    return redactDeep({ summary, text, ...(intended === undefined ? {} : { intended }), ...(preview.warnings ? { warnings: preview.warnings } : {}), ...(preview.confirm ? { confirm: preview.confirm } : {}) }).value;
   }
   const lines = preview.text.split("\n");
   const out: string[] = [];

@@ -30,7 +30,8 @@ export interface PlanStepState {
  */
 export function planOrderProblem(steps: readonly PlanStepState[], seq: number): { kind: "waiting" | "halted"; step: PlanStepState } | null {
   const earlier = steps.filter((s) => s.seq < seq).sort((a, b) => a.seq - b.seq);
-  const blocking = earlier.find((s) => s.state !== "succeeded");
+  // A step applied and waiting for its confirm has run: later steps may run (a revert does not undo them).
+  const blocking = earlier.find((s) => s.state !== "succeeded" && s.state !== "awaiting_confirm");
   if (!blocking) return null;
   return { kind: blocking.state === "approved" || blocking.state === "executing" || blocking.state === "planned" ? "waiting" : "halted", step: blocking };
 }

@@ -5,12 +5,17 @@ import type { Preview, RiskLevel } from "../catalogue/action.ts";
  * One planned step and its life (DESIGN.md, Words: transaction):
  * planned → approved → executing → succeeded | failed | unknown, or planned → rejected, planned/approved → expired.
  * `unknown` means the daemon stopped while the step ran: it is never re-run blindly.
+ * A step under a confirm window (issue 24, action `revert`): executing → awaiting_confirm → succeeded (confirmed
+ * in time) | reverting → reverted (prior state restored) | unknown (the restore failed).
  */
-export type TxState = "planned" | "approved" | "executing" | "succeeded" | "failed" | "unknown" | "rejected" | "expired";
-export const TX_STATES: readonly TxState[] = ["planned", "approved", "executing", "succeeded", "failed", "unknown", "rejected", "expired"];
+export type TxState = "planned" | "approved" | "executing" | "awaiting_confirm" | "reverting" | "succeeded" | "failed" | "unknown" | "reverted" | "rejected" | "expired";
+export const TX_STATES: readonly TxState[] = ["planned", "approved", "executing", "awaiting_confirm", "reverting", "succeeded", "failed", "unknown", "reverted", "rejected", "expired"];
 
 /** States a transaction never leaves. */
-export const FINAL_STATES: ReadonlySet<TxState> = new Set(["succeeded", "failed", "unknown", "rejected", "expired"]);
+export const FINAL_STATES: ReadonlySet<TxState> = new Set(["succeeded", "failed", "unknown", "reverted", "rejected", "expired"]);
+
+/** Default confirm window of a step whose action reverts unless confirmed, in seconds (issue 24; config `approval.confirm_window_s`). */
+export const DEFAULT_CONFIRM_WINDOW_S = 120;
 
 /** How long a minted receipt stays valid, by the daemon's clock (reference: daemon-approval, "expire after 15 minutes"). */
 export const RECEIPT_TTL_MS = 15 * 60 * 1000;
@@ -55,6 +60,13 @@ export interface Transaction {
   separation: Separation | null;
   result: unknown;
   error: { code: string; message: string } | null;
+  /**
+   * Confirm-or-auto-revert (state v7): when the window ends (ms since the epoch; null: no window, or not applied
+   * yet), who confirmed and when (null until confirmed). The captured prior state is kept in the store only.
+   */
+  confirm_deadline: number | null;
+  confirmed_at: number | null;
+  confirmed_by: string | null;
 }
 
 /** The state a stored transaction is really in at `now`: a lapsed plan or receipt reads as expired. */

@@ -8,6 +8,9 @@ import truncateLogFile from "./truncate-log-file.ts";
 import updatePackageIndex from "./update-package-index.ts";
 import vacuumJournal from "./vacuum-journal.ts";
 import writeFile from "./write-file.ts";
+import allowFirewallPort from "./allow-firewall-port.ts";
+import removeFirewallPort from "./remove-firewall-port.ts";
+import setSysctl from "./set-sysctl.ts";
 
 /**
  * The package, file, process and disk-space (issue 22) mutating actions, for CATALOGUE. None is a direct tool (`toolsets: []`);
@@ -24,3 +27,6 @@ export const packageFileProcessActions: readonly Action[] = [
   deleteLogFile,
   truncateLogFile,
 ] as Action[];
+
+/** The network and system mutating actions of issue 24 (firewall, sysctl), each reverting unless confirmed where it can cut the operator off. */
+export const networkSystemActions: readonly Action[] = [allowFirewallPort, removeFirewallPort, setSysctl] as Action[];
