@@ -9,6 +9,8 @@ import { PROTOCOL_VERSION } from "../ipc/protocol.ts";
 import { approve, pending, reject, show } from "./approve.ts";
 import type { DaemonDeps } from "./deps.ts";
 import { describeActions } from "./describe.ts";
+import { DEFAULT_EXPOSURE } from "./exposure.ts";
+import { findActions } from "./find-actions.ts";
 import { doctor } from "./doctor.ts";
 import { hostSystemdViews } from "./host-systemd.ts";
 import { execute } from "./execute.ts";
@@ -44,6 +46,7 @@ export function daemonHandlers(d: DaemonDeps, extras: ServiceExtras): Handlers {
       const hosts = hostSystemdViews(d.hosts.built());
       return hosts.length === 0 ? described : { ...described, hosts };
     },
+    find_actions: (p) => findActions(described.actions, d.exposure ?? DEFAULT_EXPOSURE, p),
     query: async (p, caller, signal) => {
       const value = await queryHosts(d, p, caller, signal, d.fanout ?? {});
       if (p.hosts === undefined && (p.host ?? LOCAL_HOST) === LOCAL_HOST && simulated(p.action)) value.meta.simulated = true;
