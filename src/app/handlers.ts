@@ -59,7 +59,7 @@ export function daemonHandlers(d: DaemonDeps, extras: ServiceExtras): Handlers {
       }
       return result;
     },
-    execute: (p, caller) => execute(d, p, caller),
+    execute: (p, caller, _signal, progress) => execute(d, p, caller, progress),
     history: (p) => history(d, p),
     doctor: (_p, caller) => doctor(d, caller),
     audit_verify: async (p) => ({ ...(await d.audit().verify(p.since_seq === undefined ? {} : { since_seq: p.since_seq })) }),

@@ -14,8 +14,19 @@ export const IpcRequestSchema = z.object({
   token: z.string().max(512).optional(),
   /** The MCP client's self-reported name, recorded in the caller (untrusted). */
   client: z.string().max(256).optional(),
+  /** The caller wants progress lines ({@link IpcProgressLine}) before the answer (issue 24: long applies). */
+  progress: z.literal(true).optional(),
 }).strict();
 export type IpcRequest = z.infer<typeof IpcRequestSchema>;
+
+/**
+ * How far a long call is (issue 24): MCP's notifications/progress fields. `progress` only grows; `total` when known
+ * (steps of an execute); `message` says what runs, e.g. "step 1/2 InstallPackage: running, 10 s".
+ */
+export interface Progress { progress: number; total?: number; message?: string }
+
+/** A progress line the daemon sends before the answer of a request that asked for it (`progress: true`). */
+export interface IpcProgressLine { v: typeof PROTOCOL_VERSION; id: number | string; progress: Progress }
 
 /** Cancels one in-flight request of the same connection (its MCP client cancelled); no response is sent. */
 export const IpcCancelSchema = z.object({

@@ -1,6 +1,7 @@
 import { ProtocolError, Server } from "@modelcontextprotocol/server";
 import { findControlCharacter } from "../core/limits.ts";
 import type { DaemonClient } from "../ipc/client.ts";
+import type { Progress } from "../ipc/wire.ts";
 import { checkAnswer } from "./answer-check.ts";
 import { offerConsoleUrl } from "./console-elicit.ts";
 import { errorResult, META_UNTRUSTED } from "./result.ts";
@@ -62,7 +63,8 @@ export function buildServer(tools: readonly ToolSpec[], client: DaemonClient, op
       // connections and is backfilled per request on 2026-07-28 (SDK documentation of getClientVersion).
       // eslint-disable-next-line @typescript-eslint/no-deprecated
       const clientName = server.getClientVersion()?.name;
-      const result = await tool.handler(request.params.arguments ?? {}, client, { ...(clientName ? { client_name: clientName } : {}), ...(session ? { session } : {}), signal: ctx.mcpReq.signal });
+      const progress = progressOf(request.params._meta?.progressToken, ctx.mcpReq.notify);
+      const result = await tool.handler(request.params.arguments ?? {}, client, { ...(clientName ? { client_name: clientName } : {}), ...(session ? { session } : {}), signal: ctx.mcpReq.signal, ...(progress ? { progress } : {}) });
       // Issue 23: the console URL of a new plan is also offered through URL-mode elicitation (never a receipt).
       if (tool.name === "plan") offerConsoleUrl(server, result);
       return checkAnswer(tool, result);
@@ -72,6 +74,17 @@ export function buildServer(tools: readonly ToolSpec[], client: DaemonClient, op
   });
   registerResources(server, client);
   return server;
+}
+
+/**
+ * The progress listener of a call whose client sent `_meta.progressToken` (MCP: progress): each report becomes a
+ * `notifications/progress` with that token, related to the request (a lost notification is dropped: progress
+ * never fails a call). No token: none, and the daemon is not asked for progress. Over stateless HTTP the SDK's
+ * JSON response mode drops notifications sent before the result (transports/http.ts).
+ */
+function progressOf(token: unknown, notify: (n: { method: "notifications/progress"; params: Record<string, unknown> }) => Promise<void>): ((p: Progress) => void) | undefined {
+  if (typeof token !== "string" && typeof token !== "number") return undefined;
+  return (p) => { void notify({ method: "notifications/progress", params: { progressToken: token, ...p } }).catch(() => undefined); };
 }
 
 /** JSON-RPC code for an unknown resource (MCP specification, resources: "Resource not found" -32002). */
