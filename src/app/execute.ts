@@ -10,7 +10,7 @@ import { EXECUTE_EXAMPLE, type ExecuteInput, type ExecuteResult, type StepResult
 import { audit, checkpointRef } from "./audit-log.ts";
 import { actorOf, type Caller } from "../core/caller.ts";
 import type { DaemonDeps } from "./deps.ts";
-import type { Progress } from "../ipc/wire.ts";
+import type { Progress } from "../ipc/protocol.ts";
 import { connectionOf, viaOf } from "./connection-audit.ts";
 import { prepareStep } from "./plan.ts";
 

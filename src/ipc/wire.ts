@@ -1,6 +1,6 @@
 import { StringDecoder } from "node:string_decoder";
 import { z } from "zod";
-import { ErrorBodySchema, PROTOCOL_VERSION } from "./protocol.ts";
+import { ErrorBodySchema, PROTOCOL_VERSION, type Progress } from "./protocol.ts";
 
 /** Largest single IPC message, in bytes (an answer is capped at 1 MiB; this leaves room for the envelope). */
 export const MAX_MESSAGE_BYTES = 8 * 1024 * 1024;
@@ -19,11 +19,7 @@ export const IpcRequestSchema = z.object({
 }).strict();
 export type IpcRequest = z.infer<typeof IpcRequestSchema>;
 
-/**
- * How far a long call is (issue 24): MCP's notifications/progress fields. `progress` only grows; `total` when known
- * (steps of an execute); `message` says what runs, e.g. "step 1/2 InstallPackage: running, 10 s".
- */
-export interface Progress { progress: number; total?: number; message?: string }
+export type { Progress } from "./protocol.ts";
 
 /** A progress line the daemon sends before the answer of a request that asked for it (`progress: true`). */
 export interface IpcProgressLine { v: typeof PROTOCOL_VERSION; id: number | string; progress: Progress }
