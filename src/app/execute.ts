@@ -11,6 +11,7 @@ import { EXECUTE_EXAMPLE, type ExecuteInput, type ExecuteResult, type StepResult
 import { audit, checkpointRef } from "./audit-log.ts";
 import { actorOf, type Caller } from "../core/caller.ts";
 import type { DaemonDeps } from "./deps.ts";
+import type { Progress } from "../ipc/protocol.ts";
 import { connectionOf, viaOf } from "./connection-audit.ts";
 import { prepareStep } from "./plan.ts";
 
@@ -191,6 +192,28 @@ async function runStep(deps: DaemonDeps, step: Step, caller: Caller, planReceipt
   });
 }
 
+/** How often a running step reports that it still runs (issue 24: package installs take minutes), in ms. */
+export const PROGRESS_EVERY_MS = 5_000;
+
+/**
+ * Reports step `i` (from 0) of `total` as started, then every {@link PROGRESS_EVERY_MS} while it runs, with its
+ * elapsed seconds. Progress counts half steps so it grows strictly (MCP requires it) and ends at `total`: of
+ * `2 × total`, a step starts at 2i + 1, its k-th report is 2i + 1 + k/(k+1) (below 2i + 2), and the caller reports
+ * its end as 2i + 2. Returns the function that stops the reports.
+ */
+function stepProgress(progress: (p: Progress) => void, i: number, total: number, action: string): () => void {
+  const label = `step ${i + 1}/${total} ${action}`;
+  const started = Date.now();
+  let k = 0;
+  progress({ progress: 2 * i + 1, total: 2 * total, message: `${label}: running` });
+  const timer = setInterval(() => {
+    k++;
+    progress({ progress: 2 * i + 1 + k / (k + 1), total: 2 * total, message: `${label}: running, ${Math.round((Date.now() - started) / 1000)} s` });
+  }, PROGRESS_EVERY_MS);
+  timer.unref();
+  return () => { clearInterval(timer); };
+}
+
 /**
  * `execute`: runs approved transactions, in order, each exactly once. Each step's receipt is its own
  * `approval_receipt`, else the call's top-level one. The daemon re-checks everything here, whatever the front
@@ -200,17 +223,21 @@ async function runStep(deps: DaemonDeps, step: Step, caller: Caller, planReceipt
  * runs a step, and only in plan order), the
  * preview re-computed under the lock and equal to the approved preview_hash (`plan_changed` otherwise), and a
  * durable audit entry of the intent before anything runs (`audit_unavailable` refuses). Halts at the first
- * step that does not succeed; the rest are `skipped`.
+ * step that does not succeed; the rest are `skipped`. With `progress` (the front's client sent a progressToken), each
+ * step is reported when it starts, every {@link PROGRESS_EVERY_MS} while it runs, and when it ends (issue 24).
  */
-export async function execute(deps: DaemonDeps, input: ExecuteInput, caller: Caller): Promise<ExecuteResult> {
+export async function execute(deps: DaemonDeps, input: ExecuteInput, caller: Caller, progress?: (p: Progress) => void): Promise<ExecuteResult> {
   const results: StepResult[] = [];
   let halted = false;
-  for (const step of input.steps) {
+  const total = input.steps.length;
+  for (const [i, step] of input.steps.entries()) {
     if (halted) {
       results.push({ transaction_id: step.transaction_id, action_name: step.action_name, status: "skipped", output: null, error: null, duration_ms: 0, separation: null });
       continue;
     }
-    const r = await runStep(deps, step, caller, input.approval_receipt);
+    const stop = progress ? stepProgress(progress, i, total, step.action_name) : undefined;
+    const r = await runStep(deps, step, caller, input.approval_receipt).finally(() => stop?.());
+    progress?.({ progress: 2 * i + 2, total: 2 * total, message: `step ${i + 1}/${total} ${step.action_name}: ${r.status}` });
     results.push(r);
     if (r.status !== "succeeded") halted = true;
   }

@@ -10,6 +10,8 @@ import { approve, pending, reject, show } from "./approve.ts";
 import { confirm } from "./revert.ts";
 import type { DaemonDeps } from "./deps.ts";
 import { describeActions } from "./describe.ts";
+import { DEFAULT_EXPOSURE } from "./exposure.ts";
+import { findActions } from "./find-actions.ts";
 import { doctor } from "./doctor.ts";
 import { hostSystemdViews } from "./host-systemd.ts";
 import { execute } from "./execute.ts";
@@ -45,6 +47,7 @@ export function daemonHandlers(d: DaemonDeps, extras: ServiceExtras): Handlers {
       const hosts = hostSystemdViews(d.hosts.built());
       return hosts.length === 0 ? described : { ...described, hosts };
     },
+    find_actions: (p) => findActions(described.actions, d.exposure ?? DEFAULT_EXPOSURE, p),
     query: async (p, caller, signal) => {
       const value = await queryHosts(d, p, caller, signal, d.fanout ?? {});
       if (p.hosts === undefined && (p.host ?? LOCAL_HOST) === LOCAL_HOST && simulated(p.action)) value.meta.simulated = true;
@@ -57,7 +60,7 @@ export function daemonHandlers(d: DaemonDeps, extras: ServiceExtras): Handlers {
       }
       return result;
     },
-    execute: (p, caller) => execute(d, p, caller),
+    execute: (p, caller, _signal, progress) => execute(d, p, caller, progress),
     history: (p) => history(d, p),
     doctor: (_p, caller) => doctor(d, caller),
     audit_verify: async (p) => ({ ...(await d.audit().verify(p.since_seq === undefined ? {} : { since_seq: p.since_seq })) }),

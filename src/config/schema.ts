@@ -12,7 +12,7 @@ import { ExecConfigSchema, InventoryConfigSchema, PolicyConfigSchema, RiskConfig
 
 const groups = z.object(Object.fromEntries(TOOLSETS.map((t) => [t, z.boolean().optional().describe(t === "hosts"
   ? "Show the hosts toolset (default on for search_hosts, list_backends, get_host_details; exec_on_host needs exec.enabled: true)"
-  : `Show the ${t} toolset (default on)`)])) as Record<Toolset, z.ZodOptional<z.ZodBoolean>>).strict();
+  : `Show the ${t} toolset (default on; true also lists each of its read-only actions as a tool, docs/tool-surface.md)`)])) as Record<Toolset, z.ZodOptional<z.ZodBoolean>>).strict();
 
 /** The whole configuration file. Every object is strict: unknown keys are errors, not ignored. */
 export const ConfigSchema = z.object({

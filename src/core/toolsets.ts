@@ -3,7 +3,17 @@
  * groups with {@link Toolset}, so a misspelt group is a type error; config `tools.groups` keys follow this
  * list (config/schema.ts). Add a group here and nowhere else.
  */
-export const TOOLSETS = ["host", "logs", "packages", "systemd", "resource_api_fallback", "approval", "risk", "audit", "hosts", "skills"] as const;
+export const TOOLSETS = [
+  "host", "logs", "packages", "systemd", "resource_api_fallback", "approval", "risk", "audit", "hosts", "skills",
+  // Issue 24: the catalogue's discovery tools (find_actions, read_action), and the new actions' groups.
+  "catalogue", "accounts", "scheduling", "storage", "kernel", "network", "certificates", "time",
+] as const;
+
+/**
+ * The toolsets catalogue actions belong to (the rest group fixed tools): find_actions' `toolset` filter offers these,
+ * so the model sees every action group in the default tools/list at ≈ 10 bytes each (docs/tool-surface.md).
+ */
+export const ACTION_TOOLSETS = ["host", "logs", "packages", "systemd", "accounts", "scheduling", "storage", "kernel", "network", "certificates", "time"] as const;
 
 /** One exposure group name. */
 export type Toolset = (typeof TOOLSETS)[number];

@@ -1,5 +1,6 @@
 import type { AdminMethod, AgentMethod, MethodName, ParamsIn, ResultOf } from "./methods.ts";
 import type { Outcome } from "./protocol.ts";
+import type { Progress } from "./wire.ts";
 
 export type { ResourceContents, ResourceEntry, ResourceTemplateEntry } from "./protocol.ts";
 
@@ -11,6 +12,8 @@ export interface CallOptions {
   session?: string | undefined;
   /** Cancels the call: the daemon's handler sees it (in process directly; over a socket by a cancel message), e.g. a skills_execute run or an exec_on_host command is killed. */
   signal?: AbortSignal | undefined;
+  /** Receives the call's progress (execute's steps, issue 24), when the front's client asked for it with a progressToken. */
+  progress?: ((p: Progress) => void) | undefined;
 }
 
 /**

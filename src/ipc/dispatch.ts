@@ -4,9 +4,10 @@ import { describeIssues, errorBody } from "../core/errors.ts";
 import type { MethodClient } from "./client.ts";
 import { isMethodName, METHODS, type MethodName, type ParamsOf, type ResultOf } from "./methods.ts";
 import type { ErrorBody, Outcome } from "./protocol.ts";
+import type { Progress } from "./wire.ts";
 
 /** The daemon's implementation of every method of the table: one handler each, given the caller. Throw HostgateError for domain errors. */
-export type Handlers = { [M in MethodName]: (params: ParamsOf<M>, caller: Caller, signal?: AbortSignal) => Promise<ResultOf<M>> | ResultOf<M> };
+export type Handlers = { [M in MethodName]: (params: ParamsOf<M>, caller: Caller, signal?: AbortSignal, progress?: (p: Progress) => void) => Promise<ResultOf<M>> | ResultOf<M> };
 
 /**
  * The answer of {@link Dispatcher.dispatch}: refused before any handler ran (`ok: false`: unknown method,
@@ -17,8 +18,8 @@ export type Dispatched = { ok: false; error: ErrorBody } | { ok: true; result: O
 
 /** Routes one request to its handler after the table's checks; shared by ipc/server.ts and the in-process client. */
 export interface Dispatcher {
-  /** `signal`: aborted when the request is cancelled or its connection closes (long runs stop then). */
-  dispatch(method: string, params: unknown, caller: Caller, signal?: AbortSignal): Promise<Dispatched>;
+  /** `signal`: aborted when the request is cancelled or its connection closes (long runs stop then). `progress`: where a long handler reports how far it is. */
+  dispatch(method: string, params: unknown, caller: Caller, signal?: AbortSignal, progress?: (p: Progress) => void): Promise<Dispatched>;
 }
 
 /**
@@ -41,7 +42,7 @@ const issues = (e: { issues: readonly { path: readonly PropertyKey[]; message: s
  */
 export function createDispatcher(handlers: Handlers, gate?: (method: MethodName, params: unknown, caller: Caller) => Promise<void>): Dispatcher {
   return {
-    async dispatch(name, rawParams, caller, signal) {
+    async dispatch(name, rawParams, caller, signal, progress) {
       if (!isMethodName(name)) return { ok: false, error: { code: "protocol_error", message: `Unknown method ${name}.` } };
       const def = METHODS[name];
       if (def.socket === "admin" && (caller.socket === "agent" || caller.socket === "tcp")) {
@@ -57,8 +58,8 @@ export function createDispatcher(handlers: Handlers, gate?: (method: MethodName,
       if (!parsed.success) return { ok: false, error: { code: "invalid_params", message: `Invalid params for ${calledTool(name, rawParams)}: ${issues(parsed.error)}`, ...(def.example ? { hint: `A valid call: ${def.example}.` } : {}) } };
       try {
         if (gate) await gate(name, parsed.data, caller);
-        const handler = handlers[name] as (p: unknown, c: Caller, s?: AbortSignal) => Promise<unknown>;
-        return { ok: true, result: { ok: true, value: await handler(parsed.data, caller, signal) } };
+        const handler = handlers[name] as (p: unknown, c: Caller, s?: AbortSignal, g?: (p: Progress) => void) => Promise<unknown>;
+        return { ok: true, result: { ok: true, value: await handler(parsed.data, caller, signal, progress) } };
       } catch (err) {
         return { ok: true, result: { ok: false, error: errorBody(err) } };
       }
@@ -71,7 +72,7 @@ export function inProcessClient<M extends MethodName>(dispatcher: Dispatcher, ca
   return {
     call: async (method, params, opts) => {
       const who = opts?.client_name ? { ...caller, client_name: opts.client_name.slice(0, MAX_CLIENT_NAME) } : caller;
-      const r = await dispatcher.dispatch(method, params, who, opts?.signal);
+      const r = await dispatcher.dispatch(method, params, who, opts?.signal, opts?.progress);
       return (r.ok ? r.result : r) as Outcome<never>;
     },
     close: () => Promise.resolve(),

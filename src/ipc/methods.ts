@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { Role } from "../core/caller.ts";
 import type { ToolExposure } from "../core/toolsets.ts";
+import { FindActionsInputSchema, FindActionsResultSchema } from "./find-actions.ts";
 import { AssessCommandInputSchema, CommandAssessmentSchema } from "./plan-command.ts";
 import { ExecOnHostAnswerSchema, ExecOnHostInputSchema, GetHostDetailsInputSchema, GetHostDetailsOutputSchema, ListBackendsInputSchema, ListBackendsOutputSchema, SearchHostsInputSchema, SearchHostsOutputSchema } from "./hosts.ts";
 import {
@@ -50,6 +51,7 @@ const changes = (group: ToolExposure["toolsets"][number]): ToolExposure => ({ to
 /** The daemon protocol's methods (PROTOCOL_VERSION in protocol.ts). */
 export const METHODS = {
   describe: method({ socket: "agent", min_role: "observer", params: NoParams, result: DescribeResultSchema, description: "Actions offered on the local host and its identity." }),
+  find_actions: method({ socket: "agent", min_role: "observer", params: FindActionsInputSchema, result: FindActionsResultSchema, description: "The offered catalogue actions with their parameter schemas (issue 24).", example: '{"toolset":"accounts"}', tool: reads("catalogue") }),
   query: method({ socket: "agent", min_role: "observer", params: QueryParamsSchema, result: QueryValueSchema, description: "Run one read-only action on a host." }),
   plan: method({ socket: "agent", min_role: "operator", params: PlanInputSchema, result: PlanResultSchema, description: "Turn an intent or explicit steps into planned transactions.", tool: changes("approval") }),
   execute: method({ socket: "agent", min_role: "operator", params: ExecuteInputSchema, result: ExecuteResultSchema, description: "Run approved transactions with their plan's receipt, in plan order.", example: EXECUTE_EXAMPLE, tool: changes("approval") }),

@@ -65,6 +65,12 @@ export const DescribeResultSchema = z.object({
 });
 export type DescribeResult = z.infer<typeof DescribeResultSchema>;
 
+/**
+ * How far a long call is (issue 24): MCP's notifications/progress fields. `progress` only grows; `total` when known
+ * (steps of an execute); `message` says what runs, e.g. "step 1/2 InstallPackage: running, 10 s".
+ */
+export interface Progress { progress: number; total?: number; message?: string }
+
 /** Provenance of host-derived data (DESIGN.md: results carry `_meta` with an untrusted flag and provenance). */
 export const ProvenanceSchema = z.object({
   /** Host id (`local` or an inventory name). */

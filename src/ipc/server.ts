@@ -5,7 +5,7 @@ import { MAX_CLIENT_NAME, type Caller, type PeerCredentials } from "../core/call
 import type { Dispatcher } from "./dispatch.ts";
 import { tokenEquals } from "./http-guards.ts";
 import { PROTOCOL_VERSION } from "./protocol.ts";
-import { IpcCancelSchema, IpcRequestSchema, lineReader, type IpcResponse } from "./wire.ts";
+import { IpcCancelSchema, IpcRequestSchema, lineReader, type IpcProgressLine, type IpcResponse, type Progress } from "./wire.ts";
 
 /** Where a daemon listens: a Unix socket path (with file mode), or tcp://host:port with a required token. */
 export type ListenSpec =
@@ -81,7 +81,7 @@ export function callerFor(spec: ListenSpec, side: "agent" | "admin", peer: PeerC
  */
 export async function serveIpc(spec: ListenSpec, side: "agent" | "admin", dispatcher: Dispatcher, opts: ServeOptions = {}): Promise<IpcListener> {
   const sockets = new Set<Socket>();
-  const handle = async (line: string, caller: Caller, inflight: Map<number | string, AbortController>): Promise<IpcResponse | null> => {
+  const handle = async (line: string, caller: Caller, inflight: Map<number | string, AbortController>, send: (line: string) => void): Promise<IpcResponse | null> => {
     let raw: unknown;
     try {
       raw = JSON.parse(line);
@@ -107,7 +107,10 @@ export async function serveIpc(spec: ListenSpec, side: "agent" | "admin", dispat
     const ac = new AbortController();
     inflight.set(req.data.id, ac);
     try {
-      const r = await dispatcher.dispatch(req.data.method, req.data.params, who, ac.signal);
+      // Progress lines only for a request that asked (an older client would take one for the answer).
+      const reqId = req.data.id;
+      const progress = req.data.progress ? (p: Progress): void => { send(`${JSON.stringify({ v: PROTOCOL_VERSION, id: reqId, progress: p } satisfies IpcProgressLine)}\n`); } : undefined;
+      const r = await dispatcher.dispatch(req.data.method, req.data.params, who, ac.signal, progress);
       return r.ok ? { v: PROTOCOL_VERSION, id, ok: true, result: r.result } : { v: PROTOCOL_VERSION, id, ok: false, error: r.error };
     } catch (err) {
       return { v: PROTOCOL_VERSION, id, ok: false, error: { code: "internal_error", message: (err as Error).message } };
@@ -128,7 +131,7 @@ export async function serveIpc(spec: ListenSpec, side: "agent" | "admin", dispat
     socket.on("close", () => sockets.delete(socket));
     socket.on("error", () => socket.destroy());
     socket.on("data", lineReader((line) => {
-      void handle(line, caller, inflight).then((resp) => {
+      void handle(line, caller, inflight, (l) => { if (socket.writable) socket.write(l); }).then((resp) => {
         if (!resp || !socket.writable) return;
         socket.write(`${JSON.stringify(resp)}\n`);
         if (!resp.ok && resp.error.code === "unauthorized") socket.end();

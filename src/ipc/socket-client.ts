@@ -5,7 +5,7 @@ import type { AdminMethod, AgentMethod, MethodName } from "./methods.ts";
 import { ErrorBodySchema, PROTOCOL_VERSION, type ErrorBody, type Outcome } from "./protocol.ts";
 import { parseListenUri } from "./server.ts";
 import { parseVsockUri } from "./vsock-uri.ts";
-import { lineReader, MAX_MESSAGE_BYTES, type IpcResponse } from "./wire.ts";
+import { lineReader, MAX_MESSAGE_BYTES, type IpcProgressLine, type IpcResponse, type Progress } from "./wire.ts";
 import { describeIssues } from "../core/errors.ts";
 
 /** How long one call may wait for the daemon, in milliseconds (an execute may install packages). */
@@ -22,6 +22,8 @@ export class SocketConnection {
   /** How many connections were made so far: a new one may reach another daemon (restarted, upgraded). */
   connections = 0;
   private readonly pending = new Map<number, (r: IpcResponse) => void>();
+  /** Progress listeners of in-flight calls that asked for progress, by id. */
+  private readonly listeners = new Map<number, (p: Progress) => void>();
 
   constructor(private readonly address: string, private readonly token: string | undefined) {}
 
@@ -46,9 +48,14 @@ export class SocketConnection {
   private attach(s: Duplex): void {
     s.on("error", () => undefined);
     s.on("data", lineReader((line) => {
-      let resp: IpcResponse;
-      try { resp = JSON.parse(line) as IpcResponse; } catch { return; }
-      if (typeof resp.id === "number") { this.pending.get(resp.id)?.(resp); this.pending.delete(resp.id); }
+      let resp: IpcResponse | IpcProgressLine;
+      try { resp = JSON.parse(line) as IpcResponse | IpcProgressLine; } catch { return; }
+      if (typeof resp.id !== "number") return;
+      // A progress line (issue 24) goes to its call's listener; only the answer settles the call.
+      if (!("ok" in resp)) { this.listeners.get(resp.id)?.(resp.progress); return; }
+      this.pending.get(resp.id)?.(resp);
+      this.pending.delete(resp.id);
+      this.listeners.delete(resp.id);
     }, (head) => { this.overflow(s, head); }));
     s.on("close", () => {
       this.socket = null;
@@ -77,7 +84,7 @@ export class SocketConnection {
   }
 
   /** Calls one method; resolves with the daemon's result or an error body. */
-  async call(method: string, params?: unknown, clientName?: string, signal?: AbortSignal): Promise<IpcResponse> {
+  async call(method: string, params?: unknown, clientName?: string, signal?: AbortSignal, progress?: (p: Progress) => void): Promise<IpcResponse> {
     let socket: Duplex;
     try {
       socket = await this.connect();
@@ -90,8 +97,9 @@ export class SocketConnection {
       timer.unref();
       const onAbort = (): void => { if (socket.writable) socket.write(`${JSON.stringify({ v: PROTOCOL_VERSION, cancel: id })}\n`); };
       signal?.addEventListener("abort", onAbort, { once: true });
-      this.pending.set(id, (r) => { clearTimeout(timer); signal?.removeEventListener("abort", onAbort); resolve(r); });
-      socket.write(`${JSON.stringify({ v: PROTOCOL_VERSION, id, method, ...(params === undefined ? {} : { params }), ...(this.token ? { token: this.token } : {}), ...(clientName ? { client: clientName.slice(0, 256) } : {}) })}\n`);
+      this.pending.set(id, (r) => { clearTimeout(timer); signal?.removeEventListener("abort", onAbort); this.listeners.delete(id); resolve(r); });
+      if (progress) this.listeners.set(id, progress);
+      socket.write(`${JSON.stringify({ v: PROTOCOL_VERSION, id, method, ...(params === undefined ? {} : { params }), ...(this.token ? { token: this.token } : {}), ...(clientName ? { client: clientName.slice(0, 256) } : {}), ...(progress ? { progress: true } : {}) })}\n`);
     });
   }
 
@@ -119,7 +127,7 @@ function checkedError(error: unknown): ErrorBody {
 function socketClient<M extends MethodName>(conn: SocketConnection): MethodClient<M> {
   return {
     call: async (method, params, opts) => {
-      const r = await conn.call(method, params, opts?.client_name, opts?.signal);
+      const r = await conn.call(method, params, opts?.client_name, opts?.signal, opts?.progress);
       const out = (r.ok ? r.result : { ok: false, error: r.error }) as Outcome<never>;
       return out.ok ? out : { ok: false, error: checkedError(out.error) };
     },

@@ -1,6 +1,6 @@
 import { StringDecoder } from "node:string_decoder";
 import { z } from "zod";
-import { ErrorBodySchema, PROTOCOL_VERSION } from "./protocol.ts";
+import { ErrorBodySchema, PROTOCOL_VERSION, type Progress } from "./protocol.ts";
 
 /** Largest single IPC message, in bytes (an answer is capped at 1 MiB; this leaves room for the envelope). */
 export const MAX_MESSAGE_BYTES = 8 * 1024 * 1024;
@@ -14,8 +14,15 @@ export const IpcRequestSchema = z.object({
   token: z.string().max(512).optional(),
   /** The MCP client's self-reported name, recorded in the caller (untrusted). */
   client: z.string().max(256).optional(),
+  /** The caller wants progress lines ({@link IpcProgressLine}) before the answer (issue 24: long applies). */
+  progress: z.literal(true).optional(),
 }).strict();
 export type IpcRequest = z.infer<typeof IpcRequestSchema>;
+
+export type { Progress } from "./protocol.ts";
+
+/** A progress line the daemon sends before the answer of a request that asked for it (`progress: true`). */
+export interface IpcProgressLine { v: typeof PROTOCOL_VERSION; id: number | string; progress: Progress }
 
 /** Cancels one in-flight request of the same connection (its MCP client cancelled); no response is sent. */
 export const IpcCancelSchema = z.object({

@@ -19,12 +19,17 @@ import { getHostDetailsTool } from "./tools/get-host-details.ts";
 import { execOnHostTool } from "./tools/exec-on-host.ts";
 import { readOnHostsTool } from "./tools/read-on-hosts.ts";
 import { SKILLS_TOOLS } from "./tools/skills/index.ts";
+import { findActionsTool } from "./tools/find-actions.ts";
+import { readActionTool } from "./tools/read-action.ts";
+import { isListed } from "../core/catalogue/surface.ts";
+import type { ExposureSettings } from "../core/toolsets.ts";
 
 /**
- * The fixed tools every hostgate offers, besides one direct tool per read-only action. A daemon-backed tool
- * is one file in tools/ (naming its method and toolsets) listed here; see docs/architecture.md.
+ * The fixed tools every hostgate offers, besides the direct tools of read-only actions. A daemon-backed tool
+ * is one file in tools/ (naming its method and toolsets) listed here; see docs/architecture.md. find_actions and
+ * read_action reach every catalogue action, listed or not (docs/tool-surface.md).
  */
-export const FIXED_TOOLS: readonly ToolSpec[] = [planTool, executeTool, historyTool, doctorTool, auditVerifyTool, planCommandTool, searchHostsTool, listBackendsTool, getHostDetailsTool, execOnHostTool, readOnHostsTool, ...SKILLS_TOOLS];
+export const FIXED_TOOLS: readonly ToolSpec[] = [planTool, executeTool, historyTool, doctorTool, auditVerifyTool, planCommandTool, findActionsTool, readActionTool, searchHostsTool, listBackendsTool, getHostDetailsTool, execOnHostTool, readOnHostsTool, ...SKILLS_TOOLS];
 
 /** Front options read once at start: the transport (stdio binds confirm tokens to the connection) and the skills gates asked for. */
 export interface FrontOptions {
@@ -76,20 +81,40 @@ export async function allTools(client: DaemonClient, known?: DescribeResult): Pr
 }
 
 /**
+ * Splits the offered tools into those tools/list lists and the direct tools it leaves out (core/catalogue/surface.ts
+ * `isListed`: reads not listed by default, reached through find_actions + read_action). Fixed tools are always listed.
+ * The unlisted ones stay callable by name (a client that lets its model call an unlisted name; the daemon judges
+ * every call as for a listed one). Nothing here decides safety: it only spends or saves context.
+ */
+export function splitListed(offered: readonly ToolSpec[], settings: ExposureSettings): { listed: ToolSpec[]; unlisted: ToolSpec[] } {
+  const fixed = new Set(FIXED_TOOLS);
+  const listed: ToolSpec[] = [];
+  const unlisted: ToolSpec[] = [];
+  for (const t of offered) {
+    const action = (t as { action?: string }).action;
+    if (fixed.has(t) || action === undefined || isListed(action, t.name, t.toolsets, settings)) listed.push(t);
+    else unlisted.push(t);
+  }
+  return { listed, unlisted };
+}
+
+/**
  * Resolves the visible tools once (config is read once at start) and returns a factory that builds a
  * fresh MCP server per connection (stdio) or per request (stateless HTTP), so no state is shared between
  * clients (corpus cases M028, M029). A call to a tool that exists but is hidden is answered with why and how to
- * turn it on. Throws when the exposure config names unknown tools.
+ * turn it on. Throws when the exposure config names unknown tools. `tools` is what tools/list lists.
  */
 export async function createServerFactory(client: DaemonClient, config: Config, opts: FrontOptions = {}): Promise<{ factory: () => Server; tools: ToolSpec[]; gates: { install: boolean; exec: boolean } }> {
   const all = await allTools(client, opts.described);
+  const settings = exposureSettings(config);
   // Config names are checked against every tool, gated ones included, so a config stays valid whatever the flags.
-  const { tools: selected, hidden } = exposeTools(all, exposureSettings(config));
+  const { tools: offered, hidden } = exposeTools(all, settings);
+  const { listed: selected, unlisted } = splitListed(offered, settings);
   const { tools, gates } = await applySkillsGates(selected, client, opts, config);
   for (const t of selected) {
     const gate = (t as { gate?: "install" | "exec" }).gate;
     if (gate !== undefined && !tools.includes(t)) hidden.set(t.name, { reason: `it needs the skills ${gate} gate`, fix: `set skills.allow_${gate}: true (with a system daemon, in the daemon's configuration too; or start hostgate mcp with --allow-${gate})` });
   }
   const session = opts.transport === "stdio";
-  return { factory: () => buildServer(tools, client, { session, hidden }), tools, gates };
+  return { factory: () => buildServer(tools, client, { session, hidden, unlisted }), tools, gates };
 }

@@ -33,6 +33,8 @@ export interface ToolSpec {
   toolsets: readonly Toolset[];
   /** Hidden by default; the config key that turns it on (exec_on_host: `exec.enabled`). See core/toolsets.ts `exposureOf`. */
   off_by_default?: string;
+  /** A direct tool's catalogue action (PascalCase), which decides whether tools/list lists it (core/catalogue/surface.ts). */
+  action?: string;
   /** The daemon method the tool calls (ipc/methods.ts). */
   method: AgentMethod;
   /** `ctx` carries what the front knows of its client (its self-reported name), passed on to the daemon. */

@@ -1,27 +1,48 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Client } from "@modelcontextprotocol/client";
+import { existsSync, readdirSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { budgetToolset, FULL_SURFACE_YAML } from "../helpers/context-cost.ts";
 import { connectStdio, runHostgate, writeConfig } from "../helpers/hostgate.ts";
 
 const ANNOTATIONS = ["readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"] as const;
 
+/** Where the per-toolset snapshots live (issue 24: one file per toolset, so a change shows up in its own group). */
+const SNAPSHOTS = fileURLToPath(new URL("../__snapshots__/tools/", import.meta.url));
+
 describe("advertised tool definitions", () => {
   let client: Client;
-  beforeAll(async () => { client = await connectStdio("legacy"); });
-  afterAll(async () => { await client.close(); });
+  let full: Client;
+  beforeAll(async () => {
+    client = await connectStdio("legacy");
+    full = await connectStdio("legacy", ["--config", writeConfig(FULL_SURFACE_YAML)]);
+  });
+  afterAll(async () => { await client.close(); await full.close(); });
 
-  it("match the committed snapshot (names, schemas, annotations, descriptions)", async () => {
-    const { tools } = await client.listTools();
+  it("match the committed snapshots, one per toolset, of the full surface (names, schemas, annotations, descriptions)", async () => {
+    const { tools } = await full.listTools();
     // What this machine lacks (no systemd, no journal) is said per machine (test/e2e/unavailable-tools.test.ts):
     // left out of the snapshot, which is the same on every machine.
     const same = tools.map((t) => ({ ...t, description: t.description?.replace(/ Unavailable on local \([^)]*\)\.$/, "") }));
-    await expect(JSON.stringify(same, null, 2) + "\n").toMatchFileSnapshot("../__snapshots__/tools.json");
+    const groups = new Map<string, typeof same>();
+    for (const t of same) groups.set(budgetToolset(t.name), [...(groups.get(budgetToolset(t.name)) ?? []), t]);
+    for (const [g, list] of groups) await expect(JSON.stringify(list, null, 2) + "\n").toMatchFileSnapshot(`${SNAPSHOTS}${g}.json`);
+    // A toolset that lost all its tools must lose its snapshot too (no stale file).
+    const files = existsSync(SNAPSHOTS) ? readdirSync(SNAPSHOTS).filter((f) => f !== "default.json") : [];
+    expect(files.sort()).toEqual([...groups.keys()].map((g) => `${g}.json`).sort());
   });
 
-  it("set all four annotations explicitly on every tool, with output schemas", async () => {
-    for (const tool of (await client.listTools()).tools) {
+  it("match the committed list of the default tools/list (which tools a default configuration lists)", async () => {
+    const names = (await client.listTools()).tools.map((t) => t.name);
+    await expect(JSON.stringify(names, null, 2) + "\n").toMatchFileSnapshot(`${SNAPSHOTS}default.json`);
+  });
+
+  it("set all four annotations explicitly on every tool, with output schemas, and no top-level oneOf/anyOf/allOf", async () => {
+    for (const tool of (await full.listTools()).tools) {
       for (const a of ANNOTATIONS) expect(typeof tool.annotations?.[a], `${tool.name}.${a}`).toBe("boolean");
       expect(tool.outputSchema?.type, tool.name).toBe("object");
       expect(tool.inputSchema.type, tool.name).toBe("object");
+      for (const k of ["oneOf", "anyOf", "allOf"]) expect(k in tool.inputSchema, `${tool.name} inputSchema.${k}`).toBe(false);
     }
   });
 });

@@ -39,6 +39,7 @@ export function directTool(action: ActionDescriptor, unavailable?: string): Tool
     outputSchema: action.output_schema,
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     toolsets: action.toolsets,
+    action: action.action,
     method: "query",
     handler: async (args, client, ctx) => {
       const { host, ...rest } = args;
