@@ -21,6 +21,7 @@ import listUpgradablePackages from "./actions/list-upgradable-packages.ts";
 import listPackageFiles from "./actions/list-package-files.ts";
 import readUnitLogsSinceStart from "./actions/read-unit-logs-since-start.ts";
 import getJournalDiskUsage from "./actions/get-journal-disk-usage.ts";
+import getTimeSyncStatus from "./actions/get-time-sync-status.ts";
 import { packageFileProcessActions } from "./actions/mutating.ts";
 import { systemdActions } from "./actions/systemd.ts";
 import { RunCommand } from "./actions/run-command.ts";
@@ -53,6 +54,7 @@ export const CATALOGUE: readonly Action[] = [
   listPackageFiles,
   readUnitLogsSinceStart,
   getJournalDiskUsage,
+  getTimeSyncStatus,
   ...systemdActions,
   ...packageFileProcessActions,
   RunCommand,
