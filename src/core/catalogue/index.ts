@@ -22,6 +22,7 @@ import listPackageFiles from "./actions/list-package-files.ts";
 import readUnitLogsSinceStart from "./actions/read-unit-logs-since-start.ts";
 import getJournalDiskUsage from "./actions/get-journal-disk-usage.ts";
 import getTimeSyncStatus from "./actions/get-time-sync-status.ts";
+import listCertificates from "./actions/list-certificates.ts";
 import { packageFileProcessActions } from "./actions/mutating.ts";
 import { systemdActions } from "./actions/systemd.ts";
 import { RunCommand } from "./actions/run-command.ts";
@@ -55,6 +56,7 @@ export const CATALOGUE: readonly Action[] = [
   readUnitLogsSinceStart,
   getJournalDiskUsage,
   getTimeSyncStatus,
+  listCertificates,
   ...systemdActions,
   ...packageFileProcessActions,
   RunCommand,
