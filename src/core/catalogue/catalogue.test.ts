@@ -8,13 +8,15 @@ import { CATALOGUE } from "./index.ts";
  * the sets below are updated on purpose, in review.
  */
 const READ_ONLY = [
-  "GetDiskUsage", "GetLargestDirectories", "GetLoad", "GetMemoryUsage", "GetNetworkInterfaces", "GetPackageInfo", "GetProcess", "GetServiceStatus", "GetSystemInfo",
-  "ListFailedUnits", "ListListeningPorts", "ListProcesses", "ListUnitTypes", "ListUnits", "ReadJournal", "ReadLogFile", "ReadUnit",
-  "ReadUnitDefinition", "SearchPackages",
+  "CheckTcpConnect", "GetDiskUsage", "GetDnsConfig", "GetFirewallRuleset", "GetJournalDiskUsage", "GetLargestDirectories", "GetLoad", "GetMemoryUsage",
+  "GetNetworkInterfaces", "GetPackageInfo", "GetProcess", "GetServiceStatus", "GetSystemInfo", "GetTimeSyncStatus", "ListCertificates", "ListFailedUnits",
+  "ListInstalledPackages", "ListListeningPorts", "ListPackageFiles", "ListProcesses", "ListRoutes", "ListUnitTypes", "ListUnits", "ListUpgradablePackages",
+  "ReadJournal", "ReadLogFile", "ReadUnit", "ReadUnitDefinition", "ReadUnitLogsSinceStart", "SearchPackages",
 ];
 const MUTATING = [
-  "CleanPackageCache", "DeleteLogFile", "DisableService", "EnableService", "InstallPackage", "ReloadService", "RemovePackage", "RestartService", "RunCommand", "SignalProcess", "StartService",
-  "StopService", "TruncateLogFile", "UpdatePackageIndex", "VacuumJournal", "WriteFile",
+  "CleanPackageCache", "DaemonReload", "DeleteLogFile", "DisableService", "EnableService", "InstallPackage", "MaskUnit", "ReloadService", "RemovePackage",
+  "RestartService", "RunCommand", "SetUnitResourceLimits", "SignalProcess", "StartService", "StopService", "TruncateLogFile", "UnmaskUnit", "UpdatePackageIndex",
+  "VacuumJournal", "WriteFile",
 ];
 
 describe("catalogue params are strict", () => {
