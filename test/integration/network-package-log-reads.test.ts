@@ -85,29 +85,29 @@ describe("network", () => {
     afterAll(() => { server.close(); });
 
     it("connects to a listening socket and is refused by a closed port (the same answers as a bash /dev/tcp connect)", async () => {
-      const open = await checkTcpConnect.run(checkTcpConnect.params.parse({ host: "127.0.0.1", port }), ctx);
+      const open = await checkTcpConnect.run(checkTcpConnect.params.parse({ target: "127.0.0.1", port }), ctx);
       expect(open).toMatchObject({ connected: true, address: "127.0.0.1", error: null });
       const bashOpen = spawnSync("bash", ["-c", `exec 3<>/dev/tcp/127.0.0.1/${port}`]).status;
       expect(bashOpen).toBe(0);
       await new Promise<void>((r) => server.close(() => { r(); }));
-      const closed = await checkTcpConnect.run(checkTcpConnect.params.parse({ host: "127.0.0.1", port }), ctx);
+      const closed = await checkTcpConnect.run(checkTcpConnect.params.parse({ target: "127.0.0.1", port }), ctx);
       expect(closed).toMatchObject({ connected: false, error: "ECONNREFUSED" });
       expect(spawnSync("bash", ["-c", `exec 3<>/dev/tcp/127.0.0.1/${port}`]).status).not.toBe(0);
       server = createServer();
     });
 
     it("refuses a timeout above 5 s and a host with shell or URL characters", () => {
-      expect(checkTcpConnect.params.safeParse({ host: "127.0.0.1", port: 22, timeout_ms: 60_000 }).success).toBe(false);
-      expect(checkTcpConnect.params.safeParse({ host: "http://127.0.0.1/", port: 22 }).success).toBe(false);
-      expect(checkTcpConnect.params.safeParse({ host: "a b", port: 22 }).success).toBe(false);
-      expect(checkTcpConnect.params.safeParse({ host: "::1", port: 0 }).success).toBe(false);
+      expect(checkTcpConnect.params.safeParse({ target: "127.0.0.1", port: 22, timeout_ms: 60_000 }).success).toBe(false);
+      expect(checkTcpConnect.params.safeParse({ target: "http://127.0.0.1/", port: 22 }).success).toBe(false);
+      expect(checkTcpConnect.params.safeParse({ target: "a b", port: 22 }).success).toBe(false);
+      expect(checkTcpConnect.params.safeParse({ target: "::1", port: 0 }).success).toBe(false);
       expect(checkTcpConnect.min_role).toBe("operator");
     });
 
     it("a probe without tcpConnect (an SSH host) answers unavailable", async () => {
       // The SSH probe has no tcpConnect: the same probe with the method hidden.
       const host = new Proxy(ctx.host, { get: (t, k) => (k === "tcpConnect" ? undefined : Reflect.get(t, k, t) as unknown) });
-      expect(await errorCode(() => checkTcpConnect.run(checkTcpConnect.params.parse({ host: "127.0.0.1", port: 1 }), { ...ctx, host }))).toBe("unavailable");
+      expect(await errorCode(() => checkTcpConnect.run(checkTcpConnect.params.parse({ target: "127.0.0.1", port: 1 }), { ...ctx, host }))).toBe("unavailable");
     });
   });
 });
