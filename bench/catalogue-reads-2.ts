@@ -1,7 +1,7 @@
 /**
  * Issue 24 (r24c) read-only actions through MCP: `tools/call` of each new direct tool through `hostgate mcp` over
  * stdio, as a client sends it (own state and runtime directories; run by bench/run.ts with its scratch config).
- * Prints one JSON object: per tool the client latency p50/p90 in ms over BENCH_N calls (default 50; 5 for
+ * Prints one JSON object: per tool the client latency p50/p90 in ms over BENCH_N calls (default 50; 3 for
  * list_upgradable_packages, which runs an apt simulation), whether the answers were errors (with the first error's
  * code: on this machine, without PID-1 systemd, read_unit_logs_since_start and a D-Bus timedated are absent), and
  * the load average before and after (a shared machine). r24b's bench/catalogue-reads.ts had not landed when this
@@ -25,6 +25,7 @@ const port = (server.address() as { port: number }).port;
 
 /** Tool, arguments, how it reads ("files" or the tool it spawns), calls. */
 const CASES: [string, Record<string, unknown>, string, number][] = [
+  ["get_load", {}, "files (baseline: an existing /proc read, to read the others against this machine's load)", N],
   ["list_routes", {}, "files", N],
   ["get_dns_config", {}, "files", N],
   ["get_journal_disk_usage", {}, "files", N],
@@ -35,7 +36,7 @@ const CASES: [string, Record<string, unknown>, string, number][] = [
   ["check_tcp_connect", { target: "127.0.0.1", port }, "socket", N],
   ["get_firewall_ruleset", {}, "spawns nft", N],
   ["read_unit_logs_since_start", { unit: "ssh" }, "spawns systemctl + journalctl", N],
-  ["list_upgradable_packages", {}, "spawns apt-get -s", Math.min(N, 5)],
+  ["list_upgradable_packages", {}, "spawns apt-get -s", Math.min(N, 3)],
 ];
 
 const dir = mkdtempSync(join(tmpdir(), "hg-bench-r24c-"));
