@@ -67,11 +67,12 @@ describe("reachability eval (issue 24, evals/reach.json): everyday requests with
     const byId = (id: string) => broken.cases.find((c) => c.id === id)!;
     byId("reach-disk-full").args = { mount: "/" };
     byId("reach-users").toolset = "storage";
+    byId("reach-gateway").action = "NoSuchAction";
     delete byId("reach-gateway").owner;
     const problems = checkReach(broken, [...CATALOGUE, listUsers]).problems.join("\n");
     expect(problems).toMatch(/reach-disk-full: args do not fit GetDiskUsage's params.*mount/);
     expect(problems).toMatch(/reach-users: ListUsers is not in toolset storage/);
-    expect(problems).toMatch(/reach-gateway: no action ListRoutes in the catalogue, and no owner/);
+    expect(problems).toMatch(/reach-gateway: no action NoSuchAction in the catalogue, and no owner/);
     expect(checkReach({ ...reach, extra: 1 }).problems.join()).toMatch(/schema/);
   });
 });

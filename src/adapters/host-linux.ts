@@ -1,12 +1,13 @@
 import { spawn } from "node:child_process";
 import { closeSync, constants as fsConstants, openSync, readdirSync, readSync } from "node:fs";
 import { access, open, readdir, readFile, readlink, realpath, lstat, statfs } from "node:fs/promises";
+import { connect } from "node:net";
 import { networkInterfaces } from "node:os";
 import { delimiter, join } from "node:path";
 import type { ExecResult } from "../core/exec.ts";
 import { isWithinRoot } from "../core/paths.ts";
 import { HostgateError } from "../core/errors.ts";
-import type { FileOwner, FileStat, HostProbe, InterfaceAddress, RunOptions, StatFs } from "../ports/host-probe.ts";
+import type { FileOwner, FileStat, HostProbe, InterfaceAddress, RunOptions, StatFs, TcpConnectResult } from "../ports/host-probe.ts";
 
 const DEFAULT_MAX_OUTPUT = 1024 * 1024;
 const DEFAULT_TIMEOUT_MS = 15_000;
@@ -235,6 +236,22 @@ export class LinuxHostProbe implements HostProbe {
       };
       child.on("error", (e) => { finish(127, null, e); });
       child.on("close", (code, signal) => { finish(code, signal); });
+    });
+  }
+
+  tcpConnect(host: string, port: number, timeoutMs: number): Promise<TcpConnectResult> {
+    const started = performance.now();
+    const elapsed = (): number => Math.round((performance.now() - started) * 1000) / 1000;
+    return new Promise((resolve) => {
+      const socket = connect({ host, port });
+      const done = (r: Omit<TcpConnectResult, "duration_ms">): void => {
+        clearTimeout(timer);
+        socket.destroy();
+        resolve({ ...r, duration_ms: elapsed() });
+      };
+      const timer = setTimeout(() => { done({ connected: false, address: null, error: "timeout" }); }, timeoutMs);
+      socket.once("connect", () => { done({ connected: true, address: socket.remoteAddress ?? null, error: null }); });
+      socket.once("error", (e: NodeJS.ErrnoException) => { done({ connected: false, address: null, error: e.code ?? e.message }); });
     });
   }
 }

@@ -6,6 +6,7 @@ import type { HostMutator } from "../ports/host-mutator.ts";
 import type { Clock } from "../ports/host-probe.ts";
 import type { UnitManagerSet } from "../ports/unit-manager.ts";
 import { nodeCrypto } from "./crypto-node.ts";
+import { nodeX509 } from "./x509-node.ts";
 import type { SshPool, SshRoute } from "./exec-ssh/pool.ts";
 import { sshSession, type SshSession } from "./exec-ssh/session.ts";
 import { SshHostProbe } from "./host-ssh.ts";
@@ -74,6 +75,7 @@ export async function sshActionContext(o: SshContextOptions): Promise<SshHostCon
     self_pid: -1,
     protected_paths: [],
     logs_readable: o.logs_readable,
+    x509: nodeX509,
   };
   return { ctx, hostname, family, session };
 }

@@ -161,6 +161,11 @@ class ReadWriteUnitManager implements UnitManager {
   reloadUnit: UnitManager["reloadUnit"] = (u, o) => this.writer.reloadUnit(u, o);
   enableUnitFiles: UnitManager["enableUnitFiles"] = (u) => this.writer.enableUnitFiles(u);
   disableUnitFiles: UnitManager["disableUnitFiles"] = (u) => this.writer.disableUnitFiles(u);
+  maskUnitFiles: UnitManager["maskUnitFiles"] = (u) => this.writer.maskUnitFiles(u);
+  unmaskUnitFiles: UnitManager["unmaskUnitFiles"] = (u) => this.writer.unmaskUnitFiles(u);
+  reloadManager: UnitManager["reloadManager"] = () => this.writer.reloadManager();
+  unitsNeedingReload: UnitManager["unitsNeedingReload"] = () => this.reader.unitsNeedingReload();
+  busProperties: UnitManager["busProperties"] = (d, p, i) => (this.reader.busProperties ? this.reader.busProperties(d, p, i) : Promise.reject(new HostgateError("unavailable", "this host's systemd is not reached over D-Bus")));
   async close(): Promise<void> {
     await Promise.all([this.reader.close(), this.writer.close()]);
   }

@@ -350,6 +350,41 @@ export class DbusUnitManager implements UnitManager {
     return { unit: units.join(" "), operation: "disable", result: changes.length > 0 ? "changed" : "unchanged", changes };
   }
 
+  async maskUnitFiles(units: readonly string[]): Promise<JobOutcome> {
+    for (const u of units) parseUnitName(u);
+    const body = await this.call(MANAGER_PATH, MANAGER, "MaskUnitFiles", "asbb", [[...units], false, false]);
+    const changes = decodeChanges(body[0]);
+    await this.call(MANAGER_PATH, MANAGER, "Reload");
+    return { unit: units.join(" "), operation: "mask", result: changes.length > 0 ? "changed" : "unchanged", changes };
+  }
+
+  async unmaskUnitFiles(units: readonly string[]): Promise<JobOutcome> {
+    for (const u of units) parseUnitName(u);
+    const body = await this.call(MANAGER_PATH, MANAGER, "UnmaskUnitFiles", "asb", [[...units], false]);
+    const changes = decodeChanges(body[0]);
+    await this.call(MANAGER_PATH, MANAGER, "Reload");
+    return { unit: units.join(" "), operation: "unmask", result: changes.length > 0 ? "changed" : "unchanged", changes };
+  }
+
+  async reloadManager(): Promise<JobOutcome> {
+    // Reload returns once the manager has re-read its configuration (the reply is sent after the reload).
+    await this.call(MANAGER_PATH, MANAGER, "Reload");
+    return { unit: "", operation: "daemon-reload", result: "done" };
+  }
+
+  async unitsNeedingReload(): Promise<string[]> {
+    const units = (await this.listUnits()).filter((u) => u.load_state === "loaded");
+    const flags = await Promise.all(units.map((u) => this.call(unitObjectPath(u.unit), PROPS, "Get", "ss", [UNIT, "NeedDaemonReload"]).then((b) => (b[0] as { value?: unknown } | undefined)?.value === true).catch(() => false)));
+    return units.filter((_, i) => flags[i]).map((u) => u.unit).sort();
+  }
+
+  async busProperties(destination: string, path: string, iface: string): Promise<Record<string, unknown>> {
+    const body = await this.call(path, PROPS, "GetAll", "s", [iface], destination);
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(propMap(body[0]))) out[k] = typeof v === "bigint" ? (v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : v.toString()) : v;
+    return out;
+  }
+
   async close(): Promise<void> {
     const c = this.conn;
     this.conn = null;

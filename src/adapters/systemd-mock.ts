@@ -32,6 +32,7 @@ export class MockUnitManager implements UnitManager {
   private readonly now: () => number;
   private nextPid = 4000;
   private tick = 0;
+  private readonly beforeMask = new Map<string, { file: string; load: string }>();
 
   constructor(opts: MockUnitManagerOptions = {}) {
     this.ref = opts.ref ?? { scope: "system" };
@@ -162,6 +163,46 @@ export class MockUnitManager implements UnitManager {
   async disableUnitFiles(units: readonly string[]): Promise<JobOutcome> {
     await Promise.resolve();
     return this.setFileState(units, "disable");
+  }
+
+  /** Mask: unit_file_state and load_state `masked`, the earlier file state kept for unmask. */
+  async maskUnitFiles(units: readonly string[]): Promise<JobOutcome> {
+    await Promise.resolve();
+    const changes: NonNullable<JobOutcome["changes"]> = [];
+    for (const name of units) {
+      const u = this.find(name);
+      if (u.unit_file_state === "masked") continue;
+      this.beforeMask.set(name, { file: u.unit_file_state, load: u.load_state });
+      u.unit_file_state = "masked";
+      u.load_state = "masked";
+      changes.push({ type: "symlink", file: `/etc/systemd/system/${name}`, destination: "/dev/null" });
+    }
+    return { unit: units.join(" "), operation: "mask", result: changes.length > 0 ? "changed" : "unchanged", changes };
+  }
+
+  async unmaskUnitFiles(units: readonly string[]): Promise<JobOutcome> {
+    await Promise.resolve();
+    const changes: NonNullable<JobOutcome["changes"]> = [];
+    for (const name of units) {
+      const u = this.find(name);
+      if (u.unit_file_state !== "masked") continue;
+      const before = this.beforeMask.get(name) ?? { file: "disabled", load: "loaded" };
+      u.unit_file_state = before.file;
+      u.load_state = before.load;
+      changes.push({ type: "unlink", file: `/etc/systemd/system/${name}`, destination: "" });
+    }
+    return { unit: units.join(" "), operation: "unmask", result: changes.length > 0 ? "changed" : "unchanged", changes };
+  }
+
+  async reloadManager(): Promise<JobOutcome> {
+    await Promise.resolve();
+    return { unit: "", operation: "daemon-reload", result: "done" };
+  }
+
+  /** The mock's unit files never change on disk. */
+  async unitsNeedingReload(): Promise<string[]> {
+    await Promise.resolve();
+    return [];
   }
 
   close(): Promise<void> {

@@ -25,6 +25,10 @@ function simulated(m: UnitManager): UnitManager {
     reloadUnit: (u, o) => m.reloadUnit(u, o),
     enableUnitFiles: (u) => m.enableUnitFiles(u),
     disableUnitFiles: (u) => m.disableUnitFiles(u),
+    maskUnitFiles: (u) => m.maskUnitFiles(u),
+    unmaskUnitFiles: (u) => m.unmaskUnitFiles(u),
+    reloadManager: () => m.reloadManager(),
+    unitsNeedingReload: () => m.unitsNeedingReload(),
     close: () => m.close(),
   };
 }

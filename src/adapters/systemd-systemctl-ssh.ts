@@ -143,7 +143,7 @@ export class SystemctlUnitManager implements UnitManager {
     return this.job("reload", unit, opts);
   }
 
-  private async unitFiles(verb: "enable" | "disable", units: readonly string[]): Promise<JobOutcome> {
+  private async unitFiles(verb: "enable" | "disable" | "mask" | "unmask", units: readonly string[]): Promise<JobOutcome> {
     for (const u of units) parseUnitName(u);
     const r = await this.systemctl([verb, "--", ...units], true, 60_000);
     if (r.exit_code !== 0) throw this.failure(r, verb, units.join(" "));
@@ -156,6 +156,25 @@ export class SystemctlUnitManager implements UnitManager {
   }
   disableUnitFiles(units: readonly string[]): Promise<JobOutcome> {
     return this.unitFiles("disable", units);
+  }
+  maskUnitFiles(units: readonly string[]): Promise<JobOutcome> {
+    return this.unitFiles("mask", units);
+  }
+  unmaskUnitFiles(units: readonly string[]): Promise<JobOutcome> {
+    return this.unitFiles("unmask", units);
+  }
+
+  async reloadManager(): Promise<JobOutcome> {
+    const r = await this.systemctl(["daemon-reload"], true, 60_000);
+    if (r.exit_code !== 0) throw this.failure(r, "daemon-reload", "");
+    return { unit: "", operation: "daemon-reload", result: "done" };
+  }
+
+  async unitsNeedingReload(): Promise<string[]> {
+    // `show` with a pattern matches the loaded units; one `Id=`/`NeedDaemonReload=` block per unit.
+    const r = await this.systemctl(["show", "--property=Id,NeedDaemonReload", "--", "*"], false);
+    if (r.exit_code !== 0) throw this.failure(r, "show", "*");
+    return r.stdout.toString().split("\n\n").map((b) => parseShow(b)).filter((p) => p.get("NeedDaemonReload") === "yes").map((p) => p.get("Id") ?? "").filter((u) => u !== "").sort();
   }
 
   close(): Promise<void> {

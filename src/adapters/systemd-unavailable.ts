@@ -27,6 +27,10 @@ class UnavailableUnitManager implements UnitManager {
   reloadUnit(): Promise<never> { return this.fail(); }
   enableUnitFiles(): Promise<never> { return this.fail(); }
   disableUnitFiles(): Promise<never> { return this.fail(); }
+  maskUnitFiles(): Promise<never> { return this.fail(); }
+  unmaskUnitFiles(): Promise<never> { return this.fail(); }
+  reloadManager(): Promise<never> { return this.fail(); }
+  unitsNeedingReload(): Promise<never> { return this.fail(); }
   close(): Promise<void> { return Promise.resolve(); }
 }
 

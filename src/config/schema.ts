@@ -73,6 +73,10 @@ export const ConfigSchema = z.object({
     readable: z.union([z.enum(["adm", "all"]), z.array(z.string().startsWith("/", "list absolute paths under /var/log")).min(1)]).optional()
       .describe("Which logs read_log_file returns: adm (files readable by group adm or everyone; default of the system daemon), all (default embedded), or a list of absolute paths"),
   }).strict().default(() => ({})),
+  certificates: z.object({
+    dirs: z.array(z.string().startsWith("/", "list absolute directory paths").refine((p) => !/(^|\/)(private|keys?)(\/|$)/.test(p), "a key directory (private/, keys/) is never read")).min(1).max(32).optional()
+      .describe("Directories list_certificates walks (3 levels; key files and key directories are never opened); default /etc/letsencrypt/live, /etc/ssl/certs/local, /etc/pki/tls/certs"),
+  }).strict().default(() => ({})),
   audit: z.object({
     checkpoint_every: z.number().int().min(1).max(1_000_000).default(1000).describe("Write a signed checkpoint after this many entries"),
     checkpoint_idle_ms: z.number().int().min(0).max(86_400_000).default(30_000).describe("…and this often while the head moved (0: never on a timer)"),

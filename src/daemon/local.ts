@@ -2,6 +2,7 @@ import { realpathSync } from "node:fs";
 import { LinuxHostProbe } from "../adapters/host-linux.ts";
 import { LinuxHostMutator } from "../adapters/host-mutator-linux.ts";
 import { nodeCrypto } from "../adapters/crypto-node.ts";
+import { nodeX509 } from "../adapters/x509-node.ts";
 import { lookupGroupId } from "../adapters/os-groups.ts";
 import { readHostIdentity } from "../app/host-identity.ts";
 import { systemdResourceProvider } from "../app/unit-resources.ts";
@@ -52,7 +53,8 @@ export async function composeLocal(config: Config, opts: { mode: DaemonMode; hos
   const protected_paths = [state, runtime, config_dir].flatMap(withRealPath);
   const readable = config.logs.readable ?? (opts.mode === "system" ? "adm" : "all");
   const logs_readable: LogReadPolicy = readable === "all" ? { kind: "all" } : readable === "adm" ? { kind: "group", name: "adm", gid: lookupGroupId("adm") } : { kind: "paths", paths: readable };
-  const ctx: ActionContext = { host, clock: opts.clock, family: identity.family, units: backend.units, mutator: new LinuxHostMutator(), hash: nodeCrypto, self_pid: process.pid, protected_paths, logs_readable };
+  const ctx: ActionContext = { host, clock: opts.clock, family: identity.family, units: backend.units, mutator: new LinuxHostMutator(), hash: nodeCrypto, self_pid: process.pid, protected_paths, logs_readable,
+    x509: nodeX509, ...(config.certificates.dirs === undefined ? {} : { certificate_dirs: config.certificates.dirs }) };
   return {
     name: "local",
     ctx,

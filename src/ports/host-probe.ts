@@ -50,6 +50,18 @@ export interface InterfaceAddress {
 }
 
 /**
+ * What {@link HostProbe.tcpConnect} answers: whether a TCP handshake with `host`:`port` completed from the probed
+ * host within the timeout, the address it reached, how long it took (milliseconds), and the OS error otherwise
+ * (`ECONNREFUSED`, `EHOSTUNREACH`, `ENOTFOUND` for a name that does not resolve, `timeout`).
+ */
+export interface TcpConnectResult {
+  connected: boolean;
+  address: string | null;
+  duration_ms: number;
+  error: string | null;
+}
+
+/**
  * Read-only access to a host: the only way actions see /proc, /sys, files and processes.
  * Implemented by `adapters/host-linux.ts` (the daemon's own host) and `adapters/host-ssh.ts` (over SSH). Every method throws `HostgateError` with code `not_found`,
  * `permission_denied` or `unavailable` for the corresponding OS condition; never anything untyped.
@@ -88,6 +100,12 @@ export interface HostProbe {
   run(argv: readonly string[], opts?: RunOptions): Promise<ExecResult>;
   /** Whether an executable of that name is on PATH (no spawn). */
   which(name: string): Promise<string | null>;
+  /**
+   * Opens a TCP connection to `host`:`port` from this host and closes it at once (nothing is sent or read);
+   * `timeoutMs` bounds the DNS lookup and the handshake together. Optional: absent where the probe cannot connect
+   * from the host itself (SSH hosts, for now), and the action says so.
+   */
+  tcpConnect?(host: string, port: number, timeoutMs: number): Promise<TcpConnectResult>;
 }
 
 /** Wall clock, injectable for tests (receipt expiry, audit timestamps). Milliseconds since the epoch. */

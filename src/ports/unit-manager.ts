@@ -57,6 +57,23 @@ export interface UnitManager {
   enableUnitFiles(units: readonly string[]): Promise<JobOutcome>;
   /** DisableUnitFiles(runtime=false) followed by a manager Reload. */
   disableUnitFiles(units: readonly string[]): Promise<JobOutcome>;
+  /**
+   * MaskUnitFiles(runtime=false, force=false) followed by a manager Reload: links the unit name to /dev/null in
+   * /etc/systemd/system, so nothing can start it (a running unit keeps running). `result` changed / unchanged.
+   */
+  maskUnitFiles(units: readonly string[]): Promise<JobOutcome>;
+  /** UnmaskUnitFiles(runtime=false) followed by a manager Reload: removes the /dev/null links. */
+  unmaskUnitFiles(units: readonly string[]): Promise<JobOutcome>;
+  /** The manager's Reload (`systemctl daemon-reload`): re-reads every unit file and drop-in. Waits for it to finish. */
+  reloadManager(): Promise<JobOutcome>;
+  /** Loaded units whose files changed on disk since the manager read them (NeedDaemonReload=yes), sorted. */
+  unitsNeedingReload(): Promise<string[]>;
+  /**
+   * Every property of `iface` on object `path` of `destination` on this manager's bus (e.g. org.freedesktop.timedate1),
+   * variants unwrapped, uint64 as number when safe. Optional: absent where the manager is not reached over D-Bus.
+   * `backend_error` when the service is not on the bus (it is bus-activated where installed).
+   */
+  busProperties?(destination: string, path: string, iface: string): Promise<Record<string, unknown>>;
   /** Releases the connection (idempotent). */
   close(): Promise<void>;
 }

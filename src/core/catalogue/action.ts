@@ -5,6 +5,7 @@ import type { HostConnection } from "../../ports/host-connection.ts";
 import type { HostMutator } from "../../ports/host-mutator.ts";
 import type { Clock, HostProbe } from "../../ports/host-probe.ts";
 import type { UnitManagerSet } from "../../ports/unit-manager.ts";
+import type { X509Parser } from "../../ports/x509.ts";
 import type { LogReadPolicy } from "./log-policy.ts";
 import type { Capability } from "./needs.ts";
 
@@ -45,6 +46,10 @@ export interface ActionContext {
   protected_paths: readonly string[];
   /** Which log files ReadLogFile may return (configuration `logs.readable`). */
   logs_readable: LogReadPolicy;
+  /** Parses certificates for ListCertificates (ports/x509.ts); absent, that action answers `unavailable`. */
+  x509?: X509Parser;
+  /** Directories ListCertificates walks (configuration `certificates.dirs`); absent: its default. Absolute. */
+  certificate_dirs?: readonly string[];
   /**
    * What RunCommand needs (the `exec` capability): set on `local` by the composition root and on every
    * inventory host's context by the host registry (app/hosts.ts).

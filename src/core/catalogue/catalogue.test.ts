@@ -8,13 +8,16 @@ import { CATALOGUE } from "./index.ts";
  * the sets below are updated on purpose, in review.
  */
 const READ_ONLY = [
-  "GetDiskUsage", "GetLargestDirectories", "GetLoad", "GetMemoryUsage", "GetNetworkInterfaces", "GetPackageInfo", "GetProcess", "GetServiceStatus", "GetSystemInfo",
-  "ListFailedUnits", "ListListeningPorts", "ListProcesses", "ListUnitTypes", "ListUnits", "ReadJournal", "ReadLogFile", "ReadUnit",
-  "ReadUnitDefinition", "SearchPackages",
+  "CheckTcpConnect", "GetDiskUsage", "GetDnsConfig", "GetFirewallRuleset", "GetJournalDiskUsage", "GetLargestDirectories", "GetLoad", "GetMemoryUsage",
+  "GetNetworkInterfaces", "GetPackageInfo", "GetProcess", "GetServiceStatus", "GetSystemInfo", "GetTimeSyncStatus", "ListCertificates", "ListFailedUnits",
+  "ListInstalledPackages", "ListListeningPorts", "ListPackageFiles", "ListProcesses", "ListRoutes", "ListUnitTypes", "ListUnits", "ListUpgradablePackages",
+  "ReadJournal", "ReadLogFile", "ReadUnit", "ReadUnitDefinition", "ReadUnitLogsSinceStart", "SearchPackages",
 ];
 const MUTATING = [
-  "AllowFirewallPort", "CleanPackageCache", "DeleteLogFile", "DisableService", "EnableService", "InstallPackage", "ReloadService", "RemoveFirewallPort", "RemovePackage", "RestartService", "RunCommand", "SetSysctl", "SignalProcess", "StartService",
-  "StopService", "TruncateLogFile", "UpdatePackageIndex", "VacuumJournal", "WriteFile",
+  "AllowFirewallPort", "CleanPackageCache", "DaemonReload", "DeleteLogFile", "DisableService", "EnableService",
+  "InstallPackage", "MaskUnit", "ReloadService", "RemoveFirewallPort", "RemovePackage", "RestartService",
+  "RunCommand", "SetSysctl", "SetUnitResourceLimits", "SignalProcess", "StartService", "StopService",
+  "TruncateLogFile", "UnmaskUnit", "UpdatePackageIndex", "VacuumJournal", "WriteFile",
 ];
 
 describe("catalogue params are strict", () => {

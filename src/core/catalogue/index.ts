@@ -13,6 +13,17 @@ import readJournal from "./actions/read-journal.ts";
 import readLogFile from "./actions/read-log-file.ts";
 import searchPackages from "./actions/search-packages.ts";
 import { networkSystemActions, packageFileProcessActions } from "./actions/mutating.ts";
+import listRoutes from "./actions/list-routes.ts";
+import getDnsConfig from "./actions/get-dns-config.ts";
+import getFirewallRuleset from "./actions/get-firewall-ruleset.ts";
+import checkTcpConnect from "./actions/check-tcp-connect.ts";
+import listInstalledPackages from "./actions/list-installed-packages.ts";
+import listUpgradablePackages from "./actions/list-upgradable-packages.ts";
+import listPackageFiles from "./actions/list-package-files.ts";
+import readUnitLogsSinceStart from "./actions/read-unit-logs-since-start.ts";
+import getJournalDiskUsage from "./actions/get-journal-disk-usage.ts";
+import getTimeSyncStatus from "./actions/get-time-sync-status.ts";
+import listCertificates from "./actions/list-certificates.ts";
 import { systemdActions } from "./actions/systemd.ts";
 import { RunCommand } from "./actions/run-command.ts";
 
@@ -35,6 +46,17 @@ export const CATALOGUE: readonly Action[] = [
   readLogFile,
   searchPackages,
   getPackageInfo,
+  listRoutes,
+  getDnsConfig,
+  getFirewallRuleset,
+  checkTcpConnect,
+  listInstalledPackages,
+  listUpgradablePackages,
+  listPackageFiles,
+  readUnitLogsSinceStart,
+  getJournalDiskUsage,
+  getTimeSyncStatus,
+  listCertificates,
   ...systemdActions,
   ...packageFileProcessActions,
   ...networkSystemActions,
