@@ -3,7 +3,7 @@
  * groups with {@link Toolset}, so a misspelt group is a type error; config `tools.groups` keys follow this
  * list (config/schema.ts). Add a group here and nowhere else.
  */
-export const TOOLSETS = ["host", "logs", "packages", "systemd", "resource_api_fallback", "approval", "risk", "audit", "hosts", "skills"] as const;
+export const TOOLSETS = ["host", "logs", "packages", "systemd", "resource_api_fallback", "approval", "risk", "audit", "hosts", "skills", "accounts", "scheduling", "storage", "kernel"] as const;
 
 /** One exposure group name. */
 export type Toolset = (typeof TOOLSETS)[number];

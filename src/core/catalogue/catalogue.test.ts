@@ -11,6 +11,8 @@ const READ_ONLY = [
   "GetDiskUsage", "GetLargestDirectories", "GetLoad", "GetMemoryUsage", "GetNetworkInterfaces", "GetPackageInfo", "GetProcess", "GetServiceStatus", "GetSystemInfo",
   "ListFailedUnits", "ListListeningPorts", "ListProcesses", "ListUnitTypes", "ListUnits", "ReadJournal", "ReadLogFile", "ReadUnit",
   "ReadUnitDefinition", "SearchPackages",
+  // issue 24 (r24b): accounts, scheduling, storage, kernel
+  "ListAuthorizedKeys", "ListGroups", "ListLoginSessions", "ListSudoRules", "ListUsers",
 ];
 const MUTATING = [
   "AllowFirewallPort", "CleanPackageCache", "DeleteLogFile", "DisableService", "EnableService", "InstallPackage", "ReloadService", "RemoveFirewallPort", "RemovePackage", "RestartService", "RunCommand", "SetSysctl", "SignalProcess", "StartService",

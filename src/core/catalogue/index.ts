@@ -12,6 +12,11 @@ import listProcesses from "./actions/list-processes.ts";
 import readJournal from "./actions/read-journal.ts";
 import readLogFile from "./actions/read-log-file.ts";
 import searchPackages from "./actions/search-packages.ts";
+import listAuthorizedKeys from "./actions/list-authorized-keys.ts";
+import listGroups from "./actions/list-groups.ts";
+import listLoginSessions from "./actions/list-login-sessions.ts";
+import listSudoRules from "./actions/list-sudo-rules.ts";
+import listUsers from "./actions/list-users.ts";
 import { networkSystemActions, packageFileProcessActions } from "./actions/mutating.ts";
 import { systemdActions } from "./actions/systemd.ts";
 import { RunCommand } from "./actions/run-command.ts";
@@ -36,6 +41,12 @@ export const CATALOGUE: readonly Action[] = [
   searchPackages,
   getPackageInfo,
   ...systemdActions,
+  // accounts (issue 24)
+  listUsers,
+  listGroups,
+  listLoginSessions,
+  listSudoRules,
+  listAuthorizedKeys,
   ...packageFileProcessActions,
   ...networkSystemActions,
   RunCommand,
