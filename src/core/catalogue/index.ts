@@ -12,10 +12,13 @@ import listProcesses from "./actions/list-processes.ts";
 import readJournal from "./actions/read-journal.ts";
 import readLogFile from "./actions/read-log-file.ts";
 import searchPackages from "./actions/search-packages.ts";
+import getBootTiming from "./actions/get-boot-timing.ts";
 import listAuthorizedKeys from "./actions/list-authorized-keys.ts";
+import listCronJobs from "./actions/list-cron-jobs.ts";
 import listGroups from "./actions/list-groups.ts";
 import listLoginSessions from "./actions/list-login-sessions.ts";
 import listSudoRules from "./actions/list-sudo-rules.ts";
+import listTimers from "./actions/list-timers.ts";
 import listUsers from "./actions/list-users.ts";
 import { networkSystemActions, packageFileProcessActions } from "./actions/mutating.ts";
 import { systemdActions } from "./actions/systemd.ts";
@@ -47,6 +50,11 @@ export const CATALOGUE: readonly Action[] = [
   listLoginSessions,
   listSudoRules,
   listAuthorizedKeys,
+  // scheduling (issue 24)
+  listTimers,
+  listCronJobs,
+  // kernel and boot (issue 24)
+  getBootTiming,
   ...packageFileProcessActions,
   ...networkSystemActions,
   RunCommand,
