@@ -8,11 +8,11 @@ import { CATALOGUE } from "./index.ts";
  * the sets below are updated on purpose, in review.
  */
 const READ_ONLY = [
-  "GetDiskUsage", "GetLargestDirectories", "GetLoad", "GetMemoryUsage", "GetNetworkInterfaces", "GetPackageInfo", "GetProcess", "GetServiceStatus", "GetSystemInfo",
-  "ListFailedUnits", "ListListeningPorts", "ListProcesses", "ListUnitTypes", "ListUnits", "ReadJournal", "ReadLogFile", "ReadUnit",
-  "ReadUnitDefinition", "SearchPackages",
-  // issue 24 (r24b): accounts, scheduling, storage, kernel
-  "ListAuthorizedKeys", "ListGroups", "ListLoginSessions", "ListSudoRules", "ListUsers",
+  "GetBootTiming", "GetDiskUsage", "GetInodeUsage", "GetLargestDirectories", "GetLoad", "GetMemoryUsage", "GetNetworkInterfaces", "GetPackageInfo",
+  "GetProcess", "GetRebootRequired", "GetServiceStatus", "GetSysctl", "GetSystemInfo", "ListAuthorizedKeys", "ListBlockDevices", "ListCronJobs",
+  "ListFailedUnits", "ListGroups", "ListKernelModules", "ListListeningPorts", "ListLoginSessions", "ListMounts", "ListProcesses", "ListSudoRules",
+  "ListSwap", "ListTimers", "ListUnitTypes", "ListUnits", "ListUsers", "ReadJournal", "ReadLogFile", "ReadUnit", "ReadUnitDefinition",
+  "SearchPackages",
 ];
 const MUTATING = [
   "AllowFirewallPort", "CleanPackageCache", "DeleteLogFile", "DisableService", "EnableService", "InstallPackage", "ReloadService", "RemoveFirewallPort", "RemovePackage", "RestartService", "RunCommand", "SetSysctl", "SignalProcess", "StartService",

@@ -13,6 +13,13 @@ import readJournal from "./actions/read-journal.ts";
 import readLogFile from "./actions/read-log-file.ts";
 import searchPackages from "./actions/search-packages.ts";
 import getBootTiming from "./actions/get-boot-timing.ts";
+import getInodeUsage from "./actions/get-inode-usage.ts";
+import getRebootRequired from "./actions/get-reboot-required.ts";
+import getSysctl from "./actions/get-sysctl.ts";
+import listBlockDevices from "./actions/list-block-devices.ts";
+import listKernelModules from "./actions/list-kernel-modules.ts";
+import listMounts from "./actions/list-mounts.ts";
+import listSwap from "./actions/list-swap.ts";
 import listAuthorizedKeys from "./actions/list-authorized-keys.ts";
 import listCronJobs from "./actions/list-cron-jobs.ts";
 import listGroups from "./actions/list-groups.ts";
@@ -53,7 +60,15 @@ export const CATALOGUE: readonly Action[] = [
   // scheduling (issue 24)
   listTimers,
   listCronJobs,
+  // storage (issue 24)
+  listBlockDevices,
+  listMounts,
+  getInodeUsage,
+  listSwap,
   // kernel and boot (issue 24)
+  getSysctl,
+  listKernelModules,
+  getRebootRequired,
   getBootTiming,
   ...packageFileProcessActions,
   ...networkSystemActions,
