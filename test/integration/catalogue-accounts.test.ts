@@ -7,6 +7,7 @@ import listAuthorizedKeys, { readAccountKeys } from "../../src/core/catalogue/ac
 import listGroups from "../../src/core/catalogue/actions/list-groups.ts";
 import listLoginSessions, { parseLogindSession } from "../../src/core/catalogue/actions/list-login-sessions.ts";
 import listSudoRules, { readSudoers } from "../../src/core/catalogue/actions/list-sudo-rules.ts";
+import listRecentLogins, { readLogins } from "../../src/core/catalogue/actions/list-recent-logins.ts";
 import listUsers from "../../src/core/catalogue/actions/list-users.ts";
 import type { ActionContext } from "../../src/core/catalogue/action.ts";
 import { parseUtmp } from "../../src/core/host/utmp.ts";
@@ -203,5 +204,32 @@ describe("ListAuthorizedKeys", () => {
     try { expected = sh("ssh-keygen", ["-l", "-f", `${rootHome}/.ssh/authorized_keys`]).trim().split("\n").map((l) => l.split(" ")[1]!); } catch { /* no file */ }
     expect(r.accounts[0]!.keys.filter((k) => k.file.endsWith("/authorized_keys")).map((k) => k.fingerprint)).toEqual(expected);
     expect(await errorCode(() => listAuthorizedKeys.run({ user: "no-such-user-x" }, ctx))).toBe("not_found");
+  });
+});
+
+describe("ListRecentLogins", () => {
+  it("reads a wtmp written by utmpdump -r as last(1) does, newest first", async () => {
+    const file = join(dir, "wtmp");
+    const dump = [
+      "[7] [12345] [ts/0] [alice   ] [pts/0       ] [192.0.2.7           ] [192.0.2.7      ] [2026-12-01T10:00:00,000000+00:00]",
+      "[8] [12345] [ts/0] [        ] [pts/0       ] [                    ] [0.0.0.0        ] [2026-12-01T10:30:00,000000+00:00]",
+      "[6] [00000] [    ] [mallory ] [ssh:notty   ] [198.51.100.9        ] [198.51.100.9   ] [2026-12-01T11:00:00,000000+00:00]",
+    ].join("\n") + "\n";
+    writeFileSync(file, execFileSync("utmpdump", ["-r"], { input: dump, stdio: ["pipe", "pipe", "ignore"] }));
+    const ours = await readLogins(ctx, file, 50);
+    const last = sh("last", ["-f", file, "-w", "--time-format", "iso"]).trim().split("\n").filter((l) => /^\S/.test(l) && !l.includes(" begins ")).map((l) => {
+      const f = l.split(/\s+/);
+      return [f[0], f[1], f[2], new Date(f[3]!).toISOString()];
+    });
+    expect(ours!.map((x) => [x.user, x.tty, x.remote_host, x.at])).toEqual(last);
+    expect((await readLogins(ctx, file, 1))!.map((x) => x.user)).toEqual(["mallory"]);
+    expect(await readLogins(ctx, join(dir, "no-such-btmp"), 5)).toBeNull();
+  });
+
+  it("on this machine agrees with last(1) on /var/log/wtmp", async () => {
+    const r = await listRecentLogins.run(listRecentLogins.params.parse({ limit: 500 }), ctx);
+    let users: string[] = [];
+    try { users = sh("last", ["-w", "-n", "500"]).trim().split("\n").filter((l) => /^\S/.test(l) && !l.includes(" begins ") && !l.startsWith("reboot ")).map((l) => l.split(/\s+/)[0]!); } catch { /* no wtmp */ }
+    expect(r.logins.map((l) => l.user)).toEqual(users);
   });
 });

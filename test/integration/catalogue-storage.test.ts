@@ -1,14 +1,15 @@
 import { execFileSync } from "node:child_process";
-import { chmodSync, mkdtempSync, rmSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import findLargeFiles from "../../src/core/catalogue/actions/find-large-files.ts";
 import getInodeUsage from "../../src/core/catalogue/actions/get-inode-usage.ts";
 import listBlockDevices from "../../src/core/catalogue/actions/list-block-devices.ts";
 import listMounts from "../../src/core/catalogue/actions/list-mounts.ts";
 import listSwap, { parseSwaps } from "../../src/core/catalogue/actions/list-swap.ts";
 import type { ActionContext } from "../../src/core/catalogue/action.ts";
-import { realContext } from "../helpers/real-context.ts";
+import { errorCode, realContext } from "../helpers/real-context.ts";
 
 /** Issue 24, storage toolset: each action against lsblk, findmnt, df -i and swapon on this machine. */
 let ctx: ActionContext;
@@ -104,5 +105,37 @@ describe("ListSwap", () => {
 
   it("decodes octal escapes in /proc/swaps names", () => {
     expect(parseSwaps("Filename\tType\tSize\tUsed\tPriority\n/srv/swap\\040file file 1024 0 -2\n")[0]).toEqual({ name: "/srv/swap file", type: "file", size_bytes: 1024 * 1024, used_bytes: 0, priority: -2 });
+  });
+});
+
+describe("FindLargeFiles", () => {
+  it("finds what find -xdev -type f -size lists, biggest first, never through a symlink", async () => {
+    const root = join(dir, "big");
+    mkdirSync(join(root, "a", "b"), { recursive: true });
+    const outside = join(dir, "outside");
+    mkdirSync(outside);
+    const sizes: [string, number][] = [["a/one", 3 << 20], ["a/b/two", 5 << 20], ["three", 2 << 20], ["small", 1000], ["a/b/four", 4 << 20]];
+    for (const [name, size] of sizes) { writeFileSync(join(root, name), ""); truncateSync(join(root, name), size); }
+    writeFileSync(join(outside, "huge"), "");
+    truncateSync(join(outside, "huge"), 64 << 20);
+    symlinkSync(join(outside, "huge"), join(root, "link-to-huge"));
+    symlinkSync(outside, join(root, "a", "link-to-dir"));
+    const r = await findLargeFiles.run(findLargeFiles.params.parse({ path: root, min_bytes: 1 << 20, limit: 3 }), ctx);
+    const find = sh("find", [root, "-xdev", "-type", "f", "-size", `+${(1 << 20) - 1}c`, "-printf", "%s %p\\n"]).trim().split("\n")
+      .map((l) => ({ bytes: Number(l.slice(0, l.indexOf(" "))), path: l.slice(l.indexOf(" ") + 1) })).sort((a, b) => b.bytes - a.bytes).slice(0, 3);
+    expect(r.files.map(({ path, bytes }) => ({ path, bytes }))).toEqual(find);
+    expect(r.complete).toBe(true);
+    expect(JSON.stringify(r)).not.toContain("huge");
+  });
+
+  it("a tiny budget stops early and says so; a symlink or relative path is refused", async () => {
+    const clock = { n: 0, now(): number { return (this.n += 1000); } };
+    const r = await findLargeFiles.run(findLargeFiles.params.parse({ path: "/usr", budget_ms: 100 }), { ...ctx, clock });
+    expect(r.complete).toBe(false);
+    expect(r.note).toMatch(/budget ran out/);
+    symlinkSync(dir, join(dir, "dirlink"));
+    expect(await errorCode(() => findLargeFiles.run(findLargeFiles.params.parse({ path: join(dir, "dirlink") }), ctx))).toBe("invalid_params");
+    expect(await errorCode(() => findLargeFiles.run(findLargeFiles.params.parse({ path: "var/log" }), ctx))).toBe("invalid_params");
+    expect(await errorCode(() => findLargeFiles.run(findLargeFiles.params.parse({ path: "/var/../etc" }), ctx))).toBe("invalid_params");
   });
 });

@@ -8,9 +8,9 @@ import { CATALOGUE } from "./index.ts";
  * the sets below are updated on purpose, in review.
  */
 const READ_ONLY = [
-  "GetBootTiming", "GetDiskUsage", "GetInodeUsage", "GetLargestDirectories", "GetLoad", "GetMemoryUsage", "GetNetworkInterfaces", "GetPackageInfo",
+  "FindLargeFiles", "GetBootTiming", "GetDiskUsage", "GetInodeUsage", "GetLargestDirectories", "GetLoad", "GetMemoryUsage", "GetNetworkInterfaces", "GetPackageInfo",
   "GetProcess", "GetRebootRequired", "GetServiceStatus", "GetSysctl", "GetSystemInfo", "ListAuthorizedKeys", "ListBlockDevices", "ListCronJobs",
-  "ListFailedUnits", "ListGroups", "ListKernelModules", "ListListeningPorts", "ListLoginSessions", "ListMounts", "ListProcesses", "ListSudoRules",
+  "ListFailedUnits", "ListGroups", "ListKernelModules", "ListListeningPorts", "ListLoginSessions", "ListMounts", "ListProcesses", "ListRecentLogins", "ListSudoRules",
   "ListSwap", "ListTimers", "ListUnitTypes", "ListUnits", "ListUsers", "ReadJournal", "ReadLogFile", "ReadUnit", "ReadUnitDefinition",
   "SearchPackages",
 ];

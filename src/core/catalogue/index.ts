@@ -12,6 +12,7 @@ import listProcesses from "./actions/list-processes.ts";
 import readJournal from "./actions/read-journal.ts";
 import readLogFile from "./actions/read-log-file.ts";
 import searchPackages from "./actions/search-packages.ts";
+import findLargeFiles from "./actions/find-large-files.ts";
 import getBootTiming from "./actions/get-boot-timing.ts";
 import getInodeUsage from "./actions/get-inode-usage.ts";
 import getRebootRequired from "./actions/get-reboot-required.ts";
@@ -24,6 +25,7 @@ import listAuthorizedKeys from "./actions/list-authorized-keys.ts";
 import listCronJobs from "./actions/list-cron-jobs.ts";
 import listGroups from "./actions/list-groups.ts";
 import listLoginSessions from "./actions/list-login-sessions.ts";
+import listRecentLogins from "./actions/list-recent-logins.ts";
 import listSudoRules from "./actions/list-sudo-rules.ts";
 import listTimers from "./actions/list-timers.ts";
 import listUsers from "./actions/list-users.ts";
@@ -55,6 +57,7 @@ export const CATALOGUE: readonly Action[] = [
   listUsers,
   listGroups,
   listLoginSessions,
+  listRecentLogins,
   listSudoRules,
   listAuthorizedKeys,
   // scheduling (issue 24)
@@ -65,6 +68,7 @@ export const CATALOGUE: readonly Action[] = [
   listMounts,
   getInodeUsage,
   listSwap,
+  findLargeFiles,
   // kernel and boot (issue 24)
   getSysctl,
   listKernelModules,
