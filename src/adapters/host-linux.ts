@@ -61,23 +61,24 @@ const PROC_MAX_BYTES = 16 * 1024 * 1024;
 
 /** The HostProbe of the machine this process runs on: /proc, /sys, files and argv-only process spawning. */
 export class LinuxHostProbe implements HostProbe {
-  async readText(path: string, opts: { maxBytes?: number; singleRead?: boolean } = {}): Promise<string> {
+  async readText(path: string, opts: { maxBytes?: number; singleRead?: boolean; encoding?: "utf8" | "latin1" } = {}): Promise<string> {
+    const encoding = opts.encoding ?? "utf8";
     try {
-      if (path.startsWith("/proc/") || path.startsWith("/sys/")) return readProcSync(path, opts.maxBytes ?? PROC_MAX_BYTES, opts.singleRead === true);
-      if (opts.maxBytes === undefined) return await readFile(path, "utf8");
-      return await this.readRange(path, 0, opts.maxBytes);
+      if (encoding === "utf8" && (path.startsWith("/proc/") || path.startsWith("/sys/"))) return readProcSync(path, opts.maxBytes ?? PROC_MAX_BYTES, opts.singleRead === true);
+      if (opts.maxBytes === undefined) return await readFile(path, encoding);
+      return await this.readRange(path, 0, opts.maxBytes, encoding);
     } catch (err) {
       throw err instanceof HostgateError ? err : fsError(err, path);
     }
   }
 
-  private async readRange(path: string, start: number, length: number): Promise<string> {
+  private async readRange(path: string, start: number, length: number, encoding: "utf8" | "latin1" = "utf8"): Promise<string> {
     let handle;
     try {
       handle = await open(path, fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW | fsConstants.O_NONBLOCK);
       const buf = Buffer.alloc(length);
       const { bytesRead } = await handle.read(buf, 0, length, start);
-      return buf.subarray(0, bytesRead).toString("utf8");
+      return buf.subarray(0, bytesRead).toString(encoding);
     } catch (err) {
       throw fsError(err, path);
     } finally {

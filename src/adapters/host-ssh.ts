@@ -113,7 +113,7 @@ export class SshHostProbe implements HostProbe {
     return b.subarray(0, maxBytes ?? b.length).toString("utf8");
   }
 
-  async readText(path: string, opts: { maxBytes?: number; singleRead?: boolean } = {}): Promise<string> {
+  async readText(path: string, opts: { maxBytes?: number; singleRead?: boolean; encoding?: "utf8" | "latin1" } = {}): Promise<string> {
     const dumped = await this.fromDump(path, opts.maxBytes);
     if (dumped !== null) return dumped;
     const generated = path.startsWith("/proc/") || path.startsWith("/sys/");
@@ -149,7 +149,7 @@ export class SshHostProbe implements HostProbe {
           if (b.length === 0) break;
         }
       }
-      return Buffer.concat(parts).toString("utf8");
+      return Buffer.concat(parts).toString(opts.encoding ?? "utf8");
     } finally {
       // Not awaited: the answer does not depend on it and the next request is queued behind it anyway.
       s.close(handle, () => undefined);

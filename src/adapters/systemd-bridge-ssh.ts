@@ -155,6 +155,7 @@ class ReadWriteUnitManager implements UnitManager {
   getUnit: UnitManager["getUnit"] = (u) => this.reader.getUnit(u);
   getServiceStatus: UnitManager["getServiceStatus"] = (u) => this.reader.getServiceStatus(u);
   getDefinition: UnitManager["getDefinition"] = (u) => this.reader.getDefinition(u);
+  properties: UnitManager["properties"] = (u, i) => this.reader.properties!(u, i);
   startUnit: UnitManager["startUnit"] = (u, o) => this.writer.startUnit(u, o);
   stopUnit: UnitManager["stopUnit"] = (u, o) => this.writer.stopUnit(u, o);
   restartUnit: UnitManager["restartUnit"] = (u, o) => this.writer.restartUnit(u, o);

@@ -20,6 +20,15 @@ export function propMap(body0: unknown): PropMap {
   return out;
 }
 
+/** A value as plain JSON: BigInt → number (uint64 max → null), recursively through arrays and objects. */
+export function plain(v: unknown): unknown {
+  if (typeof v === "bigint") return v === 0xffffffffffffffffn ? null : Number(v);
+  if (Array.isArray(v)) return v.map(plain);
+  if (v instanceof Uint8Array) return Array.from(v);
+  if (v !== null && typeof v === "object") return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, plain(unwrap(x))]));
+  return v;
+}
+
 /** A string property, "" when absent. */
 export function str(p: PropMap, k: string): string {
   const v = p[k];

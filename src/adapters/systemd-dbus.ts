@@ -22,7 +22,7 @@ import type { JobOutcome, ServiceStatus, UnitDefinition, UnitListEntry, UnitStat
 import { parseUnitName } from "../core/systemd/unit-name.ts";
 import type { ManagerRef } from "../core/systemd/uri.ts";
 import type { JobOptions, ListUnitsQuery, UnitManager } from "../ports/unit-manager.ts";
-import { big, decodeChanges, decodeExecCommands, decodeUnitRows, num, propMap, str } from "./systemd-dbus-decode.ts";
+import { big, decodeChanges, decodeExecCommands, decodeUnitRows, num, plain, propMap, str } from "./systemd-dbus-decode.ts";
 import type { PropMap } from "./systemd-dbus-decode.ts";
 import { describeRef } from "./systemd-mock.ts";
 
@@ -242,6 +242,12 @@ export class DbusUnitManager implements UnitManager {
     const patterns = query.patterns !== undefined && query.patterns.length > 0 ? [...query.patterns] : (query.types ?? []).map((t) => `*.${t}`);
     const body = await this.call(MANAGER_PATH, MANAGER, "ListUnitsByPatterns", "asas", [[...(query.states ?? [])], patterns]);
     return sortEntries(decodeUnitRows(body[0]).filter((e) => matchesUnitFilter(e, query)));
+  }
+
+  async properties(unit: string | null, iface: "Manager" | "Unit" | "Timer" | "Service"): Promise<Record<string, unknown>> {
+    if (unit !== null) parseUnitName(unit);
+    const body = await this.call(unit === null ? MANAGER_PATH : unitObjectPath(unit), PROPS, "GetAll", "s", [`org.freedesktop.systemd1.${iface}`]);
+    return plain(propMap(body[0])) as Record<string, unknown>;
   }
 
   async getUnit(unit: string): Promise<UnitState> {

@@ -72,8 +72,9 @@ export interface HostProbe {
    * Reads a text file (UTF-8), up to `maxBytes` when given. `singleRead`: the file is one the kernel produces
    * whole on the first read(2) (/proc/[pid]/stat, status, cmdline): a short read is taken as its end, without
    * the read(2) that would return 0. Never set it for files listed a record at a time (mountinfo, net/tcp).
+   * `encoding: "latin1"` returns one character per byte (code 0–255) for binary files such as utmp/wtmp records.
    */
-  readText(path: string, opts?: { maxBytes?: number; singleRead?: boolean }): Promise<string>;
+  readText(path: string, opts?: { maxBytes?: number; singleRead?: boolean; encoding?: "utf8" | "latin1" }): Promise<string>;
   /**
    * Reads the end of a file confined to `within`: the file is opened first, and the path the kernel reports for
    * the open descriptor must lie under `within` (so a directory swapped for a symlink between a check and the

@@ -74,6 +74,14 @@ export interface UnitManager {
    * `backend_error` when the service is not on the bus (it is bus-activated where installed).
    */
   busProperties?(destination: string, path: string, iface: string): Promise<Record<string, unknown>>;
+  /**
+   * The D-Bus properties of one interface of a unit (`Unit`, `Timer`, `Service`… of org.freedesktop.systemd1), or
+   * of the manager itself when `unit` is null (`Manager`: boot timestamps). Values are plain JSON: uint64 as a
+   * number (µs for timestamps), null for uint64-max ("unset"). Only backends that speak D-Bus have it (absent:
+   * the action that needs it answers `unavailable`). Errors as above; an unknown unit answers empty-ish
+   * properties (systemd loads it as not-found), so callers check `LoadState`.
+   */
+  properties?(unit: string | null, iface: "Manager" | "Unit" | "Timer" | "Service"): Promise<Record<string, unknown>>;
   /** Releases the connection (idempotent). */
   close(): Promise<void>;
 }

@@ -8,9 +8,13 @@ import { CATALOGUE } from "./index.ts";
  * the sets below are updated on purpose, in review.
  */
 const READ_ONLY = [
-  "CheckTcpConnect", "GetDiskUsage", "GetDnsConfig", "GetFirewallRuleset", "GetJournalDiskUsage", "GetLargestDirectories", "GetLoad", "GetMemoryUsage",
-  "GetNetworkInterfaces", "GetPackageInfo", "GetProcess", "GetServiceStatus", "GetSystemInfo", "GetTimeSyncStatus", "ListCertificates", "ListFailedUnits",
-  "ListInstalledPackages", "ListListeningPorts", "ListPackageFiles", "ListProcesses", "ListRoutes", "ListUnitTypes", "ListUnits", "ListUpgradablePackages",
+  "CheckTcpConnect", "FindLargeFiles", "GetBootTiming", "GetDiskUsage", "GetDnsConfig", "GetFirewallRuleset",
+  "GetInodeUsage", "GetJournalDiskUsage", "GetLargestDirectories", "GetLoad", "GetMemoryUsage",
+  "GetNetworkInterfaces", "GetPackageInfo", "GetProcess", "GetRebootRequired", "GetServiceStatus", "GetSysctl",
+  "GetSystemInfo", "GetTimeSyncStatus", "ListAuthorizedKeys", "ListBlockDevices", "ListCertificates", "ListCronJobs",
+  "ListFailedUnits", "ListGroups", "ListInstalledPackages", "ListKernelModules", "ListListeningPorts",
+  "ListLoginSessions", "ListMounts", "ListPackageFiles", "ListProcesses", "ListRecentLogins", "ListRoutes",
+  "ListSudoRules", "ListSwap", "ListTimers", "ListUnitTypes", "ListUnits", "ListUpgradablePackages", "ListUsers",
   "ReadJournal", "ReadLogFile", "ReadUnit", "ReadUnitDefinition", "ReadUnitLogsSinceStart", "SearchPackages",
 ];
 const MUTATING = [

@@ -12,6 +12,23 @@ import listProcesses from "./actions/list-processes.ts";
 import readJournal from "./actions/read-journal.ts";
 import readLogFile from "./actions/read-log-file.ts";
 import searchPackages from "./actions/search-packages.ts";
+import findLargeFiles from "./actions/find-large-files.ts";
+import getBootTiming from "./actions/get-boot-timing.ts";
+import getInodeUsage from "./actions/get-inode-usage.ts";
+import getRebootRequired from "./actions/get-reboot-required.ts";
+import getSysctl from "./actions/get-sysctl.ts";
+import listBlockDevices from "./actions/list-block-devices.ts";
+import listKernelModules from "./actions/list-kernel-modules.ts";
+import listMounts from "./actions/list-mounts.ts";
+import listSwap from "./actions/list-swap.ts";
+import listAuthorizedKeys from "./actions/list-authorized-keys.ts";
+import listCronJobs from "./actions/list-cron-jobs.ts";
+import listGroups from "./actions/list-groups.ts";
+import listLoginSessions from "./actions/list-login-sessions.ts";
+import listRecentLogins from "./actions/list-recent-logins.ts";
+import listSudoRules from "./actions/list-sudo-rules.ts";
+import listTimers from "./actions/list-timers.ts";
+import listUsers from "./actions/list-users.ts";
 import { networkSystemActions, packageFileProcessActions } from "./actions/mutating.ts";
 import listRoutes from "./actions/list-routes.ts";
 import getDnsConfig from "./actions/get-dns-config.ts";
@@ -58,6 +75,27 @@ export const CATALOGUE: readonly Action[] = [
   getTimeSyncStatus,
   listCertificates,
   ...systemdActions,
+  // accounts (issue 24)
+  listUsers,
+  listGroups,
+  listLoginSessions,
+  listRecentLogins,
+  listSudoRules,
+  listAuthorizedKeys,
+  // scheduling (issue 24)
+  listTimers,
+  listCronJobs,
+  // storage (issue 24)
+  listBlockDevices,
+  listMounts,
+  getInodeUsage,
+  listSwap,
+  findLargeFiles,
+  // kernel and boot (issue 24)
+  getSysctl,
+  listKernelModules,
+  getRebootRequired,
+  getBootTiming,
   ...packageFileProcessActions,
   ...networkSystemActions,
   RunCommand,

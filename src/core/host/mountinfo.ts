@@ -8,7 +8,10 @@ export interface MountEntry {
   mount_point: string;
   fs_type: string;
   source: string;
+  /** Per-mount options (rw, nosuid, relatime…). */
   options: string;
+  /** Per-superblock options (the file system's own: size=, mode=, errors=…). */
+  super_options: string;
 }
 
 /** Decodes the octal escapes (`\040` space, `\011` tab, `\012` newline, `\134` backslash) the kernel writes. */
@@ -35,6 +38,7 @@ export function parseMountinfo(text: string): MountEntry[] {
       options: fields[5]!,
       fs_type: fields[sep + 1]!,
       source: unescapeMountField(fields[sep + 2]!),
+      super_options: fields[sep + 3] ?? "",
     });
   }
   return mounts;
