@@ -2,7 +2,6 @@ import type { SFTPWrapper, Stats } from "ssh2";
 import type { ExecResult } from "../core/exec.ts";
 import { HostgateError } from "../core/errors.ts";
 import { parseIpAddressJson } from "../core/host/ip-addr.ts";
-import { parseProcDump, PROC_DUMP_ARGV } from "../core/host/proc-dump.ts";
 import { shellJoin, shellQuote } from "../core/inventory/target.ts";
 import type { FileOwner, HostProbe, InterfaceAddress, RunOptions, StatFs } from "../ports/host-probe.ts";
 import type { SshSession } from "./exec-ssh/session.ts";
@@ -20,10 +19,11 @@ import { readTailOverSsh } from "./host-ssh-tail.ts";
  * connection lost mid-call → `unavailable`, each naming the host; errors from dialing (`unreachable`,
  * `host_key_unknown`, `host_key_mismatch`, `invalid_target`) pass through as the pool raised them.
  *
- * The process table in one round trip: listing `/proc` also runs the fixed dump of every pid's stat, status and
- * cmdline (core/host/proc-dump.ts, GNU sed); for one second after, a read of one of those files is answered from
- * that dump, each entry once (the next read of it goes to the host), else through SFTP as any file (also when the
- * host has no GNU sed). Listing processes thus costs two round trips, not three requests per process.
+ * No remote process for reads: the process table is read as files (/proc/[pid]/stat, status, cmdline), every
+ * request of a batch sent at once on the one SFTP channel, so a listing of N processes costs a few round trips
+ * (list /proc, then open and read every pid's file together), not N, and starts nothing on the host (issue 20:
+ * a remote command's start, sshd's session plus a shell, cost more than all the reads). A /proc or /sys file is
+ * opened without a stat first (the kernel makes them: no FIFO there), and a short read of it is its end.
  *
  * Differences from the local probe, by necessity: SFTP has no O_NOFOLLOW/O_NONBLOCK, so a file outside /proc
  * and /sys is lstat'ed first and anything but a regular file (a FIFO would block the host's SFTP server, a
@@ -42,12 +42,8 @@ const FX_PERMISSION_DENIED = 3;
 
 type Cb<T> = (err: Error | undefined | null, v: T) => void;
 
-/** How long a process dump answers reads after `/proc` was listed, milliseconds. */
-const DUMP_TTL_MS = 1000;
-
 export class SshHostProbe implements HostProbe {
   private readonly host: string;
-  private dump: { at: number; files: Promise<{ files: Map<string, Buffer>; pids: Set<string>; served: Set<string> } | null> } | null = null;
 
   /** `session`: the host's pooled session; `hostName`: how errors name it (default the session's user@host:port). */
   constructor(private readonly session: SshSession, hostName?: string) {
@@ -90,32 +86,7 @@ export class SshHostProbe implements HostProbe {
     }
   }
 
-  /** Starts the process dump (see the module comment); a failed or unparsable one answers nothing. */
-  private startDump(): void {
-    const files = this.run([...PROC_DUMP_ARGV], { env: { LC_ALL: "C" }, maxOutputBytes: 64 * 1024 * 1024, timeoutMs: 10_000 }).then((r) => {
-      const parsed = r.truncated || r.timed_out ? null : parseProcDump(r.stdout);
-      return parsed && { files: parsed, pids: new Set([...parsed.keys()].map((k) => k.split("/")[2]!)), served: new Set<string>() };
-    }, () => null);
-    this.dump = { at: Date.now(), files };
-  }
-
-  /** The dumped content of a /proc/[pid]/{stat,status,cmdline} path, once, while the dump is fresh; else null. */
-  private async fromDump(path: string, maxBytes: number | undefined): Promise<string | null> {
-    const m = /^\/proc\/(\d+)\/(stat|status|cmdline)$/.exec(path);
-    if (!m || !this.dump || Date.now() - this.dump.at > DUMP_TTL_MS) return null;
-    const d = await this.dump.files;
-    if (!d || d.served.has(path)) return null;
-    const b = d.files.get(path);
-    d.served.add(path);
-    d.files.delete(path);
-    // sed prints nothing for an empty file: a kernel thread's cmdline.
-    if (!b) return m[2] === "cmdline" && d.pids.has(m[1]!) ? "" : null;
-    return b.subarray(0, maxBytes ?? b.length).toString("utf8");
-  }
-
   async readText(path: string, opts: { maxBytes?: number; singleRead?: boolean } = {}): Promise<string> {
-    const dumped = await this.fromDump(path, opts.maxBytes);
-    if (dumped !== null) return dumped;
     const generated = path.startsWith("/proc/") || path.startsWith("/sys/");
     if (!generated) {
       const st = await (opts.maxBytes === undefined ? this.sftp<Stats>(path, (s, cb) => { s.stat(path, cb); }) : this.lstatRaw(path));
@@ -161,7 +132,6 @@ export class SshHostProbe implements HostProbe {
   }
 
   readDir(path: string): Promise<string[]> {
-    if (path === "/proc") this.startDump();
     return this.sftp<string[]>(path, (s, cb) => { s.readdir(path, (e, list) => { cb(e, e ? [] : list.map((x) => x.filename).filter((n) => n !== "." && n !== "..")); }); });
   }
 
