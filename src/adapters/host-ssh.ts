@@ -34,6 +34,8 @@ const DEFAULT_TIMEOUT_MS = 15_000;
 const DEFAULT_MAX_OUTPUT = 1024 * 1024;
 /** Bytes asked per SFTP read (ssh2 splits larger reads into the server's limit itself). */
 const CHUNK = 64 * 1024;
+/** Bytes of the first read of a `singleRead` file (a full one is read on from there). */
+const SMALL_FIRST_READ = 4096;
 /** Largest /proc or /sys file read whole when no cap is given (as the local probe). */
 const PROC_MAX_BYTES = 16 * 1024 * 1024;
 /** SFTP status codes (draft-ietf-secsh-filexfer-02). */
@@ -44,6 +46,7 @@ type Cb<T> = (err: Error | undefined | null, v: T) => void;
 
 export class SshHostProbe implements HostProbe {
   private readonly host: string;
+  private turn: Promise<SFTPWrapper> | null = null;
 
   /** `session`: the host's pooled session; `hostName`: how errors name it (default the session's user@host:port). */
   constructor(private readonly session: SshSession, hostName?: string) {
@@ -70,9 +73,24 @@ export class SshHostProbe implements HostProbe {
     });
   }
 
+  /**
+   * The connection's SFTP channel for this event-loop turn: the pool re-checks the host key once per turn, not
+   * once per request (a process listing sends hundreds at once), and the socket's writes of the turn are joined.
+   */
+  private channel(): Promise<SFTPWrapper> {
+    if (!this.turn) {
+      this.turn = this.session.sftp().then((s) => {
+        corkTurn(s);
+        return s;
+      });
+      setImmediate(() => { this.turn = null; });
+    }
+    return this.turn;
+  }
+
   /** Runs one SFTP request, mapping its error. */
   private async sftp<T>(path: string, f: (s: SFTPWrapper, cb: Cb<T>) => void): Promise<T> {
-    const s = await this.session.sftp();
+    const s = await this.channel();
     try {
       return await new Promise<T>((resolve, reject) => {
         try {
@@ -96,14 +114,15 @@ export class SshHostProbe implements HostProbe {
     }
     const max = opts.maxBytes ?? (generated ? PROC_MAX_BYTES : Number.MAX_SAFE_INTEGER);
     const handle = await this.sftp<Buffer>(path, (s, cb) => { s.open(path, "r", cb); });
-    const s = await this.session.sftp();
+    const s = await this.channel();
     const readAt = (pos: number, want: number): Promise<Buffer> =>
       this.sftp<Buffer>(path, (x, cb) => { x.read(handle, Buffer.allocUnsafe(want), 0, want, pos, (e, got, data) => { cb(e, e ? Buffer.alloc(0) : data.subarray(0, got)); }); });
     try {
       const parts: Buffer[] = [];
       let length = 0;
       while (length < max) {
-        const want = Math.min(CHUNK, max - length);
+        // A file read in one read(2) is mostly small (/proc/[pid]/stat, status, cmdline): 4 KiB first, not 64.
+        const want = Math.min(opts.singleRead === true && length === 0 ? SMALL_FIRST_READ : CHUNK, max - length);
         const ahead = opts.singleRead === true ? 0 : Math.min(CHUNK, max - length - want);
         // The read that will most likely say "end of file" is sent with the first one: one round trip, not two.
         const [a, b] = await Promise.all([readAt(length, want), ahead > 0 ? readAt(length + want, ahead) : Promise.resolve(null)]);
@@ -155,7 +174,7 @@ export class SshHostProbe implements HostProbe {
 
   async statFs(path: string): Promise<StatFs> {
     type Vfs = Record<"f_bsize" | "f_frsize" | "f_blocks" | "f_bfree" | "f_bavail" | "f_files" | "f_ffree", number | bigint>;
-    const s = await this.session.sftp();
+    const s = await this.channel();
     const ext = s as unknown as { ext_openssh_statvfs?: (p: string, cb: Cb<Vfs>) => void; _extensions?: Record<string, string> };
     if (ext._extensions?.["statvfs@openssh.com"] !== undefined && ext.ext_openssh_statvfs) {
       const v = await this.sftp<Vfs>(path, (x, cb) => { (x as unknown as typeof ext).ext_openssh_statvfs!(path, cb); });
@@ -228,4 +247,21 @@ export class SshHostProbe implements HostProbe {
       truncated: out.truncated,
     };
   }
+}
+
+const corked = new WeakSet<object>();
+/**
+ * Holds the connection's socket writes until the end of this event-loop turn, so a batch of requests leaves in
+ * one write (with Nagle off, each SSH packet would be its own syscall and segment). ssh2 keeps the socket as the
+ * client's `_sock`; without it this does nothing.
+ */
+function corkTurn(s: SFTPWrapper): void {
+  const sock = (s as unknown as { _client?: { _sock?: { cork?: () => void; uncork?: () => void } } })._client?._sock;
+  if (!sock?.cork || !sock.uncork || corked.has(sock)) return;
+  corked.add(sock);
+  sock.cork();
+  setImmediate(() => {
+    corked.delete(sock);
+    sock.uncork!();
+  });
 }
