@@ -7,7 +7,10 @@
  *   local probe (`local`), targets p50 ≤ 5 ms and ≤ 50 ms (with `processes`: how many the host has; sleeping
  *   children pad it to 200, the issue's figure);
  * - openssh_controlmaster_cat_meminfo: `ssh -S <ControlMaster socket> host cat /proc/meminfo`, same run;
- * - load_average: the 1-minute load when the run started (these machines are shared: read figures with it).
+ * - load_average: the 1-minute load when the run started (these machines are shared: read figures with it);
+ * - per measured call, CPU milliseconds (less sensitive to that load than wall time): `daemon_cpu_ms` (this
+ *   process: the SSH client, decoding, the action) and `host_cpu_ms` (the remote side: the peer sshd's session
+ *   processes, its sftp-server and whatever they started, reaped children included).
  */
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -24,14 +27,41 @@ const pct = (xs: number[], p: number): number => [...xs].sort((a, b) => a - b)[M
 const r2 = (x: number): number => Math.round(x * 100) / 100;
 const stats = (xs: number[]) => ({ n: xs.length, p50_ms: r2(pct(xs, 0.5)), p95_ms: r2(pct(xs, 0.95)), min_ms: r2(Math.min(...xs)) });
 
+/** CPU ms used so far by `root`'s descendants (utime + stime + reaped children's), from /proc/[pid]/stat. */
+function treeCpuMs(root: number): number {
+  const rows = readdirSync("/proc").filter((d) => /^\d+$/.test(d)).flatMap((d) => {
+    try {
+      const f = readFileSync(`/proc/${d}/stat`, "utf8");
+      const x = f.slice(f.lastIndexOf(")") + 2).split(" ");
+      return [{ pid: Number(d), ppid: Number(x[1]), ticks: Number(x[11]) + Number(x[12]) + Number(x[13]) + Number(x[14]) }];
+    } catch {
+      return [];
+    }
+  });
+  const parent = new Map(rows.map((r) => [r.pid, r.ppid]));
+  const under = (pid: number): boolean => {
+    for (let p = parent.get(pid); p !== undefined && p > 1; p = parent.get(p)) if (p === root) return true;
+    return false;
+  };
+  return rows.filter((r) => under(r.pid)).reduce((a, r) => a + r.ticks, 0) * 10;
+}
+
+let hostRoot = 0;
+const cpu = { daemon: 0, host: 0 };
+
 async function time(n: number, f: () => Promise<unknown>): Promise<number[]> {
   for (let i = 0; i < 3; i++) await f();
   const xs: number[] = [];
+  const c0 = process.cpuUsage();
+  const h0 = hostRoot ? treeCpuMs(hostRoot) : 0;
   for (let i = 0; i < n; i++) {
     const t = performance.now();
     await f();
     xs.push(performance.now() - t);
   }
+  const c = process.cpuUsage(c0);
+  cpu.daemon = r2((c.user + c.system) / 1000 / n);
+  cpu.host = hostRoot ? r2((treeCpuMs(hostRoot) - h0) / n) : 0;
   return xs;
 }
 
@@ -47,6 +77,7 @@ const count = (): number => readdirSync("/proc").filter((d) => /^\d+$/.test(d)).
 const padding = Array.from({ length: Math.max(0, 200 - count()) }, () => spawn("sleep", ["600"], { stdio: "ignore" }));
 const out: Record<string, unknown> = { load_average: r2(loadavg()[0]!), processes: count() };
 const peer = await startSshd();
+hostRoot = peer.pid;
 try {
   const pub = readFileSync(join(peer.dir, "host_key.pub"), "utf8").split(" ").slice(0, 2).join(" ");
   const kh = join(peer.dir, "known_hosts");
@@ -69,10 +100,10 @@ try {
   const remote = (await sshActionContext({ pool, route, name: "loopback", logs_readable: { kind: "all" } })).ctx;
   const local = await realContext();
   for (const name of ["GetMemoryUsage", "ListProcesses"]) {
-    out[name === "GetMemoryUsage" ? "get_memory_usage" : "list_processes"] = {
-      ssh: stats(await time(name === "GetMemoryUsage" ? 100 : 30, runner(remote, name))),
-      local: stats(await time(name === "GetMemoryUsage" ? 100 : 30, runner(local, name))),
-    };
+    const ssh = stats(await time(name === "GetMemoryUsage" ? 100 : 30, runner(remote, name)));
+    const sshCpu = { daemon_cpu_ms: cpu.daemon, host_cpu_ms: cpu.host };
+    const loc = stats(await time(name === "GetMemoryUsage" ? 100 : 30, runner(local, name)));
+    out[name === "GetMemoryUsage" ? "get_memory_usage" : "list_processes"] = { ssh: { ...ssh, ...sshCpu }, local: { ...loc, daemon_cpu_ms: cpu.daemon } };
   }
   pool.close();
 
@@ -86,7 +117,7 @@ try {
     return Promise.resolve();
   });
   master.kill();
-  out.openssh_controlmaster_cat_meminfo = stats(cm);
+  out.openssh_controlmaster_cat_meminfo = { ...stats(cm), host_cpu_ms: cpu.host };
 } finally {
   await peer.stop();
   for (const p of padding) p.kill();

@@ -2,7 +2,6 @@ import type { SFTPWrapper, Stats } from "ssh2";
 import type { ExecResult } from "../core/exec.ts";
 import { HostgateError } from "../core/errors.ts";
 import { parseIpAddressJson } from "../core/host/ip-addr.ts";
-import { parseProcDump, PROC_DUMP_ARGV } from "../core/host/proc-dump.ts";
 import { shellJoin, shellQuote } from "../core/inventory/target.ts";
 import type { FileOwner, HostProbe, InterfaceAddress, RunOptions, StatFs } from "../ports/host-probe.ts";
 import type { SshSession } from "./exec-ssh/session.ts";
@@ -20,10 +19,11 @@ import { readTailOverSsh } from "./host-ssh-tail.ts";
  * connection lost mid-call → `unavailable`, each naming the host; errors from dialing (`unreachable`,
  * `host_key_unknown`, `host_key_mismatch`, `invalid_target`) pass through as the pool raised them.
  *
- * The process table in one round trip: listing `/proc` also runs the fixed dump of every pid's stat, status and
- * cmdline (core/host/proc-dump.ts, GNU sed); for one second after, a read of one of those files is answered from
- * that dump, each entry once (the next read of it goes to the host), else through SFTP as any file (also when the
- * host has no GNU sed). Listing processes thus costs two round trips, not three requests per process.
+ * No remote process for reads: the process table is read as files (/proc/[pid]/stat, status, cmdline), every
+ * request of a batch sent at once on the one SFTP channel, so a listing of N processes costs a few round trips
+ * (list /proc, then open and read every pid's file together), not N, and starts nothing on the host (issue 20:
+ * a remote command's start, sshd's session plus a shell, cost more than all the reads). A /proc or /sys file is
+ * opened without a stat first (the kernel makes them: no FIFO there), and a short read of it is its end.
  *
  * Differences from the local probe, by necessity: SFTP has no O_NOFOLLOW/O_NONBLOCK, so a file outside /proc
  * and /sys is lstat'ed first and anything but a regular file (a FIFO would block the host's SFTP server, a
@@ -34,6 +34,8 @@ const DEFAULT_TIMEOUT_MS = 15_000;
 const DEFAULT_MAX_OUTPUT = 1024 * 1024;
 /** Bytes asked per SFTP read (ssh2 splits larger reads into the server's limit itself). */
 const CHUNK = 64 * 1024;
+/** Bytes of the first read of a `singleRead` file (a full one is read on from there). */
+const SMALL_FIRST_READ = 4096;
 /** Largest /proc or /sys file read whole when no cap is given (as the local probe). */
 const PROC_MAX_BYTES = 16 * 1024 * 1024;
 /** SFTP status codes (draft-ietf-secsh-filexfer-02). */
@@ -42,12 +44,9 @@ const FX_PERMISSION_DENIED = 3;
 
 type Cb<T> = (err: Error | undefined | null, v: T) => void;
 
-/** How long a process dump answers reads after `/proc` was listed, milliseconds. */
-const DUMP_TTL_MS = 1000;
-
 export class SshHostProbe implements HostProbe {
   private readonly host: string;
-  private dump: { at: number; files: Promise<{ files: Map<string, Buffer>; pids: Set<string>; served: Set<string> } | null> } | null = null;
+  private turn: Promise<SFTPWrapper> | null = null;
 
   /** `session`: the host's pooled session; `hostName`: how errors name it (default the session's user@host:port). */
   constructor(private readonly session: SshSession, hostName?: string) {
@@ -74,9 +73,24 @@ export class SshHostProbe implements HostProbe {
     });
   }
 
+  /**
+   * The connection's SFTP channel for this event-loop turn: the pool re-checks the host key once per turn, not
+   * once per request (a process listing sends hundreds at once), and the socket's writes of the turn are joined.
+   */
+  private channel(): Promise<SFTPWrapper> {
+    if (!this.turn) {
+      this.turn = this.session.sftp().then((s) => {
+        corkTurn(s);
+        return s;
+      });
+      setImmediate(() => { this.turn = null; });
+    }
+    return this.turn;
+  }
+
   /** Runs one SFTP request, mapping its error. */
   private async sftp<T>(path: string, f: (s: SFTPWrapper, cb: Cb<T>) => void): Promise<T> {
-    const s = await this.session.sftp();
+    const s = await this.channel();
     try {
       return await new Promise<T>((resolve, reject) => {
         try {
@@ -90,32 +104,7 @@ export class SshHostProbe implements HostProbe {
     }
   }
 
-  /** Starts the process dump (see the module comment); a failed or unparsable one answers nothing. */
-  private startDump(): void {
-    const files = this.run([...PROC_DUMP_ARGV], { env: { LC_ALL: "C" }, maxOutputBytes: 64 * 1024 * 1024, timeoutMs: 10_000 }).then((r) => {
-      const parsed = r.truncated || r.timed_out ? null : parseProcDump(r.stdout);
-      return parsed && { files: parsed, pids: new Set([...parsed.keys()].map((k) => k.split("/")[2]!)), served: new Set<string>() };
-    }, () => null);
-    this.dump = { at: Date.now(), files };
-  }
-
-  /** The dumped content of a /proc/[pid]/{stat,status,cmdline} path, once, while the dump is fresh; else null. */
-  private async fromDump(path: string, maxBytes: number | undefined): Promise<string | null> {
-    const m = /^\/proc\/(\d+)\/(stat|status|cmdline)$/.exec(path);
-    if (!m || !this.dump || Date.now() - this.dump.at > DUMP_TTL_MS) return null;
-    const d = await this.dump.files;
-    if (!d || d.served.has(path)) return null;
-    const b = d.files.get(path);
-    d.served.add(path);
-    d.files.delete(path);
-    // sed prints nothing for an empty file: a kernel thread's cmdline.
-    if (!b) return m[2] === "cmdline" && d.pids.has(m[1]!) ? "" : null;
-    return b.subarray(0, maxBytes ?? b.length).toString("utf8");
-  }
-
   async readText(path: string, opts: { maxBytes?: number; singleRead?: boolean; encoding?: "utf8" | "latin1" } = {}): Promise<string> {
-    const dumped = await this.fromDump(path, opts.maxBytes);
-    if (dumped !== null) return dumped;
     const generated = path.startsWith("/proc/") || path.startsWith("/sys/");
     if (!generated) {
       const st = await (opts.maxBytes === undefined ? this.sftp<Stats>(path, (s, cb) => { s.stat(path, cb); }) : this.lstatRaw(path));
@@ -125,14 +114,15 @@ export class SshHostProbe implements HostProbe {
     }
     const max = opts.maxBytes ?? (generated ? PROC_MAX_BYTES : Number.MAX_SAFE_INTEGER);
     const handle = await this.sftp<Buffer>(path, (s, cb) => { s.open(path, "r", cb); });
-    const s = await this.session.sftp();
+    const s = await this.channel();
     const readAt = (pos: number, want: number): Promise<Buffer> =>
       this.sftp<Buffer>(path, (x, cb) => { x.read(handle, Buffer.allocUnsafe(want), 0, want, pos, (e, got, data) => { cb(e, e ? Buffer.alloc(0) : data.subarray(0, got)); }); });
     try {
       const parts: Buffer[] = [];
       let length = 0;
       while (length < max) {
-        const want = Math.min(CHUNK, max - length);
+        // A file read in one read(2) is mostly small (/proc/[pid]/stat, status, cmdline): 4 KiB first, not 64.
+        const want = Math.min(opts.singleRead === true && length === 0 ? SMALL_FIRST_READ : CHUNK, max - length);
         const ahead = opts.singleRead === true ? 0 : Math.min(CHUNK, max - length - want);
         // The read that will most likely say "end of file" is sent with the first one: one round trip, not two.
         const [a, b] = await Promise.all([readAt(length, want), ahead > 0 ? readAt(length + want, ahead) : Promise.resolve(null)]);
@@ -161,7 +151,6 @@ export class SshHostProbe implements HostProbe {
   }
 
   readDir(path: string): Promise<string[]> {
-    if (path === "/proc") this.startDump();
     return this.sftp<string[]>(path, (s, cb) => { s.readdir(path, (e, list) => { cb(e, e ? [] : list.map((x) => x.filename).filter((n) => n !== "." && n !== "..")); }); });
   }
 
@@ -185,7 +174,7 @@ export class SshHostProbe implements HostProbe {
 
   async statFs(path: string): Promise<StatFs> {
     type Vfs = Record<"f_bsize" | "f_frsize" | "f_blocks" | "f_bfree" | "f_bavail" | "f_files" | "f_ffree", number | bigint>;
-    const s = await this.session.sftp();
+    const s = await this.channel();
     const ext = s as unknown as { ext_openssh_statvfs?: (p: string, cb: Cb<Vfs>) => void; _extensions?: Record<string, string> };
     if (ext._extensions?.["statvfs@openssh.com"] !== undefined && ext.ext_openssh_statvfs) {
       const v = await this.sftp<Vfs>(path, (x, cb) => { (x as unknown as typeof ext).ext_openssh_statvfs!(path, cb); });
@@ -258,4 +247,21 @@ export class SshHostProbe implements HostProbe {
       truncated: out.truncated,
     };
   }
+}
+
+const corked = new WeakSet<object>();
+/**
+ * Holds the connection's socket writes until the end of this event-loop turn, so a batch of requests leaves in
+ * one write (with Nagle off, each SSH packet would be its own syscall and segment). ssh2 keeps the socket as the
+ * client's `_sock`; without it this does nothing.
+ */
+function corkTurn(s: SFTPWrapper): void {
+  const sock = (s as unknown as { _client?: { _sock?: { cork?: () => void; uncork?: () => void } } })._client?._sock;
+  if (!sock?.cork || !sock.uncork || corked.has(sock)) return;
+  corked.add(sock);
+  sock.cork();
+  setImmediate(() => {
+    corked.delete(sock);
+    sock.uncork!();
+  });
 }

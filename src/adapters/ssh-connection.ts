@@ -28,16 +28,16 @@ export interface SshHostConnectionOptions {
 /**
  * The HostConnection of one SSH host's context (ports/host-connection.ts): facts from the pool (no channel is
  * opened), the mutator's privilege check kept for `privilegeTtlMs` (an answer that failed to arrive is not
- * kept), and the systemd path found when the context was built.
+ * kept; `fresh` asks again), and the systemd path found when the context was built.
  */
 export function sshHostConnection(o: SshHostConnectionOptions): HostConnection {
   const ttl = o.privilegeTtlMs ?? PRIVILEGE_TTL_MS;
   let kept: { at: number; answer: Promise<BecomeCheck> } | null = null;
   return {
     facts: async () => connectionFacts(await o.identity(), o.mutator.sudo),
-    privilege: () => {
+    privilege: (opts = {}) => {
       const now = o.clock.now();
-      if (kept && now - kept.at < ttl) return kept.answer;
+      if (kept && now - kept.at < ttl && opts.fresh !== true) return kept.answer;
       const slot = { at: now, answer: o.mutator.canBecome() };
       kept = slot;
       slot.answer.catch(() => { if (kept === slot) kept = null; });

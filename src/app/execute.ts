@@ -1,6 +1,7 @@
 import { canonicalJson } from "../core/audit/canonical.ts";
 import { revertApplies } from "../core/catalogue/action.ts";
 import { findAction } from "../core/catalogue/index.ts";
+import type { Action } from "../core/catalogue/action.ts";
 import { needsRoot } from "../core/catalogue/needs.ts";
 import { errorBody, HostgateError, toHostgateError } from "../core/errors.ts";
 import { redactDeep } from "../core/redact.ts";
@@ -12,6 +13,7 @@ import { audit, checkpointRef } from "./audit-log.ts";
 import { actorOf, type Caller } from "../core/caller.ts";
 import type { DaemonDeps } from "./deps.ts";
 import type { Progress } from "../ipc/protocol.ts";
+import type { HostEntry } from "./hosts.ts";
 import { connectionOf, viaOf } from "./connection-audit.ts";
 import { prepareStep } from "./plan.ts";
 
@@ -121,6 +123,10 @@ async function runStep(deps: DaemonDeps, step: Step, caller: Caller, planReceipt
   // The approval's separation travels with everything the step does: `none` is not a separated human approval.
   const separation = tx.separation ?? "none";
   return underLock(async () => {
+    // Root is asked for again, fresh: plan's answer may be minutes old and a sudo rule removed since then would
+    // only fail half-way through apply. Refused before the receipt is used: restore the rule and execute again.
+    const lost = await privilegeLost(host, action, tx.id);
+    if (lost) return refuse(lost);
     if (!deps.transactions().consumeReceipt(tx.id, receiptHash, deps.clock.now())) {
       return refuse(receiptProblem(deps, deps.transactions().get(tx.id) ?? tx, receiptHash) ?? new HostgateError("receipt_used", `The receipt for ${tx.id} was already used.`));
     }
@@ -212,6 +218,29 @@ function stepProgress(progress: (p: Progress) => void, i: number, total: number,
   }, PROGRESS_EVERY_MS);
   timer.unref();
   return () => { clearInterval(timer); };
+}
+
+/**
+ * Execute's privilege re-check (issue 20): for a step that needs root on a remote host, asks the host now
+ * (`HostConnection.privilege({ fresh: true })`, one round trip, never the answer plan kept) whether the login
+ * still gets root without a prompt. Returns the error to refuse the step with (`sudo_password_required` /
+ * `privilege_unavailable` with the adapter's hint, or the connection's error when the host cannot be asked),
+ * else null. `local` and steps that need no root are not asked.
+ */
+async function privilegeLost(host: HostEntry, action: Action, txId: string): Promise<HostgateError | null> {
+  const connection = host.ctx.connection;
+  if (!connection || !needsRoot(action)) return null;
+  let c;
+  try {
+    c = await connection.privilege({ fresh: true });
+  } catch (err) {
+    return toHostgateError(err);
+  }
+  if (c.ok) return null;
+  return new HostgateError(c.code, `${c.message.replace(/; nothing ran\.$/, ".")} It could when transaction ${txId} was planned; nothing was applied on ${host.id}, and the receipt was not used.`, {
+    hint: `${c.hint} Then execute again with the same receipt, or reject the plan.`,
+    details: { host: host.id, login: c.login, action: action.name },
+  });
 }
 
 /**

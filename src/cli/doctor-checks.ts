@@ -2,7 +2,7 @@ import { existsSync, statSync } from "node:fs";
 
 /** One line of `hostgate doctor`: a check, its status, what was seen, and (for problems) one line to fix it. */
 export interface DoctorLine {
-  section: "daemon" | "clients";
+  section: "daemon" | "clients" | "hosts";
   name: string;
   status: "ok" | "warn" | "fail";
   detail: string;
@@ -163,10 +163,10 @@ export async function geminiTrustLine(settingsText: string | null, env: NodeJS.P
 export function renderDoctor(lines: DoctorLine[]): string {
   const mark = { ok: "✓", warn: "!", fail: "✗" } as const;
   const out: string[] = [];
-  for (const section of ["daemon", "clients"] as const) {
+  for (const section of ["daemon", "clients", "hosts"] as const) {
     const ls = lines.filter((l) => l.section === section);
     if (ls.length === 0) continue;
-    out.push(section === "daemon" ? "Daemon" : "Clients");
+    out.push({ daemon: "Daemon", clients: "Clients", hosts: "Hosts" }[section]);
     for (const l of ls) {
       out.push(`  ${mark[l.status]} ${l.name}: ${l.detail}`);
       if (l.fix) out.push(`      fix: ${l.fix}`);

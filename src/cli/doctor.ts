@@ -9,13 +9,20 @@ export function registerDoctorCommand(program: Command): void {
     .option("-c, --config <path>", "configuration file (must exist)")
     .option("--json", "print the checks as JSON")
     .option("--no-clients", "skip the client checks")
-    .action(async (opts: { config?: string; json?: boolean; clients: boolean }) => {
+    .option("--hosts", "also dial every inventory host: reachable, host key, login, root (sudo -n), systemd path, distro family")
+    .action(async (opts: { config?: string; json?: boolean; clients: boolean; hosts?: boolean }) => {
       const config = loadConfigOrExit(opts.config);
       const { daemonChecks, clientChecks, renderDoctor, tokenFileChecks } = await import("./doctor-checks.ts");
       const daemon = await daemonChecks(config, process.env);
       const lines = [...daemon.lines, ...(await tokenFileChecks(opts.config)), ...(opts.clients ? await clientChecks(process.env, process.cwd()) : [])];
       await daemon.close();
-      process.stdout.write(opts.json ? `${JSON.stringify({ checks: lines }, null, 2)}\n` : renderDoctor(lines));
+      let hosts: import("./doctor-hosts.ts").HostReport[] | undefined;
+      if (opts.hosts === true) {
+        const { checkHosts, hostLines } = await import("./doctor-hosts.ts");
+        hosts = await checkHosts(config);
+        lines.push(...hostLines(hosts));
+      }
+      process.stdout.write(opts.json ? `${JSON.stringify({ checks: lines, ...(hosts ? { hosts } : {}) }, null, 2)}\n` : renderDoctor(lines));
       process.exit(lines.some((l) => l.status === "fail") ? EXIT.failure : EXIT.ok);
     });
 }

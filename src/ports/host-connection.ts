@@ -37,9 +37,10 @@ export interface HostConnection {
    * Whether changes can run as root there (`id -u`, or `sudo -n id -u` for `become: sudo`): one round trip,
    * the answer kept by the context for `privilege_ttl_ms` so a plan of many steps asks once. Never rejects for
    * a sudo refusal (that is `ok: false` with the error execute would meet); rejects when the host cannot be
-   * reached.
+   * reached. `{ fresh: true }` asks the host again whatever is kept (execute's re-check: a sudo rule removed
+   * after the plan) and keeps the new answer.
    */
-  privilege(): Promise<BecomeCheck>;
+  privilege(opts?: { fresh?: boolean }): Promise<BecomeCheck>;
   /** Which systemd path the context found when it was built, and the sentence doctor/describe show. */
   systemd: { path: SystemdPath; detail: string };
 }

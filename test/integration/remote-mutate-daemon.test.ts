@@ -162,6 +162,38 @@ suite("remote mutations through the daemon on an nspawn systemd host over SSH (i
     expect(entries("execute.refused", step.transaction_id).map((e) => e.code)).toEqual(["plan_changed"]);
   });
 
+  it("T20-privilege-at-execute: the sudoers drop-in removed between approve and execute is refused sudo_password_required before anything is applied; restored, the same receipt executes", async () => {
+    const path = `/etc/hg-sudo-gone-${process.pid}.conf`;
+    sh(`printf 'a = 1\\n' > ${path}`);
+    const p = await planWrite("box", path, "a = 2\n");
+    if (!p.ok) throw new Error(p.error.message);
+    const step = p.value.steps[0]!;
+    const a = await d.service.admin("human").call("approve", { transaction_id: step.transaction_id });
+    if (!a.ok) throw new Error(a.error.message);
+    const dropIn = inside("/etc/sudoers.d/hostgate-test");
+    const rule = readFileSync(dropIn, "utf8");
+    // The drop-in goes: deploy has no sudo rule left (plan's answer, kept 60 s, still says yes).
+    rmSync(dropIn);
+    const run = () => agent().call("execute", { steps: [{ transaction_id: step.transaction_id, action_name: "WriteFile", params: step.params, approval_receipt: a.value.receipt }] });
+    try {
+      const x = await run();
+      if (!x.ok) throw new Error(x.error.message);
+      expect(x.value.results[0]).toMatchObject({ status: "refused", error: { code: "sudo_password_required" } });
+      const err = (x.value.results[0] as { error: { message: string; hint?: string } }).error;
+      expect(err.message).toMatch(/nothing was applied on box, and the receipt was not used/);
+      expect(err.hint).toMatch(/NOPASSWD/);
+      expect(readFileSync(inside(path), "utf8")).toBe("a = 1\n");
+      expect(entries("execute.intent", step.transaction_id)).toEqual([]);
+      expect(entries("execute.refused", step.transaction_id).map((e) => e.code)).toEqual(["sudo_password_required"]);
+    } finally {
+      writeFileSync(dropIn, rule, { mode: 0o440 });
+    }
+    const y = await run();
+    if (!y.ok) throw new Error(y.error.message);
+    expect(y.value.results[0]).toMatchObject({ status: "succeeded" });
+    expect(readFileSync(inside(path), "utf8")).toBe("a = 2\n");
+  });
+
   it("RestartService executed over SSH restarts the unit (new MainPID); the next preview shows the host's new state, and StartService has nothing left to do", async () => {
     const pid = (): string => sh(`systemctl show -p MainPID --value ${PEER_UNITS.running}`).trim();
     const before = pid();

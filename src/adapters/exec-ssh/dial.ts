@@ -85,7 +85,9 @@ function connectHop(hop: Hop, opts: DialOptions, sock: Readable | undefined): Pr
       if (!sock) client.setNoDelay(true);
       resolve(client);
     });
-    client.once("error", (err: Error & { level?: string }) => {
+    // `on`, not `once`: a client ended during its handshake can emit a second error (e.g. "Connection lost before
+    // handshake" after a timeout), which without a listener would crash the process; `fail` settles once.
+    client.on("error", (err: Error & { level?: string }) => {
       if (verdict && verdict.status !== "known" && !(verdict.status === "unknown" && opts.host_keys === "tofu")) {
         fail(hostKeyError(verdict, host, port));
         return;

@@ -119,6 +119,18 @@ describe("loading and reload", () => {
     expect(eng.status().last_error).toBeNull();
     expect(decide(eng, "uptime", prod).decision).toBe("deny");
   });
+  it("T20-cedar-memo: a repeated request gets the same verdict as a copy of its own; a host's other tags are another request", () => {
+    const eng = CedarPolicyEngine.load("examples/policies");
+    const first = decide(eng, "touch /tmp/x", lab);
+    first.policy.policies.push("tampered");
+    first.reasons.push("tampered");
+    const again = decide(eng, "touch /tmp/x", lab);
+    expect(again).toMatchObject({ decision: "allow" });
+    expect(again.policy.policies).not.toContain("tampered");
+    expect(again.reasons).not.toContain("tampered");
+    // Same name, same command: only the tags differ, and so does the verdict (the attributes are in the key).
+    expect(decide(eng, "touch /tmp/x", host("lab1", ["prod"])).decision).toBe("require_approval");
+  });
   it("a misspelt attribute is a load error (validated against hostgate's schema), not a silent non-match", () => {
     expect(() => CedarPolicyEngine.load(dirWith({ "p.cedar": `permit (principal, action, resource) when { context.comand == "x" };` }))).toThrow(/schema/);
   });

@@ -19,6 +19,8 @@ import type { PolicyEngine } from "../../ports/policy-engine.ts";
 
 interface Loaded {
   psetId: string;
+  /** Verdicts of this set by the canonical request (see {@link CedarPolicyEngine.decide}). */
+  memo: Map<string, PolicyVerdict>;
   files: string[];
   ids: string[];
   annotations: Map<string, Record<string, string>>;
@@ -35,6 +37,9 @@ export interface CedarStatus {
 }
 
 let generation = 0;
+
+/** Verdicts remembered per policy set; past this the memo starts over (a fan-out to N hosts needs N). */
+const MEMO_MAX = 4096;
 
 const DECISIONS: Record<string, PolicyDecisionKind> = { allow: "allow", require_approval: "require_approval", require_biometric: "require_biometric" };
 
@@ -83,7 +88,7 @@ function loadDir(dir: string): Loaded {
   const psetId = `hostgate-${process.pid}-${++generation}`;
   const pre = cedar.preparsePolicySet(psetId, { staticPolicies: policies });
   if (pre.type !== "success") fail(`policies could not be prepared: ${errText(pre.errors)}`);
-  return { psetId, files: names, ids: Object.keys(policies), annotations, loadedAt: new Date().toISOString() };
+  return { psetId, memo: new Map(), files: names, ids: Object.keys(policies), annotations, loadedAt: new Date().toISOString() };
 }
 
 /** See the module comment; implements the PolicyEngine port. Construct with `CedarPolicyEngine.load(dir)`. */
@@ -121,16 +126,34 @@ export class CedarPolicyEngine implements PolicyEngine {
     return { dir: this.dir, files: this.current.files, policies: this.current.ids.length, loaded_at: this.current.loadedAt, last_error: this.lastError };
   }
 
-  /** Decides one request. Never throws for policy content: errors become `deny` with the reason. */
+  /**
+   * Decides one request. Never throws for policy content: errors become `deny` with the reason. A Cedar decision
+   * is a pure function of the policy set and the request (principal, action, resource with its attributes,
+   * context, entities: no clock, no I/O), so each loaded set remembers its verdicts by the request's JSON (issue
+   * 20: a fan-out, or a model repeating a read, asked the wasm engine again for every host and call); a reload
+   * is a new set with an empty memo. The caller gets its own copy.
+   */
   decide(r: PolicyRequest): PolicyVerdict {
     const req = cedarRequest(r);
+    const set = this.current;
+    const key = JSON.stringify(req);
+    let v = set.memo.get(key);
+    if (!v) {
+      v = this.evaluate(req, set);
+      if (set.memo.size >= MEMO_MAX) set.memo.clear();
+      set.memo.set(key, v);
+    }
+    return { ...v, reasons: [...v.reasons], policies: [...v.policies] };
+  }
+
+  private evaluate(req: ReturnType<typeof cedarRequest>, set: Loaded): PolicyVerdict {
     const answer = cedar.statefulIsAuthorized({
       principal: req.principal,
       action: req.action,
       resource: req.resource,
       context: req.context as cedar.Context,
       entities: req.entities as cedar.Entities,
-      preparsedPolicySetId: this.current.psetId,
+      preparsedPolicySetId: set.psetId,
       // Policies were validated against the schema at load; the request is built by cedarRequest with fixed
       // types, so re-validating it per call would only cost time (~25% of a decision).
       validateRequest: false,
@@ -140,7 +163,7 @@ export class CedarPolicyEngine implements PolicyEngine {
     if (diagnostics.errors.length > 0) {
       return { decision: "deny", reasons: diagnostics.errors.map((e) => `policy ${e.policyId} failed to evaluate (${e.error.message}); refusing`), policies: diagnostics.errors.map((e) => e.policyId) };
     }
-    const why = (id: string): string => this.current.annotations.get(id)?.reason ?? id;
+    const why = (id: string): string => set.annotations.get(id)?.reason ?? id;
     if (decision === "deny") {
       if (diagnostics.reason.length === 0) return { decision: "deny", reasons: ["no policy permits exec of this command on this host (default deny)"], policies: [] };
       return { decision: "deny", reasons: diagnostics.reason.map(why), policies: diagnostics.reason };
@@ -148,7 +171,7 @@ export class CedarPolicyEngine implements PolicyEngine {
     let d: PolicyDecisionKind = "allow";
     let network: NetworkGrant = "none";
     for (const id of diagnostics.reason) {
-      const ann = this.current.annotations.get(id);
+      const ann = set.annotations.get(id);
       d = stricter(d, DECISIONS[ann?.decision ?? "allow"] ?? "deny");
       // A permit that decided and names @network grants it (the widest such grant wins: it was written for this request).
       const net = ann?.network as NetworkGrant | undefined;

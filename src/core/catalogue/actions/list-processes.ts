@@ -61,33 +61,31 @@ export default defineReadOnlyAction({
       // The filter sees the text the answer shows: redacted name and argv[0]. On the raw text it would tell a
       // model whether a secret in a process title starts with a guessed prefix (issue 12's oracle).
       const needle = params.name;
-      const kept: Row[] = [];
-      for (const r of rows) {
+      // Every row is looked at at once (over SSH the reads of all of them share round trips, issue 20); the
+      // order of the rows is kept.
+      const looked = await Promise.all(rows.map(async (r): Promise<Row | null> => {
         let name = r.head?.name ?? statusNameOf(r.stat);
         if (name === null) {
           const head = await readProcessHead(ctx, r.stat, users);
-          if (!head) continue;
+          if (!head) return null;
           r.head = head;
           name = head.name;
         }
-        if (redactSecrets(name).text.includes(needle)) {
-          kept.push(r);
-          continue;
-        }
+        if (redactSecrets(name).text.includes(needle)) return r;
         const argv = await readArgv(ctx, r.stat.pid);
-        if (argv !== null && (redactLines(argv).lines[0] ?? "").includes(needle)) kept.push({ ...r, argv });
-      }
-      rows = kept;
+        return argv !== null && (redactLines(argv).lines[0] ?? "").includes(needle) ? { ...r, argv } : null;
+      }));
+      rows = looked.filter((r): r is Row => r !== null);
     }
     const key = { cpu: (r: Row) => -r.stat.cpu_percent, memory: (r: Row) => -r.head!.rss_bytes, pid: (r: Row) => r.stat.pid }[params.sort];
     rows.sort((a, b) => key(a) - key(b) || a.stat.pid - b.stat.pid);
     const page = paginate(rows, params.limit, params.cursor, `ps:${params.name ?? ""}:${params.user ?? ""}:${params.sort}`);
-    const processes: ProcessInfo[] = [];
-    for (const r of page.items) {
-      const head = r.head ?? (await readProcessHead(ctx, r.stat, users));
-      const argv = head && (r.argv ?? (await readArgv(ctx, r.stat.pid)));
-      if (head && argv) processes.push({ ...head, argv });
-    }
+    // The page's status and command lines, all read at once (one batch of round trips over SSH, not two per row).
+    const full = await Promise.all(page.items.map(async (r): Promise<ProcessInfo | null> => {
+      const [head, argv] = await Promise.all([r.head ?? readProcessHead(ctx, r.stat, users), r.argv ?? readArgv(ctx, r.stat.pid)]);
+      return head && argv ? { ...head, argv } : null;
+    }));
+    const processes = full.filter((p): p is ProcessInfo => p !== null);
     return { processes, total: page.total - (page.items.length - processes.length), next_cursor: page.next_cursor };
   },
 });

@@ -161,9 +161,9 @@ export async function readArgv(ctx: ActionContext, pid: number): Promise<string[
 
 /** Reads one process whole; null when it exited while being read (a normal race with /proc). */
 export async function readProcess(ctx: ActionContext, pid: number, users: Map<number, string>, base?: ClockBase): Promise<ProcessInfo | null> {
-  const stat = await readProcessStat(ctx, pid, base ?? (await clockBase(ctx)));
+  // The command line beside the stat (over SSH their round trips overlap, issue 20); status needs the stat row.
+  const [stat, argv] = await Promise.all([(async () => readProcessStat(ctx, pid, base ?? (await clockBase(ctx))))(), readArgv(ctx, pid)]);
   const head = stat && (await readProcessHead(ctx, stat, users));
-  const argv = head && (await readArgv(ctx, pid));
   return head && argv ? { ...head, argv } : null;
 }
 
