@@ -20,6 +20,8 @@ const MUTATING = [
   "TruncateLogFile", "UnmaskUnit", "UpdatePackageIndex", "VacuumJournal", "WriteFile",
   // issue 24 (m24e): accounts
   "AddAuthorizedKey", "AddGroupMember", "CreateUser", "LockUser", "RemoveAuthorizedKey", "RemoveGroupMember", "UnlockUser",
+  // packages
+  "HoldPackage", "UnholdPackage", "UpgradePackages",
 ].sort();
 
 describe("catalogue params are strict", () => {

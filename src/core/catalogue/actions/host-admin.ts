@@ -6,6 +6,9 @@ import lockUser from "./lock-user.ts";
 import removeAuthorizedKey from "./remove-authorized-key.ts";
 import removeGroupMember from "./remove-group-member.ts";
 import unlockUser from "./unlock-user.ts";
+import holdPackage from "./hold-package.ts";
+import unholdPackage from "./unhold-package.ts";
+import upgradePackages from "./upgrade-packages.ts";
 
 /**
  * Issue 24's account, scheduling, storage, log and package mutating actions (branch m24e), for CATALOGUE. Like every
@@ -19,4 +22,7 @@ export const hostAdminActions: readonly Action[] = [
   removeGroupMember,
   addAuthorizedKey,
   removeAuthorizedKey,
+  upgradePackages,
+  holdPackage,
+  unholdPackage,
 ] as Action[];
