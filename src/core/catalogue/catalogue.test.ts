@@ -22,6 +22,8 @@ const MUTATING = [
   "AddAuthorizedKey", "AddGroupMember", "CreateUser", "LockUser", "RemoveAuthorizedKey", "RemoveGroupMember", "UnlockUser",
   // packages
   "HoldPackage", "UnholdPackage", "UpgradePackages",
+  // logs
+  "RunLogrotate",
 ].sort();
 
 describe("catalogue params are strict", () => {

@@ -9,6 +9,7 @@ import unlockUser from "./unlock-user.ts";
 import holdPackage from "./hold-package.ts";
 import unholdPackage from "./unhold-package.ts";
 import upgradePackages from "./upgrade-packages.ts";
+import runLogrotate from "./run-logrotate.ts";
 
 /**
  * Issue 24's account, scheduling, storage, log and package mutating actions (branch m24e), for CATALOGUE. Like every
@@ -25,4 +26,5 @@ export const hostAdminActions: readonly Action[] = [
   upgradePackages,
   holdPackage,
   unholdPackage,
+  runLogrotate,
 ] as Action[];
