@@ -39,14 +39,19 @@ export function scratchPrereqs(): string | null {
 /** A probe that reads files under /proc/<pid>/root and runs programs through nsenter into the namespace. */
 function scratchProbe(pid: number): HostProbe {
   const inner = new LinuxHostProbe();
-  const at = (p: string): string => (p.startsWith("/proc/") ? p : `/proc/${pid}/root${p}`);
+  // /proc/self is the holder (its mountinfo is the namespace's); other /proc paths are the shared procfs.
+  const at = (p: string): string => (p.startsWith("/proc/self/") ? `/proc/${pid}/${p.slice(11)}` : p.startsWith("/proc/") ? p : `/proc/${pid}/root${p}`);
   const inNs = (argv: readonly string[]): string[] => ["nsenter", "-t", String(pid), "-m", "--", ...argv];
   return {
     readText: (p, o) => inner.readText(at(p), o),
     readTailConfined: (p, w, o) => inner.readTailConfined(at(p), at(w), o),
     readDir: (p) => inner.readDir(at(p)),
     readLink: (p) => inner.readLink(at(p)),
-    realPath: async (p) => (await inner.realPath(at(p))).slice(`/proc/${pid}/root`.length) || "/",
+    // The holder shares this process's root, so the kernel already names the resolved path without the prefix.
+    realPath: async (p) => {
+      const r = await inner.realPath(at(p));
+      return r.startsWith(`/proc/${pid}/root/`) ? r.slice(`/proc/${pid}/root`.length) : r;
+    },
     stat: (p) => inner.stat(at(p)),
     statFs: (p) => inner.statFs(at(p)),
     networkAddresses: () => inner.networkAddresses(),
@@ -55,10 +60,13 @@ function scratchProbe(pid: number): HostProbe {
   };
 }
 
-/** The real mutator on the namespace's paths (/proc/<pid>/root…); programs run inside it through the probe. */
-function scratchMutator(pid: number, host: HostProbe): HostMutator {
+/**
+ * The real mutator, on the namespace's paths (/proc/<pid>/root…) for files under its scratch directories and on the
+ * shared file system for any other; programs run inside the namespace through the probe.
+ */
+function scratchMutator(pid: number, host: HostProbe, scratch: readonly string[]): HostMutator {
   const real = new LinuxHostMutator();
-  const at = (p: string): string => `/proc/${pid}/root${p}`;
+  const at = (p: string): string => (scratch.some((d) => p === d || p.startsWith(`${d}/`)) ? `/proc/${pid}/root${p}` : p);
   return {
     writeFileAtomic: (p, c, o) => real.writeFileAtomic(at(p), c, { ...o, ...(o.expectedRealDir === undefined ? {} : { expectedRealDir: at(o.expectedRealDir) }) }),
     removeFile: (p, o) => real.removeFile(at(p), { ...o, expectedRealDir: at(o.expectedRealDir) }),
@@ -97,7 +105,7 @@ export async function startScratchMounts(opts: { overlays?: string[]; tmpfs?: st
   }
   const host = scratchProbe(pid);
   const ctx: ActionContext = {
-    host, clock: { now: () => Date.now() }, family: "debian", units: createMockUnitManagers(), mutator: scratchMutator(pid, host), hash: nodeCrypto,
+    host, clock: { now: () => Date.now() }, family: "debian", units: createMockUnitManagers(), mutator: scratchMutator(pid, host, [...(opts.overlays ?? ["/etc"]), ...(opts.tmpfs ?? ["/home"])]), hash: nodeCrypto,
     self_pid: process.pid, protected_paths: [], logs_readable: { kind: "all" },
   };
   const exec = (argv: string[]) => {

@@ -24,6 +24,8 @@ const MUTATING = [
   "HoldPackage", "UnholdPackage", "UpgradePackages",
   // logs
   "RunLogrotate",
+  // storage
+  "AddSwapFile", "RemoveSwapFile",
 ].sort();
 
 describe("catalogue params are strict", () => {

@@ -10,6 +10,8 @@ import holdPackage from "./hold-package.ts";
 import unholdPackage from "./unhold-package.ts";
 import upgradePackages from "./upgrade-packages.ts";
 import runLogrotate from "./run-logrotate.ts";
+import addSwapFile from "./add-swap-file.ts";
+import removeSwapFile from "./remove-swap-file.ts";
 
 /**
  * Issue 24's account, scheduling, storage, log and package mutating actions (branch m24e), for CATALOGUE. Like every
@@ -27,4 +29,6 @@ export const hostAdminActions: readonly Action[] = [
   holdPackage,
   unholdPackage,
   runLogrotate,
+  addSwapFile,
+  removeSwapFile,
 ] as Action[];
