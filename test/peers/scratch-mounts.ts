@@ -70,6 +70,7 @@ function scratchMutator(pid: number, host: HostProbe, scratch: readonly string[]
   return {
     writeFileAtomic: (p, c, o) => real.writeFileAtomic(at(p), c, { ...o, ...(o.expectedRealDir === undefined ? {} : { expectedRealDir: at(o.expectedRealDir) }) }),
     removeFile: (p, o) => real.removeFile(at(p), { ...o, expectedRealDir: at(o.expectedRealDir) }),
+    writeSysctl: () => Promise.reject(new Error("the scratch namespace does not change kernel settings")),
     signal: (p, s) => real.signal(p, s),
     run: (argv, o) => host.run(argv, o),
   };
