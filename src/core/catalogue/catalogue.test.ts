@@ -22,7 +22,15 @@ const MUTATING = [
   "InstallPackage", "MaskUnit", "ReloadService", "RemoveFirewallPort", "RemovePackage", "RestartService",
   "RunCommand", "SetSysctl", "SetUnitResourceLimits", "SignalProcess", "StartService", "StopService",
   "TruncateLogFile", "UnmaskUnit", "UpdatePackageIndex", "VacuumJournal", "WriteFile",
-];
+  // issue 24 (m24e): accounts
+  "AddAuthorizedKey", "AddGroupMember", "CreateUser", "LockUser", "RemoveAuthorizedKey", "RemoveGroupMember", "UnlockUser",
+  // packages
+  "HoldPackage", "UnholdPackage", "UpgradePackages",
+  // logs
+  "RunLogrotate",
+  // storage
+  "AddSwapFile", "RemoveSwapFile",
+].sort();
 
 describe("catalogue params are strict", () => {
   // A typo'd filter must be an error naming the key, never silently ignored (unfiltered data): issue 14.

@@ -41,6 +41,7 @@ import readUnitLogsSinceStart from "./actions/read-unit-logs-since-start.ts";
 import getJournalDiskUsage from "./actions/get-journal-disk-usage.ts";
 import getTimeSyncStatus from "./actions/get-time-sync-status.ts";
 import listCertificates from "./actions/list-certificates.ts";
+import { hostAdminActions } from "./actions/host-admin.ts";
 import { systemdActions } from "./actions/systemd.ts";
 import { RunCommand } from "./actions/run-command.ts";
 
@@ -98,6 +99,7 @@ export const CATALOGUE: readonly Action[] = [
   getBootTiming,
   ...packageFileProcessActions,
   ...networkSystemActions,
+  ...hostAdminActions,
   RunCommand,
 ] as Action[];
 

@@ -31,7 +31,8 @@ export async function installedVersions(ctx: ActionContext, names?: string[]): P
     const text = await runTool(ctx, ["dpkg-query", "-W", "-f=${db:Status-Abbrev}\t${Package}\t${Version}\n", "--", ...(names ?? [])], [0, 1]);
     for (const line of text.split("\n")) {
       const [status, name, version] = line.split("\t");
-      if (status?.startsWith("ii") && name && version) out.set(name, version);
+      // The second letter is dpkg's package state (i: installed); the first the selection (i install, h hold…).
+      if (status?.[1] === "i" && name && version) out.set(name, version);
     }
   } else {
     const text = await runTool(ctx, ["rpm", "-q", "--queryformat", "%{NAME}\t%{VERSION}-%{RELEASE}\n", ...(names ?? ["-a"])], [0, 1]);

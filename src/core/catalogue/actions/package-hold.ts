@@ -1,0 +1,35 @@
+import type { ActionContext } from "../action.ts";
+import { HostgateError } from "../../errors.ts";
+import { installedVersions, runTool } from "./package-tools.ts";
+import type { PlannedChange } from "./planned-change.ts";
+
+/**
+ * HoldPackage / UnholdPackage's plan. Debian: the hold is dpkg's selection state, read with `apt-mark showhold`
+ * and set with `apt-mark hold|unhold NAME` (apt-mark(8)). Fedora: dnf's versionlock plugin, read with
+ * `dnf -q versionlock list` and set with `dnf versionlock add|delete NAME` (UNTESTED on a live Fedora host; needs
+ * python3-dnf-plugin-versionlock). A held package is skipped by upgrades until unheld. The package must be
+ * installed (`not_found` otherwise: holding a name that is not installed would silently match nothing).
+ */
+export async function holdPlan(op: "hold" | "unhold", name: string, ctx: ActionContext): Promise<PlannedChange> {
+  const version = (await installedVersions(ctx, [name])).get(name);
+  if (version === undefined) throw new HostgateError("not_found", `${name} is not installed, so there is nothing to ${op}.`, { hint: "list_installed_packages or get_package_info shows the exact installed name." });
+  const held = await isHeld(ctx, name);
+  const current = { installed_version: version, held };
+  const verb = op === "hold" ? "Hold" : "Unhold";
+  if (held === (op === "hold")) return { summary: `${verb} ${name}: nothing to do (${held ? "already held" : "not held"})`, current, intended: { held }, steps: [] };
+  const argv = ctx.family === "debian" ? ["apt-mark", op, name] : ["dnf", "versionlock", op === "hold" ? "add" : "delete", name];
+  return {
+    summary: `${verb} ${name} ${version}`,
+    current,
+    intended: { held: op === "hold" },
+    steps: [argv],
+    detail: op === "hold" ? `Upgrades (UpgradePackages, unattended-upgrades) will keep ${name} at ${version} until it is unheld.` : `${name} will be upgraded again by the next upgrade.`,
+  };
+}
+
+/** Whether `name` is held now. */
+async function isHeld(ctx: ActionContext, name: string): Promise<boolean> {
+  if (ctx.family === "debian") return (await runTool(ctx, ["apt-mark", "showhold"])).split("\n").map((l) => l.trim()).includes(name);
+  const text = await runTool(ctx, ["dnf", "-q", "versionlock", "list"]);
+  return text.split("\n").some((l) => new RegExp(`^(\\d+:)?${name.replace(/[.+]/g, "\\$&")}-(\\d+:)?\\d`).test(l.trim()));
+}

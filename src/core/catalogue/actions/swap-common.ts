@@ -1,0 +1,75 @@
+import { createTwoFilesPatch } from "diff";
+import { z } from "zod";
+import type { ActionContext } from "../action.ts";
+import { HostgateError } from "../../errors.ts";
+import { parseMountinfo } from "../../host/mountinfo.ts";
+
+/**
+ * What AddSwapFile and RemoveSwapFile share: the path rule, the file system a swap file may live on, /proc/swaps,
+ * and /etc/fstab's swap line for the file (fstab(5): `PATH none swap sw 0 0`).
+ */
+
+/** A normalised absolute path outside the kernel's and the system's own trees. */
+export const swapPath = z.string().max(1024).regex(/^\/[A-Za-z0-9._+\-/]+$/, "an absolute path such as /swapfile or /var/swap/swap1 (letters, digits, . _ + - /)")
+  .refine((p) => !p.split("/").slice(1).some((c) => c === "" || c === "." || c === ".."), "a normalised path: no '.', '..', '//' or trailing '/'")
+  .refine((p) => !/^\/(proc|sys|dev|run|boot|etc|usr|bin|sbin|lib|lib64)(\/|$)/.test(p), "not under /proc, /sys, /dev, /run, /boot, /etc, /usr, /bin, /sbin or /lib");
+
+/** File systems a swap file may be on without special preparation (swapon(8) "Files with holes", btrfs needs nocow). */
+export const SWAP_FS = ["ext2", "ext3", "ext4", "xfs"];
+
+export const FSTAB = "/etc/fstab";
+
+/** The file system type of the mount holding `dir` (longest mount point that is a prefix, last mount wins). */
+export async function fsTypeOf(ctx: ActionContext, dir: string): Promise<{ fs_type: string; mount_point: string }> {
+  const mounts = parseMountinfo(await ctx.host.readText("/proc/self/mountinfo"));
+  let best: { fs_type: string; mount_point: string } | null = null;
+  for (const m of mounts) {
+    const mp = m.mount_point;
+    if (dir === mp || mp === "/" || dir.startsWith(`${mp}/`)) {
+      if (best === null || mp.length >= best.mount_point.length) best = { fs_type: m.fs_type, mount_point: mp };
+    }
+  }
+  if (best === null) throw new HostgateError("unavailable", `No mount holds ${dir} in /proc/self/mountinfo.`);
+  return best;
+}
+
+/** Why a swap file cannot live on this file system, or null. */
+export function fsRefusal(fsType: string): string | null {
+  if (SWAP_FS.includes(fsType)) return null;
+  if (fsType === "btrfs") return "btrfs holds a swap file only when it is created nocow on a single device (btrfs filesystem mkswapfile); hostgate does not prepare that";
+  if (fsType === "tmpfs" || fsType === "ramfs") return `${fsType} lives in memory: swap there frees nothing`;
+  return `swap files are created on ${SWAP_FS.join(", ")} only`;
+}
+
+/** Active swap areas from /proc/swaps (proc(5)): path, type, size and use in KiB. */
+export async function activeSwaps(ctx: ActionContext): Promise<{ path: string; type: string; size_kib: number; used_kib: number }[]> {
+  const text = await ctx.host.readText("/proc/swaps");
+  return text.split("\n").slice(1).filter(Boolean).map((l) => {
+    const [path = "", type = "", size = "0", used = "0"] = l.trim().split(/\s+/);
+    return { path: path.replace(/\\040/g, " "), type, size_kib: Number(size), used_kib: Number(used) };
+  });
+}
+
+/** /etc/fstab now, its SHA-256, and the indexes of lines that name `path` as swap. */
+export async function readFstab(ctx: ActionContext, path: string): Promise<{ text: string; sha256: string; lines: number[] }> {
+  let text = "";
+  try {
+    text = await ctx.host.readText(FSTAB, { maxBytes: 256 * 1024 });
+  } catch (err) {
+    if (!(err instanceof HostgateError && err.code === "not_found")) throw err;
+  }
+  const lines: number[] = [];
+  text.split("\n").forEach((l, i) => {
+    const f = l.trim().split(/\s+/);
+    if (!l.trim().startsWith("#") && f[0] === path && f[2] === "swap") lines.push(i);
+  });
+  return { text, sha256: ctx.hash.sha256Hex(text), lines };
+}
+
+/** The fstab line AddSwapFile writes. */
+export const fstabLine = (path: string): string => `${path} none swap sw 0 0`;
+
+/** A unified diff of /etc/fstab (3 lines of context). */
+export function fstabDiff(before: string, after: string): string {
+  return createTwoFilesPatch(`a${FSTAB}`, `b${FSTAB}`, before, after, undefined, undefined, { context: 3 }).replace(/^=+\n/, "");
+}
