@@ -20,7 +20,7 @@ const READ_ONLY = [
 const MUTATING = [
   "AllowFirewallPort", "CleanPackageCache", "DaemonReload", "DeleteLogFile", "DisableService", "EnableService",
   "InstallPackage", "MaskUnit", "ReloadService", "RemoveFirewallPort", "RemovePackage", "RestartService",
-  "RunCommand", "SetSysctl", "SetUnitResourceLimits", "SignalProcess", "StartService", "StopService",
+  "RunCommand", "SetSshdOption", "SetSysctl", "SetUnitResourceLimits", "SignalProcess", "StartService", "StopService",
   "TruncateLogFile", "UnmaskUnit", "UpdatePackageIndex", "VacuumJournal", "WriteFile",
 ];
 
