@@ -7,25 +7,18 @@
  * MaxAuthTries stays and a second preview has nothing to do; the refusals say what to do.
  */
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startDaemon, type DaemonProcess } from "../helpers/daemon.ts";
+import { closeEtcBox, inBox, openEtcBox, type EtcBox } from "../helpers/etc-overlay.ts";
 import { runHostgate } from "../helpers/hostgate.ts";
 import { applyStep, previewOf, stateOf, waitFor } from "../helpers/plan-steps.ts";
 
 const config = (window: number): string => `backend:\n  type: mock\napproval:\n  same_user: allow\n  confirm_window_s: ${window}\n`;
 
-/** One sandbox: a network namespace, an overlay over /etc with the test's sshd_config, a real sshd and a daemon. */
-interface Box { ns: string; work: string; upper: string; d: DaemonProcess; sshdPid: () => number | null }
-
-async function openBox(tag: string, window: number): Promise<Box> {
-  const ns = `hgsshd${tag}${process.pid}`;
-  const work = mkdtempSync(join(tmpdir(), `hg-sshdopt-${tag}-`));
-  const upper = join(work, "upper");
+/** The box's sshd: its keys, and an sshd_config on port 2202 that includes sshd_config.d. */
+function sshdSetup(upper: string, work: string): void {
   mkdirSync(join(upper, "ssh", "sshd_config.d"), { recursive: true });
-  mkdirSync(join(work, "ow"));
   execFileSync("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-f", join(work, "hostkey")]);
   execFileSync("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-f", join(work, "client")]);
   writeFileSync(join(work, "authorized_keys"), readFileSync(join(work, "client.pub")));
@@ -33,24 +26,10 @@ async function openBox(tag: string, window: number): Promise<Box> {
     "Include /etc/ssh/sshd_config.d/*.conf", "Port 2202", "ListenAddress 127.0.0.1", `HostKey ${work}/hostkey`, `PidFile ${work}/sshd.pid`,
     `AuthorizedKeysFile ${work}/authorized_keys`, "PasswordAuthentication no", "KbdInteractiveAuthentication no", "UsePAM no", "StrictModes no", "",
   ].join("\n"));
-  execFileSync("ip", ["netns", "add", ns]);
-  execFileSync("ip", ["-n", ns, "link", "set", "lo", "up"]);
-  mkdirSync("/run/sshd", { recursive: true });
-  const wrap = ["ip", "netns", "exec", ns, "unshare", "--mount", "--propagation", "private", "sh", "-c",
-    `mount -t overlay overlay -o lowerdir=/etc,upperdir=${upper},workdir=${work}/ow /etc && mount -t tmpfs -o mode=700 tmpfs /root && /usr/sbin/sshd -E ${work}/sshd.log && exec "$@"`, "sh"];
-  const d = await startDaemon(config(window), { wrap });
-  const sshdPid = (): number | null => (existsSync(join(work, "sshd.pid")) ? Number(readFileSync(join(work, "sshd.pid"), "utf8").trim()) : null);
-  return { ns, work, upper, d, sshdPid };
 }
-
-async function closeBox(b: Box | undefined): Promise<void> {
-  if (!b) return;
-  await b.d.stop();
-  const pid = b.sshdPid();
-  if (pid !== null) try { process.kill(pid, "SIGTERM"); } catch { /* gone */ }
-  try { execFileSync("ip", ["netns", "delete", b.ns]); } catch { /* gone */ }
-  rmSync(b.work, { recursive: true, force: true });
-}
+const openBox = (tag: string, window: number): Promise<Box> => openEtcBox(`sshd${tag}`, config(window), { setup: sshdSetup, sshd: true });
+const closeBox = closeEtcBox;
+type Box = EtcBox;
 
 /** Whether root can log in over real SSH with the test's key (a fresh connection: sshd re-reads its configuration). */
 function rootCanLogIn(b: Box): boolean {
@@ -59,8 +38,6 @@ function rootCanLogIn(b: Box): boolean {
   return r.status === 0;
 }
 
-/** Runs argv in the daemon's network and mount namespaces (its view of /etc). */
-const inBox = (b: Box, argv: string[]): string => execFileSync("nsenter", ["-t", String(b.d.child.pid), "-m", "-n", ...argv], { encoding: "utf8" });
 /** The effective sshd configuration in the box's view of /etc. */
 const sshdT = (b: Box): string => inBox(b, ["/usr/sbin/sshd", "-T"]);
 
