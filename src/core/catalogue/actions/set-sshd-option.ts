@@ -60,6 +60,19 @@ async function sshd(ctx: ActionContext, args: string[], via: "probe" | "mutator"
   return r.stdout;
 }
 
+/**
+ * `sshd <args>` through the read-only probe for the preview; null when sshd cannot read its host keys as the
+ * probe's user (an SSH host reached as a sudo user): apply checks the same with privilege.
+ */
+async function sshdAsProbe(ctx: ActionContext, args: string[]): Promise<string | null> {
+  try {
+    return await sshd(ctx, args, "probe");
+  } catch (err) {
+    if (err instanceof HostgateError && /no hostkeys available|Permission denied/.test(err.message)) return null;
+    throw err;
+  }
+}
+
 /** Writes the drop-in back to `content` (null: removes it), never through a link. */
 async function putDropIn(option: string, content: string | null, seen: string | null, ctx: ActionContext): Promise<void> {
   const path = sshdDropInPath(option);
@@ -98,8 +111,12 @@ async function reload(ctx: ActionContext, dump: string): Promise<number | null> 
   return pid;
 }
 
-/** Puts the state `want` in place and checks sshd takes it: `sshd -t`, the effective value, then reload. Undoes the write on failure. */
-async function install(p: Params, want: string | null, seen: string | null, expect: string | null, ctx: ActionContext): Promise<number | null> {
+/**
+ * Puts the state `want` in place and checks sshd takes it: `sshd -t`, the effective value (`expect`, when given),
+ * then reload. On failure an apply (`undo`) takes the write back; a restore keeps the prior state it put back and
+ * does not reload (the transaction then ends `unknown`).
+ */
+async function install(p: Params, want: string | null, seen: string | null, expect: string | null, undo: boolean, ctx: ActionContext): Promise<number | null> {
   await putDropIn(p.option, want, seen, ctx);
   let dump: string;
   try {
@@ -108,6 +125,7 @@ async function install(p: Params, want: string | null, seen: string | null, expe
     const now = effectiveValue(dump, p.option);
     if (expect !== null && now !== expect) throw new HostgateError("action_failed", `After writing ${sshdDropInPath(p.option)}, sshd's effective ${p.option} is ${now ?? "(none)"}, not ${expect}: an earlier line of ${SSHD_CONFIG} (before its Include) sets it.`, { hint: `Remove that line from ${SSHD_CONFIG} first.` });
   } catch (err) {
+    if (!undo) throw new HostgateError("revert_failed", `The prior ${sshdDropInPath(p.option)} is back, but sshd refuses the configuration now, so sshd was not reloaded: ${err instanceof Error ? err.message : String(err)}`);
     await putDropIn(p.option, seen, want, ctx);
     if (err instanceof HostgateError && err.code === "invalid_params") throw new HostgateError("action_failed", `${err.message} (the drop-in was taken back; sshd was not reloaded)`);
     throw err;
@@ -117,7 +135,7 @@ async function install(p: Params, want: string | null, seen: string | null, expe
 
 /**
  * SetSshdOption: one global sshd option from an allow-list, as a drop-in of its own that sshd reads first
- * (`/etc/ssh/sshd_config.d/01-hostgate-<option>.conf`). Checked with `sshd -t -o` (the candidate) at preview and
+ * (`/etc/ssh/sshd_config.d/01-hostgate-<option>.conf`). Checked with `sshd -T -o` (the candidate) at preview and
  * apply, `sshd -t` and `sshd -T` after writing (undone when either disagrees), then sshd is reloaded by SIGHUP.
  * Reverts unless confirmed: an sshd that locks you out is the classic case. sshd is spawned (argv only): only
  * sshd itself can say whether a configuration is valid.
@@ -138,23 +156,26 @@ export default defineMutatingAction({
   async preview(raw, ctx): Promise<Preview> {
     const p = checkSshdOption(raw.option, raw.value);
     const current = await readState(p.option, ctx);
-    const candidate = await sshd(ctx, ["-T", "-o", `${p.option}=${p.value}`], "probe");
-    const now = effectiveValue(await sshd(ctx, ["-T"], "probe"), p.option);
+    const candidate = await sshdAsProbe(ctx, ["-T", "-o", `${p.option}=${p.value}`]);
+    const now = candidate === null ? null : effectiveValue((await sshdAsProbe(ctx, ["-T"])) ?? "", p.option);
+    const after = candidate === null ? null : effectiveValue(candidate, p.option);
     const intended: State = { dropin: sshdDropInContent(p.option, p.value) };
     const file = sshdDropInPath(p.option);
     const same = current.dropin === intended.dropin;
-    const summary = same ? `Nothing to do: ${file} already sets ${p.option} ${p.value}` : `Set sshd ${p.option} ${p.value} (now ${now ?? "unset"}); ${current.dropin === null ? "create" : "replace"} ${file} and reload sshd`;
-    const lines = [summary, `effective now (sshd -T): ${p.option.toLowerCase()} ${now ?? "(none)"}`, `after: ${p.option.toLowerCase()} ${effectiveValue(candidate, p.option) ?? "(none)"}`, "checked with sshd -t before and after writing; undone if sshd disagrees"];
-    return { summary, text: `${(same ? [summary] : lines).join("\n")}\n`, current, intended: { ...intended, effective: effectiveValue(candidate, p.option) } };
+    const summary = same ? `Nothing to do: ${file} already sets ${p.option} ${p.value}` : `Set sshd ${p.option} ${p.value} (now ${candidate === null ? "unknown" : (now ?? "unset")}); ${current.dropin === null ? "create" : "replace"} ${file} and reload sshd`;
+    const lines = candidate === null
+      ? [summary, "sshd -T needs root on this host: the configuration is checked at apply, before sshd is reloaded"]
+      : [summary, `effective now (sshd -T): ${p.option.toLowerCase()} ${now ?? "(none)"}`, `after: ${p.option.toLowerCase()} ${after ?? "(none)"}`, "checked with sshd -t before and after writing; undone if sshd disagrees"];
+    return { summary, text: `${(same ? [summary] : lines).join("\n")}\n`, current, intended: { ...intended, effective: after } };
   },
   async apply(raw, ctx, approved) {
     const p = { ...raw, ...checkSshdOption(raw.option, raw.value) };
     const seen = stateSchema.parse(approved.current);
-    const want = z.object({ dropin: z.string(), effective: z.string().nullable() }).parse(approved.intended);
+    const want = z.object({ dropin: z.string() }).parse(approved.intended);
     let pid: number | null = null;
     if (seen.dropin !== want.dropin) {
-      await sshd(ctx, ["-t", "-o", `${p.option}=${p.value}`], "mutator");
-      pid = await install(p, want.dropin, seen.dropin, want.effective, ctx);
+      const candidate = await sshd(ctx, ["-T", "-o", `${p.option}=${p.value}`], "mutator");
+      pid = await install(p, want.dropin, seen.dropin, effectiveValue(candidate, p.option), true, ctx);
     }
     return { option: p.option, value: p.value, dropin: sshdDropInPath(p.option), reloaded_pid: pid };
   },
@@ -164,7 +185,7 @@ export default defineMutatingAction({
       const p = { ...raw, ...checkSshdOption(raw.option, raw.value) };
       const was = stateSchema.parse(prior);
       const now = await readState(p.option, ctx);
-      if (now.dropin !== was.dropin) await install(p, was.dropin, now.dropin, null, ctx);
+      if (now.dropin !== was.dropin) await install(p, was.dropin, now.dropin, null, false, ctx);
     },
   },
 });
