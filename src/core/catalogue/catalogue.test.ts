@@ -18,9 +18,9 @@ const READ_ONLY = [
   "ReadJournal", "ReadLogFile", "ReadUnit", "ReadUnitDefinition", "ReadUnitLogsSinceStart", "SearchPackages",
 ];
 const MUTATING = [
-  "AllowFirewallPort", "CleanPackageCache", "DaemonReload", "DeleteLogFile", "DisableService", "EnableService",
+  "AllowFirewallPort", "CleanPackageCache", "DaemonReload", "DeleteLogFile", "DisableService", "EnableNtp", "EnableService",
   "InstallPackage", "MaskUnit", "ReloadService", "RemoveFirewallPort", "RemovePackage", "RestartService",
-  "RunCommand", "SetSysctl", "SetUnitResourceLimits", "SignalProcess", "StartService", "StopService",
+  "RunCommand", "SetDnsServers", "SetSshdOption", "SetSysctl", "SetTimezone", "SetUnitResourceLimits", "SignalProcess", "StartService", "StopService",
   "TruncateLogFile", "UnmaskUnit", "UpdatePackageIndex", "VacuumJournal", "WriteFile",
   // issue 24 (m24e): accounts
   "AddAuthorizedKey", "AddGroupMember", "CreateUser", "LockUser", "RemoveAuthorizedKey", "RemoveGroupMember", "UnlockUser",

@@ -11,6 +11,10 @@ import writeFile from "./write-file.ts";
 import allowFirewallPort from "./allow-firewall-port.ts";
 import removeFirewallPort from "./remove-firewall-port.ts";
 import setSysctl from "./set-sysctl.ts";
+import setSshdOption from "./set-sshd-option.ts";
+import setDnsServers from "./set-dns-servers.ts";
+import setTimezone from "./set-timezone.ts";
+import enableNtp from "./enable-ntp.ts";
 
 /**
  * The package, file, process and disk-space (issue 22) mutating actions, for CATALOGUE. None is a direct tool (`toolsets: []`);
@@ -28,5 +32,5 @@ export const packageFileProcessActions: readonly Action[] = [
   truncateLogFile,
 ] as Action[];
 
-/** The network and system mutating actions of issue 24 (firewall, sysctl), each reverting unless confirmed where it can cut the operator off. */
-export const networkSystemActions: readonly Action[] = [allowFirewallPort, removeFirewallPort, setSysctl] as Action[];
+/** The network and system mutating actions of issue 24 (firewall, sysctl, sshd, DNS, time), each reverting unless confirmed where it can cut the operator off. */
+export const networkSystemActions: readonly Action[] = [allowFirewallPort, removeFirewallPort, setSysctl, setSshdOption, setDnsServers, setTimezone, enableNtp] as Action[];
