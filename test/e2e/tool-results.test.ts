@@ -41,6 +41,8 @@ const OK: Record<string, Json[]> = {
   audit_verify: [{}],
   get_host_details: [{ name: "local" }],
   read_on_hosts: [{ tool: "get_memory_usage", hosts: ["local"] }, { tool: "get_disk_usage", hosts: ["local"], arguments: {} }],
+  find_actions: [{}, { toolset: "accounts" }, { access: "mutating", query: "firewall" }],
+  read_action: [{ action: "ListUsers", args: {} }, { action: "get_sysctl", args: { key: "kernel.ostype" } }],
   // The shipped skills are always there, so the skills tools answer their success shape.
   skills_search: [{ query: "disk full" }],
   skills_route: [{ intent: "the disk is full" }],
@@ -61,6 +63,7 @@ const ERR: Record<string, Json[]> = {
   execute: [{ steps: [{ transaction_id: "tx_nope", action_name: "RestartService", params: { unit: "nginx.service" }, approval_receipt: "yes" }] }],
   get_process: [{ pid: 2 ** 30 }],
   read_on_hosts: [{ tool: "plan", hosts: ["local"] }, { tool: "get_memory_usage", hosts: [] }],
+  read_action: [{ action: "NoSuchAction", args: {} }, { action: "RestartService", args: { unit: "nginx.service" } }, { action: "ListUsers", args: { no_such: 1 } }],
   read_log_file: [{ path: "/etc/shadow" }],
   get_largest_directories: [{ path: "var/log" }, { path: "/var/log/dpkg.log" }],
   read_unit: [{ uri: "systemd://system/unit/service/no-such-unit" }],

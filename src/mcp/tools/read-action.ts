@@ -28,7 +28,9 @@ export const readActionTool: ToolSpec = {
   toolsets: ["catalogue"],
   method: "query",
   handler: async (args, client, ctx) => {
-    const { action, args: actionArgs, host } = args as { action?: unknown; args?: unknown; host?: unknown };
+    const { action, args: actionArgs, host, ...unknown } = args as { action?: unknown; args?: unknown; host?: unknown };
+    const extra = Object.keys(unknown);
+    if (extra.length > 0) return badInput(`unknown argument(s) ${extra.map((k) => JSON.stringify(k)).join(", ")}: it takes action, args and host (the action's own parameters go inside args)`);
     if (typeof action !== "string" || action.length === 0) return badInput("action must be a catalogue action's name (find_actions lists them), e.g. \"ListUsers\" or \"list_users\"");
     if (actionArgs !== undefined && (typeof actionArgs !== "object" || actionArgs === null || Array.isArray(actionArgs))) return badInput("args must be an object of the action's parameters (find_actions shows its params schema), e.g. {}");
     if (host !== undefined && typeof host !== "string") return badInput("host must be a host name from search_hosts, or omitted for local");
