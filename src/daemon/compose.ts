@@ -9,6 +9,7 @@ import { localCommandHost, remoteSource } from "../app/hosts-handlers.ts";
 import { ResourceRegistry } from "../app/resources.ts";
 import { LOCAL_HOST } from "../core/host-id.ts";
 import type { Action } from "../core/catalogue/action.ts";
+import { simpleWebAuthn } from "../adapters/webauthn.ts";
 import { ttyNrOfStat, groupsOfStatus, type SameUserPolicy } from "../core/approval.ts";
 import { CATALOGUE } from "../core/catalogue/index.ts";
 import { localUnavailable } from "../app/local-availability.ts";
@@ -96,6 +97,7 @@ export async function composeDaemon(config: Config, opts: ComposeOptions): Promi
     logs_readable: local.logs_readable,
     daemon_uid: String(process.getuid?.() ?? -1),
     approval_same_user: sameUser,
+    ...(config.approval.passkey_required_from ? { approval_passkey_required_from: config.approval.passkey_required_from } : {}),
   };
   const stores = composeStores(config, { mode: opts.mode, state: local.state, config_dir: local.config_dir, clock, facts, announce });
   if (stores.checkpoint_copy) (ctx.protected_paths as string[]).push(stores.checkpoint_copy);
@@ -142,10 +144,12 @@ export async function composeDaemon(config: Config, opts: ComposeOptions): Promi
       : null,
     facts,
     local_unavailable: await localUnavailable(opts.catalogue ?? CATALOGUE, ctx.host, (await systemdUnavailableReason(config.backend, ctx.host)) === null),
-    approval: { same_user: sameUser },
     console: consoleFeature.control,
     ...(consoleFeature.notifier ? { notifier: consoleFeature.notifier } : {}),
     confirm_window_s: config.approval.confirm_window_s,
+    approval: { same_user: sameUser, passkey_required_from: config.approval.passkey_required_from ?? null },
+    passkeys: () => stores.passkeys(),
+    webauthn: simpleWebAuthn,
     exposure: exposureSettings(config),
     // The approving process's controlling terminal, read by the daemon itself (never claimed by the client).
     ttyOf: async (pid: number) => {
