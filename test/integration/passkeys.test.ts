@@ -4,7 +4,7 @@
  * in a temp state dir; real WebAuthn verification (@simplewebauthn/server) of real ES256 assertions made by the
  * software authenticator of test/support/soft-authenticator.ts; WriteFile steps on real files.
  */
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -24,9 +24,9 @@ afterAll(() => { rmSync(work, { recursive: true, force: true }); });
 const rp = { id: "localhost", origin: "http://localhost:7391", name: "hostgate" };
 const console_ = inProcessCaller("admin", "console");
 
-async function daemon(name: string, approval: Record<string, unknown> = {}): Promise<ComposedDaemon> {
+async function daemon(name: string, approval: Record<string, unknown> = {}, extra: Record<string, unknown> = {}): Promise<ComposedDaemon> {
   process.env.HOSTGATE_STATE_DIR = join(work, name);
-  const d = await composeDaemon(ConfigSchema.parse({ backend: { type: "mock" }, approval }), { mode: "embedded", announce: () => undefined });
+  const d = await composeDaemon(ConfigSchema.parse({ backend: { type: "mock" }, approval, ...extra }), { mode: "embedded", announce: () => undefined });
   delete process.env.HOSTGATE_STATE_DIR;
   return d;
 }
@@ -222,5 +222,49 @@ describe("revoke (issue 23)", () => {
     await refusedWith(revokePasskey(d.service.deps, bob.credentialId, console_), "invalid_params", /already revoked/);
     await refusedWith(revokePasskey(d.service.deps, "nope", console_), "not_found", /was ever enrolled/);
     expect(JSON.parse(d.openStores().audit.query({ kind: "passkey.revoked" })[0]!.payload)).toMatchObject({ credential_id: bob.credentialId, name: "bob phone" });
+  });
+});
+
+describe("policy: plans only a passkey may approve (issue 23)", () => {
+  it("T23-passkey-required-from: with approval.passkey_required_from, a terminal (here: test) approval is refused naming hostgate console; show says so; a passkey approves", async () => {
+    const dd = await daemon("required", { passkey_required_from: "low" });
+    try {
+      const erin = new SoftAuthenticator({ id: rp.id, origin: rp.origin });
+      await enroll(erin, "erin", undefined, dd);
+      const { plan } = await planWrite(dd);
+      const shown = await dd.service.admin("human", testApprover()).call("show", { transaction_id: plan.plan_id });
+      expect(shown.ok && shown.value.approval.passkey_required).toMatch(/approval.passkey_required_from is low/);
+      const a = await dd.service.admin("human", testApprover()).call("approve", { transaction_id: plan.plan_id });
+      expect(a.ok ? null : a.error).toMatchObject({ code: "passkey_required", hint: expect.stringMatching(/hostgate console/) });
+      expect(JSON.parse(dd.openStores().audit.query({ kind: "approve.refused" }).at(-1)!.payload)).toMatchObject({ plan_id: plan.plan_id, proof: "test" });
+      const o = await approvalOptions(dd.service.deps, rp, plan.plan_id);
+      expect((await approveWithPasskey(dd.service.deps, rp, plan.plan_id, o.steps, erin.assert(o.options), console_)).method).toBe("passkey");
+    } finally {
+      await dd.close();
+    }
+  });
+
+  it("T23-cedar-require-biometric: a RunCommand whose Cedar verdict is require_biometric is planned, refused for a terminal approval, and approved with a passkey", async () => {
+    const policies = join(work, "policies");
+    mkdirSync(policies, { recursive: true });
+    writeFileSync(join(policies, "local.cedar"), [
+      '@id("local-needs-passkey")', '@decision("require_biometric")', '@reason("commands on this host need a passkey approval")',
+      'permit (principal in Hostgate::Role::"operator", action == Hostgate::Action::"exec", resource == Hostgate::Host::"local");', "",
+    ].join("\n"));
+    const dd = await daemon("cedar", {}, { policy: { dir: policies } });
+    try {
+      const frank = new SoftAuthenticator({ id: rp.id, origin: rp.origin });
+      await enroll(frank, "frank", undefined, dd);
+      const p = await dd.service.agent("model").call("plan", { steps: [{ action: "RunCommand", params: { command: "echo hi" } }] });
+      if (!p.ok) throw new Error(p.error.message);
+      expect(p.value.steps[0]!.preview.warnings?.join(" ")).toMatch(/passkey approval/);
+      const a = await dd.service.admin("human", testApprover()).call("approve", { transaction_id: p.value.plan_id });
+      expect(a.ok ? null : a.error.message).toMatch(/the policy decided require_biometric/);
+      const o = await approvalOptions(dd.service.deps, rp, p.value.plan_id);
+      const r = await approveWithPasskey(dd.service.deps, rp, p.value.plan_id, o.steps, frank.assert(o.options), console_);
+      expect(r.method).toBe("passkey");
+    } finally {
+      await dd.close();
+    }
   });
 });
