@@ -8,7 +8,7 @@ import type { Fault, KeyRing, RangeSummary, VerifyResult, WalkStart, Witness } f
 import { ENTRY_COLUMNS, openReadOnlyAnywhere, readAnnouncements, readDbCheckpoints } from "./audit-sqlite-schema.ts";
 import { checkPasskeyApprovals, PASSKEY_ENTRY_KINDS } from "../core/audit/passkeys.ts";
 import { nodeAuditCrypto } from "./signer-ed25519.ts";
-import { verifyRecordedAssertion } from "./webauthn.ts";
+import { offlineAssertionVerifier } from "./webauthn-offline.ts";
 import { createHash } from "node:crypto";
 import { startWorker, workerUrl } from "./ts-worker.ts";
 
@@ -156,7 +156,7 @@ export async function verifyEntryList(entries: readonly AuditEntry[], checkpoint
  */
 export async function withPasskeys(result: VerifyResult, entries: Iterable<{ seq: number; kind: string; payload: string }>): Promise<VerifyResult> {
   if (result.status !== "intact" && result.status !== "unanchored") return result;
-  const checked = await checkPasskeyApprovals(entries, verifyRecordedAssertion, (t) => createHash("sha256").update(t, "utf8").digest("hex"));
+  const checked = await checkPasskeyApprovals(entries, offlineAssertionVerifier(), (t) => createHash("sha256").update(t, "utf8").digest("hex"));
   if (checked.fault !== null) return { status: "broken", reason: "bad_passkey_assertion", first_bad_seq: checked.fault.seq, detail: checked.fault.detail };
   return checked.approvals.length === 0 ? result : { ...result, passkey_approvals: checked.approvals };
 }
