@@ -9,7 +9,7 @@ import { localCommandHost, remoteSource } from "../app/hosts-handlers.ts";
 import { ResourceRegistry } from "../app/resources.ts";
 import { LOCAL_HOST } from "../core/host-id.ts";
 import type { Action } from "../core/catalogue/action.ts";
-import { simpleWebAuthn } from "../adapters/webauthn.ts";
+import type { WebAuthn } from "../ports/webauthn.ts";
 import { ttyNrOfStat, groupsOfStatus, type SameUserPolicy } from "../core/approval.ts";
 import { CATALOGUE } from "../core/catalogue/index.ts";
 import { localUnavailable } from "../app/local-availability.ts";
@@ -72,6 +72,14 @@ export interface ComposedDaemon {
   reverts: Promise<RevertOutcome[]>;
   close(): Promise<void>;
 }
+
+/** The WebAuthn port, its library loaded on first use (a front's cold start never needs it; issue 14). */
+const lazyWebAuthn: WebAuthn = {
+  registrationOptions: async (...a) => (await import("../adapters/webauthn.ts")).simpleWebAuthn.registrationOptions(...a),
+  verifyRegistration: async (...a) => (await import("../adapters/webauthn.ts")).simpleWebAuthn.verifyRegistration(...a),
+  authenticationOptions: async (...a) => (await import("../adapters/webauthn.ts")).simpleWebAuthn.authenticationOptions(...a),
+  verifyAuthentication: async (...a) => (await import("../adapters/webauthn.ts")).simpleWebAuthn.verifyAuthentication(...a),
+};
 
 /**
  * The composition root shared by `hostgate daemon` and the embedded daemon: the only place that picks
@@ -149,7 +157,7 @@ export async function composeDaemon(config: Config, opts: ComposeOptions): Promi
     confirm_window_s: config.approval.confirm_window_s,
     approval: { same_user: sameUser, passkey_required_from: config.approval.passkey_required_from ?? null },
     passkeys: () => stores.passkeys(),
-    webauthn: simpleWebAuthn,
+    webauthn: lazyWebAuthn,
     exposure: exposureSettings(config),
     // The approving process's controlling terminal, read by the daemon itself (never claimed by the client).
     ttyOf: async (pid: number) => {
