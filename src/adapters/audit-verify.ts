@@ -6,7 +6,8 @@ import { KIND_GENESIS, KIND_KEY_ROTATION } from "../core/audit/entry.ts";
 import { CHAIN_START, ChainWalker, checkCheckpoints, checkEntrySelf, firstFault, parseRotation, rangesJoin, trustClosure, verifyResult } from "../core/audit/verify.ts";
 import type { Fault, KeyRing, RangeSummary, VerifyResult, WalkStart, Witness } from "../core/audit/verify.ts";
 import { ENTRY_COLUMNS, openReadOnlyAnywhere, readAnnouncements, readDbCheckpoints } from "./audit-sqlite-schema.ts";
-import { checkPasskeyApprovals, PASSKEY_ENTRY_KINDS, type RecordedAssertionVerifier } from "../core/audit/passkeys.ts";
+import { checkPasskeyApprovals, PASSKEY_ENTRY_KINDS } from "../core/audit/passkeys.ts";
+import { offlineAssertionVerifier } from "./webauthn-offline.ts";
 import { nodeAuditCrypto } from "./signer-ed25519.ts";
 import { createHash } from "node:crypto";
 import { startWorker, workerUrl } from "./ts-worker.ts";
@@ -155,13 +156,7 @@ export async function verifyEntryList(entries: readonly AuditEntry[], checkpoint
  */
 export async function withPasskeys(result: VerifyResult, entries: Iterable<{ seq: number; kind: string; payload: string }>): Promise<VerifyResult> {
   if (result.status !== "intact" && result.status !== "unanchored") return result;
-  // The WebAuthn code loads only when the chain holds a passkey approval (most chains, and the crash harness, have none).
-  let verifier: RecordedAssertionVerifier | null = null;
-  const lazy: RecordedAssertionVerifier = async (a) => {
-    verifier ??= (await import("./webauthn-offline.ts")).offlineAssertionVerifier();
-    return verifier(a);
-  };
-  const checked = await checkPasskeyApprovals(entries, lazy, (t) => createHash("sha256").update(t, "utf8").digest("hex"));
+  const checked = await checkPasskeyApprovals(entries, offlineAssertionVerifier(), (t) => createHash("sha256").update(t, "utf8").digest("hex"));
   if (checked.fault !== null) return { status: "broken", reason: "bad_passkey_assertion", first_bad_seq: checked.fault.seq, detail: checked.fault.detail };
   return checked.approvals.length === 0 ? result : { ...result, passkey_approvals: checked.approvals };
 }

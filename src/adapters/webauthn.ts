@@ -10,6 +10,9 @@ import {
 import type { RecordedAssertionVerifier } from "../core/audit/passkeys.ts";
 import type { AuthenticationResponseJSON, PublicKeyCredentialCreationOptionsJSON, PublicKeyCredentialRequestOptionsJSON, RegistrationResponseJSON, RelyingParty, VerifiedRegistration, WebAuthn } from "../ports/webauthn.ts";
 
+/** COSE algorithms a passkey may use: EdDSA, ES256, RS256 (what `hostgate audit verify` re-checks offline: adapters/webauthn-offline.ts). */
+export const SUPPORTED_ALGORITHMS = [-8, -7, -257];
+
 /** Timeout the browser is asked to give the human for a ceremony (ms): the challenge lives as long (app/passkeys.ts). */
 export const CEREMONY_TIMEOUT_MS = 120_000;
 
@@ -26,13 +29,14 @@ export const simpleWebAuthn: WebAuthn = {
       rpName: rp.name, rpID: rp.id, userName: input.name, userDisplayName: input.name,
       challenge: Buffer.from(input.challenge, "base64url"), timeout: CEREMONY_TIMEOUT_MS, attestationType: "none",
       excludeCredentials: input.exclude.map((c) => ({ id: c.id, transports: transports(c.transports) })),
-      authenticatorSelection: { residentKey: "preferred", userVerification: "required" },
+      authenticatorSelection: { residentKey: "preferred", userVerification: "required" }, supportedAlgorithmIDs: SUPPORTED_ALGORITHMS,
     });
     return options as unknown as PublicKeyCredentialCreationOptionsJSON;
   },
   async verifyRegistration(rp: RelyingParty, response: RegistrationResponseJSON, expectedChallenge: string): Promise<VerifiedRegistration> {
     const r = await verifyRegistrationResponse({
       response: response as unknown as LibRegistrationJSON, expectedChallenge, expectedOrigin: rp.origin, expectedRPID: rp.id, requireUserVerification: true,
+      supportedAlgorithmIDs: SUPPORTED_ALGORITHMS,
     });
     if (!r.verified) throw new Error("the registration did not verify");
     const c = r.registrationInfo.credential;

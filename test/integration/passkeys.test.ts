@@ -235,7 +235,8 @@ describe("policy: plans only a passkey may approve (issue 23)", () => {
       const shown = await dd.service.admin("human", testApprover()).call("show", { transaction_id: plan.plan_id });
       expect(shown.ok && shown.value.approval.passkey_required).toMatch(/approval.passkey_required_from is low/);
       const a = await dd.service.admin("human", testApprover()).call("approve", { transaction_id: plan.plan_id });
-      expect(a.ok ? null : a.error).toMatchObject({ code: "passkey_required", hint: expect.stringMatching(/hostgate console/) });
+      expect(a.ok ? null : a.error.code).toBe("passkey_required");
+      expect(a.ok ? null : a.error.hint).toMatch(/hostgate console/);
       expect(JSON.parse(dd.openStores().audit.query({ kind: "approve.refused" }).at(-1)!.payload)).toMatchObject({ plan_id: plan.plan_id, proof: "test" });
       const o = await approvalOptions(dd.service.deps, rp, plan.plan_id);
       expect((await approveWithPasskey(dd.service.deps, rp, plan.plan_id, o.steps, erin.assert(o.options), console_)).method).toBe("passkey");
