@@ -26,6 +26,7 @@ import { policyService } from "./policy.ts";
 import { composeSkillsFeature } from "./skills-feature.ts";
 import { composeConsoleFeature } from "./console/feature.ts";
 import type { PasskeyBackend } from "./console/passkey-backend.ts";
+import { approvalOptions, approveWithPasskey, enrollmentFinish, enrollmentOptions, listPasskeys } from "../app/passkeys.ts";
 import type { SkillGateFlags } from "./skills-gates.ts";
 import { composeStores } from "./stores.ts";
 import { revertTimer } from "./reverts.ts";
@@ -72,6 +73,9 @@ export interface ComposedDaemon {
   reverts: Promise<RevertOutcome[]>;
   close(): Promise<void>;
 }
+
+/** The console's passkey backend: app/passkeys.ts (issue 23), the functions of the contract between its two halves. */
+const PASSKEYS: PasskeyBackend = { enrollmentOptions, enrollmentFinish, approvalOptions, approveWithPasskey, listPasskeys };
 
 /** The WebAuthn port, its library loaded on first use (a front's cold start never needs it; issue 14). */
 const lazyWebAuthn: WebAuthn = {
@@ -124,7 +128,7 @@ export async function composeDaemon(config: Config, opts: ComposeOptions): Promi
   const skills = composeSkillsFeature(config, { mode: opts.mode, state: local.state, flags: opts.skills ?? { install: false, exec: false }, audit: () => stores.audit(), clock, policy: () => policy.forCommands() });
   // The approval console (issue 23): reads the composed deps late; started below when console.enabled.
   let composedDeps: DaemonDeps | null = null;
-  const consoleFeature = composeConsoleFeature(config, { mode: opts.mode, deps: () => composedDeps!, passkeys: opts.passkeys ?? null, announce });
+  const consoleFeature = composeConsoleFeature(config, { mode: opts.mode, deps: () => composedDeps!, passkeys: opts.passkeys === undefined ? PASSKEYS : opts.passkeys, announce });
   const features: readonly DaemonFeature[] = [local, stores, policy, hostsFeature, skills, consoleFeature.feature];
 
   const hosts = new HostRegistry(remoteSource(() => hostsFeature.get(), ctx, opts.remoteContexts === undefined ? hostsFeature.remoteContexts({ logs_readable: ctx.logs_readable, clock }) : opts.remoteContexts), () => clock.now());

@@ -53,7 +53,7 @@ export interface PublicKeyCredentialRequestOptionsJSON {
   challenge: string;
   rpId?: string;
   allowCredentials?: { id: string; type: "public-key"; transports?: string[] }[];
-  userVerification?: string;
+  userVerification?: "required" | "preferred" | "discouraged";
   [key: string]: unknown;
 }
 
@@ -62,8 +62,8 @@ export interface RegistrationResponseJSON {
   id: string;
   rawId: string;
   type: "public-key";
-  response: { clientDataJSON: string; attestationObject: string; transports?: string[]; [key: string]: unknown };
-  clientExtensionResults: Record<string, unknown>;
+  response: { clientDataJSON: string; attestationObject: string; transports?: string[]; authenticatorData?: string; publicKey?: string; publicKeyAlgorithm?: number };
+  clientExtensionResults: object;
   authenticatorAttachment?: string;
 }
 
@@ -73,6 +73,6 @@ export interface AuthenticationResponseJSON {
   rawId: string;
   type: "public-key";
   response: { clientDataJSON: string; authenticatorData: string; signature: string; userHandle?: string };
-  clientExtensionResults: Record<string, unknown>;
+  clientExtensionResults: object;
   authenticatorAttachment?: string;
 }
