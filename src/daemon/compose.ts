@@ -51,8 +51,8 @@ export interface ComposeOptions {
    */
   remoteContexts?: RemoteContextFactory | null;
   /**
-   * The passkey backend of the approval console (app/passkeys.ts, issue 23). Absent or null: the console serves
-   * without passkeys (approval in a terminal only) — until the backend is on main, only tests pass one.
+   * The passkey backend of the approval console (issue 23). Absent: app/passkeys.ts. null: the console serves
+   * without passkeys (approval in a terminal only); tests may pass a stand-in.
    */
   passkeys?: PasskeyBackend | null;
 }
