@@ -19,7 +19,9 @@ export function registerConsolePasskeyCommands(program: Command): void {
     .option("--socket <path>", "admin socket (default: the daemon the MCP fronts use, by the same rule)")
     .option("-c, --config <path>", "configuration file the fronts use (daemon.* sockets, state.dir)")
     .option("--json", "print them as JSON")
-    .action(async (opts: { socket?: string; config?: string; json?: boolean }) => {
+    .action(async (_opts: unknown, cmd: Command) => {
+      // The parent `console` has --socket and -c too; commander gives them to it wherever they stand: merge.
+      const opts = cmd.optsWithGlobals<{ socket?: string; config?: string; json?: boolean }>();
       const r = await call(opts, (admin) => admin.call("passkeys_list", {}));
       process.stdout.write(opts.json ? `${JSON.stringify(r, null, 2)}\n` : renderPasskeys(r));
     });
@@ -29,7 +31,8 @@ export function registerConsolePasskeyCommands(program: Command): void {
     .argument("<credential-id>", "the credential id `hostgate console passkeys` lists")
     .option("--socket <path>", "admin socket (default: the daemon the MCP fronts use, by the same rule)")
     .option("-c, --config <path>", "configuration file the fronts use (daemon.* sockets, state.dir)")
-    .action(async (id: string, opts: { socket?: string; config?: string }) => {
+    .action(async (id: string, _opts: unknown, cmd: Command) => {
+      const opts = cmd.optsWithGlobals<{ socket?: string; config?: string }>();
       await call(opts, (admin) => admin.call("passkeys_revoke", { credential_id: id }));
       process.stdout.write(`Revoked passkey ${id}; it can no longer approve.\n`);
     });
