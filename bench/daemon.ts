@@ -12,6 +12,7 @@ import { ConfigSchema } from "../src/config/schema.ts";
 import { composeDaemon } from "../src/daemon/compose.ts";
 import { serveIpc } from "../src/ipc/server.ts";
 import { socketAdminClient, socketDaemonClient } from "../src/ipc/socket-client.ts";
+import { testApprover } from "../test/support/approver.ts";
 
 const N = Number(process.env.BENCH_N ?? 300);
 const q = (xs: number[], p: number): number => Math.round([...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(p * xs.length))]!);
@@ -20,7 +21,7 @@ const time = async (f: () => Promise<unknown>): Promise<number> => { const t = p
 const dir = mkdtempSync(join(tmpdir(), "hg-bench-daemon-"));
 process.env.HOSTGATE_STATE_DIR = join(dir, "state");
 const d = await composeDaemon(ConfigSchema.parse({ backend: { type: "mock" } }), { mode: "embedded", announce: () => undefined });
-const clients = { agent: d.service.agent("bench"), admin: d.service.admin("bench") };
+const clients = { agent: d.service.agent("bench"), admin: d.service.admin("bench", testApprover("bench")) };
 const dispatcher = d.service.dispatcher;
 const agentL = await serveIpc({ kind: "unix", path: join(dir, "agent.sock"), mode: 0o600 }, "agent", dispatcher);
 const adminL = await serveIpc({ kind: "unix", path: join(dir, "admin.sock"), mode: 0o600 }, "admin", dispatcher);

@@ -6,7 +6,10 @@ import { KIND_GENESIS, KIND_KEY_ROTATION } from "../core/audit/entry.ts";
 import { CHAIN_START, ChainWalker, checkCheckpoints, checkEntrySelf, firstFault, parseRotation, rangesJoin, trustClosure, verifyResult } from "../core/audit/verify.ts";
 import type { Fault, KeyRing, RangeSummary, VerifyResult, WalkStart, Witness } from "../core/audit/verify.ts";
 import { ENTRY_COLUMNS, openReadOnlyAnywhere, readAnnouncements, readDbCheckpoints } from "./audit-sqlite-schema.ts";
+import { checkPasskeyApprovals, PASSKEY_ENTRY_KINDS } from "../core/audit/passkeys.ts";
+import { offlineAssertionVerifier } from "./webauthn-offline.ts";
 import { nodeAuditCrypto } from "./signer-ed25519.ts";
+import { createHash } from "node:crypto";
 import { startWorker, workerUrl } from "./ts-worker.ts";
 
 /**
@@ -71,7 +74,9 @@ export async function verifyAuditDb(path: string, opts: VerifyOptions): Promise<
     return { status: "cannot_verify", why: "unreadable_store", detail: `${path} is not a hostgate audit database: ${(err as Error).message}` };
   }
   try {
-    return await verifyOpenDb(opened.db, opened.path, opts);
+    const result = await verifyOpenDb(opened.db, opened.path, opts);
+    const kinds = PASSKEY_ENTRY_KINDS.map(() => "?").join(", ");
+    return await withPasskeys(result, opened.db.prepare(`SELECT seq, kind, payload FROM audit_entries WHERE kind IN (${kinds}) ORDER BY pos`).all(...PASSKEY_ENTRY_KINDS) as { seq: number; kind: string; payload: string }[]);
   } finally {
     opened.db.close();
     opened.cleanup();
@@ -139,8 +144,24 @@ export async function verifyAuditJsonl(path: string, opts: VerifyOptions): Promi
   return verifyEntryList(entries, checkpoints, opts);
 }
 
-/** Verifies entries already in memory (storage order), with workers for large lists. */
+/** Verifies entries already in memory (storage order), with workers for large lists, then their passkey approvals. */
 export async function verifyEntryList(entries: readonly AuditEntry[], checkpoints: readonly Checkpoint[], opts: VerifyOptions): Promise<VerifyResult> {
+  return withPasskeys(await verifyEntryChain(entries, checkpoints, opts), entries);
+}
+
+/**
+ * After a chain that checks out (intact or unanchored), re-verifies its passkey approvals offline
+ * (core/audit/passkeys.ts): one that does not verify makes the chain `broken` (`bad_passkey_assertion`);
+ * otherwise the result lists them (`passkey_approvals`) when there are any.
+ */
+export async function withPasskeys(result: VerifyResult, entries: Iterable<{ seq: number; kind: string; payload: string }>): Promise<VerifyResult> {
+  if (result.status !== "intact" && result.status !== "unanchored") return result;
+  const checked = await checkPasskeyApprovals(entries, offlineAssertionVerifier(), (t) => createHash("sha256").update(t, "utf8").digest("hex"));
+  if (checked.fault !== null) return { status: "broken", reason: "bad_passkey_assertion", first_bad_seq: checked.fault.seq, detail: checked.fault.detail };
+  return checked.approvals.length === 0 ? result : { ...result, passkey_approvals: checked.approvals };
+}
+
+async function verifyEntryChain(entries: readonly AuditEntry[], checkpoints: readonly Checkpoint[], opts: VerifyOptions): Promise<VerifyResult> {
   const signatures = opts.signatures ?? true;
   if (signatures && opts.trusted.size === 0) return noKey();
   const keys = trustClosure(opts.trusted, entries.filter((e) => e.kind === KIND_GENESIS || e.kind === KIND_KEY_ROTATION), nodeAuditCrypto);

@@ -6,7 +6,8 @@ import type { ApproveResult, PendingResult, RejectResult, ShowResult } from "../
 import { audit, checkpointRef } from "./audit-log.ts";
 import type { DaemonDeps } from "./deps.ts";
 import type { TransactionStore } from "../ports/transaction-store.ts";
-import { checkApprover, separationOf } from "../core/approval.ts";
+import { separationOf } from "../core/approval.ts";
+import { judgeApproval, passkeyRequirement, type ApprovalMethod, type ApproverProof } from "../core/approval-proof.ts";
 import { actorOf, parseActor, type Caller } from "../core/caller.ts";
 
 const PENDING_HINT = "Run `hostgate pending` to list the plans waiting for approval with their full ids.";
@@ -15,7 +16,7 @@ const PENDING_HINT = "Run `hostgate pending` to list the plans waiting for appro
  * The steps of the plan `id` names exactly (a plan_id, or any transaction id of the plan), in plan order.
  * Throws `unknown_transaction` when it names none.
  */
-function loadPlan(deps: DaemonDeps, id: string): { planId: string; steps: Transaction[] } {
+export function loadPlan(deps: DaemonDeps, id: string): { planId: string; steps: Transaction[] } {
   const store = deps.transactions();
   const planId = store.planIdOf(id);
   const steps = planId === null ? [] : store.planSteps(planId);
@@ -88,7 +89,7 @@ export function show(deps: DaemonDeps, id: string, caller: Caller): ShowResult {
   const { planId, steps } = loadPlan(deps, resolvePlanId(deps, id));
   const first = steps[0]!;
   const facts = separationOf(first.actor, caller);
-  const refused = caller.socket !== "in_process" && facts.separation === "none" && deps.approval.same_user === "deny";
+  const refused = caller.test_proof === undefined && facts.separation === "none" && deps.approval.same_user === "deny";
   const now = deps.clock.now();
   return {
     plan_id: planId,
@@ -99,8 +100,13 @@ export function show(deps: DaemonDeps, id: string, caller: Caller): ShowResult {
     })),
     created_at: new Date(first.created_at).toISOString(), actor: first.actor,
     planned_by: plannedBy(first),
-    approval: { separation: facts.separation, facts: facts.why, refused },
+    approval: { separation: facts.separation, facts: facts.why, refused, passkey_required: passkeyNeed(deps, steps) },
   };
+}
+
+/** Why the plan's receipt needs a passkey approval (core/approval-proof.ts passkeyRequirement), or null. */
+export function passkeyNeed(deps: DaemonDeps, steps: readonly Transaction[]): string | null {
+  return passkeyRequirement(steps.map((tx) => ({ id: tx.id, risk_level: tx.risk_level, intended: tx.preview.intended })), deps.approval.passkey_required_from);
 }
 
 /** Who planned a plan, for the approval screen: the front's client name (untrusted) and uid, the planner, the intent. */
@@ -110,7 +116,7 @@ function plannedBy(tx: Transaction): ShowResult["planned_by"] {
 }
 
 /** Refuses unless every step is planned now, naming the first that is not and what to do. */
-function assertAllPlanned(planId: string, steps: readonly Transaction[], now: number, verb: "approved" | "rejected"): void {
+export function assertAllPlanned(planId: string, steps: readonly Transaction[], now: number, verb: "approved" | "rejected"): void {
   const closed = steps.find((tx) => effectiveState(tx, now) !== "planned");
   if (!closed) return;
   const state = effectiveState(closed, now);
@@ -120,17 +126,32 @@ function assertAllPlanned(planId: string, steps: readonly Transaction[], now: nu
 }
 
 /**
- * Approves every step of a plan at once and mints its one receipt (admin socket only; issue 22). `id` is the
- * plan id or any transaction id of the plan (full ids only). `shown`: the (transaction_id, preview_hash) list
- * the approver was shown, in plan order; the approval binds exactly it (`plan_changed` when a step was added,
- * removed, reordered or its hash differs). Every step must be `planned` (`transaction_closed` names the first
- * that is not). The daemon checks who approves (core/approval.ts: a controlling terminal, separation from the
- * planner per approval.same_user). The receipt is random (RECEIPT_BYTES), stored only as its SHA-256 on every
- * step, and expires RECEIPT_TTL_MS later by the daemon's clock. One `approve` audit entry listing every step
- * and its preview_hash is durable before the steps move; they move planned → approved all together in one
- * SQLite transaction, or none do.
+ * Approves every step of a plan at once and mints its one receipt (admin socket only; issue 22), for the caller
+ * of a socket connection: its approver proof is the kernel's facts (a `terminal` proof: uid from SO_PEERCRED,
+ * the controlling terminal read by the daemon), or the test proof a test's in-process caller carries
+ * (core/approval-proof.ts). There is no exemption for the daemon's own process: an in-process caller without a
+ * test proof has no terminal and is refused. See {@link approveWithProof} for the rest.
  */
 export async function approve(deps: DaemonDeps, id: string, caller: Caller, shown?: readonly { transaction_id: string; preview_hash: string }[]): Promise<ApproveResult> {
+  let proof: ApproverProof;
+  if (caller.test_proof !== undefined) proof = caller.test_proof;
+  else proof = { kind: "terminal", uid: caller.peer?.uid ?? null, tty: caller.peer === null ? null : await deps.ttyOf(caller.peer.pid) };
+  return approveWithProof(deps, id, caller, shown, proof);
+}
+
+/**
+ * Approves every step of a plan with one approver proof, judged by core/approval-proof.ts (the one place): the
+ * only path that mints a receipt, for terminal and passkey approvals alike. `id` is the plan id or any
+ * transaction id of the plan (full ids only). `shown`: the (transaction_id, preview_hash) list the approver was
+ * shown, in plan order; the approval binds exactly it (`plan_changed` when a step was added, removed, reordered or
+ * its hash differs). Every step must be `planned` (`transaction_closed` names the first that is not). Refusals
+ * (`approval_refused`, `passkey_required`) are audited `approve.refused`. The receipt is random (RECEIPT_BYTES),
+ * stored only as its SHA-256 on every step, and expires RECEIPT_TTL_MS later by the daemon's clock. One `approve`
+ * audit entry listing every step and its preview_hash, the method, and for a passkey the assertion and the
+ * approver's name (docs/audit-format.md) is durable before the steps move; they move planned → approved all
+ * together in one SQLite transaction, or none do.
+ */
+export async function approveWithProof(deps: DaemonDeps, id: string, caller: Caller, shown: readonly { transaction_id: string; preview_hash: string }[] | undefined, proof: ApproverProof): Promise<ApproveResult> {
   const approvedBy = actorOf(caller);
   const { planId, steps } = loadPlan(deps, id);
   const now = deps.clock.now();
@@ -140,31 +161,31 @@ export async function approve(deps: DaemonDeps, id: string, caller: Caller, show
   assertAllPlanned(planId, steps, now, "approved");
   const actors = new Set(steps.map((tx) => tx.actor));
   if (actors.size !== 1) throw new HostgateError("transaction_closed", `Plan ${planId} has steps planned by different callers; it cannot be approved as one.`, { hint: "Plan the change again." });
-  // The daemon decides who may approve, from kernel facts (core/approval.ts). The daemon's own process (tests,
-  // embedding code) is exempt from the checks; it is labelled separation none like any unproven approval.
   const facts = separationOf(steps[0]!.actor, caller);
   const ids = steps.map((tx) => tx.id);
-  if (caller.socket !== "in_process") {
-    const tty = caller.peer === null ? null : await deps.ttyOf(caller.peer.pid);
-    try {
-      checkApprover(facts, tty, deps.approval.same_user);
-    } catch (err) {
-      await audit(deps.audit(), "approve.refused", approvedBy, { plan_id: planId, transaction_ids: ids, transaction_id: ids[0]!, action: steps[0]!.action_name, host: steps[0]!.host, separation: facts.separation, tty: tty ?? undefined, message: (err as Error).message }).catch(() => undefined);
-      throw err;
-    }
+  let method: ApprovalMethod;
+  try {
+    method = judgeApproval(proof, facts, { same_user: deps.approval.same_user, passkey_required: passkeyNeed(deps, steps) });
+  } catch (err) {
+    const tty = proof.kind === "terminal" ? proof.tty ?? undefined : undefined;
+    await audit(deps.audit(), "approve.refused", approvedBy, { plan_id: planId, transaction_ids: ids, transaction_id: ids[0]!, action: steps[0]!.action_name, host: steps[0]!.host, separation: facts.separation, proof: proof.kind, tty, message: (err as Error).message }).catch(() => undefined);
+    throw err;
   }
   const receipt = formatReceipt(deps.crypto.randomBase64Url(RECEIPT_BYTES));
   const expiresAt = now + RECEIPT_TTL_MS;
   const bound = steps.map((tx) => ({ transaction_id: tx.id, preview_hash: tx.preview_hash }));
+  const passkey = proof.kind === "passkey"
+    ? { approver: proof.approver_name, passkey: { ...proof.assertion, nonce: proof.nonce, rp_id: proof.rp_id, origin: proof.origin, user_verified: true } }
+    : {};
   await audit(deps.audit(), "approve", approvedBy, {
     plan_id: planId, transaction_id: ids[0]!, transaction_ids: ids, action: steps[0]!.action_name, host: steps[0]!.host,
     steps: steps.map((tx) => ({ transaction_id: tx.id, seq: tx.plan_seq, action: tx.action_name, host: tx.host, preview_hash: tx.preview_hash })),
-    receipt_expires_at: expiresAt, separation: facts.separation, separation_facts: facts.why,
+    receipt_expires_at: expiresAt, separation: facts.separation, separation_facts: facts.why, method, ...passkey,
   }, true);
   if (!deps.transactions().approvePlan(planId, bound, deps.crypto.sha256Hex(receipt), approvedBy, now, expiresAt, facts.separation)) {
     throw new HostgateError("transaction_closed", `Plan ${planId} changed state while it was being approved; nothing was approved.`, { hint: "Check `hostgate pending` and the history tool; plan again if needed." });
   }
-  return { plan_id: planId, steps: bound, receipt, expires_at: new Date(expiresAt).toISOString(), separation: facts.separation, separation_facts: facts.why, checkpoint: checkpointRef(deps.audit()) };
+  return { plan_id: planId, steps: bound, receipt, expires_at: new Date(expiresAt).toISOString(), separation: facts.separation, separation_facts: facts.why, method, checkpoint: checkpointRef(deps.audit()) };
 }
 
 /** Whether `shown` is exactly the plan's steps, in order, with their preview hashes. */

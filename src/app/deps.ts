@@ -1,6 +1,8 @@
 import type { SameUserPolicy } from "../core/approval.ts";
-import type { Action, ActionContext } from "../core/catalogue/action.ts";
+import type { Action, ActionContext, RiskLevel } from "../core/catalogue/action.ts";
 import type { ApprovalConsole } from "../ports/approval-console.ts";
+import type { PasskeyStore } from "../ports/passkey-store.ts";
+import type { WebAuthn } from "../ports/webauthn.ts";
 import type { AuditStore } from "../ports/audit-store.ts";
 import type { PlanNotifier } from "../ports/plan-notifier.ts";
 import type { Crypto } from "../ports/crypto.ts";
@@ -100,8 +102,15 @@ export interface DaemonDeps {
   confirm_window_s?: number;
   /** Arms the daemon's revert timer for a confirm deadline (ms since the epoch); absent in daemons composed without it. */
   scheduleRevert?: (deadline: number) => void;
-  /** Approval policy (core/approval.ts): whether same-user approvals (separation none) are allowed. */
-  approval: { same_user: SameUserPolicy };
+  /**
+   * Approval policy (core/approval.ts, core/approval-proof.ts): whether same-user approvals (separation none) are
+   * allowed, and the risk level from which only a passkey approval mints a receipt (null: none).
+   */
+  approval: { same_user: SameUserPolicy; passkey_required_from: RiskLevel | null };
+  /** Enrolled passkeys and outstanding WebAuthn challenges (state.db), opened on first use. */
+  passkeys(): PasskeyStore;
+  /** The WebAuthn ceremonies (adapters/webauthn.ts). */
+  webauthn: WebAuthn;
   /** The controlling terminal (tty_nr, 0 = none) of a local process, from /proc/<pid>/stat; null when unknown. */
   ttyOf(pid: number): Promise<number | null>;
   /** The supplementary group ids of a local process, from /proc/<pid>/status; null when unknown. */

@@ -25,8 +25,8 @@ import type { Sandboxes, SandboxTarget } from "./sandbox.ts";
  * concurrency, redact secrets from the output (app/exec-redact.ts; `redactions` counts them), and group identical
  * outputs. Critical commands are always refused; with no policy every
  * command is refused unless `exec.allow_unverified`. `require_approval` turns into a plan (a `RunCommand`
- * transaction) when the daemon wires `requestApproval`; `require_biometric` is refused until a passkey path
- * exists.
+ * transaction) when the daemon wires `requestApproval`; so does `require_biometric`, whose RunCommand preview records
+ * that decision so only a passkey approval can mint its receipt (core/approval-proof.ts passkeyRequirement).
  */
 
 /** Settings from `exec.*` and `risk.*`. */
@@ -264,12 +264,12 @@ export async function execOnHost(input: unknown, caller: ExecCaller, deps: ExecD
   // (read-only) one joins the store's group commit, still committed before anything is sent.
   await audit(deps.audit, "exec.decision", caller.actor, basePayload, decision.decision !== "allow" || assessment.risk_level !== "low");
 
-  if (decision.decision === "require_approval" && deps.requestApproval) {
+  if ((decision.decision === "require_approval" || decision.decision === "require_biometric") && deps.requestApproval) {
     const approval = await deps.requestApproval({ hosts: records.map((r) => r.name), command: q.command, argv, shell, timeout_sec: timeoutSec, decision });
     return { approval, decision: wireDecision };
   }
   if (decision.decision !== "allow") {
-    const why = decision.decision === "require_biometric" ? "needs a passkey approval, which hostgate cannot take yet"
+    const why = decision.decision === "require_biometric" ? "needs a passkey approval (plan it; a human approves it with a passkey in hostgate console)"
       : decision.decision === "require_approval" ? "needs a human approval" : "was refused";
     const sentTo = records.length === 1 ? records[0]!.name : `${records.length} hosts`;
     // A name in no inventory is the likelier mistake than the command (issue 22): the headline says so first.

@@ -17,6 +17,7 @@ import { hostSystemdViews } from "./host-systemd.ts";
 import { execute } from "./execute.ts";
 import { history } from "./history.ts";
 import { consoleLink } from "./console.ts";
+import { listPasskeys, revokePasskey } from "./passkeys.ts";
 import { plan } from "./plan.ts";
 import { queryHosts, readResource } from "./query-hosts.ts";
 import { hostsHandlers } from "./hosts-handlers.ts";
@@ -79,5 +80,7 @@ export function daemonHandlers(d: DaemonDeps, extras: ServiceExtras): Handlers {
     reject: (p, caller) => reject(d, p.transaction_id, caller),
     console_link: (p) => consoleLink(d, p.purpose),
     confirm: (p, caller) => confirm(d, p.transaction_id, caller),
+    passkeys_list: () => ({ passkeys: listPasskeys(d) }),
+    passkeys_revoke: async (p, caller) => { await revokePasskey(d, p.credential_id, caller); return { credential_id: p.credential_id, revoked: true as const }; },
   };
 }

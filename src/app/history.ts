@@ -31,6 +31,16 @@ function statusOf(kind: string, payload: Record<string, unknown>): string | null
   }
 }
 
+const METHODS = ["terminal", "same-user", "passkey", "test"] as const;
+
+/** Who approved and how, from an `approve` entry (issue 23); null for other entries and older approvals without a method. */
+function approvalOf(kind: string, payload: Record<string, unknown>): HistoryResult["entries"][number]["approval"] {
+  if (kind !== "approve") return null;
+  const method = METHODS.find((m) => m === payload.method);
+  if (method === undefined) return null;
+  return { method, approver: typeof payload.approver === "string" ? payload.approver : null };
+}
+
 /**
  * `history`: reads the audit chain (newest first) and reports each recorded step of each transaction, with
  * optional filters on status, action, host and time (entries written before hosts existed read as `local`). Read-only; no receipt needed. The chain, not the mutable
@@ -60,6 +70,7 @@ export function history(deps: DaemonDeps, input: HistoryInput): HistoryResult {
         transaction_id: typeof payload.transaction_id === "string" ? payload.transaction_id : null,
         action, status, detail: typeof payload.message === "string" ? payload.message : null,
         separation: payload.separation === "separated" || payload.separation === "none" ? payload.separation : null,
+        approval: approvalOf(e.kind, payload),
       });
       if (entries.length >= input.limit) break;
     }

@@ -45,7 +45,7 @@ describe("one screen for a whole plan (issue 22)", () => {
   });
   const plan = (steps: ReturnType<typeof step>[]): ShowResult => ({
     plan_id: "feedbeef-1111-4111-8111-111111111111", risk_level: "high", steps, created_at: "2026-12-01T00:00:00.000Z", actor: "{}",
-    planned_by: { client: "cli", uid: 1000, planner: "explicit", intent: null }, approval: { separation: "none", facts: "same uid", refused: false },
+    planned_by: { client: "cli", uid: 1000, planner: "explicit", intent: null }, approval: { separation: "none", facts: "same uid", refused: false, passkey_required: null },
   });
 
   it("T22-plan-screen: shows every step with its host, action, params, risk, preview hash and preview, in order", () => {

@@ -1,6 +1,7 @@
 import { createInterface } from "node:readline/promises";
 import type { Command } from "commander";
 import type { ShowResult, ShowStep } from "../ipc/protocol.ts";
+import { PASSKEY_ROUTE } from "../core/approval-proof.ts";
 import { adminSocketPath } from "./admin-socket.ts";
 import { EXIT, loadConfigOrExit } from "./common.ts";
 import { visible } from "../core/visible-text.ts";
@@ -159,6 +160,11 @@ export function registerApproveCommands(program: Command): void {
           process.exit(EXIT.failure);
         }
         process.stdout.write(renderPlan(shown.value));
+        // A plan that needs a passkey: a terminal approval cannot mint its receipt (core/approval-proof.ts).
+        if (shown.value.approval.passkey_required !== null) {
+          process.stderr.write(`hostgate: this plan needs a passkey approval (${shown.value.approval.passkey_required}). ${PASSKEY_ROUTE}\n`);
+          process.exit(EXIT.failure);
+        }
         if (shown.value.approval.refused) {
           process.stderr.write(`hostgate: this approval would be refused: ${shown.value.approval.facts}. Approve as another user than the assistant's (root, or a member of daemon.admin_group, with hostgate daemon as a service).\n`);
           process.exit(EXIT.failure);
@@ -183,6 +189,7 @@ export function registerApproveCommands(program: Command): void {
         }
         const head = approved.value.checkpoint;
         if (approved.value.separation === "none") {
+          // Approved here at a terminal as the same user as the planner: method same-user in the audit entry and history.
           process.stdout.write(`\nSeparation:       NONE (${approved.value.separation_facts}). This approval is labelled separation: none everywhere; an assistant running as your user could have given it.\n`);
         }
         const covers = n === 1 ? "this step" : `all ${n} steps of plan ${approved.value.plan_id}, in order (each step once)`;

@@ -179,6 +179,14 @@ async function chainIdOf(o: VerifyFlags): Promise<string | null> {
 
 /** One line of text for a result. */
 export function describe(r: VerifyResult): string {
+  const passkeys = (r.status === "intact" || r.status === "unanchored") && r.passkey_approvals !== undefined
+    ? r.passkey_approvals.map((a) => `\n  seq ${a.seq}, plan ${a.plan_id}: ${a.text}`).join("")
+    : "";
+  return describeChain(r) + passkeys;
+}
+
+/** The first line of {@link describe}: the chain's status. */
+function describeChain(r: VerifyResult): string {
   switch (r.status) {
     case "intact":
       return `intact: ${r.checked} entries up to seq ${r.last_seq}, anchored by a signed checkpoint up to seq ${r.anchored_seq}${r.signatures_checked ? "" : " (hash-only: signatures not checked)"}`;

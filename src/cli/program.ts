@@ -4,6 +4,7 @@ import { registerCompletionCommand } from "./completion.ts";
 import { registerConfirmCommand } from "./confirm.ts";
 import { registerConfigCommand } from "./config.ts";
 import { registerConsoleCommand } from "./console.ts";
+import { registerConsolePasskeyCommands } from "./console-passkeys.ts";
 import { registerDaemonCommand } from "./daemon.ts";
 import { registerDaemonInstallCommands } from "./daemon-install.ts";
 import { registerDoctorCommand } from "./doctor.ts";
@@ -42,6 +43,8 @@ export async function buildProgram(first: string | undefined, opts: { whole?: bo
   registerPendingCommand(program);
   registerConsoleCommand(program);
   registerConfigCommand(program);
+  // After the console's own command (hostgate console, console enroll), under which these hang.
+  registerConsolePasskeyCommands(program);
   const whole = opts.whole === true || WHOLE_TREE.includes(first);
   if (whole || first === "audit") {
     const { registerAuditCommand } = await import("./audit.ts");

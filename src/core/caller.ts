@@ -1,3 +1,5 @@
+import type { TestProof } from "./approval-proof.ts";
+
 /**
  * Who is calling the daemon (DESIGN.md, Words: caller). Built once per connection by ipc/server.ts (or by
  * the in-process client) and passed into every use case. `role` and `socket` come from where the request
@@ -28,6 +30,12 @@ export interface Caller {
   /** From MCP `initialize` clientInfo.name; untrusted, at most 64 characters once recorded. */
   client_name: string | null;
   label: string;
+  /**
+   * Tests only: the approver proof an in-process test caller approves with (core/approval-proof.ts, kind `test`,
+   * built by test/support/approver.ts). No production code sets it: the socket server builds callers from the
+   * kernel, and the proof's brand cannot be named outside core/approval-proof.ts and tests.
+   */
+  test_proof?: TestProof;
 }
 
 /** Whether `have` is at least `need` (observer < operator < admin). */

@@ -51,6 +51,10 @@ export type ErrorCode =
   | "tool_disabled"
   /** An approval the daemon does not accept: no controlling terminal, or a same-user approval under `deny` (core/approval.ts). */
   | "approval_refused"
+  /** The plan needs a passkey approval (Cedar require_biometric or approval.passkey_required_from); approve it in the console (core/approval-proof.ts). */
+  | "passkey_required"
+  /** A passkey ceremony the daemon does not accept: unknown or revoked credential, replayed or foreign challenge, no user verification (app/passkeys.ts). */
+  | "passkey_refused"
   /** The caller's role is below the method's or action's min_role. */
   | "insufficient_role"
   /** No host with that id is registered in the daemon (app/hosts.ts). */

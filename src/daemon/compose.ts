@@ -9,6 +9,7 @@ import { localCommandHost, remoteSource } from "../app/hosts-handlers.ts";
 import { ResourceRegistry } from "../app/resources.ts";
 import { LOCAL_HOST } from "../core/host-id.ts";
 import type { Action } from "../core/catalogue/action.ts";
+import type { WebAuthn } from "../ports/webauthn.ts";
 import { ttyNrOfStat, groupsOfStatus, type SameUserPolicy } from "../core/approval.ts";
 import { CATALOGUE } from "../core/catalogue/index.ts";
 import { localUnavailable } from "../app/local-availability.ts";
@@ -25,6 +26,7 @@ import { policyService } from "./policy.ts";
 import { composeSkillsFeature } from "./skills-feature.ts";
 import { composeConsoleFeature } from "./console/feature.ts";
 import type { PasskeyBackend } from "./console/passkey-backend.ts";
+import { approvalOptions, approveWithPasskey, enrollmentFinish, enrollmentOptions, listPasskeys } from "../app/passkeys.ts";
 import type { SkillGateFlags } from "./skills-gates.ts";
 import { composeStores } from "./stores.ts";
 import { revertTimer } from "./reverts.ts";
@@ -49,8 +51,8 @@ export interface ComposeOptions {
    */
   remoteContexts?: RemoteContextFactory | null;
   /**
-   * The passkey backend of the approval console (app/passkeys.ts, issue 23). Absent or null: the console serves
-   * without passkeys (approval in a terminal only) — until the backend is on main, only tests pass one.
+   * The passkey backend of the approval console (issue 23). Absent: app/passkeys.ts. null: the console serves
+   * without passkeys (approval in a terminal only); tests may pass a stand-in.
    */
   passkeys?: PasskeyBackend | null;
 }
@@ -71,6 +73,17 @@ export interface ComposedDaemon {
   reverts: Promise<RevertOutcome[]>;
   close(): Promise<void>;
 }
+
+/** The console's passkey backend: app/passkeys.ts (issue 23), the functions of the contract between its two halves. */
+const PASSKEYS: PasskeyBackend = { enrollmentOptions, enrollmentFinish, approvalOptions, approveWithPasskey, listPasskeys };
+
+/** The WebAuthn port, its library loaded on first use (a front's cold start never needs it; issue 14). */
+const lazyWebAuthn: WebAuthn = {
+  registrationOptions: async (...a) => (await import("../adapters/webauthn.ts")).simpleWebAuthn.registrationOptions(...a),
+  verifyRegistration: async (...a) => (await import("../adapters/webauthn.ts")).simpleWebAuthn.verifyRegistration(...a),
+  authenticationOptions: async (...a) => (await import("../adapters/webauthn.ts")).simpleWebAuthn.authenticationOptions(...a),
+  verifyAuthentication: async (...a) => (await import("../adapters/webauthn.ts")).simpleWebAuthn.verifyAuthentication(...a),
+};
 
 /**
  * The composition root shared by `hostgate daemon` and the embedded daemon: the only place that picks
@@ -96,6 +109,7 @@ export async function composeDaemon(config: Config, opts: ComposeOptions): Promi
     logs_readable: local.logs_readable,
     daemon_uid: String(process.getuid?.() ?? -1),
     approval_same_user: sameUser,
+    ...(config.approval.passkey_required_from ? { approval_passkey_required_from: config.approval.passkey_required_from } : {}),
   };
   const stores = composeStores(config, { mode: opts.mode, state: local.state, config_dir: local.config_dir, clock, facts, announce });
   if (stores.checkpoint_copy) (ctx.protected_paths as string[]).push(stores.checkpoint_copy);
@@ -114,7 +128,7 @@ export async function composeDaemon(config: Config, opts: ComposeOptions): Promi
   const skills = composeSkillsFeature(config, { mode: opts.mode, state: local.state, flags: opts.skills ?? { install: false, exec: false }, audit: () => stores.audit(), clock, policy: () => policy.forCommands() });
   // The approval console (issue 23): reads the composed deps late; started below when console.enabled.
   let composedDeps: DaemonDeps | null = null;
-  const consoleFeature = composeConsoleFeature(config, { mode: opts.mode, deps: () => composedDeps!, passkeys: opts.passkeys ?? null, announce });
+  const consoleFeature = composeConsoleFeature(config, { mode: opts.mode, deps: () => composedDeps!, passkeys: opts.passkeys === undefined ? PASSKEYS : opts.passkeys, announce });
   const features: readonly DaemonFeature[] = [local, stores, policy, hostsFeature, skills, consoleFeature.feature];
 
   const hosts = new HostRegistry(remoteSource(() => hostsFeature.get(), ctx, opts.remoteContexts === undefined ? hostsFeature.remoteContexts({ logs_readable: ctx.logs_readable, clock }) : opts.remoteContexts), () => clock.now());
@@ -142,10 +156,12 @@ export async function composeDaemon(config: Config, opts: ComposeOptions): Promi
       : null,
     facts,
     local_unavailable: await localUnavailable(opts.catalogue ?? CATALOGUE, ctx.host, (await systemdUnavailableReason(config.backend, ctx.host)) === null),
-    approval: { same_user: sameUser },
     console: consoleFeature.control,
     ...(consoleFeature.notifier ? { notifier: consoleFeature.notifier } : {}),
     confirm_window_s: config.approval.confirm_window_s,
+    approval: { same_user: sameUser, passkey_required_from: config.approval.passkey_required_from ?? null },
+    passkeys: () => stores.passkeys(),
+    webauthn: lazyWebAuthn,
     exposure: exposureSettings(config),
     // The approving process's controlling terminal, read by the daemon itself (never claimed by the client).
     ttyOf: async (pid: number) => {

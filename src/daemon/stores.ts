@@ -4,12 +4,14 @@ import { ensureAppendOnly } from "../adapters/append-only.ts";
 import { checkpointCopyPath, type CheckpointCopyTarget } from "../adapters/audit-checkpoint-copy.ts";
 import { pinPath } from "../adapters/audit-pin.ts";
 import { acquireStateLock } from "../adapters/state-lock.ts";
+import { SqlitePasskeyStore } from "../adapters/passkey-sqlite.ts";
 import { SqliteTransactionStore } from "../adapters/transaction-sqlite.ts";
 import { audit } from "../app/audit-log.ts";
 import type { Config } from "../config/schema.ts";
 import { LOCAL_HOST } from "../core/host-id.ts";
 import type { AuditStore } from "../ports/audit-store.ts";
 import type { Clock } from "../ports/host-probe.ts";
+import type { PasskeyStore } from "../ports/passkey-store.ts";
 import type { TransactionStore } from "../ports/transaction-store.ts";
 import { openAuditStore } from "./audit-store.ts";
 import type { DaemonFeature } from "./feature.ts";
@@ -24,6 +26,8 @@ import { systemCheckpointCopy, type DaemonMode } from "./paths.ts";
 export interface Stores extends DaemonFeature {
   audit(): AuditStore;
   transactions(): TransactionStore;
+  /** Enrolled passkeys and WebAuthn challenges (issue 23), in state.db beside the transactions. */
+  passkeys(): PasskeyStore;
   /** The checkpoint copy file, when there is one (WriteFile refuses it too). */
   checkpoint_copy: string | null;
 }
@@ -33,6 +37,7 @@ export function composeStores(config: Config, opts: { mode: DaemonMode; state: s
   const copySetting = config.audit.checkpoint_copy ?? (opts.mode === "system" ? systemCheckpointCopy() : undefined);
   const copyTarget: CheckpointCopyTarget | undefined = copySetting === undefined ? undefined : copySetting.endsWith("/") ? { type: "directory", path: copySetting } : { type: "file", path: copySetting };
   let transactions: TransactionStore | null = null;
+  let passkeys: PasskeyStore | null = null;
   let auditStore: AuditStore | null = null;
   let releaseLock: (() => void) | null = null;
   const openAudit = (): AuditStore => {
@@ -73,12 +78,20 @@ export function composeStores(config: Config, opts: { mode: DaemonMode; state: s
     transactions = store;
     return store;
   };
+  const openPasskeys = (): PasskeyStore => {
+    if (passkeys) return passkeys;
+    openTransactions();
+    passkeys = new SqlitePasskeyStore(join(state, "state.db"));
+    return passkeys;
+  };
   return {
     name: "stores",
     audit: openAudit,
     transactions: openTransactions,
+    passkeys: openPasskeys,
     checkpoint_copy: copyTarget ? checkpointCopyPath(copyTarget) : null,
     close: () => {
+      passkeys?.close();
       transactions?.close();
       auditStore?.close();
       releaseLock?.();

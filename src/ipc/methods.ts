@@ -13,6 +13,7 @@ import {
   PlanInputSchema, PlanResultSchema, QueryParamsSchema, QueryValueSchema, ResourceContentsSchema, ResourceEntrySchema, ResourceTemplateEntrySchema,
   PendingInputSchema, PendingResultSchema, RejectResultSchema, ConfirmResultSchema, ShowResultSchema, TxIdInputSchema, ConsoleLinkInputSchema, ConsoleLinkResultSchema,
 } from "./protocol.ts";
+import { PasskeysListInputSchema, PasskeysListResultSchema, PasskeysRevokeInputSchema, PasskeysRevokeResultSchema } from "./passkeys.ts";
 
 /**
  * One daemon method: where it is served, who may call it, its params and its result. The table below is the
@@ -89,6 +90,8 @@ export const METHODS = {
   reject: method({ socket: "admin", min_role: "admin", params: TxIdInputSchema, result: RejectResultSchema, description: "Reject every planned step of a plan." }),
   console_link: method({ socket: "admin", min_role: "admin", params: ConsoleLinkInputSchema, result: ConsoleLinkResultSchema, description: "Start the approval console if needed and mint a one-time login or passkey-enrollment link (`hostgate console`)." }),
   confirm: method({ socket: "admin", min_role: "admin", params: TxIdInputSchema, result: ConfirmResultSchema, description: "Keep an applied change that reverts unless confirmed within its window (issue 24)." }),
+  passkeys_list: method({ socket: "admin", min_role: "admin", params: PasskeysListInputSchema, result: PasskeysListResultSchema, description: "The enrolled (active) passkeys (`hostgate console passkeys`)." }),
+  passkeys_revoke: method({ socket: "admin", min_role: "admin", params: PasskeysRevokeInputSchema, result: PasskeysRevokeResultSchema, description: "Revoke a passkey: it can no longer approve (`hostgate console revoke <id>`)." }),
 } as const satisfies Record<string, MethodDef>;
 
 /** Every method name. */

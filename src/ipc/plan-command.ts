@@ -16,7 +16,7 @@ const LevelSchema = z.enum(["low", "medium", "high", "critical"]);
 
 /** Wire output (snake_case). */
 export const CommandAssessmentSchema = z.object({
-  decision: z.enum(["allow", "deny", "require_approval", "require_biometric"]).describe("The policy decision (require_biometric is reserved: no engine yields it yet)."),
+  decision: z.enum(["allow", "deny", "require_approval", "require_biometric"]).describe("The policy decision (require_biometric: a plan only a passkey approval in hostgate console may approve)."),
   risk_level: LevelSchema,
   reason: z.string().describe("One line: the most severe signal, or why the command is allowed."),
   signals: z.array(z.object({ id: z.string(), severity: LevelSchema, reason: z.string(), span: SpanSchema })),

@@ -248,6 +248,11 @@ export const HistoryEntrySchema = z.object({
   detail: z.string().nullable(),
   /** On approvals and executions: the approval's separation (`none` = not a separated human approval). */
   separation: z.enum(["separated", "none"]).nullable(),
+  /**
+   * On approvals: how it was given (terminal, same-user, passkey; test in tests) and, for a passkey, the name its
+   * owner enrolled it under; null on other entries and on approvals recorded before issue 23.
+   */
+  approval: z.object({ method: z.enum(["terminal", "same-user", "passkey", "test"]), approver: z.string().nullable() }).nullable(),
 });
 export const HistoryResultSchema = z.object({ entries: z.array(HistoryEntrySchema) });
 export type HistoryResult = z.infer<typeof HistoryResultSchema>;
@@ -290,9 +295,15 @@ export const ShowResultSchema = z.object({
    * The separation an approval from this same connection would get, from the kernel's facts (core/approval.ts),
    * shown before the human types anything; `refused`: approval.same_user deny would refuse it.
    */
-  approval: z.object({ separation: z.enum(["separated", "none"]), facts: z.string(), refused: z.boolean() }),
+  approval: z.object({
+    separation: z.enum(["separated", "none"]), facts: z.string(), refused: z.boolean(),
+    /** Why only a passkey approval (the console) can mint this plan's receipt, or null (core/approval-proof.ts). */
+    passkey_required: z.string().nullable(),
+  }),
 });
 export type ShowResult = z.infer<typeof ShowResultSchema>;
+/** How an approval was given (core/approval-proof.ts ApprovalMethod). */
+export const ApprovalMethodSchema = z.enum(["terminal", "same-user", "passkey", "test"]);
 /** separated: approver and planner are different uids (not both root); none: same uid, both root, or unknown (core/approval.ts). */
 export const SeparationSchema = z.enum(["separated", "none"]);
 /** A step as the approver was shown it: approve binds exactly this list (issue 22). */
@@ -315,6 +326,8 @@ export const ApproveResultSchema = z.object({
   receipt: z.string(), expires_at: z.string(),
   separation: SeparationSchema,
   separation_facts: z.string(),
+  /** How it was approved (core/approval-proof.ts): terminal, same-user (a terminal approval with separation none), passkey, or test (tests only). */
+  method: ApprovalMethodSchema,
   /** The audit chain's head just after this approval (seq, hash): a witness for `hostgate audit verify --witness`. */
   checkpoint: CheckpointRefSchema,
 });

@@ -13,6 +13,7 @@ import { ConfigSchema } from "../../src/config/schema.ts";
 import { composeDaemon, type ComposedDaemon } from "../../src/daemon/compose.ts";
 import { approveViaPty, rawIpc, startDaemon, type DaemonProcess } from "../helpers/daemon.ts";
 import { HOSTGATE_BIN } from "../helpers/hostgate.ts";
+import { testApprover } from "../support/approver.ts";
 
 const work = mkdtempSync(join(tmpdir(), `hg-prefix-polish-${process.pid}-`));
 
@@ -36,42 +37,42 @@ describe("resolving a typed prefix (daemon side)", () => {
   afterAll(async () => { await d.close(); });
 
   it("show takes a unique prefix of a transaction id or a plan id and answers with the full plan", async () => {
-    const r = await d.service.admin("human").call("show", { transaction_id: planned.slice(0, 8) });
+    const r = await d.service.admin("human", testApprover()).call("show", { transaction_id: planned.slice(0, 8) });
     expect(r.ok && r.value.plan_id).toBe(planId);
     expect(r.ok && r.value.steps.map((s) => s.transaction_id)).toEqual([planned]);
-    const upper = await d.service.admin("human").call("show", { transaction_id: planned.slice(0, 13).toUpperCase() });
+    const upper = await d.service.admin("human", testApprover()).call("show", { transaction_id: planned.slice(0, 13).toUpperCase() });
     expect(upper.ok && upper.value.steps[0]!.transaction_id).toBe(planned);
-    const byPlan = await d.service.admin("human").call("show", { transaction_id: planId.slice(0, 8) });
+    const byPlan = await d.service.admin("human", testApprover()).call("show", { transaction_id: planId.slice(0, 8) });
     expect(byPlan.ok && byPlan.value.plan_id).toBe(planId);
   });
 
   it("an ambiguous prefix lists the matches and says what to do", async () => {
-    const r = await d.service.admin("human").call("show", { transaction_id: "abcdef12" });
+    const r = await d.service.admin("human", testApprover()).call("show", { transaction_id: "abcdef12" });
     expect(r.ok).toBe(false);
     if (r.ok) return;
     expect(r.error.code).toBe("ambiguous_transaction");
     expect(r.error.message).toContain("abcdef12-0000-4000-8000-000000000001, abcdef12-0000-4000-8000-000000000002");
     expect(r.error.message).toContain("Type more characters");
     expect(r.error.hint).toContain("hostgate pending");
-    const longer = await d.service.admin("human").call("show", { transaction_id: "abcdef12-0000-4000-8000-0000000000" });
+    const longer = await d.service.admin("human", testApprover()).call("show", { transaction_id: "abcdef12-0000-4000-8000-0000000000" });
     expect(longer.ok).toBe(false);
-    const exact = await d.service.admin("human").call("show", { transaction_id: "abcdef12-0000-4000-8000-000000000002" });
+    const exact = await d.service.admin("human", testApprover()).call("show", { transaction_id: "abcdef12-0000-4000-8000-000000000002" });
     expect(exact.ok && exact.value.plan_id).toBe("abcdef12-0000-4000-8000-000000000002");
   });
 
   it("unknown and too short prefixes are refused, naming hostgate pending", async () => {
-    const unknown = await d.service.admin("human").call("show", { transaction_id: "ffffffff" });
+    const unknown = await d.service.admin("human", testApprover()).call("show", { transaction_id: "ffffffff" });
     expect(unknown.ok ? null : unknown.error).toMatchObject({ code: "unknown_transaction", hint: expect.stringContaining("hostgate pending") as string });
-    const short = await d.service.admin("human").call("show", { transaction_id: planned.slice(0, 7) });
+    const short = await d.service.admin("human", testApprover()).call("show", { transaction_id: planned.slice(0, 7) });
     expect(short.ok ? null : short.error).toMatchObject({ code: "invalid_params", message: expect.stringContaining("at least its first 8 characters") as string });
-    const pattern = await d.service.admin("human").call("show", { transaction_id: "%%%%%%%%" });
+    const pattern = await d.service.admin("human", testApprover()).call("show", { transaction_id: "%%%%%%%%" });
     expect(pattern.ok ? null : pattern.error.code).toBe("unknown_transaction");
   });
 
   it("approve and reject themselves take only the full id the human was shown", async () => {
-    const a = await d.service.admin("human").call("approve", { transaction_id: planned.slice(0, 8) });
+    const a = await d.service.admin("human", testApprover()).call("approve", { transaction_id: planned.slice(0, 8) });
     expect(a.ok ? null : a.error.code).toBe("unknown_transaction");
-    const r = await d.service.admin("human").call("reject", { transaction_id: planned.slice(0, 8) });
+    const r = await d.service.admin("human", testApprover()).call("reject", { transaction_id: planned.slice(0, 8) });
     expect(r.ok ? null : r.error.code).toBe("unknown_transaction");
   });
 });

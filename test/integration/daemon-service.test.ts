@@ -13,6 +13,7 @@ import { RECEIPT_TTL_MS } from "../../src/core/transaction/transaction.ts";
 import { composeDaemon, type ComposedDaemon } from "../../src/daemon/compose.ts";
 import { parseListenUri, serveIpc } from "../../src/ipc/server.ts";
 import { rawIpc } from "../helpers/daemon.ts";
+import { testApprover } from "../support/approver.ts";
 
 const config = ConfigSchema.parse({ backend: { type: "mock" } });
 let now = Date.parse("2026-11-30T10:00:00Z");
@@ -32,7 +33,7 @@ describe("receipts expire by the daemon's clock", () => {
 
   it("refuses a receipt 15 minutes after approval, and accepts it just before", async () => {
     const agent = d.service.agent("test");
-    const admin = d.service.admin("human");
+    const admin = d.service.admin("human", testApprover());
     const dir = mkdtempSync(join(tmpdir(), "hg-exp-"));
     const mk = async (name: string) => {
       const p = await agent.call("plan", { steps: [{ action: "WriteFile", params: { path: join(dir, name), content: "x\n" } }] });
@@ -57,7 +58,7 @@ describe("receipts expire by the daemon's clock", () => {
     const agent = d.service.agent("test");
     const p = await agent.call("plan", { steps: [{ action: "ReloadService", params: { unit: "cron.service" } }] });
     if (!p.ok) throw new Error(p.error.message);
-    const a = await d.service.admin("human").call("approve", { transaction_id: p.value.steps[0]!.transaction_id });
+    const a = await d.service.admin("human", testApprover()).call("approve", { transaction_id: p.value.steps[0]!.transaction_id });
     if (!a.ok) throw new Error(a.error.message);
     // A careless future code path: the composed store must still keep the receipt out of the chain.
     await d.openStores().audit.append({ kind: "test.note", actor: "test", payload: { note: `user pasted ${a.value.receipt} into chat` } }, { durable: true });

@@ -18,6 +18,7 @@ import { ConfigSchema } from "../../src/config/schema.ts";
 import { PLAN_TTL_MS, RECEIPT_TTL_MS, type Transaction } from "../../src/core/transaction/transaction.ts";
 import { composeDaemon, type ComposedDaemon } from "../../src/daemon/compose.ts";
 import type { PlanResult, StepResult } from "../../src/ipc/protocol.ts";
+import { testApprover } from "../support/approver.ts";
 
 const work = mkdtempSync(join(tmpdir(), `hg-plan-receipt-${process.pid}-`));
 afterAll(() => { rmSync(work, { recursive: true, force: true }); });
@@ -47,7 +48,7 @@ async function planWrites(count: number): Promise<{ plan: PlanResult; dir: strin
 }
 
 async function approvePlan(plan: PlanResult): Promise<string> {
-  const a = await d.service.admin("human").call("approve", { transaction_id: plan.plan_id, steps: plan.steps.map((s) => ({ transaction_id: s.transaction_id, preview_hash: s.preview_hash })) });
+  const a = await d.service.admin("human", testApprover()).call("approve", { transaction_id: plan.plan_id, steps: plan.steps.map((s) => ({ transaction_id: s.transaction_id, preview_hash: s.preview_hash })) });
   if (!a.ok) throw new Error(a.error.message);
   return a.value.receipt;
 }
@@ -199,7 +200,7 @@ describe("a receipt is bound to its plan", () => {
 
 describe("approve binds the exact steps shown, all or none", () => {
   const shown = (plan: PlanResult) => plan.steps.map((s) => ({ transaction_id: s.transaction_id, preview_hash: s.preview_hash }));
-  const approveWith = (id: string, steps: { transaction_id: string; preview_hash: string }[]) => d.service.admin("human").call("approve", { transaction_id: id, steps });
+  const approveWith = (id: string, steps: { transaction_id: string; preview_hash: string }[]) => d.service.admin("human", testApprover()).call("approve", { transaction_id: id, steps });
 
   it("T22-approve-binding: a stale hash, a short list, an extra step or another order is plan_changed and approves nothing", async () => {
     const { plan } = await planWrites(3);
@@ -228,7 +229,7 @@ describe("approve binds the exact steps shown, all or none", () => {
   it("T22-approve-closed-step: one step expired makes approve refuse, naming it, and leaves the other steps planned", async () => {
     const { plan } = await planWrites(3);
     d.openStores().transactions.expire(plan.steps[1]!.transaction_id, now);
-    const shownPlan = await d.service.admin("human").call("show", { transaction_id: plan.plan_id });
+    const shownPlan = await d.service.admin("human", testApprover()).call("show", { transaction_id: plan.plan_id });
     expect(shownPlan.ok && shownPlan.value.steps.map((s) => s.state)).toEqual(["planned", "expired", "planned"]);
     const r = await approveWith(plan.plan_id, shown(plan));
     expect(r.ok ? null : r.error).toMatchObject({ code: "transaction_closed", message: expect.stringContaining(`Step 2 of plan ${plan.plan_id} (transaction ${plan.steps[1]!.transaction_id}, WriteFile) is expired`) as string });
@@ -250,16 +251,16 @@ describe("approve binds the exact steps shown, all or none", () => {
 
   it("T22-reject-plan: reject by any transaction id rejects every planned step of the plan", async () => {
     const { plan } = await planWrites(2);
-    const r = await d.service.admin("human").call("reject", { transaction_id: plan.steps[1]!.transaction_id });
+    const r = await d.service.admin("human", testApprover()).call("reject", { transaction_id: plan.steps[1]!.transaction_id });
     expect(r.ok && r.value).toEqual({ plan_id: plan.plan_id, transaction_ids: plan.steps.map((s) => s.transaction_id), state: "rejected" });
     expect(plan.steps.map((s) => stateOf(s.transaction_id))).toEqual(["rejected", "rejected"]);
-    const again = await d.service.admin("human").call("reject", { transaction_id: plan.plan_id });
+    const again = await d.service.admin("human", testApprover()).call("reject", { transaction_id: plan.plan_id });
     expect(again.ok ? null : again.error.code).toBe("transaction_closed");
   });
 
   it("T22-audit-approve: one approve entry lists every step and its preview_hash, and the pending list shows the plan once", async () => {
     const { plan } = await planWrites(3);
-    const pend = await d.service.admin("human").call("pending", {});
+    const pend = await d.service.admin("human", testApprover()).call("pending", {});
     const listed = pend.ok ? pend.value.plans.filter((p) => p.plan_id === plan.plan_id) : [];
     expect(listed).toHaveLength(1);
     expect(listed[0]!.steps.map((s) => s.transaction_id)).toEqual(plan.steps.map((s) => s.transaction_id));
@@ -297,9 +298,9 @@ describe("a state database of version 4 (before plans)", () => {
       const ran = await agent.call("execute", { steps: [{ transaction_id: txs[0]!.id, action_name: "WriteFile", params: txs[0]!.params, approval_receipt: oldReceipt }] });
       expect(ran.ok && ran.value.results[0]!.status).toBe("succeeded");
       expect(read(a.files[0]!)).toBe("step 1\n");
-      const shownB = await old.service.admin("human").call("show", { transaction_id: txs[1]!.id });
+      const shownB = await old.service.admin("human", testApprover()).call("show", { transaction_id: txs[1]!.id });
       expect(shownB.ok && shownB.value).toMatchObject({ plan_id: txs[1]!.id, steps: [{ transaction_id: txs[1]!.id, seq: 1, state: "planned" }] });
-      const approved = await old.service.admin("human").call("approve", { transaction_id: txs[1]!.id, steps: [{ transaction_id: txs[1]!.id, preview_hash: txs[1]!.preview_hash }] });
+      const approved = await old.service.admin("human", testApprover()).call("approve", { transaction_id: txs[1]!.id, steps: [{ transaction_id: txs[1]!.id, preview_hash: txs[1]!.preview_hash }] });
       if (!approved.ok) throw new Error(approved.error.message);
       const ranB = await agent.call("execute", { steps: [{ transaction_id: txs[1]!.id, action_name: "WriteFile", params: txs[1]!.params, approval_receipt: approved.value.receipt }] });
       expect(ranB.ok && ranB.value.results[0]!.status).toBe("succeeded");

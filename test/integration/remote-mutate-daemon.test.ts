@@ -17,6 +17,7 @@ import { nspawnSshPrereqs, startNspawnSsh, type NspawnSshPeer } from "../peers/n
 import { REQUIRE_PEERS } from "../peers/proc.ts";
 import { PEER_UNITS } from "../peers/test-units.ts";
 import { writeThroughApproval } from "../helpers/plan-approve-execute.ts";
+import { testApprover } from "../support/approver.ts";
 
 const missing = nspawnSshPrereqs();
 if (missing !== null && !REQUIRE_PEERS) console.warn(`\n*** SKIPPING remote-mutate-daemon tests: ${missing} (set HOSTGATE_REQUIRE_PEERS=1 to fail instead) ***\n`);
@@ -151,7 +152,7 @@ suite("remote mutations through the daemon on an nspawn systemd host over SSH (i
     const p = await planWrite("box", path, "listen = 8080\n");
     if (!p.ok) throw new Error(p.error.message);
     const step = p.value.steps[0]!;
-    const a = await d.service.admin("human").call("approve", { transaction_id: step.transaction_id });
+    const a = await d.service.admin("human", testApprover()).call("approve", { transaction_id: step.transaction_id });
     if (!a.ok) throw new Error(a.error.message);
     sh(`printf 'listen = 81\\n' > ${path}`);
     const x = await agent().call("execute", { steps: [{ transaction_id: step.transaction_id, action_name: "WriteFile", params: step.params, approval_receipt: a.value.receipt }] });
@@ -200,7 +201,7 @@ suite("remote mutations through the daemon on an nspawn systemd host over SSH (i
     const p = await agent().call("plan", { host: "box", steps: [{ action: "RestartService", params: { unit: PEER_UNITS.running } }] });
     if (!p.ok) throw new Error(p.error.message);
     const step = p.value.steps[0]!;
-    const a = await d.service.admin("human").call("approve", { transaction_id: step.transaction_id });
+    const a = await d.service.admin("human", testApprover()).call("approve", { transaction_id: step.transaction_id });
     if (!a.ok) throw new Error(a.error.message);
     const x = await agent().call("execute", { steps: [{ transaction_id: step.transaction_id, action_name: "RestartService", params: step.params, approval_receipt: a.value.receipt }] });
     if (!x.ok) throw new Error(x.error.message);
@@ -210,7 +211,7 @@ suite("remote mutations through the daemon on an nspawn systemd host over SSH (i
     expect(entries("execute.result", step.transaction_id).map((e) => e.via)).toEqual([{ ssh_user: "deploy", host_key: keygen, host_key_type: "ssh-ed25519", sudo: true }]);
     const again = await agent().call("plan", { host: "box", steps: [{ action: "StartService", params: { unit: PEER_UNITS.running } }] });
     if (!again.ok) throw new Error(again.error.message);
-    const shown = await d.service.admin("human").call("show", { transaction_id: again.value.steps[0]!.transaction_id });
+    const shown = await d.service.admin("human", testApprover()).call("show", { transaction_id: again.value.steps[0]!.transaction_id });
     if (!shown.ok) throw new Error(shown.error.message);
     const text = JSON.stringify(shown.value);
     expect(text).toContain("already active; no change expected");

@@ -16,6 +16,7 @@ import { serveIpc, type IpcListener } from "../../src/ipc/server.ts";
 import { socketDaemonClient } from "../../src/ipc/socket-client.ts";
 import type { DaemonClient } from "../../src/ipc/client.ts";
 import { HistoryResultSchema } from "../../src/ipc/protocol.ts";
+import { testApprover } from "../support/approver.ts";
 
 let d: ComposedDaemon;
 let listener: IpcListener;
@@ -96,7 +97,7 @@ describe("host-aware protocol", () => {
     const onTwin = await planWrite("bound", "twin");
     expect(onTwin.host).toBe("twin");
     expect(onTwin.preview_hash).not.toBe(onLocal.preview_hash);
-    const admin = d.service.admin("human");
+    const admin = d.service.admin("human", testApprover());
     const a = await admin.call("approve", { transaction_id: onLocal.transaction_id });
     if (!a.ok) throw new Error(a.error.message);
     expect(await admin.call("show", { transaction_id: onTwin.transaction_id })).toMatchObject({ ok: true, value: { steps: [{ host: "twin" }] } });

@@ -31,7 +31,10 @@ export interface AnchorEvidence {
 export function judgeAnchoring(result: VerifyResult, evidence: AnchorEvidence): VerifyResult {
   if (result.status !== "intact") return result;
   const outside = Math.max(0, ...evidence.outside_checkpoints.map((c) => c.seq), ...evidence.witnesses.map((w) => w.seq));
-  const base = { anchored_seq: Math.min(outside, result.last_seq), last_seq: result.last_seq, checked: result.checked, signatures_checked: result.signatures_checked };
+  const base = {
+    anchored_seq: Math.min(outside, result.last_seq), last_seq: result.last_seq, checked: result.checked, signatures_checked: result.signatures_checked,
+    ...(result.passkey_approvals === undefined ? {} : { passkey_approvals: result.passkey_approvals }),
+  };
   if (evidence.key_source === "state_dir") {
     return {
       status: "unanchored", reason: "key_not_pinned", ...base,

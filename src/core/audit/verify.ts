@@ -9,6 +9,7 @@ import {
   rotationProofInput,
 } from "./entry.ts";
 import type { AuditCrypto, AuditEntry, Checkpoint, GenesisPayload, RotationPayload } from "./entry.ts";
+import type { PasskeyApprovalCheck } from "./passkeys.ts";
 
 /**
  * Chain verification (docs/audit-format.md, "Verification"). Split in three parts so the expensive part can
@@ -18,7 +19,7 @@ import type { AuditCrypto, AuditEntry, Checkpoint, GenesisPayload, RotationPaylo
  */
 
 /** Why a chain is broken. */
-export type BrokenReason = "hash_mismatch" | "bad_signature" | "missing_entries" | "truncated" | "reordered";
+export type BrokenReason = "hash_mismatch" | "bad_signature" | "missing_entries" | "truncated" | "reordered" | "bad_passkey_assertion";
 
 /** Why a chain could not be verified at all. */
 export type CannotVerifyWhy = "no_key" | "unreadable_store" | "bad_input";
@@ -30,7 +31,7 @@ export type CannotVerifyWhy = "no_key" | "unreadable_store" | "bad_input";
  * offending seq (in storage order) and why. `cannot_verify`: nothing was concluded.
  */
 export type VerifyResult =
-  | { status: "intact"; anchored_seq: number; last_seq: number; checked: number; signatures_checked: boolean }
+  | { status: "intact"; anchored_seq: number; last_seq: number; checked: number; signatures_checked: boolean; passkey_approvals?: PasskeyApprovalCheck[] }
   | UnanchoredResult
   | { status: "broken"; reason: BrokenReason; first_bad_seq: number; detail: string }
   | { status: "cannot_verify"; why: CannotVerifyWhy; detail: string };
@@ -54,6 +55,8 @@ export interface UnanchoredResult {
   checked: number;
   signatures_checked: boolean;
   detail: string;
+  /** Every passkey approval re-verified offline (audit/passkeys.ts), when the chain holds any. */
+  passkey_approvals?: PasskeyApprovalCheck[];
 }
 
 /** A seq and hash held outside the chain (printed by `hostgate approve`, returned by execute): the chain must reach it. */

@@ -1,8 +1,8 @@
 import type { RiskLevel } from "../catalogue/action.ts";
 
 /**
- * A policy decision (DESIGN.md, Words: risk): allow, deny, require_approval, or require_biometric (reserved:
- * a human approval with a platform authenticator). `reasons` are one line each, most important first;
+ * A policy decision (DESIGN.md, Words: risk): allow, deny, require_approval, or require_biometric (a human
+ * approval with a passkey: core/approval-proof.ts). `reasons` are one line each, most important first;
  * `source` names what decided (`risk_engine_only` until a policy engine is configured).
  */
 export type { PolicyDecisionKind } from "./gate.ts";

@@ -7,7 +7,7 @@ import type { PolicyEngine } from "../../ports/policy-engine.ts";
 import type { RiskAssessment } from "../risk/index.ts";
 import type { NetworkGrant } from "../sandbox/confine.ts";
 
-/** What a policy says about one request. `require_biometric` waits for a passkey approval path (refused until then). */
+/** What a policy says about one request. `require_biometric`: planned like require_approval, approved only with a passkey (core/approval-proof.ts). */
 export type PolicyDecisionKind = "allow" | "require_approval" | "require_biometric" | "deny";
 
 /** Strictness order, most permissive first. */

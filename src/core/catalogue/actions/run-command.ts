@@ -20,6 +20,14 @@ const Output = z.object({
   stdout: z.string(), stderr: z.string(), truncated: z.boolean(), error: z.string().nullable(),
 });
 
+/** The preview's warnings: a high risk, and a policy that asks for a passkey approval. */
+function warningsOf(j: { risk_level: string; decision: string; signals: readonly { reason: string }[] }): string[] {
+  return [
+    ...(j.risk_level === "high" ? [`the risk engine rates this command high: ${j.signals.map((s) => s.reason).join("; ")}`] : []),
+    ...(j.decision === "require_biometric" ? ["the policy asks for a passkey approval: hostgate approve refuses this plan; approve it in hostgate console"] : []),
+  ];
+}
+
 export const RunCommand = defineMutatingAction({
   name: "RunCommand",
   title: "Run a shell command on an SSH host (approved)",
@@ -37,7 +45,9 @@ export const RunCommand = defineMutatingAction({
     const remote = ctx.remote;
     if (!remote) throw new HostgateError("invalid_params", "RunCommand runs on SSH hosts from the inventory, not on local", { hint: "Use exec_on_host with a host from search_hosts." });
     const j = await remote.judge(p.command, p.shell);
-    if (j.decision === "deny" || j.decision === "require_biometric") {
+    // require_biometric plans like require_approval; the decision below is part of the preview (and its hash), so
+    // only a passkey approval can mint the receipt (core/approval-proof.ts passkeyRequirement).
+    if (j.decision === "deny") {
       throw new HostgateError("refused", `RunCommand on ${remote.name}: ${j.reasons[0] ?? "refused"}`, { details: { decision: j.decision, risk_level: j.risk_level, reasons: j.reasons } });
     }
     const lines = [
@@ -53,7 +63,7 @@ export const RunCommand = defineMutatingAction({
       summary: `Run on ${remote.name}: ${p.command.length > 80 ? `${p.command.slice(0, 77)}…` : p.command}`,
       text: lines.join("\n"),
       intended: { host: remote.name, address: remote.address, port: remote.port, user: remote.user, command: p.command, shell: p.shell, timeout_sec: p.timeout_sec, risk_level: j.risk_level, signals: j.signals.map((s) => s.id), decision: j.decision, reasons: j.reasons },
-      ...(j.risk_level === "high" ? { warnings: [`the risk engine rates this command high: ${j.signals.map((s) => s.reason).join("; ")}`] } : {}),
+      ...(warningsOf(j).length > 0 ? { warnings: warningsOf(j) } : {}),
     };
   },
   apply: async (p, ctx) => {
