@@ -1,10 +1,10 @@
 /**
  * Issue 23 in a real browser: Debian's chromium driven by playwright-core, passkeys from a CDP virtual
  * authenticator (ctap2, internal, resident keys, user verification), against a composed daemon whose console
- * runs on a free loopback port. The passkey backend is the TEST-ONLY stand-in (test/support/passkeys-standin.ts)
- * with c23a's signatures until `src/app/passkeys.ts` is on main: what these tests prove about the console half
- * (pages, links, sessions, the WebAuthn calls, receipts reaching execute, inert content, accessibility) holds;
- * the backend's own refusals (replay, other plan, other preview_hash, audit entries) are c23a's tests.
+ * runs on a free loopback port, with the daemon's own passkey backend (src/app/passkeys.ts, real WebAuthn
+ * verification, the SQLite credential store and the signed chain): enrollment, approval with the passkey, receipts
+ * reaching execute, inert content, accessibility. The backend's refusals (replay, another plan or preview_hash)
+ * are proven in test/integration/passkeys.test.ts.
  * Screenshots of every page are written under .test-results/console/. Skipped only when /usr/bin/chromium is absent.
  */
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
@@ -14,7 +14,6 @@ import { chromium, type Browser, type BrowserContext, type Page } from "playwrig
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PLAN_TTL_MS } from "../../src/core/transaction/transaction.ts";
 import type { PlanResult } from "../../src/ipc/protocol.ts";
-import { passkeysStandin } from "../support/passkeys-standin.ts";
 import { startRig, type ConsoleRig } from "./harness.ts";
 
 const CHROMIUM = "/usr/bin/chromium";
@@ -66,7 +65,7 @@ describe.skipIf(!haveChromium)("approval console in Debian's chromium with a vir
   let alice: Awaited<ReturnType<typeof person>>;
   beforeAll(async () => {
     mkdirSync(SHOTS, { recursive: true });
-    rig = await startRig({ passkeys: passkeysStandin() });
+    rig = await startRig({ passkeys: "daemon" });
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox"] });
     alice = await person();
   }, 60_000);

@@ -25,14 +25,17 @@ export interface ConsoleRig {
   close(): Promise<void>;
 }
 
-/** Starts a daemon whose console is on (port 0), with `passkeys` (default none) and extra config. */
-export async function startRig(opts: { passkeys?: PasskeyBackend | null; config?: Record<string, unknown> } = {}): Promise<ConsoleRig> {
+/**
+ * Starts a daemon whose console is on (port 0), with extra config and `passkeys`: "daemon" for the daemon's own
+ * backend (src/app/passkeys.ts, as in production), a backend object, or none (the default: approval answers 503).
+ */
+export async function startRig(opts: { passkeys?: PasskeyBackend | null | "daemon"; config?: Record<string, unknown> } = {}): Promise<ConsoleRig> {
   const work = mkdtempSync(join(tmpdir(), `hg-console-${process.pid}-`));
   let now = Date.parse("2026-12-01T10:00:00Z");
   const clock = { now: () => now, advance: (ms: number) => { now += ms; } };
   const config = ConfigSchema.parse({ backend: { type: "mock" }, console: { enabled: true, port: 0 }, ...opts.config });
   process.env.HOSTGATE_STATE_DIR = join(work, "state");
-  const d = await composeDaemon(config, { mode: "embedded", clock, announce: () => undefined, passkeys: opts.passkeys ?? null });
+  const d = await composeDaemon(config, { mode: "embedded", clock, announce: () => undefined, passkeys: opts.passkeys === "daemon" ? undefined : opts.passkeys ?? null });
   delete process.env.HOSTGATE_STATE_DIR;
   const origin = d.service.deps.console?.origin();
   if (!origin) throw new Error("console did not start");
