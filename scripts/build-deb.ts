@@ -10,12 +10,12 @@
  * Errors (exit 1, with what to do): no build in dist/, no dpkg-deb, npm pack or npm ls failing.
  */
 import { execFileSync } from "node:child_process";
-import { chmodSync, cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, closeSync, cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, openSync, readFileSync, readSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { createHash } from "node:crypto";
 import { tmpdir } from "node:os";
-import { dirname, join, relative, resolve } from "node:path";
+import { basename, dirname, join, relative, resolve } from "node:path";
 import { gzipSync } from "node:zlib";
-import { DEB_PATHS, POSTINST, POSTRM, PRERM, SYSUSERS, changelog, control, copyright, packagedUnit } from "./deb-files.ts";
+import { DEB_PATHS, LINTIAN_OVERRIDES, POSTINST, POSTRM, PRERM, SYSUSERS, changelog, control, copyright, packagedUnit } from "./deb-files.ts";
 
 const ROOT = resolve(import.meta.dirname, "..");
 const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { version: string; description: string };
@@ -44,6 +44,35 @@ try {
   fail("dpkg-deb not found: install dpkg (Debian/Ubuntu: apt-get install dpkg)");
 }
 
+/** Module files the package leaves out: npm/eslint dot-files, other platforms' prebuilt binaries, build-only parts. */
+function keepModuleFile(src: string): boolean {
+  const name = basename(src);
+  if (src.endsWith("/node_modules/.bin") || name === ".npmignore" || name.startsWith(".eslintrc") || name === "test_extension.node") return false;
+  const prebuild = /\/prebuilds\/([^/]+)$/.exec(src);
+  if (prebuild && prebuild[1] !== `${process.platform}-${process.arch}`) return false;
+  return !/\/koffi-linux-[^/]+\/musl_[^/]+$/.test(src) && !/\/better-sqlite3\/(deps|src)$/.test(src);
+}
+
+function head(path: string, n: number): Buffer {
+  const fd = openSync(path, "r");
+  try {
+    const b = Buffer.alloc(n);
+    return b.subarray(0, readSync(fd, b, 0, n, 0));
+  } finally {
+    closeSync(fd);
+  }
+}
+const isElf = (p: string) => head(p, 4).equals(Buffer.from([0x7f, 0x45, 0x4c, 0x46]));
+const isProgram = (p: string) => (isElf(p) && !p.endsWith(".node")) || head(p, 2).toString() === "#!";
+/** Strips debug symbols from an ELF file (binutils' strip; left as is when strip is missing). */
+function strip(p: string): void {
+  try {
+    execFileSync("strip", ["--strip-unneeded", "--remove-section=.comment", "--remove-section=.note", p], { stdio: "ignore" });
+  } catch {
+    /* no strip here: lintian will say unstripped-binary-or-object */
+  }
+}
+
 const stage = mkdtempSync(join(tmpdir(), "hostgate-deb-"));
 const at = (p: string) => join(stage, p);
 const write = (p: string, text: string | Buffer, mode = 0o644) => {
@@ -58,7 +87,7 @@ try {
   const modules = join(ROOT, "node_modules");
   const prod = run("npm", ["ls", "--omit=dev", "--parseable", "--all"]).split("\n").filter((p) => p.startsWith(`${modules}/`))
     .filter((p) => { const r = relative(modules, p).split("/"); return r.length === 1 || (r.length === 2 && r[0]!.startsWith("@")); });
-  for (const m of new Set(prod)) cpSync(m, at(join(DEB_PATHS.lib, "node_modules", relative(modules, m))), { recursive: true, filter: (s) => !s.endsWith("/node_modules/.bin") });
+  for (const m of new Set(prod)) cpSync(m, at(join(DEB_PATHS.lib, "node_modules", relative(modules, m))), { recursive: true, filter: keepModuleFile });
   // 3. The command, man pages, completions, unit, group, docs.
   mkdirSync(dirname(at(DEB_PATHS.bin)), { recursive: true });
   symlinkSync(relative(dirname(DEB_PATHS.bin), join(DEB_PATHS.lib, "bin", "hostgate.js")), at(DEB_PATHS.bin));
@@ -67,10 +96,12 @@ try {
   write(DEB_PATHS.zshCompletion, run(process.execPath, [join(ROOT, "bin", "hostgate.js"), "completion", "zsh"]));
   write(join(DEB_PATHS.unitDir, "hostgate.service"), packagedUnit(pkg.version));
   write(DEB_PATHS.sysusers, SYSUSERS);
+  write(DEB_PATHS.lintianOverrides, LINTIAN_OVERRIDES);
   const when = new Date(Number(process.env.SOURCE_DATE_EPOCH ?? Math.floor(Date.now() / 1000)) * 1000);
   write(join(DEB_PATHS.doc, "copyright"), copyright(HOMEPAGE, when.getUTCFullYear()));
   write(join(DEB_PATHS.doc, "changelog.gz"), gzipSync(changelog(pkg.version, when.toUTCString().replace("GMT", "+0000")), { level: 9 }));
-  // 4. Modes: directories 0755, files 0755 when executable else 0644 (nothing group- or world-writable).
+  // 4. Modes: directories 0755; files 0755 when they are programs (ELF executables, #! scripts), else 0644
+  // (native modules are shared libraries: 0644, stripped). Nothing group- or world-writable.
   const files: string[] = [];
   const walk = (d: string): void => {
     chmodSync(d, 0o755);
@@ -79,7 +110,7 @@ try {
       const st = lstatSync(p);
       if (st.isSymbolicLink()) continue;
       if (st.isDirectory()) walk(p);
-      else { chmodSync(p, st.mode & 0o111 ? 0o755 : 0o644); files.push(p); }
+      else { chmodSync(p, isProgram(p) ? 0o755 : 0o644); if (isElf(p)) strip(p); files.push(p); }
     }
   };
   walk(stage);

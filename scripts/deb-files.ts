@@ -19,7 +19,19 @@ export const DEB_PATHS = {
   bashCompletion: "/usr/share/bash-completion/completions/hostgate",
   zshCompletion: "/usr/share/zsh/vendor-completions/_hostgate",
   doc: "/usr/share/doc/hostgate",
+  lintianOverrides: "/usr/share/lintian/overrides/hostgate",
 } as const;
+
+/**
+ * lintian overrides, each for a choice made on purpose: the confine helper is linked statically (one exec, no
+ * loader between it and the sandbox: native/confine-helper.c); the maintainer scripts call systemctl directly
+ * to reload and, on removal, stop and disable, because deb-systemd-helper would enable the unit, which the
+ * package must not do; koffi's build helper starts with `env -S node`.
+ */
+export const LINTIAN_OVERRIDES = `hostgate: statically-linked-binary [usr/lib/hostgate/dist/hostgate-confine]
+hostgate: maintainer-script-calls-systemctl [*]
+hostgate: unusual-interpreter -S [usr/lib/hostgate/node_modules/koffi/cnoke.cjs]
+`;
 
 /** What the control file says. `installedKiB`: the payload's size in KiB (Installed-Size). */
 export interface ControlInputs {
@@ -51,7 +63,7 @@ Version: ${c.version}
 Architecture: ${c.arch}
 Maintainer: hostgate maintainers <hostgate@users.noreply.github.com>
 Installed-Size: ${c.installedKiB}
-Depends: nodejs (>= ${c.nodeMajor}), nodejs (<< ${c.nodeMajor + 1}), passwd
+Depends: nodejs (>= ${c.nodeMajor}), nodejs (<< ${c.nodeMajor + 1}), libc6, libstdc++6, passwd
 Recommends: bubblewrap
 Section: admin
 Priority: optional
@@ -139,7 +151,7 @@ License: Apache-2.0
 export function changelog(version: string, date: string): string {
   return `hostgate (${version}) unstable; urgency=medium
 
-  * Release ${version}: see ${"https://github.com/hostgate/hostgate/releases"}.
+  * Release ${version}: see https://github.com/hostgate/hostgate/releases.
 
  -- hostgate maintainers <hostgate@users.noreply.github.com>  ${date}
 `;
