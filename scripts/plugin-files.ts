@@ -1,7 +1,7 @@
 /**
  * What scripts/sync-plugins.ts keeps in step, and how far each file is from it: the manifests of the Claude Code
  * plugin and marketplace, the Gemini CLI extension and the Codex plugin (their `version` = package.json's), and
- * the Codex plugin's copies of skills/ and of the icon. Used by the script and by test/dist/plugins.test.ts.
+ * the Codex plugin's copies of skills/ and of the icon. Used by the script and by test/packaging/plugins.test.ts.
  */
 import { existsSync, readFileSync, readdirSync, statSync } from "node:fs";
 import { join, relative } from "node:path";

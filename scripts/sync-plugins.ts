@@ -6,7 +6,7 @@
  *   copies a plugin into its cache without following symbolic links, and does not take a plugin whose path is
  *   the marketplace's root, so the Codex plugin cannot share the repository root as Claude Code and Gemini CLI do.
  * Usage: `npx tsx scripts/sync-plugins.ts [ROOT]` writes; `--check` writes nothing and exits 1 naming each file
- * that would change (test/dist/plugins.test.ts runs it). ROOT defaults to this checkout.
+ * that would change (test/packaging/plugins.test.ts runs it). ROOT defaults to this checkout.
  */
 import { cpSync, existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
