@@ -1,0 +1,147 @@
+// The Debian package (issue 25; scripts/build-deb.ts): built here with dpkg-deb, checked with lintian when it is
+// installed, then installed with dpkg in a container booted with systemd (rootfs v2, test/peers/nspawn.ts):
+// `hostgate --version` and `hostgate doctor` run there, the group exists, the unit is installed but neither
+// enabled nor started; the service then starts and doctor reaches it; `dpkg -r` stops it and leaves none of the
+// package's files, and `dpkg -P` removes its state and the group.
+// The container has no Node.js package: the host's /usr/bin/node (the Node.js 20 the native modules were built
+// for) is bound in read-only, so dpkg is told --force-depends for that one dependency (the test checks that
+// nodejs is the only one it overrides).
+// HOSTGATE_TEST_DEB=<path of a .deb built by scripts/build-deb.ts> skips the build (≈4 min here) when iterating.
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { basename, dirname, join, resolve } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { peerMissing } from "../helpers/peers.ts";
+import { nspawnPrereqs, startNspawn, type NspawnPeer } from "../peers/nspawn.ts";
+import { waitFor, whichSync } from "../peers/proc.ts";
+
+const ROOT = resolve(import.meta.dirname, "../..");
+const VERSION = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { version: string }).version;
+const NODE = "/usr/bin/node";
+const missing = peerMissing("the .deb test", (whichSync("dpkg-deb") ? null : "no dpkg-deb") ?? (existsSync(join(ROOT, "dist", "hostgate.js")) ? null : "no build in dist/ (npm run build)")
+  ?? nspawnPrereqs() ?? (existsSync(NODE) ? null : `the container needs node at ${NODE}`));
+
+const out = mkdtempSync(join(tmpdir(), "hg-deb-"));
+let deb = "";
+let peer: NspawnPeer | undefined;
+
+/** Runs argv in the container as root with a clean environment; stdout, stderr and status. */
+function inside(argv: string[], env: Record<string, string> = {}): { status: number | null; stdout: string; stderr: string } {
+  const vars = Object.entries({ HOME: "/root", PATH: "/usr/sbin:/usr/bin:/sbin:/bin", LANG: "C.UTF-8", ...env }).map(([k, v]) => `${k}=${v}`);
+  const r = spawnSync("nsenter", ["-t", String(peer!.leaderPid), "-a", "env", "-i", ...vars, ...argv], { encoding: "utf8", timeout: 120_000 });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** `hostgate doctor --json --no-clients` in the container: its checks. */
+function doctor(env: Record<string, string>): { name: string; status: string; detail: string }[] {
+  const d = inside(["hostgate", "doctor", "--json", "--no-clients"], env);
+  try {
+    return (JSON.parse(d.stdout) as { checks: { name: string; status: string; detail: string }[] }).checks;
+  } catch {
+    throw new Error(`hostgate doctor printed no JSON (exit ${d.status}):\n${d.stdout}\n${d.stderr}`);
+  }
+}
+
+beforeAll(async () => {
+  if (missing) return;
+  if (process.env.HOSTGATE_TEST_DEB) deb = resolve(process.env.HOSTGATE_TEST_DEB);
+  else {
+    const r = spawnSync(process.execPath, ["--import", "tsx", join(ROOT, "scripts/build-deb.ts"), "--out", out], { cwd: ROOT, encoding: "utf8", timeout: 900_000 });
+    if (r.status !== 0) throw new Error(`build-deb failed: ${r.stderr}`);
+    const build = JSON.parse(r.stdout.trim()) as { deb: string; bytes: number; installed_kib: number; files: number };
+    process.stderr.write(`deb built: ${JSON.stringify(build)}\n`);
+    deb = build.deb;
+  }
+  peer = await startNspawn({ nspawnArgs: [`--bind-ro=${NODE}`, `--bind-ro=${dirname(deb)}:/mnt/deb`] });
+}, 1_200_000);
+
+afterAll(async () => {
+  if (peer) {
+    spawnSync("chattr", ["-R", "-a", `${peer.fileRoot}/var/log/hostgate`]);
+    await peer.stop();
+  }
+  rmSync(out, { recursive: true, force: true });
+});
+
+describe.skipIf(missing)("the Debian package", () => {
+  it("is named hostgate_<version>_<arch>.deb; control pins Node.js 20 and holds no conffile", () => {
+    const arch = spawnSync("dpkg", ["--print-architecture"], { encoding: "utf8" }).stdout.trim();
+    expect(basename(deb)).toBe(`hostgate_${VERSION}_${arch}.deb`);
+    const info = spawnSync("dpkg-deb", ["--info", deb], { encoding: "utf8" }).stdout;
+    expect(info).toMatch(/^ Depends: nodejs \(>= 20\), nodejs \(<< 21\), libc6, libstdc\+\+6, passwd$/m);
+    expect(info).not.toMatch(/conffiles/);
+    const contents = spawnSync("dpkg-deb", ["--contents", deb], { encoding: "utf8", maxBuffer: 64 << 20 }).stdout;
+    for (const f of ["./usr/lib/hostgate/dist/hostgate.js", "./usr/lib/hostgate/node_modules/better-sqlite3/package.json", "./lib/systemd/system/hostgate.service",
+      "./usr/lib/sysusers.d/hostgate.conf", "./usr/share/man/man1/hostgate.1.gz", "./usr/share/man/man1/hostgate-setup.1.gz", "./usr/share/bash-completion/completions/hostgate",
+      "./usr/share/zsh/vendor-completions/_hostgate", "./usr/share/doc/hostgate/copyright"]) expect(contents).toContain(` ${f}`);
+    expect(contents).toMatch(/^lrwxrwxrwx root\/root .* \.\/usr\/bin\/hostgate -> \.\.\/lib\/hostgate\/bin\/hostgate\.js$/m);
+    // Nothing of the checkout's development side: no sources, tests or dev dependencies.
+    expect(contents).not.toMatch(/\.\/usr\/lib\/hostgate\/(src|test)\//);
+    for (const dev of ["vitest", "typescript", "esbuild", "tsx"]) expect(contents).not.toContain(`./usr/lib/hostgate/node_modules/${dev}/`);
+  });
+
+  it.skipIf(!whichSync("lintian"))("lintian reports no error or warning", () => {
+    // Overrides for what is on purpose ship in the package (scripts/deb-files.ts LINTIAN_OVERRIDES).
+    const r = spawnSync("lintian", [deb], { encoding: "utf8", timeout: 1_200_000, maxBuffer: 64 << 20 });
+    expect(r.stdout.split("\n").filter((l) => /^[EW]: /.test(l)), r.stdout + r.stderr).toEqual([]);
+  }, 1_200_000);
+
+  it("dpkg -i: only the nodejs dependency is unmet (bound in from the host); the group exists; nothing enabled or started", () => {
+    const plain = inside(["dpkg", "-i", "/mnt/deb/" + basename(deb)]);
+    expect(plain.status).not.toBe(0);
+    expect(plain.stderr).toMatch(/hostgate depends on nodejs \(>= 20\); however:\n\s+Package nodejs is not installed\./);
+    expect(plain.stderr.match(/depends on/g)).toHaveLength(2); // nodejs (>= 20) and nodejs (<< 21): nothing else
+    const forced = inside(["dpkg", "--configure", "--force-depends", "hostgate"]);
+    expect(forced.status, forced.stderr).toBe(0);
+    expect(inside(["dpkg-query", "-W", "-f", "${Status} ${Version}", "hostgate"]).stdout).toBe(`install ok installed ${VERSION}`);
+    expect(inside(["getent", "group", "hostgate"]).stdout).toMatch(/^hostgate:x:\d+:$/m);
+    expect(inside(["systemctl", "is-enabled", "hostgate.service"]).stdout.trim()).toBe("disabled");
+    expect(inside(["systemctl", "is-active", "hostgate.service"]).stdout.trim()).toBe("inactive");
+    expect(inside(["systemd-analyze", "verify", "/lib/systemd/system/hostgate.service"]).stderr).not.toMatch(/hostgate\.service:\d+:/);
+  });
+
+  it("hostgate --version and hostgate doctor run from /usr/bin", () => {
+    const v = inside(["hostgate", "--version"]);
+    expect(v.status, v.stderr).toBe(0);
+    expect(v.stdout.trim()).toBe(VERSION);
+    // No service yet: doctor starts this user's embedded daemon (SQLite, the confine helper: the native parts load).
+    const checks = doctor({ HOSTGATE_DAEMON: "embedded", XDG_RUNTIME_DIR: "/run", XDG_STATE_HOME: "/root/.local/state" });
+    const daemon = checks.find((c) => c.name === "daemon");
+    expect(daemon?.status, JSON.stringify(checks)).toBe("ok");
+    expect(daemon?.detail).toMatch(/^embedded daemon on /);
+    expect(checks.find((c) => c.name === "systemd backend")?.status).toBe("ok");
+  });
+
+  it("the packaged unit starts the daemon; doctor reaches it through /run/hostgate/agent.sock", async () => {
+    expect(inside(["systemctl", "start", "hostgate.service"]).status).toBe(0);
+    await waitFor("the agent socket", () => inside(["test", "-S", "/run/hostgate/agent.sock"]).status === 0, 30_000)
+      .catch((e: unknown) => { throw new Error(`${(e as Error).message}\n${inside(["journalctl", "-u", "hostgate", "--no-pager", "-n", "30"]).stdout}`); });
+    expect(inside(["stat", "-c", "%G %a", "/run/hostgate/agent.sock"]).stdout.trim()).toBe("hostgate 660");
+    const checks = doctor({ HOSTGATE_DAEMON: "system" });
+    const socket = checks.find((c) => c.name === "daemon socket");
+    expect(socket?.status, JSON.stringify(checks)).toBe("ok");
+    expect(socket?.detail).toContain("/run/hostgate/agent.sock");
+    const daemon = checks.find((c) => c.name === "daemon");
+    expect(daemon?.status).toBe("ok");
+    expect(daemon?.detail).not.toMatch(/embedded/);
+  });
+
+  it("dpkg -r stops the service and leaves none of the package's files; dpkg -P removes state and the group", () => {
+    const listed = inside(["dpkg-query", "-L", "hostgate"]).stdout.split("\n").filter(Boolean);
+    expect(listed.length).toBeGreaterThan(1000);
+    const r = inside(["dpkg", "-r", "--force-depends", "hostgate"]);
+    expect(r.status, r.stderr).toBe(0);
+    expect(inside(["systemctl", "is-active", "hostgate.service"]).stdout.trim()).not.toBe("active");
+    // Left behind: only directories another installed package still owns (/usr/share/man/man1, /lib/systemd/system…).
+    const left = listed.filter((p) => p !== "/." && existsSync(join(peer!.fileRoot, p)))
+      .filter((p) => !(statSync(join(peer!.fileRoot, p)).isDirectory() && inside(["dpkg-query", "-S", p]).status === 0));
+    expect(left).toEqual([]);
+    expect(existsSync(join(peer!.fileRoot, "var/lib/hostgate"))).toBe(true); // state survives a remove
+    const p = inside(["dpkg", "-P", "hostgate"]);
+    expect(p.status, p.stderr).toBe(0);
+    expect(inside(["getent", "group", "hostgate"]).status).not.toBe(0);
+    for (const d of ["var/lib/hostgate", "var/log/hostgate", "usr/lib/hostgate"]) expect(existsSync(join(peer!.fileRoot, d)), d).toBe(false);
+    expect(inside(["dpkg-query", "-W", "hostgate"]).status).not.toBe(0);
+  });
+});
