@@ -2,7 +2,7 @@
  * Writes the manual pages (src/cli/man-pages.ts) into man/: hostgate.1 and one page per subcommand, from the
  * commander definitions, and lists them in package.json's `man` field (what `npm install -g` links into the
  * man path). Stale pages (of a removed subcommand) are deleted. Usage: `npx tsx scripts/gen-man.ts`
- * (writes) or `--check` (exit 1 and the names when a page would change; test/dist/man-pages.test.ts runs it).
+ * (writes) or `--check` (exit 1 and the names when a page would change; test/packaging/man-pages.test.ts runs it).
  */
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";

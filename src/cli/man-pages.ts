@@ -5,7 +5,7 @@ import { commandTree } from "./completion-scripts.ts";
 /**
  * Manual pages (roff, man(7) macros) rendered from commander's tree: `hostgate(1)` and one page per
  * subcommand (`hostgate-daemon-install(1)` for `hostgate daemon install`), from the same walk the shell
- * completions use. scripts/gen-man.ts writes them into man/; test/dist/man-pages.test.ts fails when they drift
+ * completions use. scripts/gen-man.ts writes them into man/; test/packaging/man-pages.test.ts fails when they drift
  * from the definitions and lints them with groff -ww. No date in the pages, so they change only when the
  * commands (or the version) do.
  */
