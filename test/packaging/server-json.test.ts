@@ -15,9 +15,11 @@ import { isolatedEnv } from "../helpers/isolated-env.ts";
 // The registry schema is draft-07: Ajv's default class.
 const Ajv = AjvModule as unknown as typeof AjvModule.default;
 const addFormats = addFormatsModule as unknown as (ajv: InstanceType<typeof Ajv>) => InstanceType<typeof Ajv>;
-const read = (p: string) => JSON.parse(readFileSync(new URL(`../../${p}`, import.meta.url), "utf8")) as Record<string, any>;
-const server = read("server.json");
+interface ServerPackage { registryType: string; identifier: string; version: string; transport: { type: string }; packageArguments: { value: string }[] }
+const read = (p: string): Record<string, unknown> => JSON.parse(readFileSync(new URL(`../../${p}`, import.meta.url), "utf8")) as Record<string, unknown>;
+const server = read("server.json") as Record<string, unknown> & { packages: ServerPackage[] };
 const pkg = read("package.json");
+const npmPackage = (): ServerPackage => server.packages.find((p) => p.registryType === "npm")!;
 
 describe("server.json (MCP registry entry)", () => {
   it("validates against the vendored schema it names", () => {
@@ -30,8 +32,7 @@ describe("server.json (MCP registry entry)", () => {
   it("names this package, at package.json's version, and its mcpName", () => {
     expect(server.version).toBe(pkg.version);
     expect(server.name).toBe(pkg.mcpName);
-    const npm = server.packages.find((p: { registryType: string }) => p.registryType === "npm");
-    expect(npm).toMatchObject({ identifier: pkg.name, version: pkg.version, transport: { type: "stdio" } });
+    expect(npmPackage()).toMatchObject({ identifier: pkg.name, version: pkg.version, transport: { type: "stdio" } });
   });
 
   it("an invalid entry is refused by the same schema (the check can fail)", () => {
@@ -40,8 +41,7 @@ describe("server.json (MCP registry entry)", () => {
   });
 
   it("the stdio command it names (hostgate + its packageArguments) answers initialize and lists tools", async () => {
-    const npm = server.packages.find((p: { registryType: string }) => p.registryType === "npm");
-    const args = (npm.packageArguments as { value: string }[]).map((a) => a.value);
+    const args = npmPackage().packageArguments.map((a) => a.value);
     const transport = new StdioClientTransport({ command: process.execPath, args: [HOSTGATE_BIN, ...args], env: { ...process.env, ...isolatedEnv("server-json") } as Record<string, string>, stderr: "ignore" });
     const client = new Client({ name: "registry-check", version: "1" });
     await client.connect(transport);
