@@ -15,6 +15,7 @@ import { ConfigSchema } from "../../src/config/schema.ts";
 import { composeDaemon, type ComposedDaemon } from "../../src/daemon/compose.ts";
 import { nspawnSshPrereqs, startNspawnSsh, type NspawnSshPeer } from "../peers/nspawn-ssh.ts";
 import { REQUIRE_PEERS } from "../peers/proc.ts";
+import { testApprover } from "../support/approver.ts";
 
 const missing = nspawnSshPrereqs();
 if (missing !== null && !REQUIRE_PEERS) console.warn(`\n*** SKIPPING config-actions-nspawn tests: ${missing} (set HOSTGATE_REQUIRE_PEERS=1 to fail instead) ***\n`);
@@ -62,7 +63,7 @@ suite("SetTimezone / EnableNtp through systemd-timedated, and SetSshdOption, on 
     const step = p.value.steps[0]!;
     expect(step.preview.summary).toBe(`Set the time zone to Asia/Tokyo (now ${before})`);
     expect(step.preview.text).toContain("through systemd-timedated (timedatectl set-timezone)");
-    const a = await d.service.admin("human").call("approve", { transaction_id: step.transaction_id });
+    const a = await d.service.admin("human", testApprover()).call("approve", { transaction_id: step.transaction_id });
     if (!a.ok) throw new Error(a.error.message);
     const x = await agent.call("execute", { steps: [{ transaction_id: step.transaction_id, action_name: "SetTimezone", params: step.params, approval_receipt: a.value.receipt }] });
     if (!x.ok) throw new Error(x.error.message);
@@ -84,7 +85,7 @@ suite("SetTimezone / EnableNtp through systemd-timedated, and SetSshdOption, on 
     const step = p.value.steps[0]!;
     expect(step.preview.summary).toBe("Set sshd MaxAuthTries 4 (now unknown); create /etc/ssh/sshd_config.d/01-hostgate-maxauthtries.conf and reload sshd");
     expect(step.preview.text).toContain("sshd -T needs root on this host: the configuration is checked at apply");
-    const a = await d.service.admin("human").call("approve", { transaction_id: step.transaction_id });
+    const a = await d.service.admin("human", testApprover()).call("approve", { transaction_id: step.transaction_id });
     if (!a.ok) throw new Error(a.error.message);
     const x = await agent.call("execute", { steps: [{ transaction_id: step.transaction_id, action_name: "SetSshdOption", params: step.params, approval_receipt: a.value.receipt }] });
     if (!x.ok) throw new Error(x.error.message);

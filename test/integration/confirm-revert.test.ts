@@ -19,6 +19,7 @@ import { HostgateError } from "../../src/core/errors.ts";
 import { revertDue } from "../../src/app/revert.ts";
 import { composeDaemon, type ComposedDaemon } from "../../src/daemon/compose.ts";
 import type { PlanResult, StepResult } from "../../src/ipc/protocol.ts";
+import { testApprover } from "../support/approver.ts";
 
 const work = mkdtempSync(join(tmpdir(), `hg-confirm-${process.pid}-`));
 afterAll(() => { rmSync(work, { recursive: true, force: true }); });
@@ -94,7 +95,7 @@ async function applyMarkers(d: ComposedDaemon, steps: { value: string; before?: 
   const agent = d.service.agent("model");
   const p = await agent.call("plan", { steps: steps.map((s, i) => ({ action: "SetMarker", params: { path: files[i], value: s.value, ...(s.revert === undefined ? {} : { revert: s.revert }) } })) });
   if (!p.ok) throw new Error(p.error.message);
-  const a = await d.service.admin("human").call("approve", { transaction_id: p.value.plan_id });
+  const a = await d.service.admin("human", testApprover()).call("approve", { transaction_id: p.value.plan_id });
   if (!a.ok) throw new Error(a.error.message);
   const x = await agent.call("execute", { approval_receipt: a.value.receipt, steps: p.value.steps.map((s) => ({ transaction_id: s.transaction_id, action_name: s.action_name, params: s.params })) });
   if (!x.ok) throw new Error(x.error.message);

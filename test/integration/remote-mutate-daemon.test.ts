@@ -169,7 +169,7 @@ suite("remote mutations through the daemon on an nspawn systemd host over SSH (i
     const p = await planWrite("box", path, "a = 2\n");
     if (!p.ok) throw new Error(p.error.message);
     const step = p.value.steps[0]!;
-    const a = await d.service.admin("human").call("approve", { transaction_id: step.transaction_id });
+    const a = await d.service.admin("human", testApprover()).call("approve", { transaction_id: step.transaction_id });
     if (!a.ok) throw new Error(a.error.message);
     const dropIn = inside("/etc/sudoers.d/hostgate-test");
     const rule = readFileSync(dropIn, "utf8");
