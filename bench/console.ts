@@ -6,15 +6,16 @@
  * - approve_round_trip_ms: POST /plans/:id/approve with a passkey assertion (verify + receipt + audit entry,
  *   durable) over loopback HTTP, one fresh plan per approval, p50/p95/max over `APPROVALS` (default 100); target ≤ 50 ms.
  *   The approval options (challenge) are fetched before the timer starts.
- * Assertions come from a software ES256 authenticator (test/support/soft-authenticator.ts). Until c23a's
- * src/app/passkeys.ts is on main the passkey backend is the TEST-ONLY stand-in (test/support/passkeys-standin.ts),
- * which verifies with @simplewebauthn/server as the real one will; `backend` in the output says which ran.
+ * Assertions come from a software ES256 authenticator (test/support/soft-authenticator.ts), enrolled through the
+ * daemon's own passkey backend (src/app/passkeys.ts: real WebAuthn verification, the SQLite credential store and
+ * the signed chain), as in production.
  * Run: `npx tsx bench/console.ts`.
  */
 import { loadavg } from "node:os";
 import type { PlanResult } from "../src/ipc/protocol.ts";
-import { passkeysStandin } from "../test/support/passkeys-standin.ts";
-import { softAuthenticator } from "../test/support/soft-authenticator.ts";
+import { enrollmentFinish, enrollmentOptions } from "../src/app/passkeys.ts";
+import { inProcessCaller } from "../src/core/caller.ts";
+import { SoftAuthenticator } from "../test/support/soft-authenticator.ts";
 import { csrfOf, login, raw, startRig } from "../test/console/harness.ts";
 
 const N = Number(process.env.N ?? 200);
@@ -27,11 +28,12 @@ const stats = (xs: number[]): { p50: number; p95: number; max: number; n: number
   return { p50: at(0.5), p95: at(0.95), max: Number(s[s.length - 1]!.toFixed(2)), n: s.length };
 };
 
-const backend = passkeysStandin();
-const key = softAuthenticator();
-backend.credentials.set(key.credential.id, { cred: key.credential, name: "bench" });
-const rig = await startRig({ passkeys: backend });
+const rig = await startRig({ passkeys: "daemon" });
+const key = new SoftAuthenticator({ id: "localhost", origin: rig.origin });
 try {
+  const rp = { id: "localhost", origin: rig.origin, name: "hostgate" };
+  const o = await enrollmentOptions(rig.d.service.deps, rp, "bench");
+  await enrollmentFinish(rig.d.service.deps, rp, { name: "bench", registration: key.register(o.creation) }, inProcessCaller("admin", "console"));
   // Real time for the session's idle clock is not needed: the rig's clock does not move during the run.
   const cookie = await login(rig);
   const plans: PlanResult[] = [];
@@ -51,7 +53,7 @@ try {
     const ans = await raw(rig.port, "POST", `/plans/${p.plan_id}/approve/options`, { headers, body: "{}" });
     if (ans.status !== 200) throw new Error(`approve options answered ${ans.status}: ${ans.body}`);
     const o = JSON.parse(ans.body) as { options: { challenge: string }; steps: unknown[] };
-    const body = JSON.stringify({ shown: o.steps, assertion: key.assert(o.options.challenge, rig.origin, "localhost") });
+    const body = JSON.stringify({ shown: o.steps, assertion: key.assert(o.options) });
     let status = 0;
     approve.push(await time(async () => { status = (await raw(rig.port, "POST", `/plans/${p.plan_id}/approve`, { headers, body })).status; }));
     if (status !== 200) throw new Error(`approve answered ${status}`);
@@ -59,7 +61,7 @@ try {
     rig.clock.advance(6_001);
   }
   console.log(JSON.stringify({
-    backend: "test stand-in (test/support/passkeys-standin.ts) until src/app/passkeys.ts is on main",
+    backend: "src/app/passkeys.ts",
     page_load_ms: { pending_list: stats(list), plan_page: stats(plan), pending_plans: PENDING, target: 100 },
     approve_round_trip_ms: { ...stats(approve), target: 50 },
     loadavg_1m: Number(loadavg()[0]!.toFixed(2)),
