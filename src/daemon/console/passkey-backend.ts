@@ -2,8 +2,7 @@
  * What the console needs from the passkey backend (issue 23, the contract between its two halves): exactly the
  * functions `src/app/passkeys.ts` exports (c23a). The console calls nothing else for passkeys. The daemon
  * composes the console with app/passkeys.ts (daemon/compose.ts); `null` (tests) serves it without passkeys
- * (enrollment and passkey approval answer 503 saying so); tests may pass a stand-in
- * (test/support/passkeys-standin.ts) with these signatures.
+ * (enrollment and passkey approval answer 503 saying so).
  */
 import type { AuthenticationResponseJSON, PublicKeyCredentialCreationOptionsJSON, PublicKeyCredentialRequestOptionsJSON, RegistrationResponseJSON } from "@simplewebauthn/server";
 import type { DaemonDeps } from "../../app/deps.ts";
