@@ -11,6 +11,7 @@ describe("systemd catalogue", () => {
     expect(systemdActions.map((a) => toolNameOf(a.name))).toEqual([
       "list_units", "read_unit", "read_unit_definition", "list_unit_types", "get_service_status", "list_failed_units",
       "start_service", "stop_service", "restart_service", "reload_service", "enable_service", "disable_service",
+      "mask_unit", "unmask_unit", "daemon_reload", "set_unit_resource_limits",
     ]);
     for (const a of systemdActions.slice(0, 6)) expect(a.access).toBe("read_only");
     for (const a of systemdActions.slice(6)) {
