@@ -14,16 +14,16 @@ describe("unescapeMountField", () => {
 });
 
 describe("parseMountinfo", () => {
-  it("parses lines with and without optional fields", () => {
+  it("parses lines with and without optional fields, keeping the file system's own (super) options", () => {
     const text = [
       "22 1 8:1 / / rw,relatime shared:1 - ext4 /dev/sda1 rw,errors=remount-ro",
       "23 22 0:21 / /proc rw,nosuid,nodev,noexec,relatime - proc proc rw",
       "24 22 0:5 / /dev rw,nosuid shared:2 master:1 propagate_from:1 - devtmpfs udev rw,size=8000k",
     ].join("\n");
     expect(parseMountinfo(text)).toEqual([
-      { mount_id: 22, device: "8:1", root: "/", mount_point: "/", options: "rw,relatime", fs_type: "ext4", source: "/dev/sda1" },
-      { mount_id: 23, device: "0:21", root: "/", mount_point: "/proc", options: "rw,nosuid,nodev,noexec,relatime", fs_type: "proc", source: "proc" },
-      { mount_id: 24, device: "0:5", root: "/", mount_point: "/dev", options: "rw,nosuid", fs_type: "devtmpfs", source: "udev" },
+      { mount_id: 22, device: "8:1", root: "/", mount_point: "/", options: "rw,relatime", fs_type: "ext4", source: "/dev/sda1", super_options: "rw,errors=remount-ro" },
+      { mount_id: 23, device: "0:21", root: "/", mount_point: "/proc", options: "rw,nosuid,nodev,noexec,relatime", fs_type: "proc", source: "proc", super_options: "rw" },
+      { mount_id: 24, device: "0:5", root: "/", mount_point: "/dev", options: "rw,nosuid", fs_type: "devtmpfs", source: "udev", super_options: "rw,size=8000k" },
     ]);
   });
 
