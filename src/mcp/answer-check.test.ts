@@ -4,7 +4,7 @@ import { errorResult } from "./result.ts";
 import { historyTool } from "./tools/history.ts";
 import { directTool } from "./tools/direct.ts";
 
-const entry = { seq: 1, time: "2026-01-01T00:00:00Z", kind: "plan", actor: { raw: "uid 1000" }, host: "local", transaction_id: null, action: null, status: null, detail: null, separation: null };
+const entry = { seq: 1, time: "2026-01-01T00:00:00Z", kind: "plan", actor: { raw: "uid 1000" }, host: "local", transaction_id: null, action: null, status: null, detail: null, separation: null, approval: null };
 const ok = (structured: Record<string, unknown>): { content: { type: "text"; text: string }[]; structuredContent: Record<string, unknown> } => ({ content: [{ type: "text", text: JSON.stringify(structured) }], structuredContent: structured });
 const refusal = (r: ReturnType<typeof checkAnswer>): { code: string; message: string; hint: string } => (JSON.parse(r.content[0]!.text) as { error: { code: string; message: string; hint: string } }).error;
 
