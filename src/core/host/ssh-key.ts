@@ -23,7 +23,8 @@ const KEY_TYPE = /^(ssh-ed25519|ssh-rsa|ecdsa-sha2-nistp(256|384|521)|sk-(ssh-ed
 /** Why a key line was refused; the message says what to send instead. */
 export class KeyFormatError extends Error {}
 
-function base64Bytes(b64: string): Uint8Array | null {
+/** The bytes of standard base64 (padded, length a multiple of 4), or null when it is not valid base64. */
+export function base64Bytes(b64: string): Uint8Array | null {
   if (!/^[A-Za-z0-9+/]+={0,2}$/.test(b64) || b64.length % 4 !== 0) return null;
   try {
     return Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
@@ -32,18 +33,23 @@ function base64Bytes(b64: string): Uint8Array | null {
   }
 }
 
-/** The first SSH wire string of a blob (uint32 big-endian length + bytes) as latin1 text, or null. */
-function firstString(blob: Uint8Array): string | null {
-  if (blob.length < 4) return null;
-  const n = ((blob[0]! << 24) | (blob[1]! << 16) | (blob[2]! << 8) | blob[3]!) >>> 0;
-  if (4 + n > blob.length) return null;
-  return String.fromCharCode(...blob.subarray(4, 4 + n));
+/** The SSH wire strings of a key blob (RFC 4253 §6.6: uint32 big-endian length + bytes, repeated), up to the first that does not fit. */
+export function wireStrings(blob: Uint8Array): Uint8Array[] {
+  const out: Uint8Array[] = [];
+  for (let at = 0; at + 4 <= blob.length;) {
+    const n = ((blob[at]! << 24) | (blob[at + 1]! << 16) | (blob[at + 2]! << 8) | blob[at + 3]!) >>> 0;
+    if (at + 4 + n > blob.length) break;
+    out.push(blob.subarray(at + 4, at + 4 + n));
+    at += 4 + n;
+  }
+  return out;
 }
 
-function hexToBase64(hex: string): string {
+/** `SHA256:` + unpadded base64 of a SHA-256 hex digest: the fingerprint form `ssh-keygen -l` prints. */
+export function sha256Fingerprint(hexDigest: string): string {
   let bin = "";
-  for (let i = 0; i < hex.length; i += 2) bin += String.fromCharCode(parseInt(hex.slice(i, i + 2), 16));
-  return btoa(bin).replace(/=+$/, "");
+  for (let i = 0; i < hexDigest.length; i += 2) bin += String.fromCharCode(parseInt(hexDigest.slice(i, i + 2), 16));
+  return `SHA256:${btoa(bin).replace(/=+$/, "")}`;
 }
 
 /** Splits off a leading options field (commas and double-quoted strings, no blanks outside quotes). */
@@ -69,9 +75,10 @@ export function parsePublicKey(line: string, hasher: Hasher): PublicKey {
   }
   const bytes = base64Bytes(blob);
   if (bytes === null) throw new KeyFormatError("the key's second field is not valid base64; copy the whole line of the .pub file");
-  const inner = firstString(bytes);
+  const first = wireStrings(bytes)[0];
+  const inner = first === undefined ? null : String.fromCharCode(...first);
   if (inner !== type) throw new KeyFormatError(`the key blob holds ${inner === null ? "no key" : JSON.stringify(inner)}, not ${type}: the line is damaged`);
-  return { type, blob, fingerprint: `SHA256:${hexToBase64(hasher.sha256HexBytes(bytes))}`, comment: comment.join(" "), options };
+  return { type, blob, fingerprint: sha256Fingerprint(hasher.sha256HexBytes(bytes)), comment: comment.join(" "), options };
 }
 
 /**

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { defineReadOnlyAction, type ActionContext } from "../action.ts";
 import { HostgateError } from "../../errors.ts";
 import { parsePasswd } from "../../host/passwd.ts";
+import { sha256Fingerprint, wireStrings } from "../../host/ssh-key.ts";
 
 const key = z.object({
   file: z.string(),
@@ -30,24 +31,13 @@ function splitOptions(field: string): string[] {
   return field.match(/(?:[^,"]+|"(?:[^"\\]|\\.)*")+/g) ?? [];
 }
 
-function bytesOf(b64: string): Uint8Array | null {
+/** Lenient base64 (atob: padding optional), as sshd reads a key it lists; null when undecodable. */
+function lenientBase64(b64: string): Uint8Array | null {
   try {
     return Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
   } catch {
     return null;
   }
-}
-
-/** The SSH wire strings of a key blob (RFC 4253 §6.6: uint32 length + bytes, repeated). */
-function wireStrings(blob: Uint8Array): Uint8Array[] {
-  const out: Uint8Array[] = [];
-  for (let at = 0; at + 4 <= blob.length;) {
-    const n = ((blob[at]! << 24) | (blob[at + 1]! << 16) | (blob[at + 2]! << 8) | blob[at + 3]!) >>> 0;
-    if (at + 4 + n > blob.length) break;
-    out.push(blob.subarray(at + 4, at + 4 + n));
-    at += 4 + n;
-  }
-  return out;
 }
 
 function bitLength(mpint: Uint8Array): number {
@@ -70,13 +60,6 @@ function keyBits(type: string, blob: Uint8Array): number | null {
   return null;
 }
 
-/** Base64 without padding of a hex digest (ssh-keygen's SHA256 fingerprint form). */
-function hexToBase64(hex: string): string {
-  let bin = "";
-  for (let i = 0; i < hex.length; i += 2) bin += String.fromCharCode(parseInt(hex.slice(i, i + 2), 16));
-  return btoa(bin).replace(/=+$/, "");
-}
-
 /**
  * Parses an authorized_keys file (sshd(8) AUTHORIZED_KEYS FILE FORMAT) into fingerprints, never the key
  * body. Lines that are not keys (comments, blanks, garbage) are skipped; `hash` is SHA-256 over raw bytes.
@@ -89,14 +72,14 @@ export function parseAuthorizedKeys(file: string, text: string, hash: (bytes: Ui
     const t = tokens(line);
     const at = KEY_TYPE.test(t[0] ?? "") ? 0 : KEY_TYPE.test(t[1] ?? "") ? 1 : -1;
     if (at < 0) return;
-    const blob = bytesOf(t[at + 1] ?? "");
+    const blob = lenientBase64(t[at + 1] ?? "");
     if (!blob || blob.length === 0) return;
     out.push({
       file,
       line: i + 1,
       type: t[at]!,
       bits: keyBits(t[at]!, blob),
-      fingerprint: `SHA256:${hexToBase64(hash(blob))}`,
+      fingerprint: sha256Fingerprint(hash(blob)),
       comment: t.slice(at + 2).join(" "),
       options: at === 1 ? splitOptions(t[0]!) : [],
     });
