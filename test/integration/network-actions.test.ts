@@ -12,8 +12,9 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, existsSync }
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { approveViaPty, rawIpc, startDaemon, type DaemonProcess } from "../helpers/daemon.ts";
+import { startDaemon, type DaemonProcess } from "../helpers/daemon.ts";
 import { runHostgate } from "../helpers/hostgate.ts";
+import { applyStep, call, plan, stateOf, waitFor } from "../helpers/plan-steps.ts";
 
 const ns = `hgm24d${process.pid}`;
 const work = mkdtempSync(join(tmpdir(), `hg-netactions-${process.pid}-`));
@@ -49,48 +50,6 @@ afterAll(() => {
   try { execFileSync("ip", ["netns", "delete", ns]); } catch { /* already gone */ }
   rmSync(work, { recursive: true, force: true });
 });
-
-type Step = { transaction_id: string; action_name: string; params: Record<string, unknown>; preview: { summary: string; text: string; confirm?: { window_s: number } } };
-type ErrorBody = { code: string; message: string; hint?: string };
-type Ok<T> = { ok: true; value: T } | { ok: false; error: ErrorBody };
-
-/** One daemon call over its socket: the method's outcome (a refusal by the socket itself as an error too). */
-async function call<T>(socket: string, method: string, params: unknown): Promise<Ok<T>> {
-  const r = await rawIpc(socket, method, params) as { ok: boolean; result?: Ok<T>; error?: ErrorBody };
-  return r.ok ? r.result! : { ok: false, error: r.error! };
-}
-
-async function plan(d: DaemonProcess, action: string, params: Record<string, unknown>): Promise<Ok<{ plan_id: string; steps: Step[] }>> {
-  return call(d.agentSocket, "plan", { steps: [{ action, params }] });
-}
-
-/** Plans one step, approves it through the real CLI in a pty, executes it; returns the step and its result. */
-async function applyStep(d: DaemonProcess, action: string, params: Record<string, unknown>): Promise<{ step: Step; result: { status: string; output: unknown; confirm?: { command: string; window_s: number; deadline: string } } }> {
-  const p = await plan(d, action, params);
-  if (!p.ok) throw new Error(p.error.message);
-  const step = p.value.steps[0]!;
-  const a = await approveViaPty(d.adminSocket, p.value.plan_id);
-  if (!a.receipt) throw new Error(a.output);
-  const x = await call<{ results: { status: string; output: unknown; error: unknown }[] }>(d.agentSocket, "execute", { approval_receipt: a.receipt, steps: [{ transaction_id: step.transaction_id, action_name: step.action_name, params: step.params }] });
-  if (!x.ok) throw new Error(x.error.message);
-  const result = x.value.results[0]! as { status: string; output: unknown; error: unknown; confirm?: { command: string; window_s: number; deadline: string } };
-  if (result.status !== "succeeded") throw new Error(JSON.stringify(result.error));
-  return { step, result };
-}
-
-async function stateOf(d: DaemonProcess, txId: string): Promise<string | null> {
-  const h = await call<{ entries: { transaction_id: string | null; kind: string; status: string | null }[] }>(d.agentSocket, "history", { limit: 500 });
-  if (!h.ok) throw new Error(h.error.message);
-  return h.value.entries.find((e) => e.transaction_id === txId)?.status ?? null;
-}
-
-async function waitFor(what: () => boolean | Promise<boolean>, ms = 15_000): Promise<void> {
-  const until = Date.now() + ms;
-  while (!(await what())) {
-    if (Date.now() > until) throw new Error("timed out waiting");
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 describe("with a 120 s confirm window: preview, apply, confirm, second preview", () => {
   let d: DaemonProcess;
