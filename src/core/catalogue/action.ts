@@ -152,7 +152,7 @@ export interface Preview {
   /**
    * Set by plan (app/plan.ts) on a step of an action whose `revert` applies: the confirm window in seconds. After
    * apply the daemon restores the prior state unless `hostgate confirm <transaction_id>` arrives within it
-   * (docs/approval.md, "Confirm windows"). Shown to the approver and the model; covered by the preview_hash.
+   * (docs/actions.md, "Confirm windows"). Shown to the approver and the model; covered by the preview_hash.
    */
   confirm?: { window_s: number };
 }
