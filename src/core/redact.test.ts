@@ -234,3 +234,21 @@ describe("secrets found by the second review", () => {
     expect(redactLines(["-----BEGIN PGP PRIVATE KEY BLOCK-----", "lQOYBGX0pgpbodyline", "-----END PGP PRIVATE KEY BLOCK-----"]).lines.join("\n")).not.toContain("lQOYBGX0pgpbodyline");
   });
 });
+
+describe("console links", () => {
+  const SECRET = "q3Zt8M0x_Lw-9bYkR2vN5cHs7dFgJ1pA4eUoTiWmXyE";
+  it("redacts the one-time secret of a console login or enrollment link, in a URL or a browser's argv", () => {
+    for (const line of [`xdg-open http://localhost:7478/enroll#${SECRET}`, `chromium --new-window http://127.0.0.1:7478/login#${SECRET} --flag`]) {
+      const r = redactSecrets(line);
+      expect(r.text).not.toContain(SECRET);
+      expect(r.text).toContain("[redacted:console_link]");
+      expect(r.text).toMatch(/\/(?:login|enroll)#\[redacted/);
+    }
+    expect(redactSecrets(`token hgl_${SECRET} end`).text).toBe("token [redacted:console_link] end");
+  });
+
+  it("keeps an ordinary fragment and a short one", () => {
+    for (const line of ["see http://example.com/docs/login#usage", "http://localhost:7478/enroll#abc"]) expect(redactSecrets(line).text).toBe(line);
+  });
+});
+

@@ -49,6 +49,11 @@ export const LINE_RULES: readonly Rule[] = [
   { name: "jwt", kind: "token", re: /\beyJ[A-Za-z0-9_-]{8,1024}\.[A-Za-z0-9_-]{8,4096}\.[A-Za-z0-9_-]{8}/g, extend: base64url },
   // hostgate's own approval receipts (`hgr_` + 43 base64url characters).
   { name: "receipt", kind: "token", re: /\bhgr_[A-Za-z0-9_-]{16}/g, extend: base64url },
+  // hostgate's approval-console links (`hostgate console [enroll]`): the one-time secret rides in the URL fragment
+  // (`/login#…`, `/enroll#…`), and a browser started for the human keeps it in its argv, where list_processes
+  // would show it to the model (newcomer trial, issue 23). Also the `hgl_` form the console mints.
+  { name: "console_link", kind: "label", re: /\/(?:login|enroll)#(?=[A-Za-z0-9_-]{16})/g, scan: base64url },
+  { name: "console_link", kind: "token", re: /\bhgl_[A-Za-z0-9_-]{16}/g, extend: base64url },
   // scheme://user:password@host — the password runs to the LAST @ of the authority (T2-12, T2-19).
   { name: "url_credentials", kind: "locate", re: /\b[a-z][a-z0-9+.-]{0,31}:\/\//gi, locate: urlPassword },
   { name: "bearer_token", kind: "label", re: /\b(?:Bearer|Basic)\s{1,8}(?=[A-Za-z0-9._~+/-]{12})/gi, scan: bearerChars },
