@@ -3,8 +3,9 @@ import type { ExecResult } from "../core/exec.ts";
 import { HostgateError } from "../core/errors.ts";
 import { parseIpAddressJson } from "../core/host/ip-addr.ts";
 import { shellJoin, shellQuote } from "../core/inventory/target.ts";
-import type { FileOwner, HostProbe, InterfaceAddress, RunOptions, StatFs } from "../ports/host-probe.ts";
+import type { FileOwner, HostProbe, InterfaceAddress, ProcessTableText, RunOptions, StatFs } from "../ports/host-probe.ts";
 import type { SshSession } from "./exec-ssh/session.ts";
+import { readProcessTableOverSsh } from "./host-ssh-ps.ts";
 import { readTailOverSsh } from "./host-ssh-tail.ts";
 
 /**
@@ -19,11 +20,13 @@ import { readTailOverSsh } from "./host-ssh-tail.ts";
  * connection lost mid-call → `unavailable`, each naming the host; errors from dialing (`unreachable`,
  * `host_key_unknown`, `host_key_mismatch`, `invalid_target`) pass through as the pool raised them.
  *
- * No remote process for reads: the process table is read as files (/proc/[pid]/stat, status, cmdline), every
- * request of a batch sent at once on the one SFTP channel, so a listing of N processes costs a few round trips
- * (list /proc, then open and read every pid's file together), not N, and starts nothing on the host (issue 20:
- * a remote command's start, sshd's session plus a shell, cost more than all the reads). A /proc or /sys file is
- * opened without a stat first (the kernel makes them: no FIFO there), and a short read of it is its end.
+ * The process table of a listing is one fixed command, one round trip (`readProcessTable`, host-ssh-ps.ts: one
+ * exec channel, one awk reading every /proc/[pid] file), not a few SFTP requests per process (issue 20: 200
+ * processes cost 85–250 ms that way); a host without `sh` or `awk` falls back to those SFTP reads. A /proc or
+ * /sys file is opened without a stat first (the kernel makes them: no FIFO there), and a short read of it is its
+ * end. The few host-wide /proc files a read-only tool reads on every call (KEPT_OPEN) keep their SFTP handle for
+ * the channel's life: a read at offset 0 makes the kernel generate them afresh, so such a call is one round trip
+ * (the read) instead of two (open, then read) plus a close.
  *
  * Differences from the local probe, by necessity: SFTP has no O_NOFOLLOW/O_NONBLOCK, so a file outside /proc
  * and /sys is lstat'ed first and anything but a regular file (a FIFO would block the host's SFTP server, a
@@ -42,11 +45,23 @@ const PROC_MAX_BYTES = 16 * 1024 * 1024;
 const FX_NO_SUCH_FILE = 2;
 const FX_PERMISSION_DENIED = 3;
 
+/**
+ * Host-wide /proc files read whole on every call of a read-only tool, whose SFTP handle is kept open for the
+ * channel's life (never a path a request can shape, never a per-process file: a pid can be reused). The server
+ * seeks before each read (OpenSSH sftp-server), and a seek to 0 makes the kernel's seq_file generate the text
+ * again (fs/seq_file.c seq_lseek → traverse): every read sees the values of that moment.
+ */
+const KEPT_OPEN = new Set(["/proc/meminfo", "/proc/loadavg", "/proc/uptime", "/proc/stat"]);
+/** The kept handles of each SFTP channel (a new channel opens its own). */
+const keptHandles = new WeakMap<SFTPWrapper, Map<string, Promise<Buffer>>>();
+
 type Cb<T> = (err: Error | undefined | null, v: T) => void;
 
 export class SshHostProbe implements HostProbe {
   private readonly host: string;
   private turn: Promise<SFTPWrapper> | null = null;
+  /** Set once the host could not run the process table reader (no sh or awk): listings read files over SFTP. */
+  private noProcessReader = false;
 
   /** `session`: the host's pooled session; `hostName`: how errors name it (default the session's user@host:port). */
   constructor(private readonly session: SshSession, hostName?: string) {
@@ -113,8 +128,9 @@ export class SshHostProbe implements HostProbe {
       }
     }
     const max = opts.maxBytes ?? (generated ? PROC_MAX_BYTES : Number.MAX_SAFE_INTEGER);
-    const handle = await this.sftp<Buffer>(path, (s, cb) => { s.open(path, "r", cb); });
     const s = await this.channel();
+    const kept = KEPT_OPEN.has(path);
+    const handle = kept ? await this.keptHandle(s, path) : await this.sftp<Buffer>(path, (x, cb) => { x.open(path, "r", cb); });
     const readAt = (pos: number, want: number): Promise<Buffer> =>
       this.sftp<Buffer>(path, (x, cb) => { x.read(handle, Buffer.allocUnsafe(want), 0, want, pos, (e, got, data) => { cb(e, e ? Buffer.alloc(0) : data.subarray(0, got)); }); });
     try {
@@ -140,10 +156,36 @@ export class SshHostProbe implements HostProbe {
         }
       }
       return Buffer.concat(parts).toString(opts.encoding ?? "utf8");
+    } catch (err) {
+      if (kept) keptHandles.get(s)?.delete(path); // opened afresh by the next call
+      throw err;
     } finally {
       // Not awaited: the answer does not depend on it and the next request is queued behind it anyway.
-      s.close(handle, () => undefined);
+      if (!kept) s.close(handle, () => undefined);
     }
+  }
+
+  /** The channel's kept handle of a KEPT_OPEN file, opened on first use (a failed open is not kept). */
+  private keptHandle(s: SFTPWrapper, path: string): Promise<Buffer> {
+    let handles = keptHandles.get(s);
+    if (!handles) keptHandles.set(s, (handles = new Map()));
+    let h = handles.get(path);
+    if (!h) {
+      const opened = this.sftp<Buffer>(path, (x, cb) => { x.open(path, "r", cb); });
+      handles.set(path, opened);
+      const all = handles;
+      opened.catch(() => { if (all.get(path) === opened) all.delete(path); });
+      h = opened;
+    }
+    return h;
+  }
+
+  /** One fixed remote command (host-ssh-ps.ts); null when the host cannot run it (the caller reads files one by one). */
+  async readProcessTable(): Promise<ProcessTableText | null> {
+    if (this.noProcessReader) return null;
+    const t = await readProcessTableOverSsh(this.session, this.host);
+    if (t === null) this.noProcessReader = true;
+    return t;
   }
 
   readTailConfined(path: string, within: string, opts: { maxBytes: number; maxLines: number }): Promise<{ text: string; size: number; startOffset: number; owner: FileOwner }> {

@@ -25,6 +25,8 @@ export interface SshContextOptions {
   units?: UnitManagerSet;
   /** The host's mutator; until the SSH mutator exists, every call answers `unavailable`. */
   mutator?: HostMutator;
+  /** The session the ports use (default: a session of `pool` on `route`; tests pass one that counts requests). */
+  session?: SshSession;
 }
 
 /** A remote host's action context and what was learnt building it. */
@@ -55,7 +57,7 @@ function unavailableMutator(name: string): HostMutator {
  * the hasher are the daemon's (time and SHA-256 do not depend on the host).
  */
 export async function sshActionContext(o: SshContextOptions): Promise<SshHostContext> {
-  const session = sshSession(o.pool, o.route);
+  const session = o.session ?? sshSession(o.pool, o.route);
   const host = new SshHostProbe(session, o.name);
   const read = (path: string): Promise<string> => host.readText(path).catch((e: unknown) => {
     if (e instanceof HostgateError && (e.code === "not_found" || e.code === "permission_denied")) return "";

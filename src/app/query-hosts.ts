@@ -6,7 +6,7 @@ import { assertSupported } from "../core/catalogue/needs.ts";
 import { redactDeep } from "../core/redact.ts";
 import { parseUnitUri, splitHostUnitUri } from "../core/systemd/uri.ts";
 import { readUnitResource } from "./unit-resources.ts";
-import { canonicalJson } from "../core/audit/canonical.ts";
+import { canonicalJson, type JsonValue } from "../core/audit/canonical.ts";
 import { assertReadAllowed, readPolicyRequest } from "../core/policy/read-request.ts";
 import type { FanOutData, QueryValue, ResourceContents } from "../ipc/protocol.ts";
 import { audit } from "./audit-log.ts";
@@ -29,43 +29,57 @@ export interface QueryRequest {
 
 const REFUSALS = new Set(["not_read_only", "unknown_action", "insufficient_role", "unknown_host", "refused", "unavailable", "invalid_params"]);
 
+/** What a fan-out learns of one host's read permit, for its one audit entry (instead of one `query.remote` each). */
+export interface ReadPermit {
+  machine: string;
+  policies: JsonValue;
+}
+
 /**
  * The entry of a host for a read, gated: `local` as registered; any other host through the registry
  * (resolved as exec_on_host resolves it, context built on first use) and the policy's `read` permit for that
- * machine and caller (deny by default, core/policy/read-request.ts).
+ * machine and caller (deny by default, core/policy/read-request.ts). `permit`: see {@link readGate}.
  */
-async function gatedEntry(d: DaemonDeps, action: string, hostId: string, caller: Caller, signal?: AbortSignal): Promise<HostEntry> {
-  return d.hosts.resolve(hostId, signal, readGate(d, action, hostId, caller));
+async function gatedEntry(d: DaemonDeps, action: string, hostId: string, caller: Caller, signal?: AbortSignal, permit?: (p: ReadPermit) => void): Promise<HostEntry> {
+  return d.hosts.resolve(hostId, signal, readGate(d, action, hostId, caller, permit));
 }
 
 /**
  * The gate a remote host's record passes before its context is built (and so before it is dialed): the policy's
- * `read` permit for `action` on that machine and caller, audited `query.remote`. Used by reads and by `plan`
+ * `read` permit for `action` on that machine and caller, audited `query.remote` — or, with `permit`, handed to it
+ * instead (a fan-out audits all its hosts in one entry). Used by reads and by `plan`
  * (a preview reads the host's current state: a plan on a host the caller may not read is refused before
  * anything connects, so `plan` is no probe of arbitrary addresses). Throws HostgateError `refused`/`unavailable`.
  */
-export function readGate(d: DaemonDeps, action: string, hostId: string, caller: Caller): (record: HostRecord) => Promise<void> {
+export function readGate(d: DaemonDeps, action: string, hostId: string, caller: Caller, permit?: (p: ReadPermit) => void): (record: HostRecord) => Promise<void> {
   return async (record) => {
     if (!d.hostsFeature) throw new HostgateError("unavailable", "the hosts feature is not composed in this daemon");
     const f = await d.hostsFeature();
     const who = { role: caller.role, client: caller.client_name ?? "", uid: caller.peer?.uid ?? null };
     const verdict = assertReadAllowed(f.policy, readPolicyRequest(action, who, record));
-    await audit(d.audit(), "query.remote", actorOf(caller), { action, host: hostId, machine: record.machine?.name ?? hostId, policies: verdict.policies }).catch(() => undefined);
+    const machine = record.machine?.name ?? hostId;
+    if (permit) permit({ machine, policies: verdict.policies });
+    else await audit(d.audit(), "query.remote", actorOf(caller), { action, host: hostId, machine, policies: verdict.policies }).catch(() => undefined);
   };
 }
 
-/** One host's answer: the query path (app/query.ts: caps, params, redaction, 1 MiB), its errors thrown. */
-async function oneHost(d: DaemonDeps, p: QueryRequest, hostId: string, caller: Caller, signal?: AbortSignal): Promise<QueryValue> {
+/**
+ * One host's answer: the query path (app/query.ts: caps, params, redaction, 1 MiB), its errors thrown. A refusal
+ * is audited `query.refused` here, unless `permit` is given (a fan-out: its one entry records every outcome).
+ */
+async function oneHost(d: DaemonDeps, p: QueryRequest, hostId: string, caller: Caller, signal?: AbortSignal, permit?: (p: ReadPermit) => void): Promise<QueryValue> {
+  const refused = async (code: string): Promise<void> => {
+    if (!permit && REFUSALS.has(code)) await audit(d.audit(), "query.refused", actorOf(caller), { action: p.action, host: hostId, code }).catch(() => undefined);
+  };
   let r;
   try {
-    r = await queryAction(p.action, p.args, await gatedEntry(d, p.action, hostId, caller, signal), d.catalogue, caller.role);
+    r = await queryAction(p.action, p.args, await gatedEntry(d, p.action, hostId, caller, signal, permit), d.catalogue, caller.role);
   } catch (err) {
-    const code = err instanceof HostgateError ? err.code : "internal_error";
-    if (REFUSALS.has(code)) await audit(d.audit(), "query.refused", actorOf(caller), { action: p.action, host: hostId, code }).catch(() => undefined);
+    await refused(err instanceof HostgateError ? err.code : "internal_error");
     throw d.hosts.failed(hostId, err);
   }
   if (!r.ok) {
-    if (REFUSALS.has(r.error.code)) await audit(d.audit(), "query.refused", actorOf(caller), { action: p.action, host: hostId, code: r.error.code }).catch(() => undefined);
+    await refused(r.error.code);
     const err = new HostgateError(r.error.code as ErrorCode, r.error.message, { ...(r.error.hint ? { hint: r.error.hint } : {}), ...(r.error.details ? { details: r.error.details } : {}) });
     throw d.hosts.failed(hostId, err);
   }
@@ -111,12 +125,13 @@ export async function queryHosts(d: DaemonDeps, p: QueryRequest, caller: Caller,
   const timeout = opts.timeout_ms ?? HOST_TIMEOUT_MS;
   type Answer = { ok: true; value: QueryValue } | { ok: false; error: ReturnType<typeof errorBody> };
   const results: Answer[] = [];
+  const permits: (ReadPermit | undefined)[] = [];
   let next = 0;
   const worker = async (): Promise<void> => {
     while (next < hosts.length) {
       const i = next++;
       try {
-        results[i] = { ok: true, value: await bounded(oneHost(d, p, hosts[i]!, caller, signal), timeout, hosts[i]!) };
+        results[i] = { ok: true, value: await bounded(oneHost(d, p, hosts[i]!, caller, signal, (x) => { permits[i] = x; }), timeout, hosts[i]!) };
       } catch (err) {
         results[i] = { ok: false, error: errorBody(err) };
       }
@@ -140,6 +155,20 @@ export async function queryHosts(d: DaemonDeps, p: QueryRequest, caller: Caller,
     else groups.set(key, { hosts: [hosts[i]!], data: r.value.data });
   });
   const data: FanOutData = { groups: [...groups.values()], errors };
+  // One entry for the whole fan-out (issue 20): the hosts, and per host its machine, the deciding policies and its
+  // outcome (`ok` with the SHA-256 of its canonical answer, or the error code). Reads are not fail-closed.
+  const digests = new Map<string, string>();
+  const hash = d.hosts.get().ctx.hash;
+  const outcomes = results.map((r, i): JsonValue => {
+    const given = permits[i];
+    const permit: Record<string, JsonValue> = given ? { machine: given.machine, policies: given.policies } : {};
+    if (!r.ok) return { host: hosts[i]!, ...permit, outcome: r.error.code };
+    const key = canonicalJson(r.value.data);
+    let sha = digests.get(key);
+    if (sha === undefined) digests.set(key, (sha = hash.sha256Hex(key)));
+    return { host: hosts[i]!, ...permit, outcome: "ok", answer_sha256: sha };
+  });
+  await audit(d.audit(), "query.fanout", actorOf(caller), { action: p.action, hosts, outcomes }).catch(() => undefined);
   return {
     data,
     meta: { host: hosts[0]!, hostname: hosts[0]!, hosts, action: p.action, at: new Date(started).toISOString(), duration_ms: Date.now() - started, untrusted: untrusted || errors.length > 0, redactions },

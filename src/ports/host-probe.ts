@@ -107,6 +107,26 @@ export interface HostProbe {
    * from the host itself (SSH hosts, for now), and the action says so.
    */
   tcpConnect?(host: string, port: number, timeoutMs: number): Promise<TcpConnectResult>;
+  /**
+   * The whole process table read at once (issue 20: over SSH one fixed command, one round trip, instead of a
+   * read per process file). Optional: the local probe reads files one by one (cheaper there: it reads only what
+   * the answer needs). Resolves null when this host cannot run the reader (no POSIX `sh` or `awk`): the caller
+   * then reads the files one by one. Throws `unavailable` when the reader started but failed or was cut.
+   */
+  readProcessTable?(): Promise<ProcessTableText | null>;
+}
+
+/**
+ * The raw texts behind a process listing, as the files hold them (parsed by the same parsers as local reads).
+ * `passwd` is /etc/passwd (null when unreadable); `stat` and `uptime` are /proc/stat and /proc/uptime; each
+ * process has its /proc/[pid]/stat, the lines of its status the listing uses (Name, Uid, VmSize, VmRSS; null when
+ * the process exited meanwhile) and its cmdline (at most 16 KiB, as a local read; null when it exited).
+ */
+export interface ProcessTableText {
+  passwd: string | null;
+  stat: string;
+  uptime: string;
+  processes: { pid: number; stat: string; status: string | null; cmdline: string | null }[];
 }
 
 /** Wall clock, injectable for tests (receipt expiry, audit timestamps). Milliseconds since the epoch. */

@@ -4,6 +4,7 @@
  * hosts are real sshd servers on loopback (each this machine, seen over SSH through the daemon's own pool) plus
  * one address where nothing listens. Real cedar policy, real files under /var/log.
  */
+import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -15,6 +16,7 @@ import { composeDaemon, type ComposedDaemon } from "../../src/daemon/compose.ts"
 import { META_ERROR_CODE, META_PROVENANCE } from "../../src/mcp/result.ts";
 import { readOnHostsTool } from "../../src/mcp/tools/read-on-hosts.ts";
 import type { ToolResult } from "../../src/mcp/tool-spec.ts";
+import { HOSTGATE_BIN } from "../helpers/hostgate.ts";
 import { peerMissing } from "../helpers/peers.ts";
 import { sshdPrereqs, startSshd, type SshdPeer } from "../peers/sshd.ts";
 
@@ -36,6 +38,7 @@ describe.skipIf(skip)("read_on_hosts: one read-only tool on several real SSH hos
   let work: string;
   const logDir = `/var/log/hostgate-test-roh-${process.pid}`;
   const open: ComposedDaemon[] = [];
+  const stateDirs = new Map<ComposedDaemon, string>();
 
   beforeAll(async () => {
     peers.push(await startSshd(), await startSshd());
@@ -55,7 +58,8 @@ describe.skipIf(skip)("read_on_hosts: one read-only tool on several real SSH hos
     writeFileSync(join(policies, "read.cedar"), POLICY);
     const knownHosts = join(work, "known_hosts");
     writeFileSync(knownHosts, peers.map((p) => `[127.0.0.1]:${p.port} ${readFileSync(join(p.dir, "host_key.pub"), "utf8").split(" ").slice(0, 2).join(" ")}\n`).join(""));
-    process.env.HOSTGATE_STATE_DIR = mkdtempSync(join(work, "state-"));
+    const stateDir = mkdtempSync(join(work, "state-"));
+    process.env.HOSTGATE_STATE_DIR = stateDir;
     const down = await closedPort();
     const config = ConfigSchema.parse({
       backend: { type: "mock" },
@@ -72,6 +76,7 @@ describe.skipIf(skip)("read_on_hosts: one read-only tool on several real SSH hos
     const d = await composeDaemon(config, { mode: "embedded", announce: () => undefined });
     delete process.env.HOSTGATE_STATE_DIR;
     open.push(d);
+    stateDirs.set(d, stateDir);
     return d;
   }
 
@@ -103,6 +108,29 @@ describe.skipIf(skip)("read_on_hosts: one read-only tool on several real SSH hos
     // Moving counters differ from read to read: every host answered, each host in exactly one group.
     expect(out.groups.flatMap((g) => g.hosts).sort()).toEqual(["local", "web1", "web2"]);
   }, 30_000);
+
+  it("a fan-out is ONE audit entry (query.fanout: the call, the host list, each host's machine, policies and outcome digest), not one per host; hostgate audit verify says intact", async () => {
+    const d = await daemon();
+    const entries = (): { kind: string; payload: Record<string, unknown> }[] => d.openStores().audit.query().map((e) => ({ kind: e.kind, payload: JSON.parse(e.payload) as Record<string, unknown> }));
+    const before = entries().length;
+    const r = await call(d, { tool: "read_log_file", arguments: { path: `${logDir}/app.log` }, hosts: ["web1", "web2", "down", "nosuch"] });
+    expect(r.isError).toBeUndefined();
+    const added = entries().slice(before);
+    expect(added.map((e) => e.kind)).toEqual(["query.fanout"]);
+    const { payload } = added[0]!;
+    expect(payload.action).toBe("ReadLogFile");
+    expect(payload.hosts).toEqual(["web1", "web2", "down", "nosuch"]);
+    const outcomes = payload.outcomes as { host: string; outcome: string; machine?: string; policies?: string[]; answer_sha256?: string }[];
+    expect(outcomes.map((o) => [o.host, o.outcome])).toEqual([["web1", "ok"], ["web2", "ok"], ["down", "unreachable"], ["nosuch", "refused"]]);
+    expect(outcomes[0]).toMatchObject({ machine: "web1", policies: ["read-lab"], answer_sha256: expect.stringMatching(/^[0-9a-f]{64}$/) as string });
+    // The two identical answers have the same digest.
+    expect(outcomes[1]!.answer_sha256).toBe(outcomes[0]!.answer_sha256);
+    // A one-host read is still its own query.remote entry.
+    await d.service.agent("roh").call("query", { action: "GetLoad", args: {}, host: "web1" });
+    expect(entries().slice(before + 1).map((e) => e.kind)).toEqual(["query.remote"]);
+    const v = spawnSync(process.execPath, [HOSTGATE_BIN, "audit", "verify", "--state-dir", stateDirs.get(d)!, "--json"], { encoding: "utf8", env: { ...process.env, HOSTGATE_CONFIG_DIR: join(work, "no-config") } });
+    expect(JSON.parse(v.stdout) as { result: string }, v.stdout + v.stderr).toMatchObject({ result: expect.stringMatching(/^(intact|unanchored)$/) as string });
+  }, 60_000);
 
   it("when no host answers the result is an error (isError, the first host's code), still with every host's error (a name no inventory lists: refused by the read policy)", async () => {
     const d = await daemon();

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { defineReadOnlyAction } from "../action.ts";
 import { paginate } from "../../pagination.ts";
 import { redactLines, redactSecrets } from "../../redact.ts";
-import { readArgv, readProcessHead, readProcessStats, readUsers, statusNameOf, type ProcessHead, type ProcessInfo, type ProcessStat } from "./process-table.ts";
+import { readArgv, readProcessHead, readProcessStats, readUsers, rowsFromTable, statusNameOf, type ProcessHead, type ProcessInfo, type ProcessStat } from "./process-table.ts";
 
 /** One process while the list is built: its stat row, then its status fields and argv once they are read. */
 interface Row {
@@ -52,10 +52,12 @@ export default defineReadOnlyAction({
     // line (a third read, and most of the redaction work) only for the rows the name filter looks at and the
     // rows of the page. A process that exits between two of its reads is left out, as one that exits during
     // its first read is.
-    // The user map and the process table at once (over SSH: their round trips overlap, issue 20).
-    const [users, stats] = await Promise.all([readUsers(ctx), readProcessStats(ctx)]);
-    let rows: Row[] = stats.map((stat) => ({ stat }));
-    if (params.user !== undefined || params.sort === "memory") rows = await withHeads(rows, ctx, users);
+    // A host that reads its whole table at once (over SSH: one fixed command, one round trip, issue 20) gives
+    // every row complete; the others (local) read files one by one, only those the answer needs.
+    const table = ctx.host.readProcessTable ? await ctx.host.readProcessTable() : null;
+    const [users, stats] = table ? [new Map<number, string>(), []] : await Promise.all([readUsers(ctx), readProcessStats(ctx)]);
+    let rows: Row[] = table ? rowsFromTable(table) : stats.map((stat) => ({ stat }));
+    if (!table && (params.user !== undefined || params.sort === "memory")) rows = await withHeads(rows, ctx, users);
     if (params.user !== undefined) rows = rows.filter((r) => r.head!.user === params.user);
     if (params.name !== undefined) {
       // The filter sees the text the answer shows: redacted name and argv[0]. On the raw text it would tell a
@@ -72,7 +74,7 @@ export default defineReadOnlyAction({
           name = head.name;
         }
         if (redactSecrets(name).text.includes(needle)) return r;
-        const argv = await readArgv(ctx, r.stat.pid);
+        const argv = r.argv ?? await readArgv(ctx, r.stat.pid);
         return argv !== null && (redactLines(argv).lines[0] ?? "").includes(needle) ? { ...r, argv } : null;
       }));
       rows = looked.filter((r): r is Row => r !== null);

@@ -1,4 +1,5 @@
 import type { ActionContext } from "../action.ts";
+import type { ProcessTableText } from "../../../ports/host-probe.ts";
 import { kbField, parseCmdline, parsePasswd, parseProcStat, pickProcStatus } from "../../host/proc-pid.ts";
 
 /** The /proc/[pid]/status lines a process row needs. */
@@ -32,6 +33,11 @@ export interface ProcessInfo {
 async function clockBase(ctx: ActionContext): Promise<ClockBase> {
   // Both at once: over SSH each is a round trip (issue 20).
   const [stat, up] = await Promise.all([ctx.host.readText("/proc/stat"), ctx.host.readText("/proc/uptime")]);
+  return clockBaseOf(stat, up);
+}
+
+/** Boot time and uptime from the texts of /proc/stat and /proc/uptime. */
+function clockBaseOf(stat: string, up: string): ClockBase {
   const btime = Number(/^btime (\d+)$/m.exec(stat)?.[1] ?? 0);
   const uptime = Number(up.split(" ")[0]);
   return { btime, uptime };
@@ -90,12 +96,16 @@ const ONE_READ = { singleRead: true } as const;
 
 /** Reads and parses /proc/[pid]/stat; null when the process exited (a normal race with /proc). */
 export async function readProcessStat(ctx: ActionContext, pid: number, base: ClockBase): Promise<ProcessStat | null> {
-  let stat;
   try {
-    stat = parseProcStat(await ctx.host.readText(`/proc/${pid}/stat`, ONE_READ));
+    return statFromText(pid, await ctx.host.readText(`/proc/${pid}/stat`, ONE_READ), base);
   } catch {
     return null;
   }
+}
+
+/** Parses the text of /proc/[pid]/stat into a stat row; null when it does not parse. */
+function statFromText(pid: number, text: string, base: ClockBase): ProcessStat | null {
+  const stat = parseProcStat(text);
   if (!stat) return null;
   const cpuSeconds = stat.cpu_ticks / USER_HZ;
   const startAfterBoot = stat.start_ticks / USER_HZ;
@@ -114,12 +124,18 @@ export async function readProcessStat(ctx: ActionContext, pid: number, base: Clo
 
 /** Adds what /proc/[pid]/status tells (name, uid and user, memory) to a stat row; null when the process exited. */
 export async function readProcessHead(ctx: ActionContext, stat: ProcessStat, users: Map<number, string>): Promise<ProcessHead | null> {
-  let status;
+  let text;
   try {
-    status = pickProcStatus(await ctx.host.readText(`/proc/${stat.pid}/status`, ONE_READ), STATUS_KEYS);
+    text = await ctx.host.readText(`/proc/${stat.pid}/status`, ONE_READ);
   } catch {
     return null;
   }
+  return headFromStatus(stat, text, users);
+}
+
+/** A stat row with the fields of its /proc/[pid]/status text (every line, or only those of STATUS_KEYS). */
+function headFromStatus(stat: ProcessStat, text: string, users: Map<number, string>): ProcessHead {
+  const status = pickProcStatus(text, STATUS_KEYS);
   const uidField = status.Uid?.split(/\s+/)[0];
   const uid = uidField === undefined ? null : Number(uidField);
   return {
@@ -178,4 +194,29 @@ export async function readProcessStats(ctx: ActionContext): Promise<ProcessStat[
   const pids = names.filter((d) => /^\d+$/.test(d)).map(Number);
   const all = await Promise.all(pids.map((pid) => readProcessStat(ctx, pid, base)));
   return all.filter((p): p is ProcessStat => p !== null);
+}
+
+/** One process of a listing with everything the answer can show: stat row, status fields and command line. */
+export interface FullRow {
+  stat: ProcessStat;
+  head: ProcessHead;
+  argv: string[];
+}
+
+/**
+ * Every process of a table read at once ({@link ActionContext}'s `host.readProcessTable`: over SSH one command,
+ * issue 20), parsed by the same parsers as the file-by-file reads; a process whose status or command line was
+ * gone by the time it was read is left out, as the file-by-file path leaves it out. Users come from the table's
+ * /etc/passwd (an unreadable one leaves names null).
+ */
+export function rowsFromTable(t: ProcessTableText): FullRow[] {
+  const base = clockBaseOf(t.stat, t.uptime);
+  const users = t.passwd === null ? new Map<number, string>() : parsePasswd(t.passwd);
+  const rows: FullRow[] = [];
+  for (const p of t.processes) {
+    const stat = statFromText(p.pid, p.stat, base);
+    if (!stat || p.status === null || p.cmdline === null) continue;
+    rows.push({ stat, head: headFromStatus(stat, p.status, users), argv: parseCmdline(p.cmdline) });
+  }
+  return rows;
 }
