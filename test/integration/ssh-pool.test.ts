@@ -4,6 +4,7 @@
  * re-checked before each lease; a raw command stream carries bytes both ways (what the remote D-Bus bridge needs).
  */
 import { readFileSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SshPool, type SshPoolOptions } from "../../src/adapters/exec-ssh/pool.ts";
@@ -102,6 +103,26 @@ describe.skipIf(skip)("SshPool over a real sshd", () => {
     ac.abort();
     await expect(make().acquire(route(), ac.signal)).rejects.toMatchObject({ code: "cancelled" });
   });
+
+  it("handshakes wait for a turn (max_handshakes): a silent host's handshake times out on its own budget and says so; the next host is dialed after it, not beside it", async () => {
+    // A listener that accepts and never speaks SSH: its handshake can only time out.
+    const silent = createServer(() => undefined);
+    await new Promise<void>((r) => silent.listen(0, "127.0.0.1", r));
+    const silentPort = (silent.address() as { port: number }).port;
+    try {
+      const pool = make({ max_handshakes: 1, connect_timeout_ms: 800 });
+      const order: string[] = [];
+      const first = pool.acquire({ target: { host: "127.0.0.1", port: silentPort } }).then(
+        (l) => { l.release(); order.push("silent: connected"); },
+        (e: { code?: string; message?: string }) => { order.push(`silent: ${e.code}`); expect(e.message).toMatch(/timed out/i); },
+      );
+      const second = pool.acquire(route()).then((l) => { l.release(); order.push("sshd: connected"); });
+      await Promise.all([first, second]);
+      expect(order).toEqual(["silent: unreachable", "sshd: connected"]);
+    } finally {
+      silent.close();
+    }
+  });
 });
 
 describe.skipIf(skip)("SshPool against an sshd without the sftp subsystem", () => {
@@ -123,4 +144,5 @@ describe.skipIf(skip)("SshPool against an sshd without the sftp subsystem", () =
       pool.close();
     }
   });
+
 });

@@ -18,6 +18,13 @@ export interface SshPoolOptions extends DialOptions {
   idle_ms?: number;
   /** Channels at once per connection, the SFTP channel included (default 8, below OpenSSH's MaxSessions 10). */
   max_sessions?: number;
+  /**
+   * Handshakes in progress at once across the pool (default 4). A fan-out to 20 new hosts dials them 4 at a time:
+   * each handshake (key exchange, host key check, authentication: CPU on both ends) gets the connect timeout to
+   * itself instead of sharing a loaded machine with 19 others and timing out (issue 20). Waiting for a turn is
+   * not bounded by the connect timeout; the caller's own timeout bounds it.
+   */
+  max_handshakes?: number;
 }
 
 /** Where to connect: the target and its ProxyJump hops, outermost first (each verified against its own name). */
@@ -57,6 +64,8 @@ function hopKey(h: Hop, defUser: string): string {
 /** See the module comment. `close()` ends every connection; leases held then see `onLost`. */
 export class SshPool {
   private readonly conns = new Map<string, Conn>();
+  private handshakes = 0;
+  private readonly handshakeQueue: (() => void)[] = [];
 
   constructor(readonly opts: SshPoolOptions) {}
 
@@ -133,7 +142,7 @@ export class SshPool {
     const key = [...jumps, route.target].map((h) => hopKey(h, this.opts.default_user)).join(" -> ");
     const existing = this.conns.get(key);
     if (existing && !existing.dead) return existing;
-    const c: Conn = { key, ready: dial(route.target, jumps, this.opts), active: 0, waiters: [], idle: undefined, dead: false, lost: new Set(), sftp: undefined };
+    const c: Conn = { key, ready: this.queuedDial(route.target, jumps), active: 0, waiters: [], idle: undefined, dead: false, lost: new Set(), sftp: undefined };
     this.conns.set(key, c);
     c.ready.then(({ client }) => {
       const gone = (): void => {
@@ -148,6 +157,19 @@ export class SshPool {
       if (this.conns.get(key) === c) this.conns.delete(key);
     });
     return c;
+  }
+
+  /** dial() once a handshake turn is free (max_handshakes); the turn is given back when it settles. */
+  private async queuedDial(target: ExecEndpoint, jumps: readonly ExecEndpoint[]): ReturnType<typeof dial> {
+    if (this.handshakes >= (this.opts.max_handshakes ?? 4)) await new Promise<void>((r) => this.handshakeQueue.push(r));
+    else this.handshakes++;
+    try {
+      return await dial(target, jumps, this.opts);
+    } finally {
+      const next = this.handshakeQueue.shift();
+      if (next) next(); // the turn passes on (the count stays)
+      else this.handshakes--;
+    }
   }
 
   private async slot(c: Conn, n: number): Promise<void> {
