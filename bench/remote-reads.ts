@@ -6,7 +6,10 @@
  * - get_memory_usage / list_processes: p50/p95 over a warm connection (`ssh`) next to the same action on the
  *   local probe (`local`), targets p50 ≤ 5 ms and ≤ 50 ms (with `processes`: how many the host has; sleeping
  *   children pad it to 200, the issue's figure);
- * - openssh_controlmaster_cat_meminfo: `ssh -S <ControlMaster socket> host cat /proc/meminfo`, same run;
+ * - list_processes_sftp_walk: list_processes read file by file over SFTP (the reader switched off: how it ran before
+ *   the one-command reader, and how it runs on a host without sh or awk);
+ * - openssh_controlmaster_cat_meminfo: `ssh -S <ControlMaster socket> host cat /proc/meminfo`, same run, and
+ *   openssh_controlmaster_process_table: the process table reader's own command through it;
  * - load_average: the 1-minute load when the run started (these machines are shared: read figures with it);
  * - per measured call, CPU milliseconds (less sensitive to that load than wall time): `daemon_cpu_ms` (this
  *   process: the SSH client, decoding, the action) and `host_cpu_ms` (the remote side: the peer sshd's session
@@ -17,6 +20,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { join } from "node:path";
 import { SshPool } from "../src/adapters/exec-ssh/pool.ts";
+import { PROCESS_TABLE_COMMAND } from "../src/adapters/host-ssh-ps.ts";
 import { sshActionContext } from "../src/adapters/ssh-context.ts";
 import type { ActionContext } from "../src/core/catalogue/action.ts";
 import { findAction } from "../src/core/catalogue/index.ts";
@@ -99,6 +103,11 @@ try {
   const pool = new SshPool(opts);
   const remote = (await sshActionContext({ pool, route, name: "loopback", logs_readable: { kind: "all" } })).ctx;
   const local = await realContext();
+  // The process table read file by file over SFTP (how list_processes ran before the one-command reader): the
+  // same probe with its reader switched off, as on a host without sh or awk.
+  const sftpOnly = (await sshActionContext({ pool, route, name: "loopback", logs_readable: { kind: "all" } })).ctx;
+  (sftpOnly.host as unknown as { noProcessReader: boolean }).noProcessReader = true;
+  out.list_processes_sftp_walk = { ...stats(await time(30, runner(sftpOnly, "ListProcesses"))), daemon_cpu_ms: cpu.daemon, host_cpu_ms: cpu.host };
   for (const name of ["GetMemoryUsage", "ListProcesses"]) {
     const ssh = stats(await time(name === "GetMemoryUsage" ? 100 : 30, runner(remote, name)));
     const sshCpu = { daemon_cpu_ms: cpu.daemon, host_cpu_ms: cpu.host };
@@ -116,8 +125,15 @@ try {
     if (r.status !== 0) throw new Error(`ssh -S failed: ${r.stderr.toString()}`);
     return Promise.resolve();
   });
-  master.kill();
   out.openssh_controlmaster_cat_meminfo = { ...stats(cm), host_cpu_ms: cpu.host };
+  // The same bytes the reader prints, through OpenSSH: the listing's command as `ssh -S host <command>`.
+  const cps = await time(20, () => {
+    const r = spawnSync("ssh", [...sshArgs, "root@127.0.0.1", PROCESS_TABLE_COMMAND], { maxBuffer: 1 << 28 });
+    if (r.status !== 0) throw new Error(`ssh -S failed: ${r.stderr.toString()}`);
+    return Promise.resolve();
+  });
+  out.openssh_controlmaster_process_table = { ...stats(cps), host_cpu_ms: cpu.host };
+  master.kill();
 } finally {
   await peer.stop();
   for (const p of padding) p.kill();

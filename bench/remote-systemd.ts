@@ -10,12 +10,13 @@
  * - openssh_controlmaster_show: `ssh -S <ControlMaster> host systemctl show -p ActiveState unit` (the reference);
  * - bridge_connect: a fresh bridge's first call (channel + relay socket + D-Bus Hello), warm SSH connection;
  * - write_file: SshHostMutator.writeFileAtomic with a precondition (one fixed script), as root and via sudo -n;
- * - can_become: the preview's privilege check (`sudo -n id -u`).
+ * - can_become: the preview's privilege check (`sudo -n id -u`);
+ * - load_average, and `errors` (section → message) when a section failed: the others are still printed.
  */
 import { spawn, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { SshPool } from "../src/adapters/exec-ssh/pool.ts";
 import { sshSession } from "../src/adapters/exec-ssh/session.ts";
@@ -43,8 +44,40 @@ async function time(n: number, f: (i: number) => Promise<unknown>): Promise<{ n:
   return stats(xs);
 }
 
-const peer = await startNspawnSsh();
-const out: Record<string, unknown> = {};
+// Whatever happens, ONE JSON object is printed: each section that fails records its error in `errors` and the
+// others still run; a failure to start the container is printed as such; a run that hangs prints what it has
+// after WATCHDOG_MS and exits 1 (before, any error or hang lost every figure: nothing was printed).
+const out: Record<string, unknown> = { load_average: Math.round(loadavg()[0]! * 100) / 100 };
+const errors: Record<string, string> = {};
+let printed = false;
+const print = (): void => {
+  if (printed) return;
+  printed = true;
+  if (Object.keys(errors).length > 0) out.errors = errors;
+  console.log(JSON.stringify(out));
+};
+const WATCHDOG_MS = 8 * 60_000;
+setTimeout(() => {
+  errors.watchdog = `the run did not finish within ${WATCHDOG_MS / 60_000} min`;
+  print();
+  process.exit(1);
+}, WATCHDOG_MS).unref();
+/** Runs one measured section; an error is recorded under its name and the run goes on. */
+async function section(name: string, f: () => Promise<void>): Promise<void> {
+  try {
+    await f();
+  } catch (e) {
+    errors[name] = (e as Error).message.slice(0, 500);
+  }
+}
+let peer: Awaited<ReturnType<typeof startNspawnSsh>>;
+try {
+  peer = await startNspawnSsh();
+} catch (e) {
+  errors.start = (e as Error).message.slice(0, 500);
+  print();
+  process.exit(1);
+}
 const pool = new SshPool({ known_hosts: [peer.knownHosts], host_keys: "strict", default_user: "root", default_identity_files: [peer.clientKey], connect_timeout_ms: 10_000 });
 const open = (user: string) => sessionExecOpener(sshSession(pool, { target: { host: peer.ip, port: peer.port, user } }));
 try {
@@ -60,35 +93,41 @@ try {
     local: new DbusUnitManager({ busAddress: peer.container.busAddress, fileRoot: peer.container.fileRoot }),
   };
   for (const [name, m] of Object.entries(managers)) {
-    out[name] = {
-      get_unit: await time(50, () => m.getUnit(unit)),
-      read_unit_definition: await time(30, () => m.getDefinition(unit)),
-      list_units: await time(20, () => m.listUnits()),
-    };
+    await section(name, async () => {
+      out[name] = {
+        get_unit: await time(50, () => m.getUnit(unit)),
+        read_unit_definition: await time(30, () => m.getDefinition(unit)),
+        list_units: await time(20, () => m.listUnits()),
+      };
+    });
   }
-  for (const m of Object.values(managers)) await m.close();
+  for (const m of Object.values(managers)) await m.close().catch(() => undefined);
 
-  const cold: number[] = [];
-  for (let i = 0; i < 8; i++) {
-    const m = bridgeUnitManager({ open: open("root"), host: "box", login: "root", become: "none" });
-    const t = performance.now();
-    await m.getUnit(unit);
-    cold.push(performance.now() - t);
-    await m.close();
-  }
-  out.bridge_connect = stats(cold);
-
-  // OpenSSH with a ControlMaster, the same read as text.
-  const ctl = join(mkdtempSync(join(tmpdir(), "hg-bench-ctl-")), "ctl");
-  const sshArgs = ["-i", peer.clientKey, "-o", `UserKnownHostsFile=${peer.knownHosts}`, "-o", "StrictHostKeyChecking=yes", "-o", "BatchMode=yes", "-S", ctl];
-  const master = spawn("ssh", [...sshArgs, "-M", "-N", `root@${peer.ip}`], { stdio: "ignore" });
-  for (let i = 0; i < 100 && !existsSync(ctl); i++) await new Promise((r) => setTimeout(r, 50));
-  out.openssh_controlmaster_show = await time(30, () => {
-    const r = spawnSync("ssh", [...sshArgs, `root@${peer.ip}`, "systemctl", "show", "-p", "ActiveState", unit]);
-    if (r.status !== 0) throw new Error(`ssh -S failed: ${r.stderr.toString()}`);
-    return Promise.resolve();
+  await section("bridge_connect", async () => {
+    const cold: number[] = [];
+    for (let i = 0; i < 8; i++) {
+      const m = bridgeUnitManager({ open: open("root"), host: "box", login: "root", become: "none" });
+      const t = performance.now();
+      await m.getUnit(unit);
+      cold.push(performance.now() - t);
+      await m.close();
+    }
+    out.bridge_connect = stats(cold);
   });
-  master.kill();
+
+  await section("openssh_controlmaster_show", async () => {
+    // OpenSSH with a ControlMaster, the same read as text.
+    const ctl = join(mkdtempSync(join(tmpdir(), "hg-bench-ctl-")), "ctl");
+    const sshArgs = ["-i", peer.clientKey, "-o", `UserKnownHostsFile=${peer.knownHosts}`, "-o", "StrictHostKeyChecking=yes", "-o", "BatchMode=yes", "-S", ctl];
+    const master = spawn("ssh", [...sshArgs, "-M", "-N", `root@${peer.ip}`], { stdio: "ignore" });
+    for (let i = 0; i < 100 && !existsSync(ctl); i++) await new Promise((r) => setTimeout(r, 50));
+    out.openssh_controlmaster_show = await time(30, () => {
+      const r = spawnSync("ssh", [...sshArgs, `root@${peer.ip}`, "systemctl", "show", "-p", "ActiveState", unit]);
+      if (r.status !== 0) throw new Error(`ssh -S failed: ${r.stderr.toString()}`);
+      return Promise.resolve();
+    });
+    master.kill();
+  });
 
   const content = (i: number) => `value = ${i}\n`;
   const sha = (s: string) => createHash("sha256").update(s).digest("hex");
@@ -96,16 +135,19 @@ try {
     const m = new SshHostMutator({ open: open(user), host: "box", login: user, become });
     const path = `/etc/hg-bench-${user}.conf`;
     let prev: string | null = null;
-    out[name] = await time(30, async (i) => {
-      const next = content(i);
-      await m.writeFileAtomic(path, next, { expectedSha256: prev === null ? null : sha(prev) });
-      prev = next;
+    await section(name, async () => {
+      out[name] = await time(30, async (i) => {
+        const next = content(i);
+        await m.writeFileAtomic(path, next, { expectedSha256: prev === null ? null : sha(prev) });
+        prev = next;
+      });
     });
   }
   const deploy = new SshHostMutator({ open: open("deploy"), host: "box", login: "deploy", become: "sudo" });
-  out.can_become_sudo = await time(30, () => deploy.canBecome());
+  await section("can_become_sudo", async () => { out.can_become_sudo = await time(30, () => deploy.canBecome()); });
 } finally {
   pool.close();
-  await peer.stop();
+  await section("stop", () => peer.stop());
+  print();
 }
-console.log(JSON.stringify(out));
+process.exit(Object.keys(errors).length > 0 ? 1 : 0);

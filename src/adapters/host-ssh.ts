@@ -168,7 +168,7 @@ export class SshHostProbe implements HostProbe {
   /** The channel's kept handle of a KEPT_OPEN file, opened on first use (a failed open is not kept). */
   private keptHandle(s: SFTPWrapper, path: string): Promise<Buffer> {
     let handles = keptHandles.get(s);
-    if (!handles) keptHandles.set(s, (handles = new Map()));
+    if (!handles) keptHandles.set(s, (handles = new Map<string, Promise<Buffer>>()));
     let h = handles.get(path);
     if (!h) {
       const opened = this.sftp<Buffer>(path, (x, cb) => { x.open(path, "r", cb); });

@@ -114,7 +114,11 @@ describe.skipIf(skip)("SshPool over a real sshd", () => {
       const order: string[] = [];
       const first = pool.acquire({ target: { host: "127.0.0.1", port: silentPort } }).then(
         (l) => { l.release(); order.push("silent: connected"); },
-        (e: { code?: string; message?: string }) => { order.push(`silent: ${e.code}`); expect(e.message).toMatch(/timed out/i); },
+        (e: unknown) => {
+          const err = e as { code?: string; message?: string };
+          order.push(`silent: ${err.code}`);
+          expect(err.message).toMatch(/timed out/i);
+        },
       );
       const second = pool.acquire(route()).then((l) => { l.release(); order.push("sshd: connected"); });
       await Promise.all([first, second]);
