@@ -5,7 +5,8 @@
  * mechanism: `bwrap` (timeout → setpriv → bwrap) and `hostgate-confine` (the in-tree helper, compiled here
  * from native/confine-helper.c), interleaved round by round so a loaded machine slows all alike. `--ideas`
  * adds variants measured for the record only (not shipped): the bwrap chain without its `timeout`, the
- * helper linked dynamically, and the helper keeping the host's network namespace. `--before REF` adds the
+ * helper built with glibc (`cc -static`, what the build falls back to without musl-gcc), the helper linked
+ * dynamically, and the helper keeping the host's network namespace. `--before REF` adds the
  * helper compiled from native/confine-helper.c as it was at git REF, with the same options, so a change's
  * before and after are measured in one run at the same load (a helper without `--scope-unix` gets the
  * `--unshare-net` it used instead).
@@ -62,6 +63,9 @@ try {
   if (ideas) {
     const dynamic = join(dir, "hostgate-confine-dynamic");
     execFileSync("cc", ["-O2", "-o", dynamic, confineHelperSource()!]);
+    const glibc = join(dir, "hostgate-confine-glibc");
+    execFileSync("cc", ["-O2", "-static", "-o", glibc, confineHelperSource()!]);
+    commands["idea: helper built with glibc (cc -static)"] = commands["hostgate-confine"]!.replace(helper, glibc);
     commands["idea: bwrap without timeout"] = commands.bwrap!.replace(/\S*timeout --foreground -s KILL \d+ /, "");
     commands["idea: helper linked dynamically"] = commands["hostgate-confine"]!.replace(helper, dynamic);
     commands["idea: helper in the host's network namespace"] = confine(["sh", "-c", "true"], confined, { ...opts, host_network_view: true }).command;
