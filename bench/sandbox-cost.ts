@@ -9,7 +9,8 @@
  * dynamically, and the helper keeping the host's network namespace. `--before REF` adds the
  * helper compiled from native/confine-helper.c as it was at git REF, with the same options, so a change's
  * before and after are measured in one run at the same load (a helper without `--scope-unix` gets the
- * `--unshare-net` it used instead).
+ * `--unshare-net` it used instead, one without `--tmpfs-size` none). It is built with `cc -static` (glibc), as the
+ * build did before it preferred musl-gcc.
  * Prints ONE JSON object: per variant wall p50/p95 and CPU per command (user + system of the waited
  * children, from /proc/self/stat, in ms: the steadier figure on a shared machine), and each one's added p50
  * and CPU over plain. CPU the kernel spends in its own workers (a network namespace's teardown) is not seen.
@@ -58,7 +59,9 @@ try {
     execFileSync("cc", ["-O2", "-static", "-o", old, src]);
     // An older helper lacks --scope-unix: it isolated abstract sockets with a network namespace (--unshare-net).
     const knows = execFileSync("git", ["show", `${beforeRef}:native/confine-helper.c`], { encoding: "utf8" }).includes("--scope-unix");
-    commands[`hostgate-confine at ${beforeRef}`] = commands["hostgate-confine"]!.replace(helper, old).replace(knows ? /$^/ : " --scope-unix ", " --unshare-net ");
+    // Nor --tmpfs-size (its tmpfs had no cap) before this change.
+    const sized = execFileSync("git", ["show", `${beforeRef}:native/confine-helper.c`], { encoding: "utf8" }).includes("--tmpfs-size");
+    commands[`hostgate-confine at ${beforeRef}`] = commands["hostgate-confine"]!.replace(helper, old).replace(knows ? /$^/ : " --scope-unix ", " --unshare-net ").replace(sized ? /$^/ : / --tmpfs-size \d+/, "");
   }
   if (ideas) {
     const dynamic = join(dir, "hostgate-confine-dynamic");
