@@ -6,7 +6,7 @@
  * - an unprivileged identity: the host's `nobody` (setpriv drops root before anything else runs, or
  *   systemd's User=), or the SSH login itself when it is not root; supplementary groups only the host's
  *   log readers (`adm`, `systemd-journal`), so `journalctl` and `/var/log` work as far as those groups may read;
- * - a read-only view of the whole filesystem, a private writable `/tmp` and `/var/tmp`, empty `/home`,
+ * - a read-only view of the whole filesystem, a private writable `/tmp` and `/var/tmp` (SANDBOX_LIMITS.tmp_bytes each), empty `/home`,
  *   `/root` and `/run/user`, hostgate's own state, configuration and key directories replaced by empty ones,
  *   `/etc/shadow`, `/etc/gshadow` and `/etc/ssh/*_key` replaced by `/dev/null`, a minimal `/dev`;
  * - no network unless a policy grants it (`network`): bubblewrap gives the command a network namespace of its
@@ -16,7 +16,8 @@
  *   uses RestrictAddressFamilies/IPAddressDeny;
  * - whatever the network, a seccomp filter (bubblewrap and hostgate-confine) that refuses namespaces of its own
  *   (a user namespace would hold every capability over the kernel's namespaced surface), kernel keyrings,
- *   userfaultfd, bpf, perf events, io_uring and foreign ABIs (seccomp.ts); systemd-run has RestrictNamespaces=;
+ *   userfaultfd, bpf, perf events, io_uring and foreign ABIs (seccomp.ts); systemd-run has RestrictNamespaces=,
+ *   SystemCallArchitectures=native and a SystemCallFilter= of the same calls;
  * - its own PID namespace (bubblewrap) or unit (systemd): when the command ends, is cancelled or times out,
  *   everything it started ends with it, `setsid` children included.
  *
