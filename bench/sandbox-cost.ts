@@ -5,10 +5,12 @@
  * mechanism: `bwrap` (timeout → setpriv → bwrap) and `hostgate-confine` (the in-tree helper, compiled here
  * from native/confine-helper.c), interleaved round by round so a loaded machine slows all alike. `--ideas`
  * adds variants measured for the record only (not shipped): the bwrap chain without its `timeout`, the
- * helper linked dynamically, and the helper keeping the host's network namespace. `--before REF` adds the
+ * helper built with glibc (`cc -static`, what the build falls back to without musl-gcc), the helper linked
+ * dynamically, and the helper keeping the host's network namespace. `--before REF` adds the
  * helper compiled from native/confine-helper.c as it was at git REF, with the same options, so a change's
  * before and after are measured in one run at the same load (a helper without `--scope-unix` gets the
- * `--unshare-net` it used instead).
+ * `--unshare-net` it used instead, one without `--tmpfs-size` none). It is built with `cc -static` (glibc), as the
+ * build did before it preferred musl-gcc.
  * Prints ONE JSON object: per variant wall p50/p95 and CPU per command (user + system of the waited
  * children, from /proc/self/stat, in ms: the steadier figure on a shared machine), and each one's added p50
  * and CPU over plain. CPU the kernel spends in its own workers (a network namespace's teardown) is not seen.
@@ -57,11 +59,16 @@ try {
     execFileSync("cc", ["-O2", "-static", "-o", old, src]);
     // An older helper lacks --scope-unix: it isolated abstract sockets with a network namespace (--unshare-net).
     const knows = execFileSync("git", ["show", `${beforeRef}:native/confine-helper.c`], { encoding: "utf8" }).includes("--scope-unix");
-    commands[`hostgate-confine at ${beforeRef}`] = commands["hostgate-confine"]!.replace(helper, old).replace(knows ? /$^/ : " --scope-unix ", " --unshare-net ");
+    // Nor --tmpfs-size (its tmpfs had no cap) before this change.
+    const sized = execFileSync("git", ["show", `${beforeRef}:native/confine-helper.c`], { encoding: "utf8" }).includes("--tmpfs-size");
+    commands[`hostgate-confine at ${beforeRef}`] = commands["hostgate-confine"]!.replace(helper, old).replace(knows ? /$^/ : " --scope-unix ", " --unshare-net ").replace(sized ? /$^/ : / --tmpfs-size \d+/, "");
   }
   if (ideas) {
     const dynamic = join(dir, "hostgate-confine-dynamic");
     execFileSync("cc", ["-O2", "-o", dynamic, confineHelperSource()!]);
+    const glibc = join(dir, "hostgate-confine-glibc");
+    execFileSync("cc", ["-O2", "-static", "-o", glibc, confineHelperSource()!]);
+    commands["idea: helper built with glibc (cc -static)"] = commands["hostgate-confine"]!.replace(helper, glibc);
     commands["idea: bwrap without timeout"] = commands.bwrap!.replace(/\S*timeout --foreground -s KILL \d+ /, "");
     commands["idea: helper linked dynamically"] = commands["hostgate-confine"]!.replace(helper, dynamic);
     commands["idea: helper in the host's network namespace"] = confine(["sh", "-c", "true"], confined, { ...opts, host_network_view: true }).command;

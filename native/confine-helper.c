@@ -5,8 +5,8 @@
  * file at build or test time (src/adapters/confine-helper.ts); the wrapper shell still sets the rlimits and
  * joins the memory cgroup with builtins before it execs this.
  *
- *   hostgate-confine --uid U --gid G [--groups G1,G2] [--timeout SEC] [--unshare-net | --scope-unix] [--tmpfs DIR]...
- *                    [--hide-dir DIR]... [--hide-file FILE]... [--seccomp HEX]
+ *   hostgate-confine --uid U --gid G [--groups G1,G2] [--timeout SEC] [--unshare-net | --scope-unix | --scope-unix-if-able]
+ *                    [--tmpfs DIR]... [--tmpfs-size BYTES] [--hide-dir DIR]... [--hide-file FILE]... [--seccomp HEX]
  *                    [--pids-cgroup DIR --pids-max N] -- PROGRAM ARGS...
  *
  * What the command gets (the same as the bwrap recipe in confine.ts, by other means):
@@ -14,11 +14,14 @@
  *   (--scope-unix) the host's network namespace with a Landlock scope (ABI 6+, Linux 6.12+) that keeps the host's
  *   abstract Unix sockets out of reach, what the network namespace was for when the seccomp filter already
  *   refuses IP sockets: no namespace to create and tear down (≈ 1.4 ms of CPU a command here), and `ss` sees
- *   the host; where Landlock cannot, the network namespace is made instead;
+ *   the host; where Landlock cannot, the network namespace is made instead; --scope-unix-if-able (a network
+ *   grant: the host's namespace must stay) scopes them where Landlock can and does nothing elsewhere;
  * - the host's whole mount tree made read-only, nosuid and nodev recursively (mount_setattr(2), Linux 5.12+),
- *   private; writable tmpfs on each --tmpfs directory; each --hide-dir and --hide-file hidden by what it is on
- *   the host (a directory: an empty read-only tmpfs; any other file: /dev/null; symlinks resolved first,
- *   missing paths skipped); a minimal /dev (null zero full random urandom tty, pts, shm: the host's block
+ *   private; writable tmpfs on each --tmpfs directory, each capped at --tmpfs-size bytes (tmpfs size=; default:
+ *   the kernel's, half of RAM); each --hide-dir and --hide-file hidden by what it is on the host (a directory: an
+ *   empty read-only tmpfs; any other file: /dev/null; symlinks resolved first, missing paths skipped), and so is
+ *   every other mount that shows the same files (a second bind mount of a hidden directory, a second mount of
+ *   its file system: found in /proc/self/mountinfo by device and root); a minimal /dev (null zero full random urandom tty, pts, shm: the host's block
  *   devices, kmsg, mem… are not there); the host's /proc stays visible read-only (ps, ss): another process's
  *   /proc/<pid>/{root,cwd,fd,environ,mem} stays out of reach because the command is in a user namespace of
  *   its own (the kernel's ptrace access check, commoncap, wants the same namespace or CAP_SYS_PTRACE in it);
@@ -65,9 +68,6 @@
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include <linux/capability.h>
-#include <linux/filter.h>
-#include <linux/seccomp.h>
 
 #ifndef SYS_mount_setattr
 #define SYS_mount_setattr 442
@@ -81,6 +81,27 @@
 #define HG_LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET 0x1
 /** struct landlock_ruleset_attr as of Landlock ABI 6 (linux/landlock.h). */
 struct hg_ruleset_attr { uint64_t handled_access_fs, handled_access_net, scoped; };
+// The kernel's own structures and constants are written out here instead of taken from <linux/*.h>: musl's
+// compiler wrapper (musl-gcc, preferred by the build: adapters/confine-helper.ts) has no kernel headers.
+/** struct sock_filter and struct sock_fprog (linux/filter.h); SECCOMP_MODE_FILTER (linux/seccomp.h). */
+struct hg_sock_filter { uint16_t code; uint8_t jt, jf; uint32_t k; };
+struct hg_sock_fprog { unsigned short len; struct hg_sock_filter *filter; };
+#define HG_SECCOMP_MODE_FILTER 2
+/** capset(2)'s header and data (linux/capability.h), version 3. */
+struct hg_cap_header { uint32_t version; int pid; };
+struct hg_cap_data { uint32_t effective, permitted, inheritable; };
+#define HG_CAP_VERSION_3 0x20080522
+/** struct statx (linux/stat.h) as far as it is read here, padded to the kernel's 256 bytes; statx(2) mask bits. */
+struct hg_statx {
+  uint32_t stx_mask, stx_blksize; uint64_t stx_attributes; uint32_t stx_nlink, stx_uid, stx_gid; uint16_t stx_mode, pad1;
+  uint64_t stx_ino, stx_size, stx_blocks, stx_attributes_mask; int64_t times[8]; uint32_t rdev_major, rdev_minor, dev_major, dev_minor;
+  uint64_t stx_mnt_id; uint64_t spare[13];
+};
+#define HG_STATX_TYPE 0x1U
+#define HG_STATX_MNT_ID 0x1000U
+#ifndef SYS_statx
+#define SYS_statx 332
+#endif
 #define HG_AT_RECURSIVE 0x8000
 #define HG_MOUNT_ATTR_RDONLY 0x1
 #define HG_MOUNT_ATTR_NOSUID 0x2
@@ -97,9 +118,11 @@ static const char *opt_pids_cgroup = NULL;
 static unsigned long opt_pids_max = 0;
 static int opt_net = 0;
 static int opt_scope_unix = 0;
+static int opt_scope_unix_if_able = 0;
+static unsigned long opt_tmpfs_size = 0;
 static const char *tmpfs_dirs[MAX_PATHS], *hide_dirs[MAX_PATHS], *hide_files[MAX_PATHS];
 static int n_tmpfs = 0, n_hide_dirs = 0, n_hide_files = 0;
-static struct sock_filter filter[256];
+static struct hg_sock_filter filter[256];
 static unsigned short filter_len = 0;
 static volatile pid_t init_pid = 0;
 
@@ -170,6 +193,7 @@ static int parse(int argc, char **argv) {
     if (strcmp(a, "--") == 0) { i++; break; }
     if (strcmp(a, "--unshare-net") == 0) { opt_net = 1; continue; }
     if (strcmp(a, "--scope-unix") == 0) { opt_scope_unix = 1; continue; }
+    if (strcmp(a, "--scope-unix-if-able") == 0) { opt_scope_unix_if_able = 1; continue; }
     if (i + 1 >= argc) { errno = 0; die("%s: missing value (or unknown option)", a); }
     const char *v = argv[++i];
     if (strcmp(a, "--uid") == 0) opt_uid = (uid_t)number(a, v);
@@ -188,11 +212,17 @@ static int parse(int argc, char **argv) {
       opt_pids_cgroup = v;
     }
     else if (strcmp(a, "--pids-max") == 0) opt_pids_max = number(a, v);
+    else if (strcmp(a, "--tmpfs-size") == 0) {
+      // At least a page; at most 2^31-1 (number()): a scratch directory, not a disk.
+      opt_tmpfs_size = number(a, v);
+      if (opt_tmpfs_size < 4096) { errno = 0; die("--tmpfs-size needs at least 4096 bytes, got \"%s\"", v); }
+    }
     else if (strcmp(a, "--groups") == 0) parse_groups(v);
     else { errno = 0; die("unknown option %s", a); }
   }
   if (opt_uid == (uid_t)-1 || opt_gid == (gid_t)-1 || opt_uid == 0 || opt_gid == 0) { errno = 0; die("--uid and --gid (not 0) are required"); }
   if ((opt_pids_cgroup == NULL) != (opt_pids_max == 0)) { errno = 0; die("--pids-cgroup and --pids-max (not 0) go together"); }
+  if (opt_net + opt_scope_unix + opt_scope_unix_if_able > 1) { errno = 0; die("--unshare-net, --scope-unix and --scope-unix-if-able exclude each other"); }
   if (i >= argc) { errno = 0; die("no command after --"); }
   return i;
 }
@@ -204,23 +234,62 @@ static void write_file(const char *path, const char *text) {
 }
 
 /**
- * Hides `p` from the command: its symlinks resolved, a directory gets an empty read-only tmpfs over it, any other
- * file (whatever --hide-dir or --hide-file said: a path's type is the host's, not the caller's guess) the
- * sandbox's /dev/null, read-only. A missing path is skipped; any other failure to resolve it ends the run
+ * Where the first hidden directory's empty read-only tmpfs and the first hidden file's read-only /dev/null bind
+ * are (empty: none yet). Every later one is a bind mount of these: a bind copies the source mount's flags
+ * (read-only, nosuid, nodev, noexec), so one mount(2) call each instead of a new tmpfs or a bind and a remount
+ * (bench/sandbox-cost.ts; the view is the same).
+ */
+static const char *empty_dir, *null_file;
+
+/**
+ * The resolved paths of a run, packed one after another: every page a process touches costs a page fault, and
+ * after clone(2) a copy too (≈ 50 µs each on the test VM: bench/sandbox-cost.ts), so no PATH_MAX array each.
+ */
+static char pool[64 * 1024];
+static size_t pool_used = 0;
+
+/** A copy of `s` in the pool; ends the run when the pool is full. */
+static const char *keep(const char *s) {
+  size_t n = strlen(s) + 1;
+  if (n > sizeof pool - pool_used) { errno = 0; die("too many or too long hidden paths"); }
+  char *p = memcpy(pool + pool_used, s, n);
+  pool_used += n;
+  return p;
+}
+
+/**
+ * Resolves a hidden path `p` into `real` (symlinks resolved) and `sx` (its type and the id of its mount,
+ * statx(2), Linux 5.8+). Returns 0 when it is missing (skipped); any other failure to resolve it ends the run
  * (fail closed: an earlier version skipped a path of the other type and left it visible, review finding 4).
  */
-static void hide(const char *p) {
-  char buf[PATH_MAX];
-  struct stat st;
-  if (!realpath(p, buf)) {
-    if (errno == ENOENT || errno == ENOTDIR) return;
+static int resolve(const char *p, char *real, struct hg_statx *sx) {
+  if (!realpath(p, real)) {
+    if (errno == ENOENT || errno == ENOTDIR) return 0;
     die("resolve %s", p);
   }
-  if (stat(buf, &st) != 0) die("stat %s", buf);
-  if (S_ISDIR(st.st_mode)) {
-    if (mount("tmpfs", buf, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=0755,size=4k") != 0) die("hide %s", buf);
-  } else if (mount("/dev/null", buf, NULL, MS_BIND, NULL) != 0 || mount(NULL, buf, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NOEXEC, NULL) != 0) {
-    die("hide %s", buf);
+  if (syscall(SYS_statx, AT_FDCWD, real, AT_NO_AUTOMOUNT, HG_STATX_TYPE | HG_STATX_MNT_ID, sx) != 0) die("stat %s", real);
+  if (!(sx->stx_mask & HG_STATX_MNT_ID)) { errno = 0; die("find the mount of %s (statx, Linux 5.8+)", real); }
+  return 1;
+}
+
+/**
+ * Hides the resolved path `real` from the command by what it is on the host (whatever --hide-dir or --hide-file
+ * said: a path's type is the host's, not the caller's guess): a directory gets an empty read-only tmpfs over
+ * it, any other file the sandbox's /dev/null, read-only (after the first, binds of those: see empty_dir).
+ */
+static void hide_at(const char *real, int is_dir) {
+  if (is_dir) {
+    if (empty_dir) {
+      if (mount(empty_dir, real, NULL, MS_BIND, NULL) != 0) die("hide %s", real);
+    } else {
+      if (mount("tmpfs", real, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=0755,size=4k") != 0) die("hide %s", real);
+      empty_dir = keep(real);
+    }
+  } else if (null_file) {
+    if (mount(null_file, real, NULL, MS_BIND, NULL) != 0) die("hide %s", real);
+  } else {
+    if (mount("/dev/null", real, NULL, MS_BIND, NULL) != 0 || mount(NULL, real, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NOEXEC, NULL) != 0) die("hide %s", real);
+    null_file = keep(real);
   }
 }
 
@@ -233,7 +302,114 @@ static void scratch(const char *p) {
     die("resolve %s", p);
   }
   if (stat(buf, &st) != 0 || !S_ISDIR(st.st_mode)) return;
-  if (mount("tmpfs", buf, "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777") != 0) die("mount tmpfs on %s", buf);
+  char data[64];
+  if (opt_tmpfs_size > 0) snprintf(data, sizeof data, "mode=1777,size=%lu", opt_tmpfs_size);
+  else strcpy(data, "mode=1777");
+  if (mount("tmpfs", buf, "tmpfs", MS_NOSUID | MS_NODEV, data) != 0) die("mount tmpfs on %s", buf);
+}
+
+/** One line of /proc/self/mountinfo (proc(5)): mount id, device, root within its file system, mount point. */
+struct mnt { unsigned long id; char dev[24]; char *root, *point; };
+
+/** Undoes mountinfo's octal escapes (\040 space, \011 tab, \012 newline, \134 backslash) in place. */
+static void unescape(char *s) {
+  char *o = s;
+  for (; *s; s++) {
+    if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' && s[3] >= '0' && s[3] <= '7') {
+      *o++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 + (s[3] - '0'));
+      s += 3;
+    } else {
+      *o++ = *s;
+    }
+  }
+  *o = '\0';
+}
+
+/**
+ * Reads /proc/self/mountinfo into `*out` (an array it allocates; the strings point into a buffer kept for the
+ * run) and returns the count. Any failure ends the run (fail closed: the other mounts would stay visible).
+ */
+static int read_mounts(struct mnt **out) {
+  int fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) die("open /proc/self/mountinfo");
+  size_t cap = 16384, len = 0;
+  char *text = malloc(cap);
+  for (;;) {
+    if (!text) die("read /proc/self/mountinfo");
+    if (len + 1 >= cap) text = realloc(text, cap *= 2);
+    if (!text) die("read /proc/self/mountinfo");
+    ssize_t n = read(fd, text + len, cap - len - 1);
+    if (n < 0) { if (errno == EINTR) continue; die("read /proc/self/mountinfo"); }
+    if (n == 0) break;
+    len += (size_t)n;
+  }
+  close(fd);
+  text[len] = '\0';
+  int count = 0, size = 64;
+  struct mnt *m = malloc(sizeof *m * (size_t)size);
+  for (char *line = text, *next; m && *line; line = next) {
+    next = strchr(line, '\n');
+    if (next) *next++ = '\0'; else next = line + strlen(line);
+    // id parent major:minor root mount-point …
+    char *f[5], *save = NULL;
+    int k = 0;
+    for (char *t = strtok_r(line, " ", &save); t && k < 5; t = strtok_r(NULL, " ", &save)) f[k++] = t;
+    if (k < 5) { errno = 0; die("unreadable line in /proc/self/mountinfo"); }
+    if (count == size) m = realloc(m, sizeof *m * (size_t)(size *= 2));
+    if (!m) break;
+    m[count].id = strtoul(f[0], NULL, 10);
+    snprintf(m[count].dev, sizeof m[count].dev, "%s", f[2]);
+    unescape(f[3]);
+    unescape(f[4]);
+    m[count].root = f[3];
+    m[count].point = f[4];
+    count++;
+  }
+  if (!m) die("read /proc/self/mountinfo");
+  *out = m;
+  return count;
+}
+
+/** `p` is `dir` or below it (`dir` absolute, no trailing slash but "/" itself); returns the rest ("" or "/…"), or NULL. */
+static const char *under(const char *p, const char *dir) {
+  if (strcmp(dir, "/") == 0) return p[0] == '/' ? (p[1] ? p : "") : NULL;
+  size_t n = strlen(dir);
+  return strncmp(p, dir, n) == 0 && (p[n] == '\0' || p[n] == '/') ? p + n : NULL;
+}
+
+static const char *others[MAX_PATHS * 4];
+static int n_others = 0;
+
+/** Joins `a` and `b` (b "" or "/…"; a "/" alone drops its slash) into a new string; added to `others` once. */
+static void add_other(const char *a, const char *b) {
+  char path[PATH_MAX];
+  if (snprintf(path, sizeof path, "%s%s", strcmp(a, "/") == 0 && b[0] ? "" : a, b) >= (int)sizeof path) { errno = 0; die("a path longer than PATH_MAX in /proc/self/mountinfo"); }
+  for (int i = 0; i < n_others; i++) if (strcmp(others[i], path) == 0) return;
+  if (n_others == (int)(sizeof others / sizeof others[0])) { errno = 0; die("too many other mounts of hidden paths (at most %d)", n_others); }
+  others[n_others++] = keep(path);
+}
+
+/**
+ * The other places a hidden path shows up in this mount namespace (review: "bind mounts and other paths to the
+ * same files"): `real` (resolved) is on the mount `mnt_id`, device D with root R at mount point M, so it is
+ * R + (real − M) within D's file system; every other mount of D whose root lies under that path shows (part of)
+ * it at its mount point, and every one whose root lies above it shows it at mount point + (path − root). Each
+ * such place is added to `others` (hidden after the named paths).
+ */
+static void find_others(const char *real, unsigned long mnt_id, struct mnt *m, int n) {
+  char rel[PATH_MAX];
+  struct mnt *own = NULL;
+  for (int i = 0; i < n; i++) if (m[i].id == mnt_id) own = &m[i];
+  if (!own) { errno = 0; die("the mount of %s is not in /proc/self/mountinfo", real); }
+  const char *rest = under(real, own->point);
+  if (!rest) { errno = 0; die("%s is not under its mount point %s", real, own->point); }
+  if (snprintf(rel, sizeof rel, "%s%s", strcmp(own->root, "/") == 0 && rest[0] ? "" : own->root, rest) >= (int)sizeof rel) { errno = 0; die("path too long: %s", real); }
+  for (int i = 0; i < n; i++) {
+    if (&m[i] == own || strcmp(m[i].dev, own->dev) != 0) continue;
+    const char *below = under(rel, m[i].root);
+    if (below) add_other(m[i].point, below);
+    else if (under(m[i].root, rel)) add_other(m[i].point, "");
+  }
 }
 
 static void drop_bounding_set(void) {
@@ -254,16 +430,20 @@ static void make_dev(void) {
     { "null", 1, 3 }, { "zero", 1, 5 }, { "full", 1, 7 }, { "random", 1, 8 }, { "urandom", 1, 9 }, { "tty", 5, 0 },
   };
   if (mount("tmpfs", "/dev", "tmpfs", MS_NOSUID | MS_NOEXEC, "mode=0755,size=64m") != 0) die("mount tmpfs on /dev");
+  // umask 0 while the nodes are made: their modes as written, without a chmod(2) each; the command's umask after.
+  mode_t mask = umask(0);
   char path[64];
   for (size_t i = 0; i < sizeof nodes / sizeof nodes[0]; i++) {
     snprintf(path, sizeof path, "/dev/%s", nodes[i].name);
-    if (mknod(path, S_IFCHR | 0666, makedev(nodes[i].major, nodes[i].minor)) != 0 || chmod(path, 0666) != 0) die("mknod %s", path);
+    if (mknod(path, S_IFCHR | 0666, makedev(nodes[i].major, nodes[i].minor)) != 0) die("mknod %s", path);
   }
   const char *links[][2] = { { "/proc/self/fd", "/dev/fd" }, { "/proc/self/fd/0", "/dev/stdin" }, { "/proc/self/fd/1", "/dev/stdout" },
                              { "/proc/self/fd/2", "/dev/stderr" }, { "pts/ptmx", "/dev/ptmx" } };
   for (size_t i = 0; i < sizeof links / sizeof links[0]; i++) if (symlink(links[i][0], links[i][1]) != 0) die("symlink %s", links[i][1]);
-  if (mkdir("/dev/shm", 0755) != 0 || chmod("/dev/shm", 01777) != 0) die("mkdir /dev/shm");
-  if (mkdir("/dev/pts", 0755) != 0 || mount("devpts", "/dev/pts", "devpts", MS_NOSUID | MS_NOEXEC, "newinstance,ptmxmode=0666,mode=620") != 0) die("mount /dev/pts");
+  if (mkdir("/dev/shm", 01777) != 0) die("mkdir /dev/shm");
+  if (mkdir("/dev/pts", 0755) != 0) die("mkdir /dev/pts");
+  umask(mask);
+  if (mount("devpts", "/dev/pts", "devpts", MS_NOSUID | MS_NOEXEC, "newinstance,ptmxmode=0666,mode=620") != 0) die("mount /dev/pts");
 }
 
 static void loopback_up(void) {
@@ -289,8 +469,27 @@ static void setup_mounts(void) {
   if (syscall(SYS_mount_setattr, AT_FDCWD, "/", HG_AT_RECURSIVE, &ro, sizeof ro) != 0) die("make the mount tree read-only (mount_setattr, Linux 5.12+)");
   // /dev first: hidden files are bound to its /dev/null (the host's is on a mount that is nodev now).
   make_dev();
-  for (int i = 0; i < n_hide_files; i++) hide(hide_files[i]);
-  for (int i = 0; i < n_hide_dirs; i++) hide(hide_dirs[i]);
+  // Every hidden path is resolved, and its other mounts found, before anything is mounted over one of them.
+  const char *reals[2 * MAX_PATHS];
+  int dirs[2 * MAX_PATHS], n_real = 0;
+  struct mnt *m = NULL;
+  int n_mnt = 0;
+  char real[PATH_MAX];
+  for (int i = 0; i < n_hide_files + n_hide_dirs; i++) {
+    struct hg_statx sx;
+    if (!resolve(i < n_hide_files ? hide_files[i] : hide_dirs[i - n_hide_files], real, &sx)) continue;
+    if (!m) n_mnt = read_mounts(&m);
+    find_others(real, (unsigned long)sx.stx_mnt_id, m, n_mnt);
+    reals[n_real] = keep(real);
+    dirs[n_real++] = S_ISDIR(sx.stx_mode);
+  }
+  // Files first: a hidden file under a hidden directory is then covered by both, as before.
+  for (int pass = 0; pass < 2; pass++) for (int i = 0; i < n_real; i++) if (dirs[i] == pass) hide_at(reals[i], dirs[i]);
+  // The other mounts, by their paths now (one may lie under a directory hidden above: then it is gone already).
+  for (int i = 0; i < n_others; i++) {
+    struct hg_statx sx;
+    if (resolve(others[i], real, &sx)) hide_at(real, S_ISDIR(sx.stx_mode));
+  }
   for (int i = 0; i < n_tmpfs; i++) scratch(tmpfs_dirs[i]);
   // Re-enter the working directory by its path: a reference taken before the mounts would still see what a
   // hidden directory holds.
@@ -298,8 +497,8 @@ static void setup_mounts(void) {
 }
 
 static void drop_capabilities(void) {
-  struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3, .pid = 0 };
-  struct __user_cap_data_struct d[2];
+  struct hg_cap_header h = { .version = HG_CAP_VERSION_3, .pid = 0 };
+  struct hg_cap_data d[2];
   memset(d, 0, sizeof d);
   if (syscall(SYS_capset, &h, d) != 0) die("drop capabilities");
 }
@@ -331,7 +530,9 @@ static int init_main(char **cmd, int ready_fd, int go_fd) {
   prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
   setup_mounts();
   if (opt_net) loopback_up();
-  drop_bounding_set();
+  // The bounding set is emptied once, after unshare(CLONE_NEWUSER) below: that call resets it to the full set
+  // (kernel/user_namespace.c, set_cred_user_ns), so emptying it here too (41 prctl calls) changed nothing
+  // the command gets; until then nothing is executed.
   if (setgroups((size_t)n_groups, opt_groups) != 0 || setresgid(opt_gid, opt_gid, opt_gid) != 0 || setresuid(opt_uid, opt_uid, opt_uid) != 0) die("drop to uid %u gid %u", opt_uid, opt_gid);
   if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) die("no_new_privs");
   if (unshare(CLONE_NEWUSER) != 0) die("a user namespace of its own");
@@ -350,8 +551,8 @@ static int init_main(char **cmd, int ready_fd, int go_fd) {
     if (setsid() < 0) die("setsid");
     if (opt_scope_unix) scope_abstract_unix();
     if (filter_len > 0) {
-      struct sock_fprog prog = { .len = filter_len, .filter = filter };
-      if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0) != 0) die("load the seccomp filter");
+      struct hg_sock_fprog prog = { .len = filter_len, .filter = filter };
+      if (prctl(PR_SET_SECCOMP, HG_SECCOMP_MODE_FILTER, &prog, 0, 0) != 0) die("load the seccomp filter");
     }
     execvp(cmd[0], cmd);
     dprintf(2, "hostgate-confine: execute %s: %s\n", cmd[0], strerror(errno));
@@ -420,6 +621,8 @@ int main(int argc, char **argv) {
   // Without Landlock's abstract-socket scope (Linux < 6.12, or Landlock off) the same isolation comes from a
   // network namespace of its own, as with --unshare-net.
   if (opt_scope_unix && landlock_abi() < 6) { opt_scope_unix = 0; opt_net = 1; }
+  // With a network grant the host's namespace stays: the scope where Landlock has it, else nothing (documented).
+  if (opt_scope_unix_if_able) opt_scope_unix = landlock_abi() >= 6;
   char run_cg[PATH_MAX] = "";
   if (opt_pids_cgroup) pids_cgroup_make(run_cg, sizeof run_cg);
   int ready[2], go[2];

@@ -20,6 +20,13 @@ describe("the sandbox probe", () => {
     expect(f.arch).toMatch(/^[\w.-]+$/);
   });
 
+  it("reads whether the host's bwrap can cap a tmpfs (--size), as bwrap --help says here", () => {
+    const r = spawnSync("/bin/sh", ["-c", probeCommand()], { encoding: "utf8" });
+    const help = spawnSync("bwrap", ["--help"], { encoding: "utf8" });
+    expect(parseProbe(r.stdout).bwrap_size === true).toBe(help.status !== null && /--size/.test(help.stdout + help.stderr));
+    expect(parseProbe("hostgate-probe:uid=0\nhostgate-probe:arch=x86_64\nhostgate-probe:bwrap_size=1\n").bwrap_size).toBe(true);
+  });
+
   it("ignores lines that are not its own and values that are not paths or numbers", () => {
     const f = parseProbe("motd line\nhostgate-probe:uid=0\nhostgate-probe:arch=aarch64\nhostgate-probe:has=bwrap:relative/bwrap\nhostgate-probe:has=setpriv:/usr/bin/setpriv\nhostgate-probe:group=wheel:10\nhostgate-probe:group=adm:x\n");
     expect(f).toEqual({ uid: 0, arch: "aarch64", programs: { setpriv: "/usr/bin/setpriv" }, systemd: false, log_groups: [] });
@@ -161,7 +168,7 @@ describe("quoting: the command reaches the sandboxed shell unchanged", () => {
     const w = confine(["true"], helperSb, { network: "none", timeout_sec: 7, run_id: "q", hide_dirs: [dir] });
     expect(spawnSync("/bin/sh", ["-c", w.command]).status).toBe(0);
     const words = readFileSync(out).toString("utf8").split("\0").join(" ");
-    expect(words).toContain("--uid 65534 --gid 65534 --groups 4 --timeout 7 --scope-unix --tmpfs /tmp --tmpfs /var/tmp");
+    expect(words).toContain("--uid 65534 --gid 65534 --groups 4 --timeout 7 --scope-unix --tmpfs /tmp --tmpfs /var/tmp --tmpfs-size 268435456");
     // A pids cgroup per command where the host has cgroup v1's pids hierarchy, instead of RLIMIT_NPROC.
     expect(w.command).toContain("ulimit -u 256");
     const withPids = confine(["true"], chooseSandbox(facts({ programs: { confine_helper: stub }, pidscg: { dir: "/sys/fs/cgroup/pids/x" } })), { network: "none", timeout_sec: 7, run_id: "q" }).command;
@@ -177,6 +184,11 @@ describe("quoting: the command reaches the sandboxed shell unchanged", () => {
     expect(view).not.toContain("--scope-unix");
     expect(view).not.toContain("--timeout");
     expect(view).toContain(`--seccomp ${Buffer.from(noNetworkFilter("x86_64", { unix: false })).toString("hex")} `);
+    // A network grant keeps the host's namespace; its abstract Unix sockets are scoped where Landlock can.
+    spawnSync("/bin/sh", ["-c", confine(["true"], helperSb, { network: "any", timeout_sec: 0, run_id: "q" }).command]);
+    const any = readFileSync(out).toString("utf8").split("\0").join(" ");
+    expect(any).toContain("--scope-unix-if-able");
+    expect(any).not.toContain("--unshare-net");
   });
 
   it("hides the daemon's own directories and the shadow files", () => {

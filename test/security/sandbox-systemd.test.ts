@@ -30,8 +30,8 @@ describe.skipIf(missing !== null)("systemd-run sandbox on a systemd host without
   let peer: NspawnPeer;
   let ex: Executor;
   let sb: HostSandbox;
-  const run = (cmd: string, network: NetworkGrant = "none", timeout_sec = 20): Promise<ExecOutcome> => {
-    const w = confine(["sh", "-c", cmd], sb, { network, timeout_sec, run_id: `t${Math.random().toString(36).slice(2, 8)}` });
+  const run = (cmd: string, network: NetworkGrant = "none", timeout_sec = 20, run_id = `t${Math.random().toString(36).slice(2, 8)}`): Promise<ExecOutcome> => {
+    const w = confine(["sh", "-c", cmd], sb, { network, timeout_sec, run_id });
     return ex.exec({ target: { host: "container", port: 0 }, command: w.command, kill_command: w.kill_command, timeout_ms: timeout_sec * 1000, max_output_bytes: 65_536 });
   };
 
@@ -77,6 +77,14 @@ describe.skipIf(missing !== null)("systemd-run sandbox on a systemd host without
     expect(none.stdout).toMatch(/Address family not supported|Permission denied/);
     const any = await run("bash -c 'exec 3<>/dev/tcp/127.0.0.1/9' 2>&1; true", "any");
     expect(any.stdout).toMatch(/Connection refused/);
+  });
+
+  it("native system calls only, and no kernel keyrings (SystemCallArchitectures=native, SystemCallFilter=, review leftover)", async () => {
+    // Before: neither property was passed, so an i386 or x32 system call went around every other filter.
+    const id = `t${Math.random().toString(36).slice(2, 8)}`;
+    const r = await run(`systemctl show -p SystemCallArchitectures --value hostgate-exec-${id}.service; perl -e '$r = syscall(250, 0, -4, 0); print "keyctl=$r $!\n"'`, "none", 20, id);
+    expect(r.stdout, r.stderr).toMatch(/^native\n/);
+    expect(r.stdout).toContain("keyctl=-1 Operation not permitted\n");
   });
 
   it("ends: the unit's processes, setsid children included, go when the command ends or is killed", async () => {

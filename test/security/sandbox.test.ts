@@ -21,6 +21,7 @@ import { LocalExecutor } from "../../src/adapters/exec-local.ts";
 import { CedarPolicyEngine } from "../../src/adapters/policy-cedar/cedar-engine.ts";
 import type { SqliteAuditStore } from "../../src/adapters/audit-sqlite.ts";
 import { openAuditStore } from "../../src/daemon/audit-store.ts";
+import { SANDBOX_LIMITS } from "../../src/core/sandbox/confine.ts";
 import type { ExecOnHostOutput } from "../../src/ipc/hosts.ts";
 import type { Executor } from "../../src/ports/executor.ts";
 import { REQUIRE_PEERS, whichSync } from "../peers/proc.ts";
@@ -151,6 +152,9 @@ describe.skipIf(missing !== null).each(missing === null ? localMechanisms() : []
     const tmp = await run(`echo scratch > /tmp/hg-${rand} && cat /tmp/hg-${rand}`);
     expect(tmp.stdout).toBe("scratch\n");
     expect(existsSync(`/tmp/hg-${rand}`)).toBe(false);
+    // Each private tmpfs has a size cap (tmpfs size=), memory cgroup or not: before, half of RAM each.
+    const sizes = await run("df -P -B1 /tmp /var/tmp | tail -n +2");
+    expect(sizes.stdout.split("\n").filter(Boolean).map((l) => Number(l.split(/\s+/)[1]))).toEqual([SANDBOX_LIMITS.tmp_bytes, SANDBOX_LIMITS.tmp_bytes]);
   });
 
   it("has no network unless a policy grants it; ss and ip still see the host's sockets and interfaces", async () => {

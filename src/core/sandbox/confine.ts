@@ -6,7 +6,7 @@
  * - an unprivileged identity: the host's `nobody` (setpriv drops root before anything else runs, or
  *   systemd's User=), or the SSH login itself when it is not root; supplementary groups only the host's
  *   log readers (`adm`, `systemd-journal`), so `journalctl` and `/var/log` work as far as those groups may read;
- * - a read-only view of the whole filesystem, a private writable `/tmp` and `/var/tmp`, empty `/home`,
+ * - a read-only view of the whole filesystem, a private writable `/tmp` and `/var/tmp` (SANDBOX_LIMITS.tmp_bytes each), empty `/home`,
  *   `/root` and `/run/user`, hostgate's own state, configuration and key directories replaced by empty ones,
  *   `/etc/shadow`, `/etc/gshadow` and `/etc/ssh/*_key` replaced by `/dev/null`, a minimal `/dev`;
  * - no network unless a policy grants it (`network`): bubblewrap gives the command a network namespace of its
@@ -16,7 +16,8 @@
  *   uses RestrictAddressFamilies/IPAddressDeny;
  * - whatever the network, a seccomp filter (bubblewrap and hostgate-confine) that refuses namespaces of its own
  *   (a user namespace would hold every capability over the kernel's namespaced surface), kernel keyrings,
- *   userfaultfd, bpf, perf events, io_uring and foreign ABIs (seccomp.ts); systemd-run has RestrictNamespaces=;
+ *   userfaultfd, bpf, perf events, io_uring and foreign ABIs (seccomp.ts); systemd-run has RestrictNamespaces=,
+ *   SystemCallArchitectures=native and a SystemCallFilter= of the same calls;
  * - its own PID namespace (bubblewrap) or unit (systemd): when the command ends, is cancelled or times out,
  *   everything it started ends with it, `setsid` children included.
  *
@@ -65,6 +66,8 @@ export interface SandboxFacts {
   };
   /** PID 1 is systemd (/run/systemd/system exists). */
   systemd: boolean;
+  /** The host's bwrap knows `--size` (a size cap for the next `--tmpfs`; newer bubblewrap: `bwrap --help` lists it). */
+  bwrap_size?: boolean;
   /** The log-reader groups that exist on the host, with their gids. */
   log_groups: { name: string; gid: number }[];
   /** The host's `nobody` uid and gid (absent: no such user; 65534 is used). */
@@ -122,9 +125,12 @@ const PROBE_MARK = "hostgate-probe:";
  * RLIMIT_NPROC counts every process of the uid on the host (other confined commands, services running as
  * nobody); the hostgate-confine helper therefore uses a pids cgroup per command instead, where cgroup v1's
  * pids hierarchy is writable (`SandboxFacts.pidscg`; tested in sandbox-attack.test.ts).
+ * `tmp_bytes`: the size of each private writable tmpfs (`/tmp`, `/var/tmp`) under bubblewrap and hostgate-confine
+ * (tmpfs `size=`): their pages are memory, counted in the memory cgroup where there is one, but a host without one
+ * had no cap at all (the kernel's default is half of RAM per tmpfs; docs/security/confine-helper-review.md).
  * Generous for diagnostics (a `ps`/`du`/`grep -r` pipeline uses a handful of processes and megabytes).
  */
-export const SANDBOX_LIMITS = { processes: 256, address_space_bytes: 4 * 1024 ** 3, unit_memory_bytes: 2 * 1024 ** 3, memory_bytes: 1024 ** 3 } as const;
+export const SANDBOX_LIMITS = { processes: 256, address_space_bytes: 4 * 1024 ** 3, unit_memory_bytes: 2 * 1024 ** 3, memory_bytes: 1024 ** 3, tmp_bytes: 256 * 1024 ** 2 } as const;
 
 /** The cgroup under `SandboxFacts.memcg.dir` that every bubblewrap-confined command of a host joins. */
 export const MEMCG_NAME = "hostgate-sandbox";
@@ -140,6 +146,7 @@ export function probeCommand(): string {
     `echo "${m}arch=$(uname -m)"`,
     `for p in bwrap setpriv systemd-run prlimit timeout; do x=$(command -v "$p" 2>/dev/null) && echo "${m}has=$p:$x"; done`,
     `[ -d /run/systemd/system ] && echo "${m}systemd=1"`,
+    `command -v bwrap >/dev/null 2>&1 && bwrap --help 2>&1 | grep -q -e --size && echo "${m}bwrap_size=1"`,
     `for g in ${LOG_GROUPS.join(" ")}; do x=$(getent group "$g" 2>/dev/null | cut -d: -f3) && [ -n "$x" ] && echo "${m}group=$g:$x"; done`,
     `x=$(id -u nobody 2>/dev/null) && echo "${m}nobody=$x:$(id -g nobody)"`,
     `grep -qs '^passwd:.*systemd' /etc/nsswitch.conf && echo "${m}nss_systemd=1"`,
@@ -165,6 +172,7 @@ export function parseProbe(stdout: string): SandboxFacts {
     else if (key === "systemd") facts.systemd = value === "1";
     else if (key === "nss_systemd") facts.nss_systemd = value === "1";
     else if (key === "posix_shell") facts.posix_shell = value === "1";
+    else if (key === "bwrap_size") facts.bwrap_size = value === "1";
     else if (key === "has") {
       const [name, path] = splitOnce(value, ":");
       if (!path.startsWith("/") || /\s/.test(path)) continue;
@@ -362,9 +370,10 @@ function helperCommand(argv: readonly string[], sb: HostSandbox, o: ConfineOptio
     ...(o.timeout_sec > 0 ? ["--timeout", String(o.timeout_sec)] : []),
     // Network `none`: the filter refuses every IP family; the host's abstract Unix sockets are cut by a Landlock
     // scope (the helper falls back to a network namespace of its own where the kernel has none). Without a
-    // filter (another architecture) the namespace does it all.
-    ...(o.network === "none" && !hostView ? [filter ? "--scope-unix" : "--unshare-net"] : []),
-    "--tmpfs", "/tmp", "--tmpfs", "/var/tmp",
+    // filter (another architecture) the namespace does it all. A network grant keeps the host's namespace, and
+    // the abstract sockets are scoped where Landlock can (ABI 6+; elsewhere they stay reachable: the review).
+    ...(o.network === "none" && !hostView ? [filter ? "--scope-unix" : "--unshare-net"] : o.network !== "none" ? ["--scope-unix-if-able"] : []),
+    "--tmpfs", "/tmp", "--tmpfs", "/var/tmp", "--tmpfs-size", String(SANDBOX_LIMITS.tmp_bytes),
     ...[...EMPTY_DIRS, ...(o.hide_dirs ?? [])].flatMap((d) => ["--hide-dir", d]),
     ...[...NULL_FILES, ...(o.hide_files ?? [])].flatMap((p) => ["--hide-file", p]),
     ...(filter ? ["--seccomp", Array.from(filter, (b) => b.toString(16).padStart(2, "0")).join("")] : []),
@@ -385,7 +394,9 @@ function bwrapCommand(argv: readonly string[], sb: HostSandbox, o: ConfineOption
   const hostView = o.network === "none" && o.host_network_view === true && hasSeccompFilter(f.arch);
   const filter = commandFilter(f.arch, o.network, hostView);
   const fixed = [
-    "--ro-bind", "/", "/", "--dev", "/dev", "--ro-bind", "/proc", "/proc", "--tmpfs", "/tmp", "--tmpfs", "/var/tmp",
+    "--ro-bind", "/", "/", "--dev", "/dev", "--ro-bind", "/proc", "/proc",
+    // Each private tmpfs capped at SANDBOX_LIMITS.tmp_bytes where this bwrap can (`--size`); an older one has none.
+    ...["/tmp", "/var/tmp"].flatMap((d) => [...(f.bwrap_size ? ["--size", String(SANDBOX_LIMITS.tmp_bytes)] : []), "--tmpfs", d]),
     "--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
     "--die-with-parent", "--new-session", "--cap-drop", "ALL",
     // Network `none`: a network namespace of its own (only `lo`). Abstract Unix sockets are per network
@@ -460,6 +471,11 @@ function systemdRunCommand(argv: readonly string[], sb: HostSandbox, o: ConfineO
     "ProtectSystem=strict", "ProtectHome=yes", "PrivateTmp=yes", "PrivateDevices=yes",
     "NoNewPrivileges=yes", "ProtectKernelTunables=yes", "ProtectKernelModules=yes", "ProtectControlGroups=yes",
     "RestrictSUIDSGID=yes", "LockPersonality=yes", "RestrictNamespaces=yes", "KillMode=control-group",
+    // System calls of the host's native ABI only (no i386 `int 0x80`, no x32): the other ABIs' numbers go around
+    // every other filter (review, "systemd-run"); and the calls the bubblewrap/helper filter refuses besides
+    // namespaces (seccomp.ts): kernel keyrings, bpf, userfaultfd, perf events, io_uring, with EPERM.
+    "SystemCallArchitectures=native", "SystemCallErrorNumber=EPERM",
+    "SystemCallFilter=~add_key request_key keyctl bpf userfaultfd perf_event_open io_uring_setup io_uring_enter io_uring_register",
     `InaccessiblePaths=${inaccessible.join(" ")}`,
     ...(f.log_groups.length > 0 ? [`SupplementaryGroups=${f.log_groups.map((g) => g.name).join(" ")}`] : []),
     // RestrictAddressFamilies= given twice is a union (systemd.exec(5)): one line per grant.
