@@ -10,11 +10,12 @@
  * Errors (exit 1, with what to do): no build in dist/, no dpkg-deb, npm pack or npm ls failing.
  */
 import { execFileSync } from "node:child_process";
-import { chmodSync, closeSync, cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, openSync, readFileSync, readSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, closeSync, existsSync, lstatSync, mkdirSync, mkdtempSync, openSync, readFileSync, readSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { createHash } from "node:crypto";
 import { tmpdir } from "node:os";
-import { basename, dirname, join, relative, resolve } from "node:path";
+import { dirname, join, relative, resolve } from "node:path";
 import { gzipSync } from "node:zlib";
+import { stagePackage } from "./stage-package.ts";
 import { DEB_PATHS, LINTIAN_OVERRIDES, POSTINST, POSTRM, PRERM, SYSUSERS, changelog, control, copyright, packagedUnit } from "./deb-files.ts";
 
 const ROOT = resolve(import.meta.dirname, "..");
@@ -44,15 +45,6 @@ try {
   fail("dpkg-deb not found: install dpkg (Debian/Ubuntu: apt-get install dpkg)");
 }
 
-/** Module files the package leaves out: npm/eslint dot-files, other platforms' prebuilt binaries, build-only parts. */
-function keepModuleFile(src: string): boolean {
-  const name = basename(src);
-  if (src.endsWith("/node_modules/.bin") || name === ".npmignore" || name.startsWith(".eslintrc") || name === "test_extension.node") return false;
-  const prebuild = /\/prebuilds\/([^/]+)$/.exec(src);
-  if (prebuild && prebuild[1] !== `${process.platform}-${process.arch}`) return false;
-  return !/\/koffi-linux-[^/]+\/musl_[^/]+$/.test(src) && !/\/better-sqlite3\/(deps|src)$/.test(src);
-}
-
 function head(path: string, n: number): Buffer {
   const fd = openSync(path, "r");
   try {
@@ -80,14 +72,12 @@ const write = (p: string, text: string | Buffer, mode = 0o644) => {
   writeFileSync(at(p), text, { mode });
 };
 try {
-  // 1. The npm package's files, as `npm pack` selects them (package.json `files`).
-  const packed = (JSON.parse(run("npm", ["pack", "--dry-run", "--json", "--ignore-scripts"])) as { files: { path: string }[] }[])[0]!.files.map((f) => f.path);
-  for (const f of packed) cpSync(join(ROOT, f), at(join(DEB_PATHS.lib, f)));
-  // 2. Production dependencies: the top-level module folders `npm ls --omit=dev` names (nested ones come along).
-  const modules = join(ROOT, "node_modules");
-  const prod = run("npm", ["ls", "--omit=dev", "--parseable", "--all"]).split("\n").filter((p) => p.startsWith(`${modules}/`))
-    .filter((p) => { const r = relative(modules, p).split("/"); return r.length === 1 || (r.length === 2 && r[0]!.startsWith("@")); });
-  for (const m of new Set(prod)) cpSync(m, at(join(DEB_PATHS.lib, "node_modules", relative(modules, m))), { recursive: true, filter: keepModuleFile });
+  // 1–2. The npm package's files, as `npm pack` selects them, and the production dependencies.
+  try {
+    stagePackage(ROOT, at(DEB_PATHS.lib));
+  } catch (e) {
+    fail((e as Error).message);
+  }
   // 3. The command, man pages, completions, unit, group, docs.
   mkdirSync(dirname(at(DEB_PATHS.bin)), { recursive: true });
   symlinkSync(relative(dirname(DEB_PATHS.bin), join(DEB_PATHS.lib, "bin", "hostgate.js")), at(DEB_PATHS.bin));

@@ -3,7 +3,7 @@ import { createServer, type Server, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { SocketConnection } from "./socket-client.ts";
+import { SocketConnection, unreachableHint } from "./socket-client.ts";
 import { MAX_MESSAGE_BYTES } from "./wire.ts";
 
 /**
@@ -74,5 +74,26 @@ describe("SocketConnection", () => {
     } finally {
       await conn.close();
     }
+  });
+});
+
+describe("a daemon that cannot be reached", () => {
+  it("no socket at the path: unavailable, naming the path, with how to start a daemon", async () => {
+    dir = mkdtempSync(join(tmpdir(), "hg-socket-client-"));
+    const path = join(dir, "agent.sock");
+    const conn = new SocketConnection(path, undefined);
+    try {
+      const r = await conn.call("describe");
+      expect(r).toMatchObject({ ok: false, error: { code: "unavailable", message: expect.stringContaining(`${path}: connect ENOENT`) as unknown } });
+      expect(r.ok ? "" : r.error.hint).toMatch(/start `hostgate daemon`/);
+    } finally {
+      await conn.close();
+    }
+  });
+
+  it("permission denied (EACCES; root here cannot be refused, so the error is made): the hint names the group and --group-add", () => {
+    const err = Object.assign(new Error("connect EACCES /run/hostgate/agent.sock"), { code: "EACCES" });
+    expect(unreachableHint(err)).toMatch(/only its group .*usermod -aG hostgate.*--group-add/);
+    expect(unreachableHint(Object.assign(new Error("x"), { code: "ECONNREFUSED" }))).not.toMatch(/group/);
   });
 });

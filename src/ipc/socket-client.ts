@@ -89,7 +89,7 @@ export class SocketConnection {
     try {
       socket = await this.connect();
     } catch (err) {
-      return { v: PROTOCOL_VERSION, id: null, ok: false, error: { code: "unavailable", message: `Cannot reach the hostgate daemon at ${this.address}: ${(err as Error).message}.`, hint: "Zero-setup mode: start `hostgate serve` or `hostgate mcp` with the same XDG_RUNTIME_DIR as this command. Production: start `hostgate daemon` (or its service) and check HOSTGATE_SOCKET / --socket." } };
+      return { v: PROTOCOL_VERSION, id: null, ok: false, error: { code: "unavailable", message: `Cannot reach the hostgate daemon at ${this.address}: ${(err as Error).message}.`, hint: unreachableHint(err) } };
     }
     const id = this.nextId++;
     return new Promise((resolve) => {
@@ -147,4 +147,16 @@ export function socketDaemonClient(address: string, token?: string): DaemonClien
 /** The admin-side client over admin.sock (used by `hostgate approve` / `hostgate reject`). */
 export function socketAdminClient(address: string): AdminClient {
   return socketClient<AdminMethod>(new SocketConnection(address, undefined));
+}
+
+/**
+ * What to do when the daemon's socket cannot be connected to. EACCES: the agent socket (mode 0660) admits its
+ * group only (daemon.agent_group; `hostgate` for the installed service), so the caller is not in it — a
+ * container's user gets it with --group-add (Containerfile). Otherwise: no daemon listens there.
+ */
+export function unreachableHint(err: unknown): string {
+  if ((err as NodeJS.ErrnoException).code === "EACCES") {
+    return "Permission denied: the agent socket admits only its group (the hostgate group of the installed service, or daemon.agent_group). Add this user to it (sudo usermod -aG hostgate USER, then log in again); in a container, run with --group-add and that group's id (getent group hostgate).";
+  }
+  return "Zero-setup mode: start `hostgate serve` or `hostgate mcp` with the same XDG_RUNTIME_DIR as this command. Production: start `hostgate daemon` (or its service) and check HOSTGATE_SOCKET / --socket.";
 }
