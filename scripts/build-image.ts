@@ -54,7 +54,7 @@ function installed(dir: string): { version: string; buildId: string } {
   const name = existsSync(pkgPath) ? (JSON.parse(readFileSync(pkgPath, "utf8")) as { name?: string }).name : undefined;
   if (name !== "hostgate") fail(`${dir} holds no hostgate package (no package.json naming hostgate): give the directory hostgate is installed in, e.g. /usr/lib/hostgate (the .deb) or "$(npm root -g)/hostgate"`);
   if (!existsSync(join(dir, "dist", "hostgate.js")) || !existsSync(join(dir, "dist", "prebuilt.json"))) {
-    fail(from === undefined ? "no build in dist/: run `npm run build` first (or `npm run image`, which builds)" : `${dir} has no built dist/ (dist/hostgate.js and dist/prebuilt.json): it is a checkout, not an installed hostgate; run \`npm run build\` there or give the installed tree`);
+    fail(from === undefined ? "no build in dist/: run `npm run build` first (`npm run image` does not build: a new build would no longer be the one your daemon runs)" : `${dir} has no built dist/ (dist/hostgate.js and dist/prebuilt.json): it is a checkout, not an installed hostgate; run \`npm run build\` there or give the installed tree`);
   }
   if (from !== undefined && !existsSync(join(dir, "node_modules"))) fail(`${dir} has no node_modules: give an installed hostgate (it carries its production dependencies)`);
   const { version } = JSON.parse(readFileSync(pkgPath, "utf8")) as { version: string };
