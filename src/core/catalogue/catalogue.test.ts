@@ -15,7 +15,7 @@ const READ_ONLY = [
   "ListFailedUnits", "ListGroups", "ListInstalledPackages", "ListKernelModules", "ListListeningPorts",
   "ListLoginSessions", "ListMounts", "ListPackageFiles", "ListProcesses", "ListRecentLogins", "ListRoutes",
   "ListSudoRules", "ListSwap", "ListTimers", "ListUnitTypes", "ListUnits", "ListUpgradablePackages", "ListUsers",
-  "ReadJournal", "ReadLogFile", "ReadUnit", "ReadUnitDefinition", "ReadUnitLogsSinceStart", "SearchPackages",
+  "ReadJournal", "ReadKernelLog", "ReadLogFile", "ReadUnit", "ReadUnitDefinition", "ReadUnitLogsSinceStart", "SearchPackages",
 ];
 const MUTATING = [
   "AllowFirewallPort", "CleanPackageCache", "DaemonReload", "DeleteLogFile", "DisableService", "EnableNtp", "EnableService",

@@ -14,6 +14,7 @@ import readLogFile from "./actions/read-log-file.ts";
 import searchPackages from "./actions/search-packages.ts";
 import findLargeFiles from "./actions/find-large-files.ts";
 import getBootTiming from "./actions/get-boot-timing.ts";
+import readKernelLog from "./actions/read-kernel-log.ts";
 import getInodeUsage from "./actions/get-inode-usage.ts";
 import getRebootRequired from "./actions/get-reboot-required.ts";
 import getSysctl from "./actions/get-sysctl.ts";
@@ -97,6 +98,7 @@ export const CATALOGUE: readonly Action[] = [
   listKernelModules,
   getRebootRequired,
   getBootTiming,
+  readKernelLog,
   ...packageFileProcessActions,
   ...networkSystemActions,
   ...hostAdminActions,
