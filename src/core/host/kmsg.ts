@@ -39,7 +39,7 @@ export function unescapeKmsg(text: string): string {
       i += 3;
       continue;
     }
-    for (const b of new TextEncoder().encode(text[i]!)) bytes.push(b);
+    for (const b of new TextEncoder().encode(text[i])) bytes.push(b);
   }
   return new TextDecoder().decode(new Uint8Array(bytes));
 }
