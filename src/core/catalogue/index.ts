@@ -29,6 +29,8 @@ import listLoginSessions from "./actions/list-login-sessions.ts";
 import listRecentLogins from "./actions/list-recent-logins.ts";
 import listSudoRules from "./actions/list-sudo-rules.ts";
 import listTimers from "./actions/list-timers.ts";
+import { CreateTimer } from "./actions/create-timer.ts";
+import { RemoveTimer } from "./actions/remove-timer.ts";
 import listUsers from "./actions/list-users.ts";
 import { networkSystemActions, packageFileProcessActions } from "./actions/mutating.ts";
 import listRoutes from "./actions/list-routes.ts";
@@ -87,6 +89,8 @@ export const CATALOGUE: readonly Action[] = [
   // scheduling (issue 24)
   listTimers,
   listCronJobs,
+  CreateTimer,
+  RemoveTimer,
   // storage (issue 24)
   listBlockDevices,
   listMounts,
