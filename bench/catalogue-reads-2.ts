@@ -29,6 +29,7 @@ const CASES: [string, Record<string, unknown>, string, number][] = [
   ["list_routes", {}, "files", N],
   ["get_dns_config", {}, "files", N],
   ["get_journal_disk_usage", {}, "files", N],
+  ["read_kernel_log", { limit: 100 }, "files (/dev/kmsg, O_NONBLOCK until EAGAIN; k24)", N],
   ["list_installed_packages", { limit: 200 }, "files", N],
   ["list_package_files", { name: "coreutils" }, "files", N],
   ["list_certificates", {}, "files", N],

@@ -70,11 +70,11 @@ export function checkReach(raw: unknown, catalogue: readonly Action[] = CATALOGU
       result.reached.push({ id: c.id, path: [{ tool, args: c.args }] });
       continue;
     }
-    if (action.access === "read_only" && !(action.toolsets as readonly string[]).includes(c.toolset)) {
+    if (!(action.toolsets as readonly string[]).includes(c.toolset)) {
       result.problems.push(`${where}: ${c.action} is not in toolset ${c.toolset} (its toolsets: ${action.toolsets.join(", ") || "none"})`);
       continue;
     }
-    const find = (action.toolsets as readonly string[]).includes(c.toolset) ? { toolset: c.toolset } : { access: action.access };
+    const find = { toolset: c.toolset };
     const found = findActions(described, DEFAULT_EXPOSURE, find as Parameters<typeof findActions>[2]).actions.find((a) => a.action === action.name);
     if (!found) result.problems.push(`${where}: find_actions ${JSON.stringify(find)} does not return ${c.action}`);
     else if (JSON.stringify(found.params) !== JSON.stringify(describeAction(action).input_schema)) result.problems.push(`${where}: find_actions gives ${c.action} another params schema than its own`);

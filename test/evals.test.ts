@@ -53,6 +53,9 @@ describe("reachability eval (issue 24, evals/reach.json): everyday requests with
     for (const x of r.reached) expect(x.path.length, x.id).toBeLessThanOrEqual(2);
     expect(r.reached.find((x) => x.id === "reach-disk-full")!.path).toEqual([{ tool: "get_disk_usage", args: { mount_point: "/" } }]);
     expect(r.reached.find((x) => x.id === "reach-install-htop")!.path.map((p) => p.tool)).toEqual(["find_actions", "plan"]);
+    // a change is found by its subject's toolset like a read (k24: mutating actions have toolsets)
+    expect(r.reached.find((x) => x.id === "reach-create-timer")!.path[0]).toEqual({ tool: "find_actions", args: { toolset: "scheduling" } });
+    expect(r.reached.find((x) => x.id === "reach-oom")!.path[1]).toEqual({ tool: "read_action", args: { action: "ReadKernelLog", args: { min_priority: "err" } } });
   });
 
   it("derives the path from the catalogue: a new unlisted read becomes find_actions { toolset } → read_action", () => {
@@ -67,11 +70,13 @@ describe("reachability eval (issue 24, evals/reach.json): everyday requests with
     const byId = (id: string) => broken.cases.find((c) => c.id === id)!;
     byId("reach-disk-full").args = { mount: "/" };
     byId("reach-users").toolset = "storage";
+    byId("reach-create-timer").toolset = "accounts";
     byId("reach-gateway").action = "NoSuchAction";
     delete byId("reach-gateway").owner;
     const problems = checkReach(broken, [...CATALOGUE, listUsers]).problems.join("\n");
     expect(problems).toMatch(/reach-disk-full: args do not fit GetDiskUsage's params.*mount/);
     expect(problems).toMatch(/reach-users: ListUsers is not in toolset storage/);
+    expect(problems).toMatch(/reach-create-timer: CreateTimer is not in toolset accounts/);
     expect(problems).toMatch(/reach-gateway: no action NoSuchAction in the catalogue, and no owner/);
     expect(checkReach({ ...reach, extra: 1 }).problems.join()).toMatch(/schema/);
   });

@@ -59,6 +59,9 @@ function readProcSync(path: string, maxBytes: number, singleRead: boolean): stri
 /** Largest /proc file read whole when no cap is given (mountinfo of a busy container host stays far below). */
 const PROC_MAX_BYTES = 16 * 1024 * 1024;
 
+/** Bytes per read(2) of a record device: /dev/kmsg refuses (EINVAL) a buffer smaller than its longest record (8 KiB). */
+const RECORD_BUFFER = 16 * 1024;
+
 /** The HostProbe of the machine this process runs on: /proc, /sys, files and argv-only process spawning. */
 export class LinuxHostProbe implements HostProbe {
   async readText(path: string, opts: { maxBytes?: number; singleRead?: boolean; encoding?: "utf8" | "latin1" } = {}): Promise<string> {
@@ -120,6 +123,40 @@ export class LinuxHostProbe implements HostProbe {
       throw err instanceof HostgateError ? err : fsError(err, path);
     } finally {
       await handle.close();
+    }
+  }
+
+  readRecords(path: string, opts: { maxBytes: number }): Promise<{ text: string; truncated: boolean }> {
+    let fd: number;
+    try {
+      fd = openSync(path, fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW | fsConstants.O_NONBLOCK);
+    } catch (err) {
+      return Promise.reject(fsError(err, path));
+    }
+    // Synchronous on purpose: each read(2) returns at once (a record, or EAGAIN), so no thread-pool round trips.
+    const record = Buffer.allocUnsafe(RECORD_BUFFER);
+    const parts: Buffer[] = [];
+    let length = 0;
+    try {
+      while (length < opts.maxBytes) {
+        let n: number;
+        try {
+          n = readSync(fd, record, 0, RECORD_BUFFER, null);
+        } catch (err) {
+          const code = (err as NodeJS.ErrnoException).code;
+          if (code === "EAGAIN") break; // no more records now: never wait for the next one
+          if (code === "EPIPE") continue; // a record was overwritten while we read: the next read resumes after it
+          throw fsError(err, path);
+        }
+        if (n === 0) break;
+        parts.push(Buffer.from(record.subarray(0, n)));
+        length += n;
+      }
+      return Promise.resolve({ text: Buffer.concat(parts).toString("utf8"), truncated: length >= opts.maxBytes });
+    } catch (err) {
+      return Promise.reject(err instanceof HostgateError ? err : fsError(err, path));
+    } finally {
+      closeSync(fd);
     }
   }
 

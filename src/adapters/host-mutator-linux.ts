@@ -4,7 +4,7 @@ import type { ExecResult } from "../core/exec.ts";
 import { HostgateError } from "../core/errors.ts";
 import type { Hasher } from "../ports/hasher.ts";
 import type { HostMutator, RemoveFileOptions, SignalName, WriteFileOptions } from "../ports/host-mutator.ts";
-import { procSysPath, SYSCTL_KEY } from "../core/host/sysctl-key.ts";
+import { sysctlKeyPath } from "../core/host/sysctl-key.ts";
 import type { RunOptions } from "../ports/host-probe.ts";
 import { nodeCrypto } from "./crypto-node.ts";
 import { HeldDirectory } from "./held-directory.ts";
@@ -200,9 +200,13 @@ export class LinuxHostMutator implements HostMutator {
   }
 
   writeSysctl(key: string, value: string): Promise<void> {
-    if (!SYSCTL_KEY.test(key)) return Promise.reject(new HostgateError("invalid_params", `${JSON.stringify(key)} is not a sysctl key (dotted words such as net.ipv4.ip_forward).`));
+    let path: string;
+    try {
+      path = sysctlKeyPath(key, "write");
+    } catch (err) {
+      return Promise.reject(err instanceof Error ? err : new Error(String(err)));
+    }
     if (/[\n\0]/.test(value)) return Promise.reject(new HostgateError("invalid_params", "A sysctl value is one line."));
-    const path = procSysPath(key);
     let fd: number | undefined;
     try {
       fd = openSync(path, fsConstants.O_WRONLY | fsConstants.O_NOFOLLOW);

@@ -5,7 +5,7 @@ import { shellJoin } from "../core/inventory/target.ts";
 import type { ExecResult } from "../core/exec.ts";
 import { HostgateError } from "../core/errors.ts";
 import type { HostMutator, SignalName, WriteFileOptions } from "../ports/host-mutator.ts";
-import { procSysPath, SYSCTL_KEY } from "../core/host/sysctl-key.ts";
+import { sysctlKeyPath } from "../core/host/sysctl-key.ts";
 import type { RunOptions } from "../ports/host-probe.ts";
 import { incomplete, runRemote, type OpenExec, type RemoteRun } from "./remote-exec.ts";
 import { WRITE_SCRIPT } from "./remote-write-script.ts";
@@ -150,10 +150,10 @@ export class SshHostMutator implements HostMutator {
   }
 
   async writeSysctl(key: string, value: string): Promise<void> {
-    if (!SYSCTL_KEY.test(key)) throw new HostgateError("invalid_params", `${JSON.stringify(key)} is not a sysctl key (dotted words such as net.ipv4.ip_forward).`);
+    const path = sysctlKeyPath(key, "write");
     if (/[\n\0]/.test(value)) throw new HostgateError("invalid_params", "A sysctl value is one line.");
     // The value goes on stdin to tee (never through a shell); tee writes the one /proc/sys file named by the key.
-    const r = await this.privileged(["tee", "--", procSysPath(key)], `Setting ${key}`, { stdin: Buffer.from(`${value}\n`), timeoutMs: 10_000 });
+    const r = await this.privileged(["tee", "--", path], `Setting ${key}`, { stdin: Buffer.from(`${value}\n`), timeoutMs: 10_000 });
     if (r.exit_code === 0) return;
     const err = r.stderr.toString();
     if (/No such file/i.test(err)) throw new HostgateError("not_found", `Setting ${key} on ${this.opts.host}: no such sysctl.`);

@@ -192,6 +192,27 @@ export class SshHostProbe implements HostProbe {
     return readTailOverSsh(this.session, this.host, path, within, opts);
   }
 
+  /**
+   * `dd if=PATH iflag=nonblock` on the host (SFTP has no O_NONBLOCK: a read of /dev/kmsg would wait for the next
+   * record). dd stops at the first EAGAIN with "Resource temporarily unavailable" and exit 1: that is the end.
+   */
+  async readRecords(path: string, opts: { maxBytes: number }): Promise<{ text: string; truncated: boolean }> {
+    const r = await this.run(["dd", `if=${path}`, "iflag=nonblock", "bs=65536", "status=none"], { maxOutputBytes: opts.maxBytes, timeoutMs: DEFAULT_TIMEOUT_MS });
+    const err = r.stderr.trim();
+    const ended = r.exit_code === 0 || /Resource temporarily unavailable/i.test(err);
+    if (!ended && !r.truncated) {
+      if (/No such file/i.test(err)) throw new HostgateError("not_found", `${path} does not exist on ${this.host}.`, { details: { host: this.host } });
+      if (/denied|not permitted/i.test(err)) {
+        throw new HostgateError("permission_denied", `Permission denied reading ${path} on ${this.host}.`, {
+          hint: "The SSH login user cannot read the kernel log there (kernel.dmesg_restrict=1 needs CAP_SYSLOG); use a login (inventory user) that can.",
+          details: { host: this.host },
+        });
+      }
+      throw new HostgateError("unavailable", `Could not read ${path} on ${this.host}: ${err.split("\n")[0] ?? `dd exited ${r.exit_code}`}`, { details: { host: this.host } });
+    }
+    return { text: r.stdout, truncated: r.truncated };
+  }
+
   readDir(path: string): Promise<string[]> {
     return this.sftp<string[]>(path, (s, cb) => { s.readdir(path, (e, list) => { cb(e, e ? [] : list.map((x) => x.filename).filter((n) => n !== "." && n !== "..")); }); });
   }

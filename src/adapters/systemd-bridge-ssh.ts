@@ -155,7 +155,7 @@ class ReadWriteUnitManager implements UnitManager {
   getUnit: UnitManager["getUnit"] = (u) => this.reader.getUnit(u);
   getServiceStatus: UnitManager["getServiceStatus"] = (u) => this.reader.getServiceStatus(u);
   getDefinition: UnitManager["getDefinition"] = (u) => this.reader.getDefinition(u);
-  properties: UnitManager["properties"] = (u, i) => this.reader.properties!(u, i);
+  properties: UnitManager["properties"] = (source) => (this.reader.properties ? this.reader.properties(source) : Promise.reject(new HostgateError("unavailable", "this host's systemd is not reached over D-Bus")));
   startUnit: UnitManager["startUnit"] = (u, o) => this.writer.startUnit(u, o);
   stopUnit: UnitManager["stopUnit"] = (u, o) => this.writer.stopUnit(u, o);
   restartUnit: UnitManager["restartUnit"] = (u, o) => this.writer.restartUnit(u, o);
@@ -166,7 +166,6 @@ class ReadWriteUnitManager implements UnitManager {
   unmaskUnitFiles: UnitManager["unmaskUnitFiles"] = (u) => this.writer.unmaskUnitFiles(u);
   reloadManager: UnitManager["reloadManager"] = () => this.writer.reloadManager();
   unitsNeedingReload: UnitManager["unitsNeedingReload"] = () => this.reader.unitsNeedingReload();
-  busProperties: UnitManager["busProperties"] = (d, p, i) => (this.reader.busProperties ? this.reader.busProperties(d, p, i) : Promise.reject(new HostgateError("unavailable", "this host's systemd is not reached over D-Bus")));
   async close(): Promise<void> {
     await Promise.all([this.reader.close(), this.writer.close()]);
   }

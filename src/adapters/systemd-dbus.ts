@@ -21,7 +21,7 @@ import { redactUnitText, usecToIso } from "../core/systemd/payload.ts";
 import type { JobOutcome, ServiceStatus, UnitDefinition, UnitListEntry, UnitState } from "../core/systemd/payload.ts";
 import { parseUnitName } from "../core/systemd/unit-name.ts";
 import type { ManagerRef } from "../core/systemd/uri.ts";
-import type { JobOptions, ListUnitsQuery, UnitManager } from "../ports/unit-manager.ts";
+import type { JobOptions, ListUnitsQuery, PropertySource, UnitManager } from "../ports/unit-manager.ts";
 import { big, decodeChanges, decodeExecCommands, decodeUnitRows, num, plain, propMap, str } from "./systemd-dbus-decode.ts";
 import type { PropMap } from "./systemd-dbus-decode.ts";
 import { describeRef } from "./systemd-mock.ts";
@@ -244,9 +244,14 @@ export class DbusUnitManager implements UnitManager {
     return sortEntries(decodeUnitRows(body[0]).filter((e) => matchesUnitFilter(e, query)));
   }
 
-  async properties(unit: string | null, iface: "Manager" | "Unit" | "Timer" | "Service"): Promise<Record<string, unknown>> {
-    if (unit !== null) parseUnitName(unit);
-    const body = await this.call(unit === null ? MANAGER_PATH : unitObjectPath(unit), PROPS, "GetAll", "s", [`org.freedesktop.systemd1.${iface}`]);
+  async properties(source: PropertySource): Promise<Record<string, unknown>> {
+    let body: unknown[];
+    if ("destination" in source) {
+      body = await this.call(source.path, PROPS, "GetAll", "s", [source.iface], source.destination);
+    } else {
+      if (source.unit !== null) parseUnitName(source.unit);
+      body = await this.call(source.unit === null ? MANAGER_PATH : unitObjectPath(source.unit), PROPS, "GetAll", "s", [`org.freedesktop.systemd1.${source.iface}`]);
+    }
     return plain(propMap(body[0])) as Record<string, unknown>;
   }
 
@@ -382,13 +387,6 @@ export class DbusUnitManager implements UnitManager {
     const units = (await this.listUnits()).filter((u) => u.load_state === "loaded");
     const flags = await Promise.all(units.map((u) => this.call(unitObjectPath(u.unit), PROPS, "Get", "ss", [UNIT, "NeedDaemonReload"]).then((b) => (b[0] as { value?: unknown } | undefined)?.value === true).catch(() => false)));
     return units.filter((_, i) => flags[i]).map((u) => u.unit).sort();
-  }
-
-  async busProperties(destination: string, path: string, iface: string): Promise<Record<string, unknown>> {
-    const body = await this.call(path, PROPS, "GetAll", "s", [iface], destination);
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(propMap(body[0]))) out[k] = typeof v === "bigint" ? (v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : v.toString()) : v;
-    return out;
   }
 
   async close(): Promise<void> {

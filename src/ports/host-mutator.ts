@@ -65,7 +65,7 @@ export interface HostMutator {
   /**
    * Sets one kernel parameter live (issue 24, SetSysctl): writes `value` and a newline to /proc/sys/<key with dots
    * as slashes>, opened without following links and without creating anything. `key` must match
-   * SYSCTL_KEY (core/host/sysctl-key.ts). `not_found` for a key the kernel does not have, `permission_denied` for a read-only one,
+   * the write form of core/host/sysctl-key.ts `sysctlKeyPath` (`invalid_params` otherwise). `not_found` for a key the kernel does not have, `permission_denied` for a read-only one,
    * `invalid_params` when the kernel rejects the value (EINVAL).
    */
   writeSysctl(key: string, value: string): Promise<void>;

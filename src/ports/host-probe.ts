@@ -83,6 +83,15 @@ export interface HostProbe {
    * confinement fails, `not_found` / `permission_denied` as usual.
    */
   readTailConfined(path: string, within: string, opts: { maxBytes: number; maxLines: number }): Promise<{ text: string; size: number; startOffset: number; owner: FileOwner }>;
+  /**
+   * Reads a record device that answers one record per read(2) (the kernel log, /dev/kmsg) without ever blocking:
+   * opened O_RDONLY | O_NONBLOCK, read until EAGAIN (no more records now) or until `maxBytes` bytes have been
+   * read; a record overwritten while reading (EPIPE) is skipped. Over SSH it is `dd iflag=nonblock` on the host
+   * (SFTP reads would block). Returns the records' bytes as read (UTF-8; each /dev/kmsg record ends with a
+   * newline) and `truncated` when `maxBytes` stopped the read (the oldest records are the ones kept then).
+   * Errors: `not_found`, `permission_denied` (kernel.dmesg_restrict=1 without CAP_SYSLOG), `unavailable`.
+   */
+  readRecords(path: string, opts: { maxBytes: number }): Promise<{ text: string; truncated: boolean }>;
   readDir(path: string): Promise<string[]>;
   readLink(path: string): Promise<string>;
   realPath(path: string): Promise<string>;

@@ -22,6 +22,15 @@ export interface ListUnitsQuery {
   patterns?: readonly string[];
 }
 
+/**
+ * Which object {@link UnitManager.properties} reads: `unit` (a unit's `Unit`, `Timer`, `Service` interface of
+ * org.freedesktop.systemd1) or `unit: null` (the manager's `Manager` interface: boot timestamps); or any object
+ * of another service on the same bus (`destination`, object `path`, full interface name `iface`).
+ */
+export type PropertySource =
+  | { unit: string | null; iface: "Manager" | "Unit" | "Timer" | "Service" }
+  | { destination: string; path: string; iface: string };
+
 /** Options for job-based operations. */
 export interface JobOptions {
   /** How long to wait for the job's JobRemoved signal, in milliseconds. Default 30 000. */
@@ -69,19 +78,14 @@ export interface UnitManager {
   /** Loaded units whose files changed on disk since the manager read them (NeedDaemonReload=yes), sorted. */
   unitsNeedingReload(): Promise<string[]>;
   /**
-   * Every property of `iface` on object `path` of `destination` on this manager's bus (e.g. org.freedesktop.timedate1),
-   * variants unwrapped, uint64 as number when safe. Optional: absent where the manager is not reached over D-Bus.
-   * `backend_error` when the service is not on the bus (it is bus-activated where installed).
+   * THE D-Bus property reader of this manager's bus: every property of one interface of one object, as
+   * {@link PropertySource} names it (a unit, the manager itself, or another service's object such as
+   * org.freedesktop.timedate1). Values are plain JSON: variants unwrapped, uint64 as a number (µs for timestamps),
+   * null for uint64-max ("unset"). Optional: only backends that speak D-Bus have it (absent: the action that needs
+   * it answers `unavailable` or reads files instead). Errors as above; an unknown unit answers empty-ish properties
+   * (systemd loads it as not-found), so callers check `LoadState`; a service not on the bus is `backend_error`.
    */
-  busProperties?(destination: string, path: string, iface: string): Promise<Record<string, unknown>>;
-  /**
-   * The D-Bus properties of one interface of a unit (`Unit`, `Timer`, `Service`… of org.freedesktop.systemd1), or
-   * of the manager itself when `unit` is null (`Manager`: boot timestamps). Values are plain JSON: uint64 as a
-   * number (µs for timestamps), null for uint64-max ("unset"). Only backends that speak D-Bus have it (absent:
-   * the action that needs it answers `unavailable`). Errors as above; an unknown unit answers empty-ish
-   * properties (systemd loads it as not-found), so callers check `LoadState`.
-   */
-  properties?(unit: string | null, iface: "Manager" | "Unit" | "Timer" | "Service"): Promise<Record<string, unknown>>;
+  properties?(source: PropertySource): Promise<Record<string, unknown>>;
   /** Releases the connection (idempotent). */
   close(): Promise<void>;
 }

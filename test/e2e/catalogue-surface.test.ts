@@ -49,6 +49,24 @@ describe("find_actions and read_action (default configuration)", () => {
     expect(text(r)).toContain("WriteFile");
   });
 
+  it("find_actions by toolset finds a subject's changes beside its reads (scheduling: ListTimers to read, CreateTimer and RemoveTimer to plan), and no change is a tool", async () => {
+    const { actions, toolsets } = await find(client, { toolset: "scheduling" });
+    const by = new Map(actions.map((a) => [a.action, a]));
+    expect(by.get("ListTimers")).toMatchObject({ call: "read_action", access: "read_only" });
+    expect(by.get("CreateTimer")).toMatchObject({ call: "plan", access: "mutating" });
+    expect(by.get("CreateTimer")!.params.required).toEqual(["service"]);
+    expect(by.get("RemoveTimer")).toMatchObject({ call: "plan", access: "mutating" });
+    expect(toolsets.scheduling!.mutating).toBeGreaterThanOrEqual(2);
+    const changes = await find(client, { toolset: "accounts", access: "mutating" });
+    expect(changes.actions.map((a) => a.action)).toEqual(expect.arrayContaining(["CreateUser", "LockUser", "AddAuthorizedKey"]));
+    // every toolset's changes stay plan steps: tools/list holds no tool of a mutating action
+    const tools = new Set((await client.listTools()).tools.map((t) => t.name));
+    for (const a of (await find(client, { access: "mutating" })).actions) {
+      expect(a.toolsets.length, a.action).toBeGreaterThan(0);
+      expect(tools.has(a.action.replace(/([a-z0-9])([A-Z])/g, "$1_$2").toLowerCase()), a.action).toBe(false);
+    }
+  });
+
   it("find_actions matches every word of query in names, titles and descriptions", async () => {
     const { actions } = await find(client, { query: "memory" });
     expect(actions.map((a) => a.action)).toContain("GetMemoryUsage");

@@ -4,7 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import getRebootRequired, { compareKernelRelease, rebootRequired } from "../../src/core/catalogue/actions/get-reboot-required.ts";
-import getSysctl, { keyToPath } from "../../src/core/catalogue/actions/get-sysctl.ts";
+import getSysctl from "../../src/core/catalogue/actions/get-sysctl.ts";
+import { sysctlKeyPath } from "../../src/core/host/sysctl-key.ts";
 import listKernelModules, { parseModules } from "../../src/core/catalogue/actions/list-kernel-modules.ts";
 import type { ActionContext } from "../../src/core/catalogue/action.ts";
 import { errorCode, realContext } from "../helpers/real-context.ts";
@@ -38,7 +39,8 @@ describe("GetSysctl", () => {
   });
 
   it("maps a / in a key to a . in a name, as sysctl(8) does", () => {
-    expect(keyToPath("net.ipv4.conf.eth0/1.rp_filter")).toBe("/proc/sys/net/ipv4/conf/eth0.1/rp_filter");
+    expect(sysctlKeyPath("net.ipv4.conf.eth0/1.rp_filter", "read")).toBe("/proc/sys/net/ipv4/conf/eth0.1/rp_filter");
+    expect(sysctlKeyPath("vm.", "read")).toBe("/proc/sys/vm");
   });
 
   it("refuses a path-like key and says what an unknown key is", async () => {

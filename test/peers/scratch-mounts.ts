@@ -45,6 +45,7 @@ function scratchProbe(pid: number): HostProbe {
   return {
     readText: (p, o) => inner.readText(at(p), o),
     readTailConfined: (p, w, o) => inner.readTailConfined(at(p), at(w), o),
+    readRecords: (p, o) => inner.readRecords(at(p), o),
     readDir: (p) => inner.readDir(at(p)),
     readLink: (p) => inner.readLink(at(p)),
     // The holder shares this process's root, so the kernel already names the resolved path without the prefix.

@@ -112,7 +112,10 @@ interface ActionBase<P extends z.ZodType, O extends z.ZodType> {
   /** Families this action is offered on; `all` for cross-distro actions. */
   families: readonly DistroFamily[] | "all";
   min_role: Role;
-  /** Exposure groups (toolsets) the direct tool belongs to. */
+  /**
+   * Exposure groups (toolsets, core/toolsets.ts ACTION_TOOLSETS): a read's direct tool belongs to them, and
+   * find_actions' `toolset` filter finds any action, read or change, in them. A mutating action never becomes a tool.
+   */
   toolsets: readonly Toolset[];
   /** True when the output contains host-derived text (file content, command output, names). */
   host_derived: boolean;

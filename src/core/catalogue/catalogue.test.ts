@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { actionNameOf, toolNameOf } from "./action.ts";
 import { CATALOGUE } from "./index.ts";
+import { ACTION_TOOLSETS } from "../toolsets.ts";
 
 /**
  * The drift test (reference: daemon-approval, "a drift test compares the explicit read-only and mutating
@@ -15,7 +16,7 @@ const READ_ONLY = [
   "ListFailedUnits", "ListGroups", "ListInstalledPackages", "ListKernelModules", "ListListeningPorts",
   "ListLoginSessions", "ListMounts", "ListPackageFiles", "ListProcesses", "ListRecentLogins", "ListRoutes",
   "ListSudoRules", "ListSwap", "ListTimers", "ListUnitTypes", "ListUnits", "ListUpgradablePackages", "ListUsers",
-  "ReadJournal", "ReadLogFile", "ReadUnit", "ReadUnitDefinition", "ReadUnitLogsSinceStart", "SearchPackages",
+  "ReadJournal", "ReadKernelLog", "ReadLogFile", "ReadUnit", "ReadUnitDefinition", "ReadUnitLogsSinceStart", "SearchPackages",
 ];
 const MUTATING = [
   "AllowFirewallPort", "CleanPackageCache", "DaemonReload", "DeleteLogFile", "DisableService", "EnableNtp", "EnableService",
@@ -30,6 +31,8 @@ const MUTATING = [
   "RunLogrotate",
   // storage
   "AddSwapFile", "RemoveSwapFile",
+  // scheduling (k24)
+  "CreateTimer", "RemoveTimer",
 ].sort();
 
 describe("catalogue params are strict", () => {
@@ -68,9 +71,10 @@ describe("catalogue classification", () => {
     expect(update.access).toBe("mutating");
   });
 
-  it("mutating actions have a preview and an apply, and belong to no toolset (never direct tools)", () => {
+  it("mutating actions have a preview and an apply, and belong to an action toolset (find_actions finds them there; never direct tools)", () => {
     for (const a of CATALOGUE.filter((x) => x.access === "mutating")) {
-      expect(a.toolsets, a.name).toEqual([]);
+      expect(a.toolsets.length, a.name).toBeGreaterThan(0);
+      for (const g of a.toolsets) expect(ACTION_TOOLSETS, `${a.name}: ${g}`).toContain(g);
       expect(typeof (a as { preview?: unknown }).preview, a.name).toBe("function");
       expect(typeof (a as { apply?: unknown }).apply, a.name).toBe("function");
     }

@@ -14,6 +14,7 @@ import readLogFile from "./actions/read-log-file.ts";
 import searchPackages from "./actions/search-packages.ts";
 import findLargeFiles from "./actions/find-large-files.ts";
 import getBootTiming from "./actions/get-boot-timing.ts";
+import readKernelLog from "./actions/read-kernel-log.ts";
 import getInodeUsage from "./actions/get-inode-usage.ts";
 import getRebootRequired from "./actions/get-reboot-required.ts";
 import getSysctl from "./actions/get-sysctl.ts";
@@ -28,6 +29,8 @@ import listLoginSessions from "./actions/list-login-sessions.ts";
 import listRecentLogins from "./actions/list-recent-logins.ts";
 import listSudoRules from "./actions/list-sudo-rules.ts";
 import listTimers from "./actions/list-timers.ts";
+import { CreateTimer } from "./actions/create-timer.ts";
+import { RemoveTimer } from "./actions/remove-timer.ts";
 import listUsers from "./actions/list-users.ts";
 import { networkSystemActions, packageFileProcessActions } from "./actions/mutating.ts";
 import listRoutes from "./actions/list-routes.ts";
@@ -86,6 +89,8 @@ export const CATALOGUE: readonly Action[] = [
   // scheduling (issue 24)
   listTimers,
   listCronJobs,
+  CreateTimer,
+  RemoveTimer,
   // storage (issue 24)
   listBlockDevices,
   listMounts,
@@ -97,6 +102,7 @@ export const CATALOGUE: readonly Action[] = [
   listKernelModules,
   getRebootRequired,
   getBootTiming,
+  readKernelLog,
   ...packageFileProcessActions,
   ...networkSystemActions,
   ...hostAdminActions,

@@ -66,7 +66,7 @@ export default defineMutatingAction({
   access: "mutating",
   families: "all",
   min_role: "operator",
-  toolsets: [],
+  toolsets: ["accounts"],
   host_derived: true,
   needs: ["files", "mutate"],
   preview,

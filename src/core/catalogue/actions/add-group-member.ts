@@ -17,7 +17,7 @@ export default defineMutatingAction({
   access: "mutating",
   families: "all",
   min_role: "operator",
-  toolsets: [],
+  toolsets: ["accounts"],
   host_derived: true,
   needs: ["files", "mutate"],
   preview: async (p, ctx) => renderPlanned(await memberPlan("add", p.user, p.group, ctx)),

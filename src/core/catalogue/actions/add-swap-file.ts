@@ -71,7 +71,7 @@ export default defineMutatingAction({
   access: "mutating",
   families: "all",
   min_role: "operator",
-  toolsets: [],
+  toolsets: ["storage"],
   host_derived: true,
   needs: ["files", "mutate"],
   preview: async (p, ctx): Promise<Preview> => renderPlanned(await plan(p, ctx)),

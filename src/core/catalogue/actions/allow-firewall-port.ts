@@ -17,7 +17,7 @@ export default defineMutatingAction({
   access: "mutating",
   families: "all",
   min_role: "operator",
-  toolsets: [],
+  toolsets: ["network"],
   host_derived: false,
   needs: ["files", "mutate"],
   async preview(p, ctx): Promise<Preview> {

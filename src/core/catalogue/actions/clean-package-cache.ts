@@ -91,7 +91,7 @@ export default defineMutatingAction({
   access: "mutating",
   families: ["debian", "fedora", "arch"],
   min_role: "operator",
-  toolsets: [],
+  toolsets: ["packages"],
   host_derived: false,
   async preview(_p, ctx) {
     const tool = toolOf(ctx.family);

@@ -17,7 +17,7 @@ export const DaemonReload = defineMutatingAction({
   families: "all",
   min_role: "operator",
   needs: ["systemd"],
-  toolsets: [],
+  toolsets: ["systemd"],
   host_derived: true,
   async preview(p, ctx) {
     const manager = managerFor(ctx.units, p.user);

@@ -55,7 +55,7 @@ export default defineMutatingAction({
   access: "mutating",
   families: "all",
   min_role: "operator",
-  toolsets: [],
+  toolsets: ["time"],
   host_derived: false,
   needs: ["files", "mutate"],
   async preview(_p, ctx): Promise<Preview> {

@@ -61,9 +61,9 @@ export default defineReadOnlyAction({
   async run(params, ctx) {
     const manager = managerFor(ctx.units, params.user);
     if (!manager.properties) throw new HostgateError("unavailable", "This host's systemd backend has no D-Bus properties (boot timing needs them).", { hint: "read_journal { boot: 0 } shows the boot's messages instead." });
-    const phases = bootPhases(await manager.properties(null, "Manager"));
+    const phases = bootPhases(await manager.properties({ unit: null, iface: "Manager" }));
     const rows = (await manager.listUnits()).filter((r) => r.load_state === "loaded");
-    const timed = await Promise.all(rows.map(async (r) => ({ unit: r.unit, us: activationUsec(await manager.properties!(r.unit, "Unit").catch(() => ({}))) })));
+    const timed = await Promise.all(rows.map(async (r) => ({ unit: r.unit, us: activationUsec(await manager.properties!({ unit: r.unit, iface: "Unit" }).catch(() => ({}))) })));
     const units = timed.filter((t): t is { unit: string; us: number } => t.us !== null && t.us > 0)
       .sort((a, b) => b.us - a.us || a.unit.localeCompare(b.unit))
       .slice(0, params.limit)

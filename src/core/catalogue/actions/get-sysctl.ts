@@ -1,18 +1,11 @@
 import { z } from "zod";
 import { defineReadOnlyAction, type ActionContext } from "../action.ts";
 import { HostgateError } from "../../errors.ts";
+import { sysctlKeyPath } from "../../host/sysctl-key.ts";
 
 const MAX_KEYS = 2000;
-/** sysctl key syntax: dotted names of letters, digits, `_`, `-` (and `/` standing for a dot inside a name, as sysctl(8) writes it). */
-const KEY = /^[A-Za-z0-9_-]+([./][A-Za-z0-9_:@-]+)*\.?$/;
-
 /** Keys whose read(2) does something: vm.stat_refresh flushes the per-CPU VM statistics (Documentation/admin-guide/sysctl/vm.rst). */
 const SIDE_EFFECT_ON_READ = new Set(["/proc/sys/vm/stat_refresh"]);
-
-/** `net.ipv4.conf.eth0/1.rp_filter` → /proc/sys/net/ipv4/conf/eth0.1/rp_filter (sysctl(8): a `/` in a key stands for a `.` in a name). */
-export function keyToPath(key: string): string {
-  return `/proc/sys/${key.replace(/\.$/, "").split(".").map((p) => p.replace(/\//g, ".")).join("/")}`;
-}
 
 function pathToKey(path: string): string {
   return path.slice("/proc/sys/".length).split("/").map((p) => p.replace(/\./g, "/")).join(".");
@@ -54,12 +47,9 @@ export default defineReadOnlyAction({
   host_derived: true,
   needs: ["files"],
   async run(params, ctx) {
-    if (!KEY.test(params.key) || params.key.split(/[./]/).some((p) => p === ".." || p === ".")) {
-      throw new HostgateError("invalid_params", `${JSON.stringify(params.key)} is not a sysctl key.`, { hint: "Dotted names such as net.ipv4.ip_forward, or a prefix ending in a dot such as vm." });
-    }
     const values: { key: string; value: string }[] = [];
     const skipped: { key: string; reason: string }[] = [];
-    const path = keyToPath(params.key);
+    const path = sysctlKeyPath(params.key, "read");
     try {
       await walk(ctx, path, values, skipped);
     } catch (err) {

@@ -55,9 +55,9 @@ export default defineReadOnlyAction({
   async run(_params, ctx) {
     const time = new Date(ctx.clock.now()).toISOString();
     const system = ctx.units.system;
-    if (system.busProperties !== undefined && !system.simulated) {
+    if (system.properties !== undefined && !system.simulated) {
       try {
-        const p = await system.busProperties(TIMEDATE.dest, TIMEDATE.path, TIMEDATE.iface);
+        const p = await system.properties({ destination: TIMEDATE.dest, path: TIMEDATE.path, iface: TIMEDATE.iface });
         const flag = (k: string): boolean | null => (typeof p[k] === "boolean" ? p[k] : null);
         return { source: "timedated" as const, timezone: typeof p.Timezone === "string" && p.Timezone !== "" ? p.Timezone : null, ntp_enabled: flag("NTP"), ntp_synchronized: flag("NTPSynchronized"), can_ntp: flag("CanNTP"), local_rtc: flag("LocalRTC"), time };
       } catch (err) {

@@ -17,7 +17,7 @@ export default defineMutatingAction({
   access: "mutating",
   families: ["debian", "fedora"],
   min_role: "operator",
-  toolsets: [],
+  toolsets: ["packages"],
   host_derived: true,
   needs: ["files", "mutate"],
   preview: async (p, ctx) => renderPlanned(await holdPlan("hold", p.name, ctx)),

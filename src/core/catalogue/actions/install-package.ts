@@ -19,7 +19,7 @@ export default defineMutatingAction({
   access: "mutating",
   families: ["debian", "fedora"],
   min_role: "operator",
-  toolsets: [],
+  toolsets: ["packages"],
   host_derived: true,
   preview: (p, ctx) => packagePreview(ctx, "install", p.name),
   apply: (p, ctx) => applyPackageOp(ctx, "install", p.name),

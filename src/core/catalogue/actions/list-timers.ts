@@ -50,11 +50,11 @@ export default defineReadOnlyAction({
   async run(params, ctx) {
     const manager = managerFor(ctx.units, params.user);
     if (!manager.properties) throw new HostgateError("unavailable", "This host's systemd backend has no D-Bus properties (timers need them).", { hint: "list_units { type: \"timer\" } lists the timers without their elapse times." });
-    const mgr = await manager.properties(null, "Manager");
+    const mgr = await manager.properties({ unit: null, iface: "Manager" });
     const offset = (n(mgr.UserspaceTimestamp) ?? 0) - (n(mgr.UserspaceTimestampMonotonic) ?? 0);
     const rows = (await manager.listUnits({ types: ["timer"] })).filter((r) => r.load_state === "loaded");
     const timers = await Promise.all(rows.map(async (r) => {
-      const t = await manager.properties!(r.unit, "Timer");
+      const t = await manager.properties!({ unit: r.unit, iface: "Timer" });
       const calendar = Array.isArray(t.TimersCalendar) ? (t.TimersCalendar as unknown[][]).map((c) => String(c[1])) : [];
       return {
         unit: r.unit,

@@ -23,7 +23,7 @@ function maskAction(op: "mask" | "unmask"): MutatingAction<typeof params, typeof
     families: "all",
     min_role: "operator",
     needs: ["systemd"],
-    toolsets: [],
+    toolsets: ["systemd"],
     host_derived: true,
     async preview(p, ctx) {
       const unit = normalizeUnitArg(p.unit, "service");

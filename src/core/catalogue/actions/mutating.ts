@@ -17,8 +17,8 @@ import setTimezone from "./set-timezone.ts";
 import enableNtp from "./enable-ntp.ts";
 
 /**
- * The package, file, process and disk-space (issue 22) mutating actions, for CATALOGUE. None is a direct tool (`toolsets: []`);
- * each runs only through plan → approve → execute.
+ * The package, file, process and disk-space (issue 22) mutating actions, for CATALOGUE. None is a direct tool: their
+ * toolsets only group them for find_actions; each runs only through plan → approve → execute.
  */
 export const packageFileProcessActions: readonly Action[] = [
   installPackage,

@@ -23,7 +23,7 @@ export default defineMutatingAction({
   access: "mutating",
   families: ["debian", "fedora"],
   min_role: "operator",
-  toolsets: [],
+  toolsets: ["packages"],
   host_derived: true,
   preview: (p, ctx) => packagePreview(ctx, p.purge ? "purge" : "remove", p.name),
   apply: (p, ctx) => applyPackageOp(ctx, p.purge ? "purge" : "remove", p.name),

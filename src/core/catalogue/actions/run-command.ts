@@ -39,7 +39,7 @@ export const RunCommand = defineMutatingAction({
   families: "all",
   min_role: "operator",
   needs: ["exec"],
-  toolsets: [],
+  toolsets: ["host"],
   host_derived: true,
   preview: async (p, ctx) => {
     const remote = ctx.remote;

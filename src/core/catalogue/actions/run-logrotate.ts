@@ -85,7 +85,7 @@ export default defineMutatingAction({
   access: "mutating",
   families: "all",
   min_role: "operator",
-  toolsets: [],
+  toolsets: ["logs"],
   host_derived: true,
   needs: ["files", "mutate"],
   preview: async (p, ctx) => renderPlanned(await plan(p, ctx)),

@@ -49,7 +49,7 @@ export function serviceJobAction(spec: ServiceJobSpec): MutatingAction<typeof se
     families: "all",
     min_role: "operator",
     needs: ["systemd"],
-    toolsets: [],
+    toolsets: ["systemd"],
     host_derived: true,
     async preview(p, ctx) {
       const unit = resolve(p);

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { defineMutatingAction, type ActionContext, type Preview } from "../action.ts";
 import { HostgateError } from "../../errors.ts";
-import { procSysPath, SYSCTL_KEY } from "../../host/sysctl-key.ts";
+import { SYSCTL_KEY, sysctlKeyPath } from "../../host/sysctl-key.ts";
 
 /** Where SetSysctl keeps its persistent settings: one drop-in per key, read by systemd-sysctl / `sysctl --system` at boot. */
 export const SYSCTL_DROPIN_DIR = "/etc/sysctl.d";
@@ -40,7 +40,7 @@ type State = z.infer<typeof stateSchema>;
 
 /** Reads the key's live value and its drop-in; `invalid_params` for a key the kernel lacks or cannot change. */
 async function readState(p: Params, ctx: ActionContext): Promise<State> {
-  const path = procSysPath(p.key);
+  const path = sysctlKeyPath(p.key, "write");
   let live: string;
   try {
     const st = await ctx.host.stat(path);
@@ -93,7 +93,7 @@ export default defineMutatingAction({
   access: "mutating",
   families: "all",
   min_role: "operator",
-  toolsets: [],
+  toolsets: ["kernel"],
   host_derived: false,
   needs: ["files", "mutate"],
   async preview(p, ctx): Promise<Preview> {

@@ -70,7 +70,7 @@ export const SetUnitResourceLimits = defineMutatingAction({
   families: "all",
   min_role: "operator",
   needs: ["files", "systemd", "mutate"],
-  toolsets: [],
+  toolsets: ["systemd"],
   host_derived: true,
   async preview(p, ctx) {
     const unit = resolve(p);

@@ -81,7 +81,7 @@ export default defineMutatingAction({
   access: "mutating",
   families: "all",
   min_role: "operator",
-  toolsets: [],
+  toolsets: ["host"],
   host_derived: true,
   async preview(p, ctx) {
     refuseProtected(ctx, p.pid);

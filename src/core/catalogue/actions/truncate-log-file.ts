@@ -16,7 +16,7 @@ export default defineMutatingAction({
   access: "mutating",
   families: "all",
   min_role: "operator",
-  toolsets: [],
+  toolsets: ["logs"],
   host_derived: false,
   preview: (p, ctx) => logTargetPreview(p.path, "truncate", ctx),
   apply: (p, ctx, approved) => applyLogTarget(p.path, "truncate", ctx, approved),

@@ -74,7 +74,7 @@ export default defineMutatingAction({
   access: "mutating",
   families: ["debian", "fedora"],
   min_role: "operator",
-  toolsets: [],
+  toolsets: ["packages"],
   host_derived: true,
   async preview(_p, ctx) {
     const state = ctx.family === "debian" ? await debianState(ctx) : await fedoraState(ctx);

@@ -97,7 +97,7 @@ export default defineMutatingAction({
   access: "mutating",
   families: ["debian", "fedora"],
   min_role: "operator",
-  toolsets: [],
+  toolsets: ["packages"],
   host_derived: true,
   needs: ["files", "mutate"],
   preview: async (p, ctx) => render(await simulate(p, ctx), ctx.family),

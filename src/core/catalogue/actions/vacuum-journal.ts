@@ -44,7 +44,7 @@ export default defineMutatingAction({
   access: "mutating",
   families: "all",
   min_role: "operator",
-  toolsets: [],
+  toolsets: ["logs"],
   host_derived: true,
   async preview(p, ctx) {
     if (p.max_size === undefined && p.max_age === undefined) {

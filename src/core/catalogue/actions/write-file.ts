@@ -99,7 +99,7 @@ export default defineMutatingAction({
   access: "mutating",
   families: "all",
   min_role: "operator",
-  toolsets: [],
+  toolsets: ["host"],
   host_derived: true,
   async preview(p, ctx): Promise<Preview> {
     checkWritePath(p.path, ctx.protected_paths);
