@@ -25,10 +25,10 @@ function plantedProbe(base: HostProbe, paths: Record<string, string>, gate?: Pro
   };
   const host = new Proxy(base, {
     get(t, k) {
-      if (k === "readText") return (p: string, o?: object) => { reads.push(p); return t.readText(map(p), o as never); };
+      if (k === "readText") return (p: string, o?: object) => { reads.push(p); return t.readText(map(p), o); };
       if (k === "stat") return (p: string) => t.stat(map(p));
       if (k === "readDir") return (p: string) => t.readDir(map(p));
-      if (k === "run") return async (argv: readonly string[], o?: object) => { runs.push([...argv]); await gate; return t.run(argv, o as never); };
+      if (k === "run") return async (argv: readonly string[], o?: object) => { runs.push([...argv]); await gate; return t.run(argv, o); };
       return Reflect.get(t, k, t) as unknown;
     },
   });

@@ -62,7 +62,7 @@ suite("mutating actions on an nspawn systemd host over SSH as deploy with sudo (
   /** Plans one step on the container: the step, or the refusal. */
   async function plan(action: string, params: Record<string, unknown>): Promise<{ step?: Step; error?: Failure }> {
     const p = await agent().call("plan", { host: "box", steps: [{ action, params }] });
-    if (!p.ok) return { error: p.error as Failure };
+    if (!p.ok) return { error: p.error };
     return { step: p.value.steps[0] as unknown as Step };
   }
 

@@ -72,7 +72,7 @@ export const UPGRADE_RUN_TIMEOUT_MS = 120_000;
 interface Computed { all: Upgrade[]; computed_at_ms: number }
 const cache = new FileKeyedCache<Computed>();
 /** Runs under way per host, by fingerprint; a failure is kept until one caller has been told. */
-interface Running { key: string; promise: Promise<Computed>; failure?: unknown }
+interface Running { key: string; promise: Promise<Computed>; failure?: Error }
 const running = new WeakMap<HostProbe, Running>();
 
 /** The package manager's answer, unfiltered and sorted by name (see the action's description). */
@@ -125,7 +125,7 @@ async function upgradesOf(ctx: ActionContext): Promise<Computed & { lists_newest
       cache.set(ctx.host, key, c);
       if (running.get(ctx.host) === started) running.delete(ctx.host);
     }, (err: unknown) => {
-      if (running.get(ctx.host) === started) started.failure = err;
+      if (running.get(ctx.host) === started) started.failure = err instanceof Error ? err : new Error(String(err));
     });
     run = started;
   }
