@@ -1,7 +1,7 @@
 /**
  * Issue 24 part 2: mutating catalogue actions end to end on an SSH host. A real PID-1 systemd in an nspawn
  * container, reached over real sshd as `deploy` with `become: sudo` (a static inventory host of a composed
- * daemon): each step is planned, approved (test approver) and executed through the daemon, the container's own
+ * daemon; `box-root` is the same container as a root login): each step is planned, approved (test approver) and executed through the daemon, the container's own
  * tools agree (`sysctl -n`, `getent`, `chage`, `passwd -S`, `ssh-keygen -lf`), and a second preview has nothing
  * to do. Refusals: LockUser of root, CreateUser of an account that exists with another shell, and SetSysctl
  * where the container's /proc/sys is mounted read-only (found here: the write failed only at execute before).
@@ -41,7 +41,10 @@ suite("mutating actions on an nspawn systemd host over SSH as deploy with sudo (
       backend: { type: "mock" },
       policy: { dir: policies },
       exec: { known_hosts: [peer.knownHosts], identity_files: [peer.clientKey], use_agent: false, user: "root", host_keys: "strict", connect_timeout_ms: 10_000 },
-      inventory: { providers: [{ kind: "static", name: "lab", cache_ttl: 0, tags: ["lab"], hosts: [{ name: "box", address: peer.ip, port: peer.port, user: "deploy", become: "sudo" }] }] },
+      inventory: { providers: [{ kind: "static", name: "lab", cache_ttl: 0, tags: ["lab"], hosts: [
+        { name: "box", address: peer.ip, port: peer.port, user: "deploy", become: "sudo" },
+        { name: "box-root", address: peer.ip, port: peer.port, user: "root" },
+      ] }] },
     });
     d = await composeDaemon(config, { mode: "embedded", announce: () => undefined });
     delete process.env.HOSTGATE_STATE_DIR;
@@ -60,8 +63,8 @@ suite("mutating actions on an nspawn systemd host over SSH as deploy with sudo (
   };
 
   /** Plans one step on the container: the step, or the refusal. */
-  async function plan(action: string, params: Record<string, unknown>): Promise<{ step?: Step; error?: Failure }> {
-    const p = await agent().call("plan", { host: "box", steps: [{ action, params }] });
+  async function plan(action: string, params: Record<string, unknown>, host = "box"): Promise<{ step?: Step; error?: Failure }> {
+    const p = await agent().call("plan", { host, steps: [{ action, params }] });
     if (!p.ok) return { error: p.error };
     return { step: p.value.steps[0] as unknown as Step };
   }
@@ -99,7 +102,10 @@ suite("mutating actions on an nspawn systemd host over SSH as deploy with sudo (
     expect(locked.result.status, JSON.stringify(locked.result.error)).toBe("succeeded");
     expect(inBox(["passwd", "-S", user]).split(" ")[1]).toBe("L");
     expect(inBox(["chage", "-l", user])).toMatch(/^Account expires\s*:\s*(?!never)/m);
-    expect((await plan("LockUser", { name: user })).step?.preview.summary).toMatch(new RegExp(`^Lock user ${user}: nothing to do \\(already expired`));
+    // deploy cannot read /etc/shadow and a preview never uses sudo: it says the lock state is unknown to it; a root
+    // login reads the shadow file and has nothing left to do.
+    expect((await plan("LockUser", { name: user })).step?.preview.text).toContain("The login user cannot read /etc/shadow here, so the current lock state is unknown");
+    expect((await plan("LockUser", { name: user }, "box-root")).step?.preview.summary).toMatch(new RegExp(`^Lock user ${user}: nothing to do \\(already expired`));
 
     const keyFile = join(work, "k");
     execFileSync("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-C", "x24@test", "-f", keyFile]);
