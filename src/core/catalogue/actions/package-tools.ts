@@ -42,10 +42,20 @@ export async function installedVersions(ctx: ActionContext, names?: string[]): P
     }
   } else {
     const text = await runTool(ctx, ["rpm", "-q", "--queryformat", "%{NAME}\t%{VERSION}-%{RELEASE}\n", ...(names ?? ["-a"])], [0, 1]);
-    for (const line of text.split("\n")) {
-      const [name, version] = line.split("\t");
-      if (name && version && !line.includes(" is not installed")) out.set(name, version);
-    }
+    for (const [name, version] of parseRpmQuery(text)) out.set(name, version);
+  }
+  return out;
+}
+
+/**
+ * `rpm -q --queryformat '%{NAME}\t%{VERSION}-%{RELEASE}\n' NAMES…` as name → version-release; rpm's
+ * `package NAME is not installed` lines (exit 1) are skipped.
+ */
+export function parseRpmQuery(text: string): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const line of text.split("\n")) {
+    const [name, version] = line.split("\t");
+    if (name && version && !line.includes(" is not installed")) out.set(name, version);
   }
   return out;
 }
