@@ -5,14 +5,14 @@
  * systemd's D-Bus, `socket` a TCP connect, `spawn` a program it runs), the client-side latency p50/p95 in ms over
  * BENCH_N calls (default 100) after 20 warm-up calls, and the target (issue 24: ≤ 2 ms p50 for /proc and /sys,
  * ≤ 20 ms where a tool is spawned; none given for the others). A tool that answers an error here (no systemd as
- * PID 1 on this machine) reports its error code instead of figures. `get_load` (an existing /proc tool) is the
+ * PID 1 on this machine) reports its error (code: message) instead of figures. BENCH_TOOLS=a,b runs only those. `get_load` (an existing /proc tool) is the
  * baseline round trip. The load average before and after: a shared machine's figures mean little above ~3.
  * list_upgradable_packages is measured warm (its answer cached until the package index changes); its first call,
  * which runs apt-get -s, is reported as `first_call_ms` with the calls it took (each waits at most 8 s).
  */
 import { createServer } from "node:net";
 import { loadavg } from "node:os";
-import { pct, r2, startMcpStdio } from "./support/mcp-stdio-client.ts";
+import { pct, r2, startMcpStdio, type RpcAnswer } from "./support/mcp-stdio-client.ts";
 
 type Kind = "proc" | "sys" | "file" | "dbus" | "socket" | "spawn";
 const TARGET_MS: Record<Kind, number | null> = { proc: 2, sys: 2, spawn: 20, file: null, dbus: null, socket: null };
@@ -54,6 +54,16 @@ const TOOLS: [string, Record<string, unknown>, Kind][] = [
   ["list_upgradable_packages", {}, "spawn"],
 ];
 
+/** The stable error code of an error answer (in the JSON text: mcp/result.ts errorResult), else a short reason. */
+function errorOf(m: RpcAnswer): string {
+  try {
+    const body = JSON.parse(m.result?.content?.[0]?.text ?? "") as { error?: { code?: string; message?: string } };
+    return `${body.error?.code ?? "error"}: ${(body.error?.message ?? "").slice(0, 120)}`;
+  } catch {
+    return m.error?.message ?? "error";
+  }
+}
+
 const n = Number(process.env.BENCH_N ?? 100);
 const only = process.env.BENCH_TOOLS?.split(",");
 const before = loadavg().map(r2);
@@ -67,13 +77,13 @@ try {
     let first = await c.call("tools/call", req);
     let tries = 1;
     // A first run beyond its wait budget answers `timeout` and goes on; the next call joins it.
-    while (first.result?.isError && first.result.structuredContent?.code === "timeout" && tries < 30) {
+    while (first.result?.isError && errorOf(first).startsWith("timeout:") && tries < 30) {
       first = await c.call("tools/call", req);
       tries++;
     }
     const firstMs = r2(performance.now() - t0);
     if (!first.result || first.result.isError) {
-      tools[name] = { kind, error_code: first.result?.structuredContent?.code ?? first.error?.message ?? "error", first_call_ms: firstMs };
+      tools[name] = { kind, error: errorOf(first), first_call_ms: firstMs };
       continue;
     }
     for (let i = 0; i < 20; i++) await c.call("tools/call", req);

@@ -90,7 +90,7 @@ suite("mutating actions on an nspawn systemd host over SSH as deploy with sudo (
     expect(inBox(["sysctl", "-n", "net.ipv4.ip_forward"]).trim()).toBe(before);
   });
 
-  it("CreateUser → LockUser → AddAuthorizedKey over SSH: getent, chage, passwd -S and ssh-keygen -lf in the container agree; each second preview has nothing to do", async () => {
+  it("CreateUser → LockUser → AddAuthorizedKey over SSH: getent, chage, passwd -S and ssh-keygen -lf in the container agree; second previews have nothing to do (LockUser's and AddAuthorizedKey's read through a root login: a sudo login's preview cannot read /etc/shadow or a 0700 ~/.ssh)", async () => {
     const created = await run("CreateUser", { name: user, shell: "/bin/sh" });
     expect(created.step.preview.summary).toBe(`Create user ${user} (shell /bin/sh, home /home/${user}, created from /etc/skel)`);
     expect(created.result.status, JSON.stringify(created.result.error)).toBe("succeeded");
