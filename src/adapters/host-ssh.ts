@@ -30,7 +30,9 @@ import { readTailOverSsh } from "./host-ssh-tail.ts";
  *
  * Differences from the local probe, by necessity: SFTP has no O_NOFOLLOW/O_NONBLOCK, so a file outside /proc
  * and /sys is lstat'ed first and anything but a regular file (a FIFO would block the host's SFTP server, a
- * symlink would be followed) is refused `unavailable`; `which` walks the login's PATH, not the daemon's.
+ * symlink would be followed) is refused `unavailable`; `which` walks the login's PATH, not the daemon's, then
+ * /usr/local/sbin, /usr/sbin, /sbin and the bin directories (a non-root login's PATH has no sbin, where the tools
+ * a change runs through sudo live).
  */
 
 const DEFAULT_TIMEOUT_MS = 15_000;
@@ -272,7 +274,9 @@ export class SshHostProbe implements HostProbe {
    */
   async which(name: string): Promise<string | null> {
     if (name === "" || name.includes("/")) return null;
-    const script = 'IFS=:; for d in $PATH; do [ -f "$d/$1" ] && [ -x "$d/$1" ] && { printf "%s\\n" "$d/$1"; exit 0; }; done; exit 1';
+    // The login's PATH first, then the system directories a non-root login's PATH lacks on Debian (sbin: useradd,
+    // sysctl, sshd), where root's PATH and sudo's secure_path find the tools the mutator runs.
+    const script = 'p="$PATH:/usr/local/sbin:/usr/sbin:/sbin:/usr/local/bin:/usr/bin:/bin"; IFS=:; for d in $p; do [ -n "$d" ] && [ -f "$d/$1" ] && [ -x "$d/$1" ] && { printf "%s\\n" "$d/$1"; exit 0; }; done; exit 1';
     const r = await this.run(["sh", "-c", script, "sh", name]);
     const found = r.stdout.replace(/\n$/, "");
     return r.exit_code === 0 && found.startsWith("/") ? found : null;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseMountinfo, PSEUDO_FS_TYPES, unescapeMountField, visibleMounts } from "./mountinfo.ts";
+import { isReadOnlyMount, mountOf, parseMountinfo, PSEUDO_FS_TYPES, unescapeMountField, visibleMounts } from "./mountinfo.ts";
 
 describe("unescapeMountField", () => {
   it("decodes the kernel's octal escapes", () => {
@@ -64,5 +64,30 @@ describe("visibleMounts (one row per file system, as df shows)", () => {
   it("prefers root / over a shorter bind-mounted subtree, then the shorter mount point", () => {
     const binds = ["50 1 8:2 /sub /a rw - ext4 /dev/sdb rw", "51 1 8:2 / /data/long rw - ext4 /dev/sdb rw", "52 1 8:2 / /d rw - ext4 /dev/sdb rw"].join("\n");
     expect(visibleMounts(parseMountinfo(binds)).map((m) => m.mount_point)).toEqual(["/d"]);
+  });
+});
+
+describe("mountOf / isReadOnlyMount (which mount holds a path)", () => {
+  // An nspawn container's /proc/sys: proc read-write, /proc/sys bound read-only over it, /proc/sys/net again on top.
+  const text = [
+    "60 59 0:50 / / rw,relatime - ext4 /dev/vda rw",
+    "61 60 0:51 / /proc rw,nosuid,nodev,noexec,relatime - proc proc rw",
+    "62 61 0:51 /sys /proc/sys ro,nosuid,nodev,noexec,relatime - proc proc rw",
+    "63 62 0:51 /sys/net /proc/sys/net rw,nosuid,nodev,noexec,relatime - proc proc rw",
+    "64 61 0:51 /sys /proc/sys ro,relatime - proc proc rw",
+    "65 60 0:52 / /procs rw - tmpfs tmpfs rw",
+  ].join("\n");
+  const mounts = parseMountinfo(text);
+  it("takes the longest mount point that is the path or a parent directory, and of stacked mounts the last", () => {
+    expect(mountOf(mounts, "/proc/sys/net/ipv4/ip_forward")?.mount_id).toBe(63);
+    expect(mountOf(mounts, "/proc/sys/kernel/hostname")?.mount_id).toBe(64);
+    expect(mountOf(mounts, "/proc/sysrq-trigger")?.mount_id).toBe(61);
+    expect(mountOf(mounts, "/procs/x")?.mount_id).toBe(65);
+    expect(mountOf(mounts, "/etc/passwd")?.mount_id).toBe(60);
+    expect(mountOf([], "/etc")).toBeNull();
+  });
+  it("reads ro from the per-mount options only (the superblock's rw does not count)", () => {
+    expect(isReadOnlyMount(mountOf(mounts, "/proc/sys/kernel/x")!)).toBe(true);
+    expect(isReadOnlyMount(mountOf(mounts, "/proc/sys/net/x")!)).toBe(false);
   });
 });

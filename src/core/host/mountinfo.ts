@@ -71,3 +71,22 @@ export function visibleMounts(mounts: readonly MountEntry[]): MountEntry[] {
   const kept = new Set(best.values());
   return mounts.filter((m) => kept.has(m));
 }
+
+/**
+ * The mount that holds `path` (absolute, normalised, symlinks already resolved): the entry with the longest
+ * mount point that is `path` or one of its parent directories; of mounts stacked on one point, the last listed
+ * (mountinfo lists them in mount order, so the last is the one on top). Null when none matches.
+ */
+export function mountOf(mounts: readonly MountEntry[], path: string): MountEntry | null {
+  let best: MountEntry | null = null;
+  for (const m of mounts) {
+    const under = m.mount_point === "/" || path === m.mount_point || path.startsWith(`${m.mount_point}/`);
+    if (under && (best === null || m.mount_point.length >= best.mount_point.length)) best = m;
+  }
+  return best;
+}
+
+/** Whether a mount's per-mount options say read-only (`ro`). */
+export function isReadOnlyMount(m: MountEntry): boolean {
+  return m.options.split(",").includes("ro");
+}

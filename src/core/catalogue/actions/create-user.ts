@@ -28,7 +28,9 @@ async function plan(p: Params, ctx: ActionContext): Promise<PlannedChange> {
   }
   const w = wanted(p);
   try {
-    const st = await ctx.host.stat(w.shell);
+    // A shell may be a link (/bin/sh → dash, alternatives): the file it resolves to must be a regular file.
+    const link = await ctx.host.stat(w.shell);
+    const st = link.is_symlink ? await ctx.host.stat(await ctx.host.realPath(w.shell)) : link;
     if (!st.is_file) throw new HostgateError("invalid_params", `shell ${w.shell} is not a regular file on this host.`, { hint: "Pick one listed in /etc/shells, or /usr/sbin/nologin." });
   } catch (err) {
     if (err instanceof HostgateError && err.code === "not_found") throw new HostgateError("invalid_params", `shell ${w.shell} does not exist on this host.`, { hint: "Pick one listed in /etc/shells, or /usr/sbin/nologin." });

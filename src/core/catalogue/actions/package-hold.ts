@@ -30,6 +30,17 @@ export async function holdPlan(op: "hold" | "unhold", name: string, ctx: ActionC
 /** Whether `name` is held now. */
 async function isHeld(ctx: ActionContext, name: string): Promise<boolean> {
   if (ctx.family === "debian") return (await runTool(ctx, ["apt-mark", "showhold"])).split("\n").map((l) => l.trim()).includes(name);
-  const text = await runTool(ctx, ["dnf", "-q", "versionlock", "list"]);
-  return text.split("\n").some((l) => new RegExp(`^(\\d+:)?${name.replace(/[.+]/g, "\\$&")}-(\\d+:)?\\d`).test(l.trim()));
+  return versionLocked(await runTool(ctx, ["dnf", "-q", "versionlock", "list"]), name);
+}
+
+/**
+ * Whether `dnf -q versionlock list` output locks `name`. dnf 4's plugin prints one pattern a line,
+ * `NAME-[EPOCH:]VERSION-RELEASE.*` (an exclude starts with `!` and is not a lock); dnf 5 prints a block per
+ * package whose line `Package name: NAME` names it. Written from both plugins' documented output (no Fedora host
+ * here: UNTESTED against a live dnf).
+ */
+export function versionLocked(listText: string, name: string): boolean {
+  const escaped = name.replace(/[.+]/g, "\\$&");
+  const dnf4 = new RegExp(`^(\\d+:)?${escaped}-(\\d+:)?\\d`);
+  return listText.split("\n").map((l) => l.trim()).some((l) => dnf4.test(l) || l === `Package name: ${name}`);
 }

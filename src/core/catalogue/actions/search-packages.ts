@@ -4,6 +4,17 @@ import { installedVersions, PACKAGE_QUERY, runTool } from "./package-tools.ts";
 
 const pkg = z.object({ name: z.string(), summary: z.string(), installed_version: z.string().nullable() });
 
+/**
+ * `dnf --quiet search` rows `NAME.ARCH : SUMMARY` (the `=== Name Matched: … ===` section lines have no ` : `);
+ * the arch suffix is dropped. A summary holding ` : ` is kept whole.
+ */
+export function parseDnfSearch(text: string): { name: string; summary: string }[] {
+  return text.split("\n").filter((l) => l.includes(" : ")).map((l) => {
+    const i = l.indexOf(" : ");
+    return { name: l.slice(0, i).trim().replace(/\.[^.]+$/, ""), summary: l.slice(i + 3).trim() };
+  });
+}
+
 /** SearchPackages: package names and summaries matching words (apt-cache on Debian, dnf on Fedora). */
 export default defineReadOnlyAction({
   name: "SearchPackages",
@@ -32,10 +43,7 @@ export default defineReadOnlyAction({
       });
     } else {
       const text = await runTool(ctx, ["dnf", "--quiet", "--cacheonly", "search", ...words], [0, 1]);
-      hits = text.split("\n").filter((l) => l.includes(" : ")).map((l) => {
-        const [nameArch, summary] = l.split(" : ");
-        return { name: (nameArch ?? "").trim().replace(/\.[^.]+$/, ""), summary: (summary ?? "").trim() };
-      });
+      hits = parseDnfSearch(text);
     }
     hits.sort((a, b) => a.name.localeCompare(b.name));
     const page = hits.slice(0, params.limit);

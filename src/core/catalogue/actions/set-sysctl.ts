@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { defineMutatingAction, type ActionContext, type Preview } from "../action.ts";
 import { HostgateError } from "../../errors.ts";
+import { isReadOnlyMount, mountOf, parseMountinfo } from "../../host/mountinfo.ts";
 import { SYSCTL_KEY, sysctlKeyPath } from "../../host/sysctl-key.ts";
 
 /** Where SetSysctl keeps its persistent settings: one drop-in per key, read by systemd-sysctl / `sysctl --system` at boot. */
@@ -38,6 +39,20 @@ type Params = z.infer<typeof params>;
 const stateSchema = z.object({ live: z.string(), dropin: z.string().nullable() });
 type State = z.infer<typeof stateSchema>;
 
+/**
+ * `invalid_params` when the mount holding the key's /proc/sys file is read-only for this host's processes (a
+ * container's /proc/sys usually is: systemd-nspawn and Docker bind it read-only, /proc/sys/net writable only with
+ * a network namespace of its own), so the preview says so before anyone approves a write that would fail.
+ */
+async function refuseReadOnlyMount(key: string, path: string, ctx: ActionContext): Promise<void> {
+  const m = mountOf(parseMountinfo(await ctx.host.readText("/proc/self/mountinfo")), path);
+  if (m !== null && isReadOnlyMount(m)) {
+    throw new HostgateError("invalid_params", `${key} cannot be set on this host: ${m.mount_point} is mounted read-only here (as in a container).`, {
+      hint: "Set it on the machine that runs the container, or give the container a writable /proc/sys (systemd-nspawn: its own network namespace for net.* keys).",
+    });
+  }
+}
+
 /** Reads the key's live value and its drop-in; `invalid_params` for a key the kernel lacks or cannot change. */
 async function readState(p: Params, ctx: ActionContext): Promise<State> {
   const path = sysctlKeyPath(p.key, "write");
@@ -51,6 +66,7 @@ async function readState(p: Params, ctx: ActionContext): Promise<State> {
     if (err instanceof HostgateError && err.code === "not_found") throw new HostgateError("invalid_params", `This kernel has no sysctl ${p.key}.`, { hint: "Check the name with `sysctl -a` (or GetSysctl); a module may have to be loaded first." });
     throw err;
   }
+  await refuseReadOnlyMount(p.key, path, ctx);
   let dropin: string | null = null;
   try {
     dropin = await ctx.host.readText(dropInPath(p.key), { maxBytes: 64 * 1024 });

@@ -54,9 +54,13 @@ async function fedoraState(ctx: ActionContext): Promise<{ sources: Source[]; las
   const path = await ctx.host.which("dnf");
   if (!path) throw new HostgateError("unavailable", "dnf is not installed on this host.");
   const r = await ctx.host.run([path, "repolist", "--enabled", "--quiet"], { timeoutMs: 60_000 });
-  const sources = r.stdout.split("\n").slice(1).map((l) => l.trim()).filter(Boolean)
+  return { sources: parseDnfRepolist(r.stdout), last_update: null };
+}
+
+/** `dnf repolist --enabled --quiet`: a `repo id  repo name` header, then one repository a line (its id first). */
+export function parseDnfRepolist(stdout: string): Source[] {
+  return stdout.split("\n").slice(1).map((l) => l.trim()).filter(Boolean)
     .map((l) => ({ type: "rpm-md", uri: l.split(/\s+/)[0]!, suite: "", component: "" }));
-  return { sources, last_update: null };
 }
 
 /**
