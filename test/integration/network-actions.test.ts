@@ -44,6 +44,9 @@ beforeAll(() => {
   hostTables = execFileSync("nft", ["list", "tables"], { encoding: "utf8" });
   hostForward = readFileSync("/proc/sys/net/ipv4/ip_forward", "utf8");
   execFileSync("ip", ["netns", "add", ns]);
+  // A new namespace may copy the host's value (net.core.devconf_inherit_init_net; podman's CNI sets the host's
+  // to 1): start from the kernel default whatever this machine carries.
+  inNs(["sh", "-c", "echo 0 > /proc/sys/net/ipv4/ip_forward"]);
   inNs(["nft", OTHER_TABLE]);
 });
 afterAll(() => {
