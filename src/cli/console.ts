@@ -44,6 +44,17 @@ async function printLink(purpose: "login" | "enroll", opts: { socket?: string; c
 }
 
 /**
+ * The options of `console` or `console enroll` wherever they stand on the command line: commander gives an option
+ * both commands declare to the parent `console` (`hostgate console enroll --socket X` sets the parent's), so each
+ * action reads them merged with its ancestors' (optsWithGlobals). `--no-open` anywhere turns opening off.
+ */
+function linkOpts(c: Command): { socket?: string; config?: string; open: boolean } {
+  const own = c.opts<{ socket?: string; config?: string; open?: boolean }>();
+  const all = c.optsWithGlobals<{ socket?: string; config?: string; open?: boolean }>();
+  return { ...(all.socket === undefined ? {} : { socket: all.socket }), ...(all.config === undefined ? {} : { config: all.config }), open: own.open !== false && all.open !== false };
+}
+
+/**
  * `hostgate console`: starts the daemon's approval console if it is not running (admin socket) and prints a
  * one-time login link, opening a browser when a graphical session exists. `hostgate console enroll`: prints a
  * one-time passkey-enrollment link (enrolling without one is refused).
@@ -55,12 +66,12 @@ export function registerConsoleCommand(program: Command): void {
     .option("--socket <path>", "admin socket (default: the daemon the MCP fronts use, by the same rule)")
     .option("-c, --config <path>", "configuration file the fronts use (daemon.* sockets, state.dir)")
     .option("--no-open", "print the link only, never start a browser")
-    .action(async (opts: { socket?: string; config?: string; open: boolean }) => { await printLink("login", opts); });
+    .action(async (_opts: unknown, c: Command) => { await printLink("login", linkOpts(c)); });
   cmd
     .command("enroll")
     .description("Print a one-time link that enrolls a passkey for approving plans in the console (admin socket).")
     .option("--socket <path>", "admin socket (default: the daemon the MCP fronts use, by the same rule)")
     .option("-c, --config <path>", "configuration file the fronts use (daemon.* sockets, state.dir)")
     .option("--no-open", "print the link only, never start a browser")
-    .action(async (opts: { socket?: string; config?: string; open: boolean }) => { await printLink("enroll", opts); });
+    .action(async (_opts: unknown, c: Command) => { await printLink("enroll", linkOpts(c)); });
 }

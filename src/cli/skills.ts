@@ -92,9 +92,10 @@ export function registerSkillsCommand(program: Command): void {
   const grants = skills.command("grants").description("Exec grants (admin socket only: a model can never grant)").option("--socket <path>", "admin socket");
   const admin = (fn: (a: AdminClient, ...rest: string[]) => Promise<SkillsEnvelope>) => async (...argv: unknown[]): Promise<void> => {
     const cmd = argv[argv.length - 1] as Command;
-    const opts = cmd.optsWithGlobals<{ json?: boolean; socket?: string }>();
+    // `skills -c FILE grants …`: the config that names the daemon's sockets is the parent's option (optsWithGlobals).
+    const opts = cmd.optsWithGlobals<{ json?: boolean; socket?: string; config?: string }>();
     const { socketAdminClient } = await import("../ipc/socket-client.ts");
-    const client = socketAdminClient((await adminSocketPath(opts.socket, loadConfigOrExit(undefined))).path);
+    const client = socketAdminClient((await adminSocketPath(opts.socket, loadConfigOrExit(opts.config))).path);
     try {
       const env = await fn(client, ...(argv.slice(0, -2) as string[]));
       print(env, opts.json === true);

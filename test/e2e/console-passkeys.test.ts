@@ -21,7 +21,7 @@ beforeAll(async () => {
   const store = new SqlitePasskeyStore(join(dir, "state", "state.db"));
   store.add({ credential_id: "cred-AAAA_bbbb", name: "alice\u202Elaptop", public_key: "pQECAyYgASFYIA", counter: 0, transports: ["internal"], created_at: Date.parse("2026-12-01T10:00:00Z") });
   store.close();
-  daemon = await startDaemon("backend:\n  type: mock\n", { dir });
+  daemon = await startDaemon("backend:\n  type: mock\nconsole:\n  port: 0\n", { dir });
 }, 30_000);
 afterAll(async () => {
   await daemon.stop();
@@ -54,6 +54,33 @@ describe("hostgate console passkeys / revoke (issue 23)", () => {
     const r = await runHostgate(["console", "passkeys", "--socket", daemon.agentSocket, "-c", daemon.configPath], { env: daemon.env });
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/admin/);
+  });
+
+  it("T23-cli-global-socket: every console subcommand reaches the daemon --socket names, wherever the option stands, not the default", async () => {
+    // The default admin socket (HOSTGATE_ADMIN_SOCKET) names a path where no daemon runs: only --socket can reach the scratch daemon.
+    const env = { ...daemon.env, HOSTGATE_ADMIN_SOCKET: join(dir, "no-daemon-here.sock") };
+    const cfg = ["-c", daemon.configPath];
+    const link = /one-time link \(valid until [^)]+\): *\n\n {2}http:\/\/localhost:\d+\/(login|enroll)#[A-Za-z0-9_-]{43}\n/;
+    for (const args of [
+      ["console", "--socket", daemon.adminSocket, "--no-open", ...cfg],
+      ["console", "enroll", "--socket", daemon.adminSocket, "--no-open", ...cfg],
+      ["console", "--socket", daemon.adminSocket, "enroll", "--no-open", ...cfg],
+    ]) {
+      const r = await runHostgate(args, { env: { ...env, DISPLAY: "" } });
+      expect(r.stderr).toBe("");
+      expect(r.code).toBe(0);
+      expect(r.stdout).toMatch(link);
+      expect(link.exec(r.stdout)![1]).toBe(args.includes("enroll") ? "enroll" : "login");
+    }
+    const listed = await runHostgate(["console", "--socket", daemon.adminSocket, "passkeys", "--json", ...cfg], { env });
+    expect(listed.code).toBe(0);
+    expect(JSON.parse(listed.stdout)).toHaveProperty("passkeys");
+    // Without --socket each of them asks the default, where nothing answers: the flag above was what reached the daemon.
+    for (const args of [["console", "--no-open"], ["console", "enroll", "--no-open"], ["console", "passkeys"]]) {
+      const r = await runHostgate([...args, ...cfg], { env });
+      expect(r.code).toBe(1);
+      expect(r.stdout).toBe("");
+    }
   });
 
   it("renders an empty list with the way to enroll", () => {
