@@ -7,7 +7,7 @@ import { audit, checkpointRef } from "./audit-log.ts";
 import type { DaemonDeps } from "./deps.ts";
 import type { TransactionStore } from "../ports/transaction-store.ts";
 import { separationOf } from "../core/approval.ts";
-import { judgeApproval, passkeyRequirement, type ApprovalMethod, type ApproverProof } from "../core/approval-proof.ts";
+import { judgeApproval, passkeyRequirement, passkeySeparation, type ApprovalMethod, type ApproverProof } from "../core/approval-proof.ts";
 import { actorOf, parseActor, type Caller } from "../core/caller.ts";
 
 const PENDING_HINT = "Run `hostgate pending` to list the plans waiting for approval with their full ids.";
@@ -161,7 +161,8 @@ export async function approveWithProof(deps: DaemonDeps, id: string, caller: Cal
   assertAllPlanned(planId, steps, now, "approved");
   const actors = new Set(steps.map((tx) => tx.actor));
   if (actors.size !== 1) throw new HostgateError("transaction_closed", `Plan ${planId} has steps planned by different callers; it cannot be approved as one.`, { hint: "Plan the change again." });
-  const facts = separationOf(steps[0]!.actor, caller);
+  // A passkey approval proves what its enrollment's anchor and this daemon give (core/approval-proof.ts), not the console's caller.
+  const facts = proof.kind === "passkey" ? passkeySeparation(steps[0]!.actor, proof.anchor, deps.approval.daemon_mode, proof.approver_name) : separationOf(steps[0]!.actor, caller);
   const ids = steps.map((tx) => tx.id);
   let method: ApprovalMethod;
   try {
@@ -175,7 +176,7 @@ export async function approveWithProof(deps: DaemonDeps, id: string, caller: Cal
   const expiresAt = now + RECEIPT_TTL_MS;
   const bound = steps.map((tx) => ({ transaction_id: tx.id, preview_hash: tx.preview_hash }));
   const passkey = proof.kind === "passkey"
-    ? { approver: proof.approver_name, passkey: { ...proof.assertion, nonce: proof.nonce, rp_id: proof.rp_id, origin: proof.origin, user_verified: true } }
+    ? { approver: proof.approver_name, passkey: { ...proof.assertion, nonce: proof.nonce, rp_id: proof.rp_id, origin: proof.origin, user_verified: true, anchor_uid: proof.anchor.uid, anchor_seq: proof.anchor.seq, planner_uid: facts.planner_uid, daemon: deps.approval.daemon_mode } }
     : {};
   await audit(deps.audit(), "approve", approvedBy, {
     plan_id: planId, transaction_id: ids[0]!, transaction_ids: ids, action: steps[0]!.action_name, host: steps[0]!.host,

@@ -1,4 +1,5 @@
 import type { SameUserPolicy } from "../core/approval.ts";
+import type { DaemonMode } from "../core/approval-proof.ts";
 import type { Action, ActionContext, RiskLevel } from "../core/catalogue/action.ts";
 import type { ApprovalConsole } from "../ports/approval-console.ts";
 import type { PasskeyStore } from "../ports/passkey-store.ts";
@@ -104,9 +105,10 @@ export interface DaemonDeps {
   scheduleRevert?: (deadline: number) => void;
   /**
    * Approval policy (core/approval.ts, core/approval-proof.ts): whether same-user approvals (separation none) are
-   * allowed, and the risk level from which only a passkey approval mints a receipt (null: none).
+   * allowed, the risk level from which only a passkey approval mints a receipt (null: none), and which daemon this
+   * is (a passkey approval on the embedded daemon is "convenience, same user": core/approval-proof.ts passkeySeparation).
    */
-  approval: { same_user: SameUserPolicy; passkey_required_from: RiskLevel | null };
+  approval: { same_user: SameUserPolicy; passkey_required_from: RiskLevel | null; daemon_mode: DaemonMode };
   /** Enrolled passkeys and outstanding WebAuthn challenges (state.db), opened on first use. */
   passkeys(): PasskeyStore;
   /** The WebAuthn ceremonies (adapters/webauthn.ts). */

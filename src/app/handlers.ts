@@ -78,7 +78,7 @@ export function daemonHandlers(d: DaemonDeps, extras: ServiceExtras): Handlers {
     show: (p, caller) => show(d, p.transaction_id, caller),
     approve: (p, caller) => approve(d, p.transaction_id, caller, p.steps),
     reject: (p, caller) => reject(d, p.transaction_id, caller),
-    console_link: (p) => consoleLink(d, p.purpose),
+    console_link: (p, caller) => consoleLink(d, p.purpose, caller),
     confirm: (p, caller) => confirm(d, p.transaction_id, caller),
     passkeys_list: () => ({ passkeys: listPasskeys(d) }),
     passkeys_revoke: async (p, caller) => { await revokePasskey(d, p.credential_id, caller); return { credential_id: p.credential_id, revoked: true as const }; },

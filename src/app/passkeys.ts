@@ -1,4 +1,4 @@
-import type { PasskeyProof } from "../core/approval-proof.ts";
+import type { PasskeyAnchor, PasskeyProof } from "../core/approval-proof.ts";
 import { actorOf, type Caller } from "../core/caller.ts";
 import { HostgateError } from "../core/errors.ts";
 import { approvalChallenge } from "../core/passkey-challenge.ts";
@@ -56,7 +56,10 @@ export async function enrollmentOptions(deps: DaemonDeps, rp: RelyingParty, name
  * Finishes an enrollment: the registration must answer a challenge from {@link enrollmentOptions} for this
  * `name` (unused, unexpired) with user verification; when a passkey is already enrolled, `existing_assertion`
  * must be a fresh, user-verified assertion of an active one. A `passkey.enrolled` audit entry with the credential
- * id, name and COSE public key (base64url) is durable before the passkey is stored (fail closed).
+ * id, name, COSE public key (base64url) and its anchor is durable before the passkey is stored (fail closed).
+ * `caller`: who minted the enrollment link on the admin socket (the console passes the link's minter); its kernel
+ * uid is recorded as the enrollment's `anchor` (`{ uid, daemon }`), which decides what the passkey's approvals
+ * prove (core/approval-proof.ts passkeySeparation).
  */
 export async function enrollmentFinish(deps: DaemonDeps, rp: RelyingParty, input: { name: string; registration: RegistrationResponseJSON; existing_assertion?: AuthenticationResponseJSON }, caller: Caller): Promise<{ credential_id: string; name: string }> {
   checkRp(rp);
@@ -85,6 +88,7 @@ export async function enrollmentFinish(deps: DaemonDeps, rp: RelyingParty, input
   if (!store.useChallenge(challenge, now)) throw refused("This enrollment challenge was used meanwhile.", AGAIN);
   await audit(deps.audit(), "passkey.enrolled", actorOf(caller), {
     credential_id: reg.credential_id, name: input.name, public_key: reg.public_key, rp_id: rp.id, origin: rp.origin, vouched_by: vouchedBy ?? undefined,
+    anchor: { uid: caller.peer?.uid ?? null, socket: caller.socket, daemon: deps.approval.daemon_mode },
   }, true);
   store.add({ credential_id: reg.credential_id, name: input.name, public_key: reg.public_key, counter: reg.counter, transports: reg.transports, created_at: now });
   return { credential_id: reg.credential_id, name: input.name };
@@ -132,7 +136,7 @@ export async function approveWithPasskey(deps: DaemonDeps, rp: RelyingParty, pla
     }
     const used = await checkAssertion(deps, rp, assertion, "approve", now);
     proof = {
-      kind: "passkey", approver_name: used.name, credential_id: used.credential_id, user_verified: true, nonce: row.nonce ?? "", rp_id: rp.id, origin: rp.origin,
+      kind: "passkey", approver_name: used.name, credential_id: used.credential_id, user_verified: true, nonce: row.nonce ?? "", rp_id: rp.id, origin: rp.origin, anchor: anchorOf(deps, used.credential_id),
       assertion: {
         credential_id: assertion.id, authenticator_data: assertion.response.authenticatorData, client_data_json: assertion.response.clientDataJSON, signature: assertion.response.signature,
         ...(assertion.response.userHandle ? { user_handle: assertion.response.userHandle } : {}),
@@ -183,6 +187,26 @@ async function checkAssertion(deps: DaemonDeps, rp: RelyingParty, assertion: Aut
   if (!store.useChallenge(challenge, now)) throw refused("This challenge was used meanwhile: a replayed assertion is refused.", AGAIN);
   if (!store.recordUse(cred.credential_id, verified.new_counter, now)) throw refused(`The signature counter of passkey ${cred.name} did not move forward (a cloned authenticator?).`, "Revoke this passkey and enroll a new one.");
   return cred;
+}
+
+/**
+ * Where a passkey's enrollment was anchored, read from its `passkey.enrolled` audit entry (the chain is the record
+ * `hostgate audit verify` checks it against): the uid recorded there when the link was minted on the admin socket
+ * by a kernel-identified caller, else null.
+ */
+export function anchorOf(deps: DaemonDeps, credentialId: string): PasskeyAnchor {
+  for (const e of deps.audit().query({ kind: "passkey.enrolled", limit: 10_000 })) {
+    let p: { credential_id?: unknown; anchor?: { uid?: unknown; socket?: unknown } };
+    try {
+      p = JSON.parse(e.payload) as typeof p;
+    } catch {
+      continue;
+    }
+    if (p.credential_id !== credentialId) continue;
+    const uid = p.anchor?.socket === "admin" && typeof p.anchor.uid === "number" ? p.anchor.uid : null;
+    return { uid, seq: e.seq };
+  }
+  return { uid: null, seq: null };
 }
 
 /** The `challenge` of a clientDataJSON (base64url of the JSON text); `passkey_refused` when it is not one. */

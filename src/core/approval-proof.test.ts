@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { judgeApproval, passkeyRequirement, type PasskeyProof } from "./approval-proof.ts";
+import { judgeApproval, passkeyRequirement, passkeySeparation, type PasskeyProof } from "./approval-proof.ts";
+import { actorOf, type Caller } from "./caller.ts";
 import type { SeparationFacts } from "./approval.ts";
 
 const separated: SeparationFacts = { separation: "separated", planner_uid: 1000, approver_uid: 0, why: "planned by uid 1000, approved by uid 0" };
@@ -7,6 +8,7 @@ const same: SeparationFacts = { separation: "none", planner_uid: 1000, approver_
 const passkey: PasskeyProof = {
   kind: "passkey", approver_name: "alice", credential_id: "cred", user_verified: true, nonce: "n", rp_id: "localhost", origin: "http://localhost:1",
   assertion: { credential_id: "cred", authenticator_data: "a", client_data_json: "c", signature: "s" },
+  anchor: { uid: 0, seq: 3 },
 };
 const any = { same_user: "allow" as const, passkey_required: null };
 
@@ -41,5 +43,29 @@ describe("passkeyRequirement (issue 23)", () => {
     expect(passkeyRequirement(steps, "low")).toMatch(/^step a is low risk/);
     expect(passkeyRequirement([{ id: "c", risk_level: "low", intended: { decision: "require_biometric" } }], null)).toBe("the policy decided require_biometric for step c");
     expect(passkeyRequirement([{ id: "c", risk_level: "low", intended: { decision: "require_approval" } }], null)).toBeNull();
+  });
+});
+
+describe("passkeySeparation: what a passkey approval proves (issue 23)", () => {
+  const planner = (uid: number | null, socket: Caller["socket"] = "agent"): string => actorOf({ role: "operator", socket, peer: uid === null ? null : { uid, gid: uid, pid: 7 }, client_name: "claude-code", label: "mcp" });
+  it("T23-passkey-separation-embedded: on the embedded daemon it is 'convenience, same user' (separation none), whoever anchored the enrollment", () => {
+    const f = passkeySeparation(planner(1000), { uid: 0, seq: 3 }, "embedded", "alice");
+    expect(f.separation).toBe("none");
+    expect(f.why).toMatch(/^convenience, same user: passkey alice approved on the embedded daemon/);
+  });
+
+  it("T23-passkey-separation-system: on a system daemon it is separated when another uid (root here) anchored the enrollment on the admin socket", () => {
+    const f = passkeySeparation(planner(1000), { uid: 0, seq: 3 }, "system", "alice");
+    expect(f).toEqual({ separation: "separated", planner_uid: 1000, approver_uid: 0, why: "passkey alice enrolled through a link minted on the admin socket by uid 0; planned by uid 1000" });
+    expect(passkeySeparation(planner(1000), { uid: 1001, seq: 3 }, "system", "alice").separation).toBe("separated");
+    expect(passkeySeparation(planner(null, "tcp"), { uid: 1001, seq: 3 }, "system", "alice").separation).toBe("separated");
+  });
+
+  it("T23-passkey-separation-none: same uid, both root, no recorded anchor, or a planner with no uid give none, saying why", () => {
+    expect(passkeySeparation(planner(1000), { uid: 1000, seq: 3 }, "system", "alice").why).toMatch(/by uid 1000, the planner's own uid$/);
+    expect(passkeySeparation(planner(0), { uid: 0, seq: 3 }, "system", "alice").why).toMatch(/both root/);
+    expect(passkeySeparation(planner(1000), { uid: null, seq: null }, "system", "alice").why).toMatch(/no recorded enrollment anchor/);
+    expect(passkeySeparation(planner(null, "in_process"), { uid: 0, seq: 3 }, "system", "alice").why).toMatch(/no uid for the front/);
+    for (const [p, a] of [[1000, 1000], [0, 0], [1000, null]] as const) expect(passkeySeparation(planner(p), { uid: a, seq: 1 }, "system", "x").separation).toBe("none");
   });
 });

@@ -1,6 +1,7 @@
 import type { RiskLevel } from "./catalogue/action.ts";
 import { HostgateError } from "./errors.ts";
 import { SEPARATED_ROUTE, checkApprover, type SameUserPolicy, type SeparationFacts } from "./approval.ts";
+import { parseActor } from "./caller.ts";
 import { TEST_APPROVER_BRAND } from "./approval-test-brand.ts";
 
 /**
@@ -47,6 +48,47 @@ export interface PasskeyProof {
   /** The relying party the assertion was made for: WebAuthn rpId and the page's origin. */
   rp_id: string;
   origin: string;
+  /** Where the passkey's enrollment was anchored, from its `passkey.enrolled` audit entry ({@link PasskeyAnchor}). */
+  anchor: PasskeyAnchor;
+}
+
+/**
+ * Who anchored a passkey's enrollment: the kernel uid of the admin-socket caller that minted the one-time
+ * enrollment link (null: not recorded, e.g. enrolled before anchors were recorded) and the seq of its
+ * `passkey.enrolled` audit entry (null: not found in the chain).
+ */
+export interface PasskeyAnchor {
+  uid: number | null;
+  seq: number | null;
+}
+
+/** Which daemon serves the approval: `embedded` (inside a front, as the assistant's user) or `system` (a service). */
+export type DaemonMode = "embedded" | "system";
+
+/** The words for a passkey approval the embedded daemon took (docs/console.md, "What a passkey approval proves"). */
+export const CONVENIENCE_SAME_USER = "convenience, same user";
+
+/**
+ * What a passkey approval proves about who approved (issue 23), as separation facts:
+ * - on the embedded daemon: `none`, "convenience, same user": the daemon runs as the assistant's user, which can
+ *   write its state, so a passkey there proves a touch on an enrolled authenticator, not a second person;
+ * - on a system daemon: `separated` when the passkey's enrollment link was minted on the admin socket by a uid
+ *   other than the planner's (root counts, unless the planner is root too; a plan made over tcp:// by a daemon
+ *   token holder has no uid and counts as other), else `none` with the reason (same uid, both root, anchor not
+ *   recorded). `plannerActor`: the plan's audit actor (core/caller.ts actorOf).
+ */
+export function passkeySeparation(plannerActor: string, anchor: PasskeyAnchor, mode: DaemonMode, name: string): SeparationFacts {
+  const a = parseActor(plannerActor);
+  const planner = a?.uid ?? null;
+  const base = { planner_uid: planner, approver_uid: anchor.uid };
+  if (mode === "embedded") return { ...base, separation: "none", why: `${CONVENIENCE_SAME_USER}: passkey ${name} approved on the embedded daemon, which runs as the assistant's user and keeps its enrollment where that user can write` };
+  const where = `passkey ${name} enrolled through a link minted on the admin socket by uid ${String(anchor.uid)}`;
+  if (anchor.uid === null) return { ...base, separation: "none", why: `passkey ${name} has no recorded enrollment anchor (no uid in its passkey.enrolled entry)` };
+  if (planner === null && a?.socket === "tcp") return { ...base, separation: "separated", why: `${where}; planned over tcp:// by a daemon-token holder (no local uid)` };
+  if (planner === null) return { ...base, separation: "none", why: `${where}; the kernel reported no uid for the front that planned it` };
+  if (planner === 0 && anchor.uid === 0) return { ...base, separation: "none", why: `${where}; planner and enrollment anchor are both root` };
+  if (planner === anchor.uid) return { ...base, separation: "none", why: `${where}, the planner's own uid` };
+  return { ...base, separation: "separated", why: `${where}; planned by uid ${planner}` };
 }
 
 /** Tests' approver (see {@link ApproverProof}); build it with test/support/approver.ts. */

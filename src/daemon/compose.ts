@@ -159,7 +159,7 @@ export async function composeDaemon(config: Config, opts: ComposeOptions): Promi
     console: consoleFeature.control,
     ...(consoleFeature.notifier ? { notifier: consoleFeature.notifier } : {}),
     confirm_window_s: config.approval.confirm_window_s,
-    approval: { same_user: sameUser, passkey_required_from: config.approval.passkey_required_from ?? null },
+    approval: { same_user: sameUser, passkey_required_from: config.approval.passkey_required_from ?? null, daemon_mode: opts.mode },
     passkeys: () => stores.passkeys(),
     webauthn: lazyWebAuthn,
     exposure: exposureSettings(config),

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ConfigSchema } from "../../src/config/schema.ts";
 import { composeDaemon } from "../../src/daemon/compose.ts";
 import { csrfOf, login, raw, startRig, type ConsoleRig } from "./harness.ts";
+import { actorView, type Caller } from "../../src/core/caller.ts";
 import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -50,6 +51,55 @@ describe("console: off unless configured or asked for", () => {
   it("console_link is an admin-socket method: the agent side cannot mint a link", async () => {
     const r = await (rig.d.service.agent("model") as unknown as { call: (m: string, p: unknown) => Promise<{ ok: boolean; error?: { code: string } }> }).call("console_link", { purpose: "login" });
     expect(r.ok).toBe(false);
+  });
+});
+
+describe("console: logins and links in the audit chain (issue 23)", () => {
+  it("T23-console-audit: minting a link, a login, a refused or replayed link and a logout are signed entries naming the uid that minted the link, never a secret", async () => {
+    const own = await startRig();
+    try {
+      const minter: Caller = { role: "admin", socket: "admin", peer: { uid: 4242, gid: 4242, pid: process.pid }, client_name: null, label: "admin" };
+      const admin = own.d.service.admin("human", minter);
+      const minted = await admin.call("console_link", { purpose: "login" });
+      if (!minted.ok) throw new Error(minted.error.message);
+      const token = minted.value.url.split("#")[1]!;
+      const post = (path: string, body: string, extra: Record<string, string> = {}) => raw(own.port, "POST", path, { headers: { origin: own.origin, "content-type": "application/json", ...extra }, body });
+      const ok = await post("/login", JSON.stringify({ token }));
+      expect(ok.status).toBe(200);
+      const cookie = ([] as string[]).concat(ok.headers["set-cookie"] ?? [])[0]!.split(";")[0]!;
+      const replay = await post("/login", JSON.stringify({ token }));
+      expect(replay.status).toBe(403);
+      expect((await post("/enroll/options", JSON.stringify({ token: "made-up", name: "x" }))).status).toBe(403);
+      const planned = await own.planWrites(["x\n"]);
+      const page = await raw(own.port, "GET", `/plans/${planned.plan_id}`, { headers: { cookie } });
+      const out = await raw(own.port, "POST", "/logout", { headers: { origin: own.origin, cookie, "content-type": "application/x-www-form-urlencoded" }, body: `csrf=${encodeURIComponent(csrfOf(page.body))}` });
+      expect(out.status).toBe(303);
+      expect((await raw(own.port, "GET", "/", { headers: { cookie } })).status).toBe(401);
+
+      const entries = own.d.service.deps.audit().query({ limit: 1000 }).filter((e) => e.kind.startsWith("console."));
+      const view = entries.map((e) => ({ kind: e.kind, actor: actorView(e.actor), payload: JSON.parse(e.payload) as Record<string, unknown> }));
+      expect(view.map((e) => e.kind)).toEqual(["console.link", "console.login", "console.link_refused", "console.link_refused", "console.logout"]);
+      expect(view[0]).toMatchObject({ actor: { uid: 4242, socket: "admin", label: "admin" }, payload: { purpose: "login", expires_at: minted.value.expires_at } });
+      expect(view[1]).toMatchObject({ actor: { uid: 4242, socket: "admin", label: "console" }, payload: { session: expect.stringMatching(/^[A-Za-z0-9_-]{8}$/) as unknown } });
+      expect(view[2]).toMatchObject({ actor: { label: "console" }, payload: { purpose: "login", message: "login link unknown, used or expired" } });
+      expect(view[3]!.payload).toMatchObject({ purpose: "enroll" });
+      expect(view[4]).toMatchObject({ actor: { uid: 4242, label: "console" }, payload: { session: view[1]!.payload.session } });
+      // Neither the link's secret nor the session cookie is anywhere in the chain.
+      const chain = own.d.service.deps.audit().query({ limit: 10_000 }).map((e) => `${e.actor} ${e.payload}`).join("\n");
+      expect(chain).not.toContain(token);
+      expect(chain).not.toContain(cookie.split("=")[1]!);
+      expect((await own.d.service.deps.audit().verify()).status).toMatch(/^(intact|unanchored)$/);
+      // history (the tool and the console's page) shows them readably: kind, who, what.
+      const h = await own.d.service.agent("model").call("history", { limit: 20 });
+      const login = h.ok ? h.value.entries.find((e) => e.kind === "console.login") : undefined;
+      expect(login).toMatchObject({ actor: { uid: 4242, label: "console" }, detail: `console session ${String(view[1]!.payload.session)} opened with a one-time login link` });
+      const again = await post("/login", JSON.stringify({ token: (await own.link("login")).split("#")[1]! }));
+      const historyPage = await raw(own.port, "GET", "/history", { headers: { cookie: ([] as string[]).concat(again.headers["set-cookie"] ?? [])[0]!.split(";")[0]! } });
+      expect(historyPage.body).toContain("console.link_refused");
+      expect(historyPage.body).toContain("login link unknown, used or expired");
+    } finally {
+      await own.close();
+    }
   });
 });
 

@@ -4,13 +4,14 @@
  * in a temp state dir; real WebAuthn verification (@simplewebauthn/server) of real ES256 assertions made by the
  * software authenticator of test/support/soft-authenticator.ts; WriteFile steps on real files.
  */
+import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { approvalOptions, approveWithPasskey, enrollmentFinish, enrollmentOptions, listPasskeys, revokePasskey } from "../../src/app/passkeys.ts";
 import { ConfigSchema } from "../../src/config/schema.ts";
-import { inProcessCaller } from "../../src/core/caller.ts";
+import { inProcessCaller, type Caller } from "../../src/core/caller.ts";
 import { HostgateError } from "../../src/core/errors.ts";
 import { composeDaemon, type ComposedDaemon } from "../../src/daemon/compose.ts";
 import { runVerify } from "../../src/cli/audit.ts";
@@ -183,8 +184,8 @@ describe("audit verify re-checks passkey approvals offline (issue 23)", () => {
     expect(r.status === "unanchored" || r.status === "intact").toBe(true);
     const approvals = r.status === "unanchored" || r.status === "intact" ? r.passkey_approvals ?? [] : [];
     expect(approvals.length).toBeGreaterThanOrEqual(2);
-    expect(approvals.map((a) => a.text)).toContain("approved with passkey alice laptop, user verified");
-    expect(approvals.map((a) => a.text)).toContain("approved with passkey bob phone, user verified");
+    expect(approvals.map((a) => a.text)).toContain("approved with passkey alice laptop, user verified; convenience, same user");
+    expect(approvals.map((a) => a.text)).toContain("approved with passkey bob phone, user verified; convenience, same user");
   });
 
   it("T23-verify-tampered: one flipped byte in a recorded assertion makes verify say broken", async () => {
@@ -266,6 +267,96 @@ describe("policy: plans only a passkey may approve (issue 23)", () => {
       expect(r.method).toBe("passkey");
     } finally {
       await dd.close();
+    }
+  });
+});
+
+describe("what a passkey approval proves (issue 23)", () => {
+  const asUid = (uid: number, socket: "admin" | "agent", role: "admin" | "operator"): Caller => ({ role, socket, peer: { uid, gid: uid, pid: process.pid }, client_name: socket === "agent" ? "claude-code" : null, label: socket === "admin" ? "console" : "mcp" });
+  const model = asUid(1000, "agent", "operator");
+
+  /** A system-mode daemon (as `hostgate daemon` composes it) with its state, config dir and checkpoint copy in the test's directory. */
+  async function systemDaemon(name: string): Promise<ComposedDaemon> {
+    process.env.HOSTGATE_STATE_DIR = join(work, name);
+    process.env.HOSTGATE_CONFIG_DIR = join(work, `${name}-config`);
+    try {
+      return await composeDaemon(ConfigSchema.parse({ backend: { type: "mock" }, audit: { checkpoint_copy: join(work, `${name}-checkpoints.jsonl`) } }), { mode: "system", announce: () => undefined });
+    } finally {
+      delete process.env.HOSTGATE_STATE_DIR;
+      delete process.env.HOSTGATE_CONFIG_DIR;
+    }
+  }
+
+  async function planAs(dd: ComposedDaemon): Promise<PlanResult> {
+    const p = await dd.service.agent("mcp", model).call("plan", { steps: [{ action: "WriteFile", params: { path: join(work, `sep${++n}`), content: "x\n" } }] });
+    if (!p.ok) throw new Error(p.error.message);
+    return p.value;
+  }
+
+  async function approveAs(dd: ComposedDaemon, auth: SoftAuthenticator, plan: PlanResult): Promise<{ separation: string; payload: Record<string, unknown> }> {
+    const o = await approvalOptions(dd.service.deps, rp, plan.plan_id);
+    const r = await approveWithPasskey(dd.service.deps, rp, plan.plan_id, o.steps, auth.assert(o.options), asUid(1000, "admin", "admin"));
+    return { separation: r.separation, payload: JSON.parse(dd.openStores().audit.query({ kind: "approve" }).at(-1)!.payload) as Record<string, unknown> };
+  }
+
+  it("T23-passkey-separation-embedded: on the embedded daemon a passkey approval is 'convenience, same user' in the entry, history and audit verify", async () => {
+    const dd = await daemon("sep-embedded");
+    try {
+      const gina = new SoftAuthenticator({ id: rp.id, origin: rp.origin });
+      const o = await enrollmentOptions(dd.service.deps, rp, "gina");
+      await enrollmentFinish(dd.service.deps, rp, { name: "gina", registration: gina.register(o.creation) }, asUid(0, "admin", "admin"));
+      const plan = await planAs(dd);
+      const a = await approveAs(dd, gina, plan);
+      expect(a.separation).toBe("none");
+      expect(a.payload).toMatchObject({ method: "passkey", separation: "none", passkey: { daemon: "embedded", anchor_uid: 0, planner_uid: 1000 } });
+      expect(a.payload.separation_facts).toMatch(/^convenience, same user: passkey gina approved on the embedded daemon/);
+      const h = await dd.service.agent("model").call("history", { limit: 20 });
+      expect(h.ok && h.value.entries.find((e) => e.kind === "approve")).toMatchObject({ separation: "none", approval: { method: "passkey", approver: "gina" } });
+      const v = await runVerify({ stateDir: join(work, "sep-embedded"), configDir: join(work, "no-pin") });
+      expect(v.status === "intact" || v.status === "unanchored" ? v.passkey_approvals?.map((x) => x.text) : v).toEqual(["approved with passkey gina, user verified; convenience, same user"]);
+    } finally {
+      await dd.close();
+    }
+  });
+
+  it("T23-passkey-separation-system: on a system daemon, a passkey whose enrollment link another uid (root) minted approves separated; one the planner's uid anchored does not; verify checks the claim", async () => {
+    const dd = await systemDaemon("sep-system");
+    try {
+      const hana = new SoftAuthenticator({ id: rp.id, origin: rp.origin });
+      const ivan = new SoftAuthenticator({ id: rp.id, origin: rp.origin });
+      const o1 = await enrollmentOptions(dd.service.deps, rp, "hana");
+      await enrollmentFinish(dd.service.deps, rp, { name: "hana", registration: hana.register(o1.creation) }, asUid(0, "admin", "admin"));
+      expect(JSON.parse(dd.openStores().audit.query({ kind: "passkey.enrolled" }).at(-1)!.payload)).toMatchObject({ name: "hana", anchor: { uid: 0, socket: "admin", daemon: "system" } });
+      const o2 = await enrollmentOptions(dd.service.deps, rp, "ivan");
+      await enrollmentFinish(dd.service.deps, rp, { name: "ivan", registration: ivan.register(o2.creation), existing_assertion: hana.assert(o2.existing!) }, asUid(1000, "admin", "admin"));
+
+      const p1 = await planAs(dd);
+      const sep = await approveAs(dd, hana, p1);
+      expect(sep.separation).toBe("separated");
+      expect(sep.payload).toMatchObject({ separation: "separated", separation_facts: "passkey hana enrolled through a link minted on the admin socket by uid 0; planned by uid 1000", passkey: { daemon: "system", anchor_uid: 0, planner_uid: 1000 } });
+      const p2 = await planAs(dd);
+      const none = await approveAs(dd, ivan, p2);
+      expect(none.separation).toBe("none");
+      expect(none.payload.separation_facts).toMatch(/by uid 1000, the planner's own uid$/);
+
+      const h = await dd.service.agent("model").call("history", { limit: 50 });
+      const approvals = h.ok ? h.value.entries.filter((e) => e.kind === "approve") : [];
+      expect(approvals.map((e) => [e.approval?.approver, e.separation])).toEqual([["ivan", "none"], ["hana", "separated"]]);
+      const state = join(work, "sep-system");
+      const verify = () => runVerify({ stateDir: state, configDir: join(work, "sep-system-config") });
+      const v = await verify();
+      expect(v.status === "intact" || v.status === "unanchored" ? v.passkey_approvals?.map((x) => x.text) : v).toEqual([
+        "approved with passkey hana, user verified; separated (passkey hana enrolled through a link minted on the admin socket by uid 0; planned by uid 1000)",
+        "approved with passkey ivan, user verified; separation none (passkey ivan enrolled through a link minted on the admin socket by uid 1000, the planner's own uid)",
+      ]);
+      // An entry that claims separation for ivan's approval (signed by the daemon's own key, so only this check can catch it) is broken.
+      const forged = await dd.service.deps.audit().append({ kind: "approve", actor: "forger", payload: { ...none.payload, separation: "separated", passkey: { ...(none.payload.passkey as object), anchor_uid: 0 } } }, { durable: true });
+      expect(await verify()).toMatchObject({ status: "broken", reason: "bad_passkey_assertion", first_bad_seq: forged.seq });
+      expect((await verify()).status === "broken" && (await verify() as { detail: string }).detail).toMatch(/enrollment anchor uid 0, but passkey ivan was enrolled through a link minted by uid 1000/);
+    } finally {
+      await dd.close();
+      // The system daemon made its checkpoint copy append-only (chattr +a, as root): clear it so the directory can go.
+      try { execFileSync("chattr", ["-a", join(work, "sep-system-checkpoints.jsonl")], { stdio: "ignore" }); } catch { /* not append-only */ }
     }
   });
 });

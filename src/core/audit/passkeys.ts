@@ -6,8 +6,11 @@ import { approvalChallenge } from "../passkey-challenge.ts";
  * name, COSE public key) and `passkey.revoked` entry, and for every `approve` entry with `method: "passkey"`
  * re-derives the challenge from the entry's plan_id, steps (transaction_id, preview_hash) and nonce
  * (core/passkey-challenge.ts) and asks `verifier` to check the recorded assertion against the key enrolled
- * EARLIER in the same chain: signature, challenge, origin, rpIdHash, user presence and verification. The chain's
- * own hashes and signatures are checked elsewhere (verify.ts); this runs after them.
+ * EARLIER in the same chain: signature, challenge, origin, rpIdHash, user presence and verification. It also
+ * checks what the approval claims to prove: an approval recorded `separated` must come from a system daemon and
+ * name the anchor uid its passkey's `passkey.enrolled` entry recorded, a uid other than the planner's (not both
+ * root); any approval naming an anchor uid must name that one. The chain's own hashes and signatures are checked
+ * elsewhere (verify.ts); this runs after them.
  */
 
 /** Checks one recorded assertion; resolves null when it verifies, else why not (one line). */
@@ -22,12 +25,17 @@ export type RecordedAssertionVerifier = (input: {
   origin: string;
 }) => Promise<string | null>;
 
-/** One passkey approval that re-verified: `text` is "approved with passkey <name>, user verified". */
+/**
+ * One passkey approval that re-verified: `text` is "approved with passkey <name>, user verified; " then what it
+ * proves: "separated (<facts>)", "convenience, same user" (embedded daemon) or "separation none (<facts>)".
+ */
 export interface PasskeyApprovalCheck {
   seq: number;
   plan_id: string;
   credential_id: string;
   name: string;
+  /** The separation the approval entry records (core/approval-proof.ts passkeySeparation). */
+  separation: "separated" | "none";
   text: string;
 }
 
@@ -40,7 +48,7 @@ export interface PasskeyApprovalsResult {
 /** Audit entry kinds this check reads. */
 export const PASSKEY_ENTRY_KINDS = ["passkey.enrolled", "passkey.revoked", "approve"] as const;
 
-interface Known { name: string; public_key: string; enrolled_seq: number; revoked_seq: number | null }
+interface Known { name: string; public_key: string; enrolled_seq: number; revoked_seq: number | null; anchor_uid: number | null }
 
 /**
  * Re-verifies every passkey approval among `entries` (any entries, seq order; those of other kinds are skipped).
@@ -54,7 +62,9 @@ export async function checkPasskeyApprovals(entries: Iterable<{ seq: number; kin
     const p = parse(e.payload);
     if (e.kind === "passkey.enrolled") {
       if (typeof p.credential_id === "string" && typeof p.public_key === "string" && typeof p.name === "string" && !known.has(p.credential_id)) {
-        known.set(p.credential_id, { name: p.name, public_key: p.public_key, enrolled_seq: e.seq, revoked_seq: null });
+        const anchor = p.anchor as { uid?: unknown; socket?: unknown } | undefined;
+        const anchorUid = anchor !== null && typeof anchor === "object" && anchor.socket === "admin" && typeof anchor.uid === "number" ? anchor.uid : null;
+        known.set(p.credential_id, { name: p.name, public_key: p.public_key, enrolled_seq: e.seq, revoked_seq: null, anchor_uid: anchorUid });
       }
       continue;
     }
@@ -81,9 +91,24 @@ export async function checkPasskeyApprovals(entries: Iterable<{ seq: number; kin
       signature: a.signature as string, challenge, rp_id: a.rp_id as string, origin: a.origin as string,
     });
     if (why !== null) return fault(`the assertion does not verify: ${why}`);
-    approvals.push({ seq: e.seq, plan_id: p.plan_id, credential_id: id, name: k.name, text: `approved with passkey ${k.name}, user verified` });
+    const claimed = separationClaim(p, a, k);
+    if (typeof claimed !== "object") return fault(claimed);
+    approvals.push({ seq: e.seq, plan_id: p.plan_id, credential_id: id, name: k.name, separation: claimed.separation, text: `approved with passkey ${k.name}, user verified; ${claimed.text}` });
   }
   return { approvals, fault: null };
+}
+
+/** What an approval entry claims to prove, checked against its passkey's enrollment anchor; a string says why it is false. */
+function separationClaim(p: Record<string, unknown>, a: Record<string, unknown>, k: Known): { separation: "separated" | "none"; text: string } | string {
+  const facts = typeof p.separation_facts === "string" ? p.separation_facts : "";
+  const anchor = a.anchor_uid;
+  if (anchor !== undefined && anchor !== k.anchor_uid) return `the entry names the enrollment anchor uid ${JSON.stringify(anchor)}, but passkey ${k.name} was enrolled through a link minted by uid ${String(k.anchor_uid)}`;
+  if (p.separation !== "separated") return { separation: "none", text: a.daemon === "embedded" ? "convenience, same user" : `separation none (${facts})` };
+  const planner = a.planner_uid;
+  if (a.daemon !== "system") return "the entry says separated, but the approval was not taken by a system daemon";
+  if (typeof anchor !== "number") return `the entry says separated, but passkey ${k.name} has no recorded enrollment anchor`;
+  if (planner === anchor) return `the entry says separated, but the enrollment anchor uid ${anchor} is the planner's`;
+  return { separation: "separated", text: `separated (${facts})` };
 }
 
 function parse(text: string): Record<string, unknown> {

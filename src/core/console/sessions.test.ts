@@ -1,5 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { LINK_TTL_MS, RateLimiter, SESSION_MAX_MS, SessionBook } from "./sessions.ts";
+import type { Caller } from "../caller.ts";
+
+const alice: Caller = { role: "admin", socket: "admin", peer: { uid: 1001, gid: 1001, pid: 42 }, client_name: null, label: "admin" };
+const root: Caller = { ...alice, peer: { uid: 0, gid: 0, pid: 43 } };
 
 function book(idleMs = 60_000) {
   let now = 1_000_000;
@@ -11,20 +15,31 @@ function book(idleMs = 60_000) {
 describe("console sessions", () => {
   it("a link works once, only for its purpose, and not after LINK_TTL_MS", () => {
     const { b, advance } = book();
-    const login = b.mintLink("login");
-    expect(b.consumeLink(login.secret, "enroll")).toBe(false);
+    const login = b.mintLink("login", alice);
+    expect(b.consumeLink(login.secret, "enroll")).toBeNull();
     expect(b.linkValid(login.secret, "login")).toBe(true);
-    expect(b.consumeLink(login.secret, "login")).toBe(true);
-    expect(b.consumeLink(login.secret, "login")).toBe(false);
-    const late = b.mintLink("enroll");
+    expect(b.consumeLink(login.secret, "login")).toBe(alice);
+    expect(b.consumeLink(login.secret, "login")).toBeNull();
+    const late = b.mintLink("enroll", root);
     advance(LINK_TTL_MS);
-    expect(b.consumeLink(late.secret, "enroll")).toBe(false);
-    expect(b.consumeLink("", "login")).toBe(false);
+    expect(b.consumeLink(late.secret, "enroll")).toBeNull();
+    expect(b.consumeLink("", "login")).toBeNull();
+  });
+
+  it("a link remembers who minted it; the session it opens acts as them, with a ref that is not its cookie", () => {
+    const { b } = book();
+    const l1 = b.mintLink("login", alice);
+    const l2 = b.mintLink("login", root);
+    expect(b.consumeLink(l2.secret, "login")).toBe(root);
+    const s = b.open(b.consumeLink(l1.secret, "login")!);
+    expect(s.by.peer?.uid).toBe(1001);
+    expect(s.ref).not.toBe(s.id);
+    expect(s.ref).not.toBe(s.csrf);
   });
 
   it("a session lives while used, ends after its idle time or SESSION_MAX_MS, and checks its CSRF token", () => {
     const { b, advance } = book(60_000);
-    const s = b.open();
+    const s = b.open(alice);
     expect(s.id).not.toBe(s.csrf);
     advance(59_000);
     expect(b.touch(s.id)?.id).toBe(s.id);
@@ -37,7 +52,7 @@ describe("console sessions", () => {
     advance(60_001);
     expect(b.touch(s.id)).toBeNull();
     const long = book(SESSION_MAX_MS * 2);
-    const t = long.b.open();
+    const t = long.b.open(alice);
     long.advance(SESSION_MAX_MS + 1);
     expect(long.b.touch(t.id)).toBeNull();
     expect(b.touch(undefined)).toBeNull();
@@ -45,7 +60,7 @@ describe("console sessions", () => {
 
   it("logout ends the session", () => {
     const { b } = book();
-    const s = b.open();
+    const s = b.open(alice);
     b.close(s.id);
     expect(b.touch(s.id)).toBeNull();
   });

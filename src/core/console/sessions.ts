@@ -5,7 +5,11 @@
  * - Sessions: a random id (the HttpOnly cookie) with its own CSRF token, ended after `idleMs` without a
  *   request (default {@link SESSION_IDLE_MS}) and never living longer than {@link SESSION_MAX_MS}.
  * - Rate limits: a fixed window per key ({@link RateLimiter}).
+ * Every link remembers who minted it (the admin-socket caller, with its kernel uid), and the session a login
+ * link opens acts as that caller: console entries in the audit chain name that uid (issue 23). A session also
+ * has a `ref`, a short random label for the audit chain that is neither the cookie nor derived from it.
  */
+import type { Caller } from "../caller.ts";
 
 /** A one-time link's life, milliseconds (5 minutes). */
 export const LINK_TTL_MS = 5 * 60_000;
@@ -31,23 +35,27 @@ export type LinkPurpose = "login" | "enroll";
 export interface Session {
   id: string;
   csrf: string;
+  /** Who minted the login link that opened it (the admin-socket caller). */
+  by: Caller;
+  /** A short random label naming the session in the audit chain (not the cookie, not derived from it). */
+  ref: string;
   created_at: number;
   last_seen: number;
 }
 
 /** Links, sessions and their expiry (see the module comment). */
 export class SessionBook {
-  private readonly links = new Map<string, { purpose: LinkPurpose; expires_at: number }>();
+  private readonly links = new Map<string, { purpose: LinkPurpose; expires_at: number; by: Caller }>();
   private readonly sessions = new Map<string, Session>();
 
   constructor(private readonly d: SessionDeps, private readonly idleMs = SESSION_IDLE_MS) {}
 
-  /** Mints a one-time link secret for `purpose`; only its hash is kept. */
-  mintLink(purpose: LinkPurpose): { secret: string; expires_at: number } {
+  /** Mints a one-time link secret for `purpose`, minted by `by`; only the secret's hash is kept. */
+  mintLink(purpose: LinkPurpose, by: Caller): { secret: string; expires_at: number } {
     this.prune();
     const secret = this.d.random(SECRET_BYTES);
     const expires_at = this.d.now() + LINK_TTL_MS;
-    this.links.set(this.d.sha256Hex(secret), { purpose, expires_at });
+    this.links.set(this.d.sha256Hex(secret), { purpose, expires_at, by });
     return { secret, expires_at };
   }
 
@@ -57,17 +65,22 @@ export class SessionBook {
     return l !== undefined && l.purpose === purpose && l.expires_at > this.d.now();
   }
 
-  /** Uses up a live link for `purpose`: true once, false ever after (or when unknown, expired or for the other purpose). */
-  consumeLink(secret: string, purpose: LinkPurpose): boolean {
-    if (!this.linkValid(secret, purpose)) return false;
-    this.links.delete(this.d.sha256Hex(secret));
-    return true;
+  /**
+   * Uses up a live link for `purpose`: who minted it, once; null ever after (or when unknown, expired or for the
+   * other purpose).
+   */
+  consumeLink(secret: string, purpose: LinkPurpose): Caller | null {
+    if (!this.linkValid(secret, purpose)) return null;
+    const key = this.d.sha256Hex(secret);
+    const link = this.links.get(key)!;
+    this.links.delete(key);
+    return link.by;
   }
 
-  /** A new session (after a login link was consumed). */
-  open(): Session {
+  /** A new session acting as `by` (who minted the login link just consumed). */
+  open(by: Caller): Session {
     const now = this.d.now();
-    const s: Session = { id: this.d.random(SECRET_BYTES), csrf: this.d.random(SECRET_BYTES), created_at: now, last_seen: now };
+    const s: Session = { id: this.d.random(SECRET_BYTES), csrf: this.d.random(SECRET_BYTES), by, ref: this.d.random(6), created_at: now, last_seen: now };
     this.sessions.set(this.d.sha256Hex(s.id), s);
     return s;
   }

@@ -42,7 +42,7 @@ export function composeConsoleFeature(config: Config, opts: { mode: "embedded" |
   const control: ApprovalConsole = {
     origin: () => server?.origin ?? null,
     start: async () => (await start()).origin,
-    link: async (purpose) => (await start()).mintLink(purpose),
+    link: async (purpose, by) => (await start()).mintLink(purpose, by),
   };
   return {
     control,

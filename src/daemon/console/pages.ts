@@ -102,7 +102,19 @@ export interface SeparationFacts {
   mode: "embedded" | "system";
   daemon_uid: number;
   same_user: "allow" | "deny";
-  passkeys: number | null;
+  /** The active passkeys with the uid that minted each one's enrollment link (null: not recorded), or null without passkeys. */
+  passkeys: { name: string; anchor_uid: number | null }[] | null;
+}
+
+/** The passkeys and what their approvals prove here (core/approval-proof.ts passkeySeparation). */
+function passkeyFacts(f: SeparationFacts): Raw {
+  if (f.passkeys === null) return h`<p>Passkeys are not available in this daemon.</p>`;
+  const rule = f.mode === "embedded"
+    ? h`<p>A passkey approval here is recorded as <strong>convenience, same user</strong> (separation <code>none</code>): it proves a touch on an enrolled authenticator, not a second person.</p>`
+    : h`<p>A passkey approval here is recorded <strong>separated</strong> when the passkey's enrollment link was minted on the admin socket by a uid other than the assistant's that planned (root counts, unless the assistant runs as root); otherwise <code>none</code>, with the reason. <code>hostgate audit verify</code> checks each approval's claim against the enrollment entry.</p>`;
+  if (f.passkeys.length === 0) return h`${rule}<p>No passkey is enrolled (<code>hostgate console enroll</code> prints an enrollment link).</p>`;
+  const rows = f.passkeys.map((p) => h`<tr><td>${p.name}</td><td>${p.anchor_uid === null ? "not recorded (approvals read none)" : `uid ${p.anchor_uid}`}</td></tr>`);
+  return h`${rule}<table><caption>Enrolled passkeys (${String(f.passkeys.length)})</caption><thead><tr><th scope="col">Name</th><th scope="col">Enrollment link minted by</th></tr></thead><tbody>${rows}</tbody></table>`;
 }
 
 /** What separation the current setup gives, in words (issue 23). */
@@ -111,7 +123,7 @@ export function separationPage(f: SeparationFacts): string {
     ? h`<p class="warn"><strong>Convenience, same user.</strong> This console is served by the embedded daemon, which runs inside an MCP front as uid ${f.daemon_uid}: the same user as the assistant. Approvals here are recorded with separation <code>none</code>. An assistant running as this user could read the daemon's state; a passkey still needs a human's touch and verification, but the enrollment is anchored where this user can write.</p>
 <p>For separated approvals run <code>hostgate daemon</code> as a system service (<code>sudo hostgate daemon install</code>): its state and enrollment live where the assistant's uid cannot write.</p>`
     : h`<p class="ok"><strong>Separated.</strong> This console is served by the system daemon (uid ${f.daemon_uid}). Its state, audit chain and passkey enrollment are kept where an assistant running as another uid cannot write; enrollment needs a one-time link from the admin socket. Same-user approvals: ${f.same_user === "deny" ? "refused" : "allowed, labelled separation none"}.</p>`;
-  return page("Separation", h`${body}<p>Enrolled passkeys: ${f.passkeys === null ? "passkeys are not available in this daemon" : String(f.passkeys)}.</p>`);
+  return page("Separation", h`${body}${passkeyFacts(f)}`);
 }
 
 /** The login landing page: its script posts the link's fragment secret. */

@@ -6,8 +6,9 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AuthenticationResponseJSON, RegistrationResponseJSON } from "@simplewebauthn/server";
 import { pending, reject, show } from "../../app/approve.ts";
 import { history } from "../../app/history.ts";
-import { checkpointRef } from "../../app/audit-log.ts";
-import type { Caller } from "../../core/caller.ts";
+import { anchorOf } from "../../app/passkeys.ts";
+import { audit, checkpointRef } from "../../app/audit-log.ts";
+import { actorOf, type Caller } from "../../core/caller.ts";
 import type { Session } from "../../core/console/sessions.ts";
 import { HostgateError } from "../../core/errors.ts";
 import { discardRest, readLimitedBody } from "../../ipc/http-guards.ts";
@@ -21,8 +22,20 @@ import { MAX_BODY_BYTES, type ConsoleContext } from "./server.ts";
 /** The session cookie's name. */
 export const COOKIE = "hostgate_console";
 
-/** The caller the console acts as for the use cases: the daemon's own console (no kernel peer: the proof is the passkey). */
+/** The caller the console reads as (pages) and the actor of a refused link: the daemon's own console, no kernel peer. */
 const CONSOLE_CALLER: Caller = { role: "admin", socket: "in_process", peer: null, client_name: null, label: "console" };
+
+/**
+ * The caller a session or an enrollment acts as: whoever minted its one-time link on the admin socket (kernel uid,
+ * gid, pid), labelled `console` so the audit chain tells console acts from terminal ones (issue 23).
+ */
+const asConsole = (by: Caller): Caller => ({ ...by, label: "console" });
+
+/** Records a refused one-time link (unknown, used or expired; never the secret) and refuses with `message`. */
+async function linkRefused(c: ConsoleContext, purpose: "login" | "enroll", message: string): Promise<never> {
+  await audit(c.deps.audit(), "console.link_refused", actorOf(CONSOLE_CALLER), { purpose, message: `${purpose} link unknown, used or expired` }).catch(() => undefined);
+  throw new Refusal(403, message);
+}
 
 /** A refusal of a JSON endpoint. */
 class Refusal extends Error {
@@ -133,8 +146,15 @@ async function openRoutes(c: ConsoleContext, req: IncomingMessage, res: ServerRe
   if (path === "/login") {
     if (!c.login.take("login")) throw new Refusal(429, "Too many login attempts; wait a minute.");
     const body = await jsonBody(req);
-    if (!c.book.consumeLink(field(body, "token", 256), "login")) throw new Refusal(403, "This login link is unknown, used or expired: run `hostgate console` for a new one.");
-    const s = c.book.open();
+    const by = c.book.consumeLink(field(body, "token", 256), "login");
+    if (by === null) return linkRefused(c, "login", "This login link is unknown, used or expired: run `hostgate console` for a new one.");
+    const s = c.book.open(by);
+    try {
+      await audit(c.deps.audit(), "console.login", actorOf(asConsole(by)), { session: s.ref, message: `console session ${s.ref} opened with a one-time login link` }, true);
+    } catch (err) {
+      c.book.close(s.id);
+      throw err;
+    }
     sendJson(res, 200, { ok: true }, { "set-cookie": sessionCookie(COOKIE, s.id, Math.ceil(c.opts.idleMs / 1000)) });
     return true;
   }
@@ -144,16 +164,17 @@ async function openRoutes(c: ConsoleContext, req: IncomingMessage, res: ServerRe
     const token = typeof body.token === "string" ? body.token : "";
     const refusal = "Enrolling a passkey needs the one-time link printed by `hostgate console enroll` (admin socket); this one is missing, used or expired.";
     if (path === "/enroll/options") {
-      if (!c.book.linkValid(token, "enroll")) throw new Refusal(403, refusal);
+      if (!c.book.linkValid(token, "enroll")) return linkRefused(c, "enroll", refusal);
       sendJson(res, 200, await passkeys(c).enrollmentOptions(c.deps, c.rp, approverName(body)));
       return true;
     }
-    if (!c.book.linkValid(token, "enroll")) throw new Refusal(403, refusal);
+    if (!c.book.linkValid(token, "enroll")) return linkRefused(c, "enroll", refusal);
     const backend = passkeys(c);
-    if (!c.book.consumeLink(token, "enroll")) throw new Refusal(403, refusal);
+    const by = c.book.consumeLink(token, "enroll");
+    if (by === null) return linkRefused(c, "enroll", refusal);
     const input = { name: approverName(body), registration: body.registration as RegistrationResponseJSON, ...(body.existing_assertion === undefined ? {} : { existing_assertion: body.existing_assertion as AuthenticationResponseJSON }) };
     if (input.registration === null || typeof input.registration !== "object") throw new Refusal(400, '"registration" must be the browser\'s registration response.');
-    sendJson(res, 200, await backend.enrollmentFinish(c.deps, c.rp, input, CONSOLE_CALLER));
+    sendJson(res, 200, await backend.enrollmentFinish(c.deps, c.rp, input, asConsole(by)));
     return true;
   }
   return false;
@@ -169,7 +190,8 @@ async function sessionRoutes(c: ConsoleContext, req: IncomingMessage, res: Serve
   if (get && path === "/history") { sendHtml(res, 200, historyPage(history(c.deps, { limit: 100 }))); return; }
   if (get && path === "/audit") { sendHtml(res, 200, auditPage(await c.deps.audit().verify(), checkpointRef(c.deps.audit()))); return; }
   if (get && path === "/separation") {
-    sendHtml(res, 200, separationPage({ mode: c.opts.mode, daemon_uid: Number(c.deps.facts.daemon_uid ?? -1), same_user: c.deps.approval.same_user, passkeys: c.opts.passkeys === null ? null : c.opts.passkeys.listPasskeys(c.deps).length }));
+    const keys = c.opts.passkeys === null ? null : c.opts.passkeys.listPasskeys(c.deps).map((p) => ({ name: p.name, anchor_uid: anchorOf(c.deps, p.credential_id).uid }));
+    sendHtml(res, 200, separationPage({ mode: c.opts.mode, daemon_uid: Number(c.deps.facts.daemon_uid ?? -1), same_user: c.deps.approval.same_user, passkeys: keys }));
     return;
   }
   if (plan && get) {
@@ -182,9 +204,14 @@ async function sessionRoutes(c: ConsoleContext, req: IncomingMessage, res: Serve
   if (path === "/logout" || (plan && plan[2] === "/reject")) {
     const form = await formBody(req);
     if (!c.book.csrfValid(s, form.get("csrf") ?? undefined)) { sendHtml(res, 403, messagePage("Refused", "The form's CSRF token is missing or wrong; nothing changed. Reload the page and try again.")); return; }
-    if (path === "/logout") { c.book.close(s.id); redirect(res, "/login", { "set-cookie": sessionCookie(COOKIE, "", 0) }); return; }
+    if (path === "/logout") {
+      c.book.close(s.id);
+      await audit(c.deps.audit(), "console.logout", actorOf(asConsole(s.by)), { session: s.ref, message: `console session ${s.ref} logged out` }).catch(() => undefined);
+      redirect(res, "/login", { "set-cookie": sessionCookie(COOKIE, "", 0) });
+      return;
+    }
     const full = show(c.deps, plan![1]!, CONSOLE_CALLER).plan_id;
-    await reject(c.deps, full, CONSOLE_CALLER);
+    await reject(c.deps, full, asConsole(s.by));
     redirect(res, `/plans/${encodeURIComponent(full)}?done=rejected`);
     return;
   }
@@ -197,7 +224,7 @@ async function sessionRoutes(c: ConsoleContext, req: IncomingMessage, res: Serve
     if (plan[2] === "/approve/options") { sendJson(res, 200, await backend.approvalOptions(c.deps, c.rp, full)); return; }
     const assertion = body.assertion;
     if (assertion === null || typeof assertion !== "object") throw new Refusal(400, '"assertion" must be the browser\'s passkey assertion.');
-    const r = await backend.approveWithPasskey(c.deps, c.rp, full, shownSteps(body), assertion as AuthenticationResponseJSON, CONSOLE_CALLER);
+    const r = await backend.approveWithPasskey(c.deps, c.rp, full, shownSteps(body), assertion as AuthenticationResponseJSON, asConsole(s.by));
     sendJson(res, 200, { plan_id: r.plan_id, receipt: r.receipt, expires_at: r.expires_at, separation: r.separation, checkpoint: r.checkpoint });
     return;
   }

@@ -16,6 +16,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { DaemonDeps } from "../../app/deps.ts";
+import type { Caller } from "../../core/caller.ts";
 import { RateLimiter, SessionBook, type LinkPurpose } from "../../core/console/sessions.ts";
 import { isLoopbackHostname, parseHostHeader, tokenEquals } from "../../ipc/http-guards.ts";
 import { messagePage } from "./pages.ts";
@@ -47,8 +48,8 @@ export interface ConsoleServer {
   /** `http://localhost:<port>` */
   origin: string;
   port: number;
-  /** A one-time link (`<origin>/login#<secret>` or `<origin>/enroll#<secret>`) valid 5 minutes. */
-  mintLink(purpose: LinkPurpose): { url: string; expires_at: number };
+  /** A one-time link (`<origin>/login#<secret>` or `<origin>/enroll#<secret>`) valid 5 minutes, minted by `by`. */
+  mintLink(purpose: LinkPurpose, by: Caller): { url: string; expires_at: number };
   close(): Promise<void>;
 }
 
@@ -123,8 +124,8 @@ export async function startConsole(deps: DaemonDeps, opts: ConsoleOptions): Prom
   return {
     origin,
     port: ctx.port,
-    mintLink: (purpose) => {
-      const link = book.mintLink(purpose);
+    mintLink: (purpose, by) => {
+      const link = book.mintLink(purpose, by);
       return { url: `${origin}/${purpose}#${link.secret}`, expires_at: link.expires_at };
     },
     close: async () => { await Promise.all([closeOne(v4), ...(hasV6 ? [closeOne(v6)] : [])]); },
