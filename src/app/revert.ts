@@ -7,6 +7,27 @@ import { audit } from "./audit-log.ts";
 import type { DaemonDeps } from "./deps.ts";
 import { underLock } from "./execute.ts";
 
+/** Where a confirm came from: `hostgate confirm` on the admin socket, or the approval console's Confirm button. */
+export type ConfirmMethod = "admin_socket" | "console";
+
+/** A step waiting for its confirm, as the console lists it: deadline in ms since the epoch (the daemon's clock). */
+export interface AwaitingConfirm {
+  transaction_id: string;
+  action_name: string;
+  host: string;
+  summary: string;
+  deadline: number;
+}
+
+/** The steps waiting for a confirm now (state awaiting_confirm, window still open by the daemon's clock), soonest deadline first. */
+export function awaitingConfirm(deps: DaemonDeps, limit = 100): AwaitingConfirm[] {
+  const now = deps.clock.now();
+  return deps.transactions().list({ state: "awaiting_confirm", limit })
+    .filter((tx) => tx.confirm_deadline !== null && tx.confirm_deadline > now)
+    .map((tx) => ({ transaction_id: tx.id, action_name: tx.action_name, host: tx.host, summary: tx.preview.summary, deadline: tx.confirm_deadline! }))
+    .sort((a, b) => a.deadline - b.deadline);
+}
+
 /** The shape of a transaction id (crypto.randomUUID). */
 const UUID_SHAPE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -15,10 +36,11 @@ const UUID_SHAPE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12
  * reverts unless confirmed (issue 24, "commit confirmed"). Takes the full transaction id (a confirm is about one
  * applied step, not a plan). Moves awaiting_confirm → succeeded only while the window is open, in one
  * compare-and-set, so a confirm racing the daemon's revert either wins (kept) or gets `confirm_too_late`.
- * Audited `execute.confirmed` (durable) before the state moves. Errors: `unknown_transaction`,
- * `not_awaiting_confirm` (state says which), `confirm_too_late`.
+ * Audited `execute.confirmed` (durable) before the state moves, with `method`: `admin_socket` (`hostgate confirm`)
+ * or `console` (the approval console's Confirm button). Errors: `unknown_transaction`, `not_awaiting_confirm`
+ * (state says which), `confirm_too_late`.
  */
-export async function confirm(deps: DaemonDeps, id: string, caller: Caller): Promise<ConfirmResult> {
+export async function confirm(deps: DaemonDeps, id: string, caller: Caller, method: ConfirmMethod = "admin_socket"): Promise<ConfirmResult> {
   const store = deps.transactions();
   const tx = store.get(id);
   if (!tx) {
@@ -37,7 +59,7 @@ export async function confirm(deps: DaemonDeps, id: string, caller: Caller): Pro
   }
   if (tx.confirm_deadline !== null && now >= tx.confirm_deadline) throw late();
   const by = actorOf(caller);
-  await audit(deps.audit(), "execute.confirmed", by, { transaction_id: tx.id, plan_id: tx.plan_id, action: tx.action_name, host: tx.host, status: "succeeded" }, true);
+  await audit(deps.audit(), "execute.confirmed", by, { transaction_id: tx.id, plan_id: tx.plan_id, action: tx.action_name, host: tx.host, status: "succeeded", method }, true);
   if (!store.confirm(tx.id, by, now)) throw late();
   return { transaction_id: tx.id, action_name: tx.action_name, host: tx.host, state: "succeeded", confirmed_at: new Date(now).toISOString() };
 }

@@ -7,7 +7,7 @@
  * are proven in test/integration/passkeys.test.ts.
  * Screenshots of every page are written under .test-results/console/. Skipped only when /usr/bin/chromium is absent.
  */
-import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
@@ -15,6 +15,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PLAN_TTL_MS } from "../../src/core/transaction/transaction.ts";
 import type { PlanResult } from "../../src/ipc/protocol.ts";
 import { startRig, type ConsoleRig } from "./harness.ts";
+import { CATALOGUE } from "../../src/core/catalogue/index.ts";
+import { actorView } from "../../src/core/caller.ts";
+import { testApprover } from "../support/approver.ts";
+import { setMarker } from "../support/set-marker.ts";
 
 const CHROMIUM = "/usr/bin/chromium";
 const SHOTS = join(process.cwd(), ".test-results", "console");
@@ -65,7 +69,7 @@ describe.skipIf(!haveChromium)("approval console in Debian's chromium with a vir
   let alice: Awaited<ReturnType<typeof person>>;
   beforeAll(async () => {
     mkdirSync(SHOTS, { recursive: true });
-    rig = await startRig({ passkeys: "daemon" });
+    rig = await startRig({ passkeys: "daemon", catalogue: [...CATALOGUE, setMarker] });
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox"] });
     alice = await person();
   }, 60_000);
@@ -160,6 +164,40 @@ describe.skipIf(!haveChromium)("approval console in Debian's chromium with a vir
     const text = (await alice.page.locator("pre.preview").textContent())!;
     expect(text).toContain('+<script>window.__pwned=1;alert(1)</script><img src=x onerror="window.__pwned=2;alert(2)"><svg onload="alert(3)"><U+202E>txt.exe<U+2066>hidden<U+2069>');
     await shot(alice.page, "hostile");
+  }, 60_000);
+
+  it("T24-console-confirm: an applied step waiting for its confirm shows with a countdown and a Confirm button; GET and a missing CSRF token change nothing; the button keeps the change, audited with method console", async () => {
+    const dir = mkdtempSync(join(rig.work, "marker-"));
+    const file = join(dir, "marker");
+    writeFileSync(file, "before");
+    const p = await rig.d.service.agent("model").call("plan", { steps: [{ action: "SetMarker", params: { path: file, value: "after" } }] });
+    if (!p.ok) throw new Error(p.error.message);
+    const a = await rig.d.service.admin("human", testApprover()).call("approve", { transaction_id: p.value.plan_id });
+    if (!a.ok) throw new Error(a.error.message);
+    const ex = await execute(p.value, a.value.receipt);
+    expect(ex.ok && ex.value.results[0]!.confirm?.state).toBe("awaiting_confirm");
+    const id = p.value.steps[0]!.transaction_id;
+    const state = async () => { const s = await rig.d.service.admin("h").call("show", { transaction_id: id }); return s.ok ? s.value.steps[0]!.state : s.error.code; };
+    await alice.page.goto(`${rig.origin}/`);
+    const row = alice.page.locator("tr", { has: alice.page.locator(`form[action="/transactions/${id}/confirm"]`) });
+    expect(await row.count()).toBe(1);
+    await expect.poll(() => row.locator("time[data-countdown]").textContent(), { timeout: 5_000 }).toMatch(/^\d+ min \d+ s left$/);
+    await shot(alice.page, "confirm");
+    expect(await seriousViolations(alice.page)).toEqual([]);
+    // No state change on GET, nor on a POST without the session's CSRF token.
+    const get = await alice.ctx.request.get(`${rig.origin}/transactions/${id}/confirm`);
+    expect(get.status()).toBe(405);
+    const noCsrf = await alice.ctx.request.post(`${rig.origin}/transactions/${id}/confirm`, { form: { csrf: "wrong" }, headers: { origin: rig.origin } });
+    expect(noCsrf.status()).toBe(403);
+    expect(await state()).toBe("awaiting_confirm");
+    await row.locator("button").click();
+    await expect.poll(() => alice.page.locator("main").textContent(), { timeout: 15_000 }).toContain(`Confirmed ${id}: the change is kept.`);
+    expect(await state()).toBe("succeeded");
+    expect(readFileSync(file, "utf8")).toBe("after");
+    expect(await alice.page.locator(`form[action="/transactions/${id}/confirm"]`).count()).toBe(0);
+    const entry = rig.d.service.deps.audit().query({ kind: "execute.confirmed", limit: 1000 }).at(-1)!;
+    expect(JSON.parse(entry.payload)).toMatchObject({ transaction_id: id, method: "console", status: "succeeded" });
+    expect(actorView(entry.actor)).toMatchObject({ label: "console" });
   }, 60_000);
 
   it("history, audit and separation pages: accessible, with screenshots", async () => {

@@ -11,6 +11,7 @@ import { ConfigSchema } from "../../src/config/schema.ts";
 import { composeDaemon, type ComposedDaemon } from "../../src/daemon/compose.ts";
 import type { PasskeyBackend } from "../../src/daemon/console/passkey-backend.ts";
 import type { PlanResult } from "../../src/ipc/protocol.ts";
+import type { Action } from "../../src/core/catalogue/action.ts";
 
 /** A test console: the daemon, its origin, a login link, a clock to move, and cleanup. */
 export interface ConsoleRig {
@@ -28,14 +29,15 @@ export interface ConsoleRig {
 /**
  * Starts a daemon whose console is on (port 0), with extra config and `passkeys`: "daemon" for the daemon's own
  * backend (src/app/passkeys.ts, as in production), a backend object, or none (the default: approval answers 503).
+ * `catalogue`: the daemon's actions (default: the built-in catalogue; tests add fixtures such as test/support/set-marker.ts).
  */
-export async function startRig(opts: { passkeys?: PasskeyBackend | null | "daemon"; config?: Record<string, unknown> } = {}): Promise<ConsoleRig> {
+export async function startRig(opts: { passkeys?: PasskeyBackend | null | "daemon"; config?: Record<string, unknown>; catalogue?: readonly Action[] } = {}): Promise<ConsoleRig> {
   const work = mkdtempSync(join(tmpdir(), `hg-console-${process.pid}-`));
   let now = Date.parse("2026-12-01T10:00:00Z");
   const clock = { now: () => now, advance: (ms: number) => { now += ms; } };
   const config = ConfigSchema.parse({ backend: { type: "mock" }, console: { enabled: true, port: 0 }, ...opts.config });
   process.env.HOSTGATE_STATE_DIR = join(work, "state");
-  const d = await composeDaemon(config, { mode: "embedded", clock, announce: () => undefined, passkeys: opts.passkeys === "daemon" ? undefined : opts.passkeys ?? null });
+  const d = await composeDaemon(config, { mode: "embedded", clock, announce: () => undefined, passkeys: opts.passkeys === "daemon" ? undefined : opts.passkeys ?? null, ...(opts.catalogue ? { catalogue: opts.catalogue } : {}) });
   delete process.env.HOSTGATE_STATE_DIR;
   const origin = d.service.deps.console?.origin();
   if (!origin) throw new Error("console did not start");

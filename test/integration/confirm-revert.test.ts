@@ -11,66 +11,20 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { z } from "zod";
 import { ConfigSchema } from "../../src/config/schema.ts";
-import { defineMutatingAction, type Action, type ActionContext } from "../../src/core/catalogue/action.ts";
+import type { Action } from "../../src/core/catalogue/action.ts";
 import { CATALOGUE } from "../../src/core/catalogue/index.ts";
-import { HostgateError } from "../../src/core/errors.ts";
 import { revertDue } from "../../src/app/revert.ts";
 import { composeDaemon, type ComposedDaemon } from "../../src/daemon/compose.ts";
 import type { PlanResult, StepResult } from "../../src/ipc/protocol.ts";
 import { testApprover } from "../support/approver.ts";
+import { setMarker } from "../support/set-marker.ts";
 
 const work = mkdtempSync(join(tmpdir(), `hg-confirm-${process.pid}-`));
 afterAll(() => { rmSync(work, { recursive: true, force: true }); });
 let now = Date.parse("2026-12-02T10:00:00Z");
 const clock = { now: () => now };
 
-/** The file's content, or null when absent. */
-async function readMarker(ctx: ActionContext, path: string): Promise<string | null> {
-  try {
-    return await ctx.host.readText(path);
-  } catch (err) {
-    if (err instanceof HostgateError && err.code === "not_found") return null;
-    throw err;
-  }
-}
-
-/** A fixture action that reverts unless confirmed: sets a real file's content through the real mutator. */
-const setMarker = defineMutatingAction({
-  name: "SetMarker",
-  title: "Set a marker file",
-  description: "test fixture",
-  params: z.object({ path: z.string(), value: z.string(), revert: z.boolean().default(true) }).strict(),
-  output: z.object({ value: z.string() }),
-  risk_level: "high",
-  access: "mutating",
-  families: "all",
-  min_role: "operator",
-  toolsets: [],
-  host_derived: false,
-  async preview(p, ctx) {
-    const current = await readMarker(ctx, p.path);
-    return { summary: current === p.value ? "Nothing to do" : `Set ${p.path} to ${p.value}`, text: `${p.path}: ${current ?? "(absent)"} → ${p.value}\n`, current, intended: p.value };
-  },
-  async apply(p, ctx) {
-    await ctx.mutator.writeFileAtomic(p.path, p.value, {});
-    return { value: p.value };
-  },
-  revert: {
-    applies: (p) => p.revert,
-    capture: async (p, ctx) => ({ content: await readMarker(ctx, p.path) }),
-    async restore(p, ctx, prior) {
-      const { content } = prior as { content: string | null };
-      if (content === null) {
-        const st = await ctx.host.stat(p.path);
-        await ctx.mutator.removeFile(p.path, { how: "delete", expectedRealDir: await ctx.host.realPath(join(p.path, "..")), expectedDev: st.dev!, expectedIno: st.ino! });
-      } else {
-        await ctx.mutator.writeFileAtomic(p.path, content, {});
-      }
-    },
-  },
-});
 const catalogue: readonly Action[] = [...CATALOGUE, setMarker];
 
 async function daemon(stateDir: string, window?: number): Promise<ComposedDaemon> {

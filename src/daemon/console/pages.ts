@@ -8,18 +8,41 @@ import { renderPreviewText } from "../../core/console/diff.ts";
 import { h, raw, type Raw } from "../../core/console/html.ts";
 import type { VerifyResult } from "../../core/audit/verify.ts";
 import type { HistoryResult, ShowResult, ShowStep } from "../../ipc/protocol.ts";
+import type { AwaitingConfirm } from "../../app/revert.ts";
 import { age, csrfField, page, riskBadge } from "./layout.ts";
 
-/** The pending list: one row per plan waiting for a human. */
-export function pendingPage(plans: readonly ShowResult[], now: number): string {
-  if (plans.length === 0) return page("Pending plans", h`<p>No plan is waiting for approval.</p>`);
+/** What the pending page shows beside the plans: applied steps waiting for a confirm, the session's CSRF token, a notice. */
+export interface PendingPageOptions {
+  waiting: readonly AwaitingConfirm[];
+  csrf: string;
+  /** A message to show once (after a confirm), or null. */
+  notice: string | null;
+}
+
+/**
+ * Applied steps that revert unless confirmed (issue 24), each with its countdown (from the daemon's clock) and a
+ * Confirm button: a POST form with the session's CSRF token.
+ */
+function confirmSection(waiting: readonly AwaitingConfirm[], csrf: string, now: number): Raw {
+  if (waiting.length === 0) return raw("");
+  const rows = waiting.map((w) => {
+    const deadline = new Date(w.deadline).toISOString();
+    return h`<tr><td class="mono">${w.transaction_id}</td><td>${w.host}</td><td>${w.action_name}</td><td>${w.summary}</td><td><time datetime="${deadline}" data-countdown="${String(Math.max(0, Math.round((w.deadline - now) / 1000)))}">${deadline}</time></td><td><form class="inline confirm" method="post" action="/transactions/${encodeURIComponent(w.transaction_id)}/confirm">${csrfField(csrf)}<button type="submit" class="approve" aria-label="Confirm ${w.action_name} on ${w.host} (${w.transaction_id})">Confirm</button></form></td></tr>`;
+  });
+  return h`<section aria-labelledby="confirm-h"><h2 id="confirm-h">Waiting for your confirmation</h2><p class="warn">These changes were applied and are restored automatically when their window ends unless you confirm that the host still works (and you can still reach it).</p><table><thead><tr><th scope="col">Transaction</th><th scope="col">Host</th><th scope="col">Action</th><th scope="col">Summary</th><th scope="col">Reverts in</th><th scope="col">Keep it</th></tr></thead><tbody>${rows}</tbody></table></section>`;
+}
+
+/** The pending list: one row per plan waiting for a human, after any applied step waiting for a confirm. */
+export function pendingPage(plans: readonly ShowResult[], now: number, opts: PendingPageOptions = { waiting: [], csrf: "", notice: null }): string {
+  const top = h`${opts.notice === null ? "" : h`<p class="ok" role="status">${opts.notice}</p>`}${confirmSection(opts.waiting, opts.csrf, now)}`;
+  if (plans.length === 0) return page("Pending plans", h`${top}<p>No plan is waiting for approval.</p>`);
   const rows = plans.map((p) => {
     const hosts = [...new Set(p.steps.map((s) => s.host))];
     const who = p.planned_by;
     const summary = p.steps.map((s) => s.preview.summary).join("; ");
     return h`<tr><td><a href="/plans/${encodeURIComponent(p.plan_id)}" class="mono">${p.plan_id.slice(0, 8)}</a></td><td>${age(Date.parse(p.created_at), now)}</td><td>${hosts.join(", ")}</td><td>${riskBadge(p.risk_level)}</td><td>${summary}</td><td>${who.planner ?? "unknown"}</td><td>${who.client ?? "(unnamed)"}${who.uid === null ? "" : ` (uid ${who.uid})`}</td><td>${who.intent ?? "(explicit steps)"}</td></tr>`;
   });
-  return page("Pending plans", h`<table><caption class="muted">Client names are what the client said about itself (untrusted).</caption><thead><tr><th scope="col">Plan</th><th scope="col">Age</th><th scope="col">Host</th><th scope="col">Risk</th><th scope="col">Summary</th><th scope="col">Planner</th><th scope="col">Client</th><th scope="col">Intent</th></tr></thead><tbody>${rows}</tbody></table>`);
+  return page("Pending plans", h`${top}<table><caption class="muted">Client names are what the client said about itself (untrusted).</caption><thead><tr><th scope="col">Plan</th><th scope="col">Age</th><th scope="col">Host</th><th scope="col">Risk</th><th scope="col">Summary</th><th scope="col">Planner</th><th scope="col">Client</th><th scope="col">Intent</th></tr></thead><tbody>${rows}</tbody></table>`);
 }
 
 /** A RunCommand step's judgement (risk signals, policy decision and reasons), when its preview carries one. */

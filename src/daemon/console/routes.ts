@@ -7,6 +7,7 @@ import type { AuthenticationResponseJSON, RegistrationResponseJSON } from "@simp
 import { pending, reject, show } from "../../app/approve.ts";
 import { history } from "../../app/history.ts";
 import { anchorOf } from "../../app/passkeys.ts";
+import { awaitingConfirm, confirm } from "../../app/revert.ts";
 import { audit, checkpointRef } from "../../app/audit-log.ts";
 import { actorOf, type Caller } from "../../core/caller.ts";
 import type { Session } from "../../core/console/sessions.ts";
@@ -186,7 +187,14 @@ async function sessionRoutes(c: ConsoleContext, req: IncomingMessage, res: Serve
   const get = req.method === "GET" || req.method === "HEAD";
   const now = c.deps.clock.now();
   const plan = /^\/plans\/([0-9A-Za-z-]{8,64})(\/approve\/options|\/approve|\/reject)?$/.exec(path);
-  if (get && path === "/") { sendHtml(res, 200, pendingPage(pendingPlans(c), now)); return; }
+  const confirmPath = /^\/transactions\/([0-9a-f-]{36})\/confirm$/.exec(path);
+  if (get && path === "/") {
+    const done = url.searchParams.get("confirmed");
+    const notice = done === null ? null : `Confirmed ${done}: the change is kept.`;
+    sendHtml(res, 200, pendingPage(pendingPlans(c), now, { waiting: awaitingConfirm(c.deps), csrf: s.csrf, notice }));
+    return;
+  }
+  if (confirmPath && get) { sendHtml(res, 405, messagePage("Not allowed", "Confirming happens only by the page's Confirm button (POST); this GET changed nothing."), { allow: "POST" }); return; }
   if (get && path === "/history") { sendHtml(res, 200, historyPage(history(c.deps, { limit: 100 }))); return; }
   if (get && path === "/audit") { sendHtml(res, 200, auditPage(await c.deps.audit().verify(), checkpointRef(c.deps.audit()))); return; }
   if (get && path === "/separation") {
@@ -201,6 +209,13 @@ async function sessionRoutes(c: ConsoleContext, req: IncomingMessage, res: Serve
     return;
   }
   if (req.method !== "POST") { sendHtml(res, 404, messagePage("Not found", "No such page.")); return; }
+  if (confirmPath) {
+    const form = await formBody(req);
+    if (!c.book.csrfValid(s, form.get("csrf") ?? undefined)) { sendHtml(res, 403, messagePage("Refused", "The form's CSRF token is missing or wrong; nothing changed. Reload the page and try again.")); return; }
+    const r = await confirm(c.deps, confirmPath[1]!, asConsole(s.by), "console");
+    redirect(res, `/?confirmed=${encodeURIComponent(r.transaction_id)}`);
+    return;
+  }
   if (path === "/logout" || (plan && plan[2] === "/reject")) {
     const form = await formBody(req);
     if (!c.book.csrfValid(s, form.get("csrf") ?? undefined)) { sendHtml(res, 403, messagePage("Refused", "The form's CSRF token is missing or wrong; nothing changed. Reload the page and try again.")); return; }
