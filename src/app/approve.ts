@@ -8,7 +8,7 @@ import type { DaemonDeps } from "./deps.ts";
 import type { TransactionStore } from "../ports/transaction-store.ts";
 import { separationOf } from "../core/approval.ts";
 import { judgeApproval, passkeyRequirement, passkeySeparation, type ApprovalMethod, type ApproverProof } from "../core/approval-proof.ts";
-import { actorOf, parseActor, type Caller } from "../core/caller.ts";
+import { actorOf, actorView, parseActor, type Caller } from "../core/caller.ts";
 
 const PENDING_HINT = "Run `hostgate pending` to list the plans waiting for approval with their full ids.";
 
@@ -91,17 +91,45 @@ export function show(deps: DaemonDeps, id: string, caller: Caller): ShowResult {
   const facts = separationOf(first.actor, caller);
   const refused = caller.test_proof === undefined && facts.separation === "none" && deps.approval.same_user === "deny";
   const now = deps.clock.now();
+  const how = steps.some((tx) => tx.approved_at !== null) ? approvalEntryOf(deps, planId) : null;
   return {
     plan_id: planId,
     risk_level: highestRisk(steps.map((t) => t.risk_level)),
     steps: steps.map((tx) => ({
       transaction_id: tx.id, seq: tx.plan_seq, action_name: tx.action_name, host: tx.host, params: tx.params, risk_level: tx.risk_level,
       state: effectiveState(tx, now), preview: tx.preview, preview_hash: tx.preview_hash, expires_at: new Date(tx.plan_expires_at).toISOString(),
+      approval: tx.approved_at === null ? null : {
+        approved_at: new Date(tx.approved_at).toISOString(), approved_by: actorView(tx.approved_by ?? ""), separation: tx.separation, method: how?.method ?? null, approver: how?.approver ?? null,
+      },
+      outcome: !RAN.includes(tx.state) ? null : {
+        error: tx.error, confirm_deadline: iso(tx.confirm_deadline), confirmed_at: iso(tx.confirmed_at), confirmed_by: tx.confirmed_by === null ? null : actorView(tx.confirmed_by),
+      },
     })),
     created_at: new Date(first.created_at).toISOString(), actor: first.actor,
     planned_by: plannedBy(first),
     approval: { separation: facts.separation, facts: facts.why, refused, passkey_required: passkeyNeed(deps, steps) },
   };
+}
+
+/** States in which a step has run (or is running): show reports its outcome. */
+const RAN: readonly string[] = ["executing", "awaiting_confirm", "reverting", "succeeded", "failed", "unknown", "reverted"];
+
+const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
+
+/** How plan `planId` was approved, from its newest `approve` audit entry (the chain is the record); null when there is none. */
+function approvalEntryOf(deps: DaemonDeps, planId: string): { method: ApprovalMethod | null; approver: string | null } | null {
+  for (const e of deps.audit().query({ kind: "approve", order: "desc", limit: 10_000 })) {
+    let p: { plan_id?: unknown; method?: unknown; approver?: unknown };
+    try {
+      p = JSON.parse(e.payload) as typeof p;
+    } catch {
+      continue;
+    }
+    if (p.plan_id !== planId) continue;
+    const method = (["terminal", "same-user", "passkey", "test"] as const).find((m) => m === p.method) ?? null;
+    return { method, approver: typeof p.approver === "string" ? p.approver : null };
+  }
+  return null;
 }
 
 /** Why the plan's receipt needs a passkey approval (core/approval-proof.ts passkeyRequirement), or null. */

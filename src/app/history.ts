@@ -42,8 +42,25 @@ function approvalOf(kind: string, payload: Record<string, unknown>): HistoryResu
 }
 
 /**
+ * The steps one audit entry speaks for: an `approve` entry covers every step of its plan (issue 22: one approval,
+ * one receipt), so it is reported once per step, each with that step's transaction id, action and host (its
+ * `steps` list); any other entry is reported once, as recorded.
+ */
+function stepsOf(kind: string, payload: Record<string, unknown>): { transaction_id: string | null; action: string | null; host: string }[] {
+  const host = typeof payload.host === "string" ? payload.host : LOCAL_HOST;
+  const one = [{ transaction_id: typeof payload.transaction_id === "string" ? payload.transaction_id : null, action: typeof payload.action === "string" ? payload.action : null, host }];
+  if (kind !== "approve" || !Array.isArray(payload.steps) || payload.steps.length === 0) return one;
+  return (payload.steps as Record<string, unknown>[]).map((s) => ({
+    transaction_id: typeof s.transaction_id === "string" ? s.transaction_id : null,
+    action: typeof s.action === "string" ? s.action : null,
+    host: typeof s.host === "string" ? s.host : host,
+  }));
+}
+
+/**
  * `history`: reads the audit chain (newest first) and reports each recorded step of each transaction, with
- * optional filters on status, action, host and time (entries written before hosts existed read as `local`). Read-only; no receipt needed. The chain, not the mutable
+ * optional filters on status, action, host and time (entries written before hosts existed read as `local`). A plan's
+ * approval is reported on every step of the plan (same seq). Read-only; no receipt needed. The chain, not the mutable
  * transaction table, is the record: what history shows is what audit_verify proves.
  */
 export function history(deps: DaemonDeps, input: HistoryInput): HistoryResult {
@@ -60,18 +77,18 @@ export function history(deps: DaemonDeps, input: HistoryInput): HistoryResult {
     for (const e of batch) {
       const payload = parsePayload(e.payload);
       const status = statusOf(e.kind, payload);
-      const action = typeof payload.action === "string" ? payload.action : null;
       if (input.status !== undefined && status !== input.status) continue;
-      const host = typeof payload.host === "string" ? payload.host : LOCAL_HOST;
-      if (input.action !== undefined && action !== input.action) continue;
-      if (input.host !== undefined && host !== input.host) continue;
-      entries.push({
-        seq: e.seq, time: new Date(e.ts).toISOString(), kind: e.kind, actor: actorView(e.actor), host,
-        transaction_id: typeof payload.transaction_id === "string" ? payload.transaction_id : null,
-        action, status, detail: typeof payload.message === "string" ? payload.message : null,
-        separation: payload.separation === "separated" || payload.separation === "none" ? payload.separation : null,
-        approval: approvalOf(e.kind, payload),
-      });
+      for (const step of stepsOf(e.kind, payload)) {
+        if (input.action !== undefined && step.action !== input.action) continue;
+        if (input.host !== undefined && step.host !== input.host) continue;
+        entries.push({
+          seq: e.seq, time: new Date(e.ts).toISOString(), kind: e.kind, actor: actorView(e.actor), host: step.host,
+          transaction_id: step.transaction_id, action: step.action, status, detail: typeof payload.message === "string" ? payload.message : null,
+          separation: payload.separation === "separated" || payload.separation === "none" ? payload.separation : null,
+          approval: approvalOf(e.kind, payload),
+        });
+        if (entries.length >= input.limit) break;
+      }
       if (entries.length >= input.limit) break;
     }
     if (batch.length < 1000) break;

@@ -41,7 +41,7 @@ describe("the two risk levels and the states that cannot be approved (issue 22)"
 describe("one screen for a whole plan (issue 22)", () => {
   const step = (seq: number, action: string, risk: "low" | "medium" | "high", state = "planned") => ({
     transaction_id: `0000000${seq}-aaaa-4aaa-8aaa-aaaaaaaaaaaa`, seq, action_name: action, host: "local", params: { n: seq }, risk_level: risk, state,
-    preview: { summary: `${action} ${seq}`, text: `preview text of step ${seq}` }, preview_hash: `hash${seq}`.padEnd(64, "0"), expires_at: "2026-12-01T00:00:00.000Z",
+    preview: { summary: `${action} ${seq}`, text: `preview text of step ${seq}` }, preview_hash: `hash${seq}`.padEnd(64, "0"), expires_at: "2026-12-01T00:00:00.000Z", approval: null, outcome: null,
   });
   const plan = (steps: ReturnType<typeof step>[]): ShowResult => ({
     plan_id: "feedbeef-1111-4111-8111-111111111111", risk_level: "high", steps, created_at: "2026-12-01T00:00:00.000Z", actor: "{}",

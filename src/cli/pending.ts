@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import type { PendingResult } from "../ipc/protocol.ts";
 import { adminSocketPath } from "./admin-socket.ts";
-import { parseActor } from "../core/caller.ts";
+import { actorView, parseActor, type ActorView } from "../core/caller.ts";
 import { visible } from "./approve.ts";
 import { EXIT, loadConfigOrExit } from "./common.ts";
 
@@ -45,6 +45,11 @@ export function renderPending(r: PendingResult, now: number): string {
   return `${[line(head), ...rows.map(line)].join("\n")}\nReview and approve all steps of one with: hostgate approve <plan> (its first 8 characters will do when unique)\n`;
 }
 
+/** A pending answer for --json: each plan's actor as an object (core/caller.ts actorView), not its JSON text. */
+export function pendingJson(r: PendingResult): { plans: (Omit<PendingResult["plans"][number], "actor"> & { actor: ActorView })[] } {
+  return { plans: r.plans.map((p) => ({ ...p, actor: actorView(p.actor) })) };
+}
+
 /** `hostgate pending`: plans waiting for a human, from the admin socket. */
 export function registerPendingCommand(program: Command): void {
   program
@@ -77,7 +82,7 @@ export function registerPendingCommand(program: Command): void {
           const { from, ...r } = offline;
           process.stderr.write(`hostgate: no daemon answers at ${where.agent}; read ${from}. To approve one, start your MCP client (its front runs the daemon) or hostgate serve, then: hostgate approve <plan>. ` +
             "A daemon your clients reach through a configuration file or socket of their own: pass the same --config or --socket.\n");
-          process.stdout.write(opts.json ? `${JSON.stringify(r, null, 2)}\n` : renderPending(r, Date.now()));
+          process.stdout.write(opts.json ? `${JSON.stringify(pendingJson(r), null, 2)}\n` : renderPending(r, Date.now()));
           process.exit(EXIT.ok);
         }
       }
@@ -91,7 +96,7 @@ export function registerPendingCommand(program: Command): void {
         process.stderr.write(`hostgate: ${r.error.message}${r.error.hint ? `\n${r.error.hint}` : ""}\n${r.error.code === "unavailable" ? `${target.hint}\n` : ""}`);
         process.exit(EXIT.failure);
       }
-      process.stdout.write(opts.json ? `${JSON.stringify(r.value, null, 2)}\n` : renderPending(r.value, Date.now()));
+      process.stdout.write(opts.json ? `${JSON.stringify(pendingJson(r.value), null, 2)}\n` : renderPending(r.value, Date.now()));
       process.exit(EXIT.ok);
     });
 }

@@ -12,6 +12,7 @@ import { registerPendingCommand } from "./pending.ts";
 import { registerMcpCommand } from "./mcp.ts";
 import { registerRiskCommand } from "./risk.ts";
 import { registerServeCommand } from "./serve.ts";
+import { registerShowCommand } from "./show.ts";
 import { registerSetupCommand } from "./setup.ts";
 import { VERSION } from "../version.ts";
 
@@ -41,6 +42,7 @@ export async function buildProgram(first: string | undefined, opts: { whole?: bo
   registerCompletionCommand(program);
   registerDoctorCommand(program);
   registerPendingCommand(program);
+  registerShowCommand(program);
   registerConsoleCommand(program);
   registerConfigCommand(program);
   // After the console's own command (hostgate console, console enroll), under which these hang.

@@ -274,6 +274,19 @@ export const ShowStepSchema = z.object({
   preview: PreviewSchema,
   preview_hash: z.string(),
   expires_at: z.string(),
+  /**
+   * Its approval, once approved: when, by whom (the actor as an object), the separation, and how (method and, for a
+   * passkey, the approver's name, from the plan's `approve` audit entry; null when the chain has none).
+   */
+  approval: z.object({
+    approved_at: z.string(), approved_by: HistoryActorSchema, separation: z.enum(["separated", "none"]).nullable(),
+    method: z.enum(["terminal", "same-user", "passkey", "test"]).nullable(), approver: z.string().nullable(),
+  }).nullable(),
+  /** What running it did, once it ran: the error (null: none), and a confirm window's deadline and confirmation (issue 24). */
+  outcome: z.object({
+    error: z.object({ code: z.string(), message: z.string() }).nullable(),
+    confirm_deadline: z.string().nullable(), confirmed_at: z.string().nullable(), confirmed_by: HistoryActorSchema.nullable(),
+  }).nullable(),
 });
 export type ShowStep = z.infer<typeof ShowStepSchema>;
 /** What `hostgate approve` shows before asking: one plan, every step of it. */

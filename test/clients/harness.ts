@@ -142,14 +142,14 @@ export interface PendingTransaction {
   transaction_id: string;
   action_name: string;
   host: string;
-  actor: string;
+  actor: { client?: string; uid?: number; socket?: string; label?: string; raw?: string };
   summary: string;
 }
 
 /** One plan as `hostgate pending --json` lists it (only the fields the harness reads). */
 interface PendingPlan {
   plan_id: string;
-  actor: string;
+  actor: { client?: string; uid?: number; socket?: string; label?: string; raw?: string };
   steps: Omit<PendingTransaction, "actor">[];
 }
 

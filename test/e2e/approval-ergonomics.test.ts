@@ -80,6 +80,38 @@ describe("against a running daemon", () => {
     expect((x.structuredContent as { results: { status: string }[] }).results.map((s) => s.status)).toEqual(["succeeded", "succeeded", "succeeded"]);
     expect(files.map((f) => readFileSync(f, "utf8"))).toEqual(["1\n", "2\n", "3\n"]);
   });
+
+  it("T23-show-cli: hostgate show <txid> gives one transaction's preview, state, approval and outcome (--json: the actor an object); pending --json too; history shows the approval on every step", async () => {
+    const files = ["a", "b"].map((f) => join(work, `show-${f}`));
+    const p = await c.callTool({ name: "plan", arguments: { steps: files.map((f, i) => ({ action: "WriteFile", params: { path: f, content: `${i}\n` } })) } });
+    const planned = p.structuredContent as { plan_id: string; steps: { transaction_id: string; action_name: string; params: Record<string, unknown> }[] };
+    const second = planned.steps[1]!.transaction_id;
+    const pend = await runHostgate(["pending", "--json", "--socket", d.adminSocket], { env: d.env });
+    const plan = (JSON.parse(pend.stdout) as { plans: { plan_id: string; actor: unknown }[] }).plans.find((x) => x.plan_id === planned.plan_id);
+    expect(plan?.actor).toMatchObject({ client: "hostgate-e2e", socket: "agent", uid: process.getuid!() });
+    const before = await runHostgate(["show", second, "--json", "--socket", d.adminSocket], { env: d.env });
+    expect(before.code, before.stderr).toBe(0);
+    const b = JSON.parse(before.stdout) as { actor: unknown; steps: { transaction_id: string; state: string; approval: unknown; outcome: unknown }[] };
+    expect(b.actor).toMatchObject({ client: "hostgate-e2e", uid: process.getuid!() });
+    expect(b.steps.map((s) => [s.transaction_id, s.state, s.approval, s.outcome])).toEqual([[second, "planned", null, null]]);
+    const r = await approveViaPty(d.adminSocket, planned.plan_id);
+    expect(r.receipt, r.output).not.toBeNull();
+    await c.callTool({ name: "execute", arguments: { approval_receipt: r.receipt, steps: planned.steps.map((s) => ({ transaction_id: s.transaction_id, action_name: s.action_name, params: s.params })) } });
+    const after = JSON.parse((await runHostgate(["show", second, "--json", "--socket", d.adminSocket], { env: d.env })).stdout) as { steps: { state: string; approval: { approved_by: unknown; method: string; separation: string }; outcome: { error: unknown } }[] };
+    expect(after.steps).toHaveLength(1);
+    expect(after.steps[0]).toMatchObject({ state: "succeeded", approval: { approved_by: { socket: "admin", uid: process.getuid!() }, method: "same-user", separation: "none" }, outcome: { error: null } });
+    const text = await runHostgate(["show", second, "--socket", d.adminSocket], { env: d.env });
+    expect(text.stdout).toContain(`Transaction  ${second} (step 2 of 2 of plan ${planned.plan_id})`);
+    expect(text.stdout).toMatch(/\nState {8}succeeded\nApproval {5}\S+ by uid \d+, admin socket, \S+ \(same-user\); separation none\nOutcome {6}succeeded\n/);
+    expect(text.stdout).toContain(files[1]!);
+    const missing = await runHostgate(["show", "00000000-0000-4000-8000-000000000000", "--socket", d.adminSocket], { env: d.env });
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/No plan or transaction id starts with 00000000-0000-4000-8000-000000000000\.\nRun `hostgate pending`[^\n]*\nAsked the daemon at /);
+    const h = await c.callTool({ name: "history", arguments: { limit: 50 } });
+    const approvals = (h.structuredContent as { entries: { kind: string; transaction_id: string | null; action: string | null; approval: unknown }[] }).entries.filter((e) => e.kind === "approve" && planned.steps.some((s) => s.transaction_id === e.transaction_id));
+    expect(approvals.map((e) => e.transaction_id).sort()).toEqual(planned.steps.map((s) => s.transaction_id).sort());
+    for (const e of approvals) expect(e).toMatchObject({ action: "WriteFile", approval: { method: "same-user" } });
+  });
 });
 
 describe("with no daemon running", () => {
