@@ -1,4 +1,4 @@
-import { ProtocolError, Server } from "@modelcontextprotocol/server";
+import { PROTOCOL_VERSION_META_KEY, ProtocolError, Server } from "@modelcontextprotocol/server";
 import { findControlCharacter } from "../core/limits.ts";
 import type { DaemonClient } from "../ipc/client.ts";
 import type { Progress } from "../ipc/wire.ts";
@@ -126,19 +126,26 @@ function registerResources(server: Server, client: DaemonClient): void {
  * (unknown skill, not a directory) is -32602 with the daemon's sentence; others -32603.
  */
 function registerSkillsExtension(server: Server, client: DaemonClient): void {
+  // The revision a request was sent under: a 2026-07-28 request names it in its `_meta` envelope; a 2025-era
+  // connection has only the one `initialize` negotiated, which the SDK's accessor still answers (its docs).
+  const revision = (ctx: { mcpReq: { envelope?: object } }): string | undefined => {
+    const named = (ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[PROTOCOL_VERSION_META_KEY];
+    // eslint-disable-next-line @typescript-eslint/no-deprecated
+    return typeof named === "string" ? named : server.getNegotiatedProtocolVersion();
+  };
   const fail = (error: { code: string; message: string; hint?: string | undefined }): never => {
     throw new ProtocolError(extensionErrorCode(error.code), `${error.message}${error.hint ? ` ${error.hint}` : ""}`);
   };
-  server.setRequestHandler("skills/list", { params: ListSkillsParams }, async (params) => {
+  server.setRequestHandler("skills/list", { params: ListSkillsParams }, async (params, ctx) => {
     const r = await client.call("skills_ext_list", params.cursor !== undefined ? { cursor: params.cursor } : {});
-    return r.ok ? listResult(r.value, server.getNegotiatedProtocolVersion()) : fail(r.error);
+    return r.ok ? listResult(r.value, revision(ctx)) : fail(r.error);
   });
-  server.setRequestHandler("skills/get", { params: GetSkillParams }, async (params) => {
+  server.setRequestHandler("skills/get", { params: GetSkillParams }, async (params, ctx) => {
     const r = await client.call("skills_ext_get", { uri: params.uri });
-    return r.ok ? getResult(r.value, server.getNegotiatedProtocolVersion()) : fail(r.error);
+    return r.ok ? getResult(r.value, revision(ctx)) : fail(r.error);
   });
-  server.setRequestHandler("resources/directory/read", { params: DirectoryReadParams }, async (params) => {
+  server.setRequestHandler("resources/directory/read", { params: DirectoryReadParams }, async (params, ctx) => {
     const r = await client.call("skills_ext_directory", { uri: params.uri, ...(params.cursor !== undefined ? { cursor: params.cursor } : {}) });
-    return r.ok ? directoryResult(r.value, server.getNegotiatedProtocolVersion()) : fail(r.error);
+    return r.ok ? directoryResult(r.value, revision(ctx)) : fail(r.error);
   });
 }

@@ -1,14 +1,14 @@
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { sha256 } from "../../adapters/skills-fs.ts";
-import { grantGap } from "../../app/skills/exec.ts";
-import type { ExecGrant } from "../../ports/skill-store.ts";
-import { describeDiff, diffDigestSets, directoryChildren, extLimitProblem, fileDigests, parseSkillUri, sameDigestSet, skillEntry, skillFileMime, skillFileUri, SKILL_EXT_LIMITS, type FileDigest } from "./entry.ts";
-import { parseSkillMd } from "./manifest.ts";
+import { sha256 } from "../../src/adapters/skills-fs.ts";
+import { grantGap } from "../../src/app/skills/exec.ts";
+import type { ExecGrant } from "../../src/ports/skill-store.ts";
+import { describeDiff, diffDigestSets, directoryChildren, extLimitProblem, fileDigests, parseSkillUri, sameDigestSet, skillEntry, skillFileMime, skillFileUri, SKILL_EXT_LIMITS, type FileDigest } from "../../src/core/skills/entry.ts";
+import { parseSkillMd } from "../../src/core/skills/manifest.ts";
 
 const enc = new TextEncoder();
 const file = (path: string, text: string) => ({ path, bytes: enc.encode(text) });
-const hex = (text: string): string => `sha256:${createHash("sha256").update(text).digest("hex")}`;
+const hex = (text: string): `sha256:${string}` => `sha256:${createHash("sha256").update(text).digest("hex")}`;
 
 describe("SEP-2640 entries: digests, URIs, directories (core/skills/entry.ts)", () => {
   it("fileDigests: SHA-256 of each file's raw bytes and its byte size, in UTF-8 path order", () => {
