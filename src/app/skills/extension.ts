@@ -27,6 +27,9 @@ interface Served {
   digests: FileDigest[];
 }
 
+/** The cache key of a folder's tree. */
+const keyOf = (dir: string, digest: string | null): string => `${dir}\u0000${digest ?? "-"}`;
+
 /** UTF-8 text exactly as the bytes say: a byte-order mark is kept (a digest covers it), invalid bytes are null. */
 const exactUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 function decodeUtf8(bytes: Uint8Array): string | null {
@@ -114,18 +117,19 @@ export class SkillEntries {
     let next = start;
     for (; next < names.length && skills.length < LIST_PAGE; next++) {
       const local = byName.get(names[next]!)!;
-      const key = `${local.dir}\u0000${local.skill.digest}`;
-      const served = this.cache.get(key) ?? (await this.load(local)).served;
+      const served = this.cache.get(keyOf(local.dir, local.skill.digest)) ?? (await this.load(local)).served;
       if (!served || extLimitProblem(served.digests) !== null) continue;
-      fresh.set(key, served);
+      // Kept under the digest of the bytes read, so a folder that changed since the scan is read again next time.
+      fresh.set(keyOf(local.dir, served.skill.digest), served);
       const entry = this.entry(served, grants);
       const size = JSON.stringify(entry).length;
       if (skills.length > 0 && bytes + size > LIST_PAGE_BYTES) break;
       skills.push(entry);
       bytes += size;
     }
-    // Keep only what this page saw or the scan still names, so edited skills do not pile up.
-    for (const [k, v] of this.cache) if (!fresh.has(k) && byName.get(v.skill.name)?.dir === v.local.dir) fresh.set(k, v);
+    // Keep only what this page saw or the scan still names as it is, so edited skills do not pile up.
+    const current = new Set([...byName.values()].map((l) => keyOf(l.dir, l.skill.digest)));
+    for (const [k, v] of this.cache) if (!fresh.has(k) && current.has(k)) fresh.set(k, v);
     this.cache = fresh;
     return { skills, next_cursor: next < names.length ? encodeCursor(next, "skills/list") : null };
   }
