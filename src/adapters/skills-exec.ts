@@ -9,7 +9,12 @@ import type { ExecGrant, ExecRunner, GrantStore, RunOutcome, RunRequest } from "
 
 const GrantsSchema = z.object({
   grants_version: z.literal(1),
-  grants: z.array(z.object({ name: z.string(), digest: z.string().regex(DIGEST_RE), entrypoint: z.string(), granted_by: z.string(), granted_at: z.string() }).strict()),
+  // `files`: the per-file digest set the grant was given for (SEP-2640's content binding); absent in grants
+  // written before it was recorded, which stay bound by the tree digest alone.
+  grants: z.array(z.object({
+    name: z.string(), digest: z.string().regex(DIGEST_RE), entrypoint: z.string(), granted_by: z.string(), granted_at: z.string(),
+    files: z.array(z.object({ path: z.string(), digest: z.string().regex(DIGEST_RE), size: z.number().int().min(0) }).strict()).optional(),
+  }).strict()),
 }).strict();
 
 /**
@@ -28,7 +33,7 @@ export function fileGrantStore(path: string): GrantStore {
     try {
       const parsed = GrantsSchema.safeParse(JSON.parse(await fh.readFile("utf8")));
       if (!parsed.success) throw new Error(`${path} is not a valid grants file: ${parsed.error.issues[0]?.message ?? ""}`);
-      return parsed.data.grants.map((g) => ({ ...g, digest: g.digest as SkillDigest }));
+      return parsed.data.grants.map(({ files, ...g }) => ({ ...g, digest: g.digest as SkillDigest, ...(files ? { files: files.map((f) => ({ ...f, digest: f.digest as SkillDigest })) } : {}) }));
     } finally {
       await fh.close();
     }

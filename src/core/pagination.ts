@@ -28,12 +28,14 @@ function fnv1a(text: string): string {
   return h.toString(16).padStart(8, "0");
 }
 
-function encodeCursor(offset: number, fingerprint: string): string {
+/** The cursor of the page that starts at `offset` (for lists that cut a page by size, not only by count). */
+export function encodeCursor(offset: number, fingerprint: string): string {
   // base64url over UTF-8: btoa throws on characters above U+00FF, which a fingerprint built from a user filter may hold
   return Buffer.from(JSON.stringify([offset, fnv1a(fingerprint)]), "utf8").toString("base64url");
 }
 
-function decodeCursor(cursor: string, fingerprint: string): number {
+/** The offset a cursor of this query encodes; throws `invalid_params` for a cursor of another query or a forged one. */
+export function decodeCursor(cursor: string, fingerprint: string): number {
   try {
     const parsed: unknown = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
     if (Array.isArray(parsed) && Number.isInteger(parsed[0]) && (parsed[0] as number) >= 0 && parsed[1] === fnv1a(fingerprint)) {

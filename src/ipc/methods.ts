@@ -8,6 +8,7 @@ import {
   SkillsDiagnoseInput, SkillsEnvelopeSchema, SkillsExecuteInput, SkillsGrantInput, SkillsInstallApplyInput, SkillsInstallPlanInput, SkillsReadInput,
   SkillsRefInput, SkillsRouteInput, SkillsSearchInput, SkillsStatusSchema, SkillsSyncApplyInput, SkillsSyncPlanInput,
 } from "./skills.ts";
+import { SkillsExtDirectoryParams, SkillsExtDirectoryResult, SkillsExtGetParams, SkillsExtGetResult, SkillsExtListParams, SkillsExtListResult } from "./skills-ext.ts";
 import {
   ApproveInputSchema, ApproveResultSchema, DescribeResultSchema, DoctorResultSchema, EXECUTE_EXAMPLE, ExecuteInputSchema, ExecuteResultSchema, HistoryInputSchema, HistoryResultSchema,
   PlanInputSchema, PlanResultSchema, QueryParamsSchema, QueryValueSchema, ResourceContentsSchema, ResourceEntrySchema, ResourceTemplateEntrySchema,
@@ -82,6 +83,9 @@ export const METHODS = {
   skills_install_apply: method({ socket: "agent", min_role: "operator", params: SkillsInstallApplyInput, result: SkillsEnvelopeSchema, description: "Apply a planned install with its confirm token.", tool: changes("skills") }),
   skills_sync_apply: method({ socket: "agent", min_role: "operator", params: SkillsSyncApplyInput, result: SkillsEnvelopeSchema, description: "Apply a planned sync with its confirm token.", tool: changes("skills") }),
   skills_execute: method({ socket: "agent", min_role: "operator", params: SkillsExecuteInput, result: SkillsEnvelopeSchema, description: "Run a granted entrypoint of a digest-pinned skill.", tool: changes("skills") }),
+  skills_ext_list: method({ socket: "agent", min_role: "observer", params: SkillsExtListParams, result: SkillsExtListResult, description: "One page of SEP-2640 skill entries (skills/list): local skills with per-file digests." }),
+  skills_ext_get: method({ socket: "agent", min_role: "observer", params: SkillsExtGetParams, result: SkillsExtGetResult, description: "The SEP-2640 entry of one skill by its SKILL.md URI (skills/get), read from disk now." }),
+  skills_ext_directory: method({ socket: "agent", min_role: "observer", params: SkillsExtDirectoryParams, result: SkillsExtDirectoryResult, description: "The direct children of a directory of a skill (resources/directory/read)." }),
   skills_grants_add: method({ socket: "admin", min_role: "admin", params: SkillsGrantInput, result: SkillsEnvelopeSchema, description: "Grant one entrypoint of one exact skill tree to skills_execute." }),
   skills_grants_list: method({ socket: "admin", min_role: "admin", params: NoParams, result: SkillsEnvelopeSchema, description: "List exec grants." }),
   skills_grants_remove: method({ socket: "admin", min_role: "admin", params: SkillsGrantInput, result: SkillsEnvelopeSchema, description: "Revoke an exec grant." }),

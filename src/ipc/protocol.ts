@@ -387,8 +387,9 @@ export type ResourceEntry = z.infer<typeof ResourceEntrySchema>;
 /** An MCP resource template. */
 export const ResourceTemplateEntrySchema = z.object({ uriTemplate: z.string(), name: z.string(), title: z.string().optional(), mimeType: z.string(), description: z.string().optional() });
 export type ResourceTemplateEntry = z.infer<typeof ResourceTemplateEntrySchema>;
-/** The contents of one resource. */
-export const ResourceContentsSchema = z.object({ uri: z.string(), mimeType: z.string(), text: z.string() });
+/** One resource's content: `text`, or `blob` (base64) for bytes that are not UTF-8 (a skill's binary file). */
+export const ResourceContentsSchema = z.object({ uri: z.string(), mimeType: z.string(), text: z.string().optional(), blob: z.string().optional() })
+  .refine((c) => (c.text === undefined) !== (c.blob === undefined), { error: "a resource's content is text or blob, one of the two" });
 export type ResourceContents = z.infer<typeof ResourceContentsSchema>;
 
 /** Result of any daemon method: a value or an error the caller can act on. */

@@ -1,4 +1,4 @@
-import { ProtocolError, Server } from "@modelcontextprotocol/server";
+import { PROTOCOL_VERSION_META_KEY, ProtocolError, Server } from "@modelcontextprotocol/server";
 import { findControlCharacter } from "../core/limits.ts";
 import type { DaemonClient } from "../ipc/client.ts";
 import type { Progress } from "../ipc/wire.ts";
@@ -7,6 +7,7 @@ import { offerConsoleUrl } from "./console-elicit.ts";
 import { errorResult, META_UNTRUSTED } from "./result.ts";
 import type { ToolSpec } from "./tool-spec.ts";
 import type { HiddenTool } from "./toolsets.ts";
+import { DirectoryReadParams, directoryResult, extensionErrorCode, getResult, GetSkillParams, ListSkillsParams, listResult, SKILLS_EXTENSION_CAPABILITY } from "./skills-ext.ts";
 import { VERSION } from "../version.ts";
 
 /** JSON-RPC "Invalid params" (JSON-RPC 2.0 §5.1), used for unknown tools as the MCP spec's example does. */
@@ -29,11 +30,12 @@ const INSTRUCTIONS = [
  * process. Every result is checked against the tool's listed outputSchema before it leaves (answer-check.ts).
  * `unlisted`: offered tools that tools/list leaves out to save context (docs/tool-surface.md), callable by name.
  */
-export function buildServer(tools: readonly ToolSpec[], client: DaemonClient, opts: { session?: boolean; hidden?: ReadonlyMap<string, HiddenTool>; unlisted?: readonly ToolSpec[] } = {}): Server {
+export function buildServer(tools: readonly ToolSpec[], client: DaemonClient, opts: { session?: boolean; hidden?: ReadonlyMap<string, HiddenTool>; unlisted?: readonly ToolSpec[]; skills?: boolean } = {}): Server {
   // One id per server instance = per stdio connection: binds skills confirm tokens to this connection.
   // Stateless HTTP builds a server per request, so there it is off and the daemon binds to the caller.
   const session = opts.session ? globalThis.crypto.randomUUID() : undefined;
-  const server = new Server(SERVER_INFO, { capabilities: { tools: { listChanged: false }, resources: { listChanged: false } }, instructions: INSTRUCTIONS });
+  // `skills`: the MCP Skills extension (SEP-2640), declared with the resources capability it depends on.
+  const server = new Server(SERVER_INFO, { capabilities: { tools: { listChanged: false }, resources: { listChanged: false }, ...(opts.skills ? { extensions: SKILLS_EXTENSION_CAPABILITY } : {}) }, instructions: INSTRUCTIONS });
   // Offered direct tools tools/list leaves out (mcp/server.ts splitListed) answer a call by name too.
   const byName = new Map([...(opts.unlisted ?? []), ...tools].map((t) => [t.name, t]));
   server.setRequestHandler("tools/list", () => ({
@@ -73,6 +75,7 @@ export function buildServer(tools: readonly ToolSpec[], client: DaemonClient, op
     }
   });
   registerResources(server, client);
+  if (opts.skills) registerSkillsExtension(server, client);
   return server;
 }
 
@@ -110,6 +113,39 @@ function registerResources(server: Server, client: DaemonClient): void {
   });
   server.setRequestHandler("resources/read", async (request) => {
     const r = await client.call("resource_read", { uri: request.params.uri });
-    return r.ok ? { contents: [r.value], _meta: { [META_UNTRUSTED]: true } } : fail(r.error);
+    if (!r.ok) return fail(r.error);
+    const { uri, mimeType, text, blob } = r.value;
+    return { contents: [blob !== undefined ? { uri, mimeType, blob } : { uri, mimeType, text: text ?? "" }], _meta: { [META_UNTRUSTED]: true } };
+  });
+}
+
+/**
+ * The MCP Skills extension (SEP-2640): `skills/list`, `skills/get` and `resources/directory/read`, each one
+ * daemon call (skills_ext_*: the daemon builds entries, digests and the front-matter check; mcp/skills-ext.ts
+ * shapes the results). Skill files are read with `resources/read` above. A refusal the extension defines
+ * (unknown skill, not a directory) is -32602 with the daemon's sentence; others -32603.
+ */
+function registerSkillsExtension(server: Server, client: DaemonClient): void {
+  // The revision a request was sent under: a 2026-07-28 request names it in its `_meta` envelope; a 2025-era
+  // connection has only the one `initialize` negotiated, which the SDK's accessor still answers (its docs).
+  const revision = (ctx: { mcpReq: { envelope?: object } }): string | undefined => {
+    const named = (ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[PROTOCOL_VERSION_META_KEY];
+    // eslint-disable-next-line @typescript-eslint/no-deprecated
+    return typeof named === "string" ? named : server.getNegotiatedProtocolVersion();
+  };
+  const fail = (error: { code: string; message: string; hint?: string | undefined }): never => {
+    throw new ProtocolError(extensionErrorCode(error.code), `${error.message}${error.hint ? ` ${error.hint}` : ""}`);
+  };
+  server.setRequestHandler("skills/list", { params: ListSkillsParams }, async (params, ctx) => {
+    const r = await client.call("skills_ext_list", params.cursor !== undefined ? { cursor: params.cursor } : {});
+    return r.ok ? listResult(r.value, revision(ctx)) : fail(r.error);
+  });
+  server.setRequestHandler("skills/get", { params: GetSkillParams }, async (params, ctx) => {
+    const r = await client.call("skills_ext_get", { uri: params.uri });
+    return r.ok ? getResult(r.value, revision(ctx)) : fail(r.error);
+  });
+  server.setRequestHandler("resources/directory/read", { params: DirectoryReadParams }, async (params, ctx) => {
+    const r = await client.call("skills_ext_directory", { uri: params.uri, ...(params.cursor !== undefined ? { cursor: params.cursor } : {}) });
+    return r.ok ? directoryResult(r.value, revision(ctx)) : fail(r.error);
   });
 }

@@ -116,5 +116,7 @@ export async function createServerFactory(client: DaemonClient, config: Config, 
     if (gate !== undefined && !tools.includes(t)) hidden.set(t.name, { reason: `it needs the skills ${gate} gate`, fix: `set skills.allow_${gate}: true (with a system daemon, in the daemon's configuration too; or start hostgate mcp with --allow-${gate})` });
   }
   const session = opts.transport === "stdio";
-  return { factory: () => buildServer(tools, client, { session, hidden, unlisted }), tools, gates };
+  // The Skills extension (SEP-2640) is offered with the skills toolset: a config that hides the skills tools hides it too.
+  const skills = tools.some((t) => t.toolsets.includes("skills"));
+  return { factory: () => buildServer(tools, client, { session, hidden, unlisted, skills }), tools, gates };
 }

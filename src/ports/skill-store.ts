@@ -1,4 +1,5 @@
 import type { SkillDigest } from "../core/skills/digest.ts";
+import type { FileDigest } from "../core/skills/entry.ts";
 import type { LockFile } from "../core/skills/lock.ts";
 import type { Skill } from "../core/skills/skill.ts";
 import type { TreeFile } from "../core/skills/tree.ts";
@@ -108,13 +109,18 @@ export interface SkillInstaller {
   writeLock(base: string, lock: LockFile): Promise<void>;
 }
 
-/** One exec grant: an admin allowed this entrypoint of this exact tree to be run by skills_execute. */
+/**
+ * One exec grant: an admin allowed this entrypoint of this exact tree to be run by skills_execute. `digest` is
+ * the tree digest; `files` the per-file digest set (path, `sha256:` of the raw bytes, size) it was given for,
+ * the set a SEP-2640 entry lists (absent in grants recorded before issue 25).
+ */
 export interface ExecGrant {
   name: string;
   digest: SkillDigest;
   entrypoint: string;
   granted_by: string;
   granted_at: string;
+  files?: FileDigest[];
 }
 
 /** The daemon's grants (written only through the admin socket). */

@@ -50,7 +50,7 @@ export const LAYER_RULES: Record<Layer, LayerRule> = {
  */
 export const ALLOWED_EXCEPTIONS: readonly { from: string; to: string; why: string }[] = [
   {
-    from: "{app/*,app/skills/*}", to: "ipc/{protocol,plan-command,hosts,skills,json-schema,prebuilt,methods,dispatch,client,find-actions}.ts",
+    from: "{app/*,app/skills/*}", to: "ipc/{protocol,plan-command,hosts,skills,skills-ext,json-schema,prebuilt,methods,dispatch,client,find-actions}.ts",
     why: "the use cases answer with the daemon protocol's wire types, and the handlers implement the method table; ipc/ owns those schemas so the MCP front (which may not import app/) shares them",
   },
   { from: "adapters/inventory/*", to: "config/hosts.ts", why: "each inventory backend takes its own validated config section (ProviderConfig, a type)" },

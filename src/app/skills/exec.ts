@@ -5,7 +5,8 @@ import { SKILL_LIMITS } from "../../core/skills/limits.ts";
 import { parseRef } from "../../core/skills/ref.ts";
 import { isValid, loadSkill } from "../../core/skills/skill.ts";
 import type { SkillsExecuteArgs, SkillsGrantArgs } from "../../ipc/skills.ts";
-import type { ExecRunner, GrantStore } from "../../ports/skill-store.ts";
+import type { ExecGrant, ExecRunner, GrantStore } from "../../ports/skill-store.ts";
+import { describeDiff, diffDigestSets, fileDigests, sameDigestSet, type FileDigest } from "../../core/skills/entry.ts";
 import { provenance, type SkillCatalog } from "./catalog.ts";
 import type { SkillsDeps } from "./deps.ts";
 import type { SkillsCaller } from "./install.ts";
@@ -71,8 +72,8 @@ export async function execute(cat: SkillCatalog, d: SkillsDeps, caller: SkillsCa
   if (!ep) return refuse(`${r.name} has no entrypoint ${JSON.stringify(args.entrypoint)}.`, `Entrypoints: ${skill.side.entrypoints.map((e) => e.name).join(", ") || "none"}.`);
   if (!ep.mcp_exec) return refuse(`Entrypoint ${ep.name} does not opt in to MCP exec (capabilities.mcp.exec).`, "Only entrypoints listed under capabilities.mcp.exec in agents/hostgate.yaml can be run by a model.");
   if (ep.secrets.length > 0) return refuse(`Entrypoint ${ep.name} declares secrets (${ep.secrets.join(", ")}); skills_execute never runs those.`, "Run it yourself in a terminal.");
-  const granted = (await ex.grants.list()).some((g) => g.digest === r.digest && g.entrypoint === ep.name);
-  if (!granted) return refuse(`The grant gate refused: ${r.name}@${r.digest} entrypoint ${ep.name} is not granted.`, `An administrator grants it at a terminal: hostgate skills grants add ${r.name}@${r.digest} ${ep.name}`, "grant");
+  const grantDenial = grantGap(await ex.grants.list(), r.name, r.digest, ep.name, fileDigests(files, d.sha256));
+  if (grantDenial !== null) return refuse(grantDenial, `An administrator grants it at a terminal: hostgate skills grants add ${r.name}@${r.digest} ${ep.name}`, "grant");
   const dir = await d.store.put(r.digest, files);
   const argv = [INTERPRETER_PATHS[ep.interpreter], `${dir}/${ep.run}`, ...args.args];
   const command = argv.map(quote).join(" ");
@@ -113,6 +114,20 @@ export async function execute(cat: SkillCatalog, d: SkillsDeps, caller: SkillsCa
   }
 }
 
+/**
+ * Why no grant covers this launch, or null when one does: a grant covers it when it names this entrypoint and
+ * this tree digest and, when it recorded its per-file digest set, that set is the one on disk now. When the
+ * entrypoint was granted for another content of the same skill, the sentence names the files that changed
+ * since (a planted edit needs a new grant).
+ */
+export function grantGap(grants: readonly ExecGrant[], name: string, digest: string, entrypoint: string, files: readonly FileDigest[]): string | null {
+  const mine = grants.filter((g) => g.name === name && g.entrypoint === entrypoint);
+  if (mine.some((g) => g.digest === digest && (!g.files || sameDigestSet(diffDigestSets(g.files, files))))) return null;
+  const earlier = mine.filter((g) => g.files).sort((a, b) => (a.granted_at < b.granted_at ? -1 : 1)).at(-1);
+  if (!earlier) return `The grant gate refused: ${name}@${digest} entrypoint ${entrypoint} is not granted.`;
+  return `The grant gate refused: ${name} entrypoint ${entrypoint} was granted for ${earlier.digest}, and the skill's files changed since (${describeDiff(diffDigestSets(earlier.files!, files))}); a changed skill needs a new grant.`;
+}
+
 /** Admin: grants one entrypoint of one exact tree. The skill must resolve, be valid and the entrypoint opt in. */
 export async function grantAdd(cat: SkillCatalog, d: SkillsDeps, actor: string, args: SkillsGrantArgs): Promise<Answer> {
   if (!d.exec) throw new HostgateError("unavailable", "This daemon has no exec grants store.", { hint: "Exec needs the daemon's state directory." });
@@ -120,15 +135,18 @@ export async function grantAdd(cat: SkillCatalog, d: SkillsDeps, actor: string, 
   if ("error" in ref) throw new HostgateError("invalid_params", ref.error);
   if (ref.kind !== "digest") throw new HostgateError("invalid_params", "Grants are for digest-pinned references (name@sha256:…), so a changed skill is never run under an old grant.", { hint: "Get it with hostgate skills resolve <name> --json (pinned_ref)." });
   const r = await cat.resolve(args.ref, true);
-  const skill = loadSkill(r.name, await cat.files(r), d.sha256);
+  const files = await cat.files(r);
+  const skill = loadSkill(r.name, files, d.sha256);
   if (!isValid(skill)) throw new HostgateError("invalid_skill", `${r.name} is not valid: ${skill.problems.map((p) => p.message).join(" ")}`);
   const ep = skill.side.entrypoints.find((e) => e.name === args.entrypoint);
   if (!ep) throw new HostgateError("not_found", `${r.name} has no entrypoint ${args.entrypoint}.`, { hint: `Entrypoints: ${skill.side.entrypoints.map((e) => e.name).join(", ") || "none"}.` });
   if (!ep.mcp_exec) throw new HostgateError("exec_refused", `Entrypoint ${ep.name} does not opt in to MCP exec (capabilities.mcp.exec); a grant would have no effect.`);
   if (ep.secrets.length > 0) throw new HostgateError("exec_refused", `Entrypoint ${ep.name} declares secrets; skills_execute never runs those, so it cannot be granted.`);
-  await d.store.put(r.digest, await cat.files(r));
-  const grant = { name: r.name, digest: r.digest, entrypoint: ep.name, granted_by: actor, granted_at: new Date(d.clock.now()).toISOString() };
-  await audit(d.audit(), "skills.grant.add", actor, { ...grant }, true);
+  await d.store.put(r.digest, files);
+  // The grant records the per-file digest set it is given for (SEP-2640 content binding), so a refusal can
+  // name what changed since and a SEP-2640 entry of the same set shows the grant.
+  const grant = { name: r.name, digest: r.digest, entrypoint: ep.name, granted_by: actor, granted_at: new Date(d.clock.now()).toISOString(), files: fileDigests(files, d.sha256) };
+  await audit(d.audit(), "skills.grant.add", actor, { ...grant, files: grant.files.map((f) => ({ ...f })) }, true);
   await ex(d).add(grant);
   return { data: { granted: grant }, untrusted: false, provenance: [provenance(r)] };
 }

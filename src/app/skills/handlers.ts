@@ -1,7 +1,9 @@
 import { actorOf, type Caller } from "../../core/caller.ts";
 import type { Handlers } from "../../ipc/dispatch.ts";
 import type { SkillsEnvelope } from "../../ipc/skills.ts";
+import { HostgateError } from "../../core/errors.ts";
 import type { Gate } from "./deps.ts";
+import type { SkillEntries } from "./extension.ts";
 import type { SkillsAdminMethod, SkillsAgentMethod, SkillsService } from "./service.ts";
 
 /**
@@ -15,9 +17,15 @@ export interface SkillsHandle {
   close(): void;
 }
 
-type SkillsHandlerNames = SkillsAgentMethod | SkillsAdminMethod | "skills_status";
+type SkillsHandlerNames = SkillsAgentMethod | SkillsAdminMethod | "skills_status" | "skills_ext_list" | "skills_ext_get" | "skills_ext_directory";
 
 const unavailable = (method: string): SkillsEnvelope => ({ kind: method.replace(/_/g, "."), ok: false, error: { code: "unavailable", message: "This daemon has no skills service.", hint: "Use a daemon composed with skills (hostgate daemon / embedded)." } });
+
+/** The Skills extension's methods answer values, not envelopes: without a skills service they fail `unavailable`. */
+async function entries(handle: SkillsHandle | undefined): Promise<SkillEntries> {
+  if (!handle) throw new HostgateError("unavailable", "This daemon has no skills service.", { hint: "Use a daemon composed with skills (hostgate daemon / embedded)." });
+  return (await handle.service()).entries;
+}
 
 /** One handler per skills method of the table (ipc/methods.ts), each answering the envelope. */
 export function skillsHandlers(handle: SkillsHandle | undefined): Pick<Handlers, SkillsHandlerNames> {
@@ -41,6 +49,9 @@ export function skillsHandlers(handle: SkillsHandle | undefined): Pick<Handlers,
     skills_install_apply: agent("skills_install_apply"),
     skills_sync_apply: agent("skills_sync_apply"),
     skills_execute: agent("skills_execute"),
+    skills_ext_list: async (p) => (await entries(handle)).list(p.cursor),
+    skills_ext_get: async (p) => (await entries(handle)).get(p.uri),
+    skills_ext_directory: async (p) => (await entries(handle)).directory(p.uri, p.cursor),
     skills_grants_add: admin("skills_grants_add"),
     skills_grants_list: admin("skills_grants_list"),
     skills_grants_remove: admin("skills_grants_remove"),

@@ -8,6 +8,7 @@ import {
 } from "../../ipc/skills.ts";
 import { SkillCatalog } from "./catalog.ts";
 import type { SkillsDeps } from "./deps.ts";
+import { SkillEntries } from "./extension.ts";
 import { execute, grantAdd, grantList, grantRemove } from "./exec.ts";
 import { installApply, installPlan, syncApply, syncPlan } from "./install.ts";
 import { diagnose, inspect, read, resolve, route, search, type Answer } from "./read.ts";
@@ -62,9 +63,12 @@ export function envelope(kind: string, result: Answer | HostgateError): SkillsEn
 export class SkillsService {
   readonly catalog: SkillCatalog;
   readonly confirm: ConfirmBook;
+  /** The MCP Skills extension's entries, directories and file reads (SEP-2640). */
+  readonly entries: SkillEntries;
 
   constructor(readonly deps: SkillsDeps) {
     this.catalog = new SkillCatalog(deps);
+    this.entries = new SkillEntries(this.catalog, deps);
     this.confirm = new ConfirmBook(deps.crypto, () => deps.clock.now());
   }
 

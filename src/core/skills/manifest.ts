@@ -72,9 +72,10 @@ export function splitFrontMatter(text: string): SplitSkillMd | SkillProblem {
  * the known fields; `name` valid and equal to the skill's directory name; `description` non-empty and at
  * most 1024 characters; `compatibility` at most 500; `metadata` a map of strings; `license` and
  * `allowed-tools` strings. Returns the manifest (when name and description are usable), the body and every
- * problem found (one per problem, not just the first).
+ * problem found (one per problem, not just the first); for a valid SKILL.md also `frontmatter`, the YAML
+ * mapping as JSON exactly as the author wrote it (SEP-2640's entry `frontmatter`, verbatim: not the manifest).
  */
-export function parseSkillMd(text: string, dirName: string): { manifest: SkillManifest | null; body: string; problems: SkillProblem[] } {
+export function parseSkillMd(text: string, dirName: string): { manifest: SkillManifest | null; body: string; problems: SkillProblem[]; frontmatter?: Record<string, unknown> } {
   const file = "SKILL.md";
   const split = splitFrontMatter(text);
   if ("code" in split) return { manifest: null, body: text, problems: [split] };
@@ -147,5 +148,5 @@ export function parseSkillMd(text: string, dirName: string): { manifest: SkillMa
   if (compatibility !== undefined) manifest.compatibility = compatibility;
   if (metadata !== undefined) manifest.metadata = metadata;
   if (allowed !== undefined) manifest.allowed_tools = allowed.split(/\s+/).filter((t) => t.length > 0);
-  return { manifest, body: split.body, problems };
+  return { manifest, body: split.body, problems, frontmatter: fm };
 }

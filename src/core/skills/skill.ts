@@ -16,6 +16,8 @@ export interface Skill {
   /** Null only when the tree itself was refused (then `problems` says why). */
   digest: SkillDigest | null;
   problems: SkillProblem[];
+  /** SKILL.md's front matter as JSON, verbatim (set only when SKILL.md is valid): SEP-2640 entries carry it. */
+  frontmatter?: Record<string, unknown>;
 }
 
 /** A skill is offered only when it has no problems at all. */
@@ -71,6 +73,7 @@ export function loadSkill(dirName: string, files: readonly TreeFile[], sha256: (
   problems.push(...parsed.problems);
   skill.manifest = parsed.manifest;
   skill.body = parsed.body;
+  if (parsed.frontmatter) skill.frontmatter = parsed.frontmatter;
   const sideBytes = byPath.get(SIDE_FILE);
   const sideText = sideBytes === undefined ? null : decodeUtf8(sideBytes);
   if (sideBytes !== undefined && sideText === null) problems.push({ code: "side_file_not_utf8", file: SIDE_FILE, message: `${SIDE_FILE} is not valid UTF-8.` });
