@@ -22,6 +22,7 @@ import { SKILLS_TOOLS } from "./tools/skills/index.ts";
 import { findActionsTool } from "./tools/find-actions.ts";
 import { readActionTool } from "./tools/read-action.ts";
 import { isListed } from "../core/catalogue/surface.ts";
+import type { Tracer } from "../core/trace.ts";
 import type { ExposureSettings } from "../core/toolsets.ts";
 
 /**
@@ -39,6 +40,8 @@ export interface FrontOptions {
   warn?: (line: string) => void;
   /** The daemon's catalogue when the front already knows it (a deferred embedded daemon of this build): not asked then. */
   described?: DescribeResult | undefined;
+  /** This process's tracer (issue 25; daemon/tracing.ts via the CLI). Absent: tracing off. */
+  tracer?: Tracer | undefined;
 }
 
 /**
@@ -116,5 +119,6 @@ export async function createServerFactory(client: DaemonClient, config: Config, 
     if (gate !== undefined && !tools.includes(t)) hidden.set(t.name, { reason: `it needs the skills ${gate} gate`, fix: `set skills.allow_${gate}: true (with a system daemon, in the daemon's configuration too; or start hostgate mcp with --allow-${gate})` });
   }
   const session = opts.transport === "stdio";
-  return { factory: () => buildServer(tools, client, { session, hidden, unlisted }), tools, gates };
+  const traced = opts.tracer ? { tracer: opts.tracer, transport: session ? "pipe" as const : "tcp" as const } : {};
+  return { factory: () => buildServer(tools, client, { session, hidden, unlisted, ...traced }), tools, gates };
 }
