@@ -52,7 +52,7 @@ export function buildServer(tools: readonly ToolSpec[], daemon: DaemonClient, op
   const tracer = opts.tracer ?? NO_TRACER;
   const client = tracedClient(daemon, tracer);
   // The span's facts of one request; a tool name only when this server has that tool (never a made-up one).
-  const traced = <T extends object>(ctx: HandlerContext, handler: () => Promise<T>, tool?: string): Promise<T> => traceRequest(tracer, {
+  const traced = <T extends object>(ctx: HandlerContext, handler: () => Promise<T>, tool?: string): Promise<T> => (!tracer.enabled ? handler() : traceRequest(tracer, {
     method: ctx.mcpReq.method,
     id: ctx.mcpReq.id,
     meta: ctx.mcpReq._meta,
@@ -60,7 +60,7 @@ export function buildServer(tools: readonly ToolSpec[], daemon: DaemonClient, op
     session: session ?? ctx.sessionId,
     protocol: protocolOf(ctx),
     transport: opts.transport,
-  }, handler);
+  }, handler));
   server.setRequestHandler("tools/list", (_request, ctx) => traced(ctx, () => Promise.resolve({
     tools: tools.map((t) => ({
       name: t.name,
