@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { ConfigSchema } from "./schema.ts";
 import { DEFAULT_TRACES_ENDPOINT, tracingSettings } from "./tracing.ts";
 
-const config = (tracing: unknown = undefined) => ConfigSchema.parse(tracing === undefined ? {} : { tracing });
+const config = (tracing?: unknown) => ConfigSchema.parse(tracing === undefined ? {} : { tracing });
 
 describe("tracingSettings", () => {
   it("is off by default: no tracing key, no OTEL_* variable", () => {

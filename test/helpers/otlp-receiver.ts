@@ -75,6 +75,6 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
         await new Promise((r) => setTimeout(r, 100));
       }
     },
-    close: () => new Promise((r) => { server.closeAllConnections(); server.close(() => r()); }),
+    close: () => new Promise((r) => { server.closeAllConnections(); server.close(() => { r(); }); }),
   };
 }

@@ -1,4 +1,4 @@
-import { context, ROOT_CONTEXT, SpanKind as OtelKind, SpanStatusCode, trace, type Context, type Span } from "@opentelemetry/api";
+import { context, ROOT_CONTEXT, SpanKind as OtelKind, SpanStatusCode, trace, type Context, type Span, type TextMapGetter, type TextMapSetter } from "@opentelemetry/api";
 import { W3CTraceContextPropagator } from "@opentelemetry/core";
 import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
 import { resourceFromAttributes } from "@opentelemetry/resources";
@@ -25,11 +25,14 @@ function handleOf(span: Span): SpanHandle {
 }
 
 function extract(carrier: TraceCarrier): Context {
-  return W3C.extract(ROOT_CONTEXT, carrier, {
+  const getter: TextMapGetter<TraceCarrier> = {
     get: (c, key) => (key === "traceparent" ? c.traceparent : key === "tracestate" ? c.tracestate : undefined),
     keys: () => ["traceparent", "tracestate"],
-  });
+  };
+  return W3C.extract(ROOT_CONTEXT, carrier, getter);
 }
+
+const setter: TextMapSetter<Record<string, string>> = { set: (c, k, v) => { c[k] = v; } };
 
 /**
  * A {@link Tracer} over the OpenTelemetry SDK for Node (sdk-trace-node 2.x: AsyncLocalStorage carries the active span
@@ -65,7 +68,7 @@ export function startOtelTracer(settings: { endpoint: string; service_name: stri
     carrier: () => {
       if (!trace.getSpan(context.active())) return undefined;
       const out: Record<string, string> = {};
-      W3C.inject(context.active(), out, { set: (c, k, v) => { c[k] = v; } });
+      W3C.inject(context.active(), out, setter);
       return out.traceparent ? { traceparent: out.traceparent, ...(out.tracestate ? { tracestate: out.tracestate } : {}) } : undefined;
     },
     shutdown: () => (stopped ??= Promise.race([
