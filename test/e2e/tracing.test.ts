@@ -152,8 +152,10 @@ describe.skipIf(missing !== null)("tracing: one trace from the client's _meta th
 
 describe("tracing on and off with the embedded daemon (one process, one provider)", () => {
   const preload = resolve(import.meta.dirname, "../fixtures/module-log/record-cjs.cjs");
+  const logs = mkdtempSync(join(tmpdir(), "hg-otel-modules-"));
+  afterAll(() => { rmSync(logs, { recursive: true, force: true }); });
   const run = async (endpoint: string | null, label: string): Promise<{ modules: string[] }> => {
-    const log = join(work, `modules-${label}.log`);
+    const log = join(logs, `modules-${label}.log`);
     const env = { ...isolatedEnv(`otel-${label}`), ...otelEnv(endpoint), NODE_OPTIONS: `--require ${preload}`, HG_MODULE_LOG: log };
     const client = await connectStdio("legacy", [], env);
     try {
