@@ -47,7 +47,9 @@ await build({
   alias: { "jsonc-parser": "jsonc-parser/lib/esm/main.js" },
   plugins: [englishOnlyZod, sdkShimsWithoutAjv],
   define: { bundleBuildId: JSON.stringify(buildId) },
-  external: ["better-sqlite3", "@jellybrick/dbus-next", "web-tree-sitter", "tree-sitter-bash", "ssh2", "tsx", "yaml", "@cedar-policy/cedar-wasm", "dockerode"],
+  // @opentelemetry/*: loaded from node_modules only when tracing is on (issue 25), so a process with it off
+  // provably never loads them (test/e2e/tracing.test.ts watches the module loader).
+  external: ["better-sqlite3", "@jellybrick/dbus-next", "web-tree-sitter", "tree-sitter-bash", "ssh2", "tsx", "yaml", "@cedar-policy/cedar-wasm", "dockerode", "@opentelemetry/*"],
   banner: { js: "import { createRequire as __hostgateCreateRequire } from 'node:module'; const require = __hostgateCreateRequire(import.meta.url);" },
 });
 

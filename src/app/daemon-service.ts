@@ -17,7 +17,7 @@ export class DaemonService {
   readonly dispatcher: Dispatcher;
 
   constructor(readonly deps: DaemonDeps, extras: ServiceExtras = {}) {
-    this.dispatcher = createDispatcher(daemonHandlers(deps, extras), exposureGate(deps));
+    this.dispatcher = createDispatcher(daemonHandlers(deps, extras), exposureGate(deps), deps.tracer);
   }
 
   /** An in-process agent-side client for `caller` (default: an operator labelled `label`). */

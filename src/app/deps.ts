@@ -17,6 +17,7 @@ import type { CallerSlots, ExecSettings } from "./exec-on-host.ts";
 import type { Inventory } from "./inventory.ts";
 import type { Sandboxes } from "./sandbox.ts";
 import type { RiskEngine } from "../core/risk/index.ts";
+import type { Tracer } from "../core/trace.ts";
 
 /**
  * The hosts feature (docs/hosts.md), composed on first use by daemon/hosts-feature.ts: inventory, SSH executor,
@@ -113,6 +114,11 @@ export interface DaemonDeps {
   passkeys(): PasskeyStore;
   /** The WebAuthn ceremonies (adapters/webauthn.ts). */
   webauthn: WebAuthn;
+  /**
+   * This process's tracer (issue 25; core/trace.ts): every request is a span and the use cases and adapters add
+   * theirs under it. Absent: tracing is off.
+   */
+  tracer?: Tracer;
   /** The controlling terminal (tty_nr, 0 = none) of a local process, from /proc/<pid>/stat; null when unknown. */
   ttyOf(pid: number): Promise<number | null>;
   /** The supplementary group ids of a local process, from /proc/<pid>/status; null when unknown. */

@@ -18,6 +18,7 @@ import type { ConnectionFacts } from "../ports/host-connection.ts";
 import { redactExecResults } from "./exec-redact.ts";
 import type { Inventory } from "./inventory.ts";
 import type { Sandboxes, SandboxTarget } from "./sandbox.ts";
+import { NO_TRACER, type Tracer } from "../core/trace.ts";
 
 /**
  * exec_on_host, in the daemon: judge the command (risk engine, then policy, per host) before any connection,
@@ -66,6 +67,8 @@ export interface ExecDeps {
   slots?: CallerSlots | undefined;
   /** Turns a require_approval decision into a RunCommand plan; absent: such commands are refused. */
   requestApproval?: (req: { hosts: string[]; command: string; argv: string[]; shell: string; timeout_sec: number; decision: GateDecision }) => Promise<ApprovalPlan>;
+  /** Traces the gate decision (span `gate exec_on_host`: decision, risk level, policy source, host count; never the command). Absent: off. */
+  tracer?: Tracer | undefined;
 }
 
 /** The caller as the gate sees it (role, untrusted client name, kernel uid) and the audit actor string. */
@@ -182,6 +185,39 @@ function combine(per: GateDecision[]): GateDecision {
 }
 
 /**
+ * The gate of one exec_on_host call: the risk engine's assessment and the policy per host (core/policy/gate.ts), the
+ * strictest decision deciding; an `allow` then needs every host's sandbox (probed into `sandboxes`), else it becomes
+ * require_approval (fail closed).
+ */
+async function gateDecision(records: readonly HostRecord[], assessment: RiskAssessment, command: string, shell: string, caller: ExecCaller, deps: ExecDeps, targets: readonly SandboxTarget[], sandboxes: Map<HostRecord, HostSandbox | HostgateError>): Promise<GateDecision> {
+  const per = records.map((r) => judge(assessment, deps.policy, execPolicyRequest(assessment, command, shell, caller, r), deps.settings));
+  let decision = combine(per);
+  // Allowed without a human: every host must confine the command (fail closed). A host with no sandbox, or one
+  // that cannot enforce the network grant, turns the whole call into a plan, like a policy's require_approval.
+  if (decision.decision === "allow") {
+    await mapLimit(records, deps.settings.fanout_concurrency, async (r) => {
+      const i = records.indexOf(r);
+      try {
+        sandboxes.set(r, await deps.sandboxes.forHost(targets[i]!));
+      } catch (e) {
+        sandboxes.set(r, toHostgateError(e));
+      }
+    });
+    const unconfinable: string[] = [];
+    for (const r of records) {
+      const sb = sandboxes.get(r);
+      if (sb instanceof HostgateError || !sb) continue;
+      const why = unconfinableReason(sb, decision.network);
+      if (why !== null) unconfinable.push(`${r.name}: ${why}`);
+    }
+    if (unconfinable.length > 0) {
+      decision = { ...decision, decision: "require_approval", reasons: [`unapproved commands run only in a sandbox, and ${unconfinable.join("; ")}`, ...decision.reasons] };
+    }
+  }
+  return decision;
+}
+
+/**
  * The exec_on_host use case. Throws `invalid_params` / `invalid_target` for bad input (before anything is
  * judged), `refused` when the gate says no (audited), `audit_unavailable` when the decision cannot be
  * recorded (nothing runs). Per-host connection failures are results with `code`, not throws.
@@ -213,32 +249,13 @@ export async function execOnHost(input: unknown, caller: ExecCaller, deps: ExecD
   const assessment: RiskAssessment = engine.assess(q.command, { interpreter: shell });
   // ss/ip see the host's sockets (its namespace, no Unix sockets); anything else gets a namespace of its own.
   const hostView = wantsHostNetworkView(assessment.commands.filter((c) => !c.dynamic).map((c) => c.name));
-  const per = records.map((r) => judge(assessment, deps.policy, execPolicyRequest(assessment, q.command, shell, caller, r), deps.settings));
-  let decision = combine(per);
-  // Allowed without a human: every host must confine the command (fail closed). A host with no sandbox, or one
-  // that cannot enforce the network grant, turns the whole call into a plan, like a policy's require_approval.
   const targets = await Promise.all(records.map((r) => sandboxTarget(r, deps)));
   const sandboxes = new Map<HostRecord, HostSandbox | HostgateError>();
-  if (decision.decision === "allow") {
-    await mapLimit(records, deps.settings.fanout_concurrency, async (r) => {
-      const i = records.indexOf(r);
-      try {
-        sandboxes.set(r, await deps.sandboxes.forHost(targets[i]!));
-      } catch (e) {
-        sandboxes.set(r, toHostgateError(e));
-      }
-    });
-    const unconfinable: string[] = [];
-    for (const r of records) {
-      const sb = sandboxes.get(r);
-      if (sb instanceof HostgateError || !sb) continue;
-      const why = unconfinableReason(sb, decision.network);
-      if (why !== null) unconfinable.push(`${r.name}: ${why}`);
-    }
-    if (unconfinable.length > 0) {
-      decision = { ...decision, decision: "require_approval", reasons: [`unapproved commands run only in a sandbox, and ${unconfinable.join("; ")}`, ...decision.reasons] };
-    }
-  }
+  const decision = await (deps.tracer ?? NO_TRACER).span("gate exec_on_host", { attributes: { "hostgate.hosts": records.length } }, async (span) => {
+    const d = await gateDecision(records, assessment, q.command, shell, caller, deps, targets, sandboxes);
+    span.setAttributes({ "hostgate.decision": d.decision, "hostgate.risk_level": d.risk_level, "hostgate.policy.source": d.policy.source, "hostgate.network": d.network });
+    return d;
+  });
   const wireDecision = { decision: decision.decision, risk_level: decision.risk_level, reasons: decision.reasons };
   const argv = assessment.commands.flatMap((c) => c.argv);
   const basePayload: Record<string, JsonValue> = {

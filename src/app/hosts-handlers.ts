@@ -166,6 +166,7 @@ export function hostsHandlers(d: DaemonDeps): Pick<Handlers, "search_hosts" | "l
         slots: f.slots,
         audit: d.audit(),
         settings: f.settings,
+        tracer: d.tracer,
         requestApproval: async (req) => {
           const records = await Promise.all(req.hosts.map((h) => (h === LOCAL_HOST ? Promise.resolve(LOCAL_RECORD) : f.inventory.resolveTarget(h))));
           // One plan over every host (one approval, one receipt), host by host in request order.

@@ -1,5 +1,7 @@
 import { ConfigError, loadConfig, type ConfigOverrides } from "../config/loader.ts";
 import type { Config } from "../config/schema.ts";
+import { tracingSettings, type TracingRole } from "../config/tracing.ts";
+import { NO_TRACER, type Tracer } from "../core/trace.ts";
 
 /** Exit codes shared by every subcommand. 2 = bad input or configuration (nothing was started). */
 export const EXIT = { ok: 0, failure: 1, usage: 2 } as const;
@@ -20,6 +22,26 @@ export function loadConfigOrExit(path: string | undefined, overrides: ConfigOver
     }
     throw err;
   }
+}
+
+/**
+ * This process's tracer (issue 25; config/tracing.ts decides from OTEL_* and `tracing`): off → {@link NO_TRACER}, and
+ * no OpenTelemetry module is loaded; on → one line on stderr says where spans go. A setting that cannot work
+ * (OTEL_TRACES_EXPORTER=zipkin, a grpc protocol, a bad URL) prints why and exits 2 before anything starts.
+ */
+export async function startTracingOrExit(config: Config, role: TracingRole): Promise<Tracer> {
+  let settings;
+  try {
+    settings = tracingSettings(config, process.env, role);
+  } catch (err) {
+    log((err as Error).message);
+    process.exit(EXIT.usage);
+  }
+  if (!settings.enabled) return NO_TRACER;
+  const url = new URL(settings.endpoint);
+  log(`tracing: OpenTelemetry spans to ${url.origin}${url.pathname} as ${settings.service_name}`);
+  const { startTracing } = await import("../daemon/tracing.ts");
+  return startTracing(settings);
 }
 
 /** Parses a TCP port flag, exiting 2 with a clear message on anything but 0–65535. */

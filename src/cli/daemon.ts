@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import type { Command } from "commander";
-import { EXIT, loadConfigOrExit, log } from "./common.ts";
+import { EXIT, loadConfigOrExit, log, startTracingOrExit } from "./common.ts";
 import { settleV8ForLongRunning } from "./v8-tuning.ts";
 import { lookupGroupId } from "../adapters/os-groups.ts";
 import { recordSocketFacts } from "../daemon/socket-facts.ts";
@@ -19,6 +19,7 @@ export function registerDaemonCommand(program: Command): void {
     .action(async (opts: { config?: string; listen?: string }) => {
       const config = loadConfigOrExit(opts.config);
       settleV8ForLongRunning();
+      const tracer = await startTracingOrExit(config, "daemon");
       const [{ composeDaemon }, { serveIpc, parseListenUri }] = await Promise.all([import("../daemon/compose.ts"), import("../ipc/server.ts")]);
       const listen = opts.listen ?? config.daemon.listen;
       const token = process.env.HOSTGATE_TOKEN || config.daemon.token;
@@ -29,7 +30,7 @@ export function registerDaemonCommand(program: Command): void {
         log((err as Error).message);
         process.exit(EXIT.usage);
       }
-      const composed = await composeDaemon(config, { mode: "system", announce: log });
+      const composed = await composeDaemon(config, { mode: "system", announce: log, tracer });
       try {
         composed.openStores();
       } catch (err) {
@@ -67,7 +68,7 @@ export function registerDaemonCommand(program: Command): void {
       }
       log(`daemon ready: state ${composed.stateDir}; ${listeners.map((l) => l.address).join(", ")}`);
       const stop = (): void => {
-        void Promise.all(listeners.map((l) => l.close())).then(() => composed.close()).finally(() => process.exit(EXIT.ok));
+        void Promise.all(listeners.map((l) => l.close())).then(() => composed.close()).finally(() => tracer.shutdown()).finally(() => process.exit(EXIT.ok));
       };
       process.once("SIGINT", stop);
       process.once("SIGTERM", stop);

@@ -4,6 +4,7 @@ import type { DaemonClient } from "../ipc/client.ts";
 import { thisBuild, type BuildIdentity } from "../ipc/prebuilt.ts";
 import type { DescribeResult, Outcome } from "../ipc/protocol.ts";
 import { log } from "./common.ts";
+import type { Tracer } from "../core/trace.ts";
 
 /** The daemon as a front holds it. */
 export interface FrontClient {
@@ -33,7 +34,7 @@ export interface FrontClient {
  * cold start); `described` then carries what it will describe. Without a prebuilt table (running the
  * sources) it starts at once, as without `defer`.
  */
-export async function openFrontClient(config: Config, env: NodeJS.ProcessEnv = process.env, skills: { install: boolean; exec: boolean } = { install: false, exec: false }, say: (line: string) => void = log, opts: { defer?: boolean } = {}): Promise<FrontClient> {
+export async function openFrontClient(config: Config, env: NodeJS.ProcessEnv = process.env, skills: { install: boolean; exec: boolean } = { install: false, exec: false }, say: (line: string) => void = log, opts: { defer?: boolean; tracer?: Tracer } = {}): Promise<FrontClient> {
   const [{ locateDaemon }, { socketIsLive }] = await Promise.all([import("../daemon/locate.ts"), import("../ipc/server.ts")]);
   const where = await locateDaemon(config, socketIsLive, env);
   if (where.kind !== "embedded") {
@@ -45,7 +46,7 @@ export async function openFrontClient(config: Config, env: NodeJS.ProcessEnv = p
   }
   const start = async (): Promise<Started> => {
     const { startEmbeddedDaemon } = await import("../daemon/embedded.ts");
-    const embedded = await startEmbeddedDaemon(config, { announce: say, skills });
+    const embedded = await startEmbeddedDaemon(config, { announce: say, skills, ...(opts.tracer ? { tracer: opts.tracer } : {}) });
     say(embedded.role === "daemon" ? `embedded daemon; approve with: hostgate approve <plan_id> (admin socket ${embedded.adminSocket})` : `using this user's running embedded daemon at ${embedded.agentSocket}`);
     return { client: embedded.client, close: () => embedded.close(), role: () => embedded.role, at: embedded.agentSocket };
   };

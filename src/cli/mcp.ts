@@ -1,9 +1,12 @@
 import type { Command } from "commander";
-import { EXIT, loadConfigOrExit, log } from "./common.ts";
+import { EXIT, loadConfigOrExit, log, startTracingOrExit } from "./common.ts";
 import { settleV8ForLongRunning } from "./v8-tuning.ts";
 
 /** Longest a front spends shutting down after its client closed stdin, in milliseconds. */
 const SHUTDOWN_DEADLINE_MS = 500;
+
+/** How much longer a front with tracing on may take to shut down: the exporter's last POST, in milliseconds. */
+const TRACE_FLUSH_MS = 3_000;
 
 /** When a deferred embedded daemon starts at the latest, in milliseconds after the front is ready. */
 const WARM_AFTER_MS = 1_000;
@@ -22,6 +25,7 @@ export function registerMcpCommand(program: Command): void {
       console.info = console.error;
       console.debug = console.error;
       const config = loadConfigOrExit(opts.config);
+      const tracer = await startTracingOrExit(config, "front");
       // Loaded on demand: clients spawn stdio servers often, and every import is start-up time.
       const [{ serveStdio }, { openFrontClient }, { createServerFactory }, { FramedStdioTransport }] = await Promise.all([
         import("@modelcontextprotocol/server/stdio"),
@@ -32,7 +36,7 @@ export function registerMcpCommand(program: Command): void {
       const gates = { install: opts.allowInstall === true, exec: opts.allowExec === true };
       let front;
       try {
-        front = await openFrontClient(config, process.env, gates, log, { defer: true });
+        front = await openFrontClient(config, process.env, gates, log, { defer: true, tracer });
       } catch (err) {
         log((err as Error).message);
         process.exit(EXIT.failure);
@@ -41,7 +45,7 @@ export function registerMcpCommand(program: Command): void {
       let factory;
       try {
         let tools, on;
-        ({ factory, tools, gates: on } = await createServerFactory(client, config, { transport: "stdio", gates, warn: log, described }));
+        ({ factory, tools, gates: on } = await createServerFactory(client, config, { transport: "stdio", gates, warn: log, described, tracer }));
         // One start notice: version, how many tools, which daemon (issue 22), which gates are on.
         const { VERSION } = await import("../version.ts");
         log(`hostgate ${VERSION}: serving ${tools.length} tools over stdio from ${daemon} (skills install ${on.install ? "on" : "off"}, skills exec ${on.exec ? "on" : "off"})`);
@@ -59,9 +63,10 @@ export function registerMcpCommand(program: Command): void {
       setTimeout(settle, WARM_AFTER_MS).unref();
       // stdin EOF ends the front whatever is pending: in-flight requests are cancelled by handle.close(), the
       // daemon connection (or the embedded daemon) is closed, and a stuck close cannot hold the process.
+      // With tracing on, the last spans are flushed too (at most TRACE_FLUSH_MS more).
       transport.onclose = () => {
-        setTimeout(() => process.exit(EXIT.ok), SHUTDOWN_DEADLINE_MS).unref();
-        void handle.close().then(close).finally(() => process.exit(EXIT.ok));
+        setTimeout(() => process.exit(EXIT.ok), SHUTDOWN_DEADLINE_MS + (tracer.enabled ? TRACE_FLUSH_MS : 0)).unref();
+        void handle.close().then(close).finally(() => tracer.shutdown()).finally(() => process.exit(EXIT.ok));
       };
     });
 }

@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { EXIT, loadConfigOrExit, log, parsePort } from "./common.ts";
+import { EXIT, loadConfigOrExit, log, parsePort, startTracingOrExit } from "./common.ts";
 import { endWithNpmParent } from "./parent-watch.ts";
 import { settleV8ForLongRunning } from "./v8-tuning.ts";
 
@@ -19,6 +19,7 @@ export function registerServeCommand(program: Command): void {
     .action(async (opts: { config?: string; host?: string; port?: number; allowInstall?: boolean; allowExec?: boolean }) => {
       const config = loadConfigOrExit(opts.config, { ...(opts.host === undefined ? {} : { host: opts.host }), ...(opts.port === undefined ? {} : { port: opts.port }) });
       settleV8ForLongRunning(); // an HTTP server's start-up is not on a client's path
+      const tracer = await startTracingOrExit(config, "front");
       const [{ openFrontClient }, { createServerFactory }, { startHttpServer }] = await Promise.all([
         import("./front-client.ts"),
         import("../mcp/server.ts"),
@@ -27,7 +28,7 @@ export function registerServeCommand(program: Command): void {
       const gates = { install: opts.allowInstall === true, exec: opts.allowExec === true };
       let front;
       try {
-        front = await openFrontClient(config, process.env, gates);
+        front = await openFrontClient(config, process.env, gates, log, { tracer });
       } catch (err) {
         log((err as Error).message);
         process.exit(EXIT.failure);
@@ -35,7 +36,7 @@ export function registerServeCommand(program: Command): void {
       const { client, close, daemon } = front;
       let started;
       try {
-        const { factory, tools, gates: on } = await createServerFactory(client, config, { transport: "http", gates, warn: log });
+        const { factory, tools, gates: on } = await createServerFactory(client, config, { transport: "http", gates, warn: log, tracer });
         started = await startHttpServer(factory, config.server);
         log(`listening on ${started.url} (${tools.length} tools from ${daemon}; skills install ${on.install ? "on" : "off"}, skills exec ${on.exec ? "on" : "off"})`);
       } catch (err) {
@@ -53,7 +54,7 @@ export function registerServeCommand(program: Command): void {
         log(`stopping (${why})`);
         // A close that hangs (a client holding a stream open) must not keep the process: exit anyway.
         setTimeout(() => { log("stopping: close did not finish within 5 s; exiting"); process.exit(EXIT.ok); }, STOP_DEADLINE_MS).unref();
-        void started.close().then(close).finally(() => process.exit(EXIT.ok));
+        void started.close().then(close).finally(() => tracer.shutdown()).finally(() => process.exit(EXIT.ok));
       };
       process.once("SIGINT", () => { stop("SIGINT"); });
       process.once("SIGTERM", () => { stop("SIGTERM"); });

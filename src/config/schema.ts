@@ -85,6 +85,11 @@ export const ConfigSchema = z.object({
     checkpoint_copy: z.string().startsWith("/").optional().describe("Second place for checkpoint copies: a file path (or a directory ending in /)"),
     secret_patterns: z.array(z.string().min(1)).default(() => []).describe("Extra regular expressions redacted from audit payloads before signing"),
   }).strict().default(() => ({ checkpoint_every: 1000, checkpoint_idle_ms: 30_000, secret_patterns: [] })),
+  tracing: z.object({
+    enabled: z.boolean().default(false).describe("Export OpenTelemetry traces over OTLP/HTTP (JSON) from the MCP front and the daemon (docs/tracing.md). Also on when OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT is set; OTEL_SDK_DISABLED=true or OTEL_TRACES_EXPORTER=none turn it off whatever this says"),
+    endpoint: z.url({ protocol: /^https?$/ }).optional().describe("OTLP/HTTP traces URL, e.g. http://127.0.0.1:4318/v1/traces (default that URL); OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, then OTEL_EXPORTER_OTLP_ENDPOINT + /v1/traces, win over it"),
+    service_name: z.string().min(1).max(128).optional().describe("service.name of the spans (default hostgate-mcp for the front, hostgate-daemon for the daemon; OTEL_SERVICE_NAME wins)"),
+  }).strict().default(() => ({ enabled: false })).describe("OpenTelemetry traces (off by default; docs/tracing.md)"),
   inventory: InventoryConfigSchema.default(() => ({})).describe("Inventory backends for search_hosts / exec_on_host (docs/hosts.md)"),
   exec: ExecConfigSchema.default(() => ExecConfigSchema.parse({})).describe("exec_on_host over SSH (docs/hosts.md)"),
   policy: PolicyConfigSchema.default(() => PolicyConfigSchema.parse({})).describe("Policy engine for exec (docs/hosts.md)"),

@@ -31,6 +31,7 @@ import type { SkillGateFlags } from "./skills-gates.ts";
 import { composeStores } from "./stores.ts";
 import { revertTimer } from "./reverts.ts";
 import type { RevertOutcome } from "../app/revert.ts";
+import type { Tracer } from "../core/trace.ts";
 
 /** Test and embedding overrides for {@link composeDaemon}. */
 export interface ComposeOptions {
@@ -55,6 +56,8 @@ export interface ComposeOptions {
    * without passkeys (approval in a terminal only); tests may pass a stand-in.
    */
   passkeys?: PasskeyBackend | null;
+  /** This process's tracer (daemon/tracing.ts; issue 25). Absent: tracing off. */
+  tracer?: Tracer;
 }
 
 /** A composed daemon: its service, where it keeps state and sockets, and how to stop it. */
@@ -119,6 +122,7 @@ export async function composeDaemon(config: Config, opts: ComposeOptions): Promi
     state: local.state,
     hideDirs: ctx.protected_paths,
     policy,
+    ...(opts.tracer ? { tracer: opts.tracer } : {}),
     onTrustedFirstUse: (name, fingerprint) => {
       void audit(stores.audit(), "exec.host_key_trusted", "daemon", { name, fingerprint, reason: "exec.host_keys: tofu" }, true).catch(() => undefined);
     },
@@ -163,6 +167,7 @@ export async function composeDaemon(config: Config, opts: ComposeOptions): Promi
     passkeys: () => stores.passkeys(),
     webauthn: lazyWebAuthn,
     exposure: exposureSettings(config),
+    ...(opts.tracer ? { tracer: opts.tracer } : {}),
     // The approving process's controlling terminal, read by the daemon itself (never claimed by the client).
     ttyOf: async (pid: number) => {
       try {

@@ -8,6 +8,8 @@ import type { DaemonFeature } from "./feature.ts";
 import type { DaemonMode } from "./paths.ts";
 import type { PolicyService } from "./policy.ts";
 import { sshRemoteContexts } from "./remote-contexts.ts";
+import { tracedExecutor } from "./traced-ports.ts";
+import { NO_TRACER, type Tracer } from "../core/trace.ts";
 
 /**
  * The hosts feature as the daemon holds it (docs/hosts.md): inventory, SSH executor, sandboxes and the risk
@@ -26,7 +28,7 @@ export interface HostsFeatureHandle extends DaemonFeature {
   remoteContexts(o: { logs_readable: LogReadPolicy; clock: Clock }): RemoteContextFactory;
 }
 
-export function composeHostsFeature(config: Config, opts: { mode: DaemonMode; state: string; hideDirs: readonly string[]; policy: PolicyService; onTrustedFirstUse: (name: string, fingerprint: string) => void }): HostsFeatureHandle {
+export function composeHostsFeature(config: Config, opts: { mode: DaemonMode; state: string; hideDirs: readonly string[]; policy: PolicyService; onTrustedFirstUse: (name: string, fingerprint: string) => void; tracer?: Tracer }): HostsFeatureHandle {
   type Built = Omit<HostsFeature, "policy"> & { close(): void; pool: SshPool };
   let built: Promise<Built> | null = null;
   let close: (() => void) | null = null;
@@ -34,7 +36,9 @@ export function composeHostsFeature(config: Config, opts: { mode: DaemonMode; st
     const [{ composeHosts }, { loadRiskEngine }] = await Promise.all([import("./hosts.ts"), import("../adapters/shell-parser.ts")]);
     const h = composeHosts(config, { mode: opts.mode, stateDir: opts.state, hideDirs: opts.hideDirs, onTrustedFirstUse: opts.onTrustedFirstUse });
     close = () => { h.close(); };
-    return { ...h, pool: h.executor.pool, engine: loadRiskEngine() };
+    // Issue 25: each command on a host is a span when tracing is on (daemon/traced-ports.ts).
+    const tracer = opts.tracer ?? NO_TRACER;
+    return { ...h, executor: tracedExecutor(h.executor, tracer, "ssh"), local: tracedExecutor(h.local, tracer, "local"), pool: h.executor.pool, engine: loadRiskEngine() };
   })());
   return {
     name: "hosts",

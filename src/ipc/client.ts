@@ -1,6 +1,7 @@
 import type { AdminMethod, AgentMethod, MethodName, ParamsIn, ResultOf } from "./methods.ts";
 import type { Outcome } from "./protocol.ts";
 import type { Progress } from "./wire.ts";
+import type { TraceCarrier } from "../core/trace.ts";
 
 export type { ResourceContents, ResourceEntry, ResourceTemplateEntry } from "./protocol.ts";
 
@@ -14,6 +15,8 @@ export interface CallOptions {
   signal?: AbortSignal | undefined;
   /** Receives the call's progress (execute's steps, issue 24), when the front's client asked for it with a progressToken. */
   progress?: ((p: Progress) => void) | undefined;
+  /** The W3C trace context of the front's span for this call (issue 25): the daemon's spans become its children. Absent when tracing is off. */
+  trace?: TraceCarrier | undefined;
 }
 
 /**

@@ -110,7 +110,7 @@ export async function serveIpc(spec: ListenSpec, side: "agent" | "admin", dispat
       // Progress lines only for a request that asked (an older client would take one for the answer).
       const reqId = req.data.id;
       const progress = req.data.progress ? (p: Progress): void => { send(`${JSON.stringify({ v: PROTOCOL_VERSION, id: reqId, progress: p } satisfies IpcProgressLine)}\n`); } : undefined;
-      const r = await dispatcher.dispatch(req.data.method, req.data.params, who, ac.signal, progress);
+      const r = await dispatcher.dispatch(req.data.method, req.data.params, who, ac.signal, progress, req.data.trace);
       return r.ok ? { v: PROTOCOL_VERSION, id, ok: true, result: r.result } : { v: PROTOCOL_VERSION, id, ok: false, error: r.error };
     } catch (err) {
       return { v: PROTOCOL_VERSION, id, ok: false, error: { code: "internal_error", message: (err as Error).message } };

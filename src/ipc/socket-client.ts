@@ -7,6 +7,7 @@ import { parseListenUri } from "./server.ts";
 import { parseVsockUri } from "./vsock-uri.ts";
 import { lineReader, MAX_MESSAGE_BYTES, type IpcProgressLine, type IpcResponse, type Progress } from "./wire.ts";
 import { describeIssues } from "../core/errors.ts";
+import type { TraceCarrier } from "../core/trace.ts";
 
 /** How long one call may wait for the daemon, in milliseconds (an execute may install packages). */
 export const CALL_TIMEOUT_MS = 15 * 60 * 1000;
@@ -84,7 +85,7 @@ export class SocketConnection {
   }
 
   /** Calls one method; resolves with the daemon's result or an error body. */
-  async call(method: string, params?: unknown, clientName?: string, signal?: AbortSignal, progress?: (p: Progress) => void): Promise<IpcResponse> {
+  async call(method: string, params?: unknown, clientName?: string, signal?: AbortSignal, progress?: (p: Progress) => void, trace?: TraceCarrier): Promise<IpcResponse> {
     let socket: Duplex;
     try {
       socket = await this.connect();
@@ -99,7 +100,7 @@ export class SocketConnection {
       signal?.addEventListener("abort", onAbort, { once: true });
       this.pending.set(id, (r) => { clearTimeout(timer); signal?.removeEventListener("abort", onAbort); this.listeners.delete(id); resolve(r); });
       if (progress) this.listeners.set(id, progress);
-      socket.write(`${JSON.stringify({ v: PROTOCOL_VERSION, id, method, ...(params === undefined ? {} : { params }), ...(this.token ? { token: this.token } : {}), ...(clientName ? { client: clientName.slice(0, 256) } : {}), ...(progress ? { progress: true } : {}) })}\n`);
+      socket.write(`${JSON.stringify({ v: PROTOCOL_VERSION, id, method, ...(params === undefined ? {} : { params }), ...(this.token ? { token: this.token } : {}), ...(clientName ? { client: clientName.slice(0, 256) } : {}), ...(progress ? { progress: true } : {}), ...(trace ? { trace } : {}) })}\n`);
     });
   }
 
@@ -127,7 +128,7 @@ function checkedError(error: unknown): ErrorBody {
 function socketClient<M extends MethodName>(conn: SocketConnection): MethodClient<M> {
   return {
     call: async (method, params, opts) => {
-      const r = await conn.call(method, params, opts?.client_name, opts?.signal, opts?.progress);
+      const r = await conn.call(method, params, opts?.client_name, opts?.signal, opts?.progress, opts?.trace);
       const out = (r.ok ? r.result : { ok: false, error: r.error }) as Outcome<never>;
       return out.ok ? out : { ok: false, error: checkedError(out.error) };
     },

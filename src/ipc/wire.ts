@@ -1,6 +1,7 @@
 import { StringDecoder } from "node:string_decoder";
 import { z } from "zod";
 import { ErrorBodySchema, PROTOCOL_VERSION, type Progress } from "./protocol.ts";
+import { MAX_TRACESTATE } from "../core/trace.ts";
 
 /** Largest single IPC message, in bytes (an answer is capped at 1 MiB; this leaves room for the envelope). */
 export const MAX_MESSAGE_BYTES = 8 * 1024 * 1024;
@@ -16,6 +17,11 @@ export const IpcRequestSchema = z.object({
   client: z.string().max(256).optional(),
   /** The caller wants progress lines ({@link IpcProgressLine}) before the answer (issue 24: long applies). */
   progress: z.literal(true).optional(),
+  /**
+   * The W3C trace context of the MCP request this call serves (issue 25; core/trace.ts), sent only by a front with
+   * tracing on: the daemon's spans of the call become its children. Checked again by the daemon (a malformed one is ignored).
+   */
+  trace: z.object({ traceparent: z.string().max(128), tracestate: z.string().max(MAX_TRACESTATE).optional() }).strict().optional(),
 }).strict();
 export type IpcRequest = z.infer<typeof IpcRequestSchema>;
 

@@ -9,6 +9,17 @@ import type { ToolSpec } from "./tool-spec.ts";
 import type { HiddenTool } from "./toolsets.ts";
 import { DirectoryReadParams, directoryResult, extensionErrorCode, getResult, GetSkillParams, ListSkillsParams, listResult, SKILLS_EXTENSION_CAPABILITY } from "./skills-ext.ts";
 import { VERSION } from "../version.ts";
+import { NO_TRACER, type Tracer } from "../core/trace.ts";
+import { traceRequest, tracedClient } from "./tracing.ts";
+
+/** The SDK's handler context, as far as tracing reads it. */
+type HandlerContext = { sessionId?: string | undefined; mcpReq: { id: string | number; method: string; _meta?: unknown; envelope?: object | undefined } };
+
+/** The request's protocol version when it carried the 2026-07-28 envelope (`io.modelcontextprotocol/protocolVersion`). */
+function protocolOf(ctx: HandlerContext): string | undefined {
+  const v = (ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.["io.modelcontextprotocol/protocolVersion"];
+  return typeof v === "string" && v.length <= 32 ? v : undefined;
+}
 
 /** JSON-RPC "Invalid params" (JSON-RPC 2.0 §5.1), used for unknown tools as the MCP spec's example does. */
 const INVALID_PARAMS = -32602;
@@ -29,8 +40,10 @@ const INSTRUCTIONS = [
  * tool handler throws becomes an `isError` result with code `internal_error`, so bad input never kills the
  * process. Every result is checked against the tool's listed outputSchema before it leaves (answer-check.ts).
  * `unlisted`: offered tools that tools/list leaves out to save context (docs/tool-surface.md), callable by name.
+ * `tracer` (issue 25): each request hostgate handles (tools/list, tools/call, resources/*) is one SERVER span
+ * (mcp/tracing.ts) and every daemon call carries its context; `transport` is its `network.transport`.
  */
-export function buildServer(tools: readonly ToolSpec[], client: DaemonClient, opts: { session?: boolean; hidden?: ReadonlyMap<string, HiddenTool>; unlisted?: readonly ToolSpec[]; skills?: boolean } = {}): Server {
+export function buildServer(tools: readonly ToolSpec[], daemon: DaemonClient, opts: { session?: boolean; hidden?: ReadonlyMap<string, HiddenTool>; unlisted?: readonly ToolSpec[]; skills?: boolean; tracer?: Tracer; transport?: "pipe" | "tcp" } = {}): Server {
   // One id per server instance = per stdio connection: binds skills confirm tokens to this connection.
   // Stateless HTTP builds a server per request, so there it is off and the daemon binds to the caller.
   const session = opts.session ? globalThis.crypto.randomUUID() : undefined;
@@ -38,7 +51,19 @@ export function buildServer(tools: readonly ToolSpec[], client: DaemonClient, op
   const server = new Server(SERVER_INFO, { capabilities: { tools: { listChanged: false }, resources: { listChanged: false }, ...(opts.skills ? { extensions: SKILLS_EXTENSION_CAPABILITY } : {}) }, instructions: INSTRUCTIONS });
   // Offered direct tools tools/list leaves out (mcp/server.ts splitListed) answer a call by name too.
   const byName = new Map([...(opts.unlisted ?? []), ...tools].map((t) => [t.name, t]));
-  server.setRequestHandler("tools/list", () => ({
+  const tracer = opts.tracer ?? NO_TRACER;
+  const client = tracedClient(daemon, tracer);
+  // The span's facts of one request; a tool name only when this server has that tool (never a made-up one).
+  const traced = <T extends object>(ctx: HandlerContext, handler: () => Promise<T>, tool?: string): Promise<T> => (!tracer.enabled ? handler() : traceRequest(tracer, {
+    method: ctx.mcpReq.method,
+    id: ctx.mcpReq.id,
+    meta: ctx.mcpReq._meta,
+    tool: tool !== undefined && (byName.has(tool) || opts.hidden?.has(tool)) ? tool : undefined,
+    session: session ?? ctx.sessionId,
+    protocol: protocolOf(ctx),
+    transport: opts.transport,
+  }, handler));
+  server.setRequestHandler("tools/list", (_request, ctx) => traced(ctx, () => Promise.resolve({
     tools: tools.map((t) => ({
       name: t.name,
       title: t.title,
@@ -47,8 +72,8 @@ export function buildServer(tools: readonly ToolSpec[], client: DaemonClient, op
       ...(t.outputSchema ? { outputSchema: t.outputSchema as { type: "object" } } : {}),
       annotations: { title: t.title, ...t.annotations },
     })),
-  }));
-  server.setRequestHandler("tools/call", async (request, ctx) => {
+  })));
+  server.setRequestHandler("tools/call", (request, ctx) => traced(ctx, async () => {
     const tool = byName.get(request.params.name);
     if (!tool) {
       // A tool this server has but does not offer: say why and what turns it on (issue 22), still -32602.
@@ -73,8 +98,8 @@ export function buildServer(tools: readonly ToolSpec[], client: DaemonClient, op
     } catch (err) {
       return errorResult({ code: "internal_error", message: `The tool failed unexpectedly: ${(err as Error).message}` });
     }
-  });
-  registerResources(server, client);
+  }, request.params.name));
+  registerResources(server, client, traced);
   if (opts.skills) registerSkillsExtension(server, client);
   return server;
 }
@@ -97,26 +122,26 @@ const RESOURCE_NOT_FOUND = -32002;
  * Resources of every scheme the daemon registered (app/resources.ts: `systemd://` today), served by the daemon. A URI the daemon
  * cannot parse is -32602; a unit that does not exist is -32002; other failures are -32603 with the reason.
  */
-function registerResources(server: Server, client: DaemonClient): void {
+function registerResources(server: Server, client: DaemonClient, traced: <T extends object>(ctx: HandlerContext, handler: () => Promise<T>) => Promise<T>): void {
   const fail = (error: { code: string; message: string; hint?: string | undefined }): never => {
     const code = error.code === "invalid_uri" || error.code === "invalid_unit_name" || error.code === "invalid_params" ? INVALID_PARAMS
       : error.code === "no_such_unit" || error.code === "not_found" ? RESOURCE_NOT_FOUND : -32603;
     throw new ProtocolError(code, `${error.message}${error.hint ? ` ${error.hint}` : ""}`);
   };
-  server.setRequestHandler("resources/list", async () => {
+  server.setRequestHandler("resources/list", (_request, ctx) => traced(ctx, async () => {
     const r = await client.call("resources_list", {});
     return r.ok ? { resources: r.value } : fail(r.error);
-  });
-  server.setRequestHandler("resources/templates/list", async () => {
+  }));
+  server.setRequestHandler("resources/templates/list", (_request, ctx) => traced(ctx, async () => {
     const r = await client.call("resource_templates_list", {});
     return r.ok ? { resourceTemplates: r.value } : fail(r.error);
-  });
-  server.setRequestHandler("resources/read", async (request) => {
+  }));
+  server.setRequestHandler("resources/read", (request, ctx) => traced(ctx, async () => {
     const r = await client.call("resource_read", { uri: request.params.uri });
     if (!r.ok) return fail(r.error);
     const { uri, mimeType, text, blob } = r.value;
     return { contents: [blob !== undefined ? { uri, mimeType, blob } : { uri, mimeType, text: text ?? "" }], _meta: { [META_UNTRUSTED]: true } };
-  });
+  }));
 }
 
 /**

@@ -22,6 +22,7 @@ import { SKILLS_TOOLS } from "./tools/skills/index.ts";
 import { findActionsTool } from "./tools/find-actions.ts";
 import { readActionTool } from "./tools/read-action.ts";
 import { isListed } from "../core/catalogue/surface.ts";
+import type { Tracer } from "../core/trace.ts";
 import type { ExposureSettings } from "../core/toolsets.ts";
 
 /**
@@ -39,6 +40,8 @@ export interface FrontOptions {
   warn?: (line: string) => void;
   /** The daemon's catalogue when the front already knows it (a deferred embedded daemon of this build): not asked then. */
   described?: DescribeResult | undefined;
+  /** This process's tracer (issue 25; daemon/tracing.ts via the CLI). Absent: tracing off. */
+  tracer?: Tracer | undefined;
 }
 
 /**
@@ -118,5 +121,6 @@ export async function createServerFactory(client: DaemonClient, config: Config, 
   const session = opts.transport === "stdio";
   // The Skills extension (SEP-2640) is offered with the skills toolset: a config that hides the skills tools hides it too.
   const skills = tools.some((t) => t.toolsets.includes("skills"));
-  return { factory: () => buildServer(tools, client, { session, hidden, unlisted, skills }), tools, gates };
+  const traced = opts.tracer ? { tracer: opts.tracer, transport: session ? "pipe" as const : "tcp" as const } : {};
+  return { factory: () => buildServer(tools, client, { session, hidden, unlisted, skills, ...traced }), tools, gates };
 }
