@@ -1,28 +1,7 @@
-import { spawn } from "node:child_process";
 import type { Command } from "commander";
 import { adminSocketPath } from "./admin-socket.ts";
+import { canOpenBrowser, openLinkInBrowser } from "./browser-open.ts";
 import { EXIT, loadConfigOrExit } from "./common.ts";
-
-/**
- * Whether a browser can be opened for the user: a graphical session (DISPLAY or WAYLAND_DISPLAY) and not
- * told otherwise (`--no-open`). Never a reason to fail: without one the link is printed only.
- */
-export function canOpenBrowser(env: NodeJS.ProcessEnv): boolean {
-  return Boolean(env.DISPLAY || env.WAYLAND_DISPLAY);
-}
-
-/** Opens `url` with xdg-open, detached; resolves false (never throws) when it cannot be started. */
-function openBrowser(url: string): Promise<boolean> {
-  return new Promise((resolve) => {
-    try {
-      const child = spawn("xdg-open", [url], { detached: true, stdio: "ignore" });
-      child.once("error", () => { resolve(false); });
-      child.once("spawn", () => { child.unref(); resolve(true); });
-    } catch {
-      resolve(false);
-    }
-  });
-}
 
 /** Asks the admin socket for a one-time link and prints it (and opens a browser for a login link when one exists). */
 async function printLink(purpose: "login" | "enroll", opts: { socket?: string; config?: string; open: boolean }): Promise<void> {
@@ -38,7 +17,7 @@ async function printLink(purpose: "login" | "enroll", opts: { socket?: string; c
   const what = purpose === "login" ? "Log in to the approval console" : "Enroll a passkey for approvals";
   process.stdout.write(`${what} with this one-time link (valid until ${r.value.expires_at}, works once, only on this machine):\n\n  ${r.value.url}\n\n`);
   if (opts.open && canOpenBrowser(process.env)) {
-    if (await openBrowser(r.value.url)) process.stdout.write("Opened in your browser.\n");
+    if (await openLinkInBrowser(r.value.url)) process.stdout.write("Opened in your browser (through a private redirect page: the link is on no command line).\n");
     else process.stdout.write("Could not start xdg-open: open the link yourself.\n");
   }
 }

@@ -38,7 +38,7 @@ describe("console: off unless configured or asked for", () => {
       const link = await d.service.admin("human").call("console_link", { purpose: "login" });
       expect(link.ok).toBe(true);
       if (!link.ok) return;
-      expect(link.value.url).toMatch(/^http:\/\/localhost:\d+\/login#[A-Za-z0-9_-]{43}$/);
+      expect(link.value.url).toMatch(/^http:\/\/localhost:\d+\/login#hgl_[A-Za-z0-9_-]{43}$/);
       const p2 = await d.service.agent("model").call("plan", { steps: [{ action: "WriteFile", params: { path: join(work, "b.conf"), content: "x\n" } }] });
       expect(p2.ok && p2.value.steps[0]!.console_url).toBe(`${link.value.origin}/plans/${p2.ok ? p2.value.steps[0]!.transaction_id : ""}`);
       expect(p2.ok && p2.value.next).toContain(`${link.value.origin}/plans/`);

@@ -6,7 +6,8 @@
  */
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
-import { rmSync } from "node:fs";
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { rawIpc, startDaemon, type DaemonProcess } from "../helpers/daemon.ts";
@@ -22,14 +23,46 @@ describe("hostgate console (admin socket)", () => {
   it("prints a one-time login link on localhost and opens nothing without a display", async () => {
     const r = await runHostgate(["console", "--socket", d.adminSocket], { env: { ...d.env, ...noDisplay } });
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toMatch(/Log in to the approval console with this one-time link .*\n\n {2}http:\/\/localhost:\d+\/login#[A-Za-z0-9_-]{43}\n/);
+    expect(r.stdout).toMatch(/Log in to the approval console with this one-time link .*\n\n {2}http:\/\/localhost:\d+\/login#hgl_[A-Za-z0-9_-]{43}\n/);
     expect(r.stdout).not.toContain("browser");
   });
 
   it("console enroll prints a one-time enrollment link", async () => {
     const r = await runHostgate(["console", "enroll", "--socket", d.adminSocket, "--no-open"], { env: { ...d.env, ...noDisplay } });
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toMatch(/Enroll a passkey .*\n\n {2}http:\/\/localhost:\d+\/enroll#[A-Za-z0-9_-]{43}\n/);
+    expect(r.stdout).toMatch(/Enroll a passkey .*\n\n {2}http:\/\/localhost:\d+\/enroll#hgl_[A-Za-z0-9_-]{43}\n/);
+  });
+
+  it("T23-open-argv: opens the browser through a 0600 redirect page; no link secret reaches the opener's argv", async () => {
+    // A fake xdg-open on PATH records its argv, as list_processes would have shown it to a model.
+    const bin = mkdtempSync(join(d.dir, "bin-"));
+    const log = join(bin, "argv.log");
+    writeFileSync(join(bin, "xdg-open"), `#!/bin/sh\nprintf '%s\\n' "$0" "$@" > '${log}.tmp' && mv '${log}.tmp' '${log}'\n`, { mode: 0o755 });
+    const runtime = mkdtempSync(join(d.dir, "runtime-"));
+    chmodSync(runtime, 0o700);
+    for (const sub of [[], ["enroll"]]) {
+      rmSync(log, { force: true });
+      const r = await runHostgate(["console", ...sub, "--socket", d.adminSocket], { env: { ...d.env, DISPLAY: ":99", WAYLAND_DISPLAY: "", XDG_RUNTIME_DIR: runtime, PATH: `${bin}:${process.env.PATH ?? ""}` } });
+      expect(r.code, r.stderr).toBe(0);
+      const url = /(http:\/\/localhost:\d+\/(?:login|enroll)#(hgl_[A-Za-z0-9_-]{43}))\n/.exec(r.stdout)!;
+      expect(url, r.stdout).not.toBeNull();
+      expect(r.stdout).toContain("Opened in your browser");
+      await expect.poll(() => existsSync(log), { timeout: 10_000 }).toBe(true);
+      const argv = readFileSync(log, "utf8").trimEnd().split("\n");
+      expect(argv).toHaveLength(2);
+      expect(argv[0]).toBe(join(bin, "xdg-open"));
+      expect(argv[1]).toMatch(new RegExp(`^file://${runtime}/hostgate-console-[^/]+/open\\.html$`));
+      const text = readFileSync(log, "utf8");
+      expect(text).not.toContain(url[2]!);
+      expect(text).not.toContain("hgl_");
+      expect(text).not.toContain("#");
+      const page = fileURLToPath(argv[1]!);
+      expect(statSync(page).mode & 0o777).toBe(0o600);
+      expect(statSync(join(page, "..")).mode & 0o777).toBe(0o700);
+      const html = readFileSync(page, "utf8");
+      expect(html).toContain(`<meta http-equiv="refresh" content="0;url=${url[1]!}">`);
+      expect(html).toContain(`<a href="${url[1]!}">`);
+    }
   });
 
   it("the agent socket cannot mint a link", async () => {

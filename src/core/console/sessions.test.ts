@@ -16,6 +16,7 @@ describe("console sessions", () => {
   it("a link works once, only for its purpose, and not after LINK_TTL_MS", () => {
     const { b, advance } = book();
     const login = b.mintLink("login", alice);
+    expect(login.secret).toMatch(/^hgl_secret-\d+$/); // the redactor's `hgl_` form (core/redact/rules.ts)
     expect(b.consumeLink(login.secret, "enroll")).toBeNull();
     expect(b.linkValid(login.secret, "login")).toBe(true);
     expect(b.consumeLink(login.secret, "login")).toBe(alice);

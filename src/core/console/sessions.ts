@@ -19,6 +19,11 @@ export const SESSION_IDLE_MS = 10 * 60_000;
 export const SESSION_MAX_MS = 8 * 3_600_000;
 /** Bytes of randomness in link secrets, session ids and CSRF tokens (256 bits). */
 export const SECRET_BYTES = 32;
+/**
+ * The prefix of every one-time link secret (`hgl_` + 43 base64url characters): the redactor knows the form
+ * anywhere it appears (core/redact/rules.ts `console_link`), not only after `/login#` or `/enroll#`.
+ */
+export const LINK_SECRET_PREFIX = "hgl_";
 
 /** What the book needs from outside: time (ms), random base64url strings, a hash and a constant-time compare. */
 export interface SessionDeps {
@@ -53,7 +58,7 @@ export class SessionBook {
   /** Mints a one-time link secret for `purpose`, minted by `by`; only the secret's hash is kept. */
   mintLink(purpose: LinkPurpose, by: Caller): { secret: string; expires_at: number } {
     this.prune();
-    const secret = this.d.random(SECRET_BYTES);
+    const secret = `${LINK_SECRET_PREFIX}${this.d.random(SECRET_BYTES)}`;
     const expires_at = this.d.now() + LINK_TTL_MS;
     this.links.set(this.d.sha256Hex(secret), { purpose, expires_at, by });
     return { secret, expires_at };
