@@ -2,14 +2,32 @@ import type { Command } from "commander";
 import { adminSocketPath } from "./admin-socket.ts";
 import { canOpenBrowser, openLinkInBrowser } from "./browser-open.ts";
 import { EXIT, loadConfigOrExit } from "./common.ts";
+import { enrolledByCell } from "./console-passkeys.ts";
+import { visible } from "./approve.ts";
+import type { PasskeysListResult } from "../ipc/passkeys.ts";
+
+/**
+ * What `hostgate console enroll` says when passkeys exist already: how many, each one's name and who enrolled it
+ * when (audit chain), that adding one needs an assertion from one of them, and how to revoke one.
+ */
+export function existingPasskeys(r: PasskeysListResult): string {
+  const n = r.passkeys.length;
+  const lines = r.passkeys.map((p) => `  ${visible(p.name)}  (${p.credential_id}; enrolled ${p.created_at} by ${enrolledByCell(p)})`);
+  return `${n} passkey${n === 1 ? " is" : "s are"} already enrolled:\n${lines.join("\n")}\n`
+    + `Adding another needs an assertion from one of ${n === 1 ? "it" : "them"}: the page asks for it before it creates the new passkey.\n`
+    + "One you did not enroll? Revoke it first: hostgate console revoke <credential>\n\n";
+}
 
 /** Asks the admin socket for a one-time link and prints it (and opens a browser for a login link when one exists). */
 async function printLink(purpose: "login" | "enroll", opts: { socket?: string; config?: string; open: boolean }): Promise<void> {
   const { socketAdminClient } = await import("../ipc/socket-client.ts");
   const target = await adminSocketPath(opts.socket, loadConfigOrExit(opts.config));
   const admin = socketAdminClient(target.path);
+  // Enrolling next to existing passkeys: say which exist (a passkey the human did not make is one to revoke).
+  const existing = purpose === "enroll" ? await admin.call("passkeys_list", {}) : null;
   const r = await admin.call("console_link", { purpose });
   await admin.close();
+  if (r.ok && existing?.ok === true && existing.value.passkeys.length > 0) process.stdout.write(existingPasskeys(existing.value));
   if (!r.ok) {
     process.stderr.write(`hostgate: ${r.error.message}${r.error.hint ? `\n${r.error.hint}` : ""}\n`);
     process.exit(EXIT.failure);
