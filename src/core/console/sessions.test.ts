@@ -73,4 +73,21 @@ describe("console sessions", () => {
     now = 1000;
     expect(r.take("a")).toBe(true);
   });
+
+  it("T23-enroll-link-first-use: an enrollment link is used up when its ceremony starts; only the continuation finishes it, once", () => {
+    const { b, advance } = book();
+    const link = b.mintLink("enroll", alice);
+    const first = b.startEnrollment(link.secret)!;
+    expect(first.by).toBe(alice);
+    expect(b.startEnrollment(link.secret)).toBeNull(); // a second party with the same link gets nothing
+    expect(b.linkValid(link.secret, "enroll")).toBe(false);
+    expect(b.finishEnrollment(link.secret)).toBeNull(); // the link itself does not finish a ceremony
+    expect(b.finishEnrollment(undefined)).toBeNull();
+    expect(b.finishEnrollment(first.continuation)).toBe(alice);
+    expect(b.finishEnrollment(first.continuation)).toBeNull();
+    const late = b.startEnrollment(b.mintLink("enroll", alice).secret)!;
+    advance(LINK_TTL_MS);
+    expect(b.finishEnrollment(late.continuation)).toBeNull();
+    expect(b.startEnrollment(b.mintLink("login", alice).secret)).toBeNull();
+  });
 });
