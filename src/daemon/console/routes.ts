@@ -209,7 +209,7 @@ async function sessionRoutes(c: ConsoleContext, req: IncomingMessage, res: Serve
   if (get && path === "/history") { sendHtml(res, 200, historyPage(history(c.deps, { limit: 100 }))); return; }
   if (get && path === "/audit") { sendHtml(res, 200, auditPage(await c.deps.audit().verify(), checkpointRef(c.deps.audit()))); return; }
   if (get && path === "/separation") {
-    const keys = c.opts.passkeys === null ? null : c.opts.passkeys.listPasskeys(c.deps).map((p) => ({ name: p.name, anchor_uid: anchorOf(c.deps, p.credential_id).uid }));
+    const keys = c.opts.passkeys === null ? null : c.opts.passkeys.listPasskeys(c.deps).map((p) => ({ name: p.name, anchor_uid: anchorOf(c.deps, p.credential_id).uid, created_at: p.created_at, enrolled_by: p.enrolled_by, credential_id: p.credential_id }));
     sendHtml(res, 200, separationPage({ mode: c.opts.mode, daemon_uid: Number(c.deps.facts.daemon_uid ?? -1), same_user: c.deps.approval.same_user, passkeys: keys }));
     return;
   }
@@ -251,7 +251,7 @@ async function sessionRoutes(c: ConsoleContext, req: IncomingMessage, res: Serve
     const assertion = body.assertion;
     if (assertion === null || typeof assertion !== "object") throw new Refusal(400, '"assertion" must be the browser\'s passkey assertion.');
     const r = await backend.approveWithPasskey(c.deps, c.rp, full, shownSteps(body), assertion as AuthenticationResponseJSON, asConsole(s.by));
-    sendJson(res, 200, { plan_id: r.plan_id, receipt: r.receipt, expires_at: r.expires_at, separation: r.separation, checkpoint: r.checkpoint });
+    sendJson(res, 200, { plan_id: r.plan_id, receipt: r.receipt, expires_at: r.expires_at, separation: r.separation, separation_facts: r.separation_facts, method: r.method, checkpoint: r.checkpoint });
     return;
   }
   sendHtml(res, 404, messagePage("Not found", "No such page."));
