@@ -11,7 +11,8 @@ import { fileURLToPath } from "node:url";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { rawIpc, startDaemon, type DaemonProcess } from "../helpers/daemon.ts";
-import { HOSTGATE_BIN, runHostgate } from "../helpers/hostgate.ts";
+import { HOSTGATE_BIN, runHostgate, startServe } from "../helpers/hostgate.ts";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 
 let d: DaemonProcess;
 beforeAll(async () => { d = await startDaemon("backend:\n  type: mock\napproval:\n  same_user: allow\nconsole:\n  enabled: true\n  port: 0\n"); }, 30_000);
@@ -90,6 +91,35 @@ describe("URL-mode elicitation", () => {
       expect(shown.result.value.steps.map((s) => s.state)).toEqual(["planned"]);
     } finally {
       await client.close();
+    }
+  }, 60_000);
+});
+
+describe("URL-mode elicitation over the Streamable HTTP front (issue 23: offered over stdio only)", () => {
+  it("T23-elicit-http: the stateless HTTP front cannot offer it (no per-client state, JSON answers); the plan result carries the console link instead", async () => {
+    // Why: a 2025-era POST gets a fresh server that never saw this client's initialize, so it cannot know the client
+    // declared elicitation.url, and it answers in JSON-response mode, with no stream for a server→client request.
+    // The 2026-07-28 era has no server-initiated requests at all. Offering it would take per-client sessions, which
+    // the front keeps out on purpose (clients never share state). The link reaches the model in the result instead.
+    const serve = await startServe(["--config", d.configPath], { ...d.env, HOSTGATE_SOCKET: d.agentSocket });
+    const offered: unknown[] = [];
+    const client = new Client({ name: "elicit-http-e2e", version: "1.0.0" }, { capabilities: { elicitation: { url: {} } } });
+    client.setRequestHandler("elicitation/create", (req) => {
+      offered.push(req.params);
+      return { action: "accept" };
+    });
+    try {
+      await client.connect(new StreamableHTTPClientTransport(new URL(serve.url)));
+      const r = await client.callTool({ name: "plan", arguments: { steps: [{ action: "WriteFile", params: { path: join(d.dir, "elicit-http.conf"), content: "x\n" } }] } });
+      const plan = r.structuredContent as { plan_id: string; next: string; steps: { console_url?: string }[] };
+      const url = plan.steps[0]!.console_url!;
+      expect(url).toMatch(/^http:\/\/localhost:\d+\/plans\//);
+      expect(plan.next).toContain(url);
+      await new Promise((done) => setTimeout(done, 500));
+      expect(offered).toEqual([]);
+    } finally {
+      await client.close();
+      await serve.stop();
     }
   }, 60_000);
 });
