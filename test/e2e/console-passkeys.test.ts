@@ -70,7 +70,7 @@ describe("hostgate console passkeys / revoke (issue 23)", () => {
     // The default admin socket (HOSTGATE_ADMIN_SOCKET) names a path where no daemon runs: only --socket can reach the scratch daemon.
     const env = { ...daemon.env, HOSTGATE_ADMIN_SOCKET: join(dir, "no-daemon-here.sock") };
     const cfg = ["-c", daemon.configPath];
-    const link = /one-time link \(valid until [^)]+\): *\n\n {2}http:\/\/localhost:\d+\/(login|enroll)#[A-Za-z0-9_-]{43}\n/;
+    const link = /one-time link \(valid until [^)]+\): *\n\n {2}http:\/\/localhost:\d+\/(login|enroll)#hgl_[A-Za-z0-9_-]{43}\n/;
     for (const args of [
       ["console", "--socket", daemon.adminSocket, "--no-open", ...cfg],
       ["console", "enroll", "--socket", daemon.adminSocket, "--no-open", ...cfg],
