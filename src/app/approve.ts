@@ -6,6 +6,7 @@ import type { ApproveResult, PendingResult, RejectResult, ShowResult } from "../
 import { audit, checkpointRef } from "./audit-log.ts";
 import type { DaemonDeps } from "./deps.ts";
 import type { TransactionStore } from "../ports/transaction-store.ts";
+import type { RiskLevel } from "../core/catalogue/action.ts";
 import { separationOf } from "../core/approval.ts";
 import { judgeApproval, passkeyRequirement, passkeySeparation, type ApprovalMethod, type ApproverProof } from "../core/approval-proof.ts";
 import { actorOf, actorView, parseActor, type Caller } from "../core/caller.ts";
@@ -58,11 +59,15 @@ export function resolvePlanId(deps: DaemonDeps, typed: string): string {
  * clock), newest first, at most `limit` (default 50), each with its highest risk and its steps in order.
  */
 export function pending(deps: DaemonDeps, limit = 50): PendingResult {
-  return pendingIn(deps.transactions(), deps.clock.now(), limit);
+  return pendingIn(deps.transactions(), deps.clock.now(), limit, deps.approval.passkey_required_from);
 }
 
-/** {@link pending} over one transaction store at `now` (ms): also how the CLI lists plans when no daemon runs (daemon/pending-offline.ts). */
-export function pendingIn(store: TransactionStore, now: number, limit = 50): PendingResult {
+/**
+ * {@link pending} over one transaction store at `now` (ms): also how the CLI lists plans when no daemon runs
+ * (daemon/pending-offline.ts). `passkeyFrom`: config `approval.passkey_required_from` (null: never), for each
+ * plan's `passkey_required`.
+ */
+export function pendingIn(store: TransactionStore, now: number, limit = 50, passkeyFrom: RiskLevel | null = null): PendingResult {
   const open = store.list({ state: "planned", limit: 1000 }).filter((tx) => effectiveState(tx, now) === "planned");
   const byPlan = new Map<string, Transaction[]>();
   for (const tx of open) byPlan.set(tx.plan_id, [...(byPlan.get(tx.plan_id) ?? []), tx]);
@@ -74,6 +79,7 @@ export function pendingIn(store: TransactionStore, now: number, limit = 50): Pen
       plan_id: first.plan_id, risk_level: highestRisk(steps.map((t) => t.risk_level)), host: hosts.length === 1 ? hosts[0]! : `${hosts.length} hosts`,
       created_at: new Date(first.created_at).toISOString(), expires_at: new Date(Math.min(...steps.map((t) => t.plan_expires_at))).toISOString(), actor: first.actor,
       steps: steps.map((t) => ({ transaction_id: t.id, action_name: t.action_name, host: t.host, risk_level: t.risk_level, summary: t.preview.summary })),
+      passkey_required: passkeyRequirement(steps.map((t) => ({ id: t.id, risk_level: t.risk_level, intended: t.preview.intended })), passkeyFrom),
     };
   });
   return { plans };

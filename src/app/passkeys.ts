@@ -1,5 +1,5 @@
 import type { PasskeyAnchor, PasskeyProof } from "../core/approval-proof.ts";
-import { actorOf, type Caller } from "../core/caller.ts";
+import { actorOf, actorView, type Caller } from "../core/caller.ts";
 import { HostgateError } from "../core/errors.ts";
 import { approvalChallenge } from "../core/passkey-challenge.ts";
 import type { ApproveResult } from "../ipc/protocol.ts";
@@ -151,8 +151,58 @@ export async function approveWithPasskey(deps: DaemonDeps, rp: RelyingParty, pla
 }
 
 /** The active passkeys, oldest first, with ISO 8601 times. */
-export function listPasskeys(deps: DaemonDeps): { credential_id: string; name: string; created_at: string; last_used_at: string | null }[] {
-  return deps.passkeys().list().map((p) => ({ credential_id: p.credential_id, name: p.name, created_at: new Date(p.created_at).toISOString(), last_used_at: p.last_used_at === null ? null : new Date(p.last_used_at).toISOString() }));
+export function listPasskeys(deps: DaemonDeps): PasskeyListing[] {
+  const enrolled = enrollmentsOf(deps);
+  return deps.passkeys().list().map((p) => {
+    const e = enrolled.get(p.credential_id);
+    return {
+      credential_id: p.credential_id, name: p.name, created_at: new Date(p.created_at).toISOString(), last_used_at: p.last_used_at === null ? null : new Date(p.last_used_at).toISOString(),
+      enrolled_by: e?.by ?? null, enrolled_seq: e?.seq ?? null, vouched_by: e?.vouched_by ?? null,
+    };
+  });
+}
+
+/**
+ * One active passkey as `hostgate console passkeys`, the console and doctor show it (times ISO 8601). From the
+ * audit chain's `passkey.enrolled` entry (issue 23: a human spots a passkey they did not make): `enrolled_by`,
+ * who enrolled it ({@link enrollerOf}), `enrolled_seq` that entry's seq and `vouched_by` the credential id of
+ * the passkey that vouched for it; all three null when the chain has no such entry (a passkey that appeared
+ * in state.db without one is itself a sign of tampering).
+ */
+export interface PasskeyListing {
+  credential_id: string;
+  name: string;
+  created_at: string;
+  last_used_at: string | null;
+  enrolled_by: string | null;
+  enrolled_seq: number | null;
+  vouched_by: string | null;
+}
+
+/**
+ * Who an enrollment's audit actor was, for a human: `uid 1000 (admin socket)` when the kernel identified the
+ * caller (the uid that minted the enrollment link), else its label (`console`) or the actor as recorded.
+ */
+export function enrollerOf(actor: string): string {
+  const v = actorView(actor);
+  if (v.uid !== undefined) return `uid ${v.uid}${v.socket === "admin" ? " (admin socket)" : v.socket ? ` (${v.socket})` : ""}${v.label === "console" ? " through the console" : ""}`;
+  return v.label ?? v.raw ?? actor;
+}
+
+/** Every `passkey.enrolled` entry of the chain by credential id (the first one of each): seq, who, voucher. */
+function enrollmentsOf(deps: DaemonDeps): Map<string, { seq: number; by: string; vouched_by: string | null }> {
+  const out = new Map<string, { seq: number; by: string; vouched_by: string | null }>();
+  for (const e of deps.audit().query({ kind: "passkey.enrolled", limit: 10_000 })) {
+    let p: { credential_id?: unknown; vouched_by?: unknown };
+    try {
+      p = JSON.parse(e.payload) as typeof p;
+    } catch {
+      continue;
+    }
+    if (typeof p.credential_id !== "string" || out.has(p.credential_id)) continue;
+    out.set(p.credential_id, { seq: e.seq, by: enrollerOf(e.actor), vouched_by: typeof p.vouched_by === "string" ? p.vouched_by : null });
+  }
+  return out;
 }
 
 /**

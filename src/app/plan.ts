@@ -4,6 +4,7 @@ import { findAction } from "../core/catalogue/index.ts";
 import { HostgateError, describeIssues } from "../core/errors.ts";
 import { findControlCharacter } from "../core/limits.ts";
 import { planIntent } from "../core/planner/rules.ts";
+import { passkeyRequirement } from "../core/approval-proof.ts";
 import { agentPreview } from "../core/transaction/agent-preview.ts";
 import { previewHashInput } from "../core/transaction/preview-hash.ts";
 import { DEFAULT_CONFIRM_WINDOW_S, PLAN_TTL_MS, type Transaction } from "../core/transaction/transaction.ts";
@@ -89,10 +90,30 @@ export function withConfirmWindow(preview: Preview, action: Action, params: Reco
   };
 }
 
-/** The `next` text of a plan: what the model must do now (one approval of the whole plan, issue 22). */
-export function planNext(planId: string, stepCount: number): string {
+/**
+ * Where the human approves a plan, for its `next` text (issue 23): `passkey` is why the plan needs a passkey
+ * approval (core/approval-proof.ts passkeyRequirement) or null; `console` is null when this daemon has no
+ * approval console, else its URL of the plan's first step, or null as `url` when the console is not running
+ * (then the text says how to start it: `hostgate console`).
+ */
+export interface ApprovalRoute {
+  passkey: string | null;
+  console: { url: string | null } | null;
+}
+
+/** The `next` text of a plan: what the model must do now (one approval of the whole plan, issue 22; where, issue 23). */
+export function planNext(planId: string, stepCount: number, route: ApprovalRoute = { passkey: null, console: null }): string {
   const all = stepCount === 1 ? "the step" : `all ${stepCount} steps`;
-  return `Show these steps and their risk to the user and STOP. A human approves ${all} at once in a terminal with \`hostgate approve ${planId}\`, which prints one receipt for this plan; only then call execute with the steps in order and that receipt (on each step, or once as the top-level approval_receipt). A chat reply such as "yes" is not a receipt.`;
+  const then = "only then call execute with the steps in order and that receipt (on each step, or once as the top-level approval_receipt). A chat reply such as \"yes\" is not a receipt.";
+  const url = route.console?.url ?? null;
+  const open = url === null
+    ? "the human runs `hostgate console`, which starts the console and prints a one-time login link, and opens the plan there"
+    : `the human runs \`hostgate console\` for a one-time login link, then opens ${url} (tell them this link)`;
+  if (route.passkey !== null) {
+    return `Show these steps and their risk to the user and STOP. This plan needs a passkey approval (${route.passkey}): approve in the console — ${open}, and approves ${all} at once with an enrolled passkey; the page shows one receipt for this plan (\`hostgate approve\` cannot approve it). ${then}`;
+  }
+  const terminal = `Show these steps and their risk to the user and STOP. A human approves ${all} at once in a terminal with \`hostgate approve ${planId}\`, which prints one receipt for this plan; ${then}`;
+  return route.console === null ? terminal : `${terminal} The human may instead approve in the approval console: ${open}.`;
 }
 
 /**
@@ -151,6 +172,7 @@ export async function plan(deps: DaemonDeps, input: PlanInput, caller: Caller, o
   const planId = opts.join?.id ?? deps.crypto.uuid();
   let seq = opts.join?.after ?? 0;
   const steps: PlanResult["steps"] = [];
+  const planned: { id: string; risk_level: Transaction["risk_level"]; intended?: unknown }[] = [];
   for (const p of prepared) {
     seq++;
     const tx: Transaction = {
@@ -162,6 +184,7 @@ export async function plan(deps: DaemonDeps, input: PlanInput, caller: Caller, o
     };
     await audit(deps.audit(), "plan.created", actor, { transaction_id: tx.id, plan_id: planId, plan_seq: seq, action: tx.action_name, host: tx.host, params: tx.params as JsonValue, risk_level: tx.risk_level, preview_hash: tx.preview_hash, planner, intent: tx.intent ?? undefined });
     deps.transactions().insert(tx);
+    planned.push({ id: tx.id, risk_level: tx.risk_level, intended: tx.preview.intended });
     const url = consoleUrlOf(deps, tx.id);
     steps.push({ transaction_id: tx.id, action_name: tx.action_name, host: tx.host, params: tx.params, access: p.action.access, risk_level: tx.risk_level, preview: agentPreview(tx.preview), preview_hash: tx.preview_hash, expires_at: new Date(tx.plan_expires_at).toISOString(), ...(url === null ? {} : { console_url: url }) });
   }
@@ -175,6 +198,6 @@ export async function plan(deps: DaemonDeps, input: PlanInput, caller: Caller, o
     planner,
     steps,
     ...(reads.length === 0 ? {} : { read_only: reads }),
-    next: `${planNext(planId, seq)}${steps[0]?.console_url === undefined ? "" : ` The human may instead approve in the approval console: ${steps[0].console_url} (tell them this link).`}${left}`,
+    next: `${planNext(planId, seq, { passkey: passkeyRequirement(planned, deps.approval.passkey_required_from), console: deps.console ? { url: steps[0]?.console_url ?? null } : null })}${left}`,
   };
 }

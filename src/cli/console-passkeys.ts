@@ -15,7 +15,7 @@ export function registerConsolePasskeyCommands(program: Command): void {
     ?? program.command("console").description("The approval console: passkeys that may approve plans (admin socket).");
   console
     .command("passkeys")
-    .description("List the enrolled passkeys: credential id, name, enrolled, last used (admin socket).")
+    .description("List the enrolled passkeys: credential id, name, enrolled when and by whom (audit chain), last used (admin socket).")
     .option("--socket <path>", "admin socket (default: the daemon the MCP fronts use, by the same rule)")
     .option("-c, --config <path>", "configuration file the fronts use (daemon.* sockets, state.dir)")
     .option("--json", "print them as JSON")
@@ -38,14 +38,20 @@ export function registerConsolePasskeyCommands(program: Command): void {
     });
 }
 
-/** The table `hostgate console passkeys` prints (names escaped: a passkey's owner typed them in a browser). */
+/** The BY cell: who enrolled a passkey (audit chain), or a warning when the chain has no enrollment entry for it. */
+export const enrolledByCell = (p: PasskeysListResult["passkeys"][number]): string => (p.enrolled_by == null ? "NOT IN THE AUDIT CHAIN" : `${p.enrolled_by}${p.vouched_by ? ", vouched by another passkey" : ""}`);
+
+/**
+ * The table `hostgate console passkeys` prints: credential, name (escaped: a passkey's owner typed it in a
+ * browser), enrolled when and by whom (from the audit chain, issue 23: spot a passkey you did not make), last use.
+ */
 export function renderPasskeys(r: PasskeysListResult): string {
   if (r.passkeys.length === 0) return "No passkey is enrolled. Enroll one with: hostgate console enroll\n";
-  const rows = r.passkeys.map((p) => [p.credential_id, visible(p.name), p.created_at, p.last_used_at ?? "never"]);
-  const head = ["CREDENTIAL", "NAME", "ENROLLED", "LAST USED"];
+  const rows = r.passkeys.map((p) => [p.credential_id, visible(p.name), p.created_at, enrolledByCell(p), p.last_used_at ?? "never"]);
+  const head = ["CREDENTIAL", "NAME", "ENROLLED", "BY", "LAST USED"];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
   const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join("  ").trimEnd();
-  return `${[line(head), ...rows.map(line)].join("\n")}\nRevoke one with: hostgate console revoke <credential>\n`;
+  return `${[line(head), ...rows.map(line)].join("\n")}\nOne you did not enroll? Revoke it with: hostgate console revoke <credential>\n`;
 }
 
 type Admin = ReturnType<typeof import("../ipc/socket-client.ts").socketAdminClient>;

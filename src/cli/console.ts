@@ -1,27 +1,21 @@
-import { spawn } from "node:child_process";
 import type { Command } from "commander";
 import { adminSocketPath } from "./admin-socket.ts";
+import { canOpenBrowser, openLinkInBrowser } from "./browser-open.ts";
 import { EXIT, loadConfigOrExit } from "./common.ts";
+import { enrolledByCell } from "./console-passkeys.ts";
+import { visible } from "./approve.ts";
+import type { PasskeysListResult } from "../ipc/passkeys.ts";
 
 /**
- * Whether a browser can be opened for the user: a graphical session (DISPLAY or WAYLAND_DISPLAY) and not
- * told otherwise (`--no-open`). Never a reason to fail: without one the link is printed only.
+ * What `hostgate console enroll` says when passkeys exist already: how many, each one's name and who enrolled it
+ * when (audit chain), that adding one needs an assertion from one of them, and how to revoke one.
  */
-export function canOpenBrowser(env: NodeJS.ProcessEnv): boolean {
-  return Boolean(env.DISPLAY || env.WAYLAND_DISPLAY);
-}
-
-/** Opens `url` with xdg-open, detached; resolves false (never throws) when it cannot be started. */
-function openBrowser(url: string): Promise<boolean> {
-  return new Promise((resolve) => {
-    try {
-      const child = spawn("xdg-open", [url], { detached: true, stdio: "ignore" });
-      child.once("error", () => { resolve(false); });
-      child.once("spawn", () => { child.unref(); resolve(true); });
-    } catch {
-      resolve(false);
-    }
-  });
+export function existingPasskeys(r: PasskeysListResult): string {
+  const n = r.passkeys.length;
+  const lines = r.passkeys.map((p) => `  ${visible(p.name)}  (${p.credential_id}; enrolled ${p.created_at} by ${enrolledByCell(p)})`);
+  return `${n} passkey${n === 1 ? " is" : "s are"} already enrolled:\n${lines.join("\n")}\n`
+    + `Adding another needs an assertion from one of ${n === 1 ? "it" : "them"}: the page asks for it before it creates the new passkey.\n`
+    + "One you did not enroll? Revoke it first: hostgate console revoke <credential>\n\n";
 }
 
 /** Asks the admin socket for a one-time link and prints it (and opens a browser for a login link when one exists). */
@@ -29,8 +23,11 @@ async function printLink(purpose: "login" | "enroll", opts: { socket?: string; c
   const { socketAdminClient } = await import("../ipc/socket-client.ts");
   const target = await adminSocketPath(opts.socket, loadConfigOrExit(opts.config));
   const admin = socketAdminClient(target.path);
+  // Enrolling next to existing passkeys: say which exist (a passkey the human did not make is one to revoke).
+  const existing = purpose === "enroll" ? await admin.call("passkeys_list", {}) : null;
   const r = await admin.call("console_link", { purpose });
   await admin.close();
+  if (r.ok && existing?.ok === true && existing.value.passkeys.length > 0) process.stdout.write(existingPasskeys(existing.value));
   if (!r.ok) {
     process.stderr.write(`hostgate: ${r.error.message}${r.error.hint ? `\n${r.error.hint}` : ""}\n`);
     process.exit(EXIT.failure);
@@ -38,7 +35,7 @@ async function printLink(purpose: "login" | "enroll", opts: { socket?: string; c
   const what = purpose === "login" ? "Log in to the approval console" : "Enroll a passkey for approvals";
   process.stdout.write(`${what} with this one-time link (valid until ${r.value.expires_at}, works once, only on this machine):\n\n  ${r.value.url}\n\n`);
   if (opts.open && canOpenBrowser(process.env)) {
-    if (await openBrowser(r.value.url)) process.stdout.write("Opened in your browser.\n");
+    if (await openLinkInBrowser(r.value.url)) process.stdout.write("Opened in your browser (through a private redirect page: the link is on no command line).\n");
     else process.stdout.write("Could not start xdg-open: open the link yourself.\n");
   }
 }

@@ -33,9 +33,18 @@ export function roff(text: string): string {
 
 const pageName = (path: string): string => (path === "" ? "hostgate" : `hostgate-${path.replace(/ /g, "-")}`);
 
-function usage(cmd: Command, path: string): string {
+/**
+ * Whether `cmd` runs something itself when no subcommand is given (`hostgate console` prints a login link): its
+ * subcommand is then optional in the synopsis. Commander keeps the action handler in a field it does not export.
+ */
+function hasOwnAction(cmd: Command): boolean {
+  return (cmd as unknown as { _actionHandler?: unknown })._actionHandler != null;
+}
+
+/** The SYNOPSIS line: `hostgate <path> [options] <command>|[command] <args>`. */
+export function usage(cmd: Command, path: string): string {
   const args = cmd.registeredArguments.map((a) => (a.required ? `<${a.name()}${a.variadic ? "..." : ""}>` : `[${a.name()}${a.variadic ? "..." : ""}]`));
-  const subs = cmd.commands.length > 0 ? ["<command>"] : [];
+  const subs = cmd.commands.length === 0 ? [] : hasOwnAction(cmd) ? ["[command]"] : ["<command>"];
   const opts = cmd.options.length > 0 ? ["[options]"] : [];
   return [`hostgate${path ? ` ${path}` : ""}`, ...opts, ...subs, ...args].join(" ");
 }

@@ -42,7 +42,22 @@ export function renderPending(r: PendingResult, now: number): string {
   const last = head.length - 1;
   const widths = head.slice(0, last).map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
   const line = (cells: string[]) => cells.map((c, i) => (i < last ? c.padEnd(widths[i]!) : c.length > 100 ? `${c.slice(0, 99)}…` : c)).join("  ");
-  return `${[line(head), ...rows.map(line)].join("\n")}\nReview and approve all steps of one with: hostgate approve <plan> (its first 8 characters will do when unique)\n`;
+  return `${[line(head), ...rows.map(line)].join("\n")}\n${pendingFooter(r)}`;
+}
+
+/**
+ * Where the plans listed are approved (issue 23): `hostgate approve` for those any approval will do; for those
+ * that need a passkey (`passkey_required`), the console, named with their short ids.
+ */
+export function pendingFooter(r: PendingResult): string {
+  const passkey = r.plans.filter((p) => p.passkey_required != null);
+  const lines: string[] = [];
+  if (passkey.length < r.plans.length) lines.push("Review and approve all steps of one with: hostgate approve <plan> (its first 8 characters will do when unique)");
+  if (passkey.length > 0) {
+    const ids = passkey.map((p) => p.plan_id.slice(0, 8)).join(", ");
+    lines.push(`${passkey.length === r.plans.length ? "These plans need" : `Plan${passkey.length === 1 ? "" : "s"} ${ids} need${passkey.length === 1 ? "s" : ""}`} a passkey: approve in the console (run \`hostgate console\` for a one-time login link); \`hostgate approve\` cannot approve ${passkey.length === 1 ? "it" : "them"}.`);
+  }
+  return `${lines.join("\n")}\n`;
 }
 
 /** A pending answer for --json: each plan's actor as an object (core/caller.ts actorView), not its JSON text. */
@@ -74,13 +89,13 @@ export function registerPendingCommand(program: Command): void {
           const { pendingFromStateDir } = await import("../daemon/pending-offline.ts");
           let offline;
           try {
-            offline = pendingFromStateDir(config.state.dir, Date.now(), limit);
+            offline = pendingFromStateDir(config.state.dir, Date.now(), limit, process.env, config.approval.passkey_required_from ?? null);
           } catch (err) {
             process.stderr.write(`hostgate: no daemon is running, and ${(err as Error).message}\n`);
             process.exit(EXIT.failure);
           }
           const { from, ...r } = offline;
-          process.stderr.write(`hostgate: no daemon answers at ${where.agent}; read ${from}. To approve one, start your MCP client (its front runs the daemon) or hostgate serve, then: hostgate approve <plan>. ` +
+          process.stderr.write(`hostgate: no daemon answers at ${where.agent}; read ${from}. To approve one, start your MCP client (its front runs the daemon) or hostgate serve, then: hostgate approve <plan> (or hostgate console for a plan that needs a passkey). ` +
             "A daemon your clients reach through a configuration file or socket of their own: pass the same --config or --socket.\n");
           process.stdout.write(opts.json ? `${JSON.stringify(pendingJson(r), null, 2)}\n` : renderPending(r, Date.now()));
           process.exit(EXIT.ok);

@@ -4,9 +4,17 @@ import { z } from "zod";
 
 /** `passkeys_list`: no params. */
 export const PasskeysListInputSchema = z.object({}).strict();
-/** The active passkeys, oldest first: credential id (base64url), name, enrollment and last use (ISO 8601). */
+/** The active passkeys, oldest first: credential id (base64url), name, enrollment and last use (ISO 8601), who enrolled it (audit chain). */
 export const PasskeysListResultSchema = z.object({
-  passkeys: z.array(z.object({ credential_id: z.string(), name: z.string(), created_at: z.string(), last_used_at: z.string().nullable() })),
+  passkeys: z.array(z.object({
+    credential_id: z.string(), name: z.string(), created_at: z.string(), last_used_at: z.string().nullable(),
+    /** Who enrolled it, from the audit chain's `passkey.enrolled` entry (e.g. "uid 1000 (admin socket)"); null: no entry. */
+    enrolled_by: z.string().nullable().optional(),
+    /** That entry's seq. */
+    enrolled_seq: z.number().nullable().optional(),
+    /** The credential id of the passkey that vouched for this one (null: the first passkey). */
+    vouched_by: z.string().nullable().optional(),
+  })),
 });
 export type PasskeysListResult = z.infer<typeof PasskeysListResultSchema>;
 /** `passkeys_revoke`: one credential id as `hostgate console passkeys` lists it. */

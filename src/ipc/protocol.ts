@@ -368,6 +368,8 @@ export const PendingResultSchema = z.object({
       risk_level: RiskLevelSchema,
       summary: z.string(),
     })),
+    /** Why only a passkey approval in the console can approve it (issue 23), or null: `hostgate approve` will do. */
+    passkey_required: z.string().nullable().optional(),
   })),
 });
 export type PendingResult = z.infer<typeof PendingResultSchema>;

@@ -3,7 +3,9 @@
  * client declared `elicitation.url`, the front also offers that URL to the user through the client. Only an
  * offer: whatever the client answers (accept, decline, cancel, or an error) is ignored. An elicitation
  * "accept" is never a receipt: the approval happens only in the console page (a passkey assertion checked by
- * the daemon). Nothing waits for it: the plan's result is returned at once.
+ * the daemon). Nothing waits for it: the plan's result is returned at once. Over stdio only: the stateless
+ * Streamable HTTP front gives each POST a fresh server that never saw the client's initialize (no capabilities)
+ * and answers in JSON with no stream for a server→client request; there the link is in the plan result.
  */
 import type { Server } from "@modelcontextprotocol/server";
 import type { ToolResult } from "./tool-spec.ts";

@@ -85,6 +85,9 @@ describe.skipIf(!haveChromium)("approval console in Debian's chromium with a vir
     await alice.page.fill("#name", "alice");
     await alice.page.click("#enroll button");
     await expect.poll(() => alice.page.textContent("#result"), { timeout: 15_000 }).toContain("Passkey alice enrolled.");
+    // Who enrolled it and when, from the audit chain: the list and the console's separation page show it.
+    const listed = await rig.d.service.admin("h").call("passkeys_list", {});
+    expect(listed.ok && listed.value.passkeys.map((p) => [p.name, typeof p.enrolled_by, typeof p.enrolled_seq])).toEqual([["alice", "string", "number"]]);
     // The same link again: refused, nothing enrolled.
     await alice.page.goto(link);
     await alice.page.fill("#name", "mallory");
@@ -106,6 +109,15 @@ describe.skipIf(!haveChromium)("approval console in Debian's chromium with a vir
     const receipt = (await alice.page.locator("#receipt").textContent({ timeout: 15_000 }))!;
     expect(receipt).toMatch(/^hgr_/);
     await shot(alice.page, "approved");
+    // T23-page-after-approve: the page shows the new state: steps approved, no approve button, the separation label.
+    expect(await alice.page.locator("#approve").isVisible()).toBe(false);
+    expect(await alice.page.locator("button.reject").isVisible()).toBe(false);
+    expect(await alice.page.locator("[data-state]").allTextContents()).toEqual(["approved"]);
+    expect(await alice.page.locator("#separation").textContent()).toMatch(/^Separation: (NONE|SEPARATED) \(.+\)$/);
+    await alice.page.goto(`${rig.origin}/separation`);
+    expect(await alice.page.locator("table").textContent()).toMatch(/alice.*2026-.*(console|uid)/s);
+    await alice.page.goto(plan.steps[0]!.console_url!);
+    expect(await alice.page.locator("main").textContent()).toContain("its steps are approved");
     const first = await execute(plan, receipt);
     expect(first.ok && first.value.results.map((r) => r.status)).toEqual(["succeeded"]);
     expect(readFileSync(plan.steps[0]!.params.path as string, "utf8")).toBe("server_name example.org;\n");
@@ -144,7 +156,9 @@ describe.skipIf(!haveChromium)("approval console in Debian's chromium with a vir
       const plan = await rig.planWrites(["mallory was here\n"]);
       await mallory.page.goto(`${rig.origin}/plans/${plan.plan_id}`);
       await mallory.page.click("#approve button");
-      await expect.poll(() => mallory.page.locator("#result").textContent(), { timeout: 70_000 }).toContain("Not approved");
+      // T23-webauthn-plain-error: the browser's raw NotAllowedError becomes what it means and what to do.
+      await expect.poll(() => mallory.page.locator("#result").textContent(), { timeout: 70_000 }).toContain("Not approved: This passkey is not enrolled here, or you cancelled");
+      expect(await mallory.page.locator("#result").textContent()).not.toContain("w3.org");
       const s = await rig.d.service.admin("h").call("show", { transaction_id: plan.plan_id });
       expect(s.ok && s.value.steps[0]!.state).toBe("planned");
     } finally {

@@ -38,7 +38,7 @@ describe("console: off unless configured or asked for", () => {
       const link = await d.service.admin("human").call("console_link", { purpose: "login" });
       expect(link.ok).toBe(true);
       if (!link.ok) return;
-      expect(link.value.url).toMatch(/^http:\/\/localhost:\d+\/login#[A-Za-z0-9_-]{43}$/);
+      expect(link.value.url).toMatch(/^http:\/\/localhost:\d+\/login#hgl_[A-Za-z0-9_-]{43}$/);
       const p2 = await d.service.agent("model").call("plan", { steps: [{ action: "WriteFile", params: { path: join(work, "b.conf"), content: "x\n" } }] });
       expect(p2.ok && p2.value.steps[0]!.console_url).toBe(`${link.value.origin}/plans/${p2.ok ? p2.value.steps[0]!.transaction_id : ""}`);
       expect(p2.ok && p2.value.next).toContain(`${link.value.origin}/plans/`);
@@ -173,6 +173,37 @@ describe("console: who may talk to it", () => {
     const enroll = (await rig.link("enroll")).split("#")[1]!;
     const r = await raw(rig.port, "POST", "/login", { headers: { origin: rig.origin, "content-type": "application/json" }, body: JSON.stringify({ token: enroll }) });
     expect(r.status).toBe(403);
+  });
+
+  it("T23-enroll-link-used-at-first-use: /enroll/options uses the link up and binds the ceremony to that browser; a second party gets \"used\"", async () => {
+    const own = await startRig({ passkeys: "daemon" });
+    try {
+      const token = (await own.link("enroll")).split("#")[1]!;
+      const post = (path: string, body: unknown, cookie?: string) => raw(own.port, "POST", path, { headers: { origin: own.origin, "content-type": "application/json", ...(cookie ? { cookie } : {}) }, body: JSON.stringify(body) });
+      const human = await post("/enroll/options", { token, name: "Ada laptop" });
+      expect(human.status, human.body).toBe(200);
+      const set = ([] as string[]).concat(human.headers["set-cookie"] ?? []);
+      expect(set).toHaveLength(1);
+      expect(set[0]).toMatch(/^hostgate_enroll=[A-Za-z0-9_-]{43}; HttpOnly; SameSite=Strict; Path=\/enroll; Max-Age=300$/);
+      const cookie = set[0]!.split(";")[0]!;
+      // The model read the same link: it is used now, and finishing needs the human's browser's cookie.
+      const model = await post("/enroll/options", { token, name: "model" });
+      expect(model.status).toBe(403);
+      expect((JSON.parse(model.body) as { error: string }).error).toMatch(/already used .*hostgate console enroll/);
+      const noCookie = await post("/enroll/finish", { token, name: "model", registration: {} });
+      expect(noCookie.status).toBe(403);
+      expect((JSON.parse(noCookie.body) as { error: string }).error).toContain("No enrollment was started in this browser");
+      // The human's ceremony is one attempt: a bad registration is refused by the backend, and the cookie is spent.
+      const bad = await post("/enroll/finish", { name: "Ada laptop", registration: { id: "x", response: { clientDataJSON: "e30" } } }, cookie);
+      expect(bad.status).not.toBe(200);
+      expect((JSON.parse(bad.body) as { error: string }).error).not.toContain("No enrollment was started");
+      const again = await post("/enroll/finish", { name: "Ada laptop", registration: {} }, cookie);
+      expect(again.status).toBe(403);
+      expect((JSON.parse(again.body) as { error: string }).error).toContain("No enrollment was started in this browser");
+      expect(own.d.service.deps.passkeys().list()).toEqual([]);
+    } finally {
+      await own.close();
+    }
   });
 
   it("enrolling without the one-time link is refused, saying how to get one", async () => {

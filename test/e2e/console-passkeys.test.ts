@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SqlitePasskeyStore } from "../../src/adapters/passkey-sqlite.ts";
 import { renderPasskeys } from "../../src/cli/console-passkeys.ts";
-import { startDaemon, type DaemonProcess } from "../helpers/daemon.ts";
+import { rawIpc, startDaemon, type DaemonProcess } from "../helpers/daemon.ts";
 import { runHostgate } from "../helpers/hostgate.ts";
 
 const dir = mkdtempSync(join(tmpdir(), `hg-console-passkeys-${process.pid}-`));
@@ -32,9 +32,19 @@ describe("hostgate console passkeys / revoke (issue 23)", () => {
   it("T23-cli-passkeys: lists the enrolled passkeys with names made visible, then revokes one; a second revoke and an unknown id say what to do", async () => {
     const list = await runHostgate(["console", "passkeys", "--socket", daemon.adminSocket, "-c", daemon.configPath], { env: daemon.env });
     expect(list.code).toBe(0);
-    expect(list.stdout).toMatch(/^CREDENTIAL\s+NAME\s+ENROLLED\s+LAST USED\ncred-AAAA_bbbb\s+alice<U\+202E>laptop\s+2026-12-01T10:00:00.000Z\s+never\n/);
+    // Planted in state.db without a `passkey.enrolled` entry: the BY column says the chain never saw it enrolled.
+    expect(list.stdout).toMatch(/^CREDENTIAL\s+NAME\s+ENROLLED\s+BY\s+LAST USED\ncred-AAAA_bbbb\s+alice<U\+202E>laptop\s+2026-12-01T10:00:00.000Z\s+NOT IN THE AUDIT CHAIN\s+never\n/);
     const json = await runHostgate(["console", "passkeys", "--json", "--socket", daemon.adminSocket, "-c", daemon.configPath], { env: daemon.env });
-    expect(JSON.parse(json.stdout)).toEqual({ passkeys: [{ credential_id: "cred-AAAA_bbbb", name: "alice\u202Elaptop", created_at: "2026-12-01T10:00:00.000Z", last_used_at: null }] });
+    expect(JSON.parse(json.stdout)).toEqual({ passkeys: [{ credential_id: "cred-AAAA_bbbb", name: "alice\u202Elaptop", created_at: "2026-12-01T10:00:00.000Z", last_used_at: null, enrolled_by: null, enrolled_seq: null, vouched_by: null }] });
+    // `console enroll` says what exists and what adding one needs; doctor names it too.
+    const enroll = await runHostgate(["console", "enroll", "--no-open", "--socket", daemon.adminSocket, "-c", daemon.configPath], { env: { ...daemon.env, DISPLAY: "" } });
+    expect(enroll.code, enroll.stderr).toBe(0);
+    expect(enroll.stdout).toContain("1 passkey is already enrolled:\n  alice<U+202E>laptop  (cred-AAAA_bbbb; enrolled 2026-12-01T10:00:00.000Z by NOT IN THE AUDIT CHAIN)\n");
+    expect(enroll.stdout).toContain("Adding another needs an assertion from one of it");
+    expect(enroll.stdout).toContain("hostgate console revoke <credential>");
+    expect(enroll.stdout).toMatch(/enroll#hgl_/);
+    const doctor = await rawIpc(daemon.agentSocket, "doctor", {});
+    expect(JSON.stringify(doctor)).toMatch(/"name":"console: passkeys","status":"warn","detail":"alice<U\+202E>laptop \(cred-AAAA_bbbb\) has no enrollment entry in the audit chain/);
     const revoke = await runHostgate(["console", "revoke", "cred-AAAA_bbbb", "--socket", daemon.adminSocket, "-c", daemon.configPath], { env: daemon.env });
     expect(revoke).toMatchObject({ code: 0, stdout: "Revoked passkey cred-AAAA_bbbb; it can no longer approve.\n" });
     const after = await runHostgate(["console", "passkeys", "--socket", daemon.adminSocket, "-c", daemon.configPath], { env: daemon.env });
@@ -60,7 +70,7 @@ describe("hostgate console passkeys / revoke (issue 23)", () => {
     // The default admin socket (HOSTGATE_ADMIN_SOCKET) names a path where no daemon runs: only --socket can reach the scratch daemon.
     const env = { ...daemon.env, HOSTGATE_ADMIN_SOCKET: join(dir, "no-daemon-here.sock") };
     const cfg = ["-c", daemon.configPath];
-    const link = /one-time link \(valid until [^)]+\): *\n\n {2}http:\/\/localhost:\d+\/(login|enroll)#[A-Za-z0-9_-]{43}\n/;
+    const link = /one-time link \(valid until [^)]+\): *\n\n {2}http:\/\/localhost:\d+\/(login|enroll)#hgl_[A-Za-z0-9_-]{43}\n/;
     for (const args of [
       ["console", "--socket", daemon.adminSocket, "--no-open", ...cfg],
       ["console", "enroll", "--socket", daemon.adminSocket, "--no-open", ...cfg],

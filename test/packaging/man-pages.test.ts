@@ -27,6 +27,11 @@ describe("man pages", () => {
     }
   });
 
+  it("T23-man-console-synopsis: a command that acts on its own shows its subcommand as optional", () => {
+    expect(readFileSync(`${root}man/hostgate-console.1`, "utf8")).toContain(".B hostgate console [options] [command]\n");
+    expect(readFileSync(`${root}man/hostgate-audit.1`, "utf8")).toMatch(/\.B hostgate audit (\[options\] )?<command>\n/);
+  });
+
   it("package.json's man field lists exactly the pages", () => {
     const pkg = JSON.parse(readFileSync(`${root}package.json`, "utf8")) as { man: string[] };
     expect([...pkg.man].map((p) => p.replace(/^\.?\/?man\//, "")).sort()).toEqual([...pages].sort());

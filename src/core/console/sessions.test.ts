@@ -16,6 +16,7 @@ describe("console sessions", () => {
   it("a link works once, only for its purpose, and not after LINK_TTL_MS", () => {
     const { b, advance } = book();
     const login = b.mintLink("login", alice);
+    expect(login.secret).toMatch(/^hgl_secret-\d+$/); // the redactor's `hgl_` form (core/redact/rules.ts)
     expect(b.consumeLink(login.secret, "enroll")).toBeNull();
     expect(b.linkValid(login.secret, "login")).toBe(true);
     expect(b.consumeLink(login.secret, "login")).toBe(alice);
@@ -71,5 +72,22 @@ describe("console sessions", () => {
     expect([r.take("a"), r.take("a"), r.take("a"), r.take("b")]).toEqual([true, true, false, true]);
     now = 1000;
     expect(r.take("a")).toBe(true);
+  });
+
+  it("T23-enroll-link-first-use: an enrollment link is used up when its ceremony starts; only the continuation finishes it, once", () => {
+    const { b, advance } = book();
+    const link = b.mintLink("enroll", alice);
+    const first = b.startEnrollment(link.secret)!;
+    expect(first.by).toBe(alice);
+    expect(b.startEnrollment(link.secret)).toBeNull(); // a second party with the same link gets nothing
+    expect(b.linkValid(link.secret, "enroll")).toBe(false);
+    expect(b.finishEnrollment(link.secret)).toBeNull(); // the link itself does not finish a ceremony
+    expect(b.finishEnrollment(undefined)).toBeNull();
+    expect(b.finishEnrollment(first.continuation)).toBe(alice);
+    expect(b.finishEnrollment(first.continuation)).toBeNull();
+    const late = b.startEnrollment(b.mintLink("enroll", alice).secret)!;
+    advance(LINK_TTL_MS);
+    expect(b.finishEnrollment(late.continuation)).toBeNull();
+    expect(b.startEnrollment(b.mintLink("login", alice).secret)).toBeNull();
   });
 });

@@ -1,7 +1,8 @@
 /**
  * Who may use the approval console (issue 23), pure: no I/O; randomness, hashing and time are passed in.
  * - One-time links: a secret minted over the admin socket (`hostgate console`, `hostgate console enroll`),
- *   kept only as its hash, valid {@link LINK_TTL_MS}, consumed by its first use.
+ *   kept only as its hash, valid {@link LINK_TTL_MS}, consumed by its first use (an enrollment link when its
+ *   ceremony starts: {@link SessionBook.startEnrollment}).
  * - Sessions: a random id (the HttpOnly cookie) with its own CSRF token, ended after `idleMs` without a
  *   request (default {@link SESSION_IDLE_MS}) and never living longer than {@link SESSION_MAX_MS}.
  * - Rate limits: a fixed window per key ({@link RateLimiter}).
@@ -19,6 +20,11 @@ export const SESSION_IDLE_MS = 10 * 60_000;
 export const SESSION_MAX_MS = 8 * 3_600_000;
 /** Bytes of randomness in link secrets, session ids and CSRF tokens (256 bits). */
 export const SECRET_BYTES = 32;
+/**
+ * The prefix of every one-time link secret (`hgl_` + 43 base64url characters): the redactor knows the form
+ * anywhere it appears (core/redact/rules.ts `console_link`), not only after `/login#` or `/enroll#`.
+ */
+export const LINK_SECRET_PREFIX = "hgl_";
 
 /** What the book needs from outside: time (ms), random base64url strings, a hash and a constant-time compare. */
 export interface SessionDeps {
@@ -47,13 +53,14 @@ export interface Session {
 export class SessionBook {
   private readonly links = new Map<string, { purpose: LinkPurpose; expires_at: number; by: Caller }>();
   private readonly sessions = new Map<string, Session>();
+  private readonly ceremonies = new Map<string, { expires_at: number; by: Caller }>();
 
   constructor(private readonly d: SessionDeps, private readonly idleMs = SESSION_IDLE_MS) {}
 
   /** Mints a one-time link secret for `purpose`, minted by `by`; only the secret's hash is kept. */
   mintLink(purpose: LinkPurpose, by: Caller): { secret: string; expires_at: number } {
     this.prune();
-    const secret = this.d.random(SECRET_BYTES);
+    const secret = `${LINK_SECRET_PREFIX}${this.d.random(SECRET_BYTES)}`;
     const expires_at = this.d.now() + LINK_TTL_MS;
     this.links.set(this.d.sha256Hex(secret), { purpose, expires_at, by });
     return { secret, expires_at };
@@ -75,6 +82,32 @@ export class SessionBook {
     const link = this.links.get(key)!;
     this.links.delete(key);
     return link.by;
+  }
+
+  /**
+   * Starts a passkey enrollment with an enrollment link (issue 23, newcomer trial: a link that lived until
+   * /enroll/finish let whoever else held it race the human): the link is used up here, at its first use, and the
+   * ceremony continues only with the returned `continuation` secret (the console keeps it in an HttpOnly
+   * SameSite=Strict cookie of that browser), valid {@link LINK_TTL_MS}. Null when the link is unknown, used,
+   * expired or a login link: a second party using the same link gets nothing.
+   */
+  startEnrollment(secret: string): { continuation: string; by: Caller; expires_at: number } | null {
+    const by = this.consumeLink(secret, "enroll");
+    if (by === null) return null;
+    const continuation = this.d.random(SECRET_BYTES);
+    const expires_at = this.d.now() + LINK_TTL_MS;
+    this.ceremonies.set(this.d.sha256Hex(continuation), { expires_at, by });
+    return { continuation, by, expires_at };
+  }
+
+  /** Ends the enrollment `continuation` belongs to: who minted its link, once; null when unknown, used or expired. */
+  finishEnrollment(continuation: string | undefined): Caller | null {
+    if (continuation === undefined || continuation === "") return null;
+    const key = this.d.sha256Hex(continuation);
+    const c = this.ceremonies.get(key);
+    if (!c) return null;
+    this.ceremonies.delete(key);
+    return c.expires_at > this.d.now() ? c.by : null;
   }
 
   /** A new session acting as `by` (who minted the login link just consumed). */
@@ -113,6 +146,7 @@ export class SessionBook {
   private prune(): void {
     const now = this.d.now();
     for (const [k, l] of this.links) if (l.expires_at <= now) this.links.delete(k);
+    for (const [k, c] of this.ceremonies) if (c.expires_at <= now) this.ceremonies.delete(k);
     for (const [k, s] of this.sessions) if (now - s.last_seen > this.idleMs) this.sessions.delete(k);
   }
 }

@@ -10,6 +10,7 @@
 export const CONSOLE_CSS = `
 :root { color-scheme: light; --fg: #1a1a1a; --muted: #4a4a4a; --bg: #ffffff; --line: #c8c8c8; --accent: #0b57d0; }
 * { box-sizing: border-box; }
+[hidden] { display: none !important; }
 body { margin: 0; font: 16px/1.5 system-ui, sans-serif; color: var(--fg); background: var(--bg); }
 header { background: #14213d; color: #fff; padding: .5rem 1rem; }
 header a { color: #fff; margin-right: 1rem; }
@@ -62,15 +63,28 @@ export const CONSOLE_JS = `"use strict";
       throw new Error("This browser cannot make passkey assertions from JSON options; use a current Chromium, Firefox or Safari.");
     }
   }
-  async function assert(options) {
+  // The browser's own WebAuthn errors ("The operation either timed out or was not allowed. See: …") say nothing a
+  // person can act on: a NotAllowedError becomes what it means here and what to do.
+  function plainWebAuthnError(e, what) {
+    if (e && (e.name === "NotAllowedError" || e.name === "AbortError")) return new Error(what);
+    if (e && e.name === "InvalidStateError") return new Error("This authenticator already holds a passkey for this console: use it, or another authenticator.");
+    return e;
+  }
+  var NOT_ENROLLED = "This passkey is not enrolled here, or you cancelled (or the prompt timed out). Use a passkey that hostgate console passkeys lists and press the button again; to add this one, run hostgate console enroll.";
+  var NOT_CREATED = "No passkey was created: you cancelled, or the prompt timed out. Run hostgate console enroll for a new link (each link works once) and try again.";
+  async function assert(options, what) {
     webauthnReady();
-    var cred = await navigator.credentials.get({ publicKey: PublicKeyCredential.parseRequestOptionsFromJSON(options) });
-    return cred.toJSON();
+    try {
+      var cred = await navigator.credentials.get({ publicKey: PublicKeyCredential.parseRequestOptionsFromJSON(options) });
+      return cred.toJSON();
+    } catch (e) { throw plainWebAuthnError(e, what || NOT_ENROLLED); }
   }
   async function create(options) {
     webauthnReady();
-    var cred = await navigator.credentials.create({ publicKey: PublicKeyCredential.parseCreationOptionsFromJSON(options) });
-    return cred.toJSON();
+    try {
+      var cred = await navigator.credentials.create({ publicKey: PublicKeyCredential.parseCreationOptionsFromJSON(options) });
+      return cred.toJSON();
+    } catch (e) { throw plainWebAuthnError(e, NOT_CREATED); }
   }
 
   // Expiry countdowns: <time data-countdown="SECONDS LEFT when the daemon rendered the page"> (the daemon's clock, not the browser's).
@@ -105,12 +119,20 @@ export const CONSOLE_JS = `"use strict";
         if (JSON.stringify(o.steps) !== JSON.stringify(shown)) throw new Error("The plan changed since this page was loaded; reload it and review it again.");
         var assertion = await assert(o.options);
         var r = await post(base + "/approve", { shown: shown, assertion: assertion }, csrf);
+        // The page now shows the new state: steps approved, no buttons, the receipt and the separation label.
+        var actions = approve.closest(".actions");
+        if (actions) actions.hidden = true;
+        document.querySelectorAll("[data-state]").forEach(function (el) { el.textContent = "approved"; });
         out.className = "ok";
-        out.textContent = "Approved. Give this receipt to the assistant as approval_receipt (it expires " + r.expires_at + "): ";
+        out.textContent = "Approved with your passkey. Give this receipt to the assistant as approval_receipt (it expires " + r.expires_at + "): ";
         var code = document.createElement("code");
         code.id = "receipt";
         code.textContent = r.receipt;
         out.appendChild(code);
+        var sep = document.createElement("p");
+        sep.id = "separation";
+        sep.textContent = "Separation: " + String(r.separation).toUpperCase() + (r.separation_facts ? " (" + r.separation_facts + ")" : "");
+        out.appendChild(sep);
       })().catch(function (e) { say(out, "Not approved: " + e.message, "bad"); });
     });
   }
@@ -125,7 +147,7 @@ export const CONSOLE_JS = `"use strict";
       (async function () {
         if (!token) throw new Error("Enrollment needs the one-time link printed by hostgate console enroll.");
         var o = await post("/enroll/options", { token: token, name: name });
-        var existing = o.existing ? await assert(o.existing) : undefined;
+        var existing = o.existing ? await assert(o.existing, "An enrolled passkey must confirm a new one, and none did: you cancelled, the prompt timed out, or this authenticator holds no passkey enrolled here. Use one that hostgate console passkeys lists, with a new link from hostgate console enroll.") : undefined;
         var registration = await create(o.creation);
         var r = await post("/enroll/finish", { token: token, name: name, registration: registration, existing_assertion: existing });
         say(out, "Passkey " + r.name + " enrolled.", "ok");

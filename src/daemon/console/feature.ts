@@ -8,7 +8,9 @@ import type { Config } from "../../config/schema.ts";
 import type { ApprovalConsole } from "../../ports/approval-console.ts";
 import type { PlanNotifier } from "../../ports/plan-notifier.ts";
 import { webhookNotifier } from "../../adapters/webhook-notifier.ts";
-import type { DaemonFeature } from "../feature.ts";
+import type { DaemonFeature, Finding } from "../feature.ts";
+import type { PasskeyListing } from "../../app/passkeys.ts";
+import { visible } from "../../core/visible-text.ts";
 import type { PasskeyBackend } from "./passkey-backend.ts";
 import type { ConsoleServer } from "./server.ts";
 
@@ -50,7 +52,10 @@ export function composeConsoleFeature(config: Config, opts: { mode: "embedded" |
     autostart: async () => { if (config.console.enabled) await start(); },
     feature: {
       name: "console",
-      doctor: () => Promise.resolve([{ level: "ok" as const, check: "approval console", message: server ? `serving ${server.origin} (loopback only)` : config.console.enabled ? "enabled but not running" : "off (`hostgate console` starts it; console.enabled starts it with the daemon)" }]),
+      doctor: () => Promise.resolve([
+        { level: "ok" as const, check: "approval console", message: server ? `serving ${server.origin} (loopback only)` : config.console.enabled ? "enabled but not running" : "off (`hostgate console` starts it; console.enabled starts it with the daemon)" },
+        ...passkeyFindings(opts.passkeys === null ? null : opts.passkeys.listPasskeys(opts.deps())),
+      ]),
       close: async () => {
         const s = server ?? (starting ? await starting.catch(() => null) : null);
         server = null;
@@ -58,4 +63,17 @@ export function composeConsoleFeature(config: Config, opts: { mode: "embedded" |
       },
     },
   };
+}
+
+/**
+ * Doctor's passkey findings (issue 23): each active passkey with its name, when and by whom it was enrolled (the
+ * audit chain's `passkey.enrolled` entry), so a human spots one they did not make; `warn` for one the chain has
+ * no enrollment entry for. None when this daemon has no passkey backend.
+ */
+export function passkeyFindings(list: PasskeyListing[] | null): Finding[] {
+  if (list === null) return [];
+  if (list.length === 0) return [{ level: "ok", check: "passkeys", message: "none enrolled (`hostgate console enroll` prints a one-time enrollment link)" }];
+  return list.map((p) => p.enrolled_by === null
+    ? { level: "warn" as const, check: "passkeys", message: `${visible(p.name)} (${p.credential_id}) has no enrollment entry in the audit chain: revoke it unless you know where it came from (hostgate console revoke ${p.credential_id})` }
+    : { level: "ok" as const, check: "passkeys", message: `${visible(p.name)} (${p.credential_id}) enrolled ${p.created_at} by ${p.enrolled_by} (audit seq ${p.enrolled_seq ?? "?"}); not yours? hostgate console revoke ${p.credential_id}` });
 }

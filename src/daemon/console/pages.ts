@@ -60,7 +60,7 @@ function judgement(step: ShowStep): Raw {
 function stepSection(step: ShowStep, n: number): Raw {
   const warnings = step.preview.warnings ?? [];
   return h`<section aria-labelledby="step-${step.seq}"><h2 id="step-${step.seq}">Step ${step.seq} of ${n}: ${step.action_name} on ${step.host}</h2>
-<dl><dt>Transaction</dt><dd class="mono">${step.transaction_id}</dd><dt>Action risk</dt><dd>${riskBadge(step.risk_level)} (the catalogue's level for ${step.action_name})</dd><dt>State</dt><dd>${step.state}</dd><dt>Parameters</dt><dd><code>${JSON.stringify(step.params)}</code></dd><dt>Preview hash</dt><dd class="mono">${step.preview_hash}</dd><dt>Summary</dt><dd>${step.preview.summary}</dd></dl>
+<dl><dt>Transaction</dt><dd class="mono">${step.transaction_id}</dd><dt>Action risk</dt><dd>${riskBadge(step.risk_level)} (the catalogue's level for ${step.action_name})</dd><dt>State</dt><dd data-state="">${step.state}</dd><dt>Parameters</dt><dd><code>${JSON.stringify(step.params)}</code></dd><dt>Preview hash</dt><dd class="mono">${step.preview_hash}</dd><dt>Summary</dt><dd>${step.preview.summary}</dd></dl>
 ${warnings.length === 0 ? "" : h`<div class="warn" role="note"><strong>Warnings</strong><ul>${warnings.map((w) => h`<li>${w}</li>`)}</ul></div>`}
 ${judgement(step)}
 ${renderPreviewText(step.preview.text)}</section>`;
@@ -125,8 +125,11 @@ export interface SeparationFacts {
   mode: "embedded" | "system";
   daemon_uid: number;
   same_user: "allow" | "deny";
-  /** The active passkeys with the uid that minted each one's enrollment link (null: not recorded), or null without passkeys. */
-  passkeys: { name: string; anchor_uid: number | null }[] | null;
+  /**
+   * The active passkeys with the uid that minted each one's enrollment link (null: not recorded), when they were
+   * enrolled (ISO 8601) and by whom per the audit chain (null: no `passkey.enrolled` entry), or null without passkeys.
+   */
+  passkeys: { name: string; anchor_uid: number | null; created_at?: string; enrolled_by?: string | null; credential_id?: string }[] | null;
 }
 
 /** The passkeys and what their approvals prove here (core/approval-proof.ts passkeySeparation). */
@@ -136,8 +139,8 @@ function passkeyFacts(f: SeparationFacts): Raw {
     ? h`<p>A passkey approval here is recorded as <strong>convenience, same user</strong> (separation <code>none</code>): it proves a touch on an enrolled authenticator, not a second person.</p>`
     : h`<p>A passkey approval here is recorded <strong>separated</strong> when the passkey's enrollment link was minted on the admin socket by a uid other than the assistant's that planned (root counts, unless the assistant runs as root); otherwise <code>none</code>, with the reason. <code>hostgate audit verify</code> checks each approval's claim against the enrollment entry.</p>`;
   if (f.passkeys.length === 0) return h`${rule}<p>No passkey is enrolled (<code>hostgate console enroll</code> prints an enrollment link).</p>`;
-  const rows = f.passkeys.map((p) => h`<tr><td>${p.name}</td><td>${p.anchor_uid === null ? "not recorded (approvals read none)" : `uid ${p.anchor_uid}`}</td></tr>`);
-  return h`${rule}<table><caption>Enrolled passkeys (${String(f.passkeys.length)})</caption><thead><tr><th scope="col">Name</th><th scope="col">Enrollment link minted by</th></tr></thead><tbody>${rows}</tbody></table>`;
+  const rows = f.passkeys.map((p) => h`<tr><td>${p.name}</td><td>${p.created_at ?? ""}</td><td>${p.enrolled_by === null ? "NOT IN THE AUDIT CHAIN" : p.enrolled_by ?? ""}</td><td>${p.anchor_uid === null ? "not recorded (approvals read none)" : `uid ${p.anchor_uid}`}</td><td class="mono">${p.credential_id ?? ""}</td></tr>`);
+  return h`${rule}<table><caption>Enrolled passkeys (${String(f.passkeys.length)}): one you did not make? <code>hostgate console revoke CREDENTIAL</code></caption><thead><tr><th scope="col">Name</th><th scope="col">Enrolled</th><th scope="col">By (audit chain)</th><th scope="col">Enrollment link minted by</th><th scope="col">Credential</th></tr></thead><tbody>${rows}</tbody></table>`;
 }
 
 /** What separation the current setup gives, in words (issue 23). */

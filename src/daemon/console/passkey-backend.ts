@@ -6,6 +6,7 @@
  */
 import type { AuthenticationResponseJSON, PublicKeyCredentialCreationOptionsJSON, PublicKeyCredentialRequestOptionsJSON, RegistrationResponseJSON } from "@simplewebauthn/server";
 import type { DaemonDeps } from "../../app/deps.ts";
+import type { PasskeyListing } from "../../app/passkeys.ts";
 import type { Caller } from "../../core/caller.ts";
 import type { ApproveResult } from "../../ipc/protocol.ts";
 
@@ -28,5 +29,5 @@ export interface PasskeyBackend {
   enrollmentFinish(deps: DaemonDeps, rp: RelyingParty, input: { name: string; registration: RegistrationResponseJSON; existing_assertion?: AuthenticationResponseJSON }, caller: Caller): Promise<{ credential_id: string; name: string }>;
   approvalOptions(deps: DaemonDeps, rp: RelyingParty, planId: string): Promise<{ options: PublicKeyCredentialRequestOptionsJSON; steps: ShownStep[] }>;
   approveWithPasskey(deps: DaemonDeps, rp: RelyingParty, planId: string, shown: ShownStep[], assertion: AuthenticationResponseJSON, caller: Caller): Promise<ApproveResult>;
-  listPasskeys(deps: DaemonDeps): { credential_id: string; name: string; created_at: string; last_used_at: string | null }[];
+  listPasskeys(deps: DaemonDeps): PasskeyListing[];
 }

@@ -22,6 +22,14 @@ import { MAX_BODY_BYTES, type ConsoleContext } from "./server.ts";
 
 /** The session cookie's name. */
 export const COOKIE = "hostgate_console";
+/** The cookie that binds a passkey enrollment to the browser that started it (its continuation secret). */
+export const ENROLL_COOKIE = "hostgate_enroll";
+
+/** The refusal of an enrollment link that cannot start a ceremony. */
+const ENROLL_LINK_REFUSED = "This enrollment link is unknown, already used (a link works in the first browser that opens it) or expired: run `hostgate console enroll` for a new one.";
+
+/** The enrollment cookie: HttpOnly, SameSite=Strict, only for /enroll, ended after `maxAgeS` (0: now). */
+const enrollCookie = (value: string, maxAgeS: number): string => sessionCookie(ENROLL_COOKIE, value, maxAgeS).replace("; Path=/;", "; Path=/enroll;");
 
 /** The caller the console reads as (pages) and the actor of a refused link: the daemon's own console, no kernel peer. */
 const CONSOLE_CALLER: Caller = { role: "admin", socket: "in_process", peer: null, client_name: null, label: "console" };
@@ -162,20 +170,23 @@ async function openRoutes(c: ConsoleContext, req: IncomingMessage, res: ServerRe
   if (path === "/enroll/options" || path === "/enroll/finish") {
     if (!c.login.take("enroll")) throw new Refusal(429, "Too many enrollment attempts; wait a minute.");
     const body = await jsonBody(req);
-    const token = typeof body.token === "string" ? body.token : "";
-    const refusal = "Enrolling a passkey needs the one-time link printed by `hostgate console enroll` (admin socket); this one is missing, used or expired.";
     if (path === "/enroll/options") {
-      if (!c.book.linkValid(token, "enroll")) return linkRefused(c, "enroll", refusal);
-      sendJson(res, 200, await passkeys(c).enrollmentOptions(c.deps, c.rp, approverName(body)));
+      // The link is used up here, at its first use, and the ceremony is bound to this browser (an HttpOnly
+      // SameSite=Strict cookie): whoever else holds the link gets "used" (issue 23, newcomer trial).
+      // The options first: a refused name does not cost the link (an unused challenge only expires).
+      const token = typeof body.token === "string" ? body.token : "";
+      if (!c.book.linkValid(token, "enroll")) return linkRefused(c, "enroll", ENROLL_LINK_REFUSED);
+      const options = await passkeys(c).enrollmentOptions(c.deps, c.rp, approverName(body));
+      const started = c.book.startEnrollment(token);
+      if (started === null) return linkRefused(c, "enroll", ENROLL_LINK_REFUSED);
+      sendJson(res, 200, options, { "set-cookie": enrollCookie(started.continuation, Math.ceil((started.expires_at - c.deps.clock.now()) / 1000)) });
       return true;
     }
-    if (!c.book.linkValid(token, "enroll")) return linkRefused(c, "enroll", refusal);
-    const backend = passkeys(c);
-    const by = c.book.consumeLink(token, "enroll");
-    if (by === null) return linkRefused(c, "enroll", refusal);
+    const by = c.book.finishEnrollment(cookieValue(req.headers.cookie, ENROLL_COOKIE));
+    if (by === null) return linkRefused(c, "enroll", "No enrollment was started in this browser, or it was used or expired: open a new link from `hostgate console enroll` and create the passkey there.");
     const input = { name: approverName(body), registration: body.registration as RegistrationResponseJSON, ...(body.existing_assertion === undefined ? {} : { existing_assertion: body.existing_assertion as AuthenticationResponseJSON }) };
     if (input.registration === null || typeof input.registration !== "object") throw new Refusal(400, '"registration" must be the browser\'s registration response.');
-    sendJson(res, 200, await backend.enrollmentFinish(c.deps, c.rp, input, asConsole(by)));
+    sendJson(res, 200, await passkeys(c).enrollmentFinish(c.deps, c.rp, input, asConsole(by)), { "set-cookie": enrollCookie("", 0) });
     return true;
   }
   return false;
@@ -198,7 +209,7 @@ async function sessionRoutes(c: ConsoleContext, req: IncomingMessage, res: Serve
   if (get && path === "/history") { sendHtml(res, 200, historyPage(history(c.deps, { limit: 100 }))); return; }
   if (get && path === "/audit") { sendHtml(res, 200, auditPage(await c.deps.audit().verify(), checkpointRef(c.deps.audit()))); return; }
   if (get && path === "/separation") {
-    const keys = c.opts.passkeys === null ? null : c.opts.passkeys.listPasskeys(c.deps).map((p) => ({ name: p.name, anchor_uid: anchorOf(c.deps, p.credential_id).uid }));
+    const keys = c.opts.passkeys === null ? null : c.opts.passkeys.listPasskeys(c.deps).map((p) => ({ name: p.name, anchor_uid: anchorOf(c.deps, p.credential_id).uid, created_at: p.created_at, enrolled_by: p.enrolled_by, credential_id: p.credential_id }));
     sendHtml(res, 200, separationPage({ mode: c.opts.mode, daemon_uid: Number(c.deps.facts.daemon_uid ?? -1), same_user: c.deps.approval.same_user, passkeys: keys }));
     return;
   }
@@ -240,7 +251,7 @@ async function sessionRoutes(c: ConsoleContext, req: IncomingMessage, res: Serve
     const assertion = body.assertion;
     if (assertion === null || typeof assertion !== "object") throw new Refusal(400, '"assertion" must be the browser\'s passkey assertion.');
     const r = await backend.approveWithPasskey(c.deps, c.rp, full, shownSteps(body), assertion as AuthenticationResponseJSON, asConsole(s.by));
-    sendJson(res, 200, { plan_id: r.plan_id, receipt: r.receipt, expires_at: r.expires_at, separation: r.separation, checkpoint: r.checkpoint });
+    sendJson(res, 200, { plan_id: r.plan_id, receipt: r.receipt, expires_at: r.expires_at, separation: r.separation, separation_facts: r.separation_facts, method: r.method, checkpoint: r.checkpoint });
     return;
   }
   sendHtml(res, 404, messagePage("Not found", "No such page."));
