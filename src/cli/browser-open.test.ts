@@ -1,8 +1,8 @@
-import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { redirectPage, writeRedirectPage } from "./browser-open.ts";
+import { pruneRedirectPages, redirectPage, STALE_PAGE_MS, writeRedirectPage } from "./browser-open.ts";
 
 describe("console link redirect page (issue 23)", () => {
   it("escapes the URL in the refresh and the link", () => {
@@ -26,6 +26,30 @@ describe("console link redirect page (issue 23)", () => {
       rmSync(dirname(fallback), { recursive: true });
     } finally {
       rmSync(runtime, { recursive: true, force: true });
+    }
+  });
+
+  it("a new page removes this user's stale pages only: fresh ones, links, foreign names and directories holding other files stay", () => {
+    const parent = mkdtempSync(join(tmpdir(), "hg-open-prune-"));
+    try {
+      const old = (Date.now() - STALE_PAGE_MS - 60_000) / 1000;
+      const stale = dirname(writeRedirectPage("http://localhost:7478/login#hgl_a", { XDG_RUNTIME_DIR: parent }));
+      const fresh = dirname(writeRedirectPage("http://localhost:7478/login#hgl_b", { XDG_RUNTIME_DIR: parent }));
+      const crowded = join(parent, "hostgate-console-crowded");
+      mkdirSync(crowded);
+      writeFileSync(join(crowded, "keep.txt"), "x");
+      const target = mkdtempSync(join(tmpdir(), "hg-open-target-"));
+      writeFileSync(join(target, "open.html"), "x");
+      symlinkSync(target, join(parent, "hostgate-console-link"));
+      for (const d of [stale, crowded, target]) utimesSync(d, old, old);
+      pruneRedirectPages(parent);
+      expect(existsSync(stale)).toBe(false);
+      expect(existsSync(fresh)).toBe(true);
+      expect(existsSync(join(crowded, "keep.txt"))).toBe(true);
+      expect(existsSync(join(target, "open.html")), "a link's target is never touched").toBe(true);
+      rmSync(target, { recursive: true, force: true });
+    } finally {
+      rmSync(parent, { recursive: true, force: true });
     }
   });
 });

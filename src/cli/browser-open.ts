@@ -5,10 +5,11 @@
  * 0600 in a fresh directory of mode 0700 under `$XDG_RUNTIME_DIR` (else the temp directory) holding a meta
  * refresh and a plain link, as Jupyter does for its token — and the opener's argv carries only that file's
  * `file://` URL. The page is left in place (the browser may read it after the opener has exited); the link
- * it holds works once and expires after 5 minutes.
+ * it holds works once and expires after 5 minutes, and the next `hostgate console` removes this user's pages
+ * older than {@link STALE_PAGE_MS}.
  */
 import { spawn } from "node:child_process";
-import { mkdtempSync, statSync, writeFileSync } from "node:fs";
+import { lstatSync, mkdtempSync, readdirSync, rmdirSync, statSync, unlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -46,13 +47,44 @@ function pageParent(env: NodeJS.ProcessEnv): string {
   return tmpdir();
 }
 
+/** Age after which a redirect page is removed by the next run, milliseconds (10 minutes: twice a link's life). */
+export const STALE_PAGE_MS = 10 * 60_000;
+const PAGE_DIR_PREFIX = "hostgate-console-";
+const PAGE_FILE = "open.html";
+
+/**
+ * Removes this user's redirect pages older than {@link STALE_PAGE_MS} under `parent`: only directories named
+ * `hostgate-console-*` that are real directories (lstat: never a link) owned by this uid, and in them only the
+ * `open.html` this module writes; a directory holding anything else stays. Best effort: never throws.
+ */
+export function pruneRedirectPages(parent: string, now = Date.now()): void {
+  let names: string[];
+  try { names = readdirSync(parent); } catch { return; }
+  for (const name of names) {
+    if (!name.startsWith(PAGE_DIR_PREFIX)) continue;
+    const dir = join(parent, name);
+    try {
+      const st = lstatSync(dir);
+      if (!st.isDirectory() || st.uid !== process.getuid?.() || now - st.mtimeMs < STALE_PAGE_MS) continue;
+      const inside = readdirSync(dir);
+      if (inside.some((n) => n !== PAGE_FILE)) continue;
+      if (inside.length === 1 && lstatSync(join(dir, PAGE_FILE)).isFile()) unlinkSync(join(dir, PAGE_FILE));
+      rmdirSync(dir);
+    } catch {
+      // raced with another run, or not ours to remove: leave it
+    }
+  }
+}
+
 /**
  * Writes the redirect page for `url` into a fresh 0700 directory (mkdtemp) as a 0600 file created exclusively;
  * returns its path. Throws the file system's error when it cannot be written.
  */
 export function writeRedirectPage(url: string, env: NodeJS.ProcessEnv = process.env): string {
-  const dir = mkdtempSync(join(pageParent(env), "hostgate-console-"));
-  const file = join(dir, "open.html");
+  const parent = pageParent(env);
+  pruneRedirectPages(parent);
+  const dir = mkdtempSync(join(parent, PAGE_DIR_PREFIX));
+  const file = join(dir, PAGE_FILE);
   writeFileSync(file, redirectPage(url), { mode: 0o600, flag: "wx" });
   return file;
 }
