@@ -14,7 +14,7 @@ export function existingPasskeys(r: PasskeysListResult): string {
   const n = r.passkeys.length;
   const lines = r.passkeys.map((p) => `  ${visible(p.name)}  (${p.credential_id}; enrolled ${p.created_at} by ${enrolledByCell(p)})`);
   return `${n} passkey${n === 1 ? " is" : "s are"} already enrolled:\n${lines.join("\n")}\n`
-    + `Adding another needs an assertion from one of ${n === 1 ? "it" : "them"}: the page asks for it before it creates the new passkey.\n`
+    + `Adding another needs an assertion from ${n === 1 ? "that passkey" : "one of them"}: the page asks for it before it creates the new passkey.\n`
     + "One you did not enroll? Revoke it first: hostgate console revoke <credential>\n\n";
 }
 
@@ -35,7 +35,7 @@ async function printLink(purpose: "login" | "enroll", opts: { socket?: string; c
   const what = purpose === "login" ? "Log in to the approval console" : "Enroll a passkey for approvals";
   process.stdout.write(`${what} with this one-time link (valid until ${r.value.expires_at}, works once, only on this machine):\n\n  ${r.value.url}\n\n`);
   if (opts.open && canOpenBrowser(process.env)) {
-    if (await openLinkInBrowser(r.value.url)) process.stdout.write("Opened in your browser (through a private redirect page: the link is on no command line).\n");
+    if (await openLinkInBrowser(r.value.url)) process.stdout.write("Asked xdg-open to open it in your browser, through a private redirect page (the link is on no command line).\n");
     else process.stdout.write("Could not start xdg-open: open the link yourself.\n");
   }
 }

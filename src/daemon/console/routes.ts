@@ -26,7 +26,7 @@ export const COOKIE = "hostgate_console";
 export const ENROLL_COOKIE = "hostgate_enroll";
 
 /** The refusal of an enrollment link that cannot start a ceremony. */
-const ENROLL_LINK_REFUSED = "This enrollment link is unknown, already used (a link works in the first browser that opens it) or expired: run `hostgate console enroll` for a new one.";
+const ENROLL_LINK_REFUSED = "This enrollment link is unknown, already used (a link works for the first browser that starts enrolling with it) or expired: run `hostgate console enroll` for a new one.";
 
 /** The enrollment cookie: HttpOnly, SameSite=Strict, only for /enroll, ended after `maxAgeS` (0: now). */
 const enrollCookie = (value: string, maxAgeS: number): string => sessionCookie(ENROLL_COOKIE, value, maxAgeS).replace("; Path=/;", "; Path=/enroll;");
