@@ -40,7 +40,7 @@ describe("hostgate console passkeys / revoke (issue 23)", () => {
     const enroll = await runHostgate(["console", "enroll", "--no-open", "--socket", daemon.adminSocket, "-c", daemon.configPath], { env: { ...daemon.env, DISPLAY: "" } });
     expect(enroll.code, enroll.stderr).toBe(0);
     expect(enroll.stdout).toContain("1 passkey is already enrolled:\n  alice<U+202E>laptop  (cred-AAAA_bbbb; enrolled 2026-12-01T10:00:00.000Z by NOT IN THE AUDIT CHAIN)\n");
-    expect(enroll.stdout).toContain("Adding another needs an assertion from one of it");
+    expect(enroll.stdout).toContain("Adding another needs an assertion from that passkey");
     expect(enroll.stdout).toContain("hostgate console revoke <credential>");
     expect(enroll.stdout).toMatch(/enroll#hgl_/);
     const doctor = await rawIpc(daemon.agentSocket, "doctor", {});
