@@ -47,7 +47,7 @@ describe("hostgate console (admin socket)", () => {
       expect(r.code, r.stderr).toBe(0);
       const url = /(http:\/\/localhost:\d+\/(?:login|enroll)#(hgl_[A-Za-z0-9_-]{43}))\n/.exec(r.stdout)!;
       expect(url, r.stdout).not.toBeNull();
-      expect(r.stdout).toContain("Opened in your browser");
+      expect(r.stdout).toContain("Asked xdg-open to open it in your browser");
       await expect.poll(() => existsSync(log), { timeout: 10_000 }).toBe(true);
       const argv = readFileSync(log, "utf8").trimEnd().split("\n");
       expect(argv).toHaveLength(2);
