@@ -7,13 +7,11 @@
  * host keys), says the check waits for apply; apply (root via sudo) writes the drop-in, sshd -T agrees, and the
  * transaction awaits its confirm (the embedded daemon's window).
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ConfigSchema } from "../../src/config/schema.ts";
-import { composeDaemon, type ComposedDaemon } from "../../src/daemon/compose.ts";
-import { nspawnSshPrereqs, startNspawnSsh, type NspawnSshPeer } from "../peers/nspawn-ssh.ts";
+import type { ComposedDaemon } from "../../src/daemon/compose.ts";
+import { nspawnSshPrereqs, type NspawnSshPeer } from "../peers/nspawn-ssh.ts";
+import { startNspawnLab, type NspawnLab } from "../helpers/nspawn-lab.ts";
 import { REQUIRE_PEERS } from "../peers/proc.ts";
 import { testApprover } from "../support/approver.ts";
 
@@ -23,30 +21,15 @@ const suite = missing === null || REQUIRE_PEERS ? describe : describe.skip;
 
 suite("SetTimezone / EnableNtp through systemd-timedated, and SetSshdOption, on an nspawn systemd host over SSH (issue 24)", () => {
   let peer: NspawnSshPeer;
-  let work: string;
   let d: ComposedDaemon;
 
+  let lab: NspawnLab | undefined;
   beforeAll(async () => {
     if (missing !== null) throw new Error(`peer unavailable: ${missing}`);
-    peer = await startNspawnSsh();
-    work = mkdtempSync(join(tmpdir(), "hg-time-nspawn-"));
-    const policies = mkdtempSync(join(work, "policies-"));
-    writeFileSync(join(policies, "read.cedar"), `@id("read-lab")\npermit (principal, action == Hostgate::Action::"read", resource) when { resource.tags.contains("lab") };\n`);
-    process.env.HOSTGATE_STATE_DIR = mkdtempSync(join(work, "state-"));
-    const config = ConfigSchema.parse({
-      backend: { type: "mock" },
-      policy: { dir: policies },
-      exec: { known_hosts: [peer.knownHosts], identity_files: [peer.clientKey], use_agent: false, user: "root", host_keys: "strict", connect_timeout_ms: 10_000 },
-      inventory: { providers: [{ kind: "static", name: "lab", cache_ttl: 0, tags: ["lab"], hosts: [{ name: "box", address: peer.ip, port: peer.port, user: "deploy", become: "sudo" }] }] },
-    });
-    d = await composeDaemon(config, { mode: "embedded", announce: () => undefined });
-    delete process.env.HOSTGATE_STATE_DIR;
+    lab = await startNspawnLab("hg-time-nspawn-");
+    ({ peer, d } = lab);
   }, 120_000);
-  afterAll(async () => {
-    await d?.close();
-    await peer?.stop();
-    if (work) rmSync(work, { recursive: true, force: true });
-  });
+  afterAll(async () => { await lab?.stop(); });
 
   /** Plans one step on the container; its preview summary or the refusal. */
   async function preview(action: string, params: Record<string, unknown>): Promise<{ summary?: string; transaction_id?: string; error?: { code: string; message: string; hint?: string } }> {

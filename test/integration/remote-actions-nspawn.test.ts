@@ -7,13 +7,12 @@
  * where the container's /proc/sys is mounted read-only (found here: the write failed only at execute before).
  */
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ConfigSchema } from "../../src/config/schema.ts";
-import { composeDaemon, type ComposedDaemon } from "../../src/daemon/compose.ts";
-import { nspawnSshPrereqs, startNspawnSsh, type NspawnSshPeer } from "../peers/nspawn-ssh.ts";
+import type { ComposedDaemon } from "../../src/daemon/compose.ts";
+import { nspawnSshPrereqs, type NspawnSshPeer } from "../peers/nspawn-ssh.ts";
+import { startNspawnLab, type NspawnLab } from "../helpers/nspawn-lab.ts";
 import { REQUIRE_PEERS } from "../peers/proc.ts";
 import { testApprover } from "../support/approver.ts";
 
@@ -30,30 +29,13 @@ suite("mutating actions on an nspawn systemd host over SSH as deploy with sudo (
   let d: ComposedDaemon;
   const user = `hgx${process.pid % 100000}`;
 
+  let lab: NspawnLab | undefined;
   beforeAll(async () => {
     if (missing !== null) throw new Error(`peer unavailable: ${missing}`);
-    peer = await startNspawnSsh();
-    work = mkdtempSync(join(tmpdir(), "hg-actions-nspawn-"));
-    const policies = mkdtempSync(join(work, "policies-"));
-    writeFileSync(join(policies, "read.cedar"), `@id("read-lab")\npermit (principal, action == Hostgate::Action::"read", resource) when { resource.tags.contains("lab") };\n`);
-    process.env.HOSTGATE_STATE_DIR = mkdtempSync(join(work, "state-"));
-    const config = ConfigSchema.parse({
-      backend: { type: "mock" },
-      policy: { dir: policies },
-      exec: { known_hosts: [peer.knownHosts], identity_files: [peer.clientKey], use_agent: false, user: "root", host_keys: "strict", connect_timeout_ms: 10_000 },
-      inventory: { providers: [{ kind: "static", name: "lab", cache_ttl: 0, tags: ["lab"], hosts: [
-        { name: "box", address: peer.ip, port: peer.port, user: "deploy", become: "sudo" },
-        { name: "box-root", address: peer.ip, port: peer.port, user: "root" },
-      ] }] },
-    });
-    d = await composeDaemon(config, { mode: "embedded", announce: () => undefined });
-    delete process.env.HOSTGATE_STATE_DIR;
+    lab = await startNspawnLab("hg-actions-nspawn-", (p) => [{ name: "box-root", address: p.ip, port: p.port, user: "root" }]);
+    ({ peer, d, work } = lab);
   }, 120_000);
-  afterAll(async () => {
-    await d?.close();
-    await peer?.stop();
-    if (work) rmSync(work, { recursive: true, force: true });
-  });
+  afterAll(async () => { await lab?.stop(); });
 
   const agent = () => d.service.agent("nspawn");
   const inBox = (argv: string[]): string => {

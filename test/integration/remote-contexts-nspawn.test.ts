@@ -4,13 +4,11 @@
  * inventory). WriteFile planned, approved (admin) and executed there; the second plan has nothing left to do;
  * ListUnits answers through the container's own manager (remote D-Bus).
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ConfigSchema } from "../../src/config/schema.ts";
-import { composeDaemon, type ComposedDaemon } from "../../src/daemon/compose.ts";
-import { nspawnSshPrereqs, startNspawnSsh, type NspawnSshPeer } from "../peers/nspawn-ssh.ts";
+import type { ComposedDaemon } from "../../src/daemon/compose.ts";
+import { nspawnSshPrereqs, type NspawnSshPeer } from "../peers/nspawn-ssh.ts";
+import { startNspawnLab, type NspawnLab } from "../helpers/nspawn-lab.ts";
 import { REQUIRE_PEERS } from "../peers/proc.ts";
 import { writeThroughApproval } from "../helpers/plan-approve-execute.ts";
 
@@ -20,30 +18,15 @@ const suite = missing === null || REQUIRE_PEERS ? describe : describe.skip;
 
 suite("typed actions on an nspawn systemd host over SSH, through the composed daemon (issue 20)", () => {
   let peer: NspawnSshPeer;
-  let work: string;
   let d: ComposedDaemon;
 
+  let lab: NspawnLab | undefined;
   beforeAll(async () => {
     if (missing !== null) throw new Error(`peer unavailable: ${missing}`);
-    peer = await startNspawnSsh();
-    work = mkdtempSync(join(tmpdir(), "hg-remote-ctx-nspawn-"));
-    const policies = mkdtempSync(join(work, "policies-"));
-    writeFileSync(join(policies, "read.cedar"), `@id("read-lab")\npermit (principal, action == Hostgate::Action::"read", resource) when { resource.tags.contains("lab") };\n`);
-    process.env.HOSTGATE_STATE_DIR = mkdtempSync(join(work, "state-"));
-    const config = ConfigSchema.parse({
-      backend: { type: "mock" },
-      policy: { dir: policies },
-      exec: { known_hosts: [peer.knownHosts], identity_files: [peer.clientKey], use_agent: false, user: "root", host_keys: "strict", connect_timeout_ms: 10_000 },
-      inventory: { providers: [{ kind: "static", name: "lab", cache_ttl: 0, tags: ["lab"], hosts: [{ name: "box", address: peer.ip, port: peer.port, user: "deploy", become: "sudo" }] }] },
-    });
-    d = await composeDaemon(config, { mode: "embedded", announce: () => undefined });
-    delete process.env.HOSTGATE_STATE_DIR;
+    lab = await startNspawnLab("hg-remote-ctx-nspawn-");
+    ({ peer, d } = lab);
   }, 120_000);
-  afterAll(async () => {
-    await d?.close();
-    await peer?.stop();
-    if (work) rmSync(work, { recursive: true, force: true });
-  });
+  afterAll(async () => { await lab?.stop(); });
 
   it("the host's context offers files, systemd and mutate; ListUnits { host } answers from the container's manager", async () => {
     const r = await d.service.agent("nspawn").call("query", { action: "ListUnits", args: {}, host: "box" });
