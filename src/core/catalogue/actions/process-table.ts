@@ -1,5 +1,6 @@
 import type { ActionContext } from "../action.ts";
 import type { ProcessTableText } from "../../../ports/host-probe.ts";
+import { bootTimeSeconds } from "../../host/proc-stat.ts";
 import { kbField, parseCmdline, parsePasswd, parseProcStat, pickProcStatus } from "../../host/proc-pid.ts";
 
 /** The /proc/[pid]/status lines a process row needs. */
@@ -38,7 +39,7 @@ async function clockBase(ctx: ActionContext): Promise<ClockBase> {
 
 /** Boot time and uptime from the texts of /proc/stat and /proc/uptime. */
 function clockBaseOf(stat: string, up: string): ClockBase {
-  const btime = Number(/^btime (\d+)$/m.exec(stat)?.[1] ?? 0);
+  const btime = bootTimeSeconds(stat);
   const uptime = Number(up.split(" ")[0]);
   return { btime, uptime };
 }

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { defineReadOnlyAction } from "../action.ts";
 import { KMSG_FACILITIES, KMSG_PRIORITIES, parseKmsg } from "../../host/kmsg.ts";
+import { bootTimeSeconds } from "../../host/proc-stat.ts";
 import { redactLines } from "../../redact.ts";
 
 /** The kernel's record device (Documentation/ABI/testing/dev-kmsg). */
@@ -53,7 +54,7 @@ export default defineReadOnlyAction({
   needs: ["files"],
   async run(params, ctx) {
     const [read, stat] = await Promise.all([ctx.host.readRecords(KMSG_PATH, { maxBytes: KMSG_MAX_BYTES }), ctx.host.readText("/proc/stat")]);
-    const btime = Number(/^btime (\d+)$/m.exec(stat)?.[1] ?? 0);
+    const btime = bootTimeSeconds(stat);
     const maxLevel = params.min_priority === undefined ? 7 : KMSG_PRIORITIES.indexOf(params.min_priority);
     const facility = params.facility === undefined ? null : KMSG_FACILITIES.indexOf(params.facility);
     const since = params.since_boot_seconds === undefined ? 0 : Math.ceil(params.since_boot_seconds * 1e6);

@@ -3,6 +3,7 @@ import { defineMutatingAction, type ActionContext } from "../action.ts";
 import { HostgateError } from "../../errors.ts";
 import { parseCmdline, parseProcStat, parseProcStatus } from "../../host/proc-pid.ts";
 import type { SignalName } from "../../../ports/host-mutator.ts";
+import { bootTimeSeconds } from "../../host/proc-stat.ts";
 import { readUsers, USER_HZ } from "./process-table.ts";
 
 /** The signals SignalProcess may send, without the `SIG` prefix. */
@@ -42,7 +43,7 @@ async function readTarget(ctx: ActionContext, pid: number): Promise<Target> {
     throw err;
   }
   if (!stat) return missing();
-  const btime = Number(/^btime (\d+)$/m.exec(await ctx.host.readText("/proc/stat"))?.[1] ?? 0);
+  const btime = bootTimeSeconds(await ctx.host.readText("/proc/stat"));
   const uidField = status.Uid?.split(/\s+/)[0];
   const uid = uidField === undefined ? null : Number(uidField);
   return {
