@@ -51,7 +51,7 @@ const flip = (s: string, at: number): string => s.slice(0, at) + (s[at] === "A" 
 
 const matrix: [string, () => string, { reason: string; first_bad_seq: number }][] = [
   ["change one payload byte", () => victim((db) => db.prepare("UPDATE audit_entries SET payload = replace(payload, 'entry 12', 'entry 13') WHERE seq = 12").run()), { reason: "hash_mismatch", first_bad_seq: 12 }],
-  ["change a hash", () => victim((db) => db.prepare("UPDATE audit_entries SET hash = '0' || substr(hash, 2) WHERE seq = 12").run()), { reason: "hash_mismatch", first_bad_seq: 12 }],
+  ["change a hash", () => victim((db) => db.prepare("UPDATE audit_entries SET hash = (CASE substr(hash, 1, 1) WHEN '0' THEN '1' ELSE '0' END) || substr(hash, 2) WHERE seq = 12").run()), { reason: "hash_mismatch", first_bad_seq: 12 }],
   ["change a signature", () => victim((db) => {
     const sig = (db.prepare("SELECT signature FROM audit_entries WHERE seq = 12").get() as { signature: string }).signature;
     db.prepare("UPDATE audit_entries SET signature = ? WHERE seq = 12").run(flip(sig, 0));
