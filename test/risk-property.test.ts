@@ -5,20 +5,16 @@ import { testEngine } from "./support/risk-engine.ts";
 
 /**
  * Property and fuzz tests for the risk engine (issue 6):
- * - random and mutated command lines never crash or hang it (each analysis within TIME_LIMIT_MS) and the
- *   verdict is deterministic;
+ * - random and mutated command lines never crash or hang it (a hang fails the test at its timeout; speed is
+ *   bench/risk.ts's job, not a timed assertion here) and the verdict is deterministic;
  * - wrapping a denied command in any wrapper, shell string, substitution or group keeps it denied.
  */
-/** Per-command limit for the fuzz runs (generous for loaded CI machines; bench/risk.ts measures the real figures). */
-const TIME_LIMIT_MS = 250;
 const engine = await testEngine();
 
-function timed(cmd: string): ReturnType<typeof engine.assess> {
-  const t0 = performance.now();
+/** Assesses `cmd` and checks the verdict is one of the three decisions. */
+function assessed(cmd: string): ReturnType<typeof engine.assess> {
   const r = engine.assess(cmd);
-  const ms = performance.now() - t0;
-  expect(ms, `analysis of ${JSON.stringify(cmd.slice(0, 200))} took ${ms.toFixed(1)} ms`).toBeLessThan(TIME_LIMIT_MS);
-  expect(["allow", "deny", "require_approval"]).toContain(r.decision);
+  expect(["allow", "deny", "require_approval"], `verdict for ${JSON.stringify(cmd.slice(0, 200))}`).toContain(r.decision);
   return r;
 }
 
@@ -29,13 +25,13 @@ const corpusInputs = readFileSync(new URL("./fixtures/corpus-risk.jsonl", import
 describe("fuzz: the engine never crashes or hangs", () => {
   it("random strings", () => {
     fc.assert(fc.property(fc.string({ maxLength: 400, unit: "binary" }), (s) => {
-      const a = timed(s);
+      const a = assessed(s);
       expect(engine.assess(s)).toEqual(a);
     }), { numRuns: 400 });
   });
   it("random shell-token soup", () => {
     fc.assert(fc.property(fc.array(fc.constantFrom(...SHELL_ALPHABET), { maxLength: 300 }), (parts) => {
-      timed(parts.join(""));
+      assessed(parts.join(""));
     }), { numRuns: 600 });
   });
   it("mutated corpus lines", () => {
@@ -46,7 +42,7 @@ describe("fuzz: the engine never crashes or hangs", () => {
         const i = s.length === 0 ? 0 : pos % s.length;
         s = kind === "insert" ? s.slice(0, i) + tok + s.slice(i) : kind === "delete" ? s.slice(0, i) + s.slice(i + 1) : s.slice(0, i) + tok + s.slice(i + 1);
       }
-      timed(s);
+      assessed(s);
     }), { numRuns: 800 });
   });
   it("deep and long inputs finish or are denied as too complex", () => {
@@ -59,7 +55,7 @@ describe("fuzz: the engine never crashes or hangs", () => {
       "a".repeat(65536),
     ];
     for (const s of inputs) {
-      const r = timed(s);
+      const r = assessed(s);
       if (r.decision !== "deny") expect(r.decision).toBe("require_approval");
     }
   });
@@ -101,13 +97,13 @@ describe("wrapping a denied command keeps it denied", () => {
   it("under any stack of prefix wrappers", () => {
     fc.assert(fc.property(fc.constantFrom(...DENIED_SIMPLE), fc.array(fc.constantFrom(...PREFIXES), { minLength: 1, maxLength: 3 }), (c, ws) => {
       const line = ws.reduce((acc, w) => w(acc), c);
-      expect(timed(line).decision, line).toBe("deny");
+      expect(assessed(line).decision, line).toBe("deny");
     }), { numRuns: 1500 });
   });
   it("inside any stack of shell strings, substitutions and groups", () => {
     fc.assert(fc.property(fc.constantFrom(...DENIED_ANY), fc.array(fc.constantFrom(...CONTEXTS), { minLength: 1, maxLength: 3 }), (c, ws) => {
       const line = ws.reduce((acc, w) => w(acc), c);
-      expect(timed(line).decision, line).toBe("deny");
+      expect(assessed(line).decision, line).toBe("deny");
     }), { numRuns: 1500 });
   });
 });

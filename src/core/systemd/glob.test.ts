@@ -10,10 +10,11 @@ describe("globMatch", () => {
     expect(globMatch(p, n)).toBe(want);
   });
 
+  // 30 stars over 5000 characters: a backtracking matcher would not finish within the test's timeout; the
+  // linear one answers at once (bench figures, not a timed assertion, are the speed check).
   it("is not exponential on many stars", () => {
-    const t = performance.now();
     expect(globMatch(`${"*a".repeat(30)}b`, "a".repeat(5000))).toBe(false);
-    expect(performance.now() - t).toBeLessThan(500);
+    expect(globMatch("*a".repeat(30), "a".repeat(5000))).toBe(true);
   });
 
   it("detects globs", () => {
