@@ -5,7 +5,7 @@ import type { ResourceContents, ResourceEntry, ResourceTemplateEntry } from "../
  * The resources of one URI scheme (`systemd://` today; `skill://` and host resources next). `list` returns
  * concrete resources, `templates` the URI templates, `read` one resource of this scheme. Errors are
  * HostgateError: `invalid_uri` (malformed for this scheme, mapped to -32602), `not_found` or a
- * scheme-specific code such as `no_such_unit` (mapped to -32002), anything else -32603.
+ * scheme-specific code such as `no_such_unit` (both mapped to -32602 with data `{ uri }`: SEP-2164), anything else -32603.
  */
 export interface ResourceProvider {
   /** Lowercase scheme without `://`, e.g. `systemd`. */

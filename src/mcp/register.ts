@@ -1,4 +1,4 @@
-import { PROTOCOL_VERSION_META_KEY, ProtocolError, Server } from "@modelcontextprotocol/server";
+import { PROTOCOL_VERSION_META_KEY, ProtocolError, ResourceNotFoundError, Server } from "@modelcontextprotocol/server";
 import { findControlCharacter } from "../core/limits.ts";
 import type { DaemonClient } from "../ipc/client.ts";
 import type { Progress } from "../ipc/wire.ts";
@@ -115,18 +115,17 @@ function progressOf(token: unknown, notify: (n: { method: "notifications/progres
   return (p) => { void notify({ method: "notifications/progress", params: { progressToken: token, ...p } }).catch(() => undefined); };
 }
 
-/** JSON-RPC code for an unknown resource (MCP specification, resources: "Resource not found" -32002). */
-const RESOURCE_NOT_FOUND = -32002;
-
 /**
- * Resources of every scheme the daemon registered (app/resources.ts: `systemd://` today), served by the daemon. A URI the daemon
- * cannot parse is -32602; a unit that does not exist is -32002; other failures are -32603 with the reason.
+ * Resources of every scheme the daemon registered (app/resources.ts: `systemd://`, `skill://`), served by the
+ * daemon. A URI the daemon cannot parse is -32602; a resource that does not exist is -32602 with `data` exactly
+ * `{ uri }` (SEP-2164, MCP 2026-07-28: the SDK's ResourceNotFoundError; earlier revisions named -32002, which
+ * clients still accept); other failures are -32603 with the reason.
  */
 function registerResources(server: Server, client: DaemonClient, traced: <T extends object>(ctx: HandlerContext, handler: () => Promise<T>) => Promise<T>): void {
-  const fail = (error: { code: string; message: string; hint?: string | undefined }): never => {
-    const code = error.code === "invalid_uri" || error.code === "invalid_unit_name" || error.code === "invalid_params" ? INVALID_PARAMS
-      : error.code === "no_such_unit" || error.code === "not_found" ? RESOURCE_NOT_FOUND : -32603;
-    throw new ProtocolError(code, `${error.message}${error.hint ? ` ${error.hint}` : ""}`);
+  const fail = (error: { code: string; message: string; hint?: string | undefined }, uri?: string): never => {
+    const text = `${error.message}${error.hint ? ` ${error.hint}` : ""}`;
+    if (uri !== undefined && (error.code === "no_such_unit" || error.code === "not_found")) throw new ResourceNotFoundError(uri, text);
+    throw new ProtocolError(error.code === "invalid_uri" || error.code === "invalid_unit_name" || error.code === "invalid_params" ? INVALID_PARAMS : -32603, text);
   };
   server.setRequestHandler("resources/list", (_request, ctx) => traced(ctx, async () => {
     const r = await client.call("resources_list", {});
@@ -138,7 +137,7 @@ function registerResources(server: Server, client: DaemonClient, traced: <T exte
   }));
   server.setRequestHandler("resources/read", (request, ctx) => traced(ctx, async () => {
     const r = await client.call("resource_read", { uri: request.params.uri });
-    if (!r.ok) return fail(r.error);
+    if (!r.ok) return fail(r.error, request.params.uri);
     const { uri, mimeType, text, blob } = r.value;
     return { contents: [blob !== undefined ? { uri, mimeType, blob } : { uri, mimeType, text: text ?? "" }], _meta: { [META_UNTRUSTED]: true } };
   }));

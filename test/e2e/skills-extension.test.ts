@@ -173,6 +173,20 @@ describe("MCP Skills extension (SEP-2640): a real daemon and front, the SDK's cl
     } finally { await c.close(); }
   }, 60_000);
 
+  it.each(["modern", "legacy"] as const)("a resources/read of a resource that does not exist is -32602 with data { uri } (SEP-2164), %s client", async (era) => {
+    const c = await connectStdio(era, [], frontEnv);
+    try {
+      const uri = "skill://no-such-skill/SKILL.md";
+      const err = await c.readResource({ uri }).catch((e: unknown) => e as { code: number; message: string; data: unknown });
+      expect(err).toMatchObject({ code: -32602, data: { uri } });
+      expect(err.message).toMatch(/no-such-skill/);
+      // A malformed URI is an ordinary Invalid Params: no `uri` in its data, so a client does not take it for a miss.
+      const bad = await c.readResource({ uri: "skill://probe-kit/../../etc/passwd" }).catch((e: unknown) => e as { code: number; data?: unknown });
+      expect(bad.code).toBe(-32602);
+      expect((bad.data as { uri?: string } | undefined)?.uri).toBeUndefined();
+    } finally { await c.close(); }
+  }, 60_000);
+
   it("T3-25 skill:// reads refuse traversal in every spelling (.., %2e%2e, an encoded /); no byte outside the skill", async () => {
     const c = await connectStdio("modern", [], frontEnv);
     try {
