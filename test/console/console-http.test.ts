@@ -8,6 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ConfigSchema } from "../../src/config/schema.ts";
 import { composeDaemon } from "../../src/daemon/compose.ts";
 import { csrfOf, login, raw, startRig, type ConsoleRig } from "./harness.ts";
+import { planPage } from "../../src/daemon/console/pages.ts";
+import { text } from "../../src/core/console/html.ts";
 import { actorView, type Caller } from "../../src/core/caller.ts";
 import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:http";
@@ -283,6 +285,18 @@ describe("console: pages", () => {
     expect(page.body).toContain('<span class="ln file">+++ b');
     expect(page.body).toContain(`data-countdown="${(Date.parse(plan.steps[0]!.expires_at) - rig.clock.now()) / 1000}"`);
     expect(page.body).toContain(plan.steps[0]!.preview_hash);
+    // The summary is shown once: as its own field when the preview text does not open with it, else only there.
+    const shown = await rig.d.service.admin("human").call("show", { transaction_id: plan.plan_id });
+    if (!shown.ok) throw new Error(shown.error.message);
+    const step = shown.value.steps[0]!;
+    const once = (body: string): number => body.split(text(step.preview.summary)).length - 1;
+    expect(step.preview.text.startsWith(`${step.preview.summary}\n`)).toBe(true);
+    expect(once(page.body)).toBe(1);
+    expect(page.body).not.toContain("<dt>Summary</dt>");
+    const other = { ...shown.value, steps: [{ ...step, preview: { ...step.preview, text: step.preview.text.slice(step.preview.summary.length + 1) } }] };
+    const rendered = planPage(other, { csrf: "c", passkeys: false, notice: null, now: rig.clock.now() });
+    expect(once(rendered)).toBe(1);
+    expect(rendered).toContain("<dt>Summary</dt>");
   });
 
   it("renders hostile plan content inert: markup escaped, bidi and control characters made visible", async () => {

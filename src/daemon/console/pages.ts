@@ -59,8 +59,10 @@ function judgement(step: ShowStep): Raw {
 /** One step: host, action, params, risks, state, hash, warnings and the exact preview (a diff rendered as one). */
 function stepSection(step: ShowStep, n: number): Raw {
   const warnings = step.preview.warnings ?? [];
+  // Most previews open with their summary line: show it once, in the preview, where the terminal shows it too.
+  const summaryShown = step.preview.text.split("\n", 1)[0] === step.preview.summary;
   return h`<section aria-labelledby="step-${step.seq}"><h2 id="step-${step.seq}">Step ${step.seq} of ${n}: ${step.action_name} on ${step.host}</h2>
-<dl><dt>Transaction</dt><dd class="mono">${step.transaction_id}</dd><dt>Action risk</dt><dd>${riskBadge(step.risk_level)} (the catalogue's level for ${step.action_name})</dd><dt>State</dt><dd data-state="">${step.state}</dd><dt>Parameters</dt><dd><code>${JSON.stringify(step.params)}</code></dd><dt>Preview hash</dt><dd class="mono">${step.preview_hash}</dd><dt>Summary</dt><dd>${step.preview.summary}</dd></dl>
+<dl><dt>Transaction</dt><dd class="mono">${step.transaction_id}</dd><dt>Action risk</dt><dd>${riskBadge(step.risk_level)} (the catalogue's level for ${step.action_name})</dd><dt>State</dt><dd data-state="">${step.state}</dd><dt>Parameters</dt><dd><code>${JSON.stringify(step.params)}</code></dd><dt>Preview hash</dt><dd class="mono">${step.preview_hash}</dd>${summaryShown ? "" : h`<dt>Summary</dt><dd>${step.preview.summary}</dd>`}</dl>
 ${warnings.length === 0 ? "" : h`<div class="warn" role="note"><strong>Warnings</strong><ul>${warnings.map((w) => h`<li>${w}</li>`)}</ul></div>`}
 ${judgement(step)}
 ${renderPreviewText(step.preview.text)}</section>`;
