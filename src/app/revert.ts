@@ -6,6 +6,7 @@ import type { ConfirmResult } from "../ipc/protocol.ts";
 import { audit } from "./audit-log.ts";
 import type { DaemonDeps } from "./deps.ts";
 import { underLock } from "./execute.ts";
+import { MIN_ID_PREFIX } from "./approve.ts";
 
 /** Where a confirm came from: `hostgate confirm` on the admin socket, or the approval console's Confirm button. */
 export type ConfirmMethod = "admin_socket" | "console";
@@ -28,13 +29,29 @@ export function awaitingConfirm(deps: DaemonDeps, limit = 100): AwaitingConfirm[
     .sort((a, b) => a.deadline - b.deadline);
 }
 
+/**
+ * The one step waiting for a confirm whose id starts with `typed` (≥ {@link MIN_ID_PREFIX} characters), or
+ * undefined when none does. Throws `ambiguous_transaction` when several do.
+ */
+function waitingWithPrefix(deps: DaemonDeps, typed: string): Transaction | undefined {
+  const prefix = typed.trim().toLowerCase();
+  if (prefix.length < MIN_ID_PREFIX || !/^[0-9a-f-]+$/.test(prefix)) return undefined;
+  const matches = deps.transactions().list({ state: "awaiting_confirm", limit: 1000 }).filter((tx) => tx.id.startsWith(prefix));
+  if (matches.length > 1) {
+    throw new HostgateError("ambiguous_transaction", `${prefix} starts the ids of ${matches.length} steps waiting for a confirm: ${matches.slice(0, 10).map((t) => t.id).join(", ")}. Type more characters of the one you mean.`, { details: { matches: matches.slice(0, 10).map((t) => t.id) } });
+  }
+  return matches[0];
+}
+
 /** The shape of a transaction id (crypto.randomUUID). */
 const UUID_SHAPE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /**
  * `confirm` (admin socket; `hostgate confirm <transaction_id>`, and the console later): keeps a change that
- * reverts unless confirmed (issue 24, "commit confirmed"). Takes the full transaction id (a confirm is about one
- * applied step, not a plan). Moves awaiting_confirm → succeeded only while the window is open, in one
+ * reverts unless confirmed (issue 24, "commit confirmed"). Takes the transaction id (a confirm is about one
+ * applied step, not a plan), or a prefix of at least {@link MIN_ID_PREFIX} characters that starts exactly one
+ * step waiting for its confirm (as `hostgate approve` takes prefixes; an ambiguous prefix is
+ * `ambiguous_transaction` listing the matches). Moves awaiting_confirm → succeeded only while the window is open, in one
  * compare-and-set, so a confirm racing the daemon's revert either wins (kept) or gets `confirm_too_late`.
  * Audited `execute.confirmed` (durable) before the state moves, with `method`: `admin_socket` (`hostgate confirm`)
  * or `console` (the approval console's Confirm button). Errors: `unknown_transaction`, `not_awaiting_confirm`
@@ -42,9 +59,9 @@ const UUID_SHAPE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12
  */
 export async function confirm(deps: DaemonDeps, id: string, caller: Caller, method: ConfirmMethod = "admin_socket"): Promise<ConfirmResult> {
   const store = deps.transactions();
-  const tx = store.get(id);
+  const tx = store.get(id) ?? waitingWithPrefix(deps, id);
   if (!tx) {
-    const why = UUID_SHAPE.test(id) ? `No transaction ${id}.` : `${JSON.stringify(id)} is not a transaction id; confirm takes the full transaction_id execute returned (confirm.command shows it).`;
+    const why = UUID_SHAPE.test(id) ? `No transaction ${id}.` : `${JSON.stringify(id)} is not a transaction id, nor the first ${MIN_ID_PREFIX} or more characters of one waiting for a confirm; confirm takes the transaction_id execute returned (confirm.command shows it).`;
     throw new HostgateError("unknown_transaction", why, { hint: "Copy the command from the execute result, or find the id with `hostgate pending` / history." });
   }
   const now = deps.clock.now();

@@ -12,7 +12,7 @@ export function registerConfirmCommand(program: Command): void {
   program
     .command("confirm")
     .description("Keep a change that reverts by itself unless confirmed within its window, e.g. a firewall rule (admin socket).")
-    .argument("<transaction_id>", "the transaction id the execute result names (its confirm.command)")
+    .argument("<transaction_id>", "the transaction id the execute result names (its confirm.command), or its first 8 or more characters")
     .option("--socket <path>", "admin socket (default: the daemon the MCP fronts use, by the same rule)")
     .option("-c, --config <path>", "configuration file the fronts use (daemon.* sockets, state.dir)")
     .action(async (id: string, opts: { socket?: string; config?: string }) => {

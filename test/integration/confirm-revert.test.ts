@@ -140,6 +140,23 @@ describe("confirm-or-auto-revert with the daemon's clock", () => {
     }
   });
 
+  it("confirm takes the first 8 characters of a waiting step's id, as approve does; 7 are refused; a prefix of a step that is not waiting is unknown", async () => {
+    const d = await daemon(join(work, "s-prefix"));
+    try {
+      const { results } = await applyMarkers(d, [{ value: "new", before: "old" }, { value: "kept", before: "x", revert: false }]);
+      const admin = d.service.admin("human");
+      const short = await admin.call("confirm", { transaction_id: results[0]!.transaction_id.slice(0, 7) });
+      expect(short.ok ? null : short.error.code).toBe("unknown_transaction");
+      const notWaiting = await admin.call("confirm", { transaction_id: results[1]!.transaction_id.slice(0, 8) });
+      expect(notWaiting.ok ? null : notWaiting.error.code).toBe("unknown_transaction");
+      const c = await admin.call("confirm", { transaction_id: results[0]!.transaction_id.slice(0, 8).toUpperCase() });
+      if (!c.ok) throw new Error(c.error.message);
+      expect(c.value).toMatchObject({ transaction_id: results[0]!.transaction_id, state: "succeeded" });
+    } finally {
+      await d.close();
+    }
+  });
+
   it("confirm refuses a step without a window, an unknown id and a non-id, saying what to do; an operator cannot confirm", async () => {
     const d = await daemon(join(work, "s-refusals"));
     try {
@@ -153,7 +170,7 @@ describe("confirm-or-auto-revert with the daemon's clock", () => {
       const unknown = await admin.call("confirm", { transaction_id: "00000000-0000-4000-8000-000000000000" });
       expect(unknown.ok ? null : unknown.error.code).toBe("unknown_transaction");
       const junk = await admin.call("confirm", { transaction_id: "yes" });
-      expect(junk.ok ? null : junk.error.message).toMatch(/not a transaction id; confirm takes the full transaction_id/);
+      expect(junk.ok ? null : junk.error.message).toMatch(/not a transaction id, nor the first 8 or more characters of one waiting for a confirm; confirm takes the transaction_id/);
       const agent = await (d.service.agent("model") as unknown as { call(m: string, p: unknown): Promise<{ ok: boolean; error?: { code: string } }> }).call("confirm", { transaction_id: results[0]!.transaction_id });
       expect(agent.ok).toBe(false);
       // In process the operator role is what refuses; over the real agent socket the socket does (network-actions.test.ts).
