@@ -30,7 +30,7 @@ describe("loadConfig", () => {
   it("uses built-in defaults when no path is given and the default file is absent", () => {
     const { config, source } = loadConfig({ defaultPath: NO_DEFAULT, env: {} });
     expect(source).toBe("built-in defaults");
-    expect(config.server).toMatchObject({ host: "127.0.0.1", port: 48000, allowed_hosts: [], allowed_origins: [], max_body_bytes: 1048576 });
+    expect(config.server).toMatchObject({ host: "127.0.0.1", port: 48000, allowed_hosts: [], allowed_origins: [], max_body_bytes: 4194304 });
     expect(config.server.token).toBeUndefined();
     expect(config.tools).toEqual({ exposure: "all", groups: {}, enable: [], disable: [] });
   });

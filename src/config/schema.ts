@@ -22,8 +22,8 @@ export const ConfigSchema = z.object({
     token: z.string().min(16, "use at least 16 characters").optional().describe("Bearer token HTTP clients must send; required when host is not loopback (or HOSTGATE_HTTP_TOKEN)"),
     allowed_hosts: z.array(z.string().min(1)).default(() => []).describe("Extra Host header names accepted besides loopback ones"),
     allowed_origins: z.array(z.string().min(1)).default(() => []).describe("Extra Origin values accepted besides loopback ones; 'null' must be listed to be accepted"),
-    max_body_bytes: z.number().int().min(1024).max(16 * 1024 * 1024).default(1024 * 1024).describe("Largest HTTP request body; larger bodies get 413"),
-  }).strict().default(() => ({ host: "127.0.0.1", port: 48000, allowed_hosts: [], allowed_origins: [], max_body_bytes: 1024 * 1024 })),
+    max_body_bytes: z.number().int().min(1024).max(16 * 1024 * 1024).default(4 * 1024 * 1024).describe("Largest HTTP request body; larger bodies get 413. The default, 4 MiB, is the stdio front's line cap: WriteFile's 1 MiB of content fits either way, even JSON-escaped"),
+  }).strict().default(() => ({ host: "127.0.0.1", port: 48000, allowed_hosts: [], allowed_origins: [], max_body_bytes: 4 * 1024 * 1024 })),
   tools: z.object({
     exposure: z.enum(["all", "read_only"]).default("all").describe("read_only hides every tool that is not read-only"),
     groups: groups.default(() => ({})),
