@@ -25,10 +25,12 @@
  *   devices, kmsg, mem… are not there); the host's /proc stays visible read-only (ps, ss): another process's
  *   /proc/<pid>/{root,cwd,fd,environ,mem} stays out of reach because the command is in a user namespace of
  *   its own (the kernel's ptrace access check, commoncap, wants the same namespace or CAP_SYS_PTRACE in it);
- * - uid/gid U/G with supplementary groups --groups, no capabilities (bounding set emptied), no_new_privs, then a
+ * - uid/gid U/G with supplementary groups --groups, no capabilities (bounding set emptied), no_new_privs, in a
  *   user namespace of its own (mapping only U and G; the helper's root parent writes the maps), so commands of
  *   other runs, which share the uid, cannot ptrace or read each other's /proc/<pid> (the kernel refuses
- *   ptrace across user namespaces without CAP_SYS_PTRACE);
+ *   ptrace across user namespaces without CAP_SYS_PTRACE); the namespace is created before the uid is dropped,
+ *   so it is owned by root, and a host process running as U (nobody) holds no capability in it either: it
+ *   cannot ptrace the command or read its /proc/<pid>/{mem,environ} (it can still signal it: same uid);
  * - no inherited descriptor but 0, 1 and 2; a new session (setsid: no terminal injection) and the seccomp
  *   filter given in --seccomp (hex bytes of a struct sock_filter[], core/sandbox/seccomp.ts: no namespaces,
  *   keyrings, foreign ABIs…, and no network sockets without a grant) loaded just before exec;
@@ -533,13 +535,19 @@ static int init_main(char **cmd, int ready_fd, int go_fd) {
   // The bounding set is emptied once, after unshare(CLONE_NEWUSER) below: that call resets it to the full set
   // (kernel/user_namespace.c, set_cred_user_ns), so emptying it here too (41 prctl calls) changed nothing
   // the command gets; until then nothing is executed.
-  if (setgroups((size_t)n_groups, opt_groups) != 0 || setresgid(opt_gid, opt_gid, opt_gid) != 0 || setresuid(opt_uid, opt_uid, opt_uid) != 0) die("drop to uid %u gid %u", opt_uid, opt_gid);
+  if (setgroups((size_t)n_groups, opt_groups) != 0 || setresgid(opt_gid, opt_gid, opt_gid) != 0) die("drop to gid %u", opt_gid);
   if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) die("no_new_privs");
+  // The user namespace is made while the uid is still 0, so root owns it, not --uid: the kernel gives the owner
+  // of a user namespace every capability in it (user_namespaces(7)), so a namespace owned by `nobody` let any
+  // host process running as nobody ptrace the command, read its /proc/<pid>/{mem,environ,fd} and join the
+  // namespace (test/security/sandbox-attack.test.ts "a host process running as nobody"). The uid is dropped
+  // inside it, with the CAP_SETUID its creator holds there, once the parent has written the maps.
   if (unshare(CLONE_NEWUSER) != 0) die("a user namespace of its own");
   char c = 'u';
   if (write(ready_fd, &c, 1) != 1 || read(go_fd, &c, 1) != 1) die("wait for the uid map");
   close(ready_fd);
   close(go_fd);
+  if (setresuid(opt_uid, opt_uid, opt_uid) != 0) die("drop to uid %u", opt_uid);
   drop_bounding_set();
   drop_capabilities();
   // vfork: the command's process shares init's memory until it execs, so no page tables are copied (a fork
