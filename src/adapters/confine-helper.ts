@@ -1,5 +1,6 @@
 import { execFileSync } from "node:child_process";
-import { existsSync, lstatSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { existsSync, lstatSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { untrustedWriter } from "../core/service/tree-trust.ts";
@@ -103,4 +104,48 @@ export function localConfineHelper(): { path: string } | { reason: string } {
   if (path === null || !existsSync(path)) return { reason: "not built (no C compiler when hostgate was built)" };
   const why = confineHelperUnsafeReason(path);
   return why === null ? { path } : { reason: `not used: ${why}` };
+}
+
+/** ELF machine numbers (elf.h EM_*) of the architectures the seccomp filter knows, by `uname -m` name. */
+const ELF_MACHINES: Record<number, string> = { 62: "x86_64", 183: "aarch64" };
+
+/**
+ * What an executable's ELF header says (64-bit little-endian only): its machine as `uname -m` names it (null:
+ * another machine) and whether it is static (no PT_INTERP program header: no dynamic loader, so it runs on a
+ * host whatever libc that host has). Null when `bytes` is not such an ELF file. Source: elf(5).
+ */
+export function elfFacts(bytes: Uint8Array): { arch: string | null; static: boolean } | null {
+  const b = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (b.length < 64 || b.readUInt32BE(0) !== 0x7f454c46 || b[4] !== 2 || b[5] !== 1) return null;
+  const phoff = Number(b.readBigUInt64LE(32));
+  const phentsize = b.readUInt16LE(54);
+  const phnum = b.readUInt16LE(56);
+  if (phentsize < 4 || phoff + phentsize * phnum > b.length) return null;
+  let interp = false;
+  for (let i = 0; i < phnum; i++) if (b.readUInt32LE(phoff + i * phentsize) === 3) interp = true;
+  return { arch: ELF_MACHINES[b.readUInt16LE(18)] ?? null, static: !interp };
+}
+
+/** The helper as SSH hosts get it (core/sandbox/helper-cache.ts): its bytes, their SHA-256 in hex, its architecture. */
+export interface UploadableHelper {
+  bytes: Uint8Array;
+  sha256: string;
+  arch: string;
+}
+
+/**
+ * The helper the daemon may upload to SSH hosts whose `uname -m` is its architecture: the build's
+ * dist/hostgate-confine (or `path`), when it passes `confineHelperUnsafeReason` (what the daemon reads and
+ * sends must be what root alone controls) and is a static 64-bit ELF of a known machine; else `{ reason }` (for
+ * doctor: SSH hosts then use bubblewrap). Read once at start.
+ */
+export function uploadableConfineHelper(path: string | null = builtConfineHelperPath()): UploadableHelper | { reason: string } {
+  if (path === null || !existsSync(path)) return { reason: "not built (no C compiler when hostgate was built)" };
+  const unsafe = confineHelperUnsafeReason(path);
+  if (unsafe !== null) return { reason: `not used: ${unsafe}` };
+  const bytes = readFileSync(path);
+  const elf = elfFacts(bytes);
+  if (elf === null || elf.arch === null) return { reason: `${path} is not a 64-bit little-endian ELF executable for x86_64 or aarch64` };
+  if (!elf.static) return { reason: `${path} is linked dynamically (no static libc when it was built: install musl-tools and rebuild), so it is not sent to other hosts` };
+  return { bytes, sha256: createHash("sha256").update(bytes).digest("hex"), arch: elf.arch };
 }

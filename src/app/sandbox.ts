@@ -1,6 +1,8 @@
 import { HostgateError, toHostgateError } from "../core/errors.ts";
-import { chooseSandbox, confine, parseProbe, probeCommand, type HostSandbox, type SandboxMechanism } from "../core/sandbox/confine.ts";
+import { chooseSandbox, confine, parseProbe, probeCommand, type HostSandbox, type SandboxFacts, type SandboxMechanism } from "../core/sandbox/confine.ts";
+import { helperCacheDir, helperCachePath, helperCheckCommand, judgeHelperCheck } from "../core/sandbox/helper-cache.ts";
 import type { ExecEndpoint, Executor } from "../ports/executor.ts";
+import type { FileUploader } from "../ports/file-upload.ts";
 
 /**
  * Which sandbox each host has (core/sandbox/confine.ts), probed once per host and kept for `ttl_ms`
@@ -10,7 +12,22 @@ import type { ExecEndpoint, Executor } from "../ports/executor.ts";
  * check run fails is dropped and the next one checked, so a host where bubblewrap cannot create namespaces
  * falls back to systemd-run or to none. A host that cannot be reached is not cached (the error is thrown as
  * the executor's HostgateError).
+ * An SSH host with a root login and the architecture of the daemon's static helper build (`remote_helper`)
+ * gets the hostgate-confine helper: between those two round trips the helper's cache in the login's home is
+ * checked (one exec: hash, owner and mode of the file and of every directory above it), filled over SFTP when
+ * the file is missing or another, and checked again (core/sandbox/helper-cache.ts says why a file that passes
+ * can be run at every command without hashing it again). Any failure there keeps bubblewrap, and the summary
+ * says why.
  */
+
+/** The helper build the daemon sends to SSH hosts, and how (adapters/confine-helper.ts `uploadableConfineHelper`). */
+export interface RemoteHelper {
+  /** The static build's bytes, their SHA-256 (hex) and its architecture as `uname -m` names it. */
+  bytes: Uint8Array;
+  sha256: string;
+  arch: string;
+  uploader: FileUploader;
+}
 
 /** Where a host's commands run: the executor and the endpoint it dials (ignored by the local executor). */
 export interface SandboxTarget {
@@ -31,23 +48,27 @@ export class Sandboxes {
   private readonly ttlMs: number;
   private readonly now: () => number;
   private readonly localHelper: string | undefined;
+  private readonly remoteHelper: RemoteHelper | undefined;
 
   /**
    * `local_helper`: the absolute path of the hostgate-confine helper for the host keyed `local` (checked by
-   * adapters/confine-helper.ts `usableConfineHelper`: only root can change it); the probe offers it to
+   * adapters/confine-helper.ts `localConfineHelper`: only root can change it); the probe offers it to
    * `chooseSandbox` before bubblewrap, and its check run must pass like any mechanism's.
+   * `remote_helper`: the build placed in the cache of every other host whose login is root and whose
+   * architecture is the build's (see above); absent: SSH hosts use bubblewrap or systemd-run.
    */
-  constructor(opts: { ttl_ms?: number; now?: () => number; local_helper?: string | undefined } = {}) {
+  constructor(opts: { ttl_ms?: number; now?: () => number; local_helper?: string | undefined; remote_helper?: RemoteHelper | undefined } = {}) {
     this.ttlMs = opts.ttl_ms ?? 600_000;
     this.now = opts.now ?? Date.now;
     this.localHelper = opts.local_helper;
+    this.remoteHelper = opts.remote_helper;
   }
 
   /** The host's sandbox, probing it when not known or stale. Rejects with the executor's HostgateError when the host cannot be reached. */
   forHost(t: SandboxTarget): Promise<HostSandbox> {
     const hit = this.cache.get(t.key);
     if (hit && this.now() - hit.at < this.ttlMs) return hit.value;
-    const value = probe(t, t.key === "local" ? this.localHelper : undefined);
+    const value = probe(t, t.key === "local" ? { local: this.localHelper } : { remote: this.remoteHelper });
     this.cache.set(t.key, { at: this.now(), value });
     value.catch(() => { if (this.cache.get(t.key)?.value === value) this.cache.delete(t.key); });
     return value;
@@ -57,6 +78,16 @@ export class Sandboxes {
   async known(key: string): Promise<HostSandbox | undefined> {
     const hit = this.cache.get(key);
     return hit ? hit.value.catch(() => undefined) : undefined;
+  }
+
+  /** Every host probed so far (key, sandbox), for doctor; a probe still running is awaited, failed ones are left out. */
+  async probed(): Promise<[string, HostSandbox][]> {
+    const out: [string, HostSandbox][] = [];
+    for (const key of [...this.cache.keys()]) {
+      const sb = await this.known(key);
+      if (sb) out.push([key, sb]);
+    }
+    return out;
   }
 
   /** Forgets a host (its key changed, it left the inventory). */
@@ -70,7 +101,7 @@ async function run(t: SandboxTarget, command: string): Promise<{ stdout: string;
   return { stdout: r.stdout, stderr: r.stderr, ok: r.exit_code === 0 && r.error === null };
 }
 
-async function probe(t: SandboxTarget, helper: string | undefined): Promise<HostSandbox> {
+async function probe(t: SandboxTarget, helper: { local?: string | undefined; remote?: RemoteHelper | undefined }): Promise<HostSandbox> {
   const p = await run(t, probeCommand());
   let facts;
   try {
@@ -78,8 +109,13 @@ async function probe(t: SandboxTarget, helper: string | undefined): Promise<Host
   } catch (e) {
     throw new HostgateError("backend_error", `${t.key}: ${(e as Error).message}`, { hint: "The login must run a POSIX shell with id, uname and command -v (no forced command)." });
   }
-  if (helper !== undefined) facts.programs.confine_helper = helper;
   const failures: Partial<Record<SandboxMechanism, string>> = {};
+  if (helper.local !== undefined) facts.programs.confine_helper = helper.local;
+  else if (helper.remote !== undefined) {
+    const placed = await placeHelper(t, facts, helper.remote);
+    if ("path" in placed) facts.programs.confine_helper = placed.path;
+    else failures["hostgate-confine"] = placed.reason;
+  }
   for (;;) {
     const sb = chooseSandbox(facts, failures);
     if (!sb.mechanism) return sb;
@@ -104,4 +140,30 @@ async function probe(t: SandboxTarget, helper: string | undefined): Promise<Host
 
 function firstLine(s: string): string {
   return s.split("\n").find((l) => l.trim() !== "")?.trim().slice(0, 200) ?? "";
+}
+
+/**
+ * Puts the daemon's helper build in the root login's cache on `t` (core/sandbox/helper-cache.ts): checked, and
+ * when the file is missing or not the build, uploaded and checked again. `{ path }` when it may be used, else
+ * `{ reason }` (not root, another architecture, no usable home, a directory others can write, an upload that
+ * failed). Rejects only with the executor's errors when the host cannot be reached.
+ */
+async function placeHelper(t: SandboxTarget, f: SandboxFacts, h: RemoteHelper): Promise<{ path: string } | { reason: string }> {
+  if (f.uid !== 0) return { reason: `the login is uid ${f.uid}, not root (the helper drops from root to nobody itself)` };
+  if (f.arch !== h.arch) return { reason: `the host is ${f.arch}, the daemon's helper build ${h.arch}` };
+  if (f.home === undefined) return { reason: "the login's $HOME is not a plain absolute path" };
+  const path = helperCachePath(f.home, h.sha256);
+  const check = async (): Promise<string | null> => judgeHelperCheck((await run(t, helperCheckCommand(path))).stdout, path, h.sha256);
+  const first = await check();
+  if (first === null) return { path };
+  // Only the file itself is replaced; a directory above it that others could change is not hostgate's to fix.
+  if (first !== "missing" && !first.startsWith(`${path} `)) return { reason: `its cache is unsafe: ${first}` };
+  const dir = helperCacheDir(f.home);
+  try {
+    await h.uploader.put({ target: t.target, jumps: t.jumps }, [dir.slice(0, dir.lastIndexOf("/")), dir], path, h.bytes, 0o700);
+  } catch (e) {
+    return { reason: `the upload to ${path} failed: ${toHostgateError(e).message}` };
+  }
+  const second = await check();
+  return second === null ? { path } : { reason: `its cache failed the check after the upload: ${second}` };
 }

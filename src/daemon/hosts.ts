@@ -6,7 +6,8 @@ import { SshConfigProvider } from "../adapters/inventory/ssh-config.ts";
 import { SshExecutor } from "../adapters/exec-ssh/ssh-executor.ts";
 import { LocalExecutor } from "../adapters/exec-local.ts";
 import { Sandboxes } from "../app/sandbox.ts";
-import { localConfineHelper } from "../adapters/confine-helper.ts";
+import { localConfineHelper, uploadableConfineHelper } from "../adapters/confine-helper.ts";
+import { SftpUploader } from "../adapters/sftp-upload.ts";
 import { KnownHosts } from "../adapters/exec-ssh/host-keys.ts";
 import { Inventory, type Backend } from "../app/inventory.ts";
 import { CallerSlots, type ExecSettings } from "../app/exec-on-host.ts";
@@ -107,9 +108,14 @@ export function composeHosts(raw: HostsConfig, opts: { mode: DaemonMode; stateDi
     // The local sandbox also hides the daemon's own state, sockets and configuration, wherever they are.
     local_hide_dirs: opts.hideDirs ?? [opts.stateDir],
   };
-  // The daemon's own host confines with the in-tree helper when the build made one only root can change.
+  // The daemon's own host confines with the in-tree helper when the build made one only root can change; SSH
+  // hosts with a root login and the build's architecture get the same build in their login's cache (SFTP).
   const helper = localConfineHelper();
-  const sandboxes = new Sandboxes({ local_helper: "path" in helper ? helper.path : undefined });
+  const uploadable = uploadableConfineHelper();
+  const sandboxes = new Sandboxes({
+    local_helper: "path" in helper ? helper.path : undefined,
+    remote_helper: "bytes" in uploadable ? { ...uploadable, uploader: new SftpUploader(executor.pool) } : undefined,
+  });
   const slots = new CallerSlots();
   const local = new LocalExecutor();
   return {
@@ -131,6 +137,12 @@ export function composeHosts(raw: HostsConfig, opts: { mode: DaemonMode; stateDi
       out.push(sb instanceof Error
         ? { level: "warn", check: "sandbox", message: `local: the sandbox probe failed (${sb.message}); unapproved commands are refused here` }
         : { level: sb.mechanism ? "ok" : "warn", check: "sandbox", message: `local: ${sb.summary}${sb.mechanism ? `; commands run as ${sb.identity}` : ""}${"reason" in helper && sb.facts.uid === 0 ? ` (hostgate-confine helper ${helper.reason})` : ""}. Remote hosts are probed at their first exec_on_host (get_host_details { probe: true } shows theirs)` });
+      out.push("bytes" in uploadable
+        ? { level: "ok", check: "sandbox.remote", message: `SSH hosts with a root login on ${uploadable.arch} get hostgate-confine (sha256 ${uploadable.sha256.slice(0, 12)}…, sent over SFTP to ~/.cache/hostgate of the login); others use bubblewrap or systemd-run` }
+        : { level: "ok", check: "sandbox.remote", message: `SSH hosts use bubblewrap or systemd-run: the hostgate-confine helper is ${uploadable.reason}` });
+      for (const [key, sb] of await sandboxes.probed()) {
+        if (key !== "local") out.push({ level: sb.mechanism ? "ok" : "warn", check: "sandbox.host", message: `${key}: ${sb.summary}` });
+      }
       out.push({ level: "ok", check: "ssh", message: `known_hosts ${knownHosts.join(", ")}; keys ${identities.join(", ")}${agent ? "; ssh-agent" : ""}; ${executor.connections} pooled connections` });
       return out;
     },

@@ -32,6 +32,7 @@
  * systemd.exec(5) and systemd.resource-control(5); bwrap options from bwrap(1).
  */
 import { shellJoin, shellQuote } from "../inventory/target.ts";
+import { plainAbsolutePath } from "./helper-cache.ts";
 import { hasSeccompFilter, printfOctal, sandboxFilter } from "./seccomp.ts";
 
 /**
@@ -54,13 +55,17 @@ export interface SandboxFacts {
   uid: number;
   /** `uname -m`. */
   arch: string;
+  /** The login's `$HOME`, when it is a plain absolute path (helper-cache.ts `plainAbsolutePath`). */
+  home?: string;
   /** Absolute paths of the programs found on PATH (absent: not found). */
   programs: {
     bwrap?: string; setpriv?: string; systemd_run?: string; prlimit?: string; timeout?: string;
     /**
      * The hostgate-confine helper (native/confine-helper.c, built from source by the daemon's build): never
-     * from the probe; set by the daemon for its own host only (app/sandbox.ts `local_helper`), after checking
-     * that only root can change it (adapters/confine-helper.ts).
+     * from the probe; set by the daemon for its own host (app/sandbox.ts `local_helper`), after checking that
+     * only root can change it (adapters/confine-helper.ts), and for an SSH host with a root login and the
+     * build's architecture once the daemon's build is in the login's cache and passed the cache check
+     * (app/sandbox.ts `remote_helper`, core/sandbox/helper-cache.ts).
      */
     confine_helper?: string;
   };
@@ -144,6 +149,7 @@ export function probeCommand(): string {
   return [
     `echo "${m}uid=$(id -u)"`,
     `echo "${m}arch=$(uname -m)"`,
+    `echo "${m}home=$HOME"`,
     `for p in bwrap setpriv systemd-run prlimit timeout; do x=$(command -v "$p" 2>/dev/null) && echo "${m}has=$p:$x"; done`,
     `[ -d /run/systemd/system ] && echo "${m}systemd=1"`,
     `command -v bwrap >/dev/null 2>&1 && bwrap --help 2>&1 | grep -q -e --size && echo "${m}bwrap_size=1"`,
@@ -169,6 +175,7 @@ export function parseProbe(stdout: string): SandboxFacts {
     const [key, value] = splitOnce(line.slice(PROBE_MARK.length), "=");
     if (key === "uid" && /^\d+$/.test(value)) facts.uid = Number(value);
     else if (key === "arch" && /^[\w.-]{1,32}$/.test(value)) facts.arch = value;
+    else if (key === "home" && plainAbsolutePath(value)) facts.home = value;
     else if (key === "systemd") facts.systemd = value === "1";
     else if (key === "nss_systemd") facts.nss_systemd = value === "1";
     else if (key === "posix_shell") facts.posix_shell = value === "1";
@@ -214,10 +221,13 @@ function unprivileged(f: SandboxFacts): { uid: number; gid: number } {
 }
 
 /**
- * The mechanisms this host could use, most preferred first: bubblewrap (≈ 10–30 ms a command, keeps the host's
- * sockets and processes visible) when present (root also needs setpriv to drop to `nobody` first: bwrap's own
- * `--uid` maps back to root outside its namespace), then systemd-run for a root login on a systemd host.
- * `excluded` drops mechanisms whose check run failed (their reasons are in `failures`).
+ * The mechanisms this host could use, most preferred first: hostgate-confine for a root login when the facts
+ * name the helper (the daemon's own host, or an SSH host whose cache holds the daemon's build), then bubblewrap
+ * (≈ 10–30 ms a command, keeps the host's sockets and processes visible) when present (root also needs setpriv
+ * to drop to `nobody` first: bwrap's own `--uid` maps back to root outside its namespace), then systemd-run for
+ * a root login on a systemd host. `failures` drops mechanisms whose check run failed, with the reason; for
+ * hostgate-confine without `programs.confine_helper` it is why the helper could not be placed. The reason is
+ * said in the summary of the mechanism chosen instead (get_host_details, doctor).
  */
 export function chooseSandbox(f: SandboxFacts, failures: Partial<Record<SandboxMechanism, string>> = {}): HostSandbox {
   const root = f.uid === 0;
@@ -232,14 +242,19 @@ export function chooseSandbox(f: SandboxFacts, failures: Partial<Record<SandboxM
       facts: f,
     };
   }
-  if (failures["hostgate-confine"]) missing.push(`hostgate-confine failed its check run: ${failures["hostgate-confine"]}`);
+  // Why the helper is not used (an SSH host: not root, another architecture, a cache that failed its check,
+  // a check run that failed), said in whichever mechanism's summary follows.
+  // A failure with the helper in the facts is its check run's; without, why it could not be placed.
+  const helperWhy = failures["hostgate-confine"] ? `hostgate-confine ${f.programs.confine_helper ? "failed its check run" : "not used"}: ${failures["hostgate-confine"]}` : "";
+  const helperNote = helperWhy ? `; ${helperWhy}` : "";
+  if (helperWhy) missing.push(helperWhy);
   if (!f.programs.bwrap) missing.push("bubblewrap (bwrap) is not installed");
   else if (root && !f.programs.setpriv) missing.push("setpriv (util-linux) is missing, needed to drop root before bwrap");
   else if (failures.bwrap) missing.push(`bwrap failed its check run: ${failures.bwrap}`);
   else {
     return {
       mechanism: "bwrap",
-      summary: `bubblewrap (${f.programs.bwrap})${root ? ` after setpriv to uid ${nobody.uid}` : ` as the login uid ${f.uid}`}: read-only filesystem, private /tmp, own PID namespace, network per policy`,
+      summary: `bubblewrap (${f.programs.bwrap})${root ? ` after setpriv to uid ${nobody.uid}` : ` as the login uid ${f.uid}`}: read-only filesystem, private /tmp, own PID namespace, network per policy${helperNote}`,
       identity: root ? `nobody (uid ${nobody.uid}, gid ${nobody.gid})${groups.length > 0 ? ` + groups ${groups.join(", ")}` : ""}` : `the SSH login (uid ${f.uid})`,
       facts: f,
     };
@@ -251,7 +266,7 @@ export function chooseSandbox(f: SandboxFacts, failures: Partial<Record<SandboxM
   else {
     return {
       mechanism: "systemd-run",
-      summary: `systemd-run (${f.programs.systemd_run}): a transient service as ${f.nss_systemd ? "a dynamic user" : `uid ${nobody.uid}`}, ProtectSystem=strict, ProtectHome, private /tmp, network per policy`,
+      summary: `systemd-run (${f.programs.systemd_run}): a transient service as ${f.nss_systemd ? "a dynamic user" : `uid ${nobody.uid}`}, ProtectSystem=strict, ProtectHome, private /tmp, network per policy${helperNote}`,
       identity: `${f.nss_systemd ? "a dynamic user" : `nobody (uid ${nobody.uid}, gid ${nobody.gid})`}${groups.length > 0 ? ` + groups ${groups.join(", ")}` : ""}`,
       facts: f,
     };
