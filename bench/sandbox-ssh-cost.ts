@@ -1,9 +1,11 @@
 /**
  * The sandbox's cost per command on an SSH host (issue 19; target ≤ 10 ms added to the warm exec p50): run as
  * root, `npx tsx bench/sandbox-ssh-cost.ts [rounds] [--ideas]`. One real sshd in a network namespace
- * (test/peers/netns-sshd.ts), a warm connection of the SSH executor, root login, so the host's mechanism is the
- * bubblewrap chain (timeout → setpriv → bwrap, the seccomp filter fed through a `printf |` pipe: core/sandbox).
- * The same `sh -c true` plain and confined (network none), interleaved round by round. `--ideas` adds variants
+ * (test/peers/netns-sshd.ts, with sftp), a warm connection of the SSH executor, root login. The same `sh -c true`
+ * plain and confined (network none) by both SSH mechanisms, interleaved round by round: `bwrap` (the chain
+ * timeout → setpriv → bwrap, the seccomp filter fed through a `printf |` pipe: core/sandbox; what a daemon
+ * without the helper, or a host of another architecture, uses) and `hostgate-confine` (the helper compiled here
+ * from native/confine-helper.c, sent over SFTP into the login's cache by the probe: app/sandbox.ts). `--ideas` adds variants
  * measured for the record only (not shipped): the chain without `timeout`, the filter read from a file instead
  * of the `printf |` pipeline (whose two sides are two forks of the shell), and systemd-run where the host has it
  * (this lab's host: no PID-1 systemd, so reported as unavailable).
@@ -15,7 +17,10 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { createHash } from "node:crypto";
+import { buildConfineHelper } from "../src/adapters/confine-helper.ts";
 import { SshExecutor } from "../src/adapters/exec-ssh/ssh-executor.ts";
+import { SftpUploader } from "../src/adapters/sftp-upload.ts";
 import { Sandboxes } from "../src/app/sandbox.ts";
 import { shellJoin } from "../src/core/inventory/target.ts";
 import { confine } from "../src/core/sandbox/confine.ts";
@@ -48,17 +53,21 @@ function reapedCpuMs(root: number): number {
   return sum;
 }
 
-const lab = await startNetnsLab(1);
+const lab = await startNetnsLab(1, { sftp: true });
 const dir = mkdtempSync(join(tmpdir(), "hg-bench-ssh-sandbox-"));
 try {
   const h = lab.hosts[0]!;
   const ex = new SshExecutor({ known_hosts: [lab.knownHosts], host_keys: "strict", default_user: "root", default_identity_files: [lab.clientKey], connect_timeout_ms: 5000 });
   const target = { host: h.ip, port: 22 };
   const sb = await new Sandboxes().forHost({ key: "bench-ssh", executor: ex, target });
+  const bytes = readFileSync(buildConfineHelper(join(dir, "hostgate-confine")));
+  const remote_helper = { bytes, sha256: createHash("sha256").update(bytes).digest("hex"), arch: process.arch === "arm64" ? "aarch64" : "x86_64", uploader: new SftpUploader(ex.pool) };
+  const hsb = await new Sandboxes({ remote_helper }).forHost({ key: "bench-ssh", executor: ex, target });
+  if (sb.mechanism !== "bwrap" || hsb.mechanism !== "hostgate-confine") throw new Error(`mechanisms: ${sb.summary} / ${hsb.summary}`);
   const opts = { network: "none", timeout_sec: 10, run_id: "bench" } as const;
   const shipped = confine(["sh", "-c", "true"], sb, opts).command;
-  const commands: Record<string, string> = { plain: `exec ${shellJoin(["sh", "-c", "true"])}`, [sb.mechanism ?? "none"]: shipped };
-  if (ideas && sb.mechanism === "bwrap") {
+  const commands: Record<string, string> = { plain: `exec ${shellJoin(["sh", "-c", "true"])}`, bwrap: shipped, "hostgate-confine": confine(["sh", "-c", "true"], hsb, opts).command };
+  if (ideas) {
     commands["idea: bwrap without timeout"] = shipped.replace(/\S*timeout --foreground -s KILL \d+ /, "");
     // The filter from a file (what a per-host cache of it would allow): `exec … 3<FILE`, no pipeline, no fork.
     const file = join(dir, "filter.bpf");
@@ -88,7 +97,7 @@ try {
     added_p50_ms: r2(pct(wall[name]!, 0.5) - pct(wall.plain!, 0.5)), added_cpu_ms_per_command: r2((cpu[name]! - cpu.plain!) / rounds),
   }]));
   const systemdRun = sb.facts.systemd && sb.facts.programs.systemd_run ? "available (not measured here)" : "unavailable on this host (PID 1 is not systemd)";
-  console.log(JSON.stringify({ rounds, loadavg, mechanism: sb.mechanism, identity: sb.identity, systemd_run: systemdRun, variants, target_added_p50_ms: 10 }));
+  console.log(JSON.stringify({ rounds, loadavg, identity: sb.identity, helper: hsb.summary, systemd_run: systemdRun, variants, target_added_p50_ms: 10 }));
 } finally {
   rmSync(dir, { recursive: true, force: true });
   await lab.stop();

@@ -1,6 +1,7 @@
 /*
  * hostgate-confine: the whole bubblewrap sandbox of an unapproved command (src/core/sandbox/confine.ts) in one
- * exec, for a root login (the daemon's own host). It replaces the chain `timeout → setpriv → bwrap` (three
+ * exec, for a root login (the daemon's own host, and SSH hosts of the build's architecture, where the daemon
+ * puts this build in the login's cache: src/core/sandbox/helper-cache.ts). It replaces the chain `timeout → setpriv → bwrap` (three
  * dynamically linked programs, ≈ 9 ms of CPU each on a small VM) with one small static program built from this
  * file at build or test time (src/adapters/confine-helper.ts); the wrapper shell still sets the rlimits and
  * joins the memory cgroup with builtins before it execs this.

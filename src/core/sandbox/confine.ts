@@ -22,9 +22,11 @@
  *   everything it started ends with it, `setsid` children included.
  *
  * Three mechanisms, chosen per host by what a probe finds (`probeCommand` → `parseProbe` → `chooseSandbox`):
- * `hostgate-confine` (the daemon's own host as root, where the build produced the helper: the bubblewrap
- * recipe below done by one small static program, native/confine-helper.c, instead of the chain timeout →
- * setpriv → bwrap, which cost ≈ 25 ms of CPU a command: bench/sandbox-cost.ts), `bwrap` (bubblewrap, in an
+ * `hostgate-confine` (a root login, where the build produced the helper: the bubblewrap recipe below done by
+ * one small static program, native/confine-helper.c, instead of the chain timeout → setpriv → bwrap, which cost
+ * ≈ 25–40 ms of CPU a command: bench/sandbox-cost.ts, bench/sandbox-ssh-cost.ts; on the daemon's own host from
+ * the build's path, on an SSH host of the build's architecture from the login's cache, sent over SFTP:
+ * helper-cache.ts; it also hides every other mount of a hidden path, which bubblewrap cannot), `bwrap` (bubblewrap, in an
  * unprivileged user namespace, after `setpriv` when the login is root) and `systemd-run` (a transient service
  * as `nobody` with the Protect*= directives; root login on a host whose PID 1 is systemd). A host with none
  * runs nothing unapproved (fail closed).
@@ -37,7 +39,8 @@ import { hasSeccompFilter, printfOctal, sandboxFilter } from "./seccomp.ts";
 
 /**
  * How a host confines an unapproved command: `hostgate-confine` (the in-tree helper, native/confine-helper.c:
- * the bubblewrap recipe in one exec, for the daemon's own host as root), `bwrap`, `systemd-run`.
+ * the bubblewrap recipe in one exec, for a root login: the daemon's own host, or an SSH host with the helper in
+ * its login's cache), `bwrap`, `systemd-run`.
  */
 export type SandboxMechanism = "hostgate-confine" | "bwrap" | "systemd-run";
 
