@@ -1,5 +1,6 @@
 import { HostgateError, toHostgateError } from "../core/errors.ts";
 import { chooseSandbox, confine, parseProbe, probeCommand, type HostSandbox, type SandboxFacts, type SandboxMechanism } from "../core/sandbox/confine.ts";
+import { shellQuote } from "../core/inventory/target.ts";
 import { helperCacheDir, helperCachePath, helperCheckCommand, judgeHelperCheck } from "../core/sandbox/helper-cache.ts";
 import type { ExecEndpoint, Executor } from "../ports/executor.ts";
 import type { FileUploader } from "../ports/file-upload.ts";
@@ -153,7 +154,9 @@ async function placeHelper(t: SandboxTarget, f: SandboxFacts, h: RemoteHelper): 
   if (f.arch !== h.arch) return { reason: `the host is ${f.arch}, the daemon's helper build ${h.arch}` };
   if (f.home === undefined) return { reason: "the login's $HOME is not a plain absolute path" };
   const path = helperCachePath(f.home, h.sha256);
-  const check = async (): Promise<string | null> => judgeHelperCheck((await run(t, helperCheckCommand(path))).stdout, path, h.sha256);
+  // The check line is POSIX sh: through `sh -c` when the login shell is not one (zsh, fish…).
+  const line = f.posix_shell ? helperCheckCommand(path) : `exec sh -c ${shellQuote(helperCheckCommand(path))}`;
+  const check = async (): Promise<string | null> => judgeHelperCheck((await run(t, line)).stdout, path, h.sha256);
   const first = await check();
   if (first === null) return { path };
   // Only the file itself is replaced; a directory above it that others could change is not hostgate's to fix.
