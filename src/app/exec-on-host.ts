@@ -113,7 +113,10 @@ const OUTPUT_BUDGET_BYTES = Math.floor(ANSWER_LIMITS.answerBytes * 0.75);
  */
 function fitOutputs(results: ExecHostResult[]): ExecHostResult[] {
   const distinct = new Map<string, number>();
-  for (const r of results) distinct.set(outcomeKey(r), Buffer.byteLength(r.stdout) + Buffer.byteLength(r.stderr));
+  for (const r of results) {
+    const k = outcomeKey(r);
+    if (!distinct.has(k)) distinct.set(k, Buffer.byteLength(r.stdout) + Buffer.byteLength(r.stderr));
+  }
   const total = [...distinct.values()].reduce((a, b) => a + b, 0);
   if (total <= OUTPUT_BUDGET_BYTES) return results;
   const share = Math.floor(OUTPUT_BUDGET_BYTES / (2 * distinct.size));
@@ -337,7 +340,7 @@ export async function execOnHost(input: unknown, caller: ExecCaller, deps: ExecD
     // The resolved host, never the caller's `name` label (which is only a display name; kept as `label`).
     results: results.map((r, i) => ({ host: records[i]!.name, ...(r.host !== records[i]!.name ? { label: r.host } : {}), ip: r.ip, exit_code: r.exit_code, signal: r.signal, timed_out: r.timed_out, duration_ms: Math.round(r.duration_ms), stdout_bytes: r.stdout.length, stderr_bytes: r.stderr.length, truncated: r.truncated, error: r.error, code: r.code, ...withVia(vias.get(records[i]!)) })),
   });
-  return { results: q.hosts ? groupOutputs(results) : results, groups: q.hosts ? groupsOf(results) : [], decision: wireDecision, redactions };
+  return { ...(q.hosts ? grouped(results) : { results, groups: [] }), decision: wireDecision, redactions };
 }
 
 /** `{ via }` for a host whose command ran over SSH (app/connection-audit.ts; exec_on_host never uses sudo), else nothing. */
@@ -350,21 +353,19 @@ function outcomeKey(r: ExecHostResult): string {
   return JSON.stringify([r.exit_code, r.signal, r.stdout, r.stderr, r.error, r.code]);
 }
 
-/** Fan-out: groups of hosts whose outcome and output are identical, in first-seen order. */
-function groupsOf(results: ExecHostResult[]): ExecOnHostOutput["groups"] {
-  const groups = new Map<string, ExecOnHostOutput["groups"][number]>();
-  for (const r of results) {
+/**
+ * Fan-out: groups of hosts whose outcome and output are identical, in first-seen order (`groups`), and the per-host
+ * results pointing at their group, the output itself stated once, in the group (`results`). Each result's outcome
+ * key is computed once.
+ */
+function grouped(results: ExecHostResult[]): Pick<ExecOnHostOutput, "results" | "groups"> {
+  const groups = new Map<string, { index: number; group: ExecOnHostOutput["groups"][number] }>();
+  const pointed = results.map((r) => {
     const k = outcomeKey(r);
-    const g = groups.get(k);
-    if (g) g.hosts.push(r.host);
-    else groups.set(k, { hosts: [r.host], exit_code: r.exit_code, signal: r.signal, stdout: r.stdout, stderr: r.stderr, error: r.error });
-  }
-  return [...groups.values()];
-}
-
-/** Fan-out: per-host results point at their group; the output itself is stated once, in the group. */
-function groupOutputs(results: ExecHostResult[]): ExecHostResult[] {
-  const index = new Map<string, number>();
-  for (const r of results) if (!index.has(outcomeKey(r))) index.set(outcomeKey(r), index.size);
-  return results.map((r) => ({ ...r, stdout: "", stderr: "", group: index.get(outcomeKey(r))! }));
+    let g = groups.get(k);
+    if (g) g.group.hosts.push(r.host);
+    else groups.set(k, (g = { index: groups.size, group: { hosts: [r.host], exit_code: r.exit_code, signal: r.signal, stdout: r.stdout, stderr: r.stderr, error: r.error } }));
+    return { ...r, stdout: "", stderr: "", group: g.index };
+  });
+  return { results: pointed, groups: [...groups.values()].map((g) => g.group) };
 }

@@ -142,6 +142,8 @@ export async function queryHosts(d: DaemonDeps, p: QueryRequest, caller: Caller,
   const errors: FanOutData["errors"] = [];
   let redactions = 0;
   let untrusted = false;
+  // Each answer's canonical JSON, computed once: it groups identical answers and is what the audit entry hashes.
+  const keys = results.map((r) => (r.ok ? canonicalJson(r.value.data) : null));
   results.forEach((r, i) => {
     if (!r.ok) {
       errors.push({ host: hosts[i]!, code: r.error.code, message: r.error.message, ...(r.error.hint ? { hint: r.error.hint } : {}) });
@@ -149,7 +151,7 @@ export async function queryHosts(d: DaemonDeps, p: QueryRequest, caller: Caller,
     }
     redactions += r.value.meta.redactions;
     untrusted ||= r.value.meta.untrusted;
-    const key = canonicalJson(r.value.data);
+    const key = keys[i]!;
     const g = groups.get(key);
     if (g) g.hosts.push(hosts[i]!);
     else groups.set(key, { hosts: [hosts[i]!], data: r.value.data });
@@ -163,7 +165,7 @@ export async function queryHosts(d: DaemonDeps, p: QueryRequest, caller: Caller,
     const given = permits[i];
     const permit: Record<string, JsonValue> = given ? { machine: given.machine, policies: given.policies } : {};
     if (!r.ok) return { host: hosts[i]!, ...permit, outcome: r.error.code };
-    const key = canonicalJson(r.value.data);
+    const key = keys[i]!;
     let sha = digests.get(key);
     if (sha === undefined) digests.set(key, (sha = hash.sha256Hex(key)));
     return { host: hosts[i]!, ...permit, outcome: "ok", answer_sha256: sha };
