@@ -16,7 +16,7 @@
  *   CPU of the ssh clients and of the hosts;
  * - with `--cpu-prof`: a V8 CPU profile (node:inspector) of 10 fan-out rounds per kind and variant, the top
  *   functions by self time (`--cpu-prof-dir D` also writes each profile to D as a .cpuprofile).
- * `--json-callers` counts JSON.stringify calls by caller too. Prints ONE JSON object; load average at start and end.
+ * Each daemon's audit chain is verified at the end (`audit_verify`). `--json-callers` counts JSON.stringify calls by caller too. Prints ONE JSON object; load average at start and end.
  */
 import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -184,6 +184,9 @@ try {
       const d = v.d!;
       const f = await feature(d);
       const conc0 = f.settings.fanout_concurrency;
+      // The other variant's turn can outlast the pool's idle close (60 s): every connection is warm again first.
+      await read(d, { hosts: names })();
+      await exec(d, { hosts: names })();
       await block(`${v.name}/read_one_host`, 15, hostPids, read(d, { host: names[0]! }));
       await block(`${v.name}/read_fanout_20`, 5, hostPids, read(d, { hosts: names }));
       await block(`${v.name}/exec_one_host`, 10, hostPids, exec(d, { host: names[0]! }));
@@ -208,6 +211,9 @@ try {
       res[`${kind}_ratio`] = r2(fan.p50_ms / one.p50_ms);
       res[`${kind}_cpu_floor`] = { ms_per_round: r2(floor), ratio_to_one_host_p50: r2(floor / one.p50_ms), daemon_cpu_ms_per_round: fan.daemon_cpu_ms_per_call, hosts_cpu_ms_per_round: fan.host_cpu_ms_per_call };
     }
+    // Every fan-out's entries are in the chain and it still verifies (signatures included).
+    const verdict = await v.d!.deps.audit().verify({ signatures: true });
+    res.audit_verify = { status: verdict.status, ...("last_seq" in verdict ? { entries: verdict.last_seq } : {}), ...("detail" in verdict ? { detail: verdict.detail } : {}) };
     out[v.name] = res;
   }
 

@@ -145,6 +145,10 @@ describe.skipIf(missing !== null)("exec_on_host against 20 real sshd hosts", () 
       if (!("results" in r)) throw new Error("expected results");
       expect(r.results.map((x) => [x.host, x.code])).toEqual([["lab2", null], ["lab7", "unreachable"], ["lab3", null]]);
       expect(r.groups.find((g) => g.hosts.includes("lab2"))!.hosts).toEqual(["lab2", "lab3"]);
+      // Each result points at the group that lists its host: the failure's own group, the two answers' shared one.
+      expect(r.results.map((x) => x.group)).toEqual([0, 1, 0]);
+      expect(r.results.every((x) => r.groups[x.group!]!.hosts.includes(x.host))).toBe(true);
+      expect(r.groups[1]).toMatchObject({ hosts: ["lab7"], exit_code: null, stdout: "" });
     } finally {
       lab.setLink(lab.hosts[5]!, true);
     }
