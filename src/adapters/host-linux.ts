@@ -162,9 +162,10 @@ export class LinuxHostProbe implements HostProbe {
 
   async readDir(path: string): Promise<string[]> {
     try {
-      // The pid list is generated in memory, like /proc files (see readProcSync): listed synchronously. Other
-      // /proc directories stay asynchronous: a process's fd directory can hold a million entries.
-      if (path === "/proc") return readdirSync(path);
+      // The pid list and sysfs directories are generated in memory, like /proc files (see readProcSync): listed
+      // synchronously (a sysfs directory holds tens of entries; ListBlockDevices lists one per disk). Other /proc
+      // directories stay asynchronous: a process's fd directory can hold a million entries.
+      if (path === "/proc" || path.startsWith("/sys/")) return readdirSync(path);
       return await readdir(path);
     } catch (err) {
       throw fsError(err, path);
