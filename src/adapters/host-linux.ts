@@ -7,6 +7,7 @@ import { delimiter, join } from "node:path";
 import type { ExecResult } from "../core/exec.ts";
 import { isWithinRoot } from "../core/paths.ts";
 import { HostgateError } from "../core/errors.ts";
+import { NftSession } from "./nft-session.ts";
 import type { FileOwner, FileStat, HostProbe, InterfaceAddress, RunOptions, StatFs, TcpConnectResult } from "../ports/host-probe.ts";
 
 const DEFAULT_MAX_OUTPUT = 1024 * 1024;
@@ -62,8 +63,39 @@ const PROC_MAX_BYTES = 16 * 1024 * 1024;
 /** Bytes per read(2) of a record device: /dev/kmsg refuses (EINVAL) a buffer smaller than its longest record (8 KiB). */
 const RECORD_BUFFER = 16 * 1024;
 
-/** The HostProbe of the machine this process runs on: /proc, /sys, files and argv-only process spawning. */
+/**
+ * The HostProbe of the machine this process runs on: /proc, /sys, files and argv-only process spawning. Holds one
+ * kept process (nft's, started on first use by {@link nftList}): {@link close} ends it.
+ */
 export class LinuxHostProbe implements HostProbe {
+  private nft: NftSession | null = null;
+
+  /** The environment of every program this probe starts: PATH and a UTF-8 C locale, nothing of the daemon's own. */
+  private static env(): Record<string, string> {
+    return { PATH: process.env.PATH ?? "/usr/sbin:/usr/bin:/sbin:/bin", LC_ALL: "C.UTF-8" };
+  }
+
+  async nftList(words: readonly string[], opts: { timeoutMs: number; maxOutputBytes: number }): Promise<ExecResult | null> {
+    if (!this.nft) {
+      const nft = await this.which("nft");
+      if (!nft) return null;
+      this.nft = new NftSession({ argv: [nft], env: LinuxHostProbe.env() });
+    }
+    const r = await this.nft.list(words, opts);
+    // nft could not start (removed since the session began): say so as for a first call.
+    if (r.exit_code === 127 && !(await this.which("nft"))) {
+      this.close();
+      return null;
+    }
+    return r;
+  }
+
+  /** Ends the kept nft process, if any (the daemon's close). The probe stays usable: a later call starts a new one. */
+  close(): void {
+    this.nft?.close();
+    this.nft = null;
+  }
+
   async readText(path: string, opts: { maxBytes?: number; singleRead?: boolean; encoding?: "utf8" | "latin1" } = {}): Promise<string> {
     const encoding = opts.encoding ?? "utf8";
     try {
@@ -239,7 +271,7 @@ export class LinuxHostProbe implements HostProbe {
       const child = spawn(file, args, {
         shell: false,
         stdio: ["ignore", "pipe", "pipe"],
-        env: { PATH: process.env.PATH ?? "/usr/sbin:/usr/bin:/sbin:/bin", LC_ALL: "C.UTF-8", ...opts.env },
+        env: { ...LinuxHostProbe.env(), ...opts.env },
         timeout: opts.timeoutMs ?? DEFAULT_TIMEOUT_MS,
         killSignal: "SIGKILL",
       });

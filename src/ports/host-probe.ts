@@ -108,6 +108,14 @@ export interface HostProbe {
    */
   networkAddresses(): Promise<Record<string, InterfaceAddress[]>>;
   run(argv: readonly string[], opts?: RunOptions): Promise<ExecResult>;
+  /**
+   * `nft -j <words>` for one read-only nftables `list` command (`["list", "ruleset"]`; plain words only), answered
+   * as {@link run} answers that argv (exit 0 and the JSON document on stdout, or nft's exit and stderr). Locally a
+   * kept `nft -j -i` co-process answers (adapters/nft-session.ts: spawned on first use, restarted after a failure
+   * or its death, ended by the probe's `close`; never a cached answer). Resolves null when nft is not installed.
+   * Optional: absent where each call spawns nft (SSH hosts: one exec per call).
+   */
+  nftList?(words: readonly string[], opts: { timeoutMs: number; maxOutputBytes: number }): Promise<ExecResult | null>;
   /** Whether an executable of that name is on PATH (no spawn). */
   which(name: string): Promise<string | null>;
   /**
