@@ -62,6 +62,12 @@ const PROC_MAX_BYTES = 16 * 1024 * 1024;
 
 /** Bytes per read(2) of a record device: /dev/kmsg refuses (EINVAL) a buffer smaller than its longest record (8 KiB). */
 const RECORD_BUFFER = 16 * 1024;
+/**
+ * Most bytes readRecords reads in all, as a multiple of its cap: the device's buffer ends the read long before
+ * (EAGAIN); this only bounds a kernel that logs faster than it is read.
+ */
+const RECORD_READ_FACTOR = 4;
+const EMPTY = Buffer.alloc(0);
 
 /**
  * The HostProbe of the machine this process runs on: /proc, /sys, files and argv-only process spawning. Holds one
@@ -166,11 +172,16 @@ export class LinuxHostProbe implements HostProbe {
       return Promise.reject(fsError(err, path));
     }
     // Synchronous on purpose: each read(2) returns at once (a record, or EAGAIN), so no thread-pool round trips.
+    // A ring of the newest records within maxBytes: past the cap the oldest are dropped (an operator wants the
+    // newest), and the read goes on to the end of the buffer, bounded by RECORD_READ_FACTOR × maxBytes in all.
     const record = Buffer.allocUnsafe(RECORD_BUFFER);
     const parts: Buffer[] = [];
+    let first = 0;
     let length = 0;
+    let read = 0;
+    let dropped = false;
     try {
-      while (length < opts.maxBytes) {
+      while (read < opts.maxBytes * RECORD_READ_FACTOR) {
         let n: number;
         try {
           n = readSync(fd, record, 0, RECORD_BUFFER, null);
@@ -181,10 +192,16 @@ export class LinuxHostProbe implements HostProbe {
           throw fsError(err, path);
         }
         if (n === 0) break;
+        read += n;
         parts.push(Buffer.from(record.subarray(0, n)));
         length += n;
+        while (length > opts.maxBytes && first < parts.length) {
+          length -= parts[first]!.length;
+          parts[first++] = EMPTY;
+          dropped = true;
+        }
       }
-      return Promise.resolve({ text: Buffer.concat(parts).toString("utf8"), truncated: length >= opts.maxBytes });
+      return Promise.resolve({ text: Buffer.concat(parts.slice(first)).toString("utf8"), truncated: dropped || read >= opts.maxBytes * RECORD_READ_FACTOR });
     } catch (err) {
       return Promise.reject(err instanceof HostgateError ? err : fsError(err, path));
     } finally {

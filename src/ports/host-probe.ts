@@ -88,7 +88,8 @@ export interface HostProbe {
    * opened O_RDONLY | O_NONBLOCK, read until EAGAIN (no more records now) or until `maxBytes` bytes have been
    * read; a record overwritten while reading (EPIPE) is skipped. Over SSH it is `dd iflag=nonblock` on the host
    * (SFTP reads would block). Returns the records' bytes as read (UTF-8; each /dev/kmsg record ends with a
-   * newline) and `truncated` when `maxBytes` stopped the read (the oldest records are the ones kept then).
+   * newline), at most `maxBytes` of them: the newest whole records that fit, with `truncated` when older ones
+   * were dropped (the read goes on to the end of the buffer; the oldest records are the ones left out).
    * Errors: `not_found`, `permission_denied` (kernel.dmesg_restrict=1 without CAP_SYSLOG), `unavailable`.
    */
   readRecords(path: string, opts: { maxBytes: number }): Promise<{ text: string; truncated: boolean }>;
