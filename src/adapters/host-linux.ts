@@ -7,6 +7,7 @@ import { delimiter, join } from "node:path";
 import type { ExecResult } from "../core/exec.ts";
 import { isWithinRoot } from "../core/paths.ts";
 import { HostgateError } from "../core/errors.ts";
+import { NftSession } from "./nft-session.ts";
 import type { FileOwner, FileStat, HostProbe, InterfaceAddress, RunOptions, StatFs, TcpConnectResult } from "../ports/host-probe.ts";
 
 const DEFAULT_MAX_OUTPUT = 1024 * 1024;
@@ -61,9 +62,46 @@ const PROC_MAX_BYTES = 16 * 1024 * 1024;
 
 /** Bytes per read(2) of a record device: /dev/kmsg refuses (EINVAL) a buffer smaller than its longest record (8 KiB). */
 const RECORD_BUFFER = 16 * 1024;
+/**
+ * Most bytes readRecords reads in all, as a multiple of its cap: the device's buffer ends the read long before
+ * (EAGAIN); this only bounds a kernel that logs faster than it is read.
+ */
+const RECORD_READ_FACTOR = 4;
+const EMPTY = Buffer.alloc(0);
 
-/** The HostProbe of the machine this process runs on: /proc, /sys, files and argv-only process spawning. */
+/**
+ * The HostProbe of the machine this process runs on: /proc, /sys, files and argv-only process spawning. Holds one
+ * kept process (nft's, started on first use by {@link nftList}): {@link close} ends it.
+ */
 export class LinuxHostProbe implements HostProbe {
+  private nft: NftSession | null = null;
+
+  /** The environment of every program this probe starts: PATH and a UTF-8 C locale, nothing of the daemon's own. */
+  private static env(): Record<string, string> {
+    return { PATH: process.env.PATH ?? "/usr/sbin:/usr/bin:/sbin:/bin", LC_ALL: "C.UTF-8" };
+  }
+
+  async nftList(words: readonly string[], opts: { timeoutMs: number; maxOutputBytes: number }): Promise<ExecResult | null> {
+    if (!this.nft) {
+      const nft = await this.which("nft");
+      if (!nft) return null;
+      this.nft = new NftSession({ argv: [nft], env: LinuxHostProbe.env() });
+    }
+    const r = await this.nft.list(words, opts);
+    // nft could not start (removed since the session began): say so as for a first call.
+    if (r.exit_code === 127 && !(await this.which("nft"))) {
+      this.close();
+      return null;
+    }
+    return r;
+  }
+
+  /** Ends the kept nft process, if any (the daemon's close). The probe stays usable: a later call starts a new one. */
+  close(): void {
+    this.nft?.close();
+    this.nft = null;
+  }
+
   async readText(path: string, opts: { maxBytes?: number; singleRead?: boolean; encoding?: "utf8" | "latin1" } = {}): Promise<string> {
     const encoding = opts.encoding ?? "utf8";
     try {
@@ -134,11 +172,16 @@ export class LinuxHostProbe implements HostProbe {
       return Promise.reject(fsError(err, path));
     }
     // Synchronous on purpose: each read(2) returns at once (a record, or EAGAIN), so no thread-pool round trips.
+    // A ring of the newest records within maxBytes: past the cap the oldest are dropped (an operator wants the
+    // newest), and the read goes on to the end of the buffer, bounded by RECORD_READ_FACTOR × maxBytes in all.
     const record = Buffer.allocUnsafe(RECORD_BUFFER);
     const parts: Buffer[] = [];
+    let first = 0;
     let length = 0;
+    let read = 0;
+    let dropped = false;
     try {
-      while (length < opts.maxBytes) {
+      while (read < opts.maxBytes * RECORD_READ_FACTOR) {
         let n: number;
         try {
           n = readSync(fd, record, 0, RECORD_BUFFER, null);
@@ -149,10 +192,16 @@ export class LinuxHostProbe implements HostProbe {
           throw fsError(err, path);
         }
         if (n === 0) break;
+        read += n;
         parts.push(Buffer.from(record.subarray(0, n)));
         length += n;
+        while (length > opts.maxBytes && first < parts.length) {
+          length -= parts[first]!.length;
+          parts[first++] = EMPTY;
+          dropped = true;
+        }
       }
-      return Promise.resolve({ text: Buffer.concat(parts).toString("utf8"), truncated: length >= opts.maxBytes });
+      return Promise.resolve({ text: Buffer.concat(parts.slice(first)).toString("utf8"), truncated: dropped || read >= opts.maxBytes * RECORD_READ_FACTOR });
     } catch (err) {
       return Promise.reject(err instanceof HostgateError ? err : fsError(err, path));
     } finally {
@@ -162,9 +211,10 @@ export class LinuxHostProbe implements HostProbe {
 
   async readDir(path: string): Promise<string[]> {
     try {
-      // The pid list is generated in memory, like /proc files (see readProcSync): listed synchronously. Other
-      // /proc directories stay asynchronous: a process's fd directory can hold a million entries.
-      if (path === "/proc") return readdirSync(path);
+      // The pid list and sysfs directories are generated in memory, like /proc files (see readProcSync): listed
+      // synchronously (a sysfs directory holds tens of entries; ListBlockDevices lists one per disk). Other /proc
+      // directories stay asynchronous: a process's fd directory can hold a million entries.
+      if (path === "/proc" || path.startsWith("/sys/")) return readdirSync(path);
       return await readdir(path);
     } catch (err) {
       throw fsError(err, path);
@@ -238,7 +288,7 @@ export class LinuxHostProbe implements HostProbe {
       const child = spawn(file, args, {
         shell: false,
         stdio: ["ignore", "pipe", "pipe"],
-        env: { PATH: process.env.PATH ?? "/usr/sbin:/usr/bin:/sbin:/bin", LC_ALL: "C.UTF-8", ...opts.env },
+        env: { ...LinuxHostProbe.env(), ...opts.env },
         timeout: opts.timeoutMs ?? DEFAULT_TIMEOUT_MS,
         killSignal: "SIGKILL",
       });

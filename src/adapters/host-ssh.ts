@@ -37,6 +37,12 @@ import { readTailOverSsh } from "./host-ssh-tail.ts";
 
 const DEFAULT_TIMEOUT_MS = 15_000;
 const DEFAULT_MAX_OUTPUT = 1024 * 1024;
+/**
+ * readRecords on the host: `$1` the record device, `$2` the cap + 1 in bytes. dd reads without blocking until
+ * EAGAIN; tail keeps the newest `$2` bytes (so the newest records are kept past the cap). sh's status is tail's:
+ * dd's errors are read from stderr.
+ */
+const RECORDS_SCRIPT = 'dd if="$1" iflag=nonblock bs=65536 status=none | tail -c "$2"';
 /** Bytes asked per SFTP read (ssh2 splits larger reads into the server's limit itself). */
 const CHUNK = 64 * 1024;
 /** Bytes of the first read of a `singleRead` file (a full one is read on from there). */
@@ -195,14 +201,16 @@ export class SshHostProbe implements HostProbe {
   }
 
   /**
-   * `dd if=PATH iflag=nonblock` on the host (SFTP has no O_NONBLOCK: a read of /dev/kmsg would wait for the next
-   * record). dd stops at the first EAGAIN with "Resource temporarily unavailable" and exit 1: that is the end.
+   * `dd if=PATH iflag=nonblock | tail -c MAX+1` on the host (SFTP has no O_NONBLOCK: a read of /dev/kmsg would wait
+   * for the next record). dd stops at the first EAGAIN with "Resource temporarily unavailable" (and exit 1): that
+   * is the end. tail keeps the newest bytes, one more than the cap, so more than `maxBytes` arriving means older
+   * records were dropped: the partial first record is cut off and `truncated` set (the local probe's ring).
    */
   async readRecords(path: string, opts: { maxBytes: number }): Promise<{ text: string; truncated: boolean }> {
-    const r = await this.run(["dd", `if=${path}`, "iflag=nonblock", "bs=65536", "status=none"], { maxOutputBytes: opts.maxBytes, timeoutMs: DEFAULT_TIMEOUT_MS });
-    const err = r.stderr.trim();
-    const ended = r.exit_code === 0 || /Resource temporarily unavailable/i.test(err);
-    if (!ended && !r.truncated) {
+    const r = await this.run(["sh", "-c", RECORDS_SCRIPT, "sh", path, String(opts.maxBytes + 1)], { maxOutputBytes: opts.maxBytes + 1, timeoutMs: DEFAULT_TIMEOUT_MS });
+    if (r.timed_out) throw new HostgateError("timeout", `Reading ${path} on ${this.host} took longer than ${DEFAULT_TIMEOUT_MS / 1000} s.`, { details: { host: this.host } });
+    const err = r.stderr.split("\n").filter((l) => l.trim() !== "" && !/Resource temporarily unavailable/i.test(l)).join("\n");
+    if (err !== "" || r.exit_code !== 0) {
       if (/No such file/i.test(err)) throw new HostgateError("not_found", `${path} does not exist on ${this.host}.`, { details: { host: this.host } });
       if (/denied|not permitted/i.test(err)) {
         throw new HostgateError("permission_denied", `Permission denied reading ${path} on ${this.host}.`, {
@@ -210,9 +218,11 @@ export class SshHostProbe implements HostProbe {
           details: { host: this.host },
         });
       }
-      throw new HostgateError("unavailable", `Could not read ${path} on ${this.host}: ${err.split("\n")[0] ?? `dd exited ${r.exit_code}`}`, { details: { host: this.host } });
+      throw new HostgateError("unavailable", `Could not read ${path} on ${this.host}: ${err.split("\n")[0] ?? `exit ${r.exit_code}`}`, { details: { host: this.host } });
     }
-    return { text: r.stdout, truncated: r.truncated };
+    if (Buffer.byteLength(r.stdout) <= opts.maxBytes) return { text: r.stdout, truncated: false };
+    const nl = r.stdout.indexOf("\n");
+    return { text: nl < 0 ? "" : r.stdout.slice(nl + 1), truncated: true };
   }
 
   readDir(path: string): Promise<string[]> {

@@ -1,7 +1,7 @@
 import { toolNameOf } from "../core/catalogue/action.ts";
 import { actorOf, type Caller } from "../core/caller.ts";
 import { HostgateError } from "../core/errors.ts";
-import { exposureOf, FANOUT_TOOL, type ExposureSettings, type ToolExposure } from "../core/toolsets.ts";
+import { exposureOf, FANOUT_TOOL, type Exposure, type ExposureSettings, type Toolset, type ToolExposure } from "../core/toolsets.ts";
 import { METHODS, type MethodDef, type MethodName } from "../ipc/methods.ts";
 import { audit } from "./audit-log.ts";
 import type { DaemonDeps } from "./deps.ts";
@@ -65,4 +65,41 @@ export function exposureGate(d: DaemonDeps): (method: MethodName, params: unknow
       });
     }
   };
+}
+
+/**
+ * Whether the model is offered one catalogue action (find_actions lists it, `plan` takes it as a step) and, when
+ * not, why and what to write in the configuration. A read-only action: as its direct tool is (THE rule,
+ * core/toolsets.ts `exposureOf`: its tool name, its groups). A mutating action has no tool of its own (it runs
+ * through `plan`): offered when `plan` is, and when it is in no toolset or in one that is not set false — so
+ * `tools.groups.X: false` hides a toolset's changes as it hides its reads (an action in several toolsets stays
+ * while one of them is on). `tools.enable`/`disable` name tools, so they do not apply to changes.
+ */
+export function actionExposure(a: { action: string; access: "read_only" | "mutating"; toolsets: readonly Toolset[] }, s: ExposureSettings): Exposure {
+  if (a.access === "read_only") return exposureOf(toolNameOf(a.action), { toolsets: a.toolsets, read_only: true }, s);
+  const plan = exposureOf("plan", (METHODS.plan as MethodDef).tool!, s);
+  if (!plan.offered) return plan;
+  if (a.toolsets.length === 0 || a.toolsets.some((g) => s.groups[g] !== false)) return { offered: true };
+  const keys = a.toolsets.map((g) => `tools.groups.${g}`);
+  return { offered: false, reason: `its toolset${keys.length > 1 ? "s are" : " is"} off (${keys.join(", ")}: false)`, fix: `set ${keys.map((k) => `${k}: true`).join(" or ")}` };
+}
+
+/**
+ * Refuses a plan any of whose steps names an action the configuration hides ({@link actionExposure}), before any
+ * preview: HostgateError `tool_disabled` naming the action and the config key to change, audited `tool.refused`
+ * (best effort, as the exposure gate). Unknown action names pass (the plan's own validation answers them).
+ */
+export async function assertActionsOffered(d: DaemonDeps, steps: readonly { action: string }[], caller: Caller): Promise<void> {
+  const settings = d.exposure ?? DEFAULT_EXPOSURE;
+  for (const step of steps) {
+    const a = d.catalogue.find((x) => x.name === step.action);
+    if (!a) continue;
+    const e = actionExposure({ action: a.name, access: a.access, toolsets: a.toolsets }, settings);
+    if (e.offered) continue;
+    await audit(d.audit(), "tool.refused", actorOf(caller), { method: "plan", tool: a.name, reason: e.reason }).catch(() => undefined);
+    throw new HostgateError("tool_disabled", `${a.name} is turned off in this daemon: ${e.reason}. Nothing was planned.`, {
+      hint: `To plan it, ${e.fix} in the daemon's configuration (hostgate config path shows which file) and restart the daemon (docs/configuration.md).`,
+      details: { action: a.name, reason: e.reason, fix: e.fix },
+    });
+  }
 }

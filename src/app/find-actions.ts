@@ -1,21 +1,20 @@
 import { actionNameOf, toolNameOf } from "../core/catalogue/action.ts";
-import { exposureOf, type ExposureSettings } from "../core/toolsets.ts";
+import type { ExposureSettings } from "../core/toolsets.ts";
 import type { FindActionsInput, FindActionsResult, FoundAction } from "../ipc/find-actions.ts";
-import { METHODS, type MethodDef } from "../ipc/methods.ts";
+import { actionExposure } from "./exposure.ts";
 import type { ActionDescriptor } from "../ipc/protocol.ts";
 
 /**
  * `find_actions` (issue 24): the actions this daemon offers on its own host's family, with the JSON Schema of their
  * parameters, so a model can call any of them right on the next call (`read_action` for a read, a `plan` step for a
- * change). The daemon decides what is offered, by THE exposure rule (core/toolsets.ts `exposureOf`): a read-only
- * action as its direct tool would be (`tools.groups.*`, `tools.enable`/`disable`, `tools.exposure`), a mutating one
- * only when `plan` is offered (with `tools.exposure: read_only` none is). Filters combine; `query` matches every
+ * change). The daemon decides what is offered (app/exposure.ts `actionExposure`, over THE exposure rule): a
+ * read-only action as its direct tool would be (`tools.groups.*`, `tools.enable`/`disable`, `tools.exposure`), a
+ * mutating one when `plan` is offered (with `tools.exposure: read_only` none is) and one of its toolsets is not set
+ * false (plan refuses the others the same way). Filters combine; `query` matches every
  * word (case-insensitive) in the name, tool name, title, description or toolsets.
  */
 export function findActions(described: readonly ActionDescriptor[], settings: ExposureSettings, p: FindActionsInput): FindActionsResult {
-  const planTool = (METHODS.plan as MethodDef).tool!;
-  const planOffered = exposureOf("plan", planTool, settings).offered;
-  const offered = described.filter((a) => a.access === "mutating" ? planOffered : exposureOf(toolNameOf(a.action), { toolsets: a.toolsets, read_only: true }, settings).offered);
+  const offered = described.filter((a) => actionExposure(a, settings).offered);
   const toolsets: FindActionsResult["toolsets"] = {};
   for (const a of offered) {
     for (const g of a.toolsets.length > 0 ? a.toolsets : ["(none)"]) {

@@ -17,6 +17,7 @@ import type { DaemonDeps } from "./deps.ts";
 import { actorOf, roleAtLeast, type Caller, type Role } from "../core/caller.ts";
 import { LOCAL_HOST } from "../core/host-id.ts";
 import { readGate } from "./query-hosts.ts";
+import { actionExposure, assertActionsOffered, DEFAULT_EXPOSURE } from "./exposure.ts";
 import type { HostEntry } from "./hosts.ts";
 
 /** The preview of a read-only step: nothing changes; the step is the query itself. */
@@ -138,7 +139,9 @@ export async function plan(deps: DaemonDeps, input: PlanInput, caller: Caller, o
   if (input.intent !== undefined) {
     if (deps.llm) {
       planner = "llm";
-      requested = await deps.llm.propose(input.intent, deps.catalogue);
+      // The model proposes among the actions this daemon offers (a hidden toolset's changes are not there).
+      const exposure = deps.exposure ?? DEFAULT_EXPOSURE;
+      requested = await deps.llm.propose(input.intent, deps.catalogue.filter((a) => actionExposure({ action: a.name, access: a.access, toolsets: a.toolsets }, exposure).offered));
     } else {
       planner = "deterministic";
       requested = planIntent(input.intent).filter((s) => findAction(s.action, host.ctx.family, deps.catalogue));
@@ -151,6 +154,9 @@ export async function plan(deps: DaemonDeps, input: PlanInput, caller: Caller, o
   } else {
     requested = input.steps ?? [];
   }
+  // tools.groups.X: false hides a toolset's changes too (issue 24). exec_on_host's approval path (`judged`, `join`)
+  // plans RunCommand behind its own gate (exec.enabled), so it is not judged again here.
+  if (opts.judged !== true && opts.join === undefined) await assertActionsOffered(deps, requested, caller);
   await checkPrivilege(deps, host, requested);
   const all = [];
   for (const step of requested) all.push(await prepareStep(deps, step.action, step.params, host.id, caller.role));

@@ -41,7 +41,9 @@ function withRealPath(p: string): string[] {
 
 /** Builds the local host's context; `announce` gets the backend selection line and its warning. */
 export async function composeLocal(config: Config, opts: { mode: DaemonMode; host?: HostProbe; clock: Clock; announce: (line: string) => void }): Promise<LocalFeature> {
-  const host = opts.host ?? new LinuxHostProbe();
+  // Our own probe holds a kept nft process (GetFirewallRuleset): ended with the daemon. A given probe is the caller's.
+  const own = opts.host ? null : new LinuxHostProbe();
+  const host = opts.host ?? own!;
   const identity = await readHostIdentity(host);
   const backend = await selectBackend(config.backend, host);
   opts.announce(backend.startup_line);
@@ -65,6 +67,9 @@ export async function composeLocal(config: Config, opts: { mode: DaemonMode; hos
     config_dir,
     logs_readable: typeof readable === "string" ? readable : readable.join(", "),
     resources: [systemdResourceProvider(ctx.units)],
-    close: () => backend.units.close(),
+    close: () => {
+      own?.close();
+      return backend.units.close();
+    },
   };
 }

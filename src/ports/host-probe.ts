@@ -88,7 +88,8 @@ export interface HostProbe {
    * opened O_RDONLY | O_NONBLOCK, read until EAGAIN (no more records now) or until `maxBytes` bytes have been
    * read; a record overwritten while reading (EPIPE) is skipped. Over SSH it is `dd iflag=nonblock` on the host
    * (SFTP reads would block). Returns the records' bytes as read (UTF-8; each /dev/kmsg record ends with a
-   * newline) and `truncated` when `maxBytes` stopped the read (the oldest records are the ones kept then).
+   * newline), at most `maxBytes` of them: the newest whole records that fit, with `truncated` when older ones
+   * were dropped (the read goes on to the end of the buffer; the oldest records are the ones left out).
    * Errors: `not_found`, `permission_denied` (kernel.dmesg_restrict=1 without CAP_SYSLOG), `unavailable`.
    */
   readRecords(path: string, opts: { maxBytes: number }): Promise<{ text: string; truncated: boolean }>;
@@ -108,6 +109,14 @@ export interface HostProbe {
    */
   networkAddresses(): Promise<Record<string, InterfaceAddress[]>>;
   run(argv: readonly string[], opts?: RunOptions): Promise<ExecResult>;
+  /**
+   * `nft -j <words>` for one read-only nftables `list` command (`["list", "ruleset"]`; plain words only), answered
+   * as {@link run} answers that argv (exit 0 and the JSON document on stdout, or nft's exit and stderr). Locally a
+   * kept `nft -j -i` co-process answers (adapters/nft-session.ts: spawned on first use, restarted after a failure
+   * or its death, ended by the probe's `close`; never a cached answer). Resolves null when nft is not installed.
+   * Optional: absent where each call spawns nft (SSH hosts: one exec per call).
+   */
+  nftList?(words: readonly string[], opts: { timeoutMs: number; maxOutputBytes: number }): Promise<ExecResult | null>;
   /** Whether an executable of that name is on PATH (no spawn). */
   which(name: string): Promise<string | null>;
   /**

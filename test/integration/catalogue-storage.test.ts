@@ -39,6 +39,57 @@ describe("ListBlockDevices", () => {
     const r = await listBlockDevices.run({ include_empty: false }, ctx);
     expect(r.devices.filter((d) => d.type === "loop" && d.size_bytes === 0)).toEqual([]);
   });
+
+  // This machine has no partition, device-mapper, RAID or optical device (and its loop driver does not scan
+  // partitions): a planted sysfs tree of real files, read through the real probe with /sys, mountinfo and swaps
+  // moved under a temp directory, covers what lsblk would say of them.
+  it("reads partitions (uevent DEVTYPE=partition), dm/md/rom types, mounts and swap from a planted /sys/block", async () => {
+    const root = join(dir, "planted");
+    const plant = (path: string, content: string): void => {
+      mkdirSync(join(root, path, ".."), { recursive: true });
+      writeFileSync(join(root, path), content);
+    };
+    const disk = (name: string, majMin: string, sectors: number, extra: Record<string, string> = {}): void => {
+      const [major, minor] = majMin.split(":");
+      for (const [f, c] of Object.entries({ uevent: `MAJOR=${major}\nMINOR=${minor}\nDEVNAME=${name}\nDEVTYPE=disk\nDISKSEQ=3\n`, size: `${sectors}\n`, ro: "0\n", removable: "0\n", "queue/rotational": "0\n", ...extra })) plant(`sys/block/${name}/${f}`, c);
+    };
+    disk("sda", "8:0", 4096, { removable: "1\n", "queue/rotational": "1\n", "device/model": "Planted Disk    \n", "device/type": "0\n" });
+    plant("sys/block/sda/sda1/uevent", "MAJOR=8\nMINOR=1\nDEVNAME=sda1\nDEVTYPE=partition\nPARTN=1\n");
+    plant("sys/block/sda/sda1/size", "2048\n");
+    plant("sys/block/sda/sda1/ro", "1\n");
+    plant("sys/block/sda/sda2/uevent", "MAJOR=8\nMINOR=2\nDEVNAME=sda2\nDEVTYPE=partition\nPARTN=2\n");
+    plant("sys/block/sda/sda2/size", "1024\n");
+    plant("sys/block/sda/sda2/ro", "0\n");
+    disk("sr0", "11:0", 0, { removable: "1\n", "device/type": "5\n" });
+    disk("dm-0", "252:0", 100, { "dm/uuid": "LVM-abcdef\n" });
+    disk("md0", "9:0", 200, { "md/level": "raid1\n" });
+    disk("loop0", "7:0", 0);
+    disk("loop1", "7:1", 16);
+    plant("proc/self/mountinfo", "30 1 8:1 / /boot rw,relatime shared:2 - ext4 /dev/sda1 rw\n31 1 252:0 / /srv rw - xfs /dev/mapper/vg-srv rw\n");
+    plant("proc/swaps", "Filename\tType\tSize\tUsed\tPriority\n/dev/sda2 partition 512 0 -2\n");
+    const real = ctx.host;
+    const moved = (p: string): string => (p.startsWith("/sys/") || p === "/proc/self/mountinfo" || p === "/proc/swaps" ? join(root, p) : p);
+    const host = { ...real, readText: (p: string, o?: Parameters<typeof real.readText>[1]) => real.readText(moved(p), o), readDir: (p: string) => real.readDir(moved(p)) };
+    const planted: ActionContext = { ...ctx, host };
+    const leaf = { read_only: false, removable: false, rotational: false, model: null, mount_points: [], children: [] };
+    const expected = [
+      { ...leaf, name: "dm-0", maj_min: "252:0", size_bytes: 100 * 512, type: "lvm", mount_points: ["/srv"] },
+      { ...leaf, name: "loop1", maj_min: "7:1", size_bytes: 16 * 512, type: "loop" },
+      { ...leaf, name: "md0", maj_min: "9:0", size_bytes: 200 * 512, type: "raid1" },
+      {
+        ...leaf, name: "sda", maj_min: "8:0", size_bytes: 4096 * 512, removable: true, rotational: true, type: "disk", model: "Planted Disk",
+        children: [
+          { ...leaf, name: "sda1", maj_min: "8:1", size_bytes: 2048 * 512, read_only: true, removable: true, rotational: true, type: "part", mount_points: ["/boot"] },
+          { ...leaf, name: "sda2", maj_min: "8:2", size_bytes: 1024 * 512, removable: true, rotational: true, type: "part", mount_points: ["[SWAP]"] },
+        ],
+      },
+      { ...leaf, name: "sr0", maj_min: "11:0", size_bytes: 0, removable: true, type: "rom" },
+    ];
+    expect((await listBlockDevices.run({ include_empty: false }, planted)).devices).toEqual(expected);
+    const all = await listBlockDevices.run({ include_empty: true }, planted);
+    expect(all.devices.map((d) => d.name)).toEqual(["dm-0", "loop0", "loop1", "md0", "sda", "sr0"]);
+    expect(all.devices[1]).toEqual({ ...leaf, name: "loop0", maj_min: "7:0", size_bytes: 0, type: "loop" });
+  });
 });
 
 describe("ListMounts", () => {

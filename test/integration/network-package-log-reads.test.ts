@@ -64,13 +64,23 @@ describe("network", () => {
       sh(["nft", "add", "chain", "inet", table, "probe"]);
       sh(["nft", "add", "rule", "inet", table, "probe", "tcp", "dport", "2222", "accept"]);
     });
-    afterAll(() => { spawnSync("nft", ["delete", "table", "inet", table]); });
+    afterAll(() => {
+      spawnSync("nft", ["delete", "table", "inet", table]);
+      (ctx.host as { close?: () => void }).close?.(); // the probe's kept nft (adapters/nft-session.ts)
+    });
 
     it("equals `nft -j list ruleset` (metainfo aside) and counts the planted table's chain and rule", async () => {
       const out = await getFirewallRuleset.run({}, ctx);
       const nft = (JSON.parse(sh(["nft", "-j", "list", "ruleset"])) as { nftables: Record<string, unknown>[] }).nftables.filter((o) => !("metainfo" in o));
       expect(out.ruleset).toEqual(nft);
       expect(out.tables).toContainEqual({ family: "inet", name: table, chains: 1, rules: 1, sets: 0 });
+    });
+
+    it("answers the ruleset as it is at each call (the kept nft never answers a stale one)", async () => {
+      sh(["nft", "add", "chain", "inet", table, "probe2"]);
+      expect((await getFirewallRuleset.run({}, ctx)).tables).toContainEqual({ family: "inet", name: table, chains: 2, rules: 1, sets: 0 });
+      sh(["nft", "delete", "chain", "inet", table, "probe2"]);
+      expect((await getFirewallRuleset.run({}, ctx)).tables).toContainEqual({ family: "inet", name: table, chains: 1, rules: 1, sets: 0 });
     });
   });
 

@@ -10,6 +10,8 @@ import { sshSession } from "../../src/adapters/exec-ssh/session.ts";
 import { SshHostProbe } from "../../src/adapters/host-ssh.ts";
 import type { ActionContext } from "../../src/core/catalogue/action.ts";
 import readKernelLog, { KMSG_PATH } from "../../src/core/catalogue/actions/read-kernel-log.ts";
+import { parseKmsg } from "../../src/core/host/kmsg.ts";
+import type { HostProbe } from "../../src/ports/host-probe.ts";
 import { peerMissing } from "../helpers/peers.ts";
 import { errorCode, realContext } from "../helpers/real-context.ts";
 import { sshdPrereqs, startSshd, type SshdPeer } from "../peers/sshd.ts";
@@ -39,6 +41,28 @@ function expectSameAsDmesg(ours: Ours, theirs: Dmesg[]): void {
     expect(d, `${r.monotonic_s} ${r.message}`).toBeDefined();
     expect({ facility: r.facility, priority: r.priority }).toEqual({ facility: d!.fac, priority: DMESG_PRI[d!.pri] ?? d!.pri });
   }
+}
+
+/**
+ * A read capped at a third of the buffer keeps its newest records: whole ones (the text starts at a record and
+ * ends with a newline), within the cap, the newest seq at least the uncapped read's, the oldest dropped.
+ */
+async function expectNewestKept(ctx: ActionContext): Promise<void> {
+  const full = await ctx.host.readRecords(KMSG_PATH, { maxBytes: 64 * 1024 * 1024 });
+  const cap = Math.floor(Buffer.byteLength(full.text) / 3);
+  const capped = await ctx.host.readRecords(KMSG_PATH, { maxBytes: cap });
+  expect(capped.truncated).toBe(true);
+  expect(Buffer.byteLength(capped.text)).toBeLessThanOrEqual(cap);
+  expect(Buffer.byteLength(capped.text)).toBeGreaterThan(cap - 16 * 1024); // only the one record that did not fit is missing
+  expect(capped.text).toMatch(/^\d+,\d+,\d+,[^;]*;/);
+  expect(capped.text.endsWith("\n")).toBe(true);
+  const all = parseKmsg(full.text).map((r) => r.seq);
+  const kept = parseKmsg(capped.text).map((r) => r.seq);
+  expect(kept[0]).toBeGreaterThan(all[0]!);
+  expect(kept.at(-1)).toBeGreaterThanOrEqual(all.at(-1)!);
+  // the answer says so too (the same probe, its cap lowered)
+  const host = Object.assign(Object.create(ctx.host) as HostProbe, { readRecords: (p: string, o: { maxBytes: number }) => ctx.host.readRecords(p, { ...o, maxBytes: cap }) });
+  expect((await readKernelLog.run(readKernelLog.params.parse({ limit: 1000 }), { ...ctx, host })).truncated).toBe(true);
 }
 
 const btimeMs = (): number => Number(/^btime (\d+)$/m.exec(readFileSync("/proc/stat", "utf8"))![1]) * 1000;
@@ -86,6 +110,10 @@ describe("ReadKernelLog on this machine", () => {
     expect(cut.truncated).toBe(true);
   });
 
+  it("past its byte cap keeps the newest whole records and drops the oldest (truncated)", async () => {
+    await expectNewestKept(ctx);
+  });
+
   it("refuses bad parameters with the parameter named", () => {
     for (const bad of [{ min_priority: "warn" }, { limit: 0 }, { since_boot_seconds: -1 }, { facility: "kernel" }, { grep: "x" }]) {
       const r = readKernelLog.params.safeParse(bad);
@@ -122,6 +150,10 @@ describe.skipIf(peerMissing("kernel log over SSH", sshdPrereqs()))("ReadKernelLo
     const ctx = await contextFor(root, "root");
     const ours = await readKernelLog.run(readKernelLog.params.parse({ limit: 1000 }), ctx);
     expectSameAsDmesg(ours, dmesg());
+  }, 30_000);
+
+  it("as root, past the byte cap: the newest records, as the local probe keeps them (tail -c on the host)", async () => {
+    await expectNewestKept(await contextFor(root, "root"));
   }, 30_000);
 
   it.skipIf(readFileSync("/proc/sys/kernel/dmesg_restrict", "utf8").trim() !== "1")("as a login without CAP_SYSLOG (kernel.dmesg_restrict=1): permission_denied", async () => {

@@ -34,13 +34,15 @@ let plain: DaemonProcess;
 let narrow: DaemonProcess;
 let enabled: DaemonProcess;
 let legacy: DaemonProcess;
+let groupsOff: DaemonProcess;
 
 beforeAll(async () => {
-  [plain, narrow, enabled, legacy] = await Promise.all([
+  [plain, narrow, enabled, legacy, groupsOff] = await Promise.all([
     daemonWith(""),
     daemonWith("tools:\n  exposure: read_only\n  groups:\n    logs: false\n"),
     daemonWith(`exec:\n  enabled: true\n${HERMETIC_HOSTS}`),
     daemonWith(`tools:\n  groups:\n    hosts: true\n${HERMETIC_HOSTS}`),
+    daemonWith("tools:\n  groups:\n    logs: false\n    scheduling: false\n"),
   ]);
 });
 afterAll(async () => {
@@ -78,6 +80,36 @@ describe("the daemon applies the exposure rule to the methods it serves", () => 
     const r = await asModel(narrow, "query", { action: "ReadLogFile", args: { path: "/var/log/dpkg.log" } });
     expect(error(r)).toMatchObject({ code: "tool_disabled", message: "read_log_file is turned off in this daemon: its group is off (tools.groups.logs: false)." });
     expect(error(r).hint).toContain("set tools.groups.logs: true, or add read_log_file to tools.enable");
+  });
+
+  it("a toolset set false hides its changes too: plan refuses a step of an action only in disabled toolsets, naming the key; nothing is planned; audited", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "hg-exposure-log-"));
+    dirs.push(dir);
+    const r = await asModel(groupsOff, "plan", { steps: [{ action: "WriteFile", params: { path: join(dir, "a"), content: "x" } }, { action: "TruncateLogFile", params: { path: "/var/log/dpkg.log" } }] });
+    expect(error(r)).toMatchObject({ code: "tool_disabled", message: "TruncateLogFile is turned off in this daemon: its toolset is off (tools.groups.logs: false). Nothing was planned." });
+    expect(error(r).hint).toContain("set tools.groups.logs: true in the daemon's configuration");
+    const history = JSON.stringify(await asModel(groupsOff, "history", { limit: 20 }));
+    expect(history).toContain("tool.refused");
+    expect(history).not.toContain("plan.created");
+    // A change in a toolset still on is planned; one in a disabled toolset and an enabled one (CreateTimer:
+    // scheduling + systemd) is not refused for its toolsets.
+    expect(await asModel(groupsOff, "plan", { steps: [{ action: "WriteFile", params: { path: join(dir, "a"), content: "x" } }] })).toMatchObject({ ok: true });
+    const timer = await asModel(groupsOff, "plan", { steps: [{ action: "CreateTimer", params: { service: "hg-never.service", on_calendar: "daily" } }] });
+    expect(JSON.stringify(timer)).not.toContain("tool_disabled");
+    // The same daemon with its groups on plans TruncateLogFile's step as far as its own checks go.
+    expect(JSON.stringify(await asModel(plain, "plan", { steps: [{ action: "TruncateLogFile", params: { path: "/var/log/dpkg.log" } }] }))).not.toContain("tool_disabled");
+  });
+
+  it("find_actions lists no change whose toolsets are all off, and counts none for them; a change in one toolset still on stays", async () => {
+    type Found = { value: { actions: { action: string; access: string }[]; toolsets: Record<string, { read_only: number; mutating: number }> } };
+    const off = (await asModel(groupsOff, "find_actions", {})) as unknown as Found;
+    const names = off.value.actions.map((a) => a.action);
+    for (const hidden of ["TruncateLogFile", "DeleteLogFile", "RunLogrotate", "VacuumJournal", "ReadLogFile"]) expect(names).not.toContain(hidden);
+    expect(names).toEqual(expect.arrayContaining(["CreateTimer", "RemoveTimer", "WriteFile", "RestartService"]));
+    expect(off.value.toolsets.logs?.mutating ?? 0).toBe(0); // its reads also in an enabled toolset (ReadKernelLog: kernel) stay
+    expect(off.value.toolsets.scheduling).toEqual({ read_only: 0, mutating: 2 });
+    const on = (await asModel(plain, "find_actions", { toolset: "logs", access: "mutating" })) as unknown as Found;
+    expect(on.value.actions.map((a) => a.action)).toEqual(expect.arrayContaining(["TruncateLogFile", "DeleteLogFile", "RunLogrotate", "VacuumJournal"]));
   });
 
   it("doctor is served whatever is hidden, and says which gated tools are off and why", async () => {

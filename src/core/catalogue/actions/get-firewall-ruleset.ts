@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { defineReadOnlyAction } from "../action.ts";
+import { defineReadOnlyAction, type ActionContext } from "../action.ts";
+import type { ExecResult } from "../../exec.ts";
 import { HostgateError } from "../../errors.ts";
 
 const table = z.object({ family: z.string(), name: z.string(), chains: z.number(), rules: z.number(), sets: z.number() });
@@ -24,14 +25,24 @@ export function summarizeRuleset(objects: readonly NftObject[]): z.infer<typeof 
   return [...tables.values()];
 }
 
+/** `nft -j list ruleset`'s answer through the host's kept nft when it has one, else one exec; null: no nft. */
+async function listRuleset(ctx: ActionContext, limits: { timeoutMs: number; maxOutputBytes: number }): Promise<ExecResult | null> {
+  if (ctx.host.nftList) return ctx.host.nftList(["list", "ruleset"], limits);
+  const nft = await ctx.host.which("nft");
+  return nft ? ctx.host.run([nft, "-j", "list", "ruleset"], limits) : null;
+}
+
 /**
- * GetFirewallRuleset: the nftables ruleset as `nft -j list ruleset` prints it (libnftables-json(5)). The
- * kernel offers it only over netlink, so the `nft` tool is spawned (fixed argv). Needs CAP_NET_ADMIN.
+ * GetFirewallRuleset: the nftables ruleset as `nft -j list ruleset` prints it (libnftables-json(5)). The kernel
+ * offers it only over netlink, so nft answers: on the daemon's own host a kept `nft -j -i` co-process
+ * (HostProbe.nftList, issue 24: spawning nft per call cost ≈ 20 ms of the 20 ms budget), elsewhere (SSH hosts) one
+ * `nft -j list ruleset` exec per call. Either way nft reads the kernel's ruleset for this call: never a cached
+ * answer. Needs CAP_NET_ADMIN.
  */
 export default defineReadOnlyAction({
   name: "GetFirewallRuleset",
   title: "Firewall ruleset",
-  description: "nftables ruleset as JSON, plus per-table counts. Spawns `nft -j list ruleset`.",
+  description: "nftables ruleset as JSON, plus per-table counts. Asks nft (`nft -j list ruleset`): a kept nft process on the daemon's host, one exec per call on SSH hosts.",
   params: z.object({}).strict(),
   output: z.object({ tables: z.array(table), ruleset: z.array(z.record(z.string(), z.unknown())).describe("nft JSON objects, metainfo removed") }),
   risk_level: "low",
@@ -41,9 +52,9 @@ export default defineReadOnlyAction({
   toolsets: ["network"],
   host_derived: true,
   async run(_params, ctx) {
-    const nft = await ctx.host.which("nft");
-    if (!nft) throw new HostgateError("unavailable", "nft is not installed on this host (nftables userspace tool).", { hint: "Install the nftables package, or the host may use legacy iptables only." });
-    const r = await ctx.host.run([nft, "-j", "list", "ruleset"], { timeoutMs: 10_000, maxOutputBytes: 4 * 1024 * 1024 });
+    const limits = { timeoutMs: 10_000, maxOutputBytes: 4 * 1024 * 1024 };
+    const r = await listRuleset(ctx, limits);
+    if (!r) throw new HostgateError("unavailable", "nft is not installed on this host (nftables userspace tool).", { hint: "Install the nftables package, or the host may use legacy iptables only." });
     if (r.exit_code !== 0) {
       const reason = r.stderr.trim().split("\n")[0] ?? "";
       const code = /Operation not permitted|Permission denied/i.test(reason) ? "permission_denied" : "backend_error";

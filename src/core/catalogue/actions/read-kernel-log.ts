@@ -6,7 +6,10 @@ import { redactLines } from "../../redact.ts";
 
 /** The kernel's record device (Documentation/ABI/testing/dev-kmsg). */
 export const KMSG_PATH = "/dev/kmsg";
-/** Most bytes read from it: far above the usual ring buffer (128 KiB–1 MiB), so in practice the whole buffer. */
+/**
+ * Most bytes kept from it: far above the usual ring buffer (128 KiB–1 MiB), so in practice the whole buffer; past
+ * it the newest records are kept (HostProbe.readRecords drops the oldest) and the answer says `truncated`.
+ */
 export const KMSG_MAX_BYTES = 16 * 1024 * 1024;
 
 const record = z.object({
@@ -24,8 +27,8 @@ const output = z.object({
   records: z.array(record),
   /** Boot time, ISO 8601 (whole seconds, /proc/stat btime). */
   boot_time: z.string(),
-  /** True when older matching records were left out by `limit`, or the read stopped at its byte cap. */
-  truncated: z.boolean(),
+  /** True when older records were left out: matching ones by `limit`, or the oldest of the buffer past the 16 MiB read cap (the newest are kept). */
+  truncated: z.boolean().describe("Older records left out (by limit, or past the 16 MiB read cap: the newest are kept)"),
 });
 
 /**
