@@ -38,6 +38,9 @@ describe("ListBlockDevices", () => {
   it("hides unused loop devices by default", async () => {
     const r = await listBlockDevices.run({ include_empty: false }, ctx);
     expect(r.devices.filter((d) => d.type === "loop" && d.size_bytes === 0)).toEqual([]);
+    // Other size-0 devices stay, as lsblk without -a keeps them (an unconfigured zram here).
+    const lsblk = JSON.parse(sh("lsblk", ["-J", "-b", "-d", "-o", "NAME"])) as { blockdevices: { name: string }[] };
+    expect(r.devices.map((d) => d.name).sort()).toEqual(lsblk.blockdevices.map((d) => d.name).sort());
   });
 
   // This machine has no partition, device-mapper, RAID or optical device (and its loop driver does not scan

@@ -76,7 +76,7 @@ export default defineReadOnlyAction({
   name: "ListBlockDevices",
   title: "Block devices",
   description: "Disks, partitions, loop/LVM/RAID devices (/sys/block): size, type, read-only, rotational, mount points.",
-  params: z.object({ include_empty: z.boolean().default(false).describe("also size-0 devices (unused loop devices)") }).strict(),
+  params: z.object({ include_empty: z.boolean().default(false).describe("also unused (size-0) loop devices, as lsblk -a; other size-0 devices (an unconfigured zram, an empty drive) are listed either way, as lsblk lists them") }).strict(),
   output: z.object({ devices: z.array(device) }),
   risk_level: "low",
   access: "read_only",
