@@ -3,11 +3,12 @@
  * loopback (test/peers/sshd.ts; the remote host is this machine) and prints ONE JSON object on stdout:
  * - cold_first_call_ms: a new pool → dial, SFTP channel, remote os-release + hostname (sshActionContext) →
  *   first get_memory_usage, wall time;
- * - get_memory_usage / list_processes: p50/p95 over a warm connection (`ssh`) next to the same action on the
- *   local probe (`local`), targets p50 ≤ 5 ms and ≤ 50 ms (with `processes`: how many the host has; sleeping
- *   children pad it to 200, the issue's figure);
- * - list_processes_sftp_walk: list_processes read file by file over SFTP (the reader switched off: how it ran before
- *   the one-command reader, and how it runs on a host without sh or awk);
+ * - get_memory_usage / list_processes: p50/p95 over a warm connection, targets p50 ≤ 5 ms and ≤ 50 ms (with
+ *   `processes`: how many the host has; sleeping children pad it to 200, the issue's figure);
+ * - list_processes: through the kept process reader (host-ssh-ps-reader.ts, the default), next to
+ *   list_processes_one_shot (a new exec channel per call: the default before it) and list_processes_sftp_walk (file
+ *   by file over SFTP: how it runs on a host without sh or awk), in BENCH_ROUNDS (3) interleaved rounds, each
+ *   round's p50 and CPU under `rounds` with the load then; `_local` entries are the same action on this machine;
  * - openssh_controlmaster_cat_meminfo: `ssh -S <ControlMaster socket> host cat /proc/meminfo`, same run, and
  *   openssh_controlmaster_process_table: the process table reader's own command through it;
  * - load_average: the 1-minute load when the run started (these machines are shared: read figures with it);
@@ -20,7 +21,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { join } from "node:path";
 import { SshPool } from "../src/adapters/exec-ssh/pool.ts";
-import { PROCESS_TABLE_COMMAND } from "../src/adapters/host-ssh-ps.ts";
+import { PROCESS_TABLE_COMMAND, readProcessTableOverSsh } from "../src/adapters/host-ssh-ps.ts";
 import { sshActionContext } from "../src/adapters/ssh-context.ts";
 import type { ActionContext } from "../src/core/catalogue/action.ts";
 import { findAction } from "../src/core/catalogue/index.ts";
@@ -56,8 +57,8 @@ const cpu = { daemon: 0, host: 0 };
 async function time(n: number, f: () => Promise<unknown>): Promise<number[]> {
   for (let i = 0; i < 3; i++) await f();
   const xs: number[] = [];
-  const c0 = process.cpuUsage();
   const h0 = hostRoot ? treeCpuMs(hostRoot) : 0;
+  const c0 = process.cpuUsage();
   for (let i = 0; i < n; i++) {
     const t = performance.now();
     await f();
@@ -107,13 +108,38 @@ try {
   // same probe with its reader switched off, as on a host without sh or awk.
   const sftpOnly = (await sshActionContext({ pool, route, name: "loopback", logs_readable: { kind: "all" } })).ctx;
   (sftpOnly.host as unknown as { noProcessReader: boolean }).noProcessReader = true;
-  out.list_processes_sftp_walk = { ...stats(await time(30, runner(sftpOnly, "ListProcesses"))), daemon_cpu_ms: cpu.daemon, host_cpu_ms: cpu.host };
-  for (const name of ["GetMemoryUsage", "ListProcesses"]) {
-    const ssh = stats(await time(name === "GetMemoryUsage" ? 100 : 30, runner(remote, name)));
-    const sshCpu = { daemon_cpu_ms: cpu.daemon, host_cpu_ms: cpu.host };
-    const loc = stats(await time(name === "GetMemoryUsage" ? 100 : 30, runner(local, name)));
-    out[name === "GetMemoryUsage" ? "get_memory_usage" : "list_processes"] = { ssh: { ...ssh, ...sshCpu }, local: { ...loc, daemon_cpu_ms: cpu.daemon } };
+  // The one-shot reader (a new exec channel per call: the default before the kept reader).
+  const oneShotBuilt = await sshActionContext({ pool, route, name: "loopback", logs_readable: { kind: "all" } });
+  const oneShot = oneShotBuilt.ctx;
+  (oneShot.host as unknown as { readProcessTable: () => unknown }).readProcessTable = () => readProcessTableOverSsh(oneShotBuilt.session, "loopback");
+  // Interleaved rounds (a shared machine: the variants see the same load); figures per round, then all rounds.
+  const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
+  const variants: [string, ActionContext, string, number][] = [
+    ["list_processes_sftp_walk", sftpOnly, "ListProcesses", 20],
+    ["list_processes_one_shot", oneShot, "ListProcesses", 20],
+    ["list_processes", remote, "ListProcesses", 20],
+    ["list_processes_local", local, "ListProcesses", 20],
+    ["get_memory_usage", remote, "GetMemoryUsage", 60],
+    ["get_memory_usage_local", local, "GetMemoryUsage", 60],
+  ];
+  const all: Record<string, { xs: number[]; daemon: number[]; host: number[] }> = {};
+  const perRound: Record<string, unknown[]> = {};
+  for (let round = 0; round < rounds; round++) {
+    for (const [key, ctx, name, n] of variants) {
+      const xs = await time(n, runner(ctx, name));
+      const a = (all[key] ??= { xs: [], daemon: [], host: [] });
+      a.xs.push(...xs);
+      a.daemon.push(cpu.daemon);
+      a.host.push(cpu.host);
+      (perRound[key] ??= []).push({ p50_ms: r2(pct(xs, 0.5)), daemon_cpu_ms: cpu.daemon, host_cpu_ms: key.endsWith("_local") ? undefined : cpu.host, load: r2(loadavg()[0]!) });
+    }
   }
+  const mean = (xs: number[]): number => r2(xs.reduce((x, y) => x + y, 0) / xs.length);
+  for (const [key, a] of Object.entries(all)) {
+    out[key] = { ...stats(a.xs), daemon_cpu_ms: mean(a.daemon), ...(key.endsWith("_local") ? {} : { host_cpu_ms: mean(a.host) }), rounds: perRound[key] };
+  }
+  (oneShot.host as unknown as { close(): void }).close();
+  (remote.host as unknown as { close(): void }).close();
   pool.close();
 
   const ctl = join(peer.dir, "ctl");

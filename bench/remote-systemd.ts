@@ -8,6 +8,8 @@
  *   bus from this machine (`local`, the same adapter on a Unix socket: what the call costs without SSH); target
  *   read_unit over the remote D-Bus ≤ 10 ms;
  * - openssh_controlmaster_show: `ssh -S <ControlMaster> host systemctl show -p ActiveState unit` (the reference);
+ * - read_unit_split: where a warm read_unit goes (ping = transport alone, one property, GetAll of the Unit
+ *   properties, the whole getUnit), remote bridge next to the container's own bus, three interleaved rounds;
  * - bridge_connect: a fresh bridge's first call (channel + relay socket + D-Bus Hello), warm SSH connection;
  * - write_file: SshHostMutator.writeFileAtomic with a precondition (one fixed script), as root and via sudo -n;
  * - can_become: the preview's privilege check (`sudo -n id -u`);
@@ -28,6 +30,7 @@ import { SystemctlUnitManager } from "../src/adapters/systemd-systemctl-ssh.ts";
 import type { UnitManager } from "../src/ports/unit-manager.ts";
 import { startNspawnSsh } from "../test/peers/nspawn-ssh.ts";
 import { PEER_UNITS } from "../test/peers/test-units.ts";
+import { unitObjectPath } from "../src/core/systemd/bus-path.ts";
 
 const pct = (xs: number[], p: number): number => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(p * xs.length))]!;
 const r2 = (x: number): number => Math.round(x * 100) / 100;
@@ -101,6 +104,37 @@ try {
       };
     });
   }
+  await section("read_unit_split", async () => {
+    // Where a warm read_unit's time goes, remote bridge vs the container's own bus, in interleaved rounds: `ping`
+    // (Peer.Ping to systemd: the transport alone), `get_one` (one property), `getall_unit` (the Unit properties
+    // read_unit decodes), `read_unit` (getUnit: GetAll + MainPID in parallel); daemon CPU per call beside each.
+    const path = unitObjectPath(unit);
+    type Raw = { call(p: string, i: string, m: string, sig?: string, body?: unknown[]): Promise<unknown[]> };
+    const raw = (m: UnitManager): Raw => m as unknown as Raw;
+    const ops: Record<string, (m: UnitManager) => Promise<unknown>> = {
+      ping: (m) => raw(m).call("/org/freedesktop/systemd1", "org.freedesktop.DBus.Peer", "Ping"),
+      get_one: (m) => raw(m).call(path, "org.freedesktop.DBus.Properties", "Get", "ss", ["org.freedesktop.systemd1.Unit", "ActiveState"]),
+      getall_unit: (m) => raw(m).call(path, "org.freedesktop.DBus.Properties", "GetAll", "s", ["org.freedesktop.systemd1.Unit"]),
+      read_unit: (m) => m.getUnit(unit),
+    };
+    const pair = { remote: managers.remote_dbus!, local: managers.local! };
+    const acc: Record<string, { xs: number[]; cpu: number[] }> = {};
+    for (let round = 0; round < 3; round++) {
+      for (const [where, m] of Object.entries(pair)) {
+        for (const [op, f] of Object.entries(ops)) {
+          const c0 = process.cpuUsage();
+          const r = await time(30, () => f(m));
+          const c = process.cpuUsage(c0);
+          const a = (acc[`${where}.${op}`] ??= { xs: [], cpu: [] });
+          a.xs.push(r.p50_ms);
+          a.cpu.push((c.user + c.system) / 1000 / 35);
+        }
+      }
+    }
+    out.read_unit_split = Object.fromEntries(Object.entries(acc).map(([k, a]) => [k, { round_p50_ms: a.xs, daemon_cpu_ms: r2(a.cpu.reduce((x, y) => x + y, 0) / a.cpu.length) }]));
+    out.load_average_after_split = Math.round(loadavg()[0]! * 100) / 100;
+  });
+
   for (const m of Object.values(managers)) await m.close().catch(() => undefined);
 
   await section("bridge_connect", async () => {

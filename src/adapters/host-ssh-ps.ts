@@ -18,7 +18,8 @@ import { incomplete, runRemote, sessionExecOpener } from "./remote-exec.ts";
  * separator (BusyBox awk cuts a record at NUL: there a command line keeps its first argument only), status
  * keeps only the lines the listing uses, and a command line is cut at 16 KiB as the local read cuts it.
  */
-const AWK = String.raw`
+/** The awk program (see the module comment); it reads the files named as its arguments (host-ssh-ps-reader.ts runs it too). */
+export const PROCESS_TABLE_AWK = String.raw`
 function emit(f, rs, pick, max,   s, line, r) {
   RS = rs; s = ""
   while ((r = (getline line < f)) > 0) {
@@ -41,11 +42,12 @@ BEGIN {
   exit
 }`;
 
-/** The shell line: the glob is the inner `sh`'s (the login shell only execs it, every word quoted). */
-const SCRIPT = 'exec awk "$1" /etc/passwd /proc/stat /proc/uptime /proc/[0-9]*';
+/** The files the reader is given: the glob is the inner `sh`'s (the login shell only execs it, every word quoted). */
+export const PROCESS_TABLE_FILES = "/etc/passwd /proc/stat /proc/uptime /proc/[0-9]*";
+const SCRIPT = `exec awk "$1" ${PROCESS_TABLE_FILES}`;
 
 /** The one command string sent (constant). */
-export const PROCESS_TABLE_COMMAND = `LC_ALL=C exec ${shellJoin(["sh", "-c", SCRIPT, "sh", AWK])}`;
+export const PROCESS_TABLE_COMMAND = `LC_ALL=C exec ${shellJoin(["sh", "-c", SCRIPT, "sh", PROCESS_TABLE_AWK])}`;
 
 /** Output cap: 64 MiB (a host of 4000 processes with long command lines stays well below). */
 const MAX_OUTPUT = 64 * 1024 * 1024;
@@ -72,7 +74,8 @@ export function parseFrames(out: Buffer, host: string): Map<string, Buffer | nul
 }
 
 /**
- * Runs the reader on `session` and returns the texts (UTF-8 decoded, as local reads decode them), pids in the
+ * The one-shot form (a new exec channel per call; list_processes uses the kept reader, host-ssh-ps-reader.ts: this
+ * stays for bench/remote-reads.ts's before/after). Runs the reader on `session` and returns the texts (UTF-8 decoded, as local reads decode them), pids in the
  * order the glob listed them. Resolves null when the host lacks `sh` or `awk` (exit 126/127). Throws
  * `unavailable` when it timed out, lost its connection, exited otherwise non-zero or was cut at the cap, and the
  * pool's errors when no channel could be opened.
@@ -87,7 +90,11 @@ export async function readProcessTableOverSsh(session: SshSession, host: string)
       details: { host },
     });
   }
-  const files = parseFrames(r.stdout, host);
+  return tableOf(parseFrames(r.stdout, host));
+}
+
+/** The texts of a parsed frame map (UTF-8 decoded, as local reads decode them), pids in the order the glob listed them. */
+export function tableOf(files: Map<string, Buffer | null>): ProcessTableText {
   const text = (p: string): string | null => files.get(p)?.toString("utf8") ?? null;
   const processes: ProcessTableText["processes"] = [];
   for (const [path, body] of files) {

@@ -5,7 +5,8 @@ import { parseIpAddressJson } from "../core/host/ip-addr.ts";
 import { shellJoin, shellQuote } from "../core/inventory/target.ts";
 import type { FileOwner, HostProbe, InterfaceAddress, ProcessTableText, RunOptions, StatFs } from "../ports/host-probe.ts";
 import type { SshSession } from "./exec-ssh/session.ts";
-import { readProcessTableOverSsh } from "./host-ssh-ps.ts";
+import { SshProcessReader } from "./host-ssh-ps-reader.ts";
+import { sessionExecOpener } from "./remote-exec.ts";
 import { readTailOverSsh } from "./host-ssh-tail.ts";
 
 /**
@@ -20,8 +21,8 @@ import { readTailOverSsh } from "./host-ssh-tail.ts";
  * connection lost mid-call → `unavailable`, each naming the host; errors from dialing (`unreachable`,
  * `host_key_unknown`, `host_key_mismatch`, `invalid_target`) pass through as the pool raised them.
  *
- * The process table of a listing is one fixed command, one round trip (`readProcessTable`, host-ssh-ps.ts: one
- * exec channel, one awk reading every /proc/[pid] file), not a few SFTP requests per process (issue 20: 200
+ * The process table of a listing is one round trip (`readProcessTable`, host-ssh-ps-reader.ts: a `sh` loop kept
+ * on one exec channel runs one awk reading every /proc/[pid] file per call), not a few SFTP requests per process (issue 20: 200
  * processes cost 85–250 ms that way); a host without `sh` or `awk` falls back to those SFTP reads. A /proc or
  * /sys file is opened without a stat first (the kernel makes them: no FIFO there), and a short read of it is its
  * end. The few host-wide /proc files a read-only tool reads on every call (KEPT_OPEN) keep their SFTP handle for
@@ -70,6 +71,7 @@ export class SshHostProbe implements HostProbe {
   private turn: Promise<SFTPWrapper> | null = null;
   /** Set once the host could not run the process table reader (no sh or awk): listings read files over SFTP. */
   private noProcessReader = false;
+  private processReader: SshProcessReader | undefined;
 
   /** `session`: the host's pooled session; `hostName`: how errors name it (default the session's user@host:port). */
   constructor(private readonly session: SshSession, hostName?: string) {
@@ -188,12 +190,21 @@ export class SshHostProbe implements HostProbe {
     return h;
   }
 
-  /** One fixed remote command (host-ssh-ps.ts); null when the host cannot run it (the caller reads files one by one). */
+  /**
+   * One answer of the host's kept process reader (host-ssh-ps-reader.ts: one exec channel kept between calls);
+   * null when the host cannot run it (the caller reads files one by one).
+   */
   async readProcessTable(): Promise<ProcessTableText | null> {
     if (this.noProcessReader) return null;
-    const t = await readProcessTableOverSsh(this.session, this.host);
+    this.processReader ??= new SshProcessReader(sessionExecOpener(this.session), this.host);
+    const t = await this.processReader.read();
     if (t === null) this.noProcessReader = true;
     return t;
+  }
+
+  /** Closes what this probe keeps open on the host (the process reader's channel); the connection stays pooled. */
+  close(): void {
+    this.processReader?.close();
   }
 
   readTailConfined(path: string, within: string, opts: { maxBytes: number; maxLines: number }): Promise<{ text: string; size: number; startOffset: number; owner: FileOwner }> {

@@ -38,6 +38,8 @@ export interface SshHostContext {
   family: DistroFamily;
   /** The session the ports use (the remote mutator and D-Bus are built on it too). */
   session: SshSession;
+  /** `ctx.host` as built: its `close()` ends the channel it keeps (the process reader) when the context is dropped. */
+  probe: SshHostProbe;
 }
 
 /** A HostMutator that refuses everything, saying the SSH mutator is not there yet. */
@@ -79,5 +81,5 @@ export async function sshActionContext(o: SshContextOptions): Promise<SshHostCon
     logs_readable: o.logs_readable,
     x509: nodeX509,
   };
-  return { ctx, hostname, family, session };
+  return { ctx, hostname, family, session, probe: host };
 }

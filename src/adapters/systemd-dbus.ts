@@ -2,7 +2,9 @@
  * UnitManager over D-Bus (org.freedesktop.systemd1) with @jellybrick/dbus-next. The library is imported and
  * the bus connected lazily on the first operation; constructing the adapter does no I/O. There is no
  * fallback: a connection failure rejects that operation with `backend_error` naming the bus address, and
- * the next operation tries again. Calls are raw method calls (no introspection round trip).
+ * the next operation tries again. One connection serves every call (D-Bus serials match replies to calls, so
+ * concurrent calls share it); when it is lost (the bus restarts, a remote bridge dies) the calls waiting on it
+ * fail at once, a read among them is sent once more on a new connection, and later calls connect again. Calls are raw method calls (no introspection round trip).
  *
  * Reads: ListUnitsByPatterns (list-units --all semantics), Properties.GetAll on the unit's object path
  * (computed with core/systemd/bus-path; systemd loads the unit on demand, so units not in memory report
@@ -32,6 +34,8 @@ const MANAGER = "org.freedesktop.systemd1.Manager";
 const UNIT = "org.freedesktop.systemd1.Unit";
 const SERVICE = "org.freedesktop.systemd1.Service";
 const PROPS = "org.freedesktop.DBus.Properties";
+/** Methods that only read: sent again once when the connection is lost under them (see DbusUnitManager.call). */
+const RETRIED_ON_LOSS = new Set(["Get", "GetAll", "ListUnitsByPatterns"]);
 const JOB_MATCH = `type='signal',sender='${DEST}',interface='${MANAGER}',member='JobRemoved',path='${MANAGER_PATH}'`;
 
 /** Options for {@link DbusUnitManager}. */
@@ -99,12 +103,20 @@ export function localUnitFileReader(fileRoot: string): UnitFileReader {
 /** The system bus address used when none is configured. */
 export const DEFAULT_SYSTEM_BUS = "unix:path=/run/dbus/system_bus_socket";
 
+/** One open connection: the bus, the library, and a promise that rejects when the connection is lost. */
+interface Conn {
+  bus: MessageBus;
+  mod: DbusModule;
+  lost: Promise<never>;
+}
+
 /** UnitManager on one systemd manager over D-Bus. */
 export class DbusUnitManager implements UnitManager {
   readonly ref: ManagerRef;
   private readonly opts: Required<Omit<DbusUnitManagerOptions, "ref" | "openBus" | "fileRoot">>;
   private readonly openBus: ((mod: DbusModule) => Promise<MessageBus>) | undefined;
-  private conn: Promise<{ bus: MessageBus; mod: DbusModule }> | null = null;
+  private conn: Promise<Conn> | null = null;
+  private connBus: MessageBus | null = null;
   private subscribed: Promise<void> | null = null;
   private readonly finishedJobs = new Map<string, string>();
   private readonly jobWaiters = new Map<string, (result: string) => void>();
@@ -123,7 +135,7 @@ export class DbusUnitManager implements UnitManager {
     return this.opts.busAddress;
   }
 
-  private connect(): Promise<{ bus: MessageBus; mod: DbusModule }> {
+  private connect(): Promise<Conn> {
     this.conn ??= this.open().catch((e: unknown) => {
       this.conn = null;
       throw e;
@@ -131,7 +143,7 @@ export class DbusUnitManager implements UnitManager {
     return this.conn;
   }
 
-  private async open(): Promise<{ bus: MessageBus; mod: DbusModule }> {
+  private async open(): Promise<Conn> {
     const mod = (await import("@jellybrick/dbus-next")) as unknown as DbusModule;
     const address = this.opts.busAddress;
     const fail = (why: string, cause?: unknown) => new HostgateError("backend_error", `cannot connect to the ${describeRef(this.ref)} at ${address}: ${why}`, {
@@ -162,12 +174,25 @@ export class DbusUnitManager implements UnitManager {
       (bus as unknown as { _connection?: { stream?: { destroy(): void } } })._connection?.stream?.destroy();
       throw e;
     });
-    const drop = () => {
-      this.conn = null;
-      this.subscribed = null;
+    // A lost connection (the bus went away, or a remote bridge was killed) fails the calls waiting on it at once
+    // (dbus-next leaves them pending) and the next call connects again.
+    let lose: (e: HostgateError) => void = () => undefined;
+    const lost = new Promise<never>((_, reject) => { lose = reject; });
+    lost.catch(() => undefined);
+    const drop = (e?: unknown) => {
+      if (this.connBus === bus) {
+        this.conn = null;
+        this.connBus = null;
+        this.subscribed = null;
+      }
+      const why = e instanceof Error ? `: ${e.message}` : "";
+      lose(new HostgateError("backend_error", `the connection to the ${describeRef(this.ref)} at ${address} was lost${why}`, {
+        hint: "Retry: the next call connects again.", details: { bus_address: address, connection_lost: true },
+      }));
     };
+    this.connBus = bus;
     (bus as unknown as NodeJS.EventEmitter).on("error", drop);
-    (bus as unknown as { _connection?: { on(ev: string, fn: () => void): void } })._connection?.on("end", drop);
+    (bus as unknown as { _connection?: { on(ev: string, fn: () => void): void } })._connection?.on("end", () => { drop(); });
     bus.on("message", (m: { type: number; interface?: string; member?: string; body: unknown[] }) => {
       if (m.type !== 4 || m.interface !== MANAGER || m.member !== "JobRemoved") return;
       const job = String(m.body[1]);
@@ -179,16 +204,27 @@ export class DbusUnitManager implements UnitManager {
         if (this.finishedJobs.size > 256) this.finishedJobs.delete(this.finishedJobs.keys().next().value!);
       }
     });
-    return { bus, mod };
+    return { bus, mod, lost };
   }
 
   private async call(path: string, iface: string, member: string, signature = "", body: unknown[] = [], dest = DEST): Promise<unknown[]> {
-    const { bus, mod } = await this.connect();
+    try {
+      return await this.callOnce(path, iface, member, signature, body, dest);
+    } catch (e) {
+      // A read whose connection was lost under it is sent once more on a new connection; a change is not (it may have run).
+      if (!(e instanceof HostgateError && e.details?.connection_lost === true && RETRIED_ON_LOSS.has(member))) throw e;
+      return this.callOnce(path, iface, member, signature, body, dest);
+    }
+  }
+
+  private async callOnce(path: string, iface: string, member: string, signature = "", body: unknown[] = [], dest = DEST): Promise<unknown[]> {
+    const { bus, mod, lost } = await this.connect();
     const msg = new mod.Message({ destination: dest, path, interface: iface, member, ...(signature ? { signature, body } : {}) });
     let timer: NodeJS.Timeout | undefined;
     try {
       const reply = await Promise.race([
         bus.call(msg as Parameters<MessageBus["call"]>[0]),
+        lost,
         new Promise<never>((_, reject) => {
           timer = setTimeout(() => {
             reject(new HostgateError("timeout", `${iface}.${member} got no reply within ${this.opts.callTimeoutMs} ms from ${this.opts.busAddress}`));
@@ -392,6 +428,7 @@ export class DbusUnitManager implements UnitManager {
   async close(): Promise<void> {
     const c = this.conn;
     this.conn = null;
+    this.connBus = null;
     this.subscribed = null;
     if (c === null) return;
     try {

@@ -27,7 +27,7 @@ export interface SshRemoteContextsOptions {
  * (the inventory, never the host). Builds the probe and distro family (`sshActionContext`), then the mutator and
  * the unit managers (`sshChangePorts`: remote D-Bus through systemd-stdio-bridge, else systemctl; a host without
  * systemd offers files + mutate only), and its `connection` (adapters/ssh-connection.ts: the audit facts, the
- * privilege check plans make, the systemd path doctor and describe show). `close` ends the unit managers' channels; the connection stays pooled.
+ * privilege check plans make, the systemd path doctor and describe show). `close` ends the channels the context keeps (the unit managers' bridges, the process reader); the connection stays pooled.
  * Rejects `unavailable` for a record without an SSH endpoint, else with the pool's dial errors
  * (`unreachable`, `host_key_unknown`, `host_key_mismatch`, …).
  */
@@ -50,7 +50,10 @@ export function sshRemoteContexts(o: SshRemoteContextsOptions): RemoteContextFac
     return {
       ctx: { ...built.ctx, units: change.units, mutator: change.mutator, logs_readable: logs, capabilities, connection },
       hostname: built.hostname,
-      close: () => { void change.units.close().catch(() => undefined); },
+      close: () => {
+        built.probe.close();
+        void change.units.close().catch(() => undefined);
+      },
     };
   };
 }

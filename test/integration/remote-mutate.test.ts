@@ -102,6 +102,48 @@ suite("HostMutator and UnitManager over SSH on a PID-1 systemd container", () =>
       }
     }, 20_000);
 
+    /** Pids of the systemd-stdio-bridge processes running in the container. */
+    const bridges = (): number[] => sh("for p in /proc/[0-9]*; do [ \"$(cat $p/comm 2>/dev/null)\" = systemd-stdio-b ] && echo ${p#/proc/}; done; true").split("\n").filter(Boolean).map(Number);
+    /** A bridge manager whose exec opener records every command it opens a channel for. */
+    async function counted(user: string): Promise<{ m: UnitManager; opens: string[] }> {
+      const base = await login(user);
+      const opens: string[] = [];
+      const m = bridgeUnitManager({ open: (c) => { opens.push(c); return base(c); }, host: "box", login: user, become: "none" });
+      managers.push(m);
+      return { m, opens };
+    }
+
+    it("read_unit twice, then reads in parallel: ONE bridge channel serves them all (D-Bus serials multiplex the calls) and the answers equal the container's own bus", async () => {
+      const local = new DbusUnitManager({ busAddress: peer.container.busAddress, fileRoot: peer.container.fileRoot });
+      managers.push(local);
+      const { m, opens } = await counted("plain");
+      expect(await m.getUnit(PEER_UNITS.running)).toEqual(await local.getUnit(PEER_UNITS.running));
+      expect(await m.getUnit(PEER_UNITS.withDropIn)).toEqual(await local.getUnit(PEER_UNITS.withDropIn));
+      const [units, status, timer] = await Promise.all([m.listUnits(), m.getServiceStatus(PEER_UNITS.running), m.getUnit(PEER_UNITS.timer)]);
+      expect(units).toEqual(await local.listUnits());
+      expect(status).toEqual(await local.getServiceStatus(PEER_UNITS.running));
+      expect(timer).toEqual(await local.getUnit(PEER_UNITS.timer));
+      expect(opens).toEqual(["systemd-stdio-bridge"]);
+    });
+
+    it("a bridge killed on the host is reopened by the next call, which answers (a read lost with its bridge is sent again on the new one, not left to time out)", async () => {
+      const before = new Set(bridges());
+      const { m, opens } = await counted("plain");
+      await m.getUnit(PEER_UNITS.running);
+      const mine = bridges().filter((p) => !before.has(p));
+      expect(mine).toHaveLength(1);
+      sh(`kill -9 ${mine[0]}`);
+      const started = Date.now();
+      // The call right after the kill answers on a new bridge, well within the 10 s call timeout it used to wait out.
+      expect((await m.getUnit(PEER_UNITS.running)).active_state).toBe("active");
+      expect(Date.now() - started).toBeLessThan(5000);
+      expect((await m.getUnit(PEER_UNITS.running)).active_state).toBe("active");
+      expect(opens).toEqual(["systemd-stdio-bridge", "systemd-stdio-bridge"]);
+      const now = bridges().filter((p) => !before.has(p));
+      expect(now).toHaveLength(1);
+      expect(now[0]).not.toBe(mine[0]);
+    }, 20_000);
+
     it("read_unit (definition, state, service status) over SSH equals the container's own bus; files are read on the container (by exec, and through SFTP as composed)", async () => {
       const local = new DbusUnitManager({ busAddress: peer.container.busAddress, fileRoot: peer.container.fileRoot });
       managers.push(local);
