@@ -29,7 +29,9 @@ export function startDaemon(configYaml: string, opts: { dir?: string; args?: str
   const dir = opts.dir ?? mkdtempSync(join(tmpdir(), "hg-daemon-"));
   const configPath = join(dir, "config.yaml");
   writeFileSync(configPath, configYaml);
-  const env = { HOSTGATE_STATE_DIR: join(dir, "state"), HOSTGATE_RUNTIME_DIR: join(dir, "run"), ...opts.env };
+  // HOSTGATE_CONFIG_DIR: the test run's scratch (vitest.config.ts), else this daemon's own: a bench that starts a
+  // daemon directly must not pin audit keys into /etc/hostgate (it did: the CI decoy then skips itself).
+  const env = { HOSTGATE_STATE_DIR: join(dir, "state"), HOSTGATE_RUNTIME_DIR: join(dir, "run"), HOSTGATE_CONFIG_DIR: process.env.HOSTGATE_CONFIG_DIR || join(dir, "etc"), ...opts.env };
   // `wrap`: a command that execs the daemon's argv last (e.g. unshare + mounts), so `stop` still signals the daemon.
   const argv = [process.execPath, opts.bin ?? HOSTGATE_BIN, "daemon", "--config", configPath, ...(opts.args ?? [])];
   const [cmd, ...args] = [...(opts.wrap ?? []), ...argv];
