@@ -93,7 +93,7 @@ export function renderDiff(path: string, before: string, after: string, existed:
 export default defineMutatingAction({
   name: "WriteFile",
   title: "Write a file",
-  description: "Create or replace one file with the given complete content (atomic rename; existing mode and owner kept unless `mode` is given). The approver sees a unified diff against the current file; the plan shows you only the intended content's hash, size and line count. Paths that run code as root or grant access (cron, systemd units, sshd config, authorized_keys, profile.d, sysctl.d, modprobe.d, udev, PAM) plan at critical risk with a named warning. Refuses account databases, sudoers, /boot, /proc, /sys, /dev, hostgate's own state, runtime and configuration directories, private keys, symlinks and files over 1 MiB.",
+  description: "Create or replace one file with the given complete content (atomic rename; existing mode and owner kept unless `mode` is given). The approver sees a unified diff against the current file; the plan shows you only the intended content's hash, size and line count. Paths that run code as root or grant access (cron, systemd units, sshd config, authorized_keys, profile.d, sysctl.d, modprobe.d, udev, PAM) plan at high or critical risk with a named warning. Refuses account databases, sudoers, /boot, /proc, /sys, /dev, hostgate's own state, runtime and configuration directories, private keys, symlinks and files over 1 MiB.",
   params,
   output: z.object({ path: z.string(), sha256: z.string(), size: z.number(), mode: z.string(), created: z.boolean() }),
   risk_level: "high",
