@@ -52,11 +52,11 @@ describe.skipIf(skip)("AddSwapFile's root-only chain over SSH (SFTP lstat at pla
   });
 
   it("createRootFile on the host refuses the same chains and an existing link, and creates a 0600 file of the size in a root-only one", async () => {
-    await expect(mutator.createRootFile(join(base, "alice", "hgswap"), { mode: 0o600, bytes: 4096 })).rejects.toMatchObject({ code: "precondition_failed", message: expect.stringMatching(/alice is owned by uid 4242, not root/) });
+    await expect(mutator.createRootFile(join(base, "alice", "hgswap"), { mode: 0o600, bytes: 4096 })).rejects.toMatchObject({ code: "precondition_failed", message: expect.stringMatching(/alice is owned by uid 4242, not root/) as string });
     expect(existsSync(join(base, "alice", "hgswap"))).toBe(false);
-    await expect(mutator.createRootFile("/var/tmp/hg-swap-ssh-never", { mode: 0o600, bytes: 4096 })).rejects.toMatchObject({ code: "precondition_failed", message: expect.stringMatching(/\/var\/tmp is writable by its group or others \(mode 1777\)/) });
+    await expect(mutator.createRootFile("/var/tmp/hg-swap-ssh-never", { mode: 0o600, bytes: 4096 })).rejects.toMatchObject({ code: "precondition_failed", message: expect.stringMatching(/\/var\/tmp is writable by its group or others \(mode 1777\)/) as string });
     symlinkSync(join(base, "victim"), join(base, "rootonly", "linked"));
-    await expect(mutator.createRootFile(join(base, "rootonly", "linked"), { mode: 0o600, bytes: 4096 })).rejects.toMatchObject({ code: "precondition_failed", message: expect.stringMatching(/exists now/) });
+    await expect(mutator.createRootFile(join(base, "rootonly", "linked"), { mode: 0o600, bytes: 4096 })).rejects.toMatchObject({ code: "precondition_failed", message: expect.stringMatching(/exists now/) as string });
     expect([readFileSync(join(base, "victim"), "utf8"), statSync(join(base, "victim")).mode & 0o7777]).toEqual(["root's data\n", 0o644]);
     await mutator.createRootFile(join(base, "rootonly", "new"), { mode: 0o600, bytes: 2 << 20 });
     const st = statSync(join(base, "rootonly", "new"));

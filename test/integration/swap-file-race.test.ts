@@ -48,7 +48,7 @@ describe.skipIf(skip)("AddSwapFile: a directory chain only root can change (issu
   });
 
   it("createRootFile refuses the same chain on held descriptors and never touches the link's target", async () => {
-    await expect(mutator.createRootFile(join(home, "hgswap2"), { mode: 0o600, bytes: 1 << 20 })).rejects.toMatchObject({ code: "precondition_failed", message: expect.stringMatching(/owned by uid 4242, not root/) });
+    await expect(mutator.createRootFile(join(home, "hgswap2"), { mode: 0o600, bytes: 1 << 20 })).rejects.toMatchObject({ code: "precondition_failed", message: expect.stringMatching(/owned by uid 4242, not root/) as string });
     expect(readFileSync(victim, "utf8")).toBe("root's data\n");
     expect(statSync(victim).mode & 0o7777).toBe(0o644);
   });
@@ -80,7 +80,7 @@ describe.skipIf(skip)("AddSwapFile: a directory chain only root can change (issu
     const dir = join(base, "rootonly");
     mkdirSync(dir, { mode: 0o700 });
     symlinkSync(victim, join(dir, "linked"));
-    await expect(mutator.createRootFile(join(dir, "linked"), { mode: 0o600, bytes: 4096 })).rejects.toMatchObject({ code: "precondition_failed", message: expect.stringMatching(/exists now/) });
+    await expect(mutator.createRootFile(join(dir, "linked"), { mode: 0o600, bytes: 4096 })).rejects.toMatchObject({ code: "precondition_failed", message: expect.stringMatching(/exists now/) as string });
     expect(lstatSync(join(dir, "linked")).isSymbolicLink()).toBe(true);
     expect(statSync(victim).mode & 0o7777).toBe(0o644);
     await mutator.createRootFile(join(dir, "new"), { mode: 0o600, bytes: 3 << 20 });
@@ -89,6 +89,6 @@ describe.skipIf(skip)("AddSwapFile: a directory chain only root can change (issu
     await expect(mutator.createRootFile(join(dir, "new"), { mode: 0o600, bytes: 4096 })).rejects.toMatchObject({ code: "precondition_failed" });
     await expect(mutator.createRootFile(join(dir, "x"), { mode: 0o600, bytes: 0 })).rejects.toMatchObject({ code: "invalid_params" });
     symlinkSync(dir, join(base, "dirlink"));
-    await expect(mutator.createRootFile(join(base, "dirlink", "y"), { mode: 0o600, bytes: 4096 })).rejects.toMatchObject({ code: "precondition_failed", message: expect.stringMatching(/symbolic link/) });
+    await expect(mutator.createRootFile(join(base, "dirlink", "y"), { mode: 0o600, bytes: 4096 })).rejects.toMatchObject({ code: "precondition_failed", message: expect.stringMatching(/symbolic link/) as string });
   });
 });
