@@ -1,6 +1,7 @@
 import { closeSync, constants as fsConstants, fchmodSync, fchownSync, fstatSync, fsyncSync, openSync, readdirSync, readlinkSync, type Dirent, type Stats } from "node:fs";
 import { createRequire } from "node:module";
 import type * as Koffi from "koffi";
+import { chainOf, rootOnlyDirRefusal } from "../core/host/root-only-dir.ts";
 
 /**
  * A directory held open by its descriptor, with the file operations Node lacks: `openat`, `renameat` and
@@ -21,6 +22,7 @@ interface Libc {
   renameat: (olddirfd: number, oldpath: string, newdirfd: number, newpath: string) => number;
   unlinkat: (dirfd: number, path: string, flags: number) => number;
   mkdirat: (dirfd: number, path: string, mode: number) => number;
+  fallocate: (fd: number, mode: number, offset: number, len: number) => number;
   koffi: typeof Koffi;
 }
 
@@ -40,6 +42,7 @@ function load(): Libc {
     renameat: lib.func("int renameat(int olddirfd, const char *oldpath, int newdirfd, const char *newpath)") as Libc["renameat"],
     unlinkat: lib.func("int unlinkat(int dirfd, const char *path, int flags)") as Libc["unlinkat"],
     mkdirat: lib.func("int mkdirat(int dirfd, const char *path, unsigned int mode)") as Libc["mkdirat"],
+    fallocate: lib.func("int fallocate(int fd, int mode, int64_t offset, int64_t len)") as Libc["fallocate"],
     koffi,
   };
   return libc;
@@ -70,6 +73,37 @@ export class HeldDirectory {
   /** Opens `path` as a directory (symlinks on the way are followed once, now). Throws like node:fs. */
   static open(path: string): HeldDirectory {
     return new HeldDirectory(openSync(path, fsConstants.O_RDONLY | fsConstants.O_DIRECTORY));
+  }
+
+  /**
+   * Opens `dir` (absolute, normalised) component by component from `/`, each with openat(O_DIRECTORY | O_NOFOLLOW)
+   * relative to the one before, and fstat()s every one: each must be owned by root and not writable by group or
+   * other (core/host/root-only-dir.ts, THE rule). Returns the last one, held. Throws an Error with `code`
+   * `ENOTROOTONLY` and the reason in its message when a directory breaks the rule, `ELOOP` for a link on the way,
+   * `ENOENT`/`ENOTDIR` as openat does. The walk cannot be raced: each directory was checked to be changeable by
+   * root alone before the next name is looked up in it.
+   */
+  static openRootOnlyChain(dir: string): HeldDirectory {
+    const chain = chainOf(dir);
+    let held = new HeldDirectory(openSync("/", fsConstants.O_RDONLY | fsConstants.O_DIRECTORY | fsConstants.O_NOFOLLOW));
+    try {
+      for (let i = 0; ; i++) {
+        const st = held.stat();
+        const why = rootOnlyDirRefusal(chain[i]!, { is_directory: st.isDirectory(), is_symlink: false, uid: st.uid, mode: st.mode & 0o7777 });
+        if (why !== null) {
+          const err: NodeJS.ErrnoException = new Error(why);
+          err.code = "ENOTROOTONLY";
+          throw err;
+        }
+        if (i === chain.length - 1) return held;
+        const next = held.openDir(chain[i + 1]!.slice(chain[i + 1]!.lastIndexOf("/") + 1));
+        held.close();
+        held = next;
+      }
+    } catch (err) {
+      held.close();
+      throw err;
+    }
   }
 
   /** Where the held directory is now, as the kernel names it (`/proc/self/fd/N`). */
@@ -137,6 +171,11 @@ export class HeldDirectory {
   /** `renameat(fd, from, to.fd, toName)`: moves an entry into another held directory (same filesystem). */
   renameTo(from: string, to: HeldDirectory, toName: string): void {
     if (load().renameat(this.fd, component(from), to.fd, component(toName)) !== 0) throw errnoError("renameat", `${from} -> ${toName}`);
+  }
+
+  /** fallocate(2) mode 0 on an open file descriptor: `bytes` allocated from offset 0 (no holes; EOPNOTSUPP where unsupported). */
+  static fallocate(fd: number, bytes: number): void {
+    if (load().fallocate(fd, 0, 0, bytes) !== 0) throw errnoError("fallocate", `fd ${fd}`);
   }
 
   /** fsync(2) of the directory, so a rename inside it is durable. */

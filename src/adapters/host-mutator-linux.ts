@@ -199,6 +199,55 @@ export class LinuxHostMutator implements HostMutator {
     }
   }
 
+  createRootFile(path: string, opts: { mode: number; bytes: number }): Promise<void> {
+    try {
+      this.createNow(path, opts);
+      return Promise.resolve();
+    } catch (err) {
+      return Promise.reject(osError(err, `Creating ${path}`));
+    }
+  }
+
+  /** {@link createRootFile}, synchronously (under the daemon's mutation lock). */
+  private createNow(path: string, opts: { mode: number; bytes: number }): void {
+    if (!Number.isSafeInteger(opts.bytes) || opts.bytes <= 0) throw new HostgateError("invalid_params", `A new file's size must be a whole number of bytes above 0 (got ${opts.bytes}).`);
+    const name = basename(path);
+    let held: HeldDirectory;
+    try {
+      held = HeldDirectory.openRootOnlyChain(dirname(path));
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === "ENOTROOTONLY") throw new HostgateError("precondition_failed", `Refused to create ${path}: ${(err as Error).message}; only a directory chain that root alone can change is safe for a file root then uses by name. Nothing was created.`, { hint: "Put the file in a directory owned by root and not writable by others, e.g. /swapfile or /var/lib/swap/.", cause: err });
+      // openat(O_DIRECTORY | O_NOFOLLOW) of a link answers ENOTDIR on Linux (ELOOP on some kernels).
+      if (code === "ELOOP" || code === "ENOTDIR") throw new HostgateError("precondition_failed", `Refused to create ${path}: a component of its directory is a symbolic link or not a directory. Nothing was created.`, { hint: "Name the real path of an existing directory.", cause: err });
+      throw err;
+    }
+    let fd: number | undefined;
+    try {
+      try {
+        fd = held.openFile(name, fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_EXCL | fsConstants.O_NOFOLLOW, 0o600);
+      } catch (err) {
+        const code = (err as NodeJS.ErrnoException).code;
+        if (code === "EEXIST" || code === "ELOOP") throw new HostgateError("precondition_failed", `${path} exists now (a file or a link); hostgate creates only a new file. Nothing was changed.`, { hint: "Plan the change again.", cause: err });
+        throw err;
+      }
+      fchmodSync(fd, opts.mode);
+      try {
+        HeldDirectory.fallocate(fd, opts.bytes);
+      } catch (err) {
+        closeSync(fd);
+        fd = undefined;
+        held.unlink(name);
+        throw err;
+      }
+      fsyncSync(fd);
+      held.sync();
+    } finally {
+      if (fd !== undefined) closeSync(fd);
+      held.close();
+    }
+  }
+
   writeSysctl(key: string, value: string): Promise<void> {
     let path: string;
     try {

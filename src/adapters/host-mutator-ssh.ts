@@ -9,6 +9,7 @@ import { sysctlKeyPath } from "../core/host/sysctl-key.ts";
 import type { RunOptions } from "../ports/host-probe.ts";
 import { incomplete, runRemote, type OpenExec, type RemoteRun } from "./remote-exec.ts";
 import { WRITE_SCRIPT } from "./remote-write-script.ts";
+import { CREATE_SCRIPT } from "./remote-create-script.ts";
 
 /** Options of {@link SshHostMutator}. */
 export interface SshHostMutatorOptions {
@@ -147,6 +148,21 @@ export class SshHostMutator implements HostMutator {
       hint: "Free space on that host with another remedy (clean_package_cache, vacuum_journal) or plan a RunCommand step.",
       details: { path, host: this.opts.host },
     }));
+  }
+
+  /** See the port; runs adapters/remote-create-script.ts (its comment says how the contract is kept remotely). */
+  async createRootFile(path: string, opts: { mode: number; bytes: number }): Promise<void> {
+    splitPath(path);
+    if (!Number.isInteger(opts.mode) || opts.mode < 0 || opts.mode > 0o7777) throw new HostgateError("invalid_params", `mode ${opts.mode} is not permission bits (0 to 0o7777).`);
+    if (!Number.isSafeInteger(opts.bytes) || opts.bytes <= 0) throw new HostgateError("invalid_params", `A new file's size must be a whole number of bytes above 0 (got ${opts.bytes}).`);
+    const r = await this.privileged(["sh", "-c", CREATE_SCRIPT, "hostgate-create", path, opts.mode.toString(8), String(opts.bytes)], `Creating ${path}`, { timeoutMs: 10 * 60_000 });
+    const [, word = "", detail = ""] = /hostgate-create: (\S+)(?: (.*))?\n?$/.exec(r.stdout.toString()) ?? [];
+    const at = `${path} on ${this.opts.host}`;
+    if (r.exit_code === 0 && word === "ok") return;
+    if (r.exit_code === 20) throw new HostgateError("precondition_failed", `Refused to create ${at}: ${detail}; only a directory chain that root alone can change is safe for a file root then uses by name. Nothing was created.`, { hint: "Put the file in a directory owned by root and not writable by others, e.g. /swapfile.", details: { path, host: this.opts.host } });
+    if (r.exit_code === 21) throw new HostgateError("precondition_failed", `${at} exists now (a file or a link); hostgate creates only a new file. Nothing was changed.`, { hint: "Plan the change again.", details: { path, host: this.opts.host } });
+    if (r.exit_code === 10) throw new HostgateError("not_found", `Creating ${at}: ${detail} does not exist or is not a directory.`);
+    throw new HostgateError("unavailable", `Creating ${at} failed (exit ${r.exit_code ?? r.signal ?? "unknown"}): ${(word ? `${word} ${detail}` : r.stderr.toString()).trim().slice(0, 300)}`, { details: { path, host: this.opts.host } });
   }
 
   async writeSysctl(key: string, value: string): Promise<void> {

@@ -252,10 +252,10 @@ export class SshHostProbe implements HostProbe {
     return this.sftp<Stats>(path, (s, cb) => { s.lstat(path, cb); });
   }
 
-  async stat(path: string): Promise<{ size: number; mtime_ms: number; is_file: boolean; is_directory: boolean; is_symlink: boolean; mode: number }> {
+  async stat(path: string): Promise<{ size: number; mtime_ms: number; is_file: boolean; is_directory: boolean; is_symlink: boolean; mode: number; uid: number }> {
     const st = await this.lstatRaw(path);
     // SFTP v3 carries whole seconds only: mtime_ms is a multiple of 1000 (the local probe has sub-second figures).
-    return { size: st.size, mtime_ms: st.mtime * 1000, is_file: st.isFile(), is_directory: st.isDirectory(), is_symlink: st.isSymbolicLink(), mode: st.mode & 0o7777 };
+    return { size: st.size, mtime_ms: st.mtime * 1000, is_file: st.isFile(), is_directory: st.isDirectory(), is_symlink: st.isSymbolicLink(), mode: st.mode & 0o7777, uid: st.uid };
   }
 
   async statFs(path: string): Promise<StatFs> {

@@ -48,7 +48,7 @@ function unavailableMutator(name: string): HostMutator {
     hint: "Plan the change on a host this daemon can change, or run it through exec_on_host.",
     details: { host: name },
   }));
-  return { writeFileAtomic: fail, signal: fail, run: fail, removeFile: fail, writeSysctl: fail };
+  return { writeFileAtomic: fail, signal: fail, run: fail, removeFile: fail, writeSysctl: fail, createRootFile: fail };
 }
 
 /**

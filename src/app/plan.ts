@@ -182,7 +182,7 @@ export async function plan(deps: DaemonDeps, input: PlanInput, caller: Caller, o
   for (const p of prepared) {
     seq++;
     const tx: Transaction = {
-      id: deps.crypto.uuid(), plan_id: planId, plan_seq: seq, action_name: p.action.name, host: host.id, params: p.params, risk_level: p.action.risk_level, preview: p.preview, preview_hash: p.preview_hash, preview_salt: p.preview_salt,
+      id: deps.crypto.uuid(), plan_id: planId, plan_seq: seq, action_name: p.action.name, host: host.id, params: p.params, risk_level: highestRisk([p.action.risk_level, ...(p.preview.risk_level ? [p.preview.risk_level] : [])]), preview: p.preview, preview_hash: p.preview_hash, preview_salt: p.preview_salt,
       state: "planned", actor, created_at: now, updated_at: now, plan_expires_at: now + PLAN_TTL_MS,
       approved_at: null, approved_by: null, receipt_expires_at: null, result: null, error: null,
       // Shown to the approver: how the step came to be, and from what words (issue 12).

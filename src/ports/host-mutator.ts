@@ -63,6 +63,18 @@ export interface HostMutator {
    */
   removeFile(path: string, opts: RemoveFileOptions): Promise<{ size: number }>;
   /**
+   * Creates a new regular file that root will then use by name (issue 24, AddSwapFile: mkswap and swapon take a
+   * path). Every directory from `/` to the file's directory is opened without following links (held descriptors)
+   * and must be owned by root and not writable by group or other (core/host/root-only-dir.ts; sticky directories
+   * such as /tmp are refused): then only root can change any name on the path, so a later use of the path by name
+   * reaches this file, by construction. The file is created O_CREAT | O_EXCL | O_NOFOLLOW (nothing may be there,
+   * not even a link), given `mode` by fchmod and `bytes` by fallocate(2), all on its descriptor. `bytes` is a whole
+   * number of bytes > 0. Errors: `precondition_failed` (a directory breaks the rule, a link on the way, the name
+   * exists), `not_found` (a directory is missing), `unavailable` (the file system cannot allocate: the half-made
+   * file is removed).
+   */
+  createRootFile(path: string, opts: { mode: number; bytes: number }): Promise<void>;
+  /**
    * Sets one kernel parameter live (issue 24, SetSysctl): writes `value` and a newline to /proc/sys/<key with dots
    * as slashes>, opened without following links and without creating anything. `key` must match
    * the write form of core/host/sysctl-key.ts `sysctlKeyPath` (`invalid_params` otherwise). `not_found` for a key the kernel does not have, `permission_denied` for a read-only one,

@@ -56,7 +56,9 @@ describe.skipIf(skip)("account actions on the real machine, in a scratch /etc an
     expect(s.exec(["getent", "passwd", "hgalice"]).status).toBe(2);
     const { first, out, second } = await cycle(createUser, { name: "hgalice", comment: "Alice Test" }, s.ctx);
     expect(first.summary).toBe("Create user hgalice (shell /bin/bash, home /home/hgalice, created from /etc/skel)");
-    expect(first.text).toContain("will run: useradd --create-home --home-dir /home/hgalice --shell /bin/bash --user-group --comment Alice Test -- hgalice");
+    // Quoted as a shell reads it (issue 24 trial, finding 5: `--comment Alice Test` hid where the argument ended).
+    expect(first.text).toContain("will run: useradd --create-home --home-dir /home/hgalice --shell /bin/bash --user-group --comment 'Alice Test' -- hgalice");
+    expect(first.warnings).toBeUndefined(); // /bin/bash is in /etc/shells
     expect(out).toMatchObject({ changed: true, ran: [{ exit_code: 0 }] });
     const [, , uid, gid, gecos, home, shell] = s.exec(["getent", "passwd", "hgalice"]).stdout.trim().split(":");
     expect(Number(uid)).toBeGreaterThanOrEqual(1000);
@@ -99,7 +101,7 @@ describe.skipIf(skip)("account actions on the real machine, in a scratch /etc an
     expect(shadow("hgalice")[7]).toBe("1");
     expect(lock.second.summary).toMatch(/^Lock user hgalice: nothing to do/);
     const unlock = await cycle(unlockUser, { name: "hgalice" }, s.ctx);
-    expect(unlock.first.text).toContain("will run: usermod --expiredate  --unlock -- hgalice");
+    expect(unlock.first.text).toContain("will run: usermod --expiredate '' --unlock -- hgalice");
     expect(shadow("hgalice")[1]).toBe("$6$salt$hash");
     expect(shadow("hgalice")[7]).toBe("");
     expect(unlock.second.summary).toMatch(/^Unlock user hgalice: nothing to do/);
@@ -134,7 +136,7 @@ describe.skipIf(skip)("account actions on the real machine, in a scratch /etc an
   it("AddGroupMember / RemoveGroupMember: gpasswd with nothing left to do after each; adding to sudo warns", async () => {
     const add = await cycle(addGroupMember, { user: "hgalice", group: "sudo" }, s.ctx);
     expect(add.first.text).toContain("will run: gpasswd --add hgalice sudo");
-    expect(add.first.warnings?.[0]).toMatch(/administrators' group/);
+    expect(add.first.warnings?.[0]).toMatch(/^sudo is a privileged group: hgalice runs any command as root through sudo\. Source: /);
     expect(s.exec(["getent", "group", "sudo"]).stdout.trim().split(":")[3]!.split(",")).toContain("hgalice");
     expect(add.second.summary).toMatch(/nothing to do \(already a member\)/);
     s.exec(["gpasswd", "--add", "hgkeyonly", "sudo"]);
@@ -142,6 +144,25 @@ describe.skipIf(skip)("account actions on the real machine, in a scratch /etc an
     expect(rm.first.text).toContain("will run: gpasswd --delete hgalice sudo");
     expect(s.exec(["getent", "group", "sudo"]).stdout.trim().split(":")[3]!.split(",")).not.toContain("hgalice");
     expect(rm.second.summary).toMatch(/nothing to do \(not a member\)/);
+  });
+
+  it("AddGroupMember warns for every group of the privileged table that exists here (disk, shadow, adm, kvm…), and not for an ordinary one (issue 24 trial, finding 5)", async () => {
+    const here = ["disk", "shadow", "adm", "kvm", "docker", "lxd", "libvirt"].filter((g) => s.exec(["getent", "group", g]).status === 0);
+    expect(here).toEqual(expect.arrayContaining(["disk", "shadow", "adm"]));
+    for (const g of here) {
+      const p = await addGroupMember.preview({ user: "hgalice", group: g }, s.ctx);
+      expect(p.warnings?.[0], g).toMatch(new RegExp(`^${g} is a privileged group: hgalice .*\\. Source: .+\\.$`));
+    }
+    expect((await addGroupMember.preview({ user: "hgalice", group: "disk" }, s.ctx)).warnings?.[0]).toMatch(/root-equivalent/);
+    s.exec(["groupadd", "hgplain"]);
+    expect((await addGroupMember.preview({ user: "hgalice", group: "hgplain" }, s.ctx)).warnings).toBeUndefined();
+  });
+
+  it("CreateUser warns when the login shell is not in /etc/shells; nologin is not warned about", async () => {
+    const odd = await createUser.preview(createUser.params.parse({ name: "hgodd", shell: "/bin/true" }), s.ctx);
+    expect(odd.warnings).toEqual(["/bin/true is not listed in /etc/shells: chsh refuses it and services that check /etc/shells (pam_shells, FTP servers) treat the account as having no valid shell. Source: shells(5)."]);
+    expect(odd.text).toContain("!! /bin/true is not listed in /etc/shells");
+    expect((await createUser.preview(createUser.params.parse({ name: "hgodd", system: true }), s.ctx)).warnings).toBeUndefined();
   });
 
   it("RemoveGroupMember refuses the last administrator, root's group, a primary group, root and unknown names", async () => {

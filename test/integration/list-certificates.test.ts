@@ -1,12 +1,13 @@
 // Issue 24 (r24c): ListCertificates on planted certificates (a certbot-like live/ → archive/ layout, a bundle with
 // its key, a key directory), compared with `openssl x509`; no key material ever in the answer.
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import listCertificates from "../../src/core/catalogue/actions/list-certificates.ts";
 import { ConfigSchema } from "../../src/config/schema.ts";
+import { HostgateError } from "../../src/core/errors.ts";
 import { errorCode, realContext } from "../helpers/real-context.ts";
 
 const openssl = (args: string[]): string => execFileSync("openssl", args, { encoding: "utf8" });
@@ -74,5 +75,62 @@ describe("list_certificates", () => {
     expect(ConfigSchema.safeParse({ certificates: { dirs: ["/etc/ssl/private"] } }).success).toBe(false);
     expect(ConfigSchema.safeParse({ certificates: { dirs: ["etc/letsencrypt"] } }).success).toBe(false);
     expect(ConfigSchema.safeParse({ certificates: { dirs: ["/etc/letsencrypt/live"] } }).success).toBe(true);
+  });
+
+  // Issue 24 trial, finding 2: links are never walked into; every skip is listed with its reason.
+  describe("planted trees: links, loops, sizes, DER, depth, unreadable", () => {
+    let tree: string;
+    let outside: string;
+    beforeAll(() => {
+      tree = join(dir, "tree");
+      outside = join(dir, "outside");
+      mkdirSync(join(tree, "sub"), { recursive: true });
+      mkdirSync(outside);
+      // A certificate outside the configured dir, reached only through directory and file links.
+      writeFileSync(join(outside, "secret.pem"), readFileSync(join(live, "long.crt")));
+      symlinkSync(outside, join(tree, "sub", "rootlink"));
+      symlinkSync(join(outside, "secret.pem"), join(tree, "sub", "outfile.pem"));
+      symlinkSync("/etc/shadow", join(tree, "shadow.pem"));
+      symlinkSync(tree, join(tree, "sub", "loop"));
+      symlinkSync(join(tree, "nothing-here"), join(tree, "dangling.pem"));
+      writeFileSync(join(tree, "one.pem"), readFileSync(join(dir, "archive", "example.test", "cert1.pem")));
+      symlinkSync(join(tree, "one.pem"), join(tree, "sub", "again.pem"));
+      writeFileSync(join(tree, "big.pem"), "");
+      truncateSync(join(tree, "big.pem"), 200 * 1024 * 1024); // sparse: 200 MiB without the disk
+      openssl(["pkey", "-in", join(dir, "archive", "example.test", "privkey1.pem"), "-outform", "DER", "-out", join(tree, "server.crt")]);
+      openssl(["pkey", "-in", join(dir, "archive", "example.test", "privkey1.pem"), "-outform", "DER", "-out", join(tree, "server.der")]);
+      mkdirSync(join(tree, "a", "b", "c", "d"), { recursive: true });
+      writeFileSync(join(tree, "a", "b", "c", "d", "deep.pem"), readFileSync(join(live, "long.crt")));
+      writeFileSync(join(tree, "locked.pem"), readFileSync(join(live, "long.crt")));
+    });
+
+    it("never walks a directory link (sub/rootlink → outside), never reads a link out of the dirs, lists each with its reason", async () => {
+      const ctx = await realContext({ certificate_dirs: [tree] });
+      const out = await listCertificates.run(listCertificates.params.parse({}), ctx);
+      expect(out.certificates.map((c) => c.path)).toEqual([join(tree, "one.pem"), join(tree, "locked.pem")]);
+      expect(JSON.stringify(out)).not.toContain(outside);
+      const why = Object.fromEntries(out.skipped.map((x) => [x.path.slice(tree.length + 1), x.reason]));
+      expect(why).toMatchObject({
+        "sub/rootlink": "a link out of the certificate directories: not followed",
+        "sub/outfile.pem": "a link out of the certificate directories: not followed",
+        "shadow.pem": "a link out of the certificate directories: not followed",
+        "sub/loop": "a link to a directory: not followed (directories are walked only where they are)",
+        "dangling.pem": "a link that leads nowhere (dangling or a loop): not followed",
+        "sub/again.pem": `the same file as ${join(tree, "one.pem")}: listed once`,
+        "big.pem": "209715200 bytes, more than the 256 KiB a certificate file may have: not opened",
+        "server.crt": "not PEM text (DER or other binary content): not parsed",
+        "server.der": "not named .pem, .crt or .cer (DER, PKCS#12 and other files are not opened)",
+        "a/b/c/d": "more than 3 levels below a configured directory: not entered",
+      });
+    });
+
+    it("an unreadable file is a listed skip (root reads everything here: the probe refuses that one file)", async () => {
+      const ctx = await realContext({ certificate_dirs: [tree] });
+      const locked = join(tree, "locked.pem");
+      const readText = ctx.host.readText.bind(ctx.host);
+      const host = new Proxy(ctx.host, { get: (t, k, r) => (k === "readText" ? (p: string, o?: Parameters<typeof readText>[1]) => (p === locked ? Promise.reject(new HostgateError("permission_denied", "denied")) : readText(p, o)) : Reflect.get(t, k, r) as unknown) });
+      const out = await listCertificates.run(listCertificates.params.parse({}), { ...ctx, host });
+      expect(out.skipped).toContainEqual({ path: locked, reason: "unreadable (permission_denied)" });
+    });
   });
 });

@@ -9,12 +9,12 @@ import { errorCode } from "../helpers/real-context.ts";
 import { peerMissing } from "../helpers/peers.ts";
 import { scratchPrereqs, startScratchMounts, type ScratchMounts } from "../peers/scratch-mounts.ts";
 
-// Real fallocate, mkswap, swapon and swapoff on this machine. Swap is global to the kernel: the test's 16 MiB
-// file in a temp directory under /var/tmp (ext4 here) is really swapped on, then off and deleted (afterAll turns it
+// Real fallocate(2), mkswap, swapon and swapoff on this machine. Swap is global to the kernel: the test's 16 MiB
+// file in a root-only temp directory under /var/lib (ext4 here; /var/tmp is sticky world-writable, refused) is really swapped on, then off and deleted (afterAll turns it
 // off if a test failed half-way). /etc/fstab is the scratch namespace's overlay (test/peers/scratch-mounts.ts), so
 // this machine's fstab never changes; /home there is a tmpfs, for the tmpfs refusal.
-const fsOfVarTmp = spawnSync("findmnt", ["-n", "-o", "FSTYPE", "-T", "/var/tmp"], { encoding: "utf8" }).stdout.trim();
-const skip = peerMissing("swap file actions", scratchPrereqs() ?? (!["ext4", "xfs"].includes(fsOfVarTmp) ? `/var/tmp is on ${fsOfVarTmp}, not ext4/xfs` : null));
+const fsOfVarLib = spawnSync("findmnt", ["-n", "-o", "FSTYPE", "-T", "/var/lib"], { encoding: "utf8" }).stdout.trim();
+const skip = peerMissing("swap file actions", scratchPrereqs() ?? (!["ext4", "xfs"].includes(fsOfVarLib) ? `/var/lib is on ${fsOfVarLib}, not ext4/xfs` : null));
 
 describe.skipIf(skip)("AddSwapFile / RemoveSwapFile with real swapon on this machine and a scratch /etc/fstab", () => {
   let s: ScratchMounts;
@@ -25,7 +25,7 @@ describe.skipIf(skip)("AddSwapFile / RemoveSwapFile with real swapon on this mac
 
   beforeAll(async () => {
     s = await startScratchMounts();
-    dir = mkdtempSync("/var/tmp/hg-swap-");
+    dir = mkdtempSync("/var/lib/hg-swap-");
     path = join(dir, "swapfile");
   }, 30_000);
   afterAll(async () => {
@@ -40,7 +40,7 @@ describe.skipIf(skip)("AddSwapFile / RemoveSwapFile with real swapon on this mac
     const first = await addSwapFile.preview({ path, size_mib: 16 }, s.ctx);
     expect(JSON.stringify(await addSwapFile.preview({ path, size_mib: 16 }, s.ctx))).toBe(JSON.stringify(first));
     expect(first.summary).toMatch(new RegExp(`^Add a 16 MiB swap file ${path} on / \\(ext4|xfs\\)`));
-    expect(first.text).toContain(`will run: fallocate --length 16MiB ${path}\nwill run: chmod 0600 ${path}\nwill run: mkswap ${path}\nwill run: swapon ${path}`);
+    expect(first.text).toContain(`will create: ${path} (new file, 16777216 bytes allocated, mode 0600)\nwill run: mkswap ${path}\nwill run: swapon ${path}`);
     expect(first.text).toContain(`+++ b/etc/fstab`);
     expect(first.text).toContain(`+${path} none swap sw 0 0`);
     expect(existsSync(path)).toBe(false); // the preview changed nothing

@@ -72,6 +72,8 @@ function scratchMutator(pid: number, host: HostProbe, scratch: readonly string[]
     writeFileAtomic: (p, c, o) => real.writeFileAtomic(at(p), c, { ...o, ...(o.expectedRealDir === undefined ? {} : { expectedRealDir: at(o.expectedRealDir) }) }),
     removeFile: (p, o) => real.removeFile(at(p), { ...o, expectedRealDir: at(o.expectedRealDir) }),
     writeSysctl: () => Promise.reject(new Error("the scratch namespace does not change kernel settings")),
+    // Not mapped: the root-only walk starts at this process's `/` (a /proc/<pid>/root prefix is a link it refuses).
+    createRootFile: (p, o) => (scratch.some((d) => p === d || p.startsWith(`${d}/`)) ? Promise.reject(new Error("createRootFile under a scratch directory is not supported")) : real.createRootFile(p, o)),
     signal: (p, s) => real.signal(p, s),
     run: (argv, o) => host.run(argv, o),
   };

@@ -146,6 +146,12 @@ export interface Preview {
   /** Loud, human-facing warnings (e.g. "ESSENTIAL packages would be removed"); also repeated in `text`. */
   warnings?: string[];
   /**
+   * A risk above the action's own for this step (WriteFile into a cron or systemd unit directory: critical); plan
+   * records the higher of the two as the transaction's risk_level. Never lowers it. Derived from the params only
+   * (the model sees the step's risk_level).
+   */
+  risk_level?: RiskLevel;
+  /**
    * What the model is shown instead of `summary`, `text`, `current` and `intended`, when the preview holds
    * host state the model may not read (WriteFile: the current file's content, hash, size and mode). The
    * approver sees everything; the preview_hash covers everything, this included. Absent: the generic rule of

@@ -10,7 +10,7 @@ const params = z.object({ user: accountName, group: accountName }).strict();
 export default defineMutatingAction({
   name: "AddGroupMember",
   title: "Add a user to a group",
-  description: "Add one local user to a local group as a supplementary member (gpasswd). Adding to sudo/wheel/admin is flagged in the plan. Refuses root's primary group.",
+  description: "Add one local user to a local group as a supplementary member (gpasswd). Adding to a privileged group (sudo, wheel, admin, root, disk, shadow, adm, docker, lxd, kvm, libvirt) is flagged in the plan with what it gives. Refuses root's primary group.",
   params,
   output: plannedApplyOutput,
   risk_level: "high",

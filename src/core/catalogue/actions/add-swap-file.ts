@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { defineMutatingAction, type ActionContext, type Preview } from "../action.ts";
 import { HostgateError } from "../../errors.ts";
-import { activeSwaps, FSTAB, fsRefusal, fstabDiff, fstabLine, fsTypeOf, readFstab, swapPath } from "./swap-common.ts";
+import { activeSwaps, FSTAB, fsRefusal, fstabDiff, fstabLine, fsTypeOf, readFstab, refuseUnsafeSwapDir, swapPath } from "./swap-common.ts";
 import { applyPlanned, plannedApplyOutput, renderPlanned, type PlannedChange } from "./planned-change.ts";
 
 const params = z.object({
@@ -26,6 +26,7 @@ async function plan(p: Params, ctx: ActionContext): Promise<PlannedChange & { fs
   const fs = await fsTypeOf(ctx, realDir);
   const why = fsRefusal(fs.fs_type);
   if (why !== null) throw new HostgateError("invalid_params", `${p.path} would be on ${fs.fs_type} (${fs.mount_point}): ${why}.`, { hint: "Pick a path on an ext4 or xfs file system (list_mounts shows them)." });
+  await refuseUnsafeSwapDir(ctx, p.path, realDir);
   const swaps = await activeSwaps(ctx);
   const fstab = await readFstab(ctx, p.path);
   const exists = await ctx.host.stat(p.path).then((st) => st, (err: unknown) => {
@@ -49,22 +50,28 @@ async function plan(p: Params, ctx: ActionContext): Promise<PlannedChange & { fs
   return {
     summary: `Add a ${p.size_mib} MiB swap file ${p.path} on ${fs.mount_point} (${fs.fs_type}), active now and at boot`,
     current, intended,
-    steps: [["fallocate", "--length", `${p.size_mib}MiB`, p.path], ["chmod", "0600", p.path], ["mkswap", p.path], ["swapon", p.path]],
+    creates: [{ path: p.path, bytes, mode: 0o600 }],
+    steps: [["mkswap", p.path], ["swapon", p.path]],
     detail: `then write ${FSTAB}:\n${fstabDiff(fstab.text, next)}`,
     fstab: { sha256: fstab.sha256, next },
   };
 }
 
 /**
- * AddSwapFile: allocate a file (fallocate), mode 0600, mkswap, swapon, and a line in /etc/fstab written atomically
- * with the fstab the preview saw as precondition. Refuses an existing path, a directory reached through a link,
- * file systems that cannot hold a swap file this way (tmpfs, ramfs, btrfs, network and overlay file systems), and a
+ * AddSwapFile: create the file (HostMutator.createRootFile: O_EXCL | O_NOFOLLOW, mode 0600 and fallocate(2) on its
+ * descriptor), mkswap, swapon, and a line in /etc/fstab written atomically with the fstab the preview saw as
+ * precondition. mkswap and swapon take the path, so the file must live where only root can change names: every
+ * directory from `/` down is owned by root and not writable by group or other (refuseUnsafeSwapDir, at plan and at
+ * execute; createRootFile checks it again on held descriptors). With that chain, a user cannot swap the new file
+ * for a link between its creation and swapon (issue 24's trial): no one but root may rename or create a name in
+ * any of those directories. Refuses an existing path, a directory reached through a link, hostgate's own
+ * directories, file systems that cannot hold a swap file this way (tmpfs, ramfs, btrfs, network and overlay file systems), and a
  * size that would leave less than 5% of the file system free.
  */
 export default defineMutatingAction({
   name: "AddSwapFile",
   title: "Add a swap file",
-  description: "Create a swap file (fallocate, mkswap), turn it on (swapon) and add it to /etc/fstab. The plan shows the fstab diff. Refuses existing files and tmpfs, btrfs, overlay or network file systems.",
+  description: "Create a swap file (allocated, mode 0600, mkswap), turn it on (swapon) and add it to /etc/fstab. The plan shows the fstab diff. Refuses existing files, directories someone other than root can change (homes, /tmp), and tmpfs, btrfs, overlay or network file systems.",
   params,
   output: plannedApplyOutput,
   risk_level: "medium",

@@ -22,6 +22,27 @@ function wanted(p: Params): { shell: string; home: string | null; create_home: b
   return { shell, home, create_home: !p.system || p.home !== undefined };
 }
 
+/** Shells that exist to refuse a login; shells(5) lists valid login shells and leaves these out on purpose. */
+const NO_LOGIN = /\/(nologin|false)$/;
+
+/**
+ * A warning when `shell` is a login shell not listed in /etc/shells (shells(5)): chsh(1) refuses to set such a
+ * shell and services that check it (vsftpd, pam_shells) treat the account as one without a valid shell. nologin
+ * and false are not warned about (they are meant to refuse logins). No /etc/shells on the host: that is said.
+ */
+async function shellWarnings(ctx: ActionContext, shell: string): Promise<string[]> {
+  if (NO_LOGIN.test(shell)) return [];
+  let text: string;
+  try {
+    text = await ctx.host.readText("/etc/shells", { maxBytes: 64 * 1024 });
+  } catch (err) {
+    if (err instanceof HostgateError && err.code === "not_found") return [`this host has no /etc/shells, so ${shell} cannot be checked against it (shells(5)).`];
+    throw err;
+  }
+  const listed = text.split("\n").map((l) => l.trim()).filter((l) => l !== "" && !l.startsWith("#"));
+  return listed.includes(shell) ? [] : [`${shell} is not listed in /etc/shells: chsh refuses it and services that check /etc/shells (pam_shells, FTP servers) treat the account as having no valid shell. Source: shells(5).`];
+}
+
 async function plan(p: Params, ctx: ActionContext): Promise<PlannedChange> {
   if (p.home !== undefined && (p.home.split("/").includes("..") || p.home.split("/").includes(".") || /\/\/|\/$/.test(p.home))) {
     throw new HostgateError("invalid_params", `home ${p.home} is not a normalised absolute path.`, { hint: "Give it without '.', '..', '//' or a trailing '/'." });
@@ -36,6 +57,7 @@ async function plan(p: Params, ctx: ActionContext): Promise<PlannedChange> {
     if (err instanceof HostgateError && err.code === "not_found") throw new HostgateError("invalid_params", `shell ${w.shell} does not exist on this host.`, { hint: "Pick one listed in /etc/shells, or /usr/sbin/nologin." });
     throw err;
   }
+  const warnings = await shellWarnings(ctx, w.shell);
   const acc = await readAccounts(ctx);
   const existing = acc.users.find((u) => u.name === p.name);
   if (existing) {
@@ -65,6 +87,7 @@ async function plan(p: Params, ctx: ActionContext): Promise<PlannedChange> {
     intended: { exists: true, system: p.system, shell: w.shell, home: w.home, create_home: w.create_home },
     steps: [argv],
     detail: "The account gets its own group and no password (login by SSH key or su only until a password is set).",
+    warnings,
   };
 }
 

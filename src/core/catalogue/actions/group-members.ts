@@ -7,6 +7,24 @@ import type { PlannedChange } from "./planned-change.ts";
 /** Groups whose members may administer the host through sudo (Debian `sudo`, Fedora/Arch `wheel`, old Ubuntu `admin`). */
 export const ADMIN_GROUPS = ["sudo", "wheel", "admin"];
 
+/**
+ * Groups whose membership is root, or close to it: THE table AddGroupMember warns from (issue 24 trial, finding 5).
+ * Each names what membership gives and where that is documented.
+ */
+export const PRIVILEGED_GROUPS: Readonly<Record<string, { gives: string; source: string }>> = {
+  sudo: { gives: "runs any command as root through sudo", source: "Debian's /etc/sudoers (%sudo ALL=(ALL:ALL) ALL)" },
+  wheel: { gives: "runs any command as root through sudo (and su where pam_wheel is set)", source: "Fedora/Arch /etc/sudoers (%wheel), pam_wheel(8)" },
+  admin: { gives: "runs any command as root through sudo", source: "Ubuntu before 12.04, /etc/sudoers (%admin)" },
+  root: { gives: "reads and writes every file group-owned by root (gid 0)", source: "group(5); files with gid 0" },
+  disk: { gives: "reads and writes raw block devices, so every file on them (/etc/shadow included): root-equivalent", source: "Debian wiki SystemGroups (disk)" },
+  shadow: { gives: "reads /etc/shadow: every account's password hash", source: "Debian wiki SystemGroups (shadow), shadow(5)" },
+  adm: { gives: "reads system logs under /var/log (which can hold secrets)", source: "Debian wiki SystemGroups (adm)" },
+  docker: { gives: "controls the Docker daemon, which runs containers as root with the host's / mounted: root-equivalent", source: "Docker docs, Linux post-install (\"The docker group grants root-level privileges\")" },
+  lxd: { gives: "controls LXD, which can start a privileged container with the host's / mounted: root-equivalent", source: "LXD documentation, security (access to the LXD socket)" },
+  kvm: { gives: "opens /dev/kvm to run virtual machines directly", source: "Debian wiki SystemGroups (kvm)" },
+  libvirt: { gives: "controls libvirtd, which can give a VM the host's disks: root-equivalent", source: "libvirt documentation, access control (the read-write socket)" },
+};
+
 function groupOf(acc: Accounts, name: string): GroupEntry {
   const g = acc.groups.find((x) => x.name === name);
   if (!g) throw new HostgateError("not_found", `No local group ${name} in /etc/group.`, { hint: "list_groups shows the groups." });
@@ -41,7 +59,8 @@ export async function memberPlan(op: "add" | "remove", user: string, group: stri
   const current = { member, members: g.members };
   if (op === "add") {
     if (member) return { summary: `Add ${user} to group ${group}: nothing to do (already a member)`, current, intended: { member: true }, steps: [] };
-    const warnings = ADMIN_GROUPS.includes(group) ? [`${group} is an administrators' group: ${user} will be able to run commands as root through sudo.`] : [];
+    const priv = PRIVILEGED_GROUPS[group];
+    const warnings = priv === undefined ? [] : [`${group} is a privileged group: ${user} ${priv.gives}. Source: ${priv.source}.`];
     return { summary: `Add ${user} to group ${group}`, current, intended: { member: true }, steps: [["gpasswd", "--add", user, group]], warnings, detail: "Takes effect at the user's next login." };
   }
   await refuseProtected(ctx, acc, user, "remove from groups");

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { ActionContext, Preview } from "../action.ts";
 import { HostgateError } from "../../errors.ts";
+import { shellJoin } from "../../inventory/target.ts";
 
 /**
  * The shape shared by the issue-24 mutating actions that change a host by running fixed tools (useradd, usermod,
@@ -21,6 +22,11 @@ export interface PlannedChange {
   /** Extra lines for the approver (a diff, a file to be written); shown after the argv. */
   detail?: string;
   warnings?: string[];
+  /**
+   * New files root creates before the steps run and the steps then use by name (HostMutator.createRootFile: a
+   * root-only directory chain, O_EXCL, mode and size set on the descriptor), e.g. a swap file.
+   */
+  creates?: { path: string; bytes: number; mode: number }[];
   /** Files to write before the steps run (`writeFileAtomic`, mode given), e.g. a timer unit. */
   writes?: { path: string; content: string; mode: number; expectedSha256: string | null }[];
 }
@@ -28,9 +34,11 @@ export interface PlannedChange {
 /** Renders a planned change as a preview: summary, each argv, the detail, warnings. */
 export function renderPlanned(c: PlannedChange): Preview {
   const lines = [c.summary];
+  for (const f of c.creates ?? []) lines.push(`will create: ${f.path} (new file, ${f.bytes} bytes allocated, mode ${f.mode.toString(8).padStart(4, "0")})`);
   for (const w of c.writes ?? []) lines.push(`will write: ${w.path} (mode ${w.mode.toString(8).padStart(4, "0")})`);
-  for (const s of c.steps) lines.push(`will run: ${s.join(" ")}`);
-  if (c.steps.length === 0 && (c.writes ?? []).length === 0) lines.push("(nothing will run)");
+  // Quoted as a shell would read it (`--comment 'Alice Example'`), so the approver sees where each argument ends.
+  for (const s of c.steps) lines.push(`will run: ${shellJoin(s)}`);
+  if (c.steps.length === 0 && (c.writes ?? []).length === 0 && (c.creates ?? []).length === 0) lines.push("(nothing will run)");
   if (c.detail) lines.push("", c.detail.replace(/\n$/, ""));
   if (c.warnings && c.warnings.length > 0) lines.push("", "WARNINGS:", ...c.warnings.map((w) => `  !! ${w}`));
   return { summary: c.summary, text: `${lines.join("\n")}\n`, current: c.current, intended: c.intended, ...(c.warnings && c.warnings.length > 0 ? { warnings: c.warnings } : {}) };
@@ -47,11 +55,12 @@ export type PlannedApplyOutput = z.infer<typeof plannedApplyOutput>;
 const TAIL = 2000;
 
 /**
- * Writes the planned files, then runs the planned argv in order through the mutator, each resolved on PATH
+ * Creates the planned new files, writes the planned files, then runs the planned argv in order through the mutator, each resolved on PATH
  * (`unavailable` when a tool is missing). A non-zero exit stops the run: `action_failed` with the tool's
  * output tail and what already ran; a timeout is `timeout` (outcome unknown).
  */
 export async function applyPlanned(ctx: ActionContext, c: PlannedChange, timeoutMs = 120_000): Promise<PlannedApplyOutput> {
+  for (const f of c.creates ?? []) await ctx.mutator.createRootFile(f.path, { mode: f.mode, bytes: f.bytes });
   for (const w of c.writes ?? []) await ctx.mutator.writeFileAtomic(w.path, w.content, { mode: w.mode, expectedSha256: w.expectedSha256 });
   const ran: PlannedApplyOutput["ran"] = [];
   for (const step of c.steps) {
@@ -66,6 +75,6 @@ export async function applyPlanned(ctx: ActionContext, c: PlannedChange, timeout
     }
     ran.push({ argv: step, exit_code: 0, duration_ms: r.duration_ms });
   }
-  const changed = ran.length > 0 || (c.writes ?? []).length > 0;
+  const changed = ran.length > 0 || (c.writes ?? []).length > 0 || (c.creates ?? []).length > 0;
   return { summary: changed ? c.summary : `${c.summary.replace(/: nothing to do$/, "")}: nothing to do`, changed, ran };
 }

@@ -3,15 +3,16 @@ import { defineMutatingAction, type ActionContext, type Preview } from "../actio
 import { HostgateError } from "../../errors.ts";
 import { isReadOnlyMount, mountOf, parseMountinfo } from "../../host/mountinfo.ts";
 import { SYSCTL_KEY, sysctlKeyPath } from "../../host/sysctl-key.ts";
+import { CODE_RUNNING_SYSCTLS } from "./write-path-risk.ts";
 
 /** Where SetSysctl keeps its persistent settings: one drop-in per key, read by systemd-sysctl / `sysctl --system` at boot. */
 export const SYSCTL_DROPIN_DIR = "/etc/sysctl.d";
 
 /**
  * Keys whose value makes the kernel run a program as root (core_pattern with `|`, the module loader, hotplug,
- * poweroff/reboot helpers): a sysctl must not be a way to run a command. Source: Documentation/admin-guide/sysctl/kernel.rst.
+ * poweroff/reboot helpers): a sysctl must not be a way to run a command. The one list: write-path-risk.ts.
  */
-const REFUSED_KEYS = new Set(["kernel.core_pattern", "kernel.modprobe", "kernel.hotplug", "kernel.poweroff_cmd", "fs.suid_dumpable"]);
+const REFUSED_KEYS = CODE_RUNNING_SYSCTLS;
 
 /** The drop-in file of one key: `/etc/sysctl.d/90-hostgate-<key>.conf`. */
 export function dropInPath(key: string): string {
@@ -61,6 +62,13 @@ async function readState(p: Params, ctx: ActionContext): Promise<State> {
     const st = await ctx.host.stat(path);
     if (!st.is_file) throw new HostgateError("invalid_params", `${p.key} is a group of keys, not one key.`, { hint: "Name one key, e.g. net.ipv4.ip_forward." });
     if (st.mode !== undefined && (st.mode & 0o222) === 0) throw new HostgateError("invalid_params", `${p.key} is read-only: the kernel does not let it be changed.`);
+    // vm.drop_caches, vm.compact_memory…: a trigger, not a setting. It has no value to read, so there is nothing to
+    // preview, compare, persist or revert; the daemon's privilege is not the reason (root cannot read it either).
+    if (st.mode !== undefined && (st.mode & 0o444) === 0) {
+      throw new HostgateError("invalid_params", `${p.key} is write-only: writing it makes the kernel do something once (it is not a setting), and it has no value to read, so SetSysctl cannot preview, persist or revert it.`, {
+        hint: "hostgate has no action for kernel triggers such as vm.drop_caches; if it is really needed, an administrator runs it at the console.",
+      });
+    }
     live = await ctx.host.readText(path, { maxBytes: 4096 });
   } catch (err) {
     if (err instanceof HostgateError && err.code === "not_found") throw new HostgateError("invalid_params", `This kernel has no sysctl ${p.key}.`, { hint: "Check the name with `sysctl -a` (or GetSysctl); a module may have to be loaded first." });
@@ -113,7 +121,7 @@ export default defineMutatingAction({
   host_derived: false,
   needs: ["files", "mutate"],
   async preview(p, ctx): Promise<Preview> {
-    if (REFUSED_KEYS.has(p.key)) throw new HostgateError("invalid_params", `SetSysctl refuses ${p.key}: its value can make the kernel run a program as root.`, { hint: "Change it with an approved RunCommand or WriteFile if you really must." });
+    if (REFUSED_KEYS.has(p.key)) throw new HostgateError("invalid_params", `SetSysctl refuses ${p.key}: its value can make the kernel run a program as root.`, { hint: "hostgate does not change it by any action; if it must change, an administrator does it at the console." });
     const current = await readState(p, ctx);
     const value = normaliseValue(p.value);
     const intended: State = { live: value, dropin: p.persist ? dropInContent(p.key, value) : current.dropin };

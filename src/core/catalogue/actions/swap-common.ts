@@ -3,6 +3,9 @@ import { z } from "zod";
 import type { ActionContext } from "../action.ts";
 import { HostgateError } from "../../errors.ts";
 import { parseMountinfo } from "../../host/mountinfo.ts";
+import { chainOf, rootOnlyDirRefusal } from "../../host/root-only-dir.ts";
+import { isWithinRoot } from "../../paths.ts";
+import { HOSTGATE_ROOTS } from "./write-path-rules.ts";
 
 /**
  * What AddSwapFile and RemoveSwapFile share: the path rule, the file system a swap file may live on, /proc/swaps,
@@ -72,4 +75,26 @@ export const fstabLine = (path: string): string => `${path} none swap sw 0 0`;
 /** A unified diff of /etc/fstab (3 lines of context). */
 export function fstabDiff(before: string, after: string): string {
   return createTwoFilesPatch(`a${FSTAB}`, `b${FSTAB}`, before, after, undefined, undefined, { context: 3 }).replace(/^=+\n/, "");
+}
+
+/**
+ * Refuses a swap file whose directory chain someone other than root could change (core/host/root-only-dir.ts: every
+ * directory from `/` to `dir` lstat'd top down, each a real directory owned by root, not writable by group or
+ * other; sticky /tmp refused), and one inside hostgate's own state, runtime or configuration directories. Run at
+ * plan and again at execute (apply plans again); the mutator re-checks the chain on held descriptors when it
+ * creates the file. Over SSH the probe's lstat is SFTP's (uid and mode). Throws `invalid_params` naming the
+ * directory and what to do.
+ */
+export async function refuseUnsafeSwapDir(ctx: ActionContext, path: string, dir: string): Promise<void> {
+  const own = [...HOSTGATE_ROOTS, ...ctx.protected_paths].find((r) => isWithinRoot(path, r));
+  if (own !== undefined) throw new HostgateError("invalid_params", `${path} is inside ${own}, hostgate's own state or configuration; a swap file is never put there.`, { hint: "Pick a path such as /swapfile or /var/lib/swap/swap1." });
+  for (const d of chainOf(dir)) {
+    const why = rootOnlyDirRefusal(d, await ctx.host.stat(d));
+    if (why !== null) {
+      throw new HostgateError("invalid_params", `${path} cannot hold a swap file: ${why}. Root creates the file and then hands its path to mkswap and swapon, so every directory above it must be one only root can change.`, {
+        hint: "Pick a directory owned by root and writable by root alone, e.g. /swapfile or /var/lib/swap/ (not /tmp, /var/tmp or a home).",
+        details: { directory: d },
+      });
+    }
+  }
 }

@@ -4,6 +4,7 @@ import { defineMutatingAction, type ActionContext, type Preview } from "../actio
 import { HostgateError } from "../../errors.ts";
 import { utf8Length } from "../../limits.ts";
 import { checkWritePath, refuseForbidden } from "./write-path-rules.ts";
+import { writeRisk } from "./write-path-risk.ts";
 
 /** Largest new content and largest current file WriteFile handles, in bytes (UTF-8). */
 export const MAX_FILE_BYTES = 1024 * 1024;
@@ -92,7 +93,7 @@ export function renderDiff(path: string, before: string, after: string, existed:
 export default defineMutatingAction({
   name: "WriteFile",
   title: "Write a file",
-  description: "Create or replace one file with the given complete content (atomic rename; existing mode and owner kept unless `mode` is given). The approver sees a unified diff against the current file; the plan shows you only the intended content's hash, size and line count. Refuses account databases, sudoers, /boot, /proc, /sys, /dev, hostgate's own state, runtime and configuration directories, private keys, symlinks and files over 1 MiB.",
+  description: "Create or replace one file with the given complete content (atomic rename; existing mode and owner kept unless `mode` is given). The approver sees a unified diff against the current file; the plan shows you only the intended content's hash, size and line count. Paths that run code as root or grant access (cron, systemd units, sshd config, authorized_keys, profile.d, sysctl.d, modprobe.d, udev, PAM) plan at high or critical risk with a named warning. Refuses account databases, sudoers, /boot, /proc, /sys, /dev, hostgate's own state, runtime and configuration directories, private keys, symlinks and files over 1 MiB.",
   params,
   output: z.object({ path: z.string(), sha256: z.string(), size: z.number(), mode: z.string(), created: z.boolean() }),
   risk_level: "high",
@@ -130,13 +131,22 @@ export default defineMutatingAction({
     // it gave. Whether the file exists, its content, hash, size and mode, and where its directory resolves are
     // for the approver alone (issue 12: a plan must not be a way to read or probe root-only files).
     const lineCount = p.content === "" ? 0 : p.content.split("\n").length - (p.content.endsWith("\n") ? 1 : 0);
+    // Paths that run code as root or grant access (write-path-risk.ts): the step's risk and named warnings, from the
+    // path as given and the model's own content, so the model is told the same whatever the host holds. Where the
+    // directory resolves elsewhere, the resolved path's warnings are for the approver alone (in the text).
+    const risk = writeRisk(p.path, p.content);
+    const resolved = current.real_dir !== "" && current.real_dir !== dir ? writeRisk(`${current.real_dir === "/" ? "" : current.real_dir}/${p.path.slice(p.path.lastIndexOf("/") + 1)}`, p.content) : { risk: null, warnings: [] };
+    const approverWarnings = [...risk.warnings, ...resolved.warnings.map((w) => `(through the resolved directory ${current.real_dir}) ${w}`)];
+    const warnText = approverWarnings.length > 0 ? `\nWARNINGS:\n${approverWarnings.map((w) => `  !! ${w}`).join("\n")}\n` : "";
     const modeForModel = p.mode === undefined ? "the existing file's mode (0644 for a new file)" : intended.mode;
     const agentSummary = `Write ${p.path}: ${size} bytes in ${lineCount} line${lineCount === 1 ? "" : "s"}, mode ${modeForModel}`;
     return {
       summary: head,
-      text: `${head}\ncurrent sha256: ${current.sha256 ?? "(absent)"}\nnew sha256:     ${intended.sha256}\n\n${renderDiff(p.path, text, p.content, current.exists)}`,
+      text: `${head}\ncurrent sha256: ${current.sha256 ?? "(absent)"}\nnew sha256:     ${intended.sha256}\n${warnText}\n${renderDiff(p.path, text, p.content, current.exists)}`,
       current,
       intended,
+      ...(risk.warnings.length > 0 ? { warnings: risk.warnings } : {}),
+      ...(risk.risk === null ? {} : { risk_level: risk.risk }),
       agent: {
         summary: agentSummary,
         text: `${agentSummary}\nnew sha256: ${intended.sha256}\nThe approver sees the file as it is now and the full diff; none of it is shown here.`,

@@ -17,6 +17,13 @@ export const FORBIDDEN_FILES: readonly string[] = [
   "/etc/ld.so.preload", "/etc/security/opasswd",
 ];
 
+/** Why each of FORBIDDEN_FILES is refused, completing "<path> …". */
+const FILE_REASONS: Readonly<Record<string, string>> = Object.fromEntries(FORBIDDEN_FILES.map((f) => [f,
+  f === "/etc/ld.so.preload" ? "lists libraries the dynamic linker loads into every program, root's included (ld.so(8))"
+    : f === "/etc/security/opasswd" ? "holds old password hashes (pam_pwhistory(8))"
+    : f.startsWith("/etc/sudoers") ? "is the sudo policy"
+    : "is an account database (or its backup)"]));
+
 /** Trees no file may be written under. */
 export const FORBIDDEN_ROOTS: readonly string[] = ["/boot", "/proc", "/sys", "/dev", "/etc/sudoers.d"];
 
@@ -39,7 +46,8 @@ export const HOSTGATE_ROOTS: readonly string[] = ["/etc/hostgate", "/etc/systemd
  * `protectedPaths` are hostgate's own directories and files for this daemon (see {@link HOSTGATE_ROOTS}).
  */
 export function forbiddenReason(path: string, protectedPaths: readonly string[] = []): string | null {
-  if (FORBIDDEN_FILES.includes(path)) return `${path} is an account or sudo database`;
+  const why = FILE_REASONS[path];
+  if (why !== undefined) return `${path} ${why}`;
   const root = FORBIDDEN_ROOTS.find((r) => isWithinRoot(path, r));
   if (root) return `nothing under ${root} may be written`;
   const own = [...HOSTGATE_ROOTS, ...protectedPaths].find((r) => isWithinRoot(path, r));
