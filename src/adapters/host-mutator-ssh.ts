@@ -1,13 +1,14 @@
 import { posix } from "node:path";
-import { createHash } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { becomePrefix, rootRequired, sudoFailure, type Become, type BecomeCheck } from "../core/inventory/become.ts";
 import { shellJoin } from "../core/inventory/target.ts";
 import type { ExecResult } from "../core/exec.ts";
 import { HostgateError } from "../core/errors.ts";
-import type { HostMutator, SignalName, WriteFileOptions } from "../ports/host-mutator.ts";
+import type { HostMutator, RemoveFileOptions, SignalName, WriteFileOptions } from "../ports/host-mutator.ts";
 import { sysctlKeyPath } from "../core/host/sysctl-key.ts";
 import type { RunOptions } from "../ports/host-probe.ts";
 import { incomplete, runRemote, type OpenExec, type RemoteRun } from "./remote-exec.ts";
+import { REMOVE_SCRIPT } from "./remote-remove-script.ts";
 import { WRITE_SCRIPT } from "./remote-write-script.ts";
 import { CREATE_SCRIPT } from "./remote-create-script.ts";
 
@@ -48,7 +49,8 @@ function splitPath(path: string): { dir: string; name: string } {
  * `sudo_password_required`, and nothing behind it runs). `canBecome()` answers, in one round trip, whether that
  * will work, for the plan preview to show before anyone approves.
  *
- * writeFileAtomic runs adapters/remote-write-script.ts (its comment lists how the port's contract is kept).
+ * writeFileAtomic runs adapters/remote-write-script.ts, removeFile adapters/remote-remove-script.ts (their comments
+ * list how the port's contract is kept).
  * The `expectedSha256` precondition compares the SHA-256 of the file's bytes on the host: for UTF-8 text that
  * is the port's hash; a file that is not valid UTF-8 hashes differently from its preview and is refused
  * `precondition_failed` (fail closed). signal runs `kill -s NAME -- PID`; run runs argv under the remote
@@ -139,15 +141,51 @@ export class SshHostMutator implements HostMutator {
   }
 
   /**
-   * Not over SSH yet: the port's contract (a held directory, O_NOFOLLOW, the approved dev + inode checked on the
-   * opened file) has no remote implementation, and DeleteLogFile / TruncateLogFile's previews already refuse a
-   * host whose probe reports no inode identity (SFTP does not). Always `unavailable`, naming the host.
+   * Deletes or truncates one regular file with the one fixed script of adapters/remote-remove-script.ts (its
+   * comment lists how the port's contract is kept: `cd -P` into the directory, which must resolve to
+   * `expectedRealDir`; a final link refused; the identity checked on the open file for truncate and on the name
+   * renamed aside for delete, renamed back when it is another file). Same errors as the local adapter:
+   * `invalid_params` (path, identity), `not_found` (directory or file absent), `precondition_failed` (another
+   * directory, a link, not a regular file, hard links, another inode), `permission_denied`, `unavailable`.
    */
-  removeFile(path: string): Promise<{ size: number }> {
-    return Promise.reject(new HostgateError("unavailable", `Deleting or truncating ${path} on ${this.opts.host} over SSH is not available in this build.`, {
-      hint: "Free space on that host with another remedy (clean_package_cache, vacuum_journal) or plan a RunCommand step.",
-      details: { path, host: this.opts.host },
-    }));
+  async removeFile(path: string, opts: RemoveFileOptions): Promise<{ size: number }> {
+    const { dir, name } = splitPath(path);
+    if (opts.how !== "delete" && opts.how !== "truncate") throw new HostgateError("invalid_params", `how must be delete or truncate, not ${JSON.stringify(opts.how)}.`);
+    if (!opts.expectedRealDir.startsWith("/") || posix.normalize(opts.expectedRealDir) !== opts.expectedRealDir) {
+      throw new HostgateError("invalid_params", `expectedRealDir ${JSON.stringify(opts.expectedRealDir.slice(0, 200))} is not an absolute, normalised directory.`, { hint: "Pass the directory the approved preview resolved (realPath)." });
+    }
+    for (const [k, v] of [["expectedDev", opts.expectedDev], ["expectedIno", opts.expectedIno]] as const) {
+      if (!Number.isSafeInteger(v) || v < 0) throw new HostgateError("invalid_params", `${k} ${v} is not a file identity (a non-negative integer from stat).`, { hint: "Pass the dev and inode the approved preview's stat reported." });
+    }
+    const verb = opts.how === "delete" ? "Deleting" : "Truncating";
+    const args = [dir, name, opts.expectedRealDir, opts.how, String(opts.expectedDev), String(opts.expectedIno), randomBytes(6).toString("hex")];
+    const r = await this.privileged(["sh", "-c", REMOVE_SCRIPT, "hostgate-remove", ...args], `${verb} ${path}`, { timeoutMs: this.opts.writeTimeoutMs ?? 30_000 });
+    return this.removeOutcome(path, verb, r, opts);
+  }
+
+  /** Maps the remove script's exit status and last line to the port's errors, worded as the local adapter's. */
+  private removeOutcome(path: string, verb: string, r: RemoteRun, opts: RemoveFileOptions): { size: number } {
+    const [word, detail = ""] = /hostgate-remove: (\S+)(?: (.*))?\n?$/.exec(r.stdout.toString())?.slice(1) ?? [];
+    const { host, login, become } = this.opts;
+    const details = { path, host };
+    const plan = "Plan the change again so the preview shows the file as it is now.";
+    if (r.exit_code === 0 && word === "ok" && /^\d+$/.test(detail)) return { size: Number(detail) };
+    const stranded = /^hostgate-remove: stranded (.*)$/m.exec(r.stdout.toString())?.[1];
+    if (stranded !== undefined) {
+      throw new HostgateError("unavailable", `${verb} ${path} on ${host} was refused (${word} ${detail}), and putting the file back failed: it is now named ${posix.dirname(path)}/${stranded}.`, { hint: `Rename it back at the console (mv -T -- ${posix.dirname(path)}/${stranded} ${path}).`, details: { ...details, stranded } });
+    }
+    switch (r.exit_code) {
+      case 10: throw new HostgateError("not_found", `${verb} ${path} on ${host}: the directory ${posix.dirname(path)} does not exist or is not a directory.`, { details });
+      case 11: throw new HostgateError("precondition_failed", `${posix.dirname(path)} on ${host} no longer resolves to ${opts.expectedRealDir} (now ${detail}); nothing was changed.`, { hint: "A directory on the path changed after approval. Plan the change again.", details });
+      case 12: throw new HostgateError("precondition_failed", `${path} on ${host} is now a symlink; hostgate does not follow links. Nothing was changed.`, { hint: plan, details });
+      case 13: throw new HostgateError("precondition_failed", `${path} on ${host}: ${detail}. Nothing was changed.`, { hint: plan, details });
+      case 14: throw new HostgateError("not_found", `${verb} ${path} on ${host}: does not exist.`, { hint: plan, details });
+      case 16: throw new HostgateError("permission_denied", `${verb} ${path} on ${host}: permission denied (${detail || "remove"}) for ${login}${become === "sudo" ? " through sudo" : ""}.`, {
+        hint: login === "root" || become === "sudo" ? "Check the file system (read-only? immutable attribute?)." : `Log in as root or set become: sudo for ${host}.`,
+        details: { ...details, login, become },
+      });
+      default: throw new HostgateError("unavailable", `${verb} ${path} on ${host} failed (exit ${r.exit_code ?? r.signal ?? "unknown"}): ${(word ? `${word} ${detail}` : r.stderr.toString()).trim().slice(0, 300)}`, { details });
+    }
   }
 
   /** See the port; runs adapters/remote-create-script.ts (its comment says how the contract is kept remotely). */

@@ -1,5 +1,5 @@
 import { canonicalJson } from "../core/audit/canonical.ts";
-import { revertApplies } from "../core/catalogue/action.ts";
+import { changeContext, revertApplies } from "../core/catalogue/action.ts";
 import { findAction } from "../core/catalogue/index.ts";
 import type { Action } from "../core/catalogue/action.ts";
 import { needsRoot } from "../core/catalogue/needs.ts";
@@ -159,7 +159,7 @@ async function runStep(deps: DaemonDeps, step: Step, caller: Caller, planReceipt
     const reverts = action.access === "mutating" && action.revert !== undefined && revertApplies(action, tx.params) ? action.revert : null;
     if (reverts) {
       try {
-        deps.transactions().recordPrior(tx.id, redactFree(await reverts.capture(tx.params, host.ctx)), deps.clock.now());
+        deps.transactions().recordPrior(tx.id, redactFree(await reverts.capture(tx.params, changeContext(host.ctx))), deps.clock.now());
       } catch (err) {
         return fail(toHostgateError(err), true);
       }
@@ -167,7 +167,7 @@ async function runStep(deps: DaemonDeps, step: Step, caller: Caller, planReceipt
     try {
       let timer: NodeJS.Timeout | undefined;
       const timeout = new Promise<never>((_, reject) => { timer = setTimeout(() => { reject(new HostgateError("timeout", `${tx.action_name} did not finish within ${APPLY_TIMEOUT_MS / 1000} s.`)); }, APPLY_TIMEOUT_MS); });
-      const run = action.access === "mutating" ? action.apply(tx.params, host.ctx, fresh.preview) : action.run(tx.params, host.ctx);
+      const run = action.access === "mutating" ? action.apply(tx.params, changeContext(host.ctx), fresh.preview) : action.run(tx.params, host.ctx);
       const output: unknown = redactDeep(await Promise.race([run, timeout]).finally(() => { clearTimeout(timer); })).value;
       if (reverts) {
         const windowS = fresh.preview.confirm?.window_s ?? deps.confirm_window_s ?? DEFAULT_CONFIRM_WINDOW_S;
@@ -187,7 +187,7 @@ async function runStep(deps: DaemonDeps, step: Step, caller: Caller, planReceipt
       // A failed apply of a step with a captured prior state is rolled back now: `failed` once restored, else `unknown`.
       if (reverts && e.code !== "timeout") {
         try {
-          await reverts.restore(tx.params, host.ctx, deps.transactions().priorOf(tx.id)?.prior);
+          await reverts.restore(tx.params, changeContext(host.ctx), deps.transactions().priorOf(tx.id)?.prior);
         } catch (restoreErr) {
           const r = toHostgateError(restoreErr);
           return fail(new HostgateError("revert_failed", `${e.message} Restoring the prior state failed too: ${r.message}`, { hint: "Check the host by hand: its state is unknown." }), false, "unknown");

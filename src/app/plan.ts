@@ -1,4 +1,4 @@
-import { revertApplies, toolNameOf, type Action, type Preview } from "../core/catalogue/action.ts";
+import { changeContext, revertApplies, toolNameOf, type Action, type Preview } from "../core/catalogue/action.ts";
 import { assertSupported, needsRoot } from "../core/catalogue/needs.ts";
 import { findAction } from "../core/catalogue/index.ts";
 import { HostgateError, describeIssues } from "../core/errors.ts";
@@ -71,7 +71,7 @@ export async function prepareStep(deps: DaemonDeps, actionName: string, rawParam
     throw new HostgateError("invalid_params", `Invalid params for ${actionName}: ${describeIssues(parsed.error, "params")}.`);
   }
   const params = parsed.data as Record<string, unknown>;
-  const preview = action.access === "mutating" ? withConfirmWindow(await action.preview(params, host.ctx), action, params, deps.confirm_window_s ?? DEFAULT_CONFIRM_WINDOW_S) : readOnlyPreview(action, params);
+  const preview = action.access === "mutating" ? withConfirmWindow(await action.preview(params, changeContext(host.ctx)), action, params, deps.confirm_window_s ?? DEFAULT_CONFIRM_WINDOW_S) : readOnlyPreview(action, params);
   const previewSalt = salt === undefined ? deps.crypto.randomBase64Url(PREVIEW_SALT_BYTES) : salt;
   return { action, params, preview, preview_hash: deps.crypto.sha256Hex(previewHashInput(action.name, host.id, params, preview, previewSalt)), preview_salt: previewSalt };
 }

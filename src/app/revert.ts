@@ -1,5 +1,6 @@
 import { actorOf, type Caller } from "../core/caller.ts";
 import { findAction } from "../core/catalogue/index.ts";
+import { changeContext } from "../core/catalogue/action.ts";
 import { HostgateError, toHostgateError } from "../core/errors.ts";
 import type { Transaction } from "../core/transaction/transaction.ts";
 import type { ConfirmResult } from "../ipc/protocol.ts";
@@ -99,7 +100,7 @@ async function revertOne(deps: DaemonDeps, tx: Transaction, why: "deadline" | "r
     const prior = store.priorOf(tx.id);
     if (!prior) throw new HostgateError("revert_failed", `Transaction ${tx.id} has no recorded prior state.`);
     const restore = action.revert.restore.bind(action.revert);
-    await underLock(() => restore(tx.params, host.ctx, prior.prior));
+    await underLock(() => restore(tx.params, changeContext(host.ctx), prior.prior));
   } catch (err) {
     const e = toHostgateError(err);
     error = { code: "revert_failed", message: `Restoring the state from before ${tx.action_name} failed: ${e.message} The host's state is unknown; check it by hand.` };

@@ -40,7 +40,8 @@ export interface RemoveFileOptions {
 }
 
 /**
- * The only way catalogue actions change the host. Implemented by `adapters/host-mutator-linux.ts`.
+ * The only way catalogue actions change the host. Implemented by `adapters/host-mutator-linux.ts` (this machine)
+ * and `adapters/host-mutator-ssh.ts` (an inventory host over SSH, the same semantics and errors).
  * Used only by `MutatingAction.apply`, never by `preview`. Every method throws HostgateError:
  * `not_found` (path's directory or pid missing), `permission_denied`, `precondition_failed`,
  * `unavailable` (any other OS failure).

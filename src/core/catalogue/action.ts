@@ -68,6 +68,14 @@ export interface ActionContext {
    */
   connection?: HostConnection;
   /**
+   * The probe a change reads the host through (issue 24/20): `preview`, `apply` (its re-checks) and a revert's
+   * `capture` / `restore` get a context whose `host` is this one ({@link changeContext}); direct read-only tools
+   * never do, and stay at the login's privilege. On an SSH host (adapters/host-ssh-preview.ts) it reads as the
+   * login first and, on a host configured `become: sudo`, what the login may not read as root through fixed
+   * `sudo -n` argv; its `stat` reports device and inode. Absent (`local`): `host` itself.
+   */
+  preview_host?: HostProbe;
+  /**
    * Set per call by the query path (app/query.ts): an action that redacts its answer itself (a log window
    * redacted before its filter runs, a unit file) reports here how many secrets the answer it returns had
    * replaced, so provenance's `redactions` counts them (the generic redaction after it sees only markers).
@@ -194,6 +202,15 @@ export interface MutatingAction<P extends z.ZodType = z.ZodType, O extends z.Zod
   apply(params: z.infer<P>, ctx: ActionContext, approved: Preview): Promise<z.infer<O>>;
   /** Confirm-or-auto-revert: present on actions that can cut the operator off (see {@link RevertSpec}). */
   revert?: RevertSpec<z.infer<P>>;
+}
+
+/**
+ * The context a change's preview, apply and revert run with: `host` is the context's `preview_host` when it has
+ * one (see {@link ActionContext.preview_host}), else the context unchanged. Used by app/plan.ts, app/execute.ts
+ * and app/revert.ts only.
+ */
+export function changeContext(ctx: ActionContext): ActionContext {
+  return ctx.preview_host === undefined ? ctx : { ...ctx, host: ctx.preview_host };
 }
 
 /** Whether a step of `action` with `params` runs under a confirm window ({@link RevertSpec.applies}). */
