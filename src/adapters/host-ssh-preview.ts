@@ -109,7 +109,7 @@ export class SshPreviewProbe implements HostProbe {
       });
     }
     if (/Too many levels of symbolic links/.test(stderr)) return new HostgateError("unavailable", `${path} on ${this.o.host} is a symlink; it is not followed.`, { details });
-    return new HostgateError("unavailable", `Could not read ${path} on ${this.o.host} (${tool}): ${stderr.trim().split("\n")[0]?.slice(0, 200) ?? ""}`, { details });
+    return new HostgateError("unavailable", `Could not read ${path} on ${this.o.host} (${tool}): ${stderr.trim().split("\n")[0]?.slice(0, 200) ?? ""}`, { details: { ...details, stderr: stderr.slice(0, 500) } });
   }
 
   readText(path: string, opts: { maxBytes?: number; singleRead?: boolean; encoding?: "utf8" | "latin1" } = {}): Promise<string> {
@@ -117,9 +117,10 @@ export class SshPreviewProbe implements HostProbe {
       const capped = opts.maxBytes !== undefined;
       if (capped && (!Number.isSafeInteger(opts.maxBytes) || opts.maxBytes! < 0)) throw new HostgateError("invalid_params", `maxBytes ${opts.maxBytes} is not a byte count.`);
       const argv = ["dd", `if=${path}`, "bs=65536", "status=none", capped ? "iflag=nonblock,nofollow,count_bytes" : "iflag=nonblock", ...(capped ? [`count=${opts.maxBytes}`] : [])];
-      const r = await this.command(argv, path, true, capped ? Math.max(1, opts.maxBytes!) : MAX_WHOLE_BYTES);
+      // The cap is per stream: dd's count stops stdout at maxBytes, and stderr must stay whole enough to be read.
+      const r = await this.command(argv, path, true, capped ? Math.max(64 * 1024, opts.maxBytes!) : MAX_WHOLE_BYTES);
       if (r.truncated && !capped) throw new HostgateError("unavailable", `${path} on ${this.o.host} is larger than ${MAX_WHOLE_BYTES} bytes; it is not read whole.`, { details: { host: this.o.host, path } });
-      return r.stdout.toString(opts.encoding ?? "utf8");
+      return (capped ? r.stdout.subarray(0, opts.maxBytes) : r.stdout).toString(opts.encoding ?? "utf8");
     });
   }
 
