@@ -24,8 +24,9 @@ import { readTailOverSsh } from "./host-ssh-tail.ts";
  * The process table of a listing is one round trip (`readProcessTable`, host-ssh-ps-reader.ts: a `sh` loop kept
  * on one exec channel runs one awk reading every /proc/[pid] file per call), not a few SFTP requests per process (issue 20: 200
  * processes cost 85–250 ms that way); a host without `sh` or `awk` falls back to those SFTP reads. A /proc or
- * /sys file is opened without a stat first (the kernel makes them: no FIFO there), and a short read of it is its
- * end. The few host-wide /proc files a read-only tool reads on every call (KEPT_OPEN) keep their SFTP handle for
+ * /sys file is opened without a stat first (the kernel makes them: no FIFO there); it is read until a read
+ * returns nothing (a record-based seq_file gives about one page per read), except a `singleRead` file and the
+ * KEPT_OPEN ones (single_open files: one read returns them whole), whose short read is their end. The few host-wide /proc files a read-only tool reads on every call (KEPT_OPEN) keep their SFTP handle for
  * the channel's life: a read at offset 0 makes the kernel generate them afresh, so such a call is one round trip
  * (the read) instead of two (open, then read) plus a close.
  *
@@ -154,10 +155,13 @@ export class SshHostProbe implements HostProbe {
         const [a, b] = await Promise.all([readAt(length, want), ahead > 0 ? readAt(length + want, ahead) : Promise.resolve(null)]);
         parts.push(a);
         length += a.length;
-        if (a.length === 0 || (opts.singleRead === true && a.length < want)) break;
+        if (a.length === 0 || ((opts.singleRead === true || kept) && a.length < want)) break;
         if (a.length < want) {
-          if (b === null || b.length === 0) break; // a short read and nothing after it: the end
-          continue; // a short read with more after it: read on from where it stopped (b is dropped)
+          // A short read of a regular file with nothing after it is its end. A generated file is not done: a
+          // record-based seq_file (mountinfo, net/tcp, swaps) answers at most about one page per read(2), and a
+          // read past its end says nothing about the bytes between (it gave 4 KiB of a 4.6 KiB mountinfo).
+          if (!generated && (b === null || b.length === 0)) break;
+          continue; // read on from where it stopped (b is dropped)
         }
         if (b !== null) {
           parts.push(b);

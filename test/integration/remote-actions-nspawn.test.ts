@@ -5,6 +5,9 @@
  * tools agree (`sysctl -n`, `getent`, `chage`, `passwd -S`, `ssh-keygen -lf`), and a second preview has nothing
  * to do. Refusals: LockUser of root, CreateUser of an account that exists with another shell, and SetSysctl
  * where the container's /proc/sys is mounted read-only (found here: the write failed only at execute before).
+ * Issue 24/20 gaps: previews read through the host's preview probe (as root through `sudo -n` for what deploy
+ * cannot read), files are removed over SSH (SetSysctl's drop-in on revert, RemoveSwapFile, DeleteLogFile,
+ * TruncateLogFile), and a file changed between approve and execute is refused plan_changed.
  */
 import { execFileSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
@@ -14,6 +17,7 @@ import type { ComposedDaemon } from "../../src/daemon/compose.ts";
 import { nspawnSshPrereqs, type NspawnSshPeer } from "../peers/nspawn-ssh.ts";
 import { startNspawnLab, type NspawnLab } from "../helpers/nspawn-lab.ts";
 import { REQUIRE_PEERS } from "../peers/proc.ts";
+import { revertDue } from "../../src/app/revert.ts";
 import { testApprover } from "../support/approver.ts";
 
 const missing = nspawnSshPrereqs();
@@ -51,15 +55,26 @@ suite("mutating actions on an nspawn systemd host over SSH as deploy with sudo (
     return { step: p.value.steps[0] as unknown as Step };
   }
 
-  /** plan → approve → execute of one step; the execute result. */
-  async function run(action: string, params: Record<string, unknown>): Promise<{ step: Step; result: { status: string; output?: unknown; error?: Failure | null; confirm?: { state: string } } }> {
-    const { step, error } = await plan(action, params);
+  type Result = { status: string; output?: unknown; error?: Failure | null; confirm?: { state: string } };
+
+  /** plan → approve of one step; `execute` runs it (whatever changed in between). */
+  async function approved(action: string, params: Record<string, unknown>, host = "box"): Promise<{ step: Step; execute: () => Promise<Result> }> {
+    const { step, error } = await plan(action, params, host);
     if (!step) throw new Error(`plan ${action} refused: ${error?.code} ${error?.message}`);
     const a = await d.service.admin("human", testApprover()).call("approve", { transaction_id: step.transaction_id });
     if (!a.ok) throw new Error(a.error.message);
-    const x = await agent().call("execute", { steps: [{ transaction_id: step.transaction_id, action_name: action, params: step.params, approval_receipt: a.value.receipt }] });
-    if (!x.ok) throw new Error(`execute ${action}: ${x.error.code} ${x.error.message}`);
-    return { step, result: x.value.results[0] as { status: string; output?: unknown; error?: Failure | null; confirm?: { state: string } } };
+    const execute = async (): Promise<Result> => {
+      const x = await agent().call("execute", { steps: [{ transaction_id: step.transaction_id, action_name: action, params: step.params, approval_receipt: a.value.receipt }] });
+      if (!x.ok) throw new Error(`execute ${action}: ${x.error.code} ${x.error.message}`);
+      return x.value.results[0] as Result;
+    };
+    return { step, execute };
+  }
+
+  /** plan → approve → execute of one step; the execute result. */
+  async function run(action: string, params: Record<string, unknown>, host = "box"): Promise<{ step: Step; result: Result }> {
+    const { step, execute } = await approved(action, params, host);
+    return { step, result: await execute() };
   }
 
   it("SetSysctl where the container's /proc/sys/net is mounted read-only: refused at plan, saying why, before anyone approves (the write would fail)", async () => {
@@ -72,7 +87,7 @@ suite("mutating actions on an nspawn systemd host over SSH as deploy with sudo (
     expect(inBox(["sysctl", "-n", "net.ipv4.ip_forward"]).trim()).toBe(before);
   });
 
-  it("CreateUser → LockUser → AddAuthorizedKey over SSH: getent, chage, passwd -S and ssh-keygen -lf in the container agree; second previews have nothing to do (LockUser's and AddAuthorizedKey's read through a root login: a sudo login's preview cannot read /etc/shadow or a 0700 ~/.ssh)", async () => {
+  it("CreateUser → LockUser → AddAuthorizedKey over SSH: getent, chage, passwd -S and ssh-keygen -lf in the container agree; second previews have nothing to do, as deploy with sudo (the preview reads /etc/shadow and the 0700 ~/.ssh as root) and as a root login", async () => {
     const created = await run("CreateUser", { name: user, shell: "/bin/sh" });
     expect(created.step.preview.summary).toBe(`Create user ${user} (shell /bin/sh, home /home/${user}, created from /etc/skel)`);
     expect(created.result.status, JSON.stringify(created.result.error)).toBe("succeeded");
@@ -84,10 +99,13 @@ suite("mutating actions on an nspawn systemd host over SSH as deploy with sudo (
     expect(locked.result.status, JSON.stringify(locked.result.error)).toBe("succeeded");
     expect(inBox(["passwd", "-S", user]).split(" ")[1]).toBe("L");
     expect(inBox(["chage", "-l", user])).toMatch(/^Account expires\s*:\s*(?!never)/m);
-    // deploy cannot read /etc/shadow and a preview never uses sudo: it says the lock state is unknown to it; a root
-    // login reads the shadow file and has nothing left to do.
-    expect((await plan("LockUser", { name: user })).step?.preview.text).toContain("The login user cannot read /etc/shadow here, so the current lock state is unknown");
-    expect((await plan("LockUser", { name: user }, "box-root")).step?.preview.summary).toMatch(new RegExp(`^Lock user ${user}: nothing to do \\(already expired`));
+    // deploy cannot read /etc/shadow itself; the preview reads it as root through sudo -n, so both logins see the
+    // lock and have nothing left to do.
+    for (const host of ["box", "box-root"]) {
+      const again = (await plan("LockUser", { name: user }, host)).step?.preview;
+      expect(again?.summary, host).toMatch(new RegExp(`^Lock user ${user}: nothing to do \\(already expired`));
+      expect(again?.text).not.toContain("lock state is unknown");
+    }
 
     const keyFile = join(work, "k");
     execFileSync("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-C", "x24@test", "-f", keyFile]);
@@ -101,10 +119,30 @@ suite("mutating actions on an nspawn systemd host over SSH as deploy with sudo (
     expect(execFileSync("ssh-keygen", ["-lf", join(work, "authorized")], { encoding: "utf8" }).split(" ")[1]).toBe(fp);
     const owner = inBox(["stat", "-c", "%U %a", `/home/${user}/.ssh/authorized_keys`]).trim();
     expect(owner).toBe(`${user} 600`);
-    // KNOWN GAP (reported): a preview reads as the login user, never through sudo, and deploy cannot look into
-    // another user's 0700 ~/.ssh, so a second key for this user cannot be planned as deploy; a root login can.
-    expect((await plan("AddAuthorizedKey", { user, key: pub })).error?.code).toBe("permission_denied");
-    expect((await plan("AddAuthorizedKey", { user, key: pub }, "box-root")).step?.preview.summary).toBe(`Add key ${fp} for ${user}: nothing to do (already authorized)`);
+    // deploy cannot look into the user's 0700 ~/.ssh itself; the preview reads it as root, so a second add is
+    // nothing to do for both logins. The direct read-only tool stays at the login's privilege: as deploy it cannot
+    // read the file (it says so in `skipped`), as root it lists the key.
+    expect(inBox(["stat", "-c", "%a", `/home/${user}/.ssh`]).trim()).toBe("700");
+    for (const host of ["box", "box-root"]) expect((await plan("AddAuthorizedKey", { user, key: pub }, host)).step?.preview.summary, host).toBe(`Add key ${fp} for ${user}: nothing to do (already authorized)`);
+    type Keys = { accounts: { user: string; keys: { fingerprint: string }[]; skipped: { file: string; reason: string }[] }[] };
+    const listed = async (host: string): Promise<Keys["accounts"][number] | undefined> => {
+      const q = await agent().call("query", { action: "ListAuthorizedKeys", args: { user }, host });
+      if (!q.ok) throw new Error(`${q.error.code} ${q.error.message}`);
+      return (q.value.data as Keys).accounts.find((a) => a.user === user);
+    };
+    expect((await listed("box-root"))?.keys.map((k) => k.fingerprint)).toEqual([fp]);
+    const asDeploy = await listed("box");
+    expect(asDeploy?.keys ?? []).toEqual([]);
+
+    // A file changed between approve and execute: the re-computed preview differs, plan_changed, nothing written.
+    execFileSync("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-C", "second@test", "-f", join(work, "k2")]);
+    const second = await approved("AddAuthorizedKey", { user, key: readFileSync(join(work, "k2.pub"), "utf8").trim() });
+    expect(second.step.preview.summary).toMatch(/^Authorize key SHA256:\S+ \(ssh-ed25519, second@test\) for /);
+    inBox(["sh", "-c", `echo '# edited by hand' >> /home/${user}/.ssh/authorized_keys`]);
+    const refused = await second.execute();
+    expect(refused).toMatchObject({ status: "refused", error: { code: "plan_changed" } });
+    expect(inBox(["cat", `/home/${user}/.ssh/authorized_keys`])).not.toContain("second@test");
+    expect(inBox(["tail", "-n", "1", `/home/${user}/.ssh/authorized_keys`])).toBe("# edited by hand\n");
   });
 
   it("refusals before anything is planned: LockUser root, and CreateUser of an existing account with another shell", async () => {
@@ -117,5 +155,79 @@ suite("mutating actions on an nspawn systemd host over SSH as deploy with sudo (
     expect(taken.error).toMatchObject({ code: "invalid_params" });
     expect(taken.error?.message).toMatch(/^A user named deploy already exists .*CreateUser never changes an existing account\.$/);
     expect(inBox(["getent", "passwd", "deploy"]).trim().split(":")[6]).toBe("/bin/sh");
+  });
+
+  /** The preview the approver is shown (`hostgate approve`), which holds what the model's view leaves out. */
+  async function approverView(transactionId: string): Promise<{ summary: string; text: string }> {
+    const shown = await d.service.admin("human").call("show", { transaction_id: transactionId });
+    if (!shown.ok) throw new Error(shown.error.message);
+    return shown.value.steps[0]!.preview;
+  }
+
+  const exists = (path: string): boolean => inBox(["sh", "-c", `test -e '${path}' && echo yes || echo no`]).trim() === "yes";
+
+  it("SetSysctl with its drop-in, then the drop-in removed over SSH (the net.* change reverted unconfirmed), as deploy with sudo and as a root login: sysctl -n and /etc/sysctl.d in the container agree", async () => {
+    // /proc/sys/net here belongs to the network namespace this test created for the container: made writable for it.
+    // /proc/sys is made private first: a bind mount under it would otherwise also propagate, read-only, under /proc.
+    inBox(["sh", "-c", "mount --make-private /proc/sys && mount --bind /proc/sys/net /proc/sys/net && mount -o remount,bind,rw /proc/sys/net"]);
+    const key = "net.ipv4.ip_forward";
+    const file = `/etc/sysctl.d/90-hostgate-${key}.conf`;
+    for (const host of ["box", "box-root"]) {
+      const before = inBox(["sysctl", "-n", key]).trim();
+      const value = before === "1" ? "0" : "1";
+      const { step, result } = await run("SetSysctl", { key, value }, host);
+      expect(step.preview.summary, host).toBe(`Set ${key}: ${before} → ${value}; create ${file}`);
+      expect(result, JSON.stringify(result.error)).toMatchObject({ status: "succeeded", confirm: { state: "awaiting_confirm" } });
+      expect(inBox(["sysctl", "-n", key]).trim()).toBe(value);
+      expect(inBox(["cat", file])).toContain(`${key} = ${value}\n`);
+      expect((await plan("SetSysctl", { key, value }, host)).step?.preview.summary).toBe(`Nothing to do: ${key} is already ${value} (and ${file} says so)`);
+      const outcomes = await revertDue(d.service.deps, { restart: true });
+      expect(outcomes).toEqual([{ transaction_id: step.transaction_id, state: "reverted", error: null }]);
+      expect(inBox(["sysctl", "-n", key]).trim()).toBe(before);
+      expect(exists(file), host).toBe(false);
+    }
+  });
+
+  it("RemoveSwapFile over SSH as deploy: the /etc/fstab line is dropped and the file deleted (its identity pinned by the preview); AddSwapFile is previewed only: swap is not namespaced, so swapon here would add swap to the machine running the tests", async () => {
+    const path = "/var/hg-swap";
+    inBox(["sh", "-c", `head -c 1048576 /dev/zero > ${path} && chmod 600 ${path} && echo '${path} none swap sw 0 0' >> /etc/fstab`]);
+    const { step, result } = await run("RemoveSwapFile", { path });
+    expect(step.preview.summary).toBe(`Remove swap file ${path}: drop its /etc/fstab line, delete the file`);
+    expect(result.status, JSON.stringify(result.error)).toBe("succeeded");
+    expect(inBox(["cat", "/etc/fstab"])).not.toContain(path);
+    expect(exists(path)).toBe(false);
+    expect((await plan("RemoveSwapFile", { path })).step?.preview.summary).toBe(`Remove swap file ${path}: nothing to do (not active, not in /etc/fstab, absent)`);
+    const add = await plan("AddSwapFile", { path, size_mib: 16 });
+    expect(add.step?.preview.summary, add.error?.message).toMatch(/^Add a 16 MiB swap file \/var\/hg-swap on \/\S* \(ext4\), active now and at boot$/);
+    const r = await d.service.admin("human", testApprover()).call("reject", { transaction_id: add.step!.transaction_id });
+    expect(r.ok).toBe(true);
+    expect(exists(path)).toBe(false);
+  });
+
+  it("DeleteLogFile and TruncateLogFile over SSH as deploy (identity from stat -c): the container's stat agrees; a file replaced between approve and execute is refused plan_changed and stays", async () => {
+    inBox(["sh", "-c", "mkdir -p /var/log/hge && head -c 5000 /dev/zero > /var/log/hge/app.log.1 && printf 'a\\nb\\n' > /var/log/hge/app.log && chmod 640 /var/log/hge/app.log"]);
+    const [dev, ino] = inBox(["stat", "-c", "%d %i", "/var/log/hge/app.log.1"]).trim().split(" ");
+    const pending = await approved("DeleteLogFile", { path: "/var/log/hge/app.log.1" });
+    expect(pending.step.preview.summary).toBe("Delete /var/log/hge/app.log.1"); // the model's view
+    const seen = await approverView(pending.step.transaction_id);
+    expect(seen.summary).toMatch(/^Delete \/var\/log\/hge\/app\.log\.1 \(4\.9 KiB, last written \d{4}-/);
+    expect(seen.text).toContain(`file: inode ${ino} on device ${dev}, owner uid 0, mode 0644`);
+    expect(await pending.execute()).toMatchObject({ status: "succeeded", output: { freed_bytes: 5000 } });
+    expect(exists("/var/log/hge/app.log.1")).toBe(false);
+    const again = (await plan("DeleteLogFile", { path: "/var/log/hge/app.log.1" })).step!;
+    expect((await approverView(again.transaction_id)).summary).toBe("CANNOT BE APPLIED: /var/log/hge/app.log.1 does not exist. Reject this step; execute would refuse it.");
+
+    const live = inBox(["stat", "-c", "%i", "/var/log/hge/app.log"]).trim();
+    const tr = await run("TruncateLogFile", { path: "/var/log/hge/app.log" });
+    expect(tr.result, JSON.stringify(tr.result.error)).toMatchObject({ status: "succeeded", output: { freed_bytes: 4 } });
+    expect(inBox(["stat", "-c", "%s %i %a", "/var/log/hge/app.log"]).trim()).toBe(`0 ${live} 640`);
+
+    for (const host of ["box", "box-root"]) {
+      inBox(["sh", "-c", "printf 'old\\n' > /var/log/hge/old.log.2"]);
+      const pending = await approved("DeleteLogFile", { path: "/var/log/hge/old.log.2" }, host);
+      inBox(["sh", "-c", "mv /var/log/hge/old.log.2 /var/log/hge/moved && printf 'new\\n' > /var/log/hge/old.log.2"]);
+      expect(await pending.execute(), host).toMatchObject({ status: "refused", error: { code: "plan_changed" } });
+      expect(inBox(["cat", "/var/log/hge/old.log.2"])).toBe("new\n");
+    }
   });
 });

@@ -160,6 +160,19 @@ suite("removeFile and the preview probe over SSH on a PID-1 systemd container (i
     });
   });
 
+  it("SshHostProbe reads a record-based /proc file larger than one page whole (mountinfo, as cat prints it on the same login)", async () => {
+    sh("for i in $(seq 1 30); do mkdir -p /mnt/hgm-$i && mount -t tmpfs -o size=1k hgm-$i /mnt/hgm-$i; done");
+    try {
+      const probe = new SshHostProbe(session("plain"), "box");
+      const text = await probe.readText("/proc/self/mountinfo");
+      expect(text.length).toBeGreaterThan(6000);
+      expect(text).toBe((await probe.run(["cat", "/proc/self/mountinfo"])).stdout);
+      expect(text).toContain(" /mnt/hgm-30 ");
+    } finally {
+      sh("for i in $(seq 1 30); do umount /mnt/hgm-$i; done");
+    }
+  });
+
   describe("SshPreviewProbe (ActionContext.preview_host of an SSH host)", () => {
     it("deploy with become: sudo reads what the login cannot (/etc/shadow, a 0700 ~/.ssh) as root; the login's own probe is refused", async () => {
       sh("mkdir -p /home/hgp/.ssh && printf 'ssh-ed25519 AAAA k@x\\n' > /home/hgp/.ssh/authorized_keys && ln -sfn authorized_keys /home/hgp/.ssh/ak-link && chmod 700 /home/hgp/.ssh");
