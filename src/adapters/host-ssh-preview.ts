@@ -54,7 +54,8 @@ export function parseStatLine(line: string): FileStat | null {
  * No argument is ever shaped into a command; paths must be absolute (`invalid_params` otherwise).
  *
  * `stat` is always `stat -c STAT_FORMAT` (SFTP reports no device, inode, link count or owner), so a preview can
- * pin a file's identity for removeFile. Everything else (run, which, statFs, tails, records, addresses, the
+ * pin a file's identity for removeFile; `realPath` is always `realpath -e` (SFTP's accepts a missing last
+ * component, the local probe's does not). Everything else (run, which, statFs, tails, records, addresses, the
  * process table) is the login's: previews run their simulations unprivileged.
  *
  * Errors: `not_found`, `permission_denied` (the login may not read it and the host is not `become: sudo`, or
@@ -144,8 +145,14 @@ export class SshPreviewProbe implements HostProbe {
     });
   }
 
+  /**
+   * realpath(3) by `realpath -e -z -- PATH` (as the login, then as root when refused): every component must
+   * exist, as the local probe's realpath. SFTP's realpath (OpenSSH) accepts a missing last component, so a
+   * preview over SFTP would take a deleted file's path for its real path.
+   */
   realPath(path: string): Promise<string> {
-    return this.loginThenRoot(() => this.o.login.realPath(path), async () => (await this.command(["realpath", "-e", "-z", "--", path], path, true, 64 * 1024)).stdout.toString("utf8").replace(/\0$/, ""));
+    const once = async (asRoot: boolean): Promise<string> => (await this.command(["realpath", "-e", "-z", "--", path], path, asRoot, 64 * 1024)).stdout.toString("utf8").replace(/\0$/, "");
+    return this.loginThenRoot(() => once(false), () => once(true));
   }
 
   readLink(path: string): Promise<string> {

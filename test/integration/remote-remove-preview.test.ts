@@ -192,7 +192,7 @@ suite("removeFile and the preview probe over SSH on a PID-1 systemd container (i
       expect(await p.readText("/etc/passwd")).toBe(await login.readText("/etc/passwd"));
     });
 
-    it("a capped read as root never follows a final link (a link into a root-only file is unavailable), and a missing path is not_found", async () => {
+    it("a capped read as root never follows a final link (a link into a root-only file is unavailable), and a missing path is not_found (realPath too)", async () => {
       sh("mkdir -p /home/hgp/.ssh && ln -sfn /etc/shadow /home/hgp/.ssh/evil && chmod 700 /home/hgp/.ssh");
       const p = previewProbe("deploy", "sudo");
       const e = await errorOf(p.readText("/home/hgp/.ssh/evil", { maxBytes: 4096 }));
@@ -202,6 +202,9 @@ suite("removeFile and the preview probe over SSH on a PID-1 systemd container (i
       const none = await errorOf(p.readText("/home/hgp/.ssh/none", { maxBytes: 10 }));
       expect(none).toMatchObject({ code: "not_found", message: "/home/hgp/.ssh/none does not exist on box." });
       expect((await errorOf(p.stat("/home/hgp/.ssh/none"))).code).toBe("not_found");
+      // realPath needs every component, as the local probe's realpath(3) (SFTP's accepts a missing last one).
+      expect(await errorOf(p.realPath("/home/hgp/.ssh/none"))).toMatchObject({ code: "not_found", message: "/home/hgp/.ssh/none does not exist on box." });
+      expect((await errorOf(previewProbe("root", "none").realPath("/var/log/hg-none.log"))).code).toBe("not_found");
     });
 
     it("stat carries device, inode, links, owner and blocks equal to the container's own stat, for a root login too (no sudo there)", async () => {
