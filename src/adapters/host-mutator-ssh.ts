@@ -145,7 +145,7 @@ export class SshHostMutator implements HostMutator {
    */
   removeFile(path: string): Promise<{ size: number }> {
     return Promise.reject(new HostgateError("unavailable", `Deleting or truncating ${path} on ${this.opts.host} over SSH is not available in this build.`, {
-      hint: "Free space on that host with another remedy (clean_package_cache, vacuum_journal) or plan a RunCommand step.",
+      hint: "Free space on that host with another remedy (plan a CleanPackageCache or VacuumJournal step) or plan a RunCommand step.",
       details: { path, host: this.opts.host },
     }));
   }
