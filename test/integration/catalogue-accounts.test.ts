@@ -155,7 +155,7 @@ describe("ListSudoRules", () => {
     expect(parsed.rules.map((r) => r.users[0])).toEqual(["root", "ops", "web"]);
     writeFileSync(join(root, "d", "bad"), "ops ALL=(ALL) ALL\n");
     expect(await visudoRejects(ctx, main)).toEqual([]);
-    expect(await visudoRejects({ ...ctx, host: { ...ctx.host, which: () => Promise.resolve(null) } } as ActionContext, main)).toBeNull();
+    expect(await visudoRejects({ ...ctx, host: { ...ctx.host, which: () => Promise.resolve(null) } }, main)).toBeNull();
   });
 
   it("a loop of includes and a missing include are reported, not thrown", async () => {
