@@ -6,7 +6,10 @@
  *   which must return it with its params schema (the daemon's own findActions over the default exposure), then
  *   `read_action { action, args }` for a read or `plan { steps: [{ action, params }] }` for a change;
  * - an action the catalogue does not hold yet is `pending` when the case names its `owner` branch, else a problem.
- * The case's args must parse with the action's params schema. `npx tsx evals/reach.ts` prints the paths and pending.
+ * The case's args must parse with the action's params schema. A case's optional `query` (the words a model would type,
+ * e.g. "largest files") must find its action among the first {@link QUERY_TOP} answers of `find_actions { query }`; and
+ * every prompt itself is tried as a query (its first 64 characters): `by_words` counts how many find their action
+ * within the answer (measured, reported; test/evals.test.ts holds a floor). `npx tsx evals/reach.ts` prints it all.
  */
 import { readFileSync } from "node:fs";
 import { z } from "zod";
@@ -29,6 +32,7 @@ const caseSchema = z.strictObject({
   toolset: z.enum(ACTION_TOOLSETS),
   args: z.record(z.string(), z.unknown()),
   owner: z.string().optional(),
+  query: z.string().min(1).max(64).optional(),
 });
 export const reachSchema = z.strictObject({ version: z.literal(1), notes: z.string().optional(), cases: z.array(caseSchema) });
 export type ReachCorpus = z.infer<typeof reachSchema>;
@@ -36,7 +40,10 @@ export type ReachCorpus = z.infer<typeof reachSchema>;
 /** One call of a golden path. */
 export interface PathCall { tool: string; args: Record<string, unknown> }
 /** The eval's verdict: problems (empty when valid), each reached case's path, and the cases waiting for their action. */
-export interface ReachResult { problems: string[]; reached: { id: string; path: PathCall[] }[]; pending: { id: string; action: string; owner: string }[] }
+export interface ReachResult { problems: string[]; reached: { id: string; path: PathCall[] }[]; pending: { id: string; action: string; owner: string }[]; by_words: { found: number; cases: number } }
+
+/** How high a case's `query` must rank its action in find_actions' answer. */
+export const QUERY_TOP = 3;
 
 /** Names of the tools a default configuration lists (no skills gate asked for: gated tools left out). */
 export function defaultListed(catalogue: readonly Action[]): Set<string> {
@@ -48,10 +55,10 @@ export function defaultListed(catalogue: readonly Action[]): Set<string> {
 /** Checks the corpus against `catalogue` (default: the real one). */
 export function checkReach(raw: unknown, catalogue: readonly Action[] = CATALOGUE): ReachResult {
   const parsed = reachSchema.safeParse(raw);
-  if (!parsed.success) return { problems: parsed.error.issues.map((i) => `schema: ${i.path.join(".")}: ${i.message}`), reached: [], pending: [] };
+  if (!parsed.success) return { problems: parsed.error.issues.map((i) => `schema: ${i.path.join(".")}: ${i.message}`), reached: [], pending: [], by_words: { found: 0, cases: 0 } };
   const listed = defaultListed(catalogue);
   const described = catalogue.map(describeAction);
-  const result: ReachResult = { problems: [], reached: [], pending: [] };
+  const result: ReachResult = { problems: [], reached: [], pending: [], by_words: { found: 0, cases: 0 } };
   const seen = new Set<string>();
   for (const c of parsed.data.cases) {
     const where = `case ${c.id}`;
@@ -62,6 +69,13 @@ export function checkReach(raw: unknown, catalogue: readonly Action[] = CATALOGU
       if (c.owner === undefined) result.problems.push(`${where}: no action ${c.action} in the catalogue, and no owner branch named (misspelt?)`);
       else result.pending.push({ id: c.id, action: c.action, owner: c.owner });
       continue;
+    }
+    const byWords = (query: string): number => findActions(described, DEFAULT_EXPOSURE, { query }).actions.findIndex((a) => a.action === action.name);
+    result.by_words.cases++;
+    if (byWords(c.prompt.slice(0, 64)) >= 0) result.by_words.found++;
+    if (c.query !== undefined) {
+      const at = byWords(c.query);
+      if (at < 0 || at >= QUERY_TOP) result.problems.push(`${where}: find_actions { query: ${JSON.stringify(c.query)} } ${at < 0 ? "does not return" : `ranks ${c.action} at ${at + 1}, below`} ${at < 0 ? c.action : `the first ${QUERY_TOP}`}`);
     }
     const args = action.params.safeParse(c.args);
     if (!args.success) result.problems.push(`${where}: args do not fit ${c.action}'s params (${describeIssues(args.error, "args")}); fill in the case's args`);
@@ -95,6 +109,7 @@ if (process.argv[1] !== undefined && import.meta.url.endsWith(process.argv[1].sp
   const r = checkReachFile();
   for (const x of r.reached) console.log(`${x.id}: ${x.path.map((p) => `${p.tool} ${JSON.stringify(p.args)}`).join(" → ")}`);
   for (const p of r.pending) console.log(`${p.id}: pending ${p.action} (${p.owner})`);
+  console.log(`prompts as find_actions queries: ${r.by_words.found} of ${r.by_words.cases} find their action`);
   for (const p of r.problems) console.error(p);
   process.exitCode = r.problems.length === 0 ? 0 : 1;
 }

@@ -58,6 +58,19 @@ describe("reachability eval (issue 24, evals/reach.json): everyday requests with
     expect(r.reached.find((x) => x.id === "reach-oom")!.path[1]).toEqual({ tool: "read_action", args: { action: "ReadKernelLog", args: { min_priority: "err" } } });
   });
 
+  it("finds actions by words too: each case's query ranks its action in the first three; most prompts, typed as they are, find theirs (trial f24b)", () => {
+    const r = checkReachFile();
+    expect(reach.cases.filter((c) => (c as { query?: string }).query !== undefined).length).toBeGreaterThanOrEqual(8);
+    expect(r.by_words.cases).toBe(r.reached.length);
+    expect(r.by_words.found / r.by_words.cases).toBeGreaterThanOrEqual(0.85);
+    const broken = structuredClone(reach);
+    (broken.cases.find((c) => c.id === "reach-big-files") as { query?: string }).query = "zzzq";
+    (broken.cases.find((c) => c.id === "reach-timers") as { query?: string }).query = "list";
+    const problems = checkReach(broken).problems.join("\n");
+    expect(problems).toMatch(/reach-big-files: find_actions \{ query: "zzzq" \} does not return FindLargeFiles/);
+    expect(problems).toMatch(/reach-timers: find_actions \{ query: "list" \} (ranks ListTimers at \d+, below the first 3|does not return ListTimers)/);
+  });
+
   it("derives the path from the catalogue: a new unlisted read becomes find_actions { toolset } → read_action", () => {
     const r = checkReach(reach, [...CATALOGUE, listUsers]);
     expect(r.problems).toEqual([]);

@@ -45,7 +45,7 @@ export interface SshHostContext {
 /** A HostMutator that refuses everything, saying the SSH mutator is not there yet. */
 function unavailableMutator(name: string): HostMutator {
   const fail = (): Promise<never> => Promise.reject(new HostgateError("unavailable", `Changes on ${name} over SSH are not available in this build (no SSH HostMutator is composed).`, {
-    hint: "Plan the change on a host this daemon can change, or run it through exec_on_host.",
+    hint: "Plan the change on a host this daemon can change, or run it through exec_on_host (when an admin has set exec.enabled: true).",
     details: { host: name },
   }));
   return { writeFileAtomic: fail, signal: fail, run: fail, removeFile: fail, writeSysctl: fail, createRootFile: fail };

@@ -31,6 +31,8 @@ class UnavailableUnitManager implements UnitManager {
   unmaskUnitFiles(): Promise<never> { return this.fail(); }
   reloadManager(): Promise<never> { return this.fail(); }
   unitsNeedingReload(): Promise<never> { return this.fail(); }
+  /** Present so an action that reads properties (ListTimers, GetBootTiming) says systemd is absent, not "no D-Bus properties". */
+  properties(): Promise<never> { return this.fail(); }
   close(): Promise<void> { return Promise.resolve(); }
 }
 

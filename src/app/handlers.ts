@@ -48,7 +48,7 @@ export function daemonHandlers(d: DaemonDeps, extras: ServiceExtras): Handlers {
       const hosts = hostSystemdViews(d.hosts.built());
       return hosts.length === 0 ? described : { ...described, hosts };
     },
-    find_actions: (p) => findActions(described.actions, d.exposure ?? DEFAULT_EXPOSURE, p),
+    find_actions: (p) => findActions(described.actions, d.exposure ?? DEFAULT_EXPOSURE, p, d.local_unavailable),
     query: async (p, caller, signal) => {
       const value = await queryHosts(d, p, caller, signal, d.fanout ?? {});
       if (p.hosts === undefined && (p.host ?? LOCAL_HOST) === LOCAL_HOST && simulated(p.action)) value.meta.simulated = true;

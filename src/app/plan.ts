@@ -47,6 +47,34 @@ async function checkPrivilege(deps: DaemonDeps, host: HostEntry, requested: read
   });
 }
 
+/**
+ * Whether a step's preview says its change is already in place: the catalogue's convention is a summary containing
+ * "nothing to do" (core/catalogue/actions/planned-change.ts and every issue-24 action; test/integration/plan-nothing-to-do.test.ts).
+ */
+export function isNothingToDo(preview: Preview): boolean {
+  return /\bnothing to do\b/i.test(preview.summary);
+}
+
+/**
+ * A step of a plan of several failed its checks or preview: the error names the step (1-based `step` and its action,
+ * also in `details`). Every step is previewed against the host as it is NOW, before anything runs, so a step that
+ * relies on an earlier step's change (AddAuthorizedKey for the user a CreateUser step creates) fails here; the hint
+ * says to plan it after the earlier steps execute. Decided against previewing later steps against the earlier
+ * steps' intended state: the preview is what the human approves and its hash binds the host state execute re-checks
+ * under the lock, so a preview of a state that does not exist yet would show the approver something nobody checked,
+ * and every action would need a second, simulated model of its effect.
+ */
+function stepError(err: HostgateError, index: number, requested: readonly { action: string }[], deps: DaemonDeps, host: HostEntry): HostgateError {
+  const action = requested[index]!.action;
+  const earlier = requested.slice(0, index).map((s, i) => ({ n: i + 1, a: findAction(s.action, host.ctx.family, deps.catalogue) })).filter((x) => x.a?.access === "mutating");
+  const depends = earlier.length === 0 ? "" : `Steps are previewed against the host as it is now, before any step runs: if step ${index + 1} depends on ${earlier.map((x) => `step ${x.n} (${x.a!.name})`).join(", ")}, plan ${earlier.length === 1 ? "that step" : "those steps"} alone, execute, then plan step ${index + 1}. `;
+  return new HostgateError(err.code, `Step ${index + 1} (${action}): ${err.message}`, {
+    hint: `${depends}${err.hint ?? ""}`.trim() || `Fix step ${index + 1} (${action}) and plan again.`,
+    details: { ...(err.details ?? {}), step: index + 1, action },
+    cause: err,
+  });
+}
+
 /** Length of a transaction's preview salt in random bytes (core/transaction/preview-hash.ts). */
 const PREVIEW_SALT_BYTES = 32;
 
@@ -159,7 +187,13 @@ export async function plan(deps: DaemonDeps, input: PlanInput, caller: Caller, o
   if (opts.judged !== true && opts.join === undefined) await assertActionsOffered(deps, requested, caller);
   await checkPrivilege(deps, host, requested);
   const all = [];
-  for (const step of requested) all.push(await prepareStep(deps, step.action, step.params, host.id, caller.role));
+  for (const [i, step] of requested.entries()) {
+    try {
+      all.push(await prepareStep(deps, step.action, step.params, host.id, caller.role));
+    } catch (err) {
+      throw requested.length > 1 && err instanceof HostgateError ? stepError(err, i, requested, deps, host) : err;
+    }
+  }
   // Only changes need a plan and a human: a read-only step would cost an approval for a query the model can
   // run itself. A plan of reads alone is refused, pointing to the tools; reads beside changes are listed, not planned.
   const prepared = all.filter((p) => p.action.access === "mutating");
@@ -172,6 +206,13 @@ export async function plan(deps: DaemonDeps, input: PlanInput, caller: Caller, o
     throw new HostgateError("no_plan", `${what} read-only ${reads.length === 1 ? "action" : "actions"} (${reads.map((r) => r.action_name).join(", ")}): nothing would change, so there is nothing to approve.`, {
       hint: `Call the read-only ${reads.length === 1 ? "tool" : "tools"} directly, no approval needed: ${calls}. To change the host, plan steps of the actions that do (${changes.join(", ")}), e.g. {"steps":[{"action":"RestartService","params":{"unit":"nginx.service"}}]}.`,
       details: { read_only: reads },
+    });
+  }
+  if (opts.join === undefined && prepared.every((p) => isNothingToDo(p.preview))) {
+    const left = reads.length === 0 ? "" : ` The read-only steps need no plan: call ${calls} directly.`;
+    throw new HostgateError("nothing_to_do", `Every change is already in place (${prepared.map((p) => p.preview.summary).join("; ")}): no plan was made and there is nothing to approve.`, {
+      hint: `Tell the user the host is already in the asked state; do not ask for an approval.${left}`,
+      details: { steps: prepared.map((p, i) => ({ step: i + 1, action_name: p.action.name, summary: p.preview.summary })) },
     });
   }
   const now = deps.clock.now();

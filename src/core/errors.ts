@@ -45,6 +45,8 @@ export type ErrorCode =
   | "confirm_too_late"
   | "transaction_closed"
   | "no_plan"
+  /** plan: every change asked for is already in place (each step's preview says "nothing to do"); no transaction was made. */
+  | "nothing_to_do"
   | "planner_error"
   | "forbidden_method"
   /** The tool behind a method is turned off in the daemon's configuration (core/toolsets.ts `exposureOf`); the hint says what to write. */

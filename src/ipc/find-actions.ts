@@ -23,7 +23,7 @@ export type FindActionsInput = z.infer<typeof FindActionsInputSchema>;
 export const FindActionsToolInputSchema = z.object({
   toolset: z.enum(ACTION_TOOLSETS).optional(),
   access: z.enum(["read_only", "mutating"]).optional(),
-  query: z.string().optional(),
+  query: z.string().optional().describe("Words, e.g. \"largest files\"; any may match"),
 }).strict();
 
 /**
@@ -41,12 +41,21 @@ export const FoundActionSchema = z.object({
   risk_level: RiskLevelSchema,
   toolsets: z.array(z.string()),
   params: z.record(z.string(), z.unknown()),
+  /** Present (false) only when the action cannot run on the daemon's own host, e.g. MaskUnit without systemd. */
+  available: z.literal(false).optional(),
+  /** Why it cannot run there (with `available: false`), e.g. "cannot run on this host: no systemd". */
+  reason: z.string().optional(),
 });
 export type FoundAction = z.infer<typeof FoundActionSchema>;
 
-/** The matched actions and, per toolset, how many actions of each access the daemon offers (to widen a search). */
+/**
+ * The matched actions (best first for a `query`), per toolset how many actions of each access the daemon offers (to
+ * widen a search: keys are the `toolset` filter's values), and a `note` when the answer is empty (what to try) or cut
+ * (how many more matched).
+ */
 export const FindActionsResultSchema = z.object({
   actions: z.array(FoundActionSchema),
   toolsets: z.record(z.string(), z.object({ read_only: z.number().int(), mutating: z.number().int() })),
+  note: z.string().optional(),
 });
 export type FindActionsResult = z.infer<typeof FindActionsResultSchema>;

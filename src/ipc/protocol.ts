@@ -58,8 +58,9 @@ export const DescribeResultSchema = z.object({
   /** Inventory hosts whose context is built, with their systemd path; absent when none is (describe never dials). */
   hosts: z.array(HostSystemdViewSchema).optional(),
   /**
-   * Read-only actions that cannot answer on this daemon's own host, by action name → a short reason (app/
-   * local-availability.ts: no systemd, no journal). Their direct tools stay listed (they take `host`) and say so.
+   * Actions that cannot run on this daemon's own host, by action name → a short reason (app/local-availability.ts:
+   * no systemd, no journal). Reads' direct tools stay listed (they take `host`) and say so; find_actions marks reads
+   * and changes `available: false`.
    */
   local_unavailable: z.record(z.string(), z.string()).optional(),
 });

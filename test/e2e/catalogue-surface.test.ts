@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Client } from "@modelcontextprotocol/client";
 import { connectStdio, writeConfig } from "../helpers/hostgate.ts";
@@ -9,6 +10,7 @@ import { isolatedEnv } from "../helpers/isolated-env.ts";
  * and the daemon alone judges exposure (tools.disable, tools.exposure: read_only) for both.
  */
 type Found = { action: string; call: string; tool?: string; access: string; toolsets: string[]; params: { properties?: Record<string, unknown>; required?: string[] } };
+const pid1IsSystemd = readFileSync("/proc/1/comm", "utf8").trim() === "systemd";
 type Call = Awaited<ReturnType<Client["callTool"]>>;
 
 const text = (r: Call): string => (r.content as { text: string }[]).map((c) => c.text).join("\n");
@@ -67,10 +69,43 @@ describe("find_actions and read_action (default configuration)", () => {
     }
   });
 
-  it("find_actions matches every word of query in names, titles and descriptions", async () => {
-    const { actions } = await find(client, { query: "memory" });
-    expect(actions.map((a) => a.action)).toContain("GetMemoryUsage");
-    expect((await find(client, { query: "memory zzznotaword" })).actions).toEqual([]);
+  it("find_actions searches query word by word with synonyms, best match first; an empty answer says what to try (trial f24b)", async () => {
+    expect((await find(client, { query: "memory zzznotaword" })).actions[0]!.action).toBe("GetMemoryUsage");
+    const first = async (query: string): Promise<string | undefined> => (await find(client, { query })).actions[0]?.action;
+    expect(await first("largest files")).toBe("FindLargeFiles");
+    expect(await first("certificates expiring")).toBe("ListCertificates");
+    expect(await first("kernel log errors")).toBe("ReadKernelLog");
+    expect((await find(client, { query: "timers cron" })).actions.slice(0, 2).map((a) => a.action).sort()).toEqual(["ListCronJobs", "ListTimers"]);
+    expect((await find(client, { query: "routes dns" })).actions.map((a) => a.action)).toEqual(expect.arrayContaining(["ListRoutes", "GetDnsConfig"]));
+    const none = (await client.callTool({ name: "find_actions", arguments: { query: "zzzq" } }));
+    expect((none.structuredContent as { actions: unknown[] }).actions).toEqual([]);
+    expect((none.structuredContent as { note?: string }).note).toMatch(/Try other words .*find_actions \{ toolset \} with one of: host/);
+  });
+
+  it("find_actions names only toolsets its own toolset enum offers (no resource_api_fallback)", async () => {
+    const tool = (await client.listTools()).tools.find((t) => t.name === "find_actions")!;
+    const enumOf = (tool.inputSchema.properties as { toolset: { enum: string[] } }).toolset.enum;
+    const { actions, toolsets } = await find(client, {});
+    for (const g of Object.keys(toolsets)) expect(enumOf, g).toContain(g);
+    for (const a of actions) for (const g of a.toolsets) expect(enumOf, `${a.action} ${g}`).toContain(g);
+    expect((tool.inputSchema.properties as { query: { description?: string } }).query.description).toMatch(/words/i);
+  });
+
+  it("without systemd, find_actions still offers MaskUnit and CreateTimer but marks them unavailable; ListTimers says systemd is absent (trial f24b)", async () => {
+    const { actions } = await find(client, { toolset: "systemd" });
+    const mask = actions.find((a) => a.action === "MaskUnit") as Found & { available?: boolean; reason?: string };
+    const timer = (await find(client, { toolset: "scheduling" })).actions.find((a) => a.action === "CreateTimer") as Found & { available?: boolean; reason?: string };
+    const r = await client.callTool({ name: "read_action", arguments: { action: "ListTimers" } });
+    if (pid1IsSystemd) {
+      expect(mask.available).toBeUndefined();
+      expect(timer.available).toBeUndefined();
+      return;
+    }
+    expect(mask).toMatchObject({ available: false, reason: "cannot run on this host: no systemd", call: "plan" });
+    expect(timer).toMatchObject({ available: false, reason: "cannot run on this host: no systemd" });
+    expect(r.isError).toBe(true);
+    expect(text(r)).toMatch(/systemd is not available on this host/);
+    expect(text(r)).not.toMatch(/list_units|D-Bus properties/);
   });
 
   it("read_action runs a read by its tool name or action name, answering as the direct tool does", async () => {

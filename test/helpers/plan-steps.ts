@@ -2,7 +2,7 @@ import { approveViaPty, rawIpc, type DaemonProcess } from "./daemon.ts";
 
 /** One planned step as the daemon returns it. */
 export type Step = { transaction_id: string; action_name: string; params: Record<string, unknown>; preview: { summary: string; text: string; confirm?: { window_s: number } } };
-export type ErrorBody = { code: string; message: string; hint?: string };
+export type ErrorBody = { code: string; message: string; hint?: string; details?: Record<string, unknown> };
 export type Ok<T> = { ok: true; value: T } | { ok: false; error: ErrorBody };
 
 /** One daemon call over its socket: the method's outcome (a refusal by the socket itself as an error too). */
@@ -16,10 +16,20 @@ export async function plan(d: DaemonProcess, action: string, params: Record<stri
   return call(d.agentSocket, "plan", { steps: [{ action, params }] });
 }
 
-/** The summary of a one-step plan's preview, or the refusal's error. */
+/**
+ * The summary of a one-step plan's preview, or the refusal's error. A step already in place is refused
+ * `nothing_to_do` (no transaction): its summary is then the one the refusal's details carry.
+ */
 export async function previewOf(d: DaemonProcess, action: string, params: Record<string, unknown>): Promise<{ summary?: string; error?: ErrorBody; step?: Step }> {
   const p = await plan(d, action, params);
-  return p.ok ? { summary: p.value.steps[0]!.preview.summary, step: p.value.steps[0]! } : { error: p.error };
+  if (!p.ok) return p.error.code === "nothing_to_do" ? { summary: nothingToDoSummary(p.error), error: p.error } : { error: p.error };
+  return { summary: p.value.steps[0]!.preview.summary, step: p.value.steps[0]! };
+}
+
+/** The first step's preview summary a `nothing_to_do` refusal carries in its details. */
+export function nothingToDoSummary(e: { code: string; details?: Record<string, unknown> | undefined }): string | undefined {
+  if (e.code !== "nothing_to_do") return undefined;
+  return (e.details?.steps as { summary: string }[] | undefined)?.[0]?.summary;
 }
 
 /** Plans one step, approves it through the real CLI in a pty, executes it; returns the step and its result (throws unless it succeeded). */

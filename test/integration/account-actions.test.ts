@@ -222,6 +222,21 @@ describe.skipIf(skip)("account actions on the real machine, in a scratch /etc an
     await expect(removeAuthorizedKey.preview({ user: "root", key: fingerprint("k1") }, s.ctx)).rejects.toThrow(/root/);
   });
 
+  it("AddAuthorizedKey of a present key with other options replaces its options, saying from what to what; without options it is nothing to do and says the key has options (trial f24b)", async () => {
+    expect(readFileSync(s.outside("/home/hgalice/.ssh/authorized_keys"), "utf8")).toBe(`${pub("k1")}\n`);
+    const { first, out, second } = await cycle(addAuthorizedKey, { user: "hgalice", key: `no-pty,from="10.0.0.0/8" ${pub("k1")}` }, s.ctx);
+    expect(first.summary).toBe(`Change the options of key ${fingerprint("k1")} for hgalice: none → no-pty,from="10.0.0.0/8"`);
+    expect(first.warnings?.[0]).toMatch(/already authorized with options none; its line is replaced/);
+    expect(first.text).toContain(`~ ${fingerprint("k1")} ssh-ed25519 k1@test [none] → [no-pty,from="10.0.0.0/8"]`);
+    expect(out).toMatchObject({ changed: true, keys: 1 });
+    expect(readFileSync(s.outside("/home/hgalice/.ssh/authorized_keys"), "utf8")).toBe(`no-pty,from="10.0.0.0/8" ${pub("k1")}\n`);
+    expect(second.summary).toBe(`Add key ${fingerprint("k1")} for hgalice: nothing to do (already authorized)`);
+    const plain = await addAuthorizedKey.preview(addAuthorizedKey.params.parse({ user: "hgalice", key: pub("k1") }), s.ctx);
+    expect(plain.summary).toBe(`Add key ${fingerprint("k1")} for hgalice: nothing to do (already authorized with options no-pty,from="10.0.0.0/8"; send the key line with options to change them)`);
+    await cycle(addAuthorizedKey, { user: "hgalice", key: `restrict ${pub("k1")}` }, s.ctx);
+    expect(readFileSync(s.outside("/home/hgalice/.ssh/authorized_keys"), "utf8")).toBe(`restrict ${pub("k1")}\n`);
+  });
+
   it("authorized keys: a symbolic link at ~/.ssh or authorized_keys is refused at preview, and a link swapped in before apply is not followed", async () => {
     await cycle(createUser, { name: "hgmallory" }, s.ctx);
     const uid = Number(s.exec(["id", "-u", "hgmallory"]).stdout.trim());

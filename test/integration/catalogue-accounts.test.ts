@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import listAuthorizedKeys, { readAccountKeys } from "../../src/core/catalogue/actions/list-authorized-keys.ts";
 import listGroups from "../../src/core/catalogue/actions/list-groups.ts";
 import listLoginSessions, { parseLogindSession } from "../../src/core/catalogue/actions/list-login-sessions.ts";
-import listSudoRules, { readSudoers } from "../../src/core/catalogue/actions/list-sudo-rules.ts";
+import listSudoRules, { readSudoers, visudoRejects, withRejections } from "../../src/core/catalogue/actions/list-sudo-rules.ts";
 import listRecentLogins, { readLogins } from "../../src/core/catalogue/actions/list-recent-logins.ts";
 import listUsers from "../../src/core/catalogue/actions/list-users.ts";
 import type { ActionContext } from "../../src/core/catalogue/action.ts";
@@ -16,6 +16,7 @@ import { errorCode, realContext } from "../helpers/real-context.ts";
 /** Issue 24, accounts toolset: each action against the standard tool on this machine, planted fixtures where it lacks data. */
 let ctx: ActionContext;
 let dir: string;
+const hasVisudo = (() => { try { execFileSync("visudo", ["-V"], { stdio: "ignore" }); return true; } catch { return false; } })();
 const sh = (cmd: string, args: string[]): string => execFileSync(cmd, args, { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] });
 
 beforeAll(async () => {
@@ -135,6 +136,26 @@ describe("ListSudoRules", () => {
     expect(parsed.files).toEqual([join(root, "sudoers"), join(root, "extra"), join(root, "d", "deploy")]);
     expect(parsed.defaults.map((d) => d.text)).toEqual(["Defaults env_reset", "Defaults:alice !requiretty"]);
     expect(parsed.errors).toEqual([]);
+  });
+
+  it.skipIf(!hasVisudo)("a sudoers.d file visudo -c rejects is an error entry naming file and line, and its line is not reported as a rule (trial f24b)", async () => {
+    const root = join(dir, "sudo-visudo");
+    mkdirSync(join(root, "d"), { recursive: true });
+    writeFileSync(join(root, "sudoers"), `root ALL=(ALL:ALL) ALL\n@includedir ${root}/d\n`);
+    writeFileSync(join(root, "d", "bad"), "deploy ALL=(ALL) NOPASSWD /usr/bin/true\nops ALL=(ALL) ALL\n"); // NOPASSWD without its colon
+    writeFileSync(join(root, "d", "good"), "web ALL=(ALL) NOPASSWD: /usr/bin/systemctl\n");
+    for (const f of ["sudoers", "d/bad", "d/good"]) chmodSync(join(root, f), 0o440);
+    const main = join(root, "sudoers");
+    const checked = execFileSync("sh", ["-c", `visudo -c -f ${main} 2>&1; echo "exit $?"`], { encoding: "utf8" });
+    expect(checked).toMatch(new RegExp(`${join(root, "d", "bad")}:1:\\d+: syntax error[\\s\\S]*exit 1`)); // visudo's own verdict
+    const rejected = await visudoRejects(ctx, main);
+    expect(rejected).toEqual([{ file: join(root, "d", "bad"), line: 1, message: "syntax error" }]);
+    const parsed = withRejections(await readSudoers(main, { read: (p) => ctx.host.readText(p), list: (d) => ctx.host.readDir(d) }), rejected!);
+    expect(parsed.errors).toEqual([{ file: join(root, "d", "bad"), error: "line 1: syntax error (visudo -c rejects it; sudo skips it, or refuses to run without error recovery)" }]);
+    expect(parsed.rules.map((r) => r.users[0])).toEqual(["root", "ops", "web"]);
+    writeFileSync(join(root, "d", "bad"), "ops ALL=(ALL) ALL\n");
+    expect(await visudoRejects(ctx, main)).toEqual([]);
+    expect(await visudoRejects({ ...ctx, host: { ...ctx.host, which: () => Promise.resolve(null) } }, main)).toBeNull();
   });
 
   it("a loop of includes and a missing include are reported, not thrown", async () => {

@@ -13,6 +13,7 @@ import type { ComposedDaemon } from "../../src/daemon/compose.ts";
 import { nspawnSshPrereqs, type NspawnSshPeer } from "../peers/nspawn-ssh.ts";
 import { startNspawnLab, type NspawnLab } from "../helpers/nspawn-lab.ts";
 import { REQUIRE_PEERS } from "../peers/proc.ts";
+import { nothingToDoSummary } from "../helpers/plan-steps.ts";
 import { testApprover } from "../support/approver.ts";
 
 const missing = nspawnSshPrereqs();
@@ -34,7 +35,7 @@ suite("SetTimezone / EnableNtp through systemd-timedated, and SetSshdOption, on 
   /** Plans one step on the container; its preview summary or the refusal. */
   async function preview(action: string, params: Record<string, unknown>): Promise<{ summary?: string; transaction_id?: string; error?: { code: string; message: string; hint?: string } }> {
     const p = await d.service.agent("nspawn").call("plan", { host: "box", steps: [{ action, params }] });
-    if (!p.ok) return { error: p.error };
+    if (!p.ok) return { error: p.error, summary: nothingToDoSummary(p.error) };
     return { summary: p.value.steps[0]!.preview.summary, transaction_id: p.value.steps[0]!.transaction_id };
   }
 

@@ -14,7 +14,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startDaemon, type DaemonProcess } from "../helpers/daemon.ts";
 import { runHostgate } from "../helpers/hostgate.ts";
-import { applyStep, call, plan, stateOf, waitFor } from "../helpers/plan-steps.ts";
+import { applyStep, call, nothingToDoSummary, plan, stateOf, waitFor } from "../helpers/plan-steps.ts";
 
 const ns = `hgm24d${process.pid}`;
 const work = mkdtempSync(join(tmpdir(), `hg-netactions-${process.pid}-`));
@@ -74,7 +74,7 @@ describe("with a 120 s confirm window: preview, apply, confirm, second preview",
     expect(c.stdout).toMatch(/^Confirmed .* \(SetSysctl on local\) at .*: the change is kept\.\n$/);
     expect(await stateOf(d, step.transaction_id)).toBe("succeeded");
     const again = await plan(d, "SetSysctl", { key: "net.ipv4.ip_forward", value: "1" });
-    expect(again.ok && again.value.steps[0]!.preview.summary).toBe("Nothing to do: net.ipv4.ip_forward is already 1 (and /etc/sysctl.d/90-hostgate-net.ipv4.ip_forward.conf says so)");
+    expect(again.ok ? null : nothingToDoSummary(again.error)).toBe("Nothing to do: net.ipv4.ip_forward is already 1 (and /etc/sysctl.d/90-hostgate-net.ipv4.ip_forward.conf says so)");
     expect(readFileSync("/proc/sys/net/ipv4/ip_forward", "utf8"), "the host's own namespace is untouched").toBe(hostForward);
   });
 
@@ -86,13 +86,13 @@ describe("with a 120 s confirm window: preview, apply, confirm, second preview",
     expect(inNs(["nft", "list", "chain", "inet", "hostgate", "input"])).toMatch(/tcp dport 8080 accept comment "hostgate:allow:tcp:8080"/);
     expect((await runHostgate(["confirm", allow.step.transaction_id, "--socket", d.adminSocket], { env: d.env })).code).toBe(0);
     const again = await plan(d, "AllowFirewallPort", { port: 8080 });
-    expect(again.ok && again.value.steps[0]!.preview.summary).toBe("Nothing to do: tcp/8080 is already allowed in inet hostgate");
+    expect(again.ok ? null : nothingToDoSummary(again.error)).toBe("Nothing to do: tcp/8080 is already allowed in inet hostgate");
     const remove = await applyStep(d, "RemoveFirewallPort", { port: 8080 });
     expect(remove.step.preview.summary).toBe("Remove the allow rule for tcp/8080 from inet hostgate");
     expect(hostgateRules()).toEqual([]);
     expect((await runHostgate(["confirm", remove.step.transaction_id, "--socket", d.adminSocket], { env: d.env })).code).toBe(0);
     const gone = await plan(d, "RemoveFirewallPort", { port: 8080 });
-    expect(gone.ok && gone.value.steps[0]!.preview.summary).toBe("Nothing to do: inet hostgate has no allow rule for tcp/8080");
+    expect(gone.ok ? null : nothingToDoSummary(gone.error)).toBe("Nothing to do: inet hostgate has no allow rule for tcp/8080");
     expect(otherTable()).toBe(before);
     expect(execFileSync("nft", ["list", "tables"], { encoding: "utf8" }), "the host's own ruleset").toBe(hostTables);
   });
@@ -103,9 +103,10 @@ describe("with a 120 s confirm window: preview, apply, confirm, second preview",
     expect(ssh.ok ? null : ssh.error.message).toMatch(/port 2202 is an SSH port of this host/);
     expect(ssh.ok ? null : ssh.error.hint).toMatch(/auto_revert true/);
     const not22 = await plan(d, "RemoveFirewallPort", { port: 22, auto_revert: false });
-    expect(not22.ok, "22 is not this host's SSH port: sshd_config says 2202").toBe(true);
+    // not refused as an SSH port: with no rule for 22 in inet hostgate the answer is nothing_to_do (no transaction)
+    expect(not22.ok ? "planned" : not22.error.code, "22 is not this host's SSH port: sshd_config says 2202").toBe("nothing_to_do");
     const withRevert = await plan(d, "RemoveFirewallPort", { port: 2202 });
-    expect(withRevert.ok).toBe(true);
+    expect(withRevert.ok ? "planned" : withRevert.error.code).not.toBe("invalid_params");
     const core = await plan(d, "SetSysctl", { key: "kernel.core_pattern", value: "|/tmp/x" });
     expect(core.ok ? null : core.error.message).toMatch(/refuses kernel.core_pattern: its value can make the kernel run a program/);
     const ro = await plan(d, "SetSysctl", { key: "kernel.ostype", value: "x" });
@@ -155,8 +156,9 @@ describe("with a 2 s confirm window, nobody confirms", () => {
     const key = "kernel.msgmax";
     const cur = readFileSync(`/proc/sys/${key.replaceAll(".", "/")}`, "utf8").trim();
     const p = await plan(d, "SetSysctl", { key, value: cur, persist: false });
-    expect(p.ok && p.value.steps[0]!.preview.confirm).toBeUndefined();
-    expect(p.ok && p.value.steps[0]!.preview.summary).toBe(`Nothing to do: ${key} is already ${cur}`);
+    // already in place: refused nothing_to_do, so no transaction and no confirm window exist
+    expect(p.ok ? "planned" : p.error.code).toBe("nothing_to_do");
+    expect(p.ok ? null : nothingToDoSummary(p.error)).toBe(`Nothing to do: ${key} is already ${cur}`);
     expect(readdirSync(sysctlDir).filter((f) => f.includes("msgmax"))).toEqual([]);
     expect(existsSync(join(sysctlDir, `90-hostgate-${key}.conf`))).toBe(false);
   });

@@ -18,6 +18,7 @@ import { nspawnSshPrereqs, type NspawnSshPeer } from "../peers/nspawn-ssh.ts";
 import { startNspawnLab, type NspawnLab } from "../helpers/nspawn-lab.ts";
 import { REQUIRE_PEERS } from "../peers/proc.ts";
 import { revertDue } from "../../src/app/revert.ts";
+import { nothingToDoSummary } from "../helpers/plan-steps.ts";
 import { testApprover } from "../support/approver.ts";
 
 const missing = nspawnSshPrereqs();
@@ -49,10 +50,10 @@ suite("mutating actions on an nspawn systemd host over SSH as deploy with sudo (
   };
 
   /** Plans one step on the container: the step, or the refusal. */
-  async function plan(action: string, params: Record<string, unknown>, host = "box"): Promise<{ step?: Step; error?: Failure }> {
+  async function plan(action: string, params: Record<string, unknown>, host = "box"): Promise<{ step?: Step; error?: Failure; summary?: string }> {
     const p = await agent().call("plan", { host, steps: [{ action, params }] });
-    if (!p.ok) return { error: p.error };
-    return { step: p.value.steps[0] as unknown as Step };
+    if (!p.ok) return { error: p.error, summary: nothingToDoSummary(p.error) };
+    return { step: p.value.steps[0] as unknown as Step, summary: (p.value.steps[0] as unknown as Step).preview.summary };
   }
 
   type Result = { status: string; output?: unknown; error?: Failure | null; confirm?: { state: string } };
@@ -93,18 +94,18 @@ suite("mutating actions on an nspawn systemd host over SSH as deploy with sudo (
     expect(created.result.status, JSON.stringify(created.result.error)).toBe("succeeded");
     const pw = inBox(["getent", "passwd", user]).trim().split(":");
     expect([pw[0], pw[5], pw[6]]).toEqual([user, `/home/${user}`, "/bin/sh"]);
-    expect((await plan("CreateUser", { name: user, shell: "/bin/sh" })).step?.preview.summary).toMatch(new RegExp(`^Create user ${user}: nothing to do \\(it exists with that shell and home, uid ${pw[2]}\\)$`));
+    expect((await plan("CreateUser", { name: user, shell: "/bin/sh" })).summary).toMatch(new RegExp(`^Create user ${user}: nothing to do \\(it exists with that shell and home, uid ${pw[2]}\\)$`));
 
     const locked = await run("LockUser", { name: user });
     expect(locked.result.status, JSON.stringify(locked.result.error)).toBe("succeeded");
     expect(inBox(["passwd", "-S", user]).split(" ")[1]).toBe("L");
     expect(inBox(["chage", "-l", user])).toMatch(/^Account expires\s*:\s*(?!never)/m);
     // deploy cannot read /etc/shadow itself; the preview reads it as root through sudo -n, so both logins see the
-    // lock and have nothing left to do.
+    // lock and have nothing left to do (plan answers nothing_to_do).
     for (const host of ["box", "box-root"]) {
-      const again = (await plan("LockUser", { name: user }, host)).step?.preview;
-      expect(again?.summary, host).toMatch(new RegExp(`^Lock user ${user}: nothing to do \\(already expired`));
-      expect(again?.text).not.toContain("lock state is unknown");
+      const again = await plan("LockUser", { name: user }, host);
+      expect(again.summary, host).toMatch(new RegExp(`^Lock user ${user}: nothing to do \\(already expired`));
+      expect(again.error?.code, host).toBe("nothing_to_do");
     }
 
     const keyFile = join(work, "k");
@@ -123,7 +124,7 @@ suite("mutating actions on an nspawn systemd host over SSH as deploy with sudo (
     // nothing to do for both logins. The direct read-only tool stays at the login's privilege: as deploy it cannot
     // read the file (it says so in `skipped`), as root it lists the key.
     expect(inBox(["stat", "-c", "%a", `/home/${user}/.ssh`]).trim()).toBe("700");
-    for (const host of ["box", "box-root"]) expect((await plan("AddAuthorizedKey", { user, key: pub }, host)).step?.preview.summary, host).toBe(`Add key ${fp} for ${user}: nothing to do (already authorized)`);
+    for (const host of ["box", "box-root"]) expect((await plan("AddAuthorizedKey", { user, key: pub }, host)).summary, host).toBe(`Add key ${fp} for ${user}: nothing to do (already authorized)`);
     type Keys = { accounts: { user: string; keys: { fingerprint: string }[]; skipped: { file: string; reason: string }[] }[] };
     const listed = async (host: string): Promise<Keys["accounts"][number] | undefined> => {
       const q = await agent().call("query", { action: "ListAuthorizedKeys", args: { user }, host });
@@ -181,7 +182,7 @@ suite("mutating actions on an nspawn systemd host over SSH as deploy with sudo (
       expect(result, JSON.stringify(result.error)).toMatchObject({ status: "succeeded", confirm: { state: "awaiting_confirm" } });
       expect(inBox(["cat", file])).toBe(`# Set by hostgate (SetSysctl). Remove this file to stop applying it at boot.\n${key} = ${value}\n`);
       expect(inBox(["stat", "-c", "%U %a", file]).trim()).toBe("root 644");
-      expect((await plan("SetSysctl", { key, value }, host)).step?.preview.summary).toBe(`Nothing to do: ${key} is already ${value} (and ${file} says so)`);
+      expect((await plan("SetSysctl", { key, value }, host)).summary).toBe(`Nothing to do: ${key} is already ${value} (and ${file} says so)`);
       const outcomes = await revertDue(d.service.deps, { restart: true });
       expect(outcomes).toEqual([{ transaction_id: step.transaction_id, state: "reverted", error: null }]);
       expect(exists(file), host).toBe(false);
@@ -197,7 +198,7 @@ suite("mutating actions on an nspawn systemd host over SSH as deploy with sudo (
     expect(result.status, JSON.stringify(result.error)).toBe("succeeded");
     expect(inBox(["cat", "/etc/fstab"])).not.toContain(path);
     expect(exists(path)).toBe(false);
-    expect((await plan("RemoveSwapFile", { path })).step?.preview.summary).toBe(`Remove swap file ${path}: nothing to do (not active, not in /etc/fstab, absent)`);
+    expect((await plan("RemoveSwapFile", { path })).summary).toBe(`Remove swap file ${path}: nothing to do (not active, not in /etc/fstab, absent)`);
     const add = await plan("AddSwapFile", { path, size_mib: 16 });
     expect(add.step?.preview.summary, add.error?.message).toMatch(/^Add a 16 MiB swap file \/var\/hg-swap on \/\S* \(ext4\), active now and at boot$/);
     const r = await d.service.admin("human", testApprover()).call("reject", { transaction_id: add.step!.transaction_id });

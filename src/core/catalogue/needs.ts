@@ -43,7 +43,7 @@ export function assertSupported(action: Pick<Action, "name" | "needs" | "access"
   if (missing.length === 0) return;
   const note = ctx.capabilities_note ? ` ${ctx.capabilities_note}` : "";
   throw new HostgateError("unavailable", `${action.name} needs ${missing.join(" + ")}, which host ${hostId} does not offer (it offers ${offered.join(", ") || "nothing"}).${note}`, {
-    hint: offered.includes("exec") ? "On this host only approved commands run: exec_on_host { host, command }." : "Choose another host, or an action this host supports (describe lists them per kind of host).",
+    hint: offered.includes("exec") ? "On this host only approved commands run: exec_on_host { host, command } (when an admin has set exec.enabled: true)." : "Choose another host, or an action this host supports (describe lists them per kind of host).",
     details: { host: hostId, action: action.name, missing, offered },
   });
 }

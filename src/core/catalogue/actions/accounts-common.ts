@@ -32,7 +32,7 @@ export async function readAccounts(ctx: ActionContext): Promise<Accounts> {
 /** The user's passwd entry; `not_found` naming the user (with what to call) when /etc/passwd has none. */
 export function userOf(acc: Accounts, name: string): PasswdEntry {
   const u = acc.users.find((x) => x.name === name);
-  if (!u) throw new HostgateError("not_found", `No local user ${name} in /etc/passwd.`, { hint: "list_users shows the accounts; accounts from LDAP/SSSD are not changed by hostgate." });
+  if (!u) throw new HostgateError("not_found", `No local user ${name} in /etc/passwd.`, { hint: "read_action { action: \"ListUsers\" } shows the accounts; accounts from LDAP/SSSD are not changed by hostgate." });
   return u;
 }
 

@@ -20,38 +20,65 @@ export function keyOf(line: string, ctx: ActionContext): PublicKey {
   }
 }
 
-async function inspect(p: z.infer<typeof params>, ctx: ActionContext): Promise<{ file: KeysFile; key: PublicKey; present: boolean; next: string[] }> {
+/**
+ * What adding `p.key` changes: `add` (not there), `none` (there with the same options, or the request carries no
+ * options: a key asked for without options never widens a present key's restrictions), or `options` (there with
+ * other options than the request's: its line is replaced, options and comment, in place; the preview says from what
+ * to what). `now`: the present key's options ("" for none).
+ */
+async function inspect(p: z.infer<typeof params>, ctx: ActionContext): Promise<{ file: KeysFile; key: PublicKey; change: "add" | "none" | "options"; now: string; next: string[] }> {
   const key = keyOf(p.key, ctx);
   const u = userOf(await readAccounts(ctx), p.user);
   const file = await readKeysFile(ctx, u);
-  const present = file.lines.some((l) => l.key?.type === key.type && l.key.blob === key.blob);
+  const same = (l: KeysFile["lines"][number]): boolean => l.key?.type === key.type && l.key.blob === key.blob;
+  const present = file.lines.find(same);
   const line = [key.options, key.type, key.blob, key.comment].filter((s) => s !== "").join(" ");
-  return { file, key, present, next: present ? file.lines.map((l) => l.line) : [...file.lines.map((l) => l.line), line] };
+  const lines = file.lines.map((l) => l.line);
+  if (!present) return { file, key, change: "add", now: "", next: [...lines, line] };
+  const now = present.key!.options;
+  if (key.options === "" || key.options === now) return { file, key, change: "none", now, next: lines };
+  let replaced = false;
+  const next = file.lines.flatMap((l) => {
+    if (!same(l)) return [l.line];
+    if (replaced) return []; // a duplicate line of the same key goes: one line, with the asked options
+    replaced = true;
+    return [line];
+  });
+  return { file, key, change: "options", now, next };
 }
 
 async function preview(p: z.infer<typeof params>, ctx: ActionContext): Promise<Preview> {
-  const { file, key, present, next } = await inspect(p, ctx);
+  const { file, key, change, now, next } = await inspect(p, ctx);
   const keys = file.lines.flatMap((l) => (l.key ? [summaryOf(l.key)] : []));
-  const summary = present ? `Add key ${key.fingerprint} for ${p.user}: nothing to do (already authorized)` : `Authorize key ${key.fingerprint} (${key.type}${key.comment ? `, ${key.comment}` : ""}) for ${p.user}`;
+  const shown = (o: string): string => (o === "" ? "none" : o);
+  const summary = change === "none"
+    ? `Add key ${key.fingerprint} for ${p.user}: nothing to do (already authorized${now !== "" && key.options === "" ? ` with options ${now}; send the key line with options to change them` : ""})`
+    : change === "options"
+      ? `Change the options of key ${key.fingerprint} for ${p.user}: ${shown(now)} → ${key.options}`
+      : `Authorize key ${key.fingerprint} (${key.type}${key.comment ? `, ${key.comment}` : ""}) for ${p.user}`;
   const warnings = [
-    ...(present ? [] : userOf(await readAccounts(ctx), p.user).uid === 0 ? [`This key will log in as root.`] : []),
-    ...(key.options !== "" && !present ? [`The key carries sshd options: ${key.options}`] : []),
+    ...(change === "add" && userOf(await readAccounts(ctx), p.user).uid === 0 ? [`This key will log in as root.`] : []),
+    ...(change === "add" && key.options !== "" ? [`The key carries sshd options: ${key.options}`] : []),
+    ...(change === "options" ? [`The key is already authorized with options ${shown(now)}; its line is replaced, so sshd applies ${key.options} instead (what ${shown(now)} allowed or restricted no longer holds).`] : []),
   ];
   const text = [
     summary,
-    present ? "(nothing will run)" : `will write ${file.path} as ${p.user} (mode 0600, atomic rename${file.exists ? "" : "; .ssh created 0700 if missing"})`,
+    change === "none" ? "(nothing will run)" : `will write ${file.path} as ${p.user} (mode 0600, atomic rename${file.exists ? "" : "; .ssh created 0700 if missing"})`,
     "",
     `keys now (${keys.length}):`,
     ...keys.map((k) => `  ${k.fingerprint} ${k.type} ${k.comment}${k.options ? ` [${k.options}]` : ""}`),
-    ...(present ? [] : [`+ ${key.fingerprint} ${key.type} ${key.comment}${key.options ? ` [${key.options}]` : ""}`]),
+    ...(change === "add" ? [`+ ${key.fingerprint} ${key.type} ${key.comment}${key.options ? ` [${key.options}]` : ""}`] : []),
+    ...(change === "options" ? [`~ ${key.fingerprint} ${key.type} ${key.comment} [${shown(now)}] → [${key.options}]`] : []),
     ...(warnings.length > 0 ? ["", "WARNINGS:", ...warnings.map((w) => `  !! ${w}`)] : []),
   ].join("\n");
+  const copies = file.lines.filter((l) => l.key?.type === key.type && l.key.blob === key.blob).length;
+  const after = change === "add" ? keys.length + 1 : change === "options" ? keys.length - copies + 1 : keys.length;
   return {
     summary, text: `${text}\n`,
     current: { path: file.path, exists: file.exists, sha256: file.sha256, keys },
     intended: { key: summaryOf(key), present: true, lines: next.length },
     ...(warnings.length > 0 ? { warnings } : {}),
-    agent: keysAgentView(summary, summaryOf(key), keys.length, present ? keys.length : keys.length + 1),
+    agent: keysAgentView(summary, summaryOf(key), keys.length, after),
   };
 }
 
@@ -59,7 +86,7 @@ async function preview(p: z.infer<typeof params>, ctx: ActionContext): Promise<P
 export default defineMutatingAction({
   name: "AddAuthorizedKey",
   title: "Authorize an SSH key for a user",
-  description: "Append one SSH public key (validated like ssh-keygen -l) to a local user's ~/.ssh/authorized_keys, written as that user (0600, atomic; links refused). A key already there is nothing to do.",
+  description: "Append one SSH public key (validated like ssh-keygen -l) to a local user's ~/.ssh/authorized_keys, written as that user (0600, atomic; links refused). A key already there is nothing to do; sent with other options, its options are replaced (the preview shows both).",
   params,
   output: keysApplyOutput,
   risk_level: "high",
@@ -73,8 +100,8 @@ export default defineMutatingAction({
   async apply(p, ctx, approved) {
     const u = userOf(await readAccounts(ctx), p.user);
     await recheckKeysFile(ctx, u, approved);
-    const { file, key, present, next } = await inspect(p, ctx);
-    if (!present) await writeKeysFile(ctx, u, file.sha256, contentOf(next));
-    return { user: p.user, path: file.path, changed: !present, keys: next.filter((l) => l.trim() !== "" && !l.trim().startsWith("#")).length, fingerprint: key.fingerprint };
+    const { file, key, change, next } = await inspect(p, ctx);
+    if (change !== "none") await writeKeysFile(ctx, u, file.sha256, contentOf(next));
+    return { user: p.user, path: file.path, changed: change !== "none", keys: next.filter((l) => l.trim() !== "" && !l.trim().startsWith("#")).length, fingerprint: key.fingerprint };
   },
 });

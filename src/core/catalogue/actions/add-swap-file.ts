@@ -25,7 +25,7 @@ async function plan(p: Params, ctx: ActionContext): Promise<PlannedChange & { fs
   if (realDir !== dir) throw new HostgateError("invalid_params", `${dir} resolves to ${realDir} through a symbolic link; name the real path.`, { hint: `Use ${realDir}/${p.path.slice(dir.length + 1)}.` });
   const fs = await fsTypeOf(ctx, realDir);
   const why = fsRefusal(fs.fs_type);
-  if (why !== null) throw new HostgateError("invalid_params", `${p.path} would be on ${fs.fs_type} (${fs.mount_point}): ${why}.`, { hint: "Pick a path on an ext4 or xfs file system (list_mounts shows them)." });
+  if (why !== null) throw new HostgateError("invalid_params", `${p.path} would be on ${fs.fs_type} (${fs.mount_point}): ${why}.`, { hint: "Pick a path on an ext4 or xfs file system (read_action { action: \"ListMounts\" } shows them)." });
   await refuseUnsafeSwapDir(ctx, p.path, realDir);
   const swaps = await activeSwaps(ctx);
   const fstab = await readFstab(ctx, p.path);

@@ -29,7 +29,7 @@ export default defineReadOnlyAction({
   host_derived: false,
   async run(params, ctx) {
     if (ctx.host.tcpConnect === undefined) {
-      throw new HostgateError("unavailable", "This host's probe cannot open a connection from the host itself (SSH hosts do not offer it yet).", { hint: "Run the check on a host where hostgate's daemon runs, or exec_on_host with a command such as nc -z." });
+      throw new HostgateError("unavailable", "This host's probe cannot open a connection from the host itself (SSH hosts do not offer it yet).", { hint: "Run the check on a host where hostgate's daemon runs, or exec_on_host with a command such as nc -z (when an admin has set exec.enabled: true)." });
     }
     const r = await ctx.host.tcpConnect(params.target, params.port, params.timeout_ms);
     return { target: params.target, port: params.port, ...r };

@@ -109,7 +109,7 @@ export const CreateTimer = defineMutatingAction({
     }
     if (state?.unit_file_state !== "enabled") await ctx.units.system.enableUnitFiles([timer]);
     const job = changed && state?.active_state === "active" ? await ctx.units.system.restartUnit(timer) : await ctx.units.system.startUnit(timer);
-    if (job.result !== "done") throw new HostgateError("action_failed", `${timer} did not start: job ${job.result}.`, { hint: `read_unit_logs_since_start { unit: "${timer}" } shows why.` });
+    if (job.result !== "done") throw new HostgateError("action_failed", `${timer} did not start: job ${job.result}.`, { hint: `read_action { action: "ReadUnitLogsSinceStart", args: { unit: "${timer}" } } shows why.` });
     return { timer, path, changed, state: await ctx.units.system.getUnit(timer) };
   },
 });

@@ -6,6 +6,13 @@ import { HostgateError } from "../../errors.ts";
 const MAX_ENTRIES = 200_000;
 
 /**
+ * Largest `budget_ms` (ms). The daemon ends any query after 20 s (app/query.ts QUERY_TIMEOUT_MS, `timeout`, no
+ * answer): the walk's budget stays well under it so the last stat, the sort and the answer fit, and a walk that runs
+ * out of budget answers what it found with a note instead of failing. Tested against QUERY_TIMEOUT_MS.
+ */
+export const MAX_BUDGET_MS = 15_000;
+
+/**
  * FindLargeFiles: the biggest regular files under a directory, found by walking it with lstat (symlinks are
  * never followed, other file systems are not entered), within a time budget and an entry cap; what was not
  * reached is said in `complete`/`note`. Reads metadata only, never file content.
@@ -18,7 +25,7 @@ export default defineReadOnlyAction({
     path: z.string().min(1).max(1024),
     min_bytes: z.number().int().min(0).default(1024 * 1024),
     limit: z.number().int().min(1).max(200).default(20),
-    budget_ms: z.number().int().min(100).max(30_000).default(5000),
+    budget_ms: z.number().int().min(100).max(MAX_BUDGET_MS).default(5000).describe("Time budget of the walk in ms (max 15000); when it runs out the files found so far are answered with a note"),
   }).strict(),
   output: z.object({
     path: z.string(),
@@ -46,6 +53,7 @@ export default defineReadOnlyAction({
     const stack = [root];
     let examined = 0;
     let unreadable = 0;
+    let small = 0;
     let stopped: string | null = null;
     while (stack.length > 0) {
       if (ctx.clock.now() > deadline) { stopped = `the ${p.budget_ms} ms budget ran out`; break; }
@@ -59,6 +67,7 @@ export default defineReadOnlyAction({
         continue;
       }
       for (const name of names) {
+        if (ctx.clock.now() > deadline) { stopped = `the ${p.budget_ms} ms budget ran out`; stack.length = 0; break; }
         examined++;
         const path = dir === "/" ? `/${name}` : `${dir}/${name}`;
         const st = await ctx.host.stat(path).catch(() => null);
@@ -68,11 +77,16 @@ export default defineReadOnlyAction({
         } else if (st.is_file && st.size >= p.min_bytes) {
           found.push({ path, bytes: st.size, mtime: st.mtime_ms });
           if (found.length > p.limit * 4) { found.sort((a, b) => b.bytes - a.bytes); found.length = p.limit; }
-        }
+        } else if (st.is_file) small++;
       }
     }
     found.sort((a, b) => b.bytes - a.bytes || a.path.localeCompare(b.path));
-    const notes = [stopped ? `stopped early: ${stopped}; pass a deeper path or a larger budget_ms` : null, unreadable > 0 ? `${unreadable} director${unreadable === 1 ? "y was" : "ies were"} unreadable` : null].filter((n) => n !== null);
+    const larger = p.budget_ms < MAX_BUDGET_MS ? `a deeper path or a larger budget_ms (up to ${MAX_BUDGET_MS})` : `a deeper path (budget_ms is at its ${MAX_BUDGET_MS} maximum)`;
+    const notes = [
+      stopped ? `stopped early: ${stopped}; the files found so far are listed; pass ${larger}` : null,
+      unreadable > 0 ? `${unreadable} director${unreadable === 1 ? "y was" : "ies were"} unreadable` : null,
+      small > 0 && found.length < p.limit ? `${small} file${small === 1 ? " is" : "s are"} under min_bytes (${p.min_bytes} bytes) and not listed; pass a smaller min_bytes (0 lists every file) to see them` : null,
+    ].filter((n) => n !== null);
     return {
       path: root,
       files: found.slice(0, p.limit).map((f) => ({ path: f.path, bytes: f.bytes, modified: new Date(f.mtime).toISOString() })),

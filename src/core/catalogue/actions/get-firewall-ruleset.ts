@@ -60,7 +60,7 @@ export default defineReadOnlyAction({
       const code = /Operation not permitted|Permission denied/i.test(reason) ? "permission_denied" : "backend_error";
       throw new HostgateError(code, `nft -j list ruleset failed (exit ${r.exit_code ?? r.signal}): ${reason}`, { hint: code === "permission_denied" ? "Reading the ruleset needs CAP_NET_ADMIN: the daemon must run as root." : "See the nft error above." });
     }
-    if (r.truncated) throw new HostgateError("answer_too_large", "The nftables ruleset is larger than 4 MiB.", { hint: "Inspect one table with exec_on_host instead." });
+    if (r.truncated) throw new HostgateError("answer_too_large", "The nftables ruleset is larger than 4 MiB.", { hint: "Inspect one table with exec_on_host (when an admin has set exec.enabled: true), e.g. nft -j list table inet filter." });
     let parsed: { nftables?: NftObject[] };
     try {
       parsed = JSON.parse(r.stdout) as { nftables?: NftObject[] };

@@ -27,7 +27,7 @@ export const PRIVILEGED_GROUPS: Readonly<Record<string, { gives: string; source:
 
 function groupOf(acc: Accounts, name: string): GroupEntry {
   const g = acc.groups.find((x) => x.name === name);
-  if (!g) throw new HostgateError("not_found", `No local group ${name} in /etc/group.`, { hint: "list_groups shows the groups." });
+  if (!g) throw new HostgateError("not_found", `No local group ${name} in /etc/group.`, { hint: "read_action { action: \"ListGroups\" } shows the groups." });
   return g;
 }
 

@@ -136,7 +136,7 @@ export default defineReadOnlyAction({
   async run(params, ctx) {
     const users = parsePasswd(await ctx.host.readText("/etc/passwd")).filter((u) => params.user === undefined || u.name === params.user);
     if (params.user !== undefined && users.length === 0) {
-      throw new HostgateError("not_found", `No local account named ${params.user}.`, { hint: "list_users shows the accounts." });
+      throw new HostgateError("not_found", `No local account named ${params.user}.`, { hint: "read_action { action: \"ListUsers\" } shows the accounts." });
     }
     const seen = new Set<string>();
     const accounts: z.infer<typeof account>[] = [];

@@ -43,7 +43,7 @@ export default defineReadOnlyAction({
       const text = await runTool(ctx, ["rpm", "-ql", "--", params.name], [0, 1]);
       files = / is not installed$/m.test(text) || text.trim() === "" ? null : text.split("\n").filter((l) => l.startsWith("/"));
     }
-    if (files === null) throw new HostgateError("not_found", `${params.name} is not installed.`, { hint: "list_installed_packages { name } finds the exact name of an installed package." });
+    if (files === null) throw new HostgateError("not_found", `${params.name} is not installed.`, { hint: "read_action { action: \"ListInstalledPackages\", args: { name } } finds the exact name of an installed package." });
     const page = paginate(files, params.limit, params.cursor, `files\0${params.name}`);
     return { name: params.name, files: page.items, total: page.total, next_cursor: page.next_cursor };
   },

@@ -113,6 +113,46 @@ export async function readSudoers(main: string, reader: SudoersReader): Promise<
   return out;
 }
 
+/** One line `visudo -c` rejects: file, 1-based line, its message ("syntax error"). */
+export interface SudoersRejection { file: string; line: number | null; message: string }
+
+/**
+ * The lines `visudo -c -f <main>` rejects (it checks `main` and every file it includes, as sudo parses them), or
+ * null when visudo is not installed. Parses visudo's `file:line:column: message` lines (sudo 1.9) and the older
+ * `parse error in file near line N`; a failing check with neither is one rejection of `main` with visudo's first
+ * line. Spawns visudo (argv only, 10 s): sudoers(5)'s grammar has no kernel or file interface.
+ */
+export async function visudoRejects(ctx: ActionContext, main: string): Promise<SudoersRejection[] | null> {
+  const visudo = await ctx.host.which("visudo");
+  if (!visudo) return null;
+  const r = await ctx.host.run([visudo, "-c", "-f", main], { timeoutMs: 10_000, maxOutputBytes: 256 * 1024, env: { LC_ALL: "C" } });
+  if (r.exit_code === 0) return [];
+  const out: SudoersRejection[] = [];
+  for (const l of `${r.stderr}\n${r.stdout}`.split("\n")) {
+    const m = /^(\/[^:\s]+):(\d+):\d+: (.+)$/.exec(l.trim()) ?? null;
+    const old = m ? null : /parse error in (\/\S+) near line (\d+)/.exec(l);
+    if (m) out.push({ file: m[1]!, line: Number(m[2]), message: m[3]! });
+    else if (old) out.push({ file: old[1]!, line: Number(old[2]), message: "parse error" });
+  }
+  const seen = new Set<string>();
+  const unique = out.filter((x) => { const k = `${x.file}:${x.line}`; if (seen.has(k)) return false; seen.add(k); return true; });
+  if (unique.length > 0) return unique;
+  const first = `${r.stderr}\n${r.stdout}`.split("\n").map((x) => x.trim()).find((x) => x !== "") ?? `exit ${r.exit_code ?? r.signal}`;
+  return [{ file: main, line: null, message: first }];
+}
+
+/**
+ * Adds what visudo rejects to `parsed.errors` (one entry per rejected line, saying sudo does not apply it) and drops
+ * the rules, aliases and Defaults read from those lines: what sudo would not apply is not reported as a rule.
+ */
+export function withRejections(parsed: Parsed, rejected: readonly SudoersRejection[]): Parsed {
+  if (rejected.length === 0) return parsed;
+  const bad = new Set(rejected.filter((x) => x.line !== null).map((x) => `${x.file}:${x.line}`));
+  const keep = <T extends { file: string; line: number }>(xs: T[]): T[] => xs.filter((x) => !bad.has(`${x.file}:${x.line}`));
+  const errors = rejected.map((x) => ({ file: x.file, error: `${x.line === null ? "" : `line ${x.line}: `}${x.message} (visudo -c rejects it; sudo skips it, or refuses to run without error recovery)` }));
+  return { ...parsed, rules: keep(parsed.rules), aliases: keep(parsed.aliases), defaults: keep(parsed.defaults), errors: [...parsed.errors, ...errors] };
+}
+
 function hostReader(ctx: ActionContext): SudoersReader {
   return { read: (p) => ctx.host.readText(p, { maxBytes: 1024 * 1024 }), list: (d) => ctx.host.readDir(d) };
 }
@@ -121,7 +161,7 @@ function hostReader(ctx: ActionContext): SudoersReader {
 export default defineReadOnlyAction({
   name: "ListSudoRules",
   title: "Sudo rules",
-  description: "Parsed sudo rules from /etc/sudoers and its includes: who may run what as whom, tags, aliases, Defaults.",
+  description: "Parsed sudo rules from /etc/sudoers and its includes: who may run what as whom, tags, aliases, Defaults; lines visudo -c rejects are errors (spawns visudo when installed).",
   params: z.object({ user: z.string().max(64).optional().describe("only rules naming this user (or ALL, or one of its %groups)") }).strict(),
   output: z.object({ files: z.array(z.string()), rules: z.array(rule), aliases: z.array(alias), defaults: z.array(defaults), errors: z.array(z.object({ file: z.string(), error: z.string() })) }),
   risk_level: "low",
@@ -132,12 +172,13 @@ export default defineReadOnlyAction({
   host_derived: true,
   needs: ["files"],
   async run(params, ctx) {
-    const parsed = await readSudoers("/etc/sudoers", hostReader(ctx));
-    if (parsed.files.length === 0) {
-      const err = parsed.errors[0]?.error ?? "";
+    const read = await readSudoers("/etc/sudoers", hostReader(ctx));
+    if (read.files.length === 0) {
+      const err = read.errors[0]?.error ?? "";
       if (/permission/i.test(err)) throw new HostgateError("permission_denied", "/etc/sudoers is readable by root only.", { hint: "Ask the system daemon (running as root), not an embedded daemon of an unprivileged user." });
       throw new HostgateError("not_found", "/etc/sudoers does not exist: sudo is not installed on this host.", { hint: "Check with get_package_info { name: \"sudo\" }." });
     }
+    const parsed = withRejections(read, (await visudoRejects(ctx, "/etc/sudoers")) ?? []);
     if (params.user === undefined) return parsed;
     const groups = new Set<string>();
     const me = parsePasswd(await ctx.host.readText("/etc/passwd").catch(() => "")).find((u) => u.name === params.user);

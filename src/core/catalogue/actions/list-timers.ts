@@ -49,7 +49,7 @@ export default defineReadOnlyAction({
   needs: ["systemd"],
   async run(params, ctx) {
     const manager = managerFor(ctx.units, params.user);
-    if (!manager.properties) throw new HostgateError("unavailable", "This host's systemd backend has no D-Bus properties (timers need them).", { hint: "list_units { type: \"timer\" } lists the timers without their elapse times." });
+    if (!manager.properties) throw new HostgateError("unavailable", "This host's systemd backend has no D-Bus properties (timers need them).", { hint: "list_units { type: \"timer\" } lists the timers without their elapse times; read_action { action: \"ListCronJobs\" } lists cron jobs." });
     const mgr = await manager.properties({ unit: null, iface: "Manager" });
     const offset = (n(mgr.UserspaceTimestamp) ?? 0) - (n(mgr.UserspaceTimestampMonotonic) ?? 0);
     const rows = (await manager.listUnits({ types: ["timer"] })).filter((r) => r.load_state === "loaded");

@@ -136,7 +136,7 @@ async function upgradesOf(ctx: ActionContext): Promise<Computed & { lists_newest
     if (got === "waited") {
       const tool = ctx.family === "debian" ? "apt-get -s dist-upgrade" : "dnf check-update";
       throw new HostgateError("timeout", `${tool} has not finished within ${UPGRADE_WAIT_MS / 1000} s: it reads the whole package index, which is slow on this host. It goes on in the background.`, {
-        hint: "Call list_upgradable_packages again in a few seconds: it answers from that run as soon as it ends (and from a cache until the package index or dpkg database changes).",
+        hint: "Call read_action { action: \"ListUpgradablePackages\" } again in a few seconds: it answers from that run as soon as it ends (and from a cache until the package index or dpkg database changes).",
       });
     }
     return { ...got, lists_newest_ms: index.newest_dir_mtime_ms };

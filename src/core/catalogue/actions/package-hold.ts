@@ -12,7 +12,7 @@ import type { PlannedChange } from "./planned-change.ts";
  */
 export async function holdPlan(op: "hold" | "unhold", name: string, ctx: ActionContext): Promise<PlannedChange> {
   const version = (await installedVersions(ctx, [name])).get(name);
-  if (version === undefined) throw new HostgateError("not_found", `${name} is not installed, so there is nothing to ${op}.`, { hint: "list_installed_packages or get_package_info shows the exact installed name." });
+  if (version === undefined) throw new HostgateError("not_found", `${name} is not installed, so there is nothing to ${op}.`, { hint: "read_action { action: \"ListInstalledPackages\" } or get_package_info shows the exact installed name." });
   const held = await isHeld(ctx, name);
   const current = { installed_version: version, held };
   const verb = op === "hold" ? "Hold" : "Unhold";

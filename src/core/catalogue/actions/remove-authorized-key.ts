@@ -10,12 +10,12 @@ const FINGERPRINT = /^SHA256:[A-Za-z0-9+/]{43}$/;
 
 const params = z.object({
   user: accountName,
-  key: z.string().min(1).max(16 * 1024).describe("The key's fingerprint (SHA256:…, as list_authorized_keys shows it) or its public key line"),
+  key: z.string().min(1).max(16 * 1024).describe("The key's fingerprint (SHA256:…, as ListAuthorizedKeys shows it) or its public key line"),
 }).strict();
 
 async function inspect(p: z.infer<typeof params>, ctx: ActionContext): Promise<{ file: KeysFile; fingerprint: string; removed: number; next: string[] }> {
   const fingerprint = FINGERPRINT.test(p.key.trim()) ? p.key.trim() : p.key.trim().startsWith("SHA256:")
-    ? (() => { throw new HostgateError("invalid_params", "key: a fingerprint is SHA256: followed by 43 base64 characters.", { hint: "Copy it from list_authorized_keys." }); })()
+    ? (() => { throw new HostgateError("invalid_params", "key: a fingerprint is SHA256: followed by 43 base64 characters.", { hint: "Copy it from read_action { action: \"ListAuthorizedKeys\" }." }); })()
     : keyOf(p.key, ctx).fingerprint;
   const acc = await readAccounts(ctx);
   const u = userOf(acc, p.user);

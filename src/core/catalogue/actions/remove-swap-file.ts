@@ -25,7 +25,7 @@ async function plan(p: Params, ctx: ActionContext): Promise<RemovePlan> {
   const intended = { exists: false, active: false, in_fstab: false };
   if (!active && fstab.lines.length === 0) {
     if (st === null) return { summary: `Remove swap file ${p.path}: nothing to do (not active, not in ${FSTAB}, absent)`, current, intended, steps: [], fstab: null, file: null };
-    throw new HostgateError("invalid_params", `${p.path} is neither active swap nor a swap line of ${FSTAB}; RemoveSwapFile deletes only files known as swap.`, { hint: "Use DeleteLogFile or WriteFile for other files; list_swap shows the swap areas." });
+    throw new HostgateError("invalid_params", `${p.path} is neither active swap nor a swap line of ${FSTAB}; RemoveSwapFile deletes only files known as swap.`, { hint: "Use DeleteLogFile or WriteFile for other files; read_action { action: \"ListSwap\" } shows the swap areas." });
   }
   if (st !== null && (st.is_symlink || !st.is_file)) throw new HostgateError("invalid_params", `${p.path} is ${st.is_symlink ? "a symbolic link" : "not a regular file"}; nothing is removed.`);
   const dir = p.path.slice(0, p.path.lastIndexOf("/")) || "/";

@@ -43,7 +43,7 @@ export const RunCommand = defineMutatingAction({
   host_derived: true,
   preview: async (p, ctx) => {
     const remote = ctx.remote;
-    if (!remote) throw new HostgateError("invalid_params", "RunCommand runs on SSH hosts from the inventory, not on local", { hint: "Use exec_on_host with a host from search_hosts." });
+    if (!remote) throw new HostgateError("invalid_params", "RunCommand runs on SSH hosts from the inventory, not on local", { hint: "Use exec_on_host with a host from search_hosts (when an admin has set exec.enabled: true)." });
     const j = await remote.judge(p.command, p.shell);
     // require_biometric plans like require_approval; the decision below is part of the preview (and its hash), so
     // only a passkey approval can mint the receipt (core/approval-proof.ts passkeyRequirement).

@@ -50,7 +50,7 @@ async function plan(p: z.infer<typeof params>, ctx: ActionContext): Promise<Plan
   try {
     st = await ctx.host.stat(path);
   } catch (err) {
-    if (err instanceof HostgateError && err.code === "not_found") throw new HostgateError("not_found", `No logrotate config ${path}.`, { hint: `Name a file of ${LOGROTATE_DIR} (read_log_file cannot list it; ls it with exec_on_host or ask the operator).` });
+    if (err instanceof HostgateError && err.code === "not_found") throw new HostgateError("not_found", `No logrotate config ${path}.`, { hint: `Name a file of ${LOGROTATE_DIR} (read_log_file cannot list it; ls it with exec_on_host when exec.enabled is true, or ask the operator).` });
     throw err;
   }
   if (st.is_symlink || !st.is_file) throw new HostgateError("invalid_params", `${path} is ${st.is_symlink ? "a symbolic link" : "not a regular file"}; RunLogrotate runs only regular config files.`, { hint: "Name the file the link points to, in /etc/logrotate.d." });

@@ -47,7 +47,7 @@ async function simulate(p: Params, ctx: ActionContext): Promise<UpgradePlan> {
     const unique = [...new Set(p.names)].sort();
     const installed = await installedVersions(ctx, unique);
     const missing = unique.filter((n) => !installed.has(n));
-    if (missing.length > 0) throw new HostgateError("not_found", `Not installed: ${missing.join(", ")}; UpgradePackages only upgrades installed packages.`, { hint: "Use InstallPackage for a new package, or list_installed_packages for exact names." });
+    if (missing.length > 0) throw new HostgateError("not_found", `Not installed: ${missing.join(", ")}; UpgradePackages only upgrades installed packages.`, { hint: "Use InstallPackage for a new package, or read_action { action: \"ListInstalledPackages\" } for exact names." });
     skipped = unique.filter((n) => held.includes(n));
     names = unique.filter((n) => !held.includes(n));
     if (skipped.length > 0) warnings.push(`Held, left as they are: ${skipped.join(", ")} (UnholdPackage first to upgrade them).`);
