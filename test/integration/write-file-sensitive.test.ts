@@ -24,6 +24,18 @@ describe("WriteFile: paths that run code as root or grant access plan at high/cr
     ["/etc/udev/rules.d/99-x.rules", "RUN+=\"/tmp/x\"\n", "critical", "WriteFile/udev"],
     ["/etc/pam.d/sshd", "auth sufficient pam_permit.so\n", "critical", "WriteFile/pam"],
     ["/etc/ld.so.conf.d/x.conf", "/tmp\n", "critical", "WriteFile/dynamic-linker"],
+    // The re-trial's list.
+    ["/etc/apt/apt.conf.d/99x", "DPkg::Pre-Invoke { \"/tmp/x\"; };\n", "critical", "WriteFile/package-hooks"],
+    ["/etc/dpkg/dpkg.cfg.d/x", "pre-invoke=/tmp/x\n", "critical", "WriteFile/package-hooks"],
+    ["/etc/logrotate.d/x", "/var/log/x { postrotate\n/tmp/x\nendscript }\n", "critical", "WriteFile/logrotate"],
+    ["/etc/update-motd.d/99-x", "#!/bin/sh\n/tmp/x\n", "critical", "WriteFile/login-hooks"],
+    ["/etc/ssh/sshrc", "/tmp/x\n", "critical", "WriteFile/login-hooks"],
+    ["/etc/sudo.conf", "Plugin sudoers_policy /tmp/x.so\n", "critical", "WriteFile/sudo-plugins"],
+    ["/usr/local/sbin/swapon", "#!/bin/sh\n/tmp/x\n", "critical", "WriteFile/command-path"],
+    ["/etc/kernel/postinst.d/x", "#!/bin/sh\n/tmp/x\n", "critical", "WriteFile/system-hooks"],
+    ["/etc/network/if-up.d/x", "#!/bin/sh\n/tmp/x\n", "critical", "WriteFile/system-hooks"],
+    ["/etc/nsswitch.conf", "passwd: files x\n", "critical", "WriteFile/name-service"],
+    ["/etc/systemd/system.conf", "[Manager]\nDefaultEnvironment=LD_PRELOAD=/tmp/x.so\n", "critical", "WriteFile/systemd-manager"],
   ];
 
   it.each(cases)("%s: risk %s… with its warning, shown to the approver and the model", async (path, content, risk, warning) => {

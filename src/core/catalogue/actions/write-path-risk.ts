@@ -89,6 +89,47 @@ export const SENSITIVE_WRITES: readonly SensitiveWrite[] = [
     matches: any(inDir("/etc/polkit-1/rules.d"), inDir("/usr/share/polkit-1/rules.d"), under("/etc/polkit-1/localauthority")),
     effect: "is a polkit rule: it can let any user do what root may over D-Bus",
   },
+  // The issue 24 re-trial's list: each of these runs code as root too.
+  {
+    id: "package-hooks", risk: "critical", source: "apt.conf(5) DPkg::Pre-Invoke / Post-Invoke, dpkg(1) --pre-invoke (dpkg.cfg.d)",
+    matches: any(oneOf("/etc/apt/apt.conf"), inDir("/etc/apt/apt.conf.d"), oneOf("/etc/dpkg/dpkg.cfg"), inDir("/etc/dpkg/dpkg.cfg.d")),
+    effect: "configures the package manager: its hook options run commands as root at every install or upgrade",
+  },
+  {
+    id: "logrotate", risk: "critical", source: "logrotate(8) prerotate/postrotate/firstaction/lastaction",
+    matches: any(oneOf("/etc/logrotate.conf"), inDir("/etc/logrotate.d")),
+    effect: "is a logrotate configuration: its scripts run as root at every rotation",
+  },
+  {
+    id: "login-hooks", risk: "critical", source: "update-motd(5), pam_motd(8), sshd(8) SSHRC",
+    matches: any(inDir("/etc/update-motd.d"), oneOf("/etc/ssh/sshrc")),
+    effect: "is run at every login (by pam_motd as root, or by sshd as the user logging in, root's logins included)",
+  },
+  {
+    id: "sudo-plugins", risk: "critical", source: "sudo.conf(5) Plugin, Path askpass/noexec",
+    matches: oneOf("/etc/sudo.conf"),
+    effect: "names the plugins sudo loads as root",
+  },
+  {
+    id: "command-path", risk: "critical", source: "hier(7); the default PATH (login.defs(5) ENV_SUPATH) puts /usr/local first",
+    matches: any(inDir("/usr/local/sbin"), inDir("/usr/local/bin"), inDir("/usr/sbin"), inDir("/usr/bin"), inDir("/sbin"), inDir("/bin")),
+    effect: "is on root's PATH: a program there runs whenever root (or a root script) runs a command of that name",
+  },
+  {
+    id: "system-hooks", risk: "critical", source: "kernel-img.conf(5) hook directories, interfaces(5) if-up.d, NetworkManager-dispatcher(8)",
+    matches: any(under("/etc/kernel"), under("/etc/network/if-up.d", "/etc/network/if-down.d", "/etc/network/if-pre-up.d", "/etc/network/if-post-down.d"), under("/etc/NetworkManager/dispatcher.d")),
+    effect: "is a hook run as root on kernel installs or network changes",
+  },
+  {
+    id: "name-service", risk: "critical", source: "nsswitch.conf(5)",
+    matches: oneOf("/etc/nsswitch.conf"),
+    effect: "chooses the modules every process, root's included, loads to look up users, groups and hosts",
+  },
+  {
+    id: "systemd-manager", risk: "critical", source: "systemd-system.conf(5), systemd-user.conf(5)",
+    matches: any(oneOf("/etc/systemd/system.conf", "/etc/systemd/user.conf"), inDir("/etc/systemd/system.conf.d"), inDir("/etc/systemd/user.conf.d")),
+    effect: "configures the service manager itself (default environment and limits of every unit)",
+  },
 ];
 
 /**
