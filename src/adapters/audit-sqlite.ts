@@ -1,6 +1,6 @@
-import { mkdirSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import Database from "better-sqlite3";
+import { openPrivateDatabase, tightenDatabaseFiles } from "./private-files.ts";
 import { canonicalJson } from "../core/audit/canonical.ts";
 import { KIND_GENESIS, KIND_KEY_ROTATION, rotationProofInput } from "../core/audit/entry.ts";
 import type { AuditEntry, Checkpoint } from "../core/audit/entry.ts";
@@ -117,9 +117,9 @@ export class SqliteAuditStore implements AuditStore {
   static open(opts: SqliteAuditStoreOptions): SqliteAuditStore {
     let db: Database.Database;
     try {
-      mkdirSync(dirname(opts.dbPath), { recursive: true });
-      db = new Database(opts.dbPath);
+      db = openPrivateDatabase(opts.dbPath);
       db.pragma("journal_mode = WAL");
+      tightenDatabaseFiles(opts.dbPath);
       db.pragma("synchronous = NORMAL");
       db.exec(AUDIT_SCHEMA);
       if (opts.maxDbBytes !== undefined) {

@@ -1,6 +1,5 @@
-import { mkdirSync } from "node:fs";
-import { dirname } from "node:path";
 import Database from "better-sqlite3";
+import { openPrivateDatabase, tightenDatabaseFiles } from "./private-files.ts";
 import { HostgateError } from "../core/errors.ts";
 import type { ChallengePurpose, PasskeyRecord, PasskeyStore, StoredChallenge } from "../ports/passkey-store.ts";
 import { migrate } from "./sqlite-migrate.ts";
@@ -22,9 +21,9 @@ export class SqlitePasskeyStore implements PasskeyStore {
   /** Opens (creating and migrating) `dbPath`; throws HostgateError `unavailable` when it cannot. */
   constructor(dbPath: string) {
     try {
-      mkdirSync(dirname(dbPath), { recursive: true, mode: 0o700 });
-      this.db = new Database(dbPath);
+      this.db = openPrivateDatabase(dbPath);
       this.db.pragma("journal_mode = WAL");
+      tightenDatabaseFiles(dbPath);
       this.db.pragma("synchronous = FULL");
       this.db.pragma("busy_timeout = 5000");
       migrate(this.db, STATE_MIGRATIONS, dbPath);

@@ -1,6 +1,7 @@
+import { ensurePrivateDir } from "./private-files.ts";
 import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, sign, verify } from "node:crypto";
 import type { KeyObject } from "node:crypto";
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, readdirSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
+import { closeSync, existsSync, fsyncSync, openSync, readFileSync, readdirSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { HostgateError } from "../core/errors.ts";
 import type { AuditCrypto } from "../core/audit/entry.ts";
@@ -10,7 +11,8 @@ import type { Signer } from "../ports/signer.ts";
  * Ed25519 signing key on disk (issue 5, "Key management"). Layout under `<stateDir>/audit-keys/` (0700):
  * - `current.key`: PKCS#8 PEM private key, mode 0600, owned by the daemon user; created on first start;
  * - `next.key`: a prepared rotation key (exists only between the two rotation steps);
- * - `<key_id>.pub`: SPKI PEM public key of every key ever used (kept forever, for verification and export).
+ * - `<key_id>.pub`: SPKI PEM public key of every key ever used (kept forever, for verification and export), mode
+ *   0600 like every file under the state directory (issue 25; `hostgate audit public-key` prints it for others).
  * The private key file is refused if its mode allows group/other access or another user owns it.
  */
 export class Ed25519Signer implements Signer {
@@ -29,7 +31,7 @@ export class Ed25519Signer implements Signer {
   static open(stateDir: string): Ed25519Signer {
     const dir = join(stateDir, "audit-keys");
     try {
-      mkdirSync(dir, { recursive: true, mode: 0o700 });
+      ensurePrivateDir(dir);
       const file = join(dir, "current.key");
       if (!existsSync(file)) writeKeyFile(file, generateKeyPairSync("ed25519").privateKey);
       const signer = new Ed25519Signer(dir, loadPrivateKey(file));
@@ -93,7 +95,7 @@ export class Ed25519Signer implements Signer {
 
   private savePublic(keyId: string, publicKey: string): void {
     const file = join(this.dir, `${keyId}.pub`);
-    if (!existsSync(file)) writeDurable(file, publicKeyPem(publicKey), 0o644);
+    if (!existsSync(file)) writeDurable(file, publicKeyPem(publicKey), 0o600);
   }
 }
 

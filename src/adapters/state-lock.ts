@@ -1,4 +1,5 @@
-import { closeSync, mkdirSync, openSync, readFileSync, rmSync, unlinkSync, writeFileSync, writeSync } from "node:fs";
+import { ensurePrivateDir } from "./private-files.ts";
+import { closeSync, openSync, readFileSync, rmSync, unlinkSync, writeFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { HostgateError } from "../core/errors.ts";
 
@@ -39,7 +40,7 @@ function processIdentity(pid: number): string | null {
  * older version, or one being written), the pid alone decides. Returns the release function.
  */
 export function acquireStateLock(stateDir: string): () => void {
-  mkdirSync(stateDir, { recursive: true, mode: 0o700 });
+  ensurePrivateDir(stateDir);
   const path = join(stateDir, "daemon.lock");
   const idPath = `${path}.id`;
   const read = (file: string): string | null => { try { return readFileSync(file, "utf8"); } catch { return null; } };

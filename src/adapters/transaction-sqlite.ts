@@ -1,6 +1,5 @@
-import { mkdirSync } from "node:fs";
-import { dirname } from "node:path";
 import Database from "better-sqlite3";
+import { openPrivateDatabase, tightenDatabaseFiles } from "./private-files.ts";
 import { HostgateError } from "../core/errors.ts";
 import type { Separation } from "../core/approval.ts";
 import type { Transaction, TxState } from "../core/transaction/transaction.ts";
@@ -73,9 +72,9 @@ export class SqliteTransactionStore implements TransactionStore {
       return;
     }
     try {
-      mkdirSync(dirname(dbPath), { recursive: true, mode: 0o700 });
-      this.db = new Database(dbPath);
+      this.db = openPrivateDatabase(dbPath);
       this.db.pragma("journal_mode = WAL");
+      tightenDatabaseFiles(dbPath);
       this.db.pragma("synchronous = FULL");
       this.db.pragma("busy_timeout = 5000");
       migrate(this.db, STATE_MIGRATIONS, dbPath);
