@@ -111,16 +111,38 @@ fi
 exit 0
 `;
 
+/** Where purge keeps the audit chain (docs/install.md "Removing the package"): root-only, one directory per purge. */
+export const AUDIT_BACKUP_DIR = "/var/backups/hostgate";
+
 /**
- * DEBIAN/postrm: units reloaded after removal; purge also deletes the daemon's state, logs (the checkpoint copy
- * is append-only: chattr -a first) and the group.
+ * DEBIAN/postrm: units reloaded after removal. Purge deletes the daemon's state, logs and the group, but not the
+ * evidence (issue 25): the audit database, its signing and public keys, the checkpoint copies (append-only: chattr
+ * -a first) and the key pins in /etc/hostgate/audit-pins are moved to `AUDIT_BACKUP_DIR/audit-<UTC time>/`
+ * (root:root, 0700) and the script says where and how to verify them. The pins move too, rather than stay:
+ * they are what the chain is verified against, and left in /etc they would be owned by the deleted group's GID,
+ * which a group created later would inherit.
  */
 export const POSTRM = `#!/bin/sh
 set -e
 if [ -d /run/systemd/system ]; then systemctl --system daemon-reload >/dev/null || true; fi
 if [ "$1" = purge ]; then
   if command -v chattr >/dev/null 2>&1 && [ -d /var/log/hostgate ]; then chattr -R -a /var/log/hostgate 2>/dev/null || true; fi
+  if [ -e /var/lib/hostgate/audit.db ] || [ -d /var/lib/hostgate/audit-keys ] || [ -d /var/log/hostgate ] || [ -d /etc/hostgate/audit-pins ]; then
+    kept=${AUDIT_BACKUP_DIR}/audit-$(date -u +%Y%m%dT%H%M%SZ)
+    umask 077
+    mkdir -p ${AUDIT_BACKUP_DIR} "$kept"
+    chmod 0700 ${AUDIT_BACKUP_DIR} "$kept"
+    for f in audit.db audit.db-wal audit.db-shm audit-keys; do
+      if [ -e "/var/lib/hostgate/$f" ]; then mv "/var/lib/hostgate/$f" "$kept/"; fi
+    done
+    if [ -d /var/log/hostgate ]; then mv /var/log/hostgate "$kept/log"; fi
+    if [ -d /etc/hostgate/audit-pins ]; then mv /etc/hostgate/audit-pins "$kept/audit-pins"; fi
+    chown -R root:root "$kept"
+    echo "hostgate: purge kept the audit chain (audit.db, audit-keys, checkpoint copies in log/, key pins in audit-pins/) in $kept"
+    echo "hostgate: verify it with hostgate audit verify --db $kept/audit.db --public-key $kept/audit-pins/<id>.pub --checkpoints $kept/log/audit-checkpoints.jsonl; delete it when it is no longer needed"
+  fi
   rm -rf /var/lib/hostgate /var/log/hostgate
+  rmdir /etc/hostgate 2>/dev/null || true
   if getent group ${AGENT_GROUP} >/dev/null; then groupdel ${AGENT_GROUP} || true; fi
 fi
 exit 0

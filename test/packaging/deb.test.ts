@@ -2,7 +2,7 @@
 // installed, then installed with dpkg in a container booted with systemd (rootfs v2, test/peers/nspawn.ts):
 // `hostgate --version` and `hostgate doctor` run there, the group exists, the unit is installed but neither
 // enabled nor started; the service then starts and doctor reaches it; `dpkg -r` stops it and leaves none of the
-// package's files, and `dpkg -P` removes its state and the group.
+// package's files, and `dpkg -P` removes its state and the group, keeping the audit chain in /var/backups/hostgate.
 // The container has no Node.js package: the host's /usr/bin/node (the Node.js 20 the native modules were built
 // for) is bound in read-only, so dpkg is told --force-depends for that one dependency (the test checks that
 // nodejs is the only one it overrides).
@@ -127,7 +127,7 @@ describe.skipIf(missing)("the Debian package", () => {
     expect(daemon?.detail).not.toMatch(/embedded/);
   });
 
-  it("dpkg -r stops the service and leaves none of the package's files; dpkg -P removes state and the group", () => {
+  it("dpkg -r stops the service and leaves none of the package's files; dpkg -P removes state and the group, keeping the audit chain", () => {
     const listed = inside(["dpkg-query", "-L", "hostgate"]).stdout.split("\n").filter(Boolean);
     expect(listed.length).toBeGreaterThan(1000);
     const r = inside(["dpkg", "-r", "--force-depends", "hostgate"]);
@@ -138,10 +138,24 @@ describe.skipIf(missing)("the Debian package", () => {
       .filter((p) => !(statSync(join(peer!.fileRoot, p)).isDirectory() && inside(["dpkg-query", "-S", p]).status === 0));
     expect(left).toEqual([]);
     expect(existsSync(join(peer!.fileRoot, "var/lib/hostgate"))).toBe(true); // state survives a remove
+    expect(existsSync(join(peer!.fileRoot, "var/lib/hostgate/audit.db"))).toBe(true); // the chain the purge must keep
     const p = inside(["dpkg", "-P", "hostgate"]);
     expect(p.status, p.stderr).toBe(0);
     expect(inside(["getent", "group", "hostgate"]).status).not.toBe(0);
-    for (const d of ["var/lib/hostgate", "var/log/hostgate", "usr/lib/hostgate"]) expect(existsSync(join(peer!.fileRoot, d)), d).toBe(false);
+    for (const d of ["var/lib/hostgate", "var/log/hostgate", "usr/lib/hostgate", "etc/hostgate"]) expect(existsSync(join(peer!.fileRoot, d)), d).toBe(false);
     expect(inside(["dpkg-query", "-W", "hostgate"]).status).not.toBe(0);
+    // Issue 25: purge keeps the evidence (audit.db, keys, checkpoint copies, pins) root-only and says where.
+    const kept = /purge kept the audit chain .* in (\/var\/backups\/hostgate\/audit-\d{8}T\d{6}Z)$/m.exec(p.stdout)?.[1];
+    expect(kept, p.stdout).toBeDefined();
+    expect(inside(["stat", "-c", "%U:%G %a", "/var/backups/hostgate", kept!]).stdout.trim().split("\n")).toEqual(["root:root 700", "root:root 700"]);
+    const files = inside(["find", kept!, "-printf", "%P %U:%G\n"]).stdout.trim().split("\n");
+    for (const f of ["audit.db", "audit-keys/current.key", "log/audit-checkpoints.jsonl"]) expect(files).toContain(`${f} root:root`);
+    const pins = files.filter((f) => /^audit-pins\/[0-9a-f]{16}\.pub root:root$/.test(f));
+    expect(pins, files.join("\n")).toHaveLength(1);
+    // The kept chain still verifies against the kept pin and checkpoint copy (this checkout's hostgate: the package is gone).
+    const root = join(peer!.fileRoot, kept!);
+    const v = spawnSync(process.execPath, [join(ROOT, "bin/hostgate.js"), "audit", "verify", "--db", join(root, "audit.db"), "--public-key", join(root, pins[0]!.split(" ")[0]!),
+      "--checkpoints", join(root, "log/audit-checkpoints.jsonl"), "--json"], { encoding: "utf8" });
+    expect((JSON.parse(v.stdout) as { status: string }).status, v.stdout + v.stderr).toBe("intact");
   });
 });
