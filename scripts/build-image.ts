@@ -2,7 +2,8 @@
  * Builds hostgate's container image (the MCP front only; Containerfile at the repository root, docs/install.md
  * "Container image"). The build context is hostgate as it runs installed, staged into a directory:
  * - by default this checkout's build: the files `npm pack` ships and the production node_modules
- *   (scripts/stage-package.ts, as the .deb does); run `npm run build` first (`npm run image` does);
+ *   (scripts/stage-package.ts, as the .deb does); run `npm run build` first (`npm run image` does not build:
+ *   it runs this script only, which stops saying so when dist/ holds no build);
  * - with `--from DIR`, an installed hostgate copied as it is: the .deb's /usr/lib/hostgate, or
  *   `$(npm root -g)/hostgate`. Use it so the image runs the same build as the daemon on the host: a front
  *   refuses a daemon of another build (src/cli/front-client.ts), so an image of another build answers every

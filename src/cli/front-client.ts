@@ -40,9 +40,14 @@ export async function openFrontClient(config: Config, env: NodeJS.ProcessEnv = p
   if (where.kind !== "embedded") {
     const { socketDaemonClient } = await import("../ipc/socket-client.ts");
     const client = socketDaemonClient(where.agent, env.HOSTGATE_TOKEN || config.daemon.token);
-    say(`using the hostgate daemon at ${where.agent} (${where.reason}); approve with: hostgate approve <plan_id>${where.admin ? ` (admin socket ${where.admin})` : " --socket <its admin socket>"}`);
+    // In the container image the admin socket is the host's business: approving happens there (issue 25).
+    const approve = env.HOSTGATE_IN_IMAGE
+      ? "approve on the daemon's host, not in this container: sudo hostgate approve <plan_id>"
+      : `approve with: hostgate approve <plan_id>${where.admin ? ` (admin socket ${where.admin})` : " --socket <its admin socket>"}`;
+    say(`using the hostgate daemon at ${where.agent} (${where.reason}); ${approve}`);
     const daemon = `${where.kind === "system" ? "the system daemon" : "the configured daemon"} at ${where.agent}`;
-    return { client: buildGuarded(client, where.agent, say), close: () => client.close(), warm: () => undefined, daemon };
+    const described = await describeOrOwn(client, where.agent, config, say);
+    return { client: buildGuarded(client, where.agent, say), close: () => client.close(), warm: () => undefined, daemon, ...(described ? { described } : {}) };
   }
   const start = async (): Promise<Started> => {
     const { startEmbeddedDaemon } = await import("../daemon/embedded.ts");
@@ -63,6 +68,20 @@ export async function openFrontClient(config: Config, env: NodeJS.ProcessEnv = p
     return { client: guarded(now, guard), close: () => now.close(), warm: () => undefined, described: listed.value, daemon };
   }
   return { ...deferred(start, catalogueGuard(described, "daemon", say), say), described, daemon: `this user's embedded daemon at ${where.agent} (started on first use)` };
+}
+
+/**
+ * What a socket daemon describes, or, when it cannot be asked (not running, socket not mounted, refused token),
+ * this build's own catalogue for this host (daemon/describe-build.ts), so the front still answers `initialize`
+ * and `tools/list` and every tool call answers the daemon's error, naming the address it tried (issue 25: the
+ * container's front used to exit before `initialize`). Null when neither is available (running the sources):
+ * the tool list then asks the daemon and fails as before.
+ */
+async function describeOrOwn(client: DaemonClient, at: string, config: Config, say: (line: string) => void): Promise<DescribeResult | null> {
+  const r = await client.call("describe", {});
+  if (r.ok) return r.value;
+  say(`${r.error.message}${r.error.hint ? ` ${r.error.hint}` : ""} Listing this build's tools; each call answers ${r.error.code} until the daemon at ${at} can be used.`);
+  return (await import("../daemon/describe-build.ts")).describeThisBuild(config.backend);
 }
 
 /** An embedded daemon as a front holds it: run by this process (`daemon`) or by another front (`client`), at `at`. */
@@ -190,7 +209,9 @@ function buildGuarded(client: DaemonClient & { connections: () => number }, at: 
   const admit = async (): Promise<Outcome<never> | null> => {
     if (checkedOn !== -1 && checkedOn === client.connections()) return null;
     const r = await client.call("describe", {});
-    if (!r.ok) return null; // not known: the call itself will say what is wrong
+    // A refused token is the answer (the daemon closes that connection, so the call itself would only see it
+    // closed); otherwise not known: the call itself will say what is wrong.
+    if (!r.ok) return r.error.code === "unauthorized" ? r : null;
     if (isDeepStrictEqual(r.value.build, mine)) { checkedOn = client.connections(); return null; }
     checkedOn = -1;
     const message = `The hostgate daemon at ${at} runs ${buildName(r.value.build)}, this MCP server runs ${buildName(mine)}: their tools and answers may differ, so this server does not use that daemon.`;

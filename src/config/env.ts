@@ -22,6 +22,7 @@ export const ENV_VARS: readonly EnvVar[] = [
   { name: "HOSTGATE_CONFIG_DIR", description: "Moves /etc/hostgate: where the audit public key is pinned outside the state directory (default /etc/hostgate, or $XDG_CONFIG_HOME/hostgate embedded) and where the system config file is looked for (config.yaml in it, after the user's)." },
   { name: "HOSTGATE_ADMIN_SOCKET", description: "Admin socket `hostgate approve` / `reject` use when --socket is not given." },
   { name: "HOSTGATE_CHECKPOINT_COPY", description: "Where the system daemon copies signed audit checkpoints (default /var/log/hostgate/audit-checkpoints.jsonl, append-only where the filesystem allows); tests point it at a temp file." },
+  { name: "HOSTGATE_IN_IMAGE", description: "Set by the container image (Containerfile): no daemon runs there, so advice names the host's daemon and approving on the host instead of zero-setup mode and a local admin socket." },
   { name: "HOSTGATE_SOCAT", description: "socat binary used to reach vsock:// daemons (default socat on PATH)." },
   { name: "HOSTGATE_REQUIRE_PEERS", description: "Tests only: 1 turns a missing real peer (sshd, systemd, podman) into a failure instead of a loud skip." },
   { name: "OTEL_EXPORTER_OTLP_ENDPOINT", description: "OpenTelemetry: turns tracing on and sends spans to this OTLP/HTTP base URL + /v1/traces (docs/tracing.md)." },

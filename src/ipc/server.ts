@@ -101,7 +101,11 @@ export async function serveIpc(spec: ListenSpec, side: "agent" | "admin", dispat
       return { v: PROTOCOL_VERSION, id, ok: false, error: { code: "protocol_error", message } };
     }
     if (spec.kind === "tcp" && !tokenEquals(req.data.token ?? "", spec.token)) {
-      return { v: PROTOCOL_VERSION, id, ok: false, error: { code: "unauthorized", message: "Missing or wrong token.", hint: "Set HOSTGATE_TOKEN to the daemon's daemon.token." } };
+      // Two texts (issue 25): a front with no token needs one set; a front with a token needs the right one.
+      const error = req.data.token
+        ? { code: "unauthorized" as const, message: `Wrong token: the token sent is not the daemon's daemon.token (at ${spec.host}:${spec.port}).`, hint: "Set HOSTGATE_TOKEN in the front's environment to exactly the daemon's daemon.token (no added space or newline)." }
+        : { code: "unauthorized" as const, message: `No token sent: the daemon's tcp:// listener (${spec.host}:${spec.port}) needs its daemon.token.`, hint: "Set HOSTGATE_TOKEN in the front's environment (or daemon.token in its config) to the daemon's daemon.token." };
+      return { v: PROTOCOL_VERSION, id, ok: false, error };
     }
     const who = req.data.client ? { ...caller, client_name: req.data.client.slice(0, MAX_CLIENT_NAME) } : caller;
     const ac = new AbortController();

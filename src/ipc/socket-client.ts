@@ -1,3 +1,4 @@
+import { statSync } from "node:fs";
 import { createConnection } from "node:net";
 import type { Duplex } from "node:stream";
 import type { AdminClient, DaemonClient, MethodClient } from "./client.ts";
@@ -90,7 +91,7 @@ export class SocketConnection {
     try {
       socket = await this.connect();
     } catch (err) {
-      return { v: PROTOCOL_VERSION, id: null, ok: false, error: { code: "unavailable", message: `Cannot reach the hostgate daemon at ${this.address}: ${(err as Error).message}.`, hint: unreachableHint(err) } };
+      return { v: PROTOCOL_VERSION, id: null, ok: false, error: { code: "unavailable", message: `Cannot reach the hostgate daemon at ${this.address}: ${(err as Error).message}.`, hint: unreachableHint(err, this.address) } };
     }
     const id = this.nextId++;
     return new Promise((resolve) => {
@@ -151,13 +152,35 @@ export function socketAdminClient(address: string): AdminClient {
 }
 
 /**
- * What to do when the daemon's socket cannot be connected to. EACCES: the agent socket (mode 0660) admits its
- * group only (daemon.agent_group; `hostgate` for the installed service), so the caller is not in it — a
- * container's user gets it with --group-add (Containerfile). Otherwise: no daemon listens there.
+ * What to do when the daemon's socket at `address` cannot be connected to. EACCES on a socket that admits its
+ * owner only (the admin socket: mode 0600, root's for the installed service) means the command must run as that
+ * owner, whatever groups the caller has (issue 25: a member of the hostgate group was told to join it). EACCES on
+ * a group socket: the agent socket (mode 0660) admits its group only (daemon.agent_group; `hostgate` for the
+ * installed service), so the caller is not in it — a container's user gets it with --group-add (Containerfile).
+ * Otherwise no daemon listens there: inside the container image (HOSTGATE_IN_IMAGE, set by the Containerfile) the
+ * daemon is the host's, so no zero-setup advice (issue 25).
  */
-export function unreachableHint(err: unknown): string {
+export function unreachableHint(err: unknown, address = "", env: NodeJS.ProcessEnv = process.env): string {
   if ((err as NodeJS.ErrnoException).code === "EACCES") {
+    const owner = ownerOnly(address);
+    if (owner !== null) {
+      return `Permission denied: ${address} admits only its owner (uid ${owner}${owner === 0 ? ", root" : ""}); membership of a group does not open it. It is the daemon's admin socket: approving, rejecting and listing pending plans are for ${owner === 0 ? "root" : `uid ${owner}`}: run this command with sudo (e.g. sudo hostgate pending).`;
+    }
     return "Permission denied: the agent socket admits only its group (the hostgate group of the installed service, or daemon.agent_group). Add this user to it (sudo usermod -aG hostgate USER, then log in again); in a container, run with --group-add and that group's id (getent group hostgate).";
   }
+  if (env.HOSTGATE_IN_IMAGE) {
+    return "This is the hostgate container image: no daemon runs in it. Start the daemon on the host (sudo systemctl start hostgate, or hostgate daemon) and mount its socket (-v /run/hostgate:/run/hostgate), or pass -e HOSTGATE_SOCKET=tcp://HOST:PORT -e HOSTGATE_TOKEN.";
+  }
   return "Zero-setup mode: start `hostgate serve` or `hostgate mcp` with the same XDG_RUNTIME_DIR as this command. Production: start `hostgate daemon` (or its service) and check HOSTGATE_SOCKET / --socket.";
+}
+
+/** The owner's uid when the socket file at `address` gives its group and others no access; else null (or not a file). */
+function ownerOnly(address: string): number | null {
+  if (!address.startsWith("/")) return null;
+  try {
+    const st = statSync(address);
+    return (st.mode & 0o066) === 0 ? st.uid : null;
+  } catch {
+    return null;
+  }
 }

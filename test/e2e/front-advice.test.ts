@@ -1,0 +1,105 @@
+import { spawnSync } from "node:child_process";
+import { chmodSync } from "node:fs";
+import { createServer } from "node:net";
+import { join } from "node:path";
+import { Client } from "@modelcontextprotocol/client";
+import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startDaemon, type DaemonProcess } from "../helpers/daemon.ts";
+import { HOSTGATE_BIN } from "../helpers/hostgate.ts";
+
+// Issue 25, trial finding 3: the advice a newcomer got was wrong for where she stood. Real daemon, real front
+// (`hostgate mcp` over stdio with the SDK client), real socket permissions (a second uid through setpriv).
+
+const TOKEN = "t".repeat(40);
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createServer();
+    s.listen(0, "127.0.0.1", () => { const a = s.address() as { port: number }; s.close(() => { resolve(a.port); }); });
+  });
+}
+
+/** `hostgate mcp` with `env` over stdio: the connected client and the front's stderr so far. */
+async function front(env: Record<string, string>): Promise<{ client: Client; stderr: () => string }> {
+  const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("HOSTGATE_"))) as Record<string, string>;
+  const transport = new StdioClientTransport({ command: process.execPath, args: [HOSTGATE_BIN, "mcp"], env: { ...base, ...env }, stderr: "pipe" });
+  let err = "";
+  transport.stderr?.on("data", (c: Buffer) => { err += c.toString(); });
+  const client = new Client({ name: "hostgate-e2e", version: "1.0.0" });
+  await client.connect(transport);
+  return { client, stderr: () => err };
+}
+
+/** The text of a tool call that must fail. */
+async function failedCall(client: Client): Promise<string> {
+  const r = await client.callTool({ name: "get_memory_usage", arguments: {} });
+  expect(r.isError, JSON.stringify(r)).toBe(true);
+  return (r.content as Array<{ type: string; text?: string }>).map((c) => c.text ?? "").join("\n");
+}
+
+describe("advice that fits the caller (issue 25)", () => {
+  let d: DaemonProcess;
+  let port: number;
+  beforeAll(async () => {
+    port = await freePort();
+    d = await startDaemon("daemon:\n  agent_group: nogroup\n", { args: ["--listen", `tcp://127.0.0.1:${port}`], env: { HOSTGATE_TOKEN: TOKEN, HOSTGATE_CONFIG_DIR: "" } });
+    chmodSync(d.dir, 0o755); // so the second uid reaches the sockets and meets their own modes
+  }, 30_000);
+  afterAll(async () => { await d?.stop(); });
+
+  it("a member of the agent socket's group refused by the root-only admin socket is told to use sudo, not to join the group", () => {
+    const nogroup = Number(spawnSync("getent", ["group", "nogroup"], { encoding: "utf8" }).stdout.split(":")[2]);
+    const r = spawnSync("setpriv", ["--reuid", "65534", "--regid", String(nogroup), "--groups", String(nogroup), process.execPath, HOSTGATE_BIN, "pending", "--socket", d.adminSocket],
+      { encoding: "utf8", env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: "/tmp" } });
+    expect(r.status).not.toBe(0);
+    expect(r.stderr).toContain(`${d.adminSocket} admits only its owner (uid 0, root)`);
+    expect(r.stderr).toMatch(/run this command with sudo/);
+    expect(r.stderr).not.toMatch(/usermod/);
+    // The same uid on the agent socket (its group's): that one it may use, so the group advice was the wrong one above.
+    const agent = spawnSync("setpriv", ["--reuid", "65534", "--regid", String(nogroup), "--groups", String(nogroup), "sh", "-c", `test -r ${d.agentSocket} && test -w ${d.agentSocket}`]);
+    expect(agent.status).toBe(0);
+  });
+
+  it("over tcp:// a front with no token and one with a wrong token get different texts, each saying what to set", async () => {
+    const none = await front({ HOSTGATE_SOCKET: `tcp://127.0.0.1:${port}` });
+    const wrong = await front({ HOSTGATE_SOCKET: `tcp://127.0.0.1:${port}`, HOSTGATE_TOKEN: "w".repeat(40) });
+    try {
+      const a = await failedCall(none.client);
+      const b = await failedCall(wrong.client);
+      expect(a).toMatch(/No token sent/);
+      expect(a).toMatch(/Set HOSTGATE_TOKEN/);
+      expect(b).toMatch(/Wrong token/);
+      expect(b).not.toMatch(/No token sent/);
+    } finally {
+      await none.client.close();
+      await wrong.client.close();
+    }
+  }, 60_000);
+
+  it("with no daemon at its socket the front still answers initialize and tools/list; calls answer unavailable naming the socket", async () => {
+    const gone = join(d.dir, "nothing-here", "agent.sock");
+    const plain = await front({ HOSTGATE_SOCKET: gone });
+    const image = await front({ HOSTGATE_SOCKET: gone, HOSTGATE_IN_IMAGE: "1" });
+    try {
+      for (const f of [plain, image]) {
+        expect(f.client.getServerVersion()?.name).toBe("hostgate");
+        expect((await f.client.listTools()).tools.map((t) => t.name)).toContain("get_memory_usage");
+      }
+      const p = await failedCall(plain.client);
+      const i = await failedCall(image.client);
+      for (const t of [p, i]) expect(t).toContain(`Cannot reach the hostgate daemon at ${gone}`);
+      // Zero-setup advice outside the image only; inside it the daemon is the host's.
+      expect(p).toMatch(/Zero-setup mode/);
+      expect(i).not.toMatch(/Zero-setup|hostgate serve/);
+      expect(i).toMatch(/on the host/);
+      // The start notice: approving is on the host, not at an admin socket in the container.
+      expect(image.stderr()).toMatch(/approve on the daemon's host, not in this container: sudo hostgate approve <plan_id>/);
+      expect(image.stderr()).not.toMatch(/admin socket/);
+      expect(plain.stderr()).toMatch(/approve with: hostgate approve <plan_id> \(admin socket /);
+    } finally {
+      await plain.client.close();
+      await image.client.close();
+    }
+  }, 60_000);
+});
