@@ -1,7 +1,7 @@
 /**
  * What scripts/sync-plugins.ts keeps in step, and how far each file is from it: the manifests of the Claude Code
  * plugin and marketplace, the Gemini CLI extension and the Codex plugin (their `version` = package.json's), and
- * the Codex plugin's copies of skills/ and of the icon. Used by the script and by test/packaging/plugins.test.ts.
+ * the Codex and Claude Code plugins' copies of skills/ and of the icon. Used by the script and by test/packaging/plugins.test.ts.
  */
 import { existsSync, readFileSync, readdirSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
@@ -9,8 +9,14 @@ import { join, relative } from "node:path";
 /** The Codex plugin's folder (relative to the repository root). */
 export const CODEX_PLUGIN_DIR = "plugins/hostgate";
 
+/**
+ * The Claude Code plugin's folder: the marketplace's plugin source. Only the plugin (manifest, skills, icon), so
+ * a local marketplace copies kilobytes, not the checkout with its node_modules (issue 25).
+ */
+export const CLAUDE_PLUGIN_DIR = "plugins/claude-code";
+
 /** Every manifest file, relative to the root. */
-export const PLUGIN_MANIFESTS = [".claude-plugin/plugin.json", ".claude-plugin/marketplace.json", "gemini-extension.json", `${CODEX_PLUGIN_DIR}/.codex-plugin/plugin.json`] as const;
+export const PLUGIN_MANIFESTS = [`${CLAUDE_PLUGIN_DIR}/.claude-plugin/plugin.json`, ".claude-plugin/marketplace.json", "gemini-extension.json", `${CODEX_PLUGIN_DIR}/.codex-plugin/plugin.json`] as const;
 
 type Json = Record<string, unknown>;
 
@@ -58,7 +64,7 @@ export function pluginDrift(root: string): PluginDrift[] {
       drift.push({ kind: "manifest", file, why: `version ${String(json.version)}, package.json ${version}`, fix: (j) => ({ ...j, version }) });
     }
   }
-  const copies = [{ file: `${CODEX_PLUGIN_DIR}/skills`, from: "skills" }, { file: `${CODEX_PLUGIN_DIR}/assets/hostgate.png`, from: "docs/assets/hostgate.png" }];
+  const copies = [CODEX_PLUGIN_DIR, CLAUDE_PLUGIN_DIR].flatMap((dir) => [{ file: `${dir}/skills`, from: "skills" }, { file: `${dir}/assets/hostgate.png`, from: "docs/assets/hostgate.png" }]);
   for (const c of copies) {
     const to = join(root, c.file);
     const from = join(root, c.from);

@@ -12,7 +12,7 @@ import { join, resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { clientBin, clientMissing, makeWorkspace, runClient, type ClientPackage, type Workspace } from "../clients/harness.ts";
 import { peerMissing } from "../helpers/peers.ts";
-import { CODEX_PLUGIN_DIR, PLUGIN_MANIFESTS, pluginDrift } from "../../scripts/plugin-files.ts";
+import { CLAUDE_PLUGIN_DIR, CODEX_PLUGIN_DIR, PLUGIN_MANIFESTS, pluginDrift } from "../../scripts/plugin-files.ts";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const VERSION = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { version: string }).version;
@@ -33,22 +33,26 @@ describe("plugin manifests", () => {
   });
 
   it("Claude Code plugin.json: kebab-case name, version = package.json's, the MCP server inline, an icon file", () => {
-    const m = read(".claude-plugin/plugin.json");
+    const m = read(`${CLAUDE_PLUGIN_DIR}/.claude-plugin/plugin.json`);
     expect(m.name).toMatch(KEBAB);
     expect(m.version).toBe(VERSION);
     expect(m.description).toEqual(expect.any(String));
     expect(m.mcpServers).toEqual({ hostgate: SERVER });
     // The plugin directory wants a square PNG of 512–2048 px (what `claude plugin validate` asks for).
-    const png = readFileSync(join(ROOT, m.icon as string));
+    const png = readFileSync(join(ROOT, CLAUDE_PLUGIN_DIR, m.icon as string));
     expect(png.subarray(1, 4).toString()).toBe("PNG");
     expect([png.readUInt32BE(16), png.readUInt32BE(20)]).toEqual([512, 512]);
   });
 
-  it("Claude Code marketplace.json: names its owner and lists the plugin at the root with the package's version", () => {
+  it("Claude Code marketplace.json: names its owner and lists the plugin in plugins/claude-code (not the checkout) with the package's version", () => {
     const m = read(".claude-plugin/marketplace.json");
     expect(m.name).toMatch(KEBAB);
     expect((m.owner as Json).name).toEqual(expect.any(String));
-    expect(m.plugins).toEqual([expect.objectContaining({ name: "hostgate", source: "./", version: VERSION })]);
+    expect(m.plugins).toEqual([expect.objectContaining({ name: "hostgate", source: `./${CLAUDE_PLUGIN_DIR}`, version: VERSION })]);
+    // Issue 25: a local marketplace copies its plugin's source; the repository root (node_modules: gigabytes) was copied whole.
+    const files = spawnSync("find", [join(ROOT, CLAUDE_PLUGIN_DIR), "-type", "f", "-printf", "%s\n"], { encoding: "utf8" }).stdout.trim().split("\n").map(Number);
+    expect(files.reduce((a, b) => a + b, 0)).toBeLessThan(1 << 20);
+    expect(existsSync(join(ROOT, ".claude-plugin/plugin.json"))).toBe(false); // the root is a marketplace, not a plugin
   });
 
   it("Gemini CLI gemini-extension.json: name, version = package.json's, the MCP server", () => {
@@ -61,6 +65,9 @@ describe("plugin manifests", () => {
   it("Codex: the marketplace points at plugins/hostgate, whose manifest names its skills and .mcp.json", () => {
     const market = read(".agents/plugins/marketplace.json");
     expect(market.plugins).toEqual([expect.objectContaining({ name: "hostgate", source: { source: "local", path: `./${CODEX_PLUGIN_DIR}` } })]);
+    // Issue 25: no authentication policy. Codex's values (ON_INSTALL, ON_USE) say when a plugin's apps sign in;
+    // hostgate has none to sign in to, and an omitted policy is Codex's default.
+    expect((market.plugins as Json[])[0]!.policy).toEqual({ installation: "AVAILABLE" });
     const m = read(`${CODEX_PLUGIN_DIR}/.codex-plugin/plugin.json`);
     expect(m.name).toMatch(KEBAB);
     expect(m.version).toMatch(SEMVER);
@@ -80,7 +87,7 @@ describe("plugin manifests", () => {
   it("a version bump or an edited skill is drift: --check names the files and how to fix them; a sync fixes them", () => {
     const dir = mkdtempSync(join(tmpdir(), "hg-plugins-"));
     try {
-      for (const f of ["package.json", "skills", "docs/assets/hostgate.png", ...PLUGIN_MANIFESTS, CODEX_PLUGIN_DIR]) cpSync(join(ROOT, f), join(dir, f), { recursive: true });
+      for (const f of ["package.json", "skills", "docs/assets/hostgate.png", ...PLUGIN_MANIFESTS, CODEX_PLUGIN_DIR, CLAUDE_PLUGIN_DIR]) cpSync(join(ROOT, f), join(dir, f), { recursive: true });
       const pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as Json;
       writeFileSync(join(dir, "package.json"), JSON.stringify({ ...pkg, version: "9.8.7" }));
       writeFileSync(join(dir, "skills", SKILLS[0]!, "SKILL.md"), "edited\n", { flag: "a" });
@@ -89,6 +96,7 @@ describe("plugin manifests", () => {
       expect(check.status).toBe(1);
       for (const f of PLUGIN_MANIFESTS) expect(check.stderr).toContain(`${f}: `);
       expect(check.stderr).toContain(`${CODEX_PLUGIN_DIR}/skills: not a copy of skills`);
+      expect(check.stderr).toContain(`${CLAUDE_PLUGIN_DIR}/skills: not a copy of skills`);
       expect(check.stderr).toContain("run: npx tsx scripts/sync-plugins.ts");
       expect(sync().status).toBe(0);
       expect(sync("--check").status).toBe(0);
@@ -131,7 +139,7 @@ async function run(c: ClientPackage, args: string[], w: Workspace, timeoutMs = 1
 describe.skipIf(noBuild || clientMissing(CLAUDE))("Claude Code loads the plugin", () => {
   it("claude plugin validate --strict passes the plugin and the marketplace, and sees the server and the six skills", async () => {
     const w = workspace("claude-validate");
-    for (const target of [".claude-plugin/plugin.json", ".claude-plugin/marketplace.json"]) {
+    for (const target of [`${CLAUDE_PLUGIN_DIR}/.claude-plugin/plugin.json`, ".claude-plugin/marketplace.json"]) {
       const report = JSON.parse(await run(CLAUDE, ["plugin", "validate", "--strict", "--json", join(ROOT, target)], w)) as { success: boolean; manifest: { errors: unknown[]; warnings: unknown[] }; provides: { mcpServers: Json[]; skills: string[] } };
       expect(report.success, target).toBe(true);
       expect(report.manifest.errors).toEqual([]);
