@@ -140,17 +140,18 @@ export async function clientChecks(env: NodeJS.ProcessEnv, cwd: string): Promise
 }
 
 /**
- * Gemini CLI with Folder Trust on connects no MCP server in an untrusted folder (core/clients/gemini-trust.ts):
- * a line saying whether `cwd` is trusted, or null when Folder Trust is off.
+ * Gemini CLI with Folder Trust on (its default) connects no MCP server in an untrusted folder
+ * (core/clients/gemini-trust.ts, with this environment's GEMINI_CLI_TRUST_WORKSPACE / GEMINI_RESTRICTED_MODE):
+ * a line saying whether `cwd` is trusted, or null when settings turn Folder Trust off.
  */
 export async function geminiTrustLine(settingsText: string | null, env: NodeJS.ProcessEnv, home: string, cwd: string): Promise<DoctorLine | null> {
   const [{ parse }, { geminiFolderTrust }, { readClientFile }] = await Promise.all([import("jsonc-parser"), import("../core/clients/gemini-trust.ts"), import("../adapters/client-files.ts")]);
   const rulesPath = env.GEMINI_CLI_TRUSTED_FOLDERS_PATH || `${home}/.gemini/trustedFolders.json`;
   const rulesRead = readClientFile(rulesPath);
   const rules: unknown = rulesRead.ok && rulesRead.file.text !== null ? parse(rulesRead.file.text, [], { allowTrailingComma: true }) : {};
-  const trust = geminiFolderTrust(settingsText === null ? {} : parse(settingsText, [], { allowTrailingComma: true }), rules, cwd);
+  const trust = geminiFolderTrust(settingsText === null ? {} : parse(settingsText, [], { allowTrailingComma: true }), rules, cwd, { GEMINI_CLI_TRUST_WORKSPACE: env.GEMINI_CLI_TRUST_WORKSPACE, GEMINI_RESTRICTED_MODE: env.GEMINI_RESTRICTED_MODE });
   const name = "Gemini CLI folder trust";
-  const fix = `run gemini in ${cwd} and choose "Trust folder" (or /permissions there), or add "${cwd}": "TRUST_FOLDER" to ${rulesPath}; headless runs: --skip-trust or GEMINI_TRUST_WORKSPACE=true`;
+  const fix = `run gemini in ${cwd} and choose "Trust folder" (or /permissions there), or add "${cwd}": "TRUST_FOLDER" to ${rulesPath}; for one run: gemini --skip-trust or GEMINI_CLI_TRUST_WORKSPACE=true in its environment`;
   switch (trust.state) {
     case "off": return null;
     case "trusted": return { section: "clients", name, status: "ok", detail: `${cwd} is trusted (${trust.rule}): Gemini CLI connects hostgate here` };

@@ -174,6 +174,23 @@ describe.skipIf(noBuild || clientMissing(GEMINI))("Gemini CLI loads the extensio
   }, 240_000);
 });
 
+describe.skipIf(noBuild || clientMissing(GEMINI))("Gemini CLI folder trust (issue 25: what setup and doctor advise)", () => {
+  it("a folder marked untrusted disables the server; GEMINI_CLI_TRUST_WORKSPACE=true connects it, GEMINI_TRUST_WORKSPACE does not", async () => {
+    const w = workspace("gemini-trust");
+    await run(GEMINI, ["extensions", "link", ROOT, "--consent"], w);
+    // No settings key (Folder Trust on, its default) and the folder marked untrusted, as "Don't trust" in gemini's
+    // dialog leaves it. (With no rule at all, `gemini mcp list` connects: only an interactive start asks.)
+    writeFileSync(join(w.home, ".gemini", "trustedFolders.json"), JSON.stringify({ [w.cwd]: "DO_NOT_TRUST" }));
+    const line = (out: string): string => out.split("\n").find((l) => l.includes("hostgate (from hostgate)")) ?? out;
+    const untrusted = line(await run(GEMINI, ["mcp", "list"], w));
+    expect(untrusted).not.toMatch(/Connected/);
+    const wrongName = line(await run(GEMINI, ["mcp", "list"], { ...w, env: { ...w.env, GEMINI_TRUST_WORKSPACE: "true" } }));
+    expect(wrongName).not.toMatch(/Connected/);
+    const trusted = line(await run(GEMINI, ["mcp", "list"], { ...w, env: { ...w.env, GEMINI_CLI_TRUST_WORKSPACE: "true" } }));
+    expect(trusted).toMatch(/✓ hostgate \(from hostgate\): hostgate mcp \(stdio\) - Connected/);
+  }, 300_000);
+});
+
 describe.skipIf(noBuild || clientMissing(CODEX))("Codex installs the plugin", () => {
   it("adds the marketplace, installs hostgate@hostgate with its skills, and lists its MCP server", async () => {
     const w = workspace("codex");

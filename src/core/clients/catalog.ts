@@ -117,7 +117,7 @@ function mcpServersShape(forward: (name: string) => string | null, opts: { stdio
 const has = (...paths: string[]) => paths;
 
 /** The line `setup` and `doctor` show for Gemini CLI: with Folder Trust on, an untrusted folder loads no MCP server. */
-export const GEMINI_TRUST_NOTE = "Gemini CLI with Folder Trust on (security.folderTrust.enabled) connects no MCP server in an untrusted folder, user-level ones included: trust the folder with /permissions inside gemini (saved in ~/.gemini/trustedFolders.json), or run it with --skip-trust / GEMINI_TRUST_WORKSPACE=true";
+export const GEMINI_TRUST_NOTE = "Gemini CLI with Folder Trust on (its default; security.folderTrust.enabled: false turns it off) connects no MCP server in an untrusted folder, user-level ones included (gemini mcp list shows them Disabled): trust the folder with /permissions inside gemini (saved in ~/.gemini/trustedFolders.json), or run it with --skip-trust / GEMINI_CLI_TRUST_WORKSPACE=true (GEMINI_TRUST_WORKSPACE is not a name Gemini CLI reads)";
 
 /** Every client setup knows, in picker order. */
 export const CLIENTS: readonly ClientDef[] = [

@@ -4,10 +4,17 @@ import { geminiFolderTrust } from "./gemini-trust.ts";
 const on = { security: { folderTrust: { enabled: true } } };
 
 describe("geminiFolderTrust", () => {
-  it("Folder Trust off (the default, or a settings file without the key): no question of trust", () => {
-    expect(geminiFolderTrust({}, { "/p": "DO_NOT_TRUST" }, "/p")).toEqual({ state: "off" });
-    expect(geminiFolderTrust({ security: { folderTrust: { enabled: false } } }, {}, "/p")).toEqual({ state: "off" });
-    expect(geminiFolderTrust("not an object", null, "/p")).toEqual({ state: "off" });
+  it("Folder Trust off only when settings say enabled: false; no key means on (gemini-cli's default, issue 25)", () => {
+    expect(geminiFolderTrust({ security: { folderTrust: { enabled: false } } }, { "/p": "DO_NOT_TRUST" }, "/p")).toEqual({ state: "off" });
+    expect(geminiFolderTrust({}, {}, "/p")).toEqual({ state: "undecided" });
+    expect(geminiFolderTrust({}, { "/p": "DO_NOT_TRUST" }, "/p")).toMatchObject({ state: "untrusted" });
+    expect(geminiFolderTrust("not an object", null, "/p")).toEqual({ state: "undecided" });
+  });
+
+  it("Gemini CLI's environment decides before any rule: GEMINI_CLI_TRUST_WORKSPACE (true/false), GEMINI_RESTRICTED_MODE", () => {
+    expect(geminiFolderTrust(on, {}, "/p", { GEMINI_CLI_TRUST_WORKSPACE: "true" })).toEqual({ state: "trusted", rule: "GEMINI_CLI_TRUST_WORKSPACE=true" });
+    expect(geminiFolderTrust(on, { "/p": "TRUST_FOLDER" }, "/p", { GEMINI_CLI_TRUST_WORKSPACE: "false" })).toMatchObject({ state: "untrusted" });
+    expect(geminiFolderTrust(on, { "/p": "TRUST_FOLDER" }, "/p", { GEMINI_RESTRICTED_MODE: "true", GEMINI_CLI_TRUST_WORKSPACE: "true" })).toMatchObject({ state: "untrusted" });
   });
 
   it("TRUST_FOLDER trusts the folder and everything below it, not a sibling with the same prefix", () => {
