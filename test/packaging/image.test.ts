@@ -28,7 +28,7 @@ const missing = peerMissing("the container image test", built ?? podmanSessionPr
 
 const scratch = mkdtempSync(join(tmpdir(), "hg-image-"));
 const TAG = `localhost/hostgate-test:${PKG.version}-${process.pid}`;
-const names = { stdio: `hg-img-${process.pid}-stdio`, tcp: `hg-img-${process.pid}-tcp`, http: `hg-img-${process.pid}-http` };
+const names = { stdio: `hg-img-${process.pid}-stdio`, tcp: `hg-img-${process.pid}-tcp`, http: `hg-img-${process.pid}-http`, none: `hg-img-${process.pid}-none` };
 const TOKEN = "image-test-tcp-token-0123456789abcdef"; // ≥ 32 characters, this test's own
 const HTTP_TOKEN = "image-test-http-token-0123";
 const measured: Record<string, number> = {};
@@ -135,8 +135,9 @@ describe.skipIf(missing)("the container image (podman, local Debian base)", () =
 
   it("`hostgate --version` prints package.json's version; the user is uid 10001 and cannot change the program", () => {
     expect(podman(["run", "--rm", TAG, "--version"]).trim()).toBe(PKG.version);
-    const who = podman(["run", "--rm", "--entrypoint", "sh", TAG, "-c", "id -u; id -g; test -w /usr/lib/hostgate/dist/hostgate.js && echo writable || echo read-only; stat -c %U /usr/lib/hostgate/dist/hostgate.js"]);
-    expect(who.split("\n").filter(Boolean)).toEqual(["10001", "10001", "read-only", "root"]);
+    const who = podman(["run", "--rm", "--entrypoint", "sh", TAG, "-c", "id -u; id -g; id -gn; test -w /usr/lib/hostgate/dist/hostgate.js && echo writable || echo read-only; stat -c %U /usr/lib/hostgate/dist/hostgate.js"]);
+    // Issue 25: the group is hostgate with gid 10001 (useradd --user-group had made it 999, leaving 10001 nameless).
+    expect(who.split("\n").filter(Boolean)).toEqual(["10001", "10001", "hostgate", "read-only", "root"]);
   });
 
   it("stdio through the mounted agent socket: the SDK client lists the tools the host's own front lists and a call is answered by the host's daemon", async () => {
@@ -157,15 +158,26 @@ describe.skipIf(missing)("the container image (podman, local Debian base)", () =
     }
   }, 120_000);
 
-  it("without the socket's group the non-root front is refused (EACCES) and says to add --group-add; with no socket it starts no daemon of its own", () => {
+  it("without the socket's group the non-root front is refused (EACCES) and says to add --group-add; with no socket it starts no daemon of its own, answers initialize, and each call says where it looked", async () => {
     const refused = session!.run(["run", "-i", "--rm", "-v", `${dirname(daemon!.agentSocket)}:/run/hostgate`, TAG], { input: "" });
-    expect(refused.status).not.toBe(0);
     expect(refused.stderr).toMatch(/Cannot reach the hostgate daemon at \/run\/hostgate\/agent\.sock: connect EACCES/);
     expect(refused.stderr).toMatch(/--group-add/);
-    const none = session!.run(["run", "-i", "--rm", TAG], { input: "" });
-    expect(none.status).not.toBe(0);
-    expect(none.stderr).toMatch(/Cannot reach the hostgate daemon at \/run\/hostgate\/agent\.sock: connect ENOENT/);
-    expect(none.stderr).not.toMatch(/embedded daemon/);
+    // Issue 25: the front used to exit before initialize (the client saw "Connection closed"); the Containerfile says calls answer unavailable.
+    const { client, stderr } = await connectContainer(["--name", names.none]);
+    try {
+      expect((await client.listTools()).tools.map((t) => t.name)).toContain("plan");
+      const r = await client.callTool({ name: "get_memory_usage", arguments: {} });
+      expect(r.isError).toBe(true);
+      const text = JSON.stringify(r.content);
+      expect(text).toMatch(/unavailable/);
+      expect(text).toMatch(/Cannot reach the hostgate daemon at \/run\/hostgate\/agent\.sock: connect ENOENT/);
+      expect(text).toMatch(/Start the daemon on the host/);
+      expect(text).not.toMatch(/Zero-setup|hostgate serve/);
+      expect(stderr()).not.toMatch(/embedded daemon/);
+      expect(stderr()).toMatch(/approve on the daemon's host, not in this container: sudo hostgate approve <plan_id>/);
+    } finally {
+      await client.close();
+    }
   }, 120_000);
 
   it("stdio through tcp:// + token (slirp4netns reaches this machine's loopback as 10.0.2.2; the token comes from the environment)", async () => {
@@ -178,11 +190,10 @@ describe.skipIf(missing)("the container image (podman, local Debian base)", () =
     } finally {
       await client.close();
     }
-    // A wrong token: the daemon refuses it and the front, which cannot list its tools, ends saying so.
+    // A wrong token: the daemon refuses it; the front says so at start (and each call answers it: test/e2e/front-advice.test.ts).
     const wrong = session!.run(["run", "-i", "--rm", "--network", "slirp4netns:allow_host_loopback=true", "-e", `HOSTGATE_SOCKET=tcp://10.0.2.2:${tcpPort}`, "-e", "HOSTGATE_TOKEN", TAG],
       { input: "", env: { HOSTGATE_TOKEN: "x".repeat(40) } });
-    expect(wrong.status).not.toBe(0);
-    expect(wrong.stderr).toMatch(/token/i);
+    expect(wrong.stderr).toMatch(/Wrong token/);
   }, 120_000);
 
   it("HTTP: `serve --host 0.0.0.0` published with -p 127.0.0.1:PORT:48000 and a bearer token; the SDK client lists tools, no token gets 401", async () => {
