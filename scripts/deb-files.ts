@@ -137,7 +137,7 @@ if [ "$1" = purge ]; then
     done
     if [ -d /var/log/hostgate ]; then mv /var/log/hostgate "$kept/log"; fi
     if [ -d /etc/hostgate/audit-pins ]; then mv /etc/hostgate/audit-pins "$kept/audit-pins"; fi
-    chown -R root:root "$kept"
+    for f in "$kept" "$kept"/* "$kept"/*/*; do if [ -e "$f" ]; then chown root:root "$f"; fi; done
     echo "hostgate: purge kept the audit chain (audit.db, audit-keys, checkpoint copies in log/, key pins in audit-pins/) in $kept"
     echo "hostgate: verify it with hostgate audit verify --db $kept/audit.db --public-key $kept/audit-pins/<id>.pub --checkpoints $kept/log/audit-checkpoints.jsonl; delete it when it is no longer needed"
   fi

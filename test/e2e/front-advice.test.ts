@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { chmodSync } from "node:fs";
+import { chmodSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/client";
@@ -43,10 +43,10 @@ describe("advice that fits the caller (issue 25)", () => {
   let port: number;
   beforeAll(async () => {
     port = await freePort();
-    d = await startDaemon("daemon:\n  agent_group: nogroup\n", { args: ["--listen", `tcp://127.0.0.1:${port}`], env: { HOSTGATE_TOKEN: TOKEN, HOSTGATE_CONFIG_DIR: "" } });
+    d = await startDaemon("daemon:\n  agent_group: nogroup\n", { args: ["--listen", `tcp://127.0.0.1:${port}`], env: { HOSTGATE_TOKEN: TOKEN } });
     chmodSync(d.dir, 0o755); // so the second uid reaches the sockets and meets their own modes
   }, 30_000);
-  afterAll(async () => { await d?.stop(); });
+  afterAll(async () => { await d?.stop(); if (d) rmSync(d.dir, { recursive: true, force: true }); });
 
   it("a member of the agent socket's group refused by the root-only admin socket is told to use sudo, not to join the group", () => {
     const nogroup = Number(spawnSync("getent", ["group", "nogroup"], { encoding: "utf8" }).stdout.split(":")[2]);

@@ -148,7 +148,7 @@ describe.skipIf(missing)("the Debian package", () => {
     const kept = /purge kept the audit chain .* in (\/var\/backups\/hostgate\/audit-\d{8}T\d{6}Z)$/m.exec(p.stdout)?.[1];
     expect(kept, p.stdout).toBeDefined();
     expect(inside(["stat", "-c", "%U:%G %a", "/var/backups/hostgate", kept!]).stdout.trim().split("\n")).toEqual(["root:root 700", "root:root 700"]);
-    const files = inside(["find", kept!, "-printf", "%P %U:%G\n"]).stdout.trim().split("\n");
+    const files = inside(["find", kept!, "-mindepth", "1", "-printf", "%P %u:%g\n"]).stdout.trim().split("\n");
     for (const f of ["audit.db", "audit-keys/current.key", "log/audit-checkpoints.jsonl"]) expect(files).toContain(`${f} root:root`);
     const pins = files.filter((f) => /^audit-pins\/[0-9a-f]{16}\.pub root:root$/.test(f));
     expect(pins, files.join("\n")).toHaveLength(1);

@@ -1,4 +1,5 @@
-import { chmodSync, lstatSync, mkdtempSync, readdirSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { chmodSync, lstatSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -31,7 +32,11 @@ describe("state directory modes under umask 022 (issue 25)", () => {
     const r = await rawIpc(d.agentSocket, "plan", { host: "local", steps: [{ action: "WriteFile", params: { path: join(dir, "target.txt"), content: "x\n" } }] });
     expect(r.ok, JSON.stringify(r)).toBe(true);
   }, 30_000);
-  afterAll(async () => { await d?.stop(); });
+  afterAll(async () => {
+    await d?.stop();
+    spawnSync("chattr", ["-R", "-a", join(dir, "log")]); // the system daemon made its checkpoint copy append-only
+    rmSync(dir, { recursive: true, force: true });
+  });
 
   it("leaves no file readable by group or others and no directory open to them", () => {
     const state = join(dir, "state");
