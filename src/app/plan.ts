@@ -139,7 +139,7 @@ export function planNext(planId: string, stepCount: number, route: ApprovalRoute
     ? "the human runs `hostgate console`, which starts the console and prints a one-time login link, and opens the plan there"
     : `the human runs \`hostgate console\` for a one-time login link, then opens ${url} (tell them this link)`;
   if (route.passkey !== null) {
-    return `Show these steps and their risk to the user and STOP. This plan needs a passkey approval (${route.passkey}), given in the approval console: ${open}, and approves it there with an enrolled passkey (one approval covers ${all}); the page shows one receipt for this plan (\`hostgate approve\` cannot approve it). ${then}`;
+    return `Show these steps and their risk to the user and STOP. This plan needs a passkey approval (${route.passkey}): approve in the console — ${open}, and approves it there with an enrolled passkey (one approval covers ${all}); the page shows one receipt for this plan (\`hostgate approve\` cannot approve it). ${then[0]!.toUpperCase()}${then.slice(1)}`;
   }
   const terminal = `Show these steps and their risk to the user and STOP. Ask the user to run \`hostgate approve ${planId}\` in a terminal: it shows the steps, asks them to confirm, and prints one receipt for this plan (one approval covers ${all}); ${then}`;
   return route.console === null ? terminal : `${terminal} The human may instead approve in the approval console: ${open}.`;

@@ -75,7 +75,7 @@ describe("one approval, one receipt, every step (issue 22)", () => {
     const { plan, files } = await planWrites(3);
     expect(plan.plan_id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     expect(plan.next).toContain(`hostgate approve ${plan.plan_id}`);
-    expect(plan.next).toContain("all 3 steps at once");
+    expect(plan.next).toContain("one approval covers all 3 steps");
     const receipt = await approvePlan(plan);
     const results = await run(stepsOf(plan, [0, 1, 2], receipt));
     expect(results.map((r) => r.status)).toEqual(["succeeded", "succeeded", "succeeded"]);
