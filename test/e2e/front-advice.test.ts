@@ -1,5 +1,6 @@
 import { spawnSync } from "node:child_process";
-import { chmodSync, rmSync } from "node:fs";
+import { chmodSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/client";
@@ -12,6 +13,10 @@ import { HOSTGATE_BIN } from "../helpers/hostgate.ts";
 // (`hostgate mcp` over stdio with the SDK client), real socket permissions (a second uid through setpriv).
 
 const TOKEN = "t".repeat(40);
+// An empty system config dir of this test's own (readable by uid 65534): never /etc/hostgate (the CI decoy plants one).
+const ETC = mkdtempSync(join(tmpdir(), "hg-advice-etc-"));
+chmodSync(ETC, 0o755);
+afterAll(() => { rmSync(ETC, { recursive: true, force: true }); });
 
 function freePort(): Promise<number> {
   return new Promise((resolve) => {
@@ -23,7 +28,7 @@ function freePort(): Promise<number> {
 /** `hostgate mcp` with `env` over stdio: the connected client and the front's stderr so far. */
 async function front(env: Record<string, string>): Promise<{ client: Client; stderr: () => string }> {
   const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("HOSTGATE_"))) as Record<string, string>;
-  const transport = new StdioClientTransport({ command: process.execPath, args: [HOSTGATE_BIN, "mcp"], env: { ...base, ...env }, stderr: "pipe" });
+  const transport = new StdioClientTransport({ command: process.execPath, args: [HOSTGATE_BIN, "mcp"], env: { ...base, HOSTGATE_CONFIG_DIR: ETC, ...env }, stderr: "pipe" });
   let err = "";
   transport.stderr?.on("data", (c: Buffer) => { err += c.toString(); });
   const client = new Client({ name: "hostgate-e2e", version: "1.0.0" });
@@ -51,7 +56,7 @@ describe("advice that fits the caller (issue 25)", () => {
   it("a member of the agent socket's group refused by the root-only admin socket is told to use sudo, not to join the group", () => {
     const nogroup = Number(spawnSync("getent", ["group", "nogroup"], { encoding: "utf8" }).stdout.split(":")[2]);
     const r = spawnSync("setpriv", ["--reuid", "65534", "--regid", String(nogroup), "--groups", String(nogroup), process.execPath, HOSTGATE_BIN, "pending", "--socket", d.adminSocket],
-      { encoding: "utf8", env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: "/tmp" } });
+      { encoding: "utf8", env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: "/tmp", HOSTGATE_CONFIG_DIR: ETC } });
     expect(r.status).not.toBe(0);
     expect(r.stderr).toContain(`${d.adminSocket} admits only its owner (uid 0, root)`);
     expect(r.stderr).toMatch(/run this command with sudo/);
