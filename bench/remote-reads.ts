@@ -26,30 +26,12 @@ import { sshActionContext } from "../src/adapters/ssh-context.ts";
 import type { ActionContext } from "../src/core/catalogue/action.ts";
 import { findAction } from "../src/core/catalogue/index.ts";
 import { realContext } from "../test/helpers/real-context.ts";
+import { treeCpuMs } from "./support/fanout-lab.ts";
 import { startSshd } from "../test/peers/sshd.ts";
 
 const pct = (xs: number[], p: number): number => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(p * xs.length))]!;
 const r2 = (x: number): number => Math.round(x * 100) / 100;
 const stats = (xs: number[]) => ({ n: xs.length, p50_ms: r2(pct(xs, 0.5)), p95_ms: r2(pct(xs, 0.95)), min_ms: r2(Math.min(...xs)) });
-
-/** CPU ms used so far by `root`'s descendants (utime + stime + reaped children's), from /proc/[pid]/stat. */
-function treeCpuMs(root: number): number {
-  const rows = readdirSync("/proc").filter((d) => /^\d+$/.test(d)).flatMap((d) => {
-    try {
-      const f = readFileSync(`/proc/${d}/stat`, "utf8");
-      const x = f.slice(f.lastIndexOf(")") + 2).split(" ");
-      return [{ pid: Number(d), ppid: Number(x[1]), ticks: Number(x[11]) + Number(x[12]) + Number(x[13]) + Number(x[14]) }];
-    } catch {
-      return [];
-    }
-  });
-  const parent = new Map(rows.map((r) => [r.pid, r.ppid]));
-  const under = (pid: number): boolean => {
-    for (let p = parent.get(pid); p !== undefined && p > 1; p = parent.get(p)) if (p === root) return true;
-    return false;
-  };
-  return rows.filter((r) => under(r.pid)).reduce((a, r) => a + r.ticks, 0) * 10;
-}
 
 let hostRoot = 0;
 const cpu = { daemon: 0, host: 0 };
@@ -57,7 +39,7 @@ const cpu = { daemon: 0, host: 0 };
 async function time(n: number, f: () => Promise<unknown>): Promise<number[]> {
   for (let i = 0; i < 3; i++) await f();
   const xs: number[] = [];
-  const h0 = hostRoot ? treeCpuMs(hostRoot) : 0;
+  const h0 = hostRoot ? treeCpuMs([hostRoot]) : 0;
   const c0 = process.cpuUsage();
   for (let i = 0; i < n; i++) {
     const t = performance.now();
@@ -66,7 +48,7 @@ async function time(n: number, f: () => Promise<unknown>): Promise<number[]> {
   }
   const c = process.cpuUsage(c0);
   cpu.daemon = r2((c.user + c.system) / 1000 / n);
-  cpu.host = hostRoot ? r2((treeCpuMs(hostRoot) - h0) / n) : 0;
+  cpu.host = hostRoot ? r2((treeCpuMs([hostRoot]) - h0) / n) : 0;
   return xs;
 }
 
