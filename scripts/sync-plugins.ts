@@ -1,14 +1,15 @@
 /**
  * Keeps the client plugins in step with the package (issue 25; docs/install.md "Plugins"):
- * - the `version` of every manifest equals package.json's: .claude-plugin/plugin.json, the plugin entry of
- *   .claude-plugin/marketplace.json, gemini-extension.json and plugins/hostgate/.codex-plugin/plugin.json;
- * - plugins/hostgate/ (the Codex plugin) holds a copy of skills/ and of the icon docs/assets/hostgate.png: Codex
- *   copies a plugin into its cache without following symbolic links, and does not take a plugin whose path is
- *   the marketplace's root, so the Codex plugin cannot share the repository root as Claude Code and Gemini CLI do.
+ * - the `version` of every manifest equals package.json's: plugins/hostgate/.claude-plugin/plugin.json, the plugin
+ *   entry of .claude-plugin/marketplace.json, gemini-extension.json and plugins/hostgate/.codex-plugin/plugin.json;
+ * - plugins/hostgate/ (the one plugin directory Claude Code and Codex install) holds a copy of skills/ and of the
+ *   icon docs/assets/hostgate.png: Codex copies a plugin into its cache without its symbolic links and does not
+ *   take a plugin whose path is the marketplace's root, and a link out of plugins/hostgate/ cannot resolve in a
+ *   client's copy of it; the Gemini CLI extension is the repository root and reads skills/ itself.
  * Usage: `npx tsx scripts/sync-plugins.ts [ROOT]` writes; `--check` writes nothing and exits 1 naming each file
  * that would change (test/packaging/plugins.test.ts runs it). ROOT defaults to this checkout.
  */
-import { cpSync, existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { isDeepStrictEqual } from "node:util";
 import { pluginDrift } from "./plugin-files.ts";
@@ -32,7 +33,7 @@ for (const d of drift) {
     if (!isDeepStrictEqual(next, json)) writeFileSync(path, `${JSON.stringify(next, null, 2)}\n`);
   } else {
     const to = join(root, d.file);
-    if (existsSync(to)) rmSync(to, { recursive: true });
+    rmSync(to, { recursive: true, force: true }); // a link too (lstat), even a dangling one
     cpSync(join(root, d.from), to, { recursive: true });
   }
   process.stdout.write(`updated ${d.file}\n`);

@@ -1,18 +1,19 @@
-// The client plugins (issue 25): the Claude Code plugin and marketplace (.claude-plugin/), the Gemini CLI extension
-// (gemini-extension.json) and the Codex plugin (.agents/plugins/marketplace.json → plugins/hostgate/). Their
+// The client plugins (issue 25): one plugin directory, plugins/hostgate/, that Claude Code (.claude-plugin/marketplace.json
+// → its .claude-plugin/plugin.json) and Codex (.agents/plugins/marketplace.json → its .codex-plugin/plugin.json) both
+// install, with one .mcp.json for both; and the Gemini CLI extension (gemini-extension.json at the root). Their
 // manifests are checked against the fields each vendor's docs require and against package.json's version; then
 // each real client (test/clients) loads them in a fresh HOME, with the built hostgate on PATH: Claude Code
 // validates and installs the plugin and connects to its server (`claude mcp list`), Gemini CLI validates, links
 // and connects (`gemini mcp list` in a trusted folder), Codex adds the marketplace, installs the plugin and lists
 // its server (`codex mcp list --json`; Codex has no command that connects without a model).
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { spawnSync } from "node:child_process";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { clientBin, clientMissing, makeWorkspace, runClient, type ClientPackage, type Workspace } from "../clients/harness.ts";
 import { peerMissing } from "../helpers/peers.ts";
-import { CLAUDE_PLUGIN_DIR, CODEX_PLUGIN_DIR, PLUGIN_MANIFESTS, pluginDrift } from "../../scripts/plugin-files.ts";
+import { PLUGIN_COPIES, PLUGIN_DIR, PLUGIN_MANIFESTS, PLUGIN_MCP_JSON, pluginDrift } from "../../scripts/plugin-files.ts";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const VERSION = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { version: string }).version;
@@ -32,25 +33,34 @@ describe("plugin manifests", () => {
     expect((pkg.packageArguments as Json[]).map((a) => a.value)).toEqual(SERVER.args);
   });
 
-  it("Claude Code plugin.json: kebab-case name, version = package.json's, the MCP server inline, an icon file", () => {
-    const m = read(`${CLAUDE_PLUGIN_DIR}/.claude-plugin/plugin.json`);
+  it("Claude Code plugin.json: kebab-case name, version = package.json's, no server of its own, an icon file", () => {
+    const m = read(`${PLUGIN_DIR}/.claude-plugin/plugin.json`);
     expect(m.name).toMatch(KEBAB);
     expect(m.version).toBe(VERSION);
     expect(m.description).toEqual(expect.any(String));
-    expect(m.mcpServers).toEqual({ hostgate: SERVER });
+    // Claude Code also loads the plugin root's .mcp.json: an mcpServers here as well would register the server twice.
+    expect(m).not.toHaveProperty("mcpServers");
     // The plugin directory wants a square PNG of 512–2048 px (what `claude plugin validate` asks for).
-    const png = readFileSync(join(ROOT, CLAUDE_PLUGIN_DIR, m.icon as string));
+    const png = readFileSync(join(ROOT, PLUGIN_DIR, m.icon as string));
     expect(png.subarray(1, 4).toString()).toBe("PNG");
     expect([png.readUInt32BE(16), png.readUInt32BE(20)]).toEqual([512, 512]);
   });
 
-  it("Claude Code marketplace.json: names its owner and lists the plugin in plugins/claude-code (not the checkout) with the package's version", () => {
+  it("one registration of the server: plugins/hostgate/.mcp.json, which both plugin manifests use and nothing repeats", () => {
+    expect(read(PLUGIN_MCP_JSON)).toEqual({ mcpServers: { hostgate: SERVER } });
+    expect(read(`${PLUGIN_DIR}/.codex-plugin/plugin.json`).mcpServers).toBe("./.mcp.json");
+    // No other MCP registration anywhere in the plugin directory (a second .mcp.json, an inline one in a manifest).
+    const found = spawnSync("grep", ["-rl", "--include=*.json", "mcpServers", join(ROOT, PLUGIN_DIR)], { encoding: "utf8" }).stdout.trim().split("\n").sort();
+    expect(found).toEqual([join(ROOT, PLUGIN_MCP_JSON), join(ROOT, PLUGIN_DIR, ".codex-plugin/plugin.json")].sort());
+  });
+
+  it("Claude Code marketplace.json: names its owner and lists the plugin in plugins/hostgate (not the checkout) with the package's version", () => {
     const m = read(".claude-plugin/marketplace.json");
     expect(m.name).toMatch(KEBAB);
     expect((m.owner as Json).name).toEqual(expect.any(String));
-    expect(m.plugins).toEqual([expect.objectContaining({ name: "hostgate", source: `./${CLAUDE_PLUGIN_DIR}`, version: VERSION })]);
+    expect(m.plugins).toEqual([expect.objectContaining({ name: "hostgate", source: `./${PLUGIN_DIR}`, version: VERSION })]);
     // Issue 25: a local marketplace copies its plugin's source; the repository root (node_modules: gigabytes) was copied whole.
-    const files = spawnSync("find", [join(ROOT, CLAUDE_PLUGIN_DIR), "-type", "f", "-printf", "%s\n"], { encoding: "utf8" }).stdout.trim().split("\n").map(Number);
+    const files = spawnSync("find", [join(ROOT, PLUGIN_DIR), "-type", "f", "-printf", "%s\n"], { encoding: "utf8" }).stdout.trim().split("\n").map(Number);
     expect(files.reduce((a, b) => a + b, 0)).toBeLessThan(1 << 20);
     expect(existsSync(join(ROOT, ".claude-plugin/plugin.json"))).toBe(false); // the root is a marketplace, not a plugin
   });
@@ -62,23 +72,24 @@ describe("plugin manifests", () => {
     expect(m.mcpServers).toEqual({ hostgate: SERVER });
   });
 
-  it("Codex: the marketplace points at plugins/hostgate, whose manifest names its skills and .mcp.json", () => {
+  it("Codex: the marketplace points at plugins/hostgate (the same directory as Claude Code's), whose manifest names its skills and .mcp.json", () => {
     const market = read(".agents/plugins/marketplace.json");
-    expect(market.plugins).toEqual([expect.objectContaining({ name: "hostgate", source: { source: "local", path: `./${CODEX_PLUGIN_DIR}` } })]);
+    expect(market.plugins).toEqual([expect.objectContaining({ name: "hostgate", source: { source: "local", path: `./${PLUGIN_DIR}` } })]);
     // Issue 25: no authentication policy. Codex's values (ON_INSTALL, ON_USE) say when a plugin's apps sign in;
     // hostgate has none to sign in to, and an omitted policy is Codex's default.
     expect((market.plugins as Json[])[0]!.policy).toEqual({ installation: "AVAILABLE" });
-    const m = read(`${CODEX_PLUGIN_DIR}/.codex-plugin/plugin.json`);
+    const m = read(`${PLUGIN_DIR}/.codex-plugin/plugin.json`);
     expect(m.name).toMatch(KEBAB);
     expect(m.version).toMatch(SEMVER);
     expect(m.version).toBe(VERSION);
     expect(m.skills).toBe("./skills/");
-    expect(read(`${CODEX_PLUGIN_DIR}/.mcp.json`)).toEqual({ mcpServers: { hostgate: SERVER } });
     const icon = (m.interface as Json).logo as string;
-    expect(existsSync(join(ROOT, CODEX_PLUGIN_DIR, icon))).toBe(true);
+    expect(existsSync(join(ROOT, PLUGIN_DIR, icon))).toBe(true);
   });
 
-  it("every manifest and the Codex plugin's copies are in step (scripts/sync-plugins.ts --check)", () => {
+  it("every manifest and the plugin's one copy of skills/ and the icon are in step (scripts/sync-plugins.ts --check)", () => {
+    expect(PLUGIN_COPIES.map((c) => c.file)).toEqual([`${PLUGIN_DIR}/skills`, `${PLUGIN_DIR}/assets/hostgate.png`]);
+    expect(readdirSync(join(ROOT, "plugins"))).toEqual(["hostgate"]); // no second plugin directory with copies of its own
     expect(pluginDrift(ROOT)).toEqual([]);
     const r = spawnSync(process.execPath, ["--import", "tsx", join(ROOT, "scripts/sync-plugins.ts"), "--check"], { cwd: ROOT, encoding: "utf8" });
     expect(r.status, r.stderr).toBe(0);
@@ -87,7 +98,7 @@ describe("plugin manifests", () => {
   it("a version bump or an edited skill is drift: --check names the files and how to fix them; a sync fixes them", () => {
     const dir = mkdtempSync(join(tmpdir(), "hg-plugins-"));
     try {
-      for (const f of ["package.json", "skills", "docs/assets/hostgate.png", ...PLUGIN_MANIFESTS, CODEX_PLUGIN_DIR, CLAUDE_PLUGIN_DIR]) cpSync(join(ROOT, f), join(dir, f), { recursive: true });
+      for (const f of ["package.json", "skills", "docs/assets/hostgate.png", ...PLUGIN_MANIFESTS, PLUGIN_DIR]) cpSync(join(ROOT, f), join(dir, f), { recursive: true });
       const pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as Json;
       writeFileSync(join(dir, "package.json"), JSON.stringify({ ...pkg, version: "9.8.7" }));
       writeFileSync(join(dir, "skills", SKILLS[0]!, "SKILL.md"), "edited\n", { flag: "a" });
@@ -95,13 +106,31 @@ describe("plugin manifests", () => {
       const check = sync("--check");
       expect(check.status).toBe(1);
       for (const f of PLUGIN_MANIFESTS) expect(check.stderr).toContain(`${f}: `);
-      expect(check.stderr).toContain(`${CODEX_PLUGIN_DIR}/skills: not a copy of skills`);
-      expect(check.stderr).toContain(`${CLAUDE_PLUGIN_DIR}/skills: not a copy of skills`);
+      expect(check.stderr).toContain(`${PLUGIN_DIR}/skills: not a copy of skills`);
       expect(check.stderr).toContain("run: npx tsx scripts/sync-plugins.ts");
       expect(sync().status).toBe(0);
       expect(sync("--check").status).toBe(0);
       expect((JSON.parse(readFileSync(join(dir, ".claude-plugin/marketplace.json"), "utf8")) as { plugins: Json[] }).plugins[0]!.version).toBe("9.8.7");
-      expect(readFileSync(join(dir, CODEX_PLUGIN_DIR, "skills", SKILLS[0]!, "SKILL.md"), "utf8")).toMatch(/edited\n$/);
+      expect(readFileSync(join(dir, PLUGIN_DIR, "skills", SKILLS[0]!, "SKILL.md"), "utf8")).toMatch(/edited\n$/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("a plugin skills/ that links to the top-level skills/ is drift (Codex drops links when it installs); a sync puts a copy back", () => {
+    const dir = mkdtempSync(join(tmpdir(), "hg-plugins-"));
+    try {
+      for (const f of ["package.json", "skills", "docs/assets/hostgate.png", ...PLUGIN_MANIFESTS, PLUGIN_DIR]) cpSync(join(ROOT, f), join(dir, f), { recursive: true });
+      rmSync(join(dir, PLUGIN_DIR, "skills"), { recursive: true });
+      symlinkSync("../../skills", join(dir, PLUGIN_DIR, "skills"));
+      const sync = (...a: string[]) => spawnSync(process.execPath, ["--import", "tsx", join(ROOT, "scripts/sync-plugins.ts"), dir, ...a], { cwd: ROOT, encoding: "utf8" });
+      const check = sync("--check");
+      expect(check.status).toBe(1);
+      expect(check.stderr).toContain(`${PLUGIN_DIR}/skills: a symbolic link, which Codex drops when it installs the plugin: a copy of skills is needed`);
+      expect(sync().status).toBe(0);
+      expect(sync("--check").status).toBe(0);
+      expect(lstatSync(join(dir, PLUGIN_DIR, "skills")).isDirectory()).toBe(true);
+      expect(readdirSync(join(dir, PLUGIN_DIR, "skills")).sort()).toEqual(SKILLS);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -137,9 +166,9 @@ async function run(c: ClientPackage, args: string[], w: Workspace, timeoutMs = 1
 }
 
 describe.skipIf(noBuild || clientMissing(CLAUDE))("Claude Code loads the plugin", () => {
-  it("claude plugin validate --strict passes the plugin and the marketplace, and sees the server and the six skills", async () => {
+  it("claude plugin validate --strict passes the plugin and the marketplace, and sees the server once and the six skills", async () => {
     const w = workspace("claude-validate");
-    for (const target of [`${CLAUDE_PLUGIN_DIR}/.claude-plugin/plugin.json`, ".claude-plugin/marketplace.json"]) {
+    for (const target of [`${PLUGIN_DIR}/.claude-plugin/plugin.json`, ".claude-plugin/marketplace.json"]) {
       const report = JSON.parse(await run(CLAUDE, ["plugin", "validate", "--strict", "--json", join(ROOT, target)], w)) as { success: boolean; manifest: { errors: unknown[]; warnings: unknown[] }; provides: { mcpServers: Json[]; skills: string[] } };
       expect(report.success, target).toBe(true);
       expect(report.manifest.errors).toEqual([]);
@@ -155,7 +184,11 @@ describe.skipIf(noBuild || clientMissing(CLAUDE))("Claude Code loads the plugin"
     await run(CLAUDE, ["plugin", "marketplace", "add", ROOT], w);
     await run(CLAUDE, ["plugin", "install", "hostgate@hostgate"], w);
     expect(await run(CLAUDE, ["plugin", "list"], w)).toMatch(new RegExp(`hostgate@hostgate\\s+Version: ${VERSION.replaceAll(".", "\\.")}`));
-    expect(await run(CLAUDE, ["mcp", "list"], w)).toMatch(/plugin:hostgate:hostgate: hostgate mcp - ✔ Connected/);
+    // Once: Claude Code reads the plugin root's .mcp.json (the plugin's only registration) and would list a second
+    // registration of the same server (plugin.json's mcpServers) beside it.
+    expect(await run(CLAUDE, ["plugin", "details", "hostgate@hostgate"], w)).toMatch(/MCP servers \(1\)\s+hostgate\s/);
+    const servers = (await run(CLAUDE, ["mcp", "list"], w)).split("\n").filter((l) => l.includes("hostgate mcp"));
+    expect(servers).toEqual([expect.stringMatching(/^plugin:hostgate:hostgate: hostgate mcp - ✔ Connected/)]);
   }, 240_000);
 });
 
