@@ -5,9 +5,11 @@
  * started), a sysusers.d entry and a postinst that creates the `hostgate` group. Texts: scripts/deb-files.ts.
  * The package is architecture-specific (better-sqlite3, koffi and the confine helper are native) and bound to the
  * Node.js major version the checkout's node_modules were built for.
- * Usage: `npm run deb` (builds first) or `npx tsx scripts/build-deb.ts [--out DIR]` after `npm run build`;
- * default DIR: .scratch/deb. Prints one JSON line: { deb, bytes, installed_kib, files }.
- * Errors (exit 1, with what to do): no build in dist/, no dpkg-deb, npm pack or npm ls failing.
+ * Usage: `npm run deb` (builds first) or `npx tsx scripts/build-deb.ts [--out DIR] [--fast-compression]` after
+ * `npm run build`; default DIR: .scratch/deb. The payload is compressed with xz at dpkg-deb's default level (≈14 MB,
+ * ≈60 s of CPU here); --fast-compression uses gzip -1 instead (≈35 MB, ≈1.5 s of CPU; same files, for tests:
+ * test/packaging/deb.test.ts). Prints one JSON line: { deb, bytes, installed_kib, files }.
+ * Errors (exit 1, with what to do): an unknown option, no build in dist/, no dpkg-deb, npm pack or npm ls failing.
  */
 import { execFileSync } from "node:child_process";
 import { chmodSync, closeSync, existsSync, lstatSync, mkdirSync, mkdtempSync, openSync, readFileSync, readSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
@@ -36,8 +38,18 @@ function run(cmd: string, args: string[]): string {
   }
 }
 
-const outArg = process.argv.indexOf("--out");
-const outDir = resolve(outArg > 0 && process.argv[outArg + 1] ? process.argv[outArg + 1]! : join(ROOT, ".scratch", "deb"));
+const USAGE = "use: build-deb.ts [--out DIR] [--fast-compression]";
+let outDir = join(ROOT, ".scratch", "deb");
+let fastCompression = false;
+for (let i = 2; i < process.argv.length; i++) {
+  const a = process.argv[i]!;
+  if (a === "--fast-compression") fastCompression = true;
+  else if (a === "--out") {
+    const dir = process.argv[++i];
+    if (!dir || dir.startsWith("--")) fail(`--out needs a directory (${USAGE})`);
+    outDir = resolve(dir);
+  } else fail(`unknown option ${a}: ${USAGE}`);
+}
 if (!existsSync(join(ROOT, "dist", "hostgate.js"))) fail("no build in dist/: run `npm run build` first (or `npm run deb`, which builds)");
 try {
   execFileSync("dpkg-deb", ["--version"], { stdio: "ignore" });
@@ -115,7 +127,7 @@ try {
   write("DEBIAN/postrm", POSTRM, 0o755);
   mkdirSync(outDir, { recursive: true });
   const deb = join(outDir, `hostgate_${pkg.version}_${arch}.deb`);
-  run("dpkg-deb", ["--root-owner-group", "-Zxz", "--build", stage, deb]);
+  run("dpkg-deb", ["--root-owner-group", ...(fastCompression ? ["-Zgzip", "-z1"] : ["-Zxz"]), "--build", stage, deb]);
   process.stdout.write(`${JSON.stringify({ deb, bytes: statSync(deb).size, installed_kib: installedKiB, files: files.length })}\n`);
 } finally {
   rmSync(stage, { recursive: true, force: true });

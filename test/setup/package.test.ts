@@ -1,14 +1,21 @@
-// The published package: `npm pack`, installed globally into a temp prefix (runtime dependencies only, native
-// ones built there), then `hostgate` from that prefix's PATH: --version, mcp over stdio and serve over HTTP,
-// driven by the SDK client. Slow (≈2 min: better-sqlite3 compiles from source); needs the npm registry.
+// The published package: `npm pack`, installed globally into a temp prefix (runtime dependencies only, their
+// install scripts run there), then `hostgate` from that prefix's PATH: --version, mcp over stdio and serve over
+// HTTP, driven by the SDK client. Needs the npm registry (or its cache).
+// Two cuts keep it under a minute: npm pack skips its prepack rebuild when dist/ is fresh (test/helpers/dist-fresh.ts:
+// `npm test` has just built it, and a rebuild would empty dist/ under the test files running beside this one); and
+// better-sqlite3's install script (prebuild-install) is handed a prebuilt binary, as a machine with internet
+// downloads one from the project's releases, made from this checkout's own build of it, instead of compiling
+// SQLite from source in the prefix (≈90 s of CPU). The install script, the unpack and prebuild-install's own load
+// check still run; what is no longer exercised is its node-gyp fallback.
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, lstatSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { distStale } from "../helpers/dist-fresh.ts";
 
 const ROOT = join(import.meta.dirname, "../..");
 const VERSION = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { version: string }).version;
@@ -19,14 +26,35 @@ const home = join(dir, "home");
 const PATH = `${join(prefix, "bin")}:${dirname(process.execPath)}:/usr/bin:/bin`;
 const runEnv = { PATH, HOME: home, XDG_STATE_HOME: join(home, "state"), XDG_RUNTIME_DIR: join(home, "run"), XDG_CONFIG_HOME: join(home, "config"), HOSTGATE_CONFIG_DIR: join(home, "etc"), HOSTGATE_DAEMON: "embedded" };
 
+const SQLITE = JSON.parse(readFileSync(join(ROOT, "node_modules", "better-sqlite3", "package.json"), "utf8")) as { version: string };
+/** Where the prefix's better-sqlite3 keeps its native module (the file prebuild-install unpacks). */
+const sqliteBinary = join(prefix, "lib", "node_modules", "hostgate", "node_modules", "better-sqlite3", "build", "Release", "better_sqlite3.node");
+
 let tarball = "";
 
+/**
+ * A directory holding better-sqlite3's prebuilt binary as prebuild-install names and packs its release assets
+ * (`<name>-v<version>-node-v<abi>-<platform>-<arch>.tar.gz` holding build/Release/better_sqlite3.node), made
+ * from this checkout's build of it (same sources, compiler and Node.js ABI as a build in the prefix).
+ */
+function sqlitePrebuilds(): string {
+  const prebuilds = join(dir, "prebuilds");
+  mkdirSync(prebuilds);
+  const asset = join(prebuilds, `better-sqlite3-v${SQLITE.version}-node-v${process.versions.modules}-${process.platform}-${process.arch}.tar.gz`);
+  const tar = spawnSync("tar", ["czf", asset, "-C", join(ROOT, "node_modules", "better-sqlite3"), "build/Release/better_sqlite3.node"], { encoding: "utf8" });
+  if (tar.status !== 0) throw new Error(`packing better-sqlite3's binary failed (is node_modules built?): ${tar.stderr}`);
+  return prebuilds;
+}
+
 beforeAll(() => {
-  const pack = spawnSync("npm", ["pack", "--pack-destination", dir, "--silent"], { cwd: ROOT, encoding: "utf8", timeout: 120_000 });
+  // prepack rebuilds dist/ (scripts/build.mjs); skipped when the build is fresh, so what is packed is that build.
+  const stale = distStale(ROOT);
+  const pack = spawnSync("npm", ["pack", "--pack-destination", dir, "--silent", ...(stale ? [] : ["--ignore-scripts"])], { cwd: ROOT, encoding: "utf8", timeout: 120_000 });
   if (pack.status !== 0) throw new Error(`npm pack failed: ${pack.stderr}`);
   tarball = join(dir, pack.stdout.trim().split("\n").pop()!);
   // Global install with the npm cache of this user (the registry is asked only for what is not cached).
-  const install = spawnSync("npm", ["install", "--global", "--prefix", prefix, "--no-audit", "--no-fund", "--loglevel=error", tarball], { encoding: "utf8", timeout: 600_000, env: { ...process.env, NODE_ENV: "production" } });
+  const install = spawnSync("npm", ["install", "--global", "--prefix", prefix, "--no-audit", "--no-fund", "--loglevel=error", tarball], {
+    encoding: "utf8", timeout: 600_000, env: { ...process.env, NODE_ENV: "production", npm_config_better_sqlite3_local_prebuilds: sqlitePrebuilds() } });
   if (install.status !== 0) throw new Error(`npm install -g ${tarball} failed: ${install.stderr}`);
 }, 660_000);
 
@@ -63,6 +91,10 @@ describe("the npm package", () => {
       expect(existsSync(join(modules, dev)), dev).toBe(false);
     }
     expect(installed).toContain("better-sqlite3");
+    // Its native module is in place and loads in the prefix (an in-memory database answers a query).
+    const q = spawnSync(process.execPath, ["-e", `const D = require(${JSON.stringify(join(modules, "better-sqlite3"))}); console.log(new D(":memory:").prepare("select 6 * 7 as n").get().n)`], { encoding: "utf8" });
+    expect(q.stdout.trim(), q.stderr).toBe("42");
+    expect(existsSync(sqliteBinary)).toBe(true);
   });
 
   it("puts hostgate on PATH; --version comes from package.json", () => {
