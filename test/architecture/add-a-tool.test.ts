@@ -4,11 +4,11 @@
  * new tool answers through the real daemon (in-process client and MCP tool handler).
  */
 import { execFile } from "node:child_process";
-import { cpSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { STEPS, type Edit } from "../fixtures/add-a-tool/steps.ts";
 
 const ROOT = join(import.meta.dirname, "..", "..");
@@ -32,9 +32,13 @@ function apply(repo: string, edit: Edit): void {
   writeFileSync(path, out);
 }
 
+const copies: string[] = [];
+afterAll(() => { for (const c of copies) rmSync(c, { recursive: true, force: true }); });
+
 /** A copy of the repository's src/ (node_modules linked) with the given edits and the fixture tool file. */
 function copyWith(edits: readonly Edit[]): string {
   const repo = mkdtempSync(join(tmpdir(), `hg-seams-add-tool-${process.pid}-`));
+  copies.push(repo);
   cpSync(join(ROOT, "src"), join(repo, "src"), { recursive: true });
   cpSync(join(ROOT, "package.json"), join(repo, "package.json"));
   symlinkSync(join(ROOT, "node_modules"), join(repo, "node_modules"));
@@ -49,10 +53,19 @@ const tsc = (repo: string): Promise<{ ok: boolean; out: string }> =>
   run(process.execPath, [join(ROOT, "node_modules", "typescript", "bin", "tsc"), "--noEmit", "-p", join(repo, "tsconfig.json")], { cwd: repo, maxBuffer: 8 << 20 })
     .then(() => ({ ok: true, out: "" }), (e: unknown) => ({ ok: false, out: (e as { stdout?: string }).stdout ?? (e as Error).message }));
 
+// Both copies are type-checked at once (two tsc processes, ≈15 s of CPU each): the tests await their own.
+let whole: { repo: string; checked: Promise<{ ok: boolean; out: string }> };
+let withoutHandler: Promise<{ ok: boolean; out: string }>;
+beforeAll(() => {
+  const repo = copyWith(STEPS);
+  whole = { repo, checked: tsc(repo) };
+  withoutHandler = tsc(copyWith(STEPS.filter((s) => s.file !== "src/app/handlers.ts")));
+});
+
 describe("docs/architecture.md: how to add a daemon-backed tool (followed once with a fixture tool)", () => {
   it("the documented edits type-check, and the tool answers through the daemon and the MCP tool handler", async () => {
-    const repo = copyWith(STEPS);
-    const checked = await tsc(repo);
+    const { repo } = whole;
+    const checked = await whole.checked;
     expect(checked.out).toBe("");
     expect(checked.ok).toBe(true);
     const src = (p: string): string => join(repo, "src", p);
@@ -76,11 +89,10 @@ describe("docs/architecture.md: how to add a daemon-backed tool (followed once w
     } finally {
       await d.close();
     }
-  }, 120_000);
+  }, 240_000); // waits on its tsc, which shares the machine with the other copy's
 
   it("a method entry without its handler does not compile (the compiler asks for it in app/handlers.ts)", async () => {
-    const repo = copyWith(STEPS.filter((s) => s.file !== "src/app/handlers.ts"));
-    const checked = await tsc(repo);
+    const checked = await withoutHandler;
     expect(checked.ok).toBe(false);
     expect(checked.out).toMatch(/src\/app\/handlers\.ts.*whoami/s);
   }, 120_000);
