@@ -117,7 +117,7 @@ export const AUDIT_BACKUP_DIR = "/var/backups/hostgate";
 /**
  * DEBIAN/postrm: units reloaded after removal. Purge deletes the daemon's state, logs and the group, but not the
  * evidence (issue 25): the audit database, its signing and public keys, the checkpoint copies (append-only: chattr
- * -a first) and the key pins in /etc/hostgate/audit-pins are moved to `AUDIT_BACKUP_DIR/audit-<UTC time>/`
+ * -a first to move them, chattr +a again once kept, or a line saying the copy is not append-only) and the key pins in /etc/hostgate/audit-pins are moved to `AUDIT_BACKUP_DIR/audit-<UTC time>/`
  * (root:root, 0700) and the script says where and how to verify them. The pins move too, rather than stay:
  * they are what the chain is verified against, and left in /etc they would be owned by the deleted group's GID,
  * which a group created later would inherit.
@@ -138,8 +138,11 @@ if [ "$1" = purge ]; then
     if [ -d /var/log/hostgate ]; then mv /var/log/hostgate "$kept/log"; fi
     if [ -d /etc/hostgate/audit-pins ]; then mv /etc/hostgate/audit-pins "$kept/audit-pins"; fi
     for f in "$kept" "$kept"/* "$kept"/*/*; do if [ -e "$f" ]; then chown root:root "$f"; fi; done
-    echo "hostgate: purge kept the audit chain (audit.db, audit-keys, checkpoint copies in log/, key pins in audit-pins/) in $kept"
-    echo "hostgate: verify it with hostgate audit verify --db $kept/audit.db --public-key $kept/audit-pins/<id>.pub --checkpoints $kept/log/audit-checkpoints.jsonl; delete it when it is no longer needed"
+    for f in "$kept"/log/*.jsonl; do
+      if [ -f "$f" ] && ! { command -v chattr >/dev/null 2>&1 && chattr +a "$f" 2>/dev/null; }; then echo "hostgate: $f is NOT append-only (chattr +a failed: no chattr, or the file system of ${AUDIT_BACKUP_DIR} does not keep the flag)"; fi
+    done
+    echo "hostgate: purge kept the audit chain (audit.db, audit-keys, checkpoint copies in log/, append-only again, key pins in audit-pins/) in $kept"
+    echo "hostgate: verify it with hostgate audit verify --db $kept/audit.db --public-key $kept/audit-pins/<id>.pub --checkpoints $kept/log/audit-checkpoints.jsonl; delete it when it is no longer needed (chattr -R -a $kept first)"
   fi
   rm -rf /var/lib/hostgate /var/log/hostgate
   rmdir /etc/hostgate 2>/dev/null || true

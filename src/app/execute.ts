@@ -16,6 +16,7 @@ import type { Progress } from "../ipc/protocol.ts";
 import type { HostEntry } from "./hosts.ts";
 import { connectionOf, viaOf } from "./connection-audit.ts";
 import { prepareStep } from "./plan.ts";
+import { actionExposure, DEFAULT_EXPOSURE } from "./exposure.ts";
 
 /** Wall-time budget for one step's apply, in milliseconds (package installs can be slow). */
 export const APPLY_TIMEOUT_MS = 10 * 60 * 1000;
@@ -119,6 +120,15 @@ async function runStep(deps: DaemonDeps, step: Step, caller: Caller, planReceipt
   }
   const action = findAction(tx.action_name, host.ctx.family, deps.catalogue);
   if (!action) return refuse(new HostgateError("unknown_action", `${tx.action_name} is no longer in the catalogue.`));
+  // The exposure settings as they are now (review s24): a step planned and approved while its toolset or `plan` was on
+  // does not run after the daemon came back with it off. Refused before the receipt is used.
+  const exposure = actionExposure({ action: action.name, access: action.access, toolsets: action.toolsets }, deps.exposure ?? DEFAULT_EXPOSURE);
+  if (!exposure.offered) {
+    return refuse(new HostgateError("tool_disabled", `${tx.action_name} is turned off in this daemon since transaction ${tx.id} was planned: ${exposure.reason}. Nothing was run; the receipt was not used.`, {
+      hint: `To run it, ${exposure.fix} in the daemon's configuration (hostgate config path shows which file), restart the daemon and execute again with the same receipt; or reject the plan (hostgate reject ${tx.plan_id}).`,
+      details: { action: tx.action_name, reason: exposure.reason, fix: exposure.fix },
+    }));
+  }
 
   // The approval's separation travels with everything the step does: `none` is not a separated human approval.
   const separation = tx.separation ?? "none";
@@ -246,7 +256,8 @@ async function privilegeLost(host: HostEntry, action: Action, txId: string): Pro
 /**
  * `execute`: runs approved transactions, in order, each exactly once. Each step's receipt is its own
  * `approval_receipt`, else the call's top-level one. The daemon re-checks everything here, whatever the front
- * sent: receipt shape, transaction, action and params unchanged, receipt minted for this transaction's plan,
+ * sent: receipt shape, transaction, action and params unchanged, the action still offered by the exposure settings
+ * (app/exposure.ts actionExposure: `tool_disabled`, the receipt not used), receipt minted for this transaction's plan,
  * unexpired and not yet used for this step, every earlier step of the plan succeeded (`out_of_order` /
  * `plan_halted`; checked again in the same statement that consumes it, so of concurrent executes exactly one
  * runs a step, and only in plan order), the

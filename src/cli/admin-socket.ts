@@ -16,3 +16,14 @@ export async function adminSocketPath(flag: string | undefined, config: Pick<Con
   }
   return { path: where.admin, hint: otherDaemonHint(where.admin, where) };
 }
+
+/**
+ * The daemon hint (`adminSocketPath`'s `hint`: which daemon was asked, how to name another) to print after a failed
+ * admin call, or "" when it does not apply: only when no daemon answered (`unavailable`). A socket that refused this
+ * user (`details.cause` permission_denied, ipc/socket-client.ts) is a daemon that is there: its error's own hint says
+ * how to get access (the group, or sudo), and "another daemon" would mislead (review s24).
+ */
+export function daemonHintAfter(error: { code: string; details?: Record<string, unknown> | undefined }, target: { hint: string }): string {
+  if (error.code !== "unavailable" || error.details?.cause === "permission_denied") return "";
+  return `${target.hint}\n`;
+}

@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import type { PasskeysListResult } from "../ipc/passkeys.ts";
-import { adminSocketPath } from "./admin-socket.ts";
+import { adminSocketPath, daemonHintAfter } from "./admin-socket.ts";
 import { visible } from "./approve.ts";
 import { EXIT, loadConfigOrExit } from "./common.ts";
 
@@ -63,7 +63,7 @@ async function call<T>(opts: { socket?: string; config?: string }, fn: (admin: A
   const admin = socketAdminClient(target.path);
   const r = await fn(admin).finally(() => admin.close());
   if (!r.ok) {
-    process.stderr.write(`hostgate: ${r.error.message}${r.error.hint ? `\n${r.error.hint}` : ""}\n${r.error.code === "unavailable" ? `${target.hint}\n` : ""}`);
+    process.stderr.write(`hostgate: ${r.error.message}${r.error.hint ? `\n${r.error.hint}` : ""}\n${daemonHintAfter(r.error, target)}`);
     process.exit(EXIT.failure);
   }
   return r.value;

@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import type { PendingResult } from "../ipc/protocol.ts";
-import { adminSocketPath } from "./admin-socket.ts";
+import { adminSocketPath, daemonHintAfter } from "./admin-socket.ts";
 import { actorView, parseActor, type ActorView } from "../core/caller.ts";
 import { visible } from "./approve.ts";
 import { EXIT, loadConfigOrExit } from "./common.ts";
@@ -83,9 +83,12 @@ export function registerPendingCommand(program: Command): void {
       const config = loadConfigOrExit(opts.config);
       // No daemon runs (no front, no system daemon): the plans the last front left are in this user's state directory.
       if (opts.socket === undefined && !process.env.HOSTGATE_ADMIN_SOCKET) {
-        const [{ locateDaemon }, { socketIsLive }] = await Promise.all([import("../daemon/locate.ts"), import("../ipc/server.ts")]);
+        const [{ locateDaemon }, { socketIsLive, socketAnswer }] = await Promise.all([import("../daemon/locate.ts"), import("../ipc/server.ts")]);
         const where = await locateDaemon(config, socketIsLive, process.env);
-        if (where.kind === "embedded" && !(await socketIsLive(where.agent))) {
+        // Offline only when no daemon answers at all: one that refuses this user (EACCES) is running, and the admin
+        // call below says how to get access (review s24: it was read as "no daemon is running").
+        const nobody = async (p: string | null): Promise<boolean> => p === null || (await socketAnswer(p)) === "none";
+        if (where.kind === "embedded" && await nobody(where.agent) && await nobody(where.admin)) {
           const { pendingFromStateDir } = await import("../daemon/pending-offline.ts");
           let offline;
           try {
@@ -108,7 +111,7 @@ export function registerPendingCommand(program: Command): void {
       await admin.close();
       if (!r.ok) {
         // A daemon that cannot be reached may be another one than the front's: say which was asked, and how to name the other.
-        process.stderr.write(`hostgate: ${r.error.message}${r.error.hint ? `\n${r.error.hint}` : ""}\n${r.error.code === "unavailable" ? `${target.hint}\n` : ""}`);
+        process.stderr.write(`hostgate: ${r.error.message}${r.error.hint ? `\n${r.error.hint}` : ""}\n${daemonHintAfter(r.error, target)}`);
         process.exit(EXIT.failure);
       }
       process.stdout.write(opts.json ? `${JSON.stringify(pendingJson(r.value), null, 2)}\n` : renderPending(r.value, Date.now()));

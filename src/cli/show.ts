@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import { actorView, type ActorView } from "../core/caller.ts";
 import type { ShowResult, ShowStep } from "../ipc/protocol.ts";
-import { adminSocketPath } from "./admin-socket.ts";
+import { adminSocketPath, daemonHintAfter } from "./admin-socket.ts";
 import { riskLines, visible } from "./approve.ts";
 import { EXIT, loadConfigOrExit } from "./common.ts";
 
@@ -76,7 +76,7 @@ export function registerShowCommand(program: Command): void {
       const admin = socketAdminClient(target.path);
       const r = await admin.call("show", { transaction_id: id }).finally(() => admin.close());
       if (!r.ok) {
-        process.stderr.write(`hostgate: ${r.error.message}${r.error.hint ? `\n${r.error.hint}` : ""}\n${r.error.code === "unknown_transaction" || r.error.code === "unavailable" ? `${target.hint}\n` : ""}`);
+        process.stderr.write(`hostgate: ${r.error.message}${r.error.hint ? `\n${r.error.hint}` : ""}\n${r.error.code === "unknown_transaction" ? `${target.hint}\n` : daemonHintAfter(r.error, target)}`);
         process.exit(EXIT.failure);
       }
       const one = r.value.steps.filter((s) => s.transaction_id === id);

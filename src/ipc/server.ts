@@ -41,6 +41,20 @@ export function socketIsLive(path: string): Promise<boolean> {
   });
 }
 
+/**
+ * Whether a daemon is at a Unix socket path, as this user meets it: `live` (it accepts the connection), `refused`
+ * (connect(2) fails EACCES: a socket, or the directory to it, that this user may not open — a daemon may well be
+ * listening; the message must say how to get access, not that none runs), `none` (nothing listens: ENOENT,
+ * ECONNREFUSED…).
+ */
+export function socketAnswer(path: string): Promise<"live" | "refused" | "none"> {
+  return new Promise((resolve) => {
+    const probe = createConnection(path);
+    probe.once("connect", () => { probe.destroy(); resolve("live"); });
+    probe.once("error", (err: NodeJS.ErrnoException) => { resolve(err.code === "EACCES" ? "refused" : "none"); });
+  });
+}
+
 /** Removes a socket file left by a dead daemon; refuses when a live daemon still answers on it. */
 async function clearStaleSocket(path: string): Promise<void> {
   if (!existsSync(path)) return;

@@ -1,4 +1,4 @@
-import { statSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import { createConnection } from "node:net";
 import type { Duplex } from "node:stream";
 import type { AdminClient, DaemonClient, MethodClient } from "./client.ts";
@@ -27,7 +27,8 @@ export class SocketConnection {
   /** Progress listeners of in-flight calls that asked for progress, by id. */
   private readonly listeners = new Map<number, (p: Progress) => void>();
 
-  constructor(private readonly address: string, private readonly token: string | undefined) {}
+  /** `side`: which of the daemon's sockets this is (agent.sock or admin.sock), for the advice on a refused connection. */
+  constructor(private readonly address: string, private readonly token: string | undefined, private readonly side: "agent" | "admin" = "agent") {}
 
   private connect(): Promise<Duplex> {
     if (this.socket && !this.socket.destroyed) return Promise.resolve(this.socket);
@@ -91,7 +92,9 @@ export class SocketConnection {
     try {
       socket = await this.connect();
     } catch (err) {
-      return { v: PROTOCOL_VERSION, id: null, ok: false, error: { code: "unavailable", message: `Cannot reach the hostgate daemon at ${this.address}: ${(err as Error).message}.`, hint: unreachableHint(err, this.address) } };
+      // EACCES: a socket is there and refuses this user (details.cause), which callers must not word as "no daemon".
+      const refused = (err as NodeJS.ErrnoException).code === "EACCES";
+      return { v: PROTOCOL_VERSION, id: null, ok: false, error: { code: "unavailable", message: `Cannot reach the hostgate daemon at ${this.address}: ${(err as Error).message}.`, hint: unreachableHint(err, this.address, process.env, this.side), ...(refused ? { details: { cause: "permission_denied" } } : {}) } };
     }
     const id = this.nextId++;
     return new Promise((resolve) => {
@@ -148,7 +151,7 @@ export function socketDaemonClient(address: string, token?: string): DaemonClien
 
 /** The admin-side client over admin.sock (used by `hostgate approve` / `hostgate reject`). */
 export function socketAdminClient(address: string): AdminClient {
-  return socketClient<AdminMethod>(new SocketConnection(address, undefined));
+  return socketClient<AdminMethod>(new SocketConnection(address, undefined, "admin"));
 }
 
 /**
@@ -156,15 +159,21 @@ export function socketAdminClient(address: string): AdminClient {
  * owner only (the admin socket: mode 0600, root's for the installed service) means the command must run as that
  * owner, whatever groups the caller has (issue 25: a member of the hostgate group was told to join it). EACCES on
  * a group socket: the agent socket (mode 0660) admits its group only (daemon.agent_group; `hostgate` for the
- * installed service), so the caller is not in it — a container's user gets it with --group-add (Containerfile).
- * Otherwise no daemon listens there: inside the container image (HOSTGATE_IN_IMAGE, set by the Containerfile) the
- * daemon is the host's, so no zero-setup advice (issue 25).
+ * installed service), so the caller is not in it — a container's user gets it with --group-add (Containerfile);
+ * the admin socket (`side` "admin", mode 0660 with daemon.admin_group) admits root and that group, named from the
+ * socket's gid (review s24: the agent socket's advice was given for it). Otherwise no daemon listens there: inside
+ * the container image (HOSTGATE_IN_IMAGE, set by the Containerfile) the daemon is the host's, so no zero-setup
+ * advice (issue 25).
  */
-export function unreachableHint(err: unknown, address = "", env: NodeJS.ProcessEnv = process.env): string {
+export function unreachableHint(err: unknown, address = "", env: NodeJS.ProcessEnv = process.env, side: "agent" | "admin" = "agent"): string {
   if ((err as NodeJS.ErrnoException).code === "EACCES") {
     const owner = ownerOnly(address);
     if (owner !== null) {
       return `Permission denied: ${address} admits only its owner (uid ${owner}${owner === 0 ? ", root" : ""}); membership of a group does not open it. It is the daemon's admin socket: approving, rejecting and listing pending plans are for ${owner === 0 ? "root" : `uid ${owner}`}: run this command with sudo (e.g. sudo hostgate pending).`;
+    }
+    if (side === "admin") {
+      const group = groupOf(address);
+      return `Permission denied: ${address} is the daemon's admin socket and admits only its owner and ${group === null ? "its group" : `the members of group ${group}`} (daemon.admin_group). Add this user to that group (sudo usermod -aG ${group ?? "GROUP"} USER, then log in again), or run this command with sudo.`;
     }
     return "Permission denied: the agent socket admits only its group (the hostgate group of the installed service, or daemon.agent_group). Add this user to it (sudo usermod -aG hostgate USER, then log in again); in a container, run with --group-add and that group's id (getent group hostgate).";
   }
@@ -172,6 +181,23 @@ export function unreachableHint(err: unknown, address = "", env: NodeJS.ProcessE
     return "This is the hostgate container image: no daemon runs in it. Start the daemon on the host (sudo systemctl start hostgate, or hostgate daemon) and mount its socket (-v /run/hostgate:/run/hostgate), or pass -e HOSTGATE_SOCKET=tcp://HOST:PORT -e HOSTGATE_TOKEN.";
   }
   return "Zero-setup mode: start `hostgate serve` or `hostgate mcp` with the same XDG_RUNTIME_DIR as this command. Production: start `hostgate daemon` (or its service) and check HOSTGATE_SOCKET / --socket.";
+}
+
+/** The name of the socket file's group from /etc/group (group(5)), else `gid N`; null when the file cannot be stat'd. */
+function groupOf(address: string): string | null {
+  let gid: number;
+  try {
+    gid = statSync(address).gid;
+  } catch {
+    return null;
+  }
+  try {
+    const line = readFileSync("/etc/group", "utf8").split("\n").find((l) => l.split(":")[2] === String(gid));
+    if (line) return line.split(":")[0]!;
+  } catch {
+    // no readable /etc/group: the number says it
+  }
+  return `gid ${gid}`;
 }
 
 /** The owner's uid when the socket file at `address` gives its group and others no access; else null (or not a file). */

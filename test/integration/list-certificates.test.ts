@@ -1,7 +1,7 @@
 // Issue 24 (r24c): ListCertificates on planted certificates (a certbot-like live/ → archive/ layout, a bundle with
 // its key, a key directory), compared with `openssl x509`; no key material ever in the answer.
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
+import { linkSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -75,6 +75,23 @@ describe("list_certificates", () => {
     expect(ConfigSchema.safeParse({ certificates: { dirs: ["/etc/ssl/private"] } }).success).toBe(false);
     expect(ConfigSchema.safeParse({ certificates: { dirs: ["etc/letsencrypt"] } }).success).toBe(false);
     expect(ConfigSchema.safeParse({ certificates: { dirs: ["/etc/letsencrypt/live"] } }).success).toBe(true);
+  });
+
+  // Review (s24): a hard-linked certificate was listed twice (files were told apart by path, not by inode), and a
+  // configured directory that is itself a symlink was walked wherever it pointed.
+  it("a hard-linked certificate is listed once (same device + inode); a configured directory that is a symlink is not followed, and says so", async () => {
+    const hard = join(dir, "hard");
+    mkdirSync(hard);
+    writeFileSync(join(hard, "a.pem"), readFileSync(join(live, "long.crt")));
+    linkSync(join(hard, "a.pem"), join(hard, "b.pem"));
+    symlinkSync(hard, join(dir, "hard-link"));
+    const ctx = await realContext({ certificate_dirs: [hard] });
+    const out = await listCertificates.run(listCertificates.params.parse({}), ctx);
+    expect(out.certificates.map((c) => c.path)).toEqual([join(hard, "a.pem")]);
+    expect(out.skipped).toEqual([{ path: join(hard, "b.pem"), reason: `the same file as ${join(hard, "a.pem")}: listed once` }]);
+    const viaLink = await listCertificates.run(listCertificates.params.parse({}), await realContext({ certificate_dirs: [join(dir, "hard-link")] }));
+    expect(viaLink.certificates).toEqual([]);
+    expect(viaLink.skipped).toEqual([{ path: join(dir, "hard-link"), reason: `a configured directory that is a symbolic link (to ${hard}): not followed; name ${hard} in certificates.dirs to list it` }]);
   });
 
   // Issue 24 trial, finding 2: links are never walked into; every skip is listed with its reason.

@@ -1,10 +1,11 @@
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Preview } from "../../src/core/catalogue/action.ts";
 import addSwapFile from "../../src/core/catalogue/actions/add-swap-file.ts";
 import removeSwapFile from "../../src/core/catalogue/actions/remove-swap-file.ts";
+import { previewHashInput } from "../../src/core/transaction/preview-hash.ts";
 import { errorCode } from "../helpers/real-context.ts";
 import { peerMissing } from "../helpers/peers.ts";
 import { scratchPrereqs, startScratchMounts, type ScratchMounts } from "../peers/scratch-mounts.ts";
@@ -66,6 +67,39 @@ describe.skipIf(skip)("AddSwapFile / RemoveSwapFile with real swapon on this mac
     expect(existsSync(path)).toBe(false);
     const second = await removeSwapFile.preview({ path }, s.ctx);
     expect(second.summary).toMatch(/nothing to do/);
+  });
+
+  // Review (s24): RemoveSwapFile ran `swapoff PATH` and deleted PATH by name, and its preview did not carry the
+  // file's identity. The kernel refuses to rename or unlink an active swap file (EPERM), but not to rename the
+  // directory above it: with da/ (active swap A) renamed away and db/ (active swap B, same size) renamed to da/,
+  // /proc/swaps names B at the approved path, the preview hashed the same, and execute turned B off and deleted it.
+  it("a swap file replaced after the preview (its directory renamed, another active swap file's moved in) is refused plan_changed; nothing is turned off", async () => {
+    const [da, db, old] = ["da", "db", "da.old"].map((n) => join(dir, n));
+    const path2 = join(da!, "swap");
+    try {
+      for (const d of [da!, db!]) {
+        const f = join(d, "swap");
+        for (const argv of [["mkdir", "-m", "700", d], ["fallocate", "-l", "16M", f], ["chmod", "600", f], ["mkswap", f], ["swapon", f]]) expect(spawnSync(argv[0]!, argv.slice(1)).status, argv.join(" ")).toBe(0);
+      }
+      const hash = (p: Preview): string => previewHashInput("RemoveSwapFile", "local", { path: path2 }, p, "salt");
+      const approved = await removeSwapFile.preview({ path: path2 }, s.ctx);
+      const inodeA = statSync(path2).ino;
+      renameSync(da!, old!);
+      renameSync(db!, da!);
+      expect(statSync(path2).ino).not.toBe(inodeA);
+      expect(swaps()).toContain(`${path2} `); // B, listed under the approved path
+      // execute re-computes the preview under its lock and refuses when the hash differs (app/execute.ts)
+      const fresh = await removeSwapFile.preview({ path: path2 }, s.ctx);
+      expect(hash(fresh)).not.toBe(hash(approved));
+      // and apply, given the approved preview, refuses too (identity checked again just before swapoff)
+      expect(await errorCode(() => removeSwapFile.apply({ path: path2 }, s.ctx, approved))).toBe("plan_changed");
+      expect(swaps()).toContain(`${path2} `);
+      expect(swaps()).toContain(`${join(old!, "swap")} `);
+      expect(existsSync(path2)).toBe(true);
+    } finally {
+      for (const d of [da!, db!, old!]) if (existsSync(join(d, "swap"))) spawnSync("swapoff", [join(d, "swap")]);
+      for (const d of [da!, db!, old!]) rmSync(d, { recursive: true, force: true });
+    }
   });
 
   it("refuses tmpfs, an existing file, a directory reached through a link, a file not known as swap, and bad paths", async () => {

@@ -1,5 +1,8 @@
 // Issue 24 trial, findings 3 and 4: WriteFile reached what per-action refusals guard with no warning; errors gave
 // wrong reasons. Previews on the real machine (nothing is written: only `preview` runs), plus the table's own rules.
+import { mkdtempSync, rmSync, symlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startDaemon, type DaemonProcess } from "../helpers/daemon.ts";
 import { plan } from "../helpers/plan-steps.ts";
@@ -64,6 +67,35 @@ describe("WriteFile: paths that run code as root or grant access plan at high/cr
   });
 });
 
+// Review (s24): through a directory link the approver's text warned about the resolved path (cron: critical) while the
+// step's risk_level, which the model and the approval's typed confirmation go by, stayed the action's high.
+describe("WriteFile through a symlinked directory: the resolved target is judged, for the model as for the approver", () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), "hg-wf-link-"));
+    symlinkSync("/etc/cron.d", join(dir, "jobs"));
+  });
+  afterAll(() => { rmSync(dir, { recursive: true, force: true }); });
+
+  it("a path whose directory links to /etc/cron.d plans critical with the cron warning, and the model is told where the link resolves", async () => {
+    const ctx = await realContext();
+    const path = join(dir, "jobs", "hg-x");
+    const p = await writeFile.preview({ path, content: "* * * * * root /tmp/x\n" }, ctx);
+    expect(p.risk_level).toBe("critical");
+    const model = agentPreview(p);
+    expect(model.warnings?.some((w) => w.includes("WriteFile/cron: /etc/cron.d/hg-x is read by cron"))).toBe(true);
+    expect(model.text).toContain(`${join(dir, "jobs")} resolves to /etc/cron.d`);
+    expect(p.text).toContain("!! (through the resolved directory /etc/cron.d) WriteFile/cron");
+  });
+
+  it("a link to an ordinary directory changes nothing: the action's own risk, no warning", async () => {
+    const ctx = await realContext();
+    symlinkSync(dir, join(dir, "self"));
+    const p = await writeFile.preview({ path: join(dir, "self", "app.conf"), content: "a = 1\n" }, ctx);
+    expect([p.risk_level, p.warnings]).toEqual([undefined, undefined]);
+  });
+});
+
 describe("errors give the real reason (issue 24 trial, finding 4)", () => {
   it("/etc/ld.so.preload is refused as the dynamic linker's preload list, not as an account database", async () => {
     const ctx = await realContext();
@@ -103,6 +135,15 @@ describe("plan records the raised risk on the transaction (a real daemon, mock s
     const step = (cron.ok ? cron.value.steps[0] : null) as unknown as { risk_level: string; preview: { warnings?: string[] } };
     expect(step.risk_level).toBe("critical");
     expect(step.preview.warnings?.[0]).toMatch(/^WriteFile\/cron: /);
+    // Through a directory link to /etc/cron.d: the step the model gets back is critical too (review s24).
+    const linkDir = mkdtempSync(join(tmpdir(), "hg-wf-plan-"));
+    try {
+      symlinkSync("/etc/cron.d", join(linkDir, "jobs"));
+      const viaLink = await plan(d, "WriteFile", { path: join(linkDir, "jobs", "hg-trial"), content: "* * * * * root /tmp/x\n" });
+      expect(viaLink.ok ? (viaLink.value.steps[0] as unknown as { risk_level: string }).risk_level : viaLink.error.message).toBe("critical");
+    } finally {
+      rmSync(linkDir, { recursive: true, force: true });
+    }
     const plain = await plan(d, "WriteFile", { path: "/etc/hg-trial/app.conf", content: "a = 1\n" });
     expect((plain.ok ? plain.value.steps[0] : null) as unknown as { risk_level: string }).toMatchObject({ risk_level: "high" });
   });

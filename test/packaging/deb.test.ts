@@ -94,7 +94,8 @@ afterAll(async () => {
   for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill("SIGKILL");
   await lintian?.catch(() => undefined);
   if (peer) {
-    spawnSync("chattr", ["-R", "-a", `${peer.fileRoot}/var/log/hostgate`]);
+    // Append-only files (the live checkpoint copy, and the purge backup's, made append-only again) block the rm of the copy.
+    spawnSync("chattr", ["-R", "-a", `${peer.fileRoot}/var/log/hostgate`, `${peer.fileRoot}/var/backups/hostgate`]);
     await peer.stop();
   }
   rmSync(out, { recursive: true, force: true });
@@ -180,6 +181,8 @@ describe.skipIf(missing)("the Debian package", () => {
     expect(inside(["stat", "-c", "%U:%G %a", "/var/backups/hostgate", kept!]).stdout.trim().split("\n")).toEqual(["root:root 700", "root:root 700"]);
     const files = inside(["find", kept!, "-mindepth", "1", "-printf", "%P %u:%g\n"]).stdout.trim().split("\n");
     for (const f of ["audit.db", "audit-keys/current.key", "log/audit-checkpoints.jsonl"]) expect(files).toContain(`${f} root:root`);
+    // The kept checkpoint copy is append-only again, as the daemon kept it (review s24).
+    expect(inside(["lsattr", `${kept!}/log/audit-checkpoints.jsonl`]).stdout.split(" ")[0]).toMatch(/a/);
     const pins = files.filter((f) => /^audit-pins\/[0-9a-f]{16}\.pub root:root$/.test(f));
     expect(pins, files.join("\n")).toHaveLength(1);
     // The kept chain still verifies against the kept pin and checkpoint copy (this checkout's hostgate: the package is gone).

@@ -155,8 +155,8 @@ export interface Preview {
   warnings?: string[];
   /**
    * A risk above the action's own for this step (WriteFile into a cron or systemd unit directory: critical); plan
-   * records the higher of the two as the transaction's risk_level. Never lowers it. Derived from the params only
-   * (the model sees the step's risk_level).
+   * records the higher of the two as the transaction's risk_level. Never lowers it. Derived from the params (and,
+   * for WriteFile, the path with its directory's links resolved); the model sees the step's risk_level.
    */
   risk_level?: RiskLevel;
   /**

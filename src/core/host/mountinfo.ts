@@ -1,6 +1,8 @@
 /** One mount from /proc/self/mountinfo. */
 export interface MountEntry {
   mount_id: number;
+  /** The mount this one is attached to (mountinfo's second field; a mount over another names the one it covers). */
+  parent_id: number;
   /** major:minor of the file system's device (st_dev). */
   device: string;
   /** The directory of the file system that forms the root of this mount ("/" unless a bind mount of a subtree). */
@@ -32,6 +34,7 @@ export function parseMountinfo(text: string): MountEntry[] {
     if (sep < 0 || fields.length < sep + 3) continue;
     mounts.push({
       mount_id: Number(fields[0]),
+      parent_id: Number(fields[1]),
       device: fields[2]!,
       root: unescapeMountField(fields[3]!),
       mount_point: unescapeMountField(fields[4]!),
@@ -54,13 +57,46 @@ export const PSEUDO_FS_TYPES: ReadonlySet<string> = new Set([
 ]);
 
 /**
- * The mounts df(1) shows, one per file system: a mount point mounted over keeps only its last (visible) mount,
- * and a device mounted several times (bind mounts) keeps the entry with root "/" and the shortest mount point,
- * as coreutils df does without -a. Order follows the kept entries' positions in mountinfo.
+ * The mounts a path lookup can reach (proc(5), mount_namespaces(7)): a mount is hidden when another mount sits on
+ * the same mount point with it as parent (an over-mount: `mount` on an existing mount point), or when its parent is
+ * hidden (a mount inside a tree that was mounted over). Judged by mount ids, not by line order. A parent id that is
+ * not listed (the namespace's root, or a mount outside a chroot) counts as visible. Order is kept.
+ */
+export function reachableMounts(mounts: readonly MountEntry[]): MountEntry[] {
+  const byId = new Map(mounts.map((m) => [m.mount_id, m]));
+  const covered = new Set<number>();
+  for (const m of mounts) {
+    const under = byId.get(m.parent_id);
+    if (under !== undefined && under !== m && under.mount_point === m.mount_point) covered.add(under.mount_id);
+  }
+  // reach: a lookup gets to m. attach: a lookup gets to where m is attached (its parent's mount point when m is
+  // stacked on its parent, else a directory inside the parent, which needs the parent itself reachable).
+  const memo = new Map<number, boolean>();
+  const attach = (m: MountEntry, depth: number): boolean => {
+    const parent = byId.get(m.parent_id);
+    // depth bounds a malformed file whose parent ids loop.
+    if (parent === undefined || parent === m || depth > 256) return true;
+    return parent.mount_point === m.mount_point ? attach(parent, depth + 1) : reach(parent, depth + 1);
+  };
+  const reach = (m: MountEntry, depth = 0): boolean => {
+    const known = memo.get(m.mount_id);
+    if (known !== undefined) return known;
+    const r = !covered.has(m.mount_id) && attach(m, depth);
+    memo.set(m.mount_id, r);
+    return r;
+  };
+  return mounts.filter((m) => reach(m));
+}
+
+/**
+ * The mounts df(1) shows, one per file system: only mounts a path lookup reaches ({@link reachableMounts}: an
+ * over-mounted point keeps its top mount), and a device mounted several times (bind mounts) keeps the entry with
+ * root "/" and the shortest mount point, as coreutils df does without -a. Order follows the kept entries' positions
+ * in mountinfo.
  */
 export function visibleMounts(mounts: readonly MountEntry[]): MountEntry[] {
   const lastAt = new Map<string, MountEntry>();
-  for (const m of mounts) lastAt.set(m.mount_point, m);
+  for (const m of reachableMounts(mounts)) lastAt.set(m.mount_point, m);
   const best = new Map<string, MountEntry>();
   const better = (a: MountEntry, b: MountEntry): boolean =>
     (a.root === "/") !== (b.root === "/") ? a.root === "/" : a.mount_point.length < b.mount_point.length;
@@ -73,13 +109,14 @@ export function visibleMounts(mounts: readonly MountEntry[]): MountEntry[] {
 }
 
 /**
- * The mount that holds `path` (absolute, normalised, symlinks already resolved): the entry with the longest
- * mount point that is `path` or one of its parent directories; of mounts stacked on one point, the last listed
- * (mountinfo lists them in mount order, so the last is the one on top). Null when none matches.
+ * The mount that holds `path` (absolute, normalised, symlinks already resolved): of the mounts a lookup reaches
+ * ({@link reachableMounts}), the one with the longest mount point that is `path` or one of its parent
+ * directories; a mount inside a tree that was mounted over is not one of them, and of mounts stacked on one point
+ * the top one is (by parent id; the last listed if the ids do not tell). Null when none matches.
  */
 export function mountOf(mounts: readonly MountEntry[], path: string): MountEntry | null {
   let best: MountEntry | null = null;
-  for (const m of mounts) {
+  for (const m of reachableMounts(mounts)) {
     const under = m.mount_point === "/" || path === m.mount_point || path.startsWith(`${m.mount_point}/`);
     if (under && (best === null || m.mount_point.length >= best.mount_point.length)) best = m;
   }

@@ -46,14 +46,28 @@ export function handlesIn(json: string, comment: string): number[] {
   return out;
 }
 
-/** Reads hostgate's table (`nft -j list table inet hostgate`, the host-probe port: nftables has no file interface). */
+/**
+ * Reads hostgate's table (`nft -j list table inet hostgate`; nftables has no file interface): through the probe's
+ * kept nft co-process where it has one (HostProbe.nftList: the daemon's own host, as GetFirewallRuleset), else one
+ * exec (SSH hosts). nft reads the kernel's ruleset for every command, so the answer is never stale. A missing table
+ * is `table: false`; `unavailable` without nft or when nft fails otherwise.
+ */
 export async function readRule(p: Pick<FirewallParams, "port" | "protocol">, ctx: ActionContext): Promise<RuleState> {
-  if (!(await ctx.host.which("nft"))) throw new HostgateError("unavailable", "nft is not installed on this host.", { hint: "Install the nftables package (apt-get install nftables / dnf install nftables)." });
-  const r = await ctx.host.run(["nft", "-j", "list", "table", "inet", "hostgate"], { timeoutMs: 10_000 });
+  const noNft = (): HostgateError => new HostgateError("unavailable", "nft is not installed on this host.", { hint: "Install the nftables package (apt-get install nftables / dnf install nftables)." });
+  const limits = { timeoutMs: 10_000, maxOutputBytes: 4 * 1024 * 1024 };
+  let r;
+  if (ctx.host.nftList) {
+    r = await ctx.host.nftList(["list", "table", "inet", "hostgate"], limits);
+    if (r === null) throw noNft();
+  } else {
+    if (!(await ctx.host.which("nft"))) throw noNft();
+    r = await ctx.host.run(["nft", "-j", "list", "table", "inet", "hostgate"], { timeoutMs: limits.timeoutMs });
+  }
   if (r.exit_code !== 0) {
     if (/No such file or directory/.test(r.stderr)) return { table: false, present: false, handles: [] };
     throw new HostgateError("unavailable", `nft list failed: ${r.stderr.trim().slice(0, 300)}`);
   }
+  if (r.truncated) throw new HostgateError("unavailable", `nft's listing of table ${NFT_TABLE} is larger than ${limits.maxOutputBytes} bytes; hostgate's table holds one rule per port.`);
   const handles = handlesIn(r.stdout, ruleComment(p));
   return { table: true, present: handles.length > 0, handles };
 }

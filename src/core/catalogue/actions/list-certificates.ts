@@ -37,7 +37,10 @@ interface Walk {
   files: number;
   entries: number;
   stopped: boolean;
-  /** Real path of each file read → the path it was listed under (a file is read once, whatever links name it). */
+  /**
+   * Each file read (device:inode, or its real path where the probe reports no inode) → the path it was listed under:
+   * a file is read once, whatever symlinks or hard links name it.
+   */
   seen: Map<string, string>;
   /** Where a link to a file may point: the configured dirs, resolved, and certbot's archive/ beside a live/. */
   linkRoots: string[];
@@ -85,7 +88,7 @@ async function walk(ctx: ActionContext, dir: string, depth: number, w: Walk): Pr
       if (depth < CERT_LIMITS.depth) await walk(ctx, path, depth + 1, w);
       else skip(w, path, `more than ${CERT_LIMITS.depth} levels below a configured directory: not entered`);
     } else if (st.is_file) {
-      await file(ctx, path, name, path, st.size, w);
+      await file(ctx, path, name, path, st, w);
     } else {
       skip(w, path, "not a regular file: not opened");
     }
@@ -111,21 +114,24 @@ async function link(ctx: ActionContext, path: string, name: string, w: Walk): Pr
   }
   if (st.is_directory) { skip(w, path, "a link to a directory: not followed (directories are walked only where they are)"); return; }
   if (!st.is_file) { skip(w, path, "a link to something other than a regular file: not followed"); return; }
-  await file(ctx, path, name, real, st.size, w);
+  await file(ctx, path, name, real, st, w);
 }
 
-/** One regular file (`real` is where it is; `path` the name it was met under). */
-async function file(ctx: ActionContext, path: string, name: string, real: string, size: number, w: Walk): Promise<void> {
+/** One regular file (`real` is where it is; `path` the name it was met under; `st` its lstat). */
+async function file(ctx: ActionContext, path: string, name: string, real: string, st: { size: number; dev?: number; ino?: number }, w: Walk): Promise<void> {
+  const size = st.size;
   const realName = real.slice(real.lastIndexOf("/") + 1);
   if (KEY_NAME.test(name) || KEY_NAME.test(realName)) { skip(w, path, "named like a private key: not opened"); return; }
   if (KEY_DIR.test(real)) { skip(w, path, "inside a key directory: not opened"); return; }
   if (!CERT_NAME.test(name)) { skip(w, path, "not named .pem, .crt or .cer (DER, PKCS#12 and other files are not opened)"); return; }
   if (size > CERT_LIMITS.bytes) { skip(w, path, `${size} bytes, more than the ${CERT_LIMITS.bytes / 1024} KiB a certificate file may have: not opened`); return; }
-  const first = w.seen.get(real);
+  // Hard links share device + inode (stat(2)); paths alone would list one file twice.
+  const id = st.dev !== undefined && st.ino !== undefined ? `${st.dev}:${st.ino}` : real;
+  const first = w.seen.get(id);
   if (first !== undefined) { skip(w, path, `the same file as ${first}: listed once`); return; }
   if (w.files >= CERT_LIMITS.files) { skip(w, path, `more than ${CERT_LIMITS.files} files opened: stopped here`); w.stopped = true; return; }
   w.files++;
-  w.seen.set(real, path);
+  w.seen.set(id, path);
   let text: string;
   try {
     text = await ctx.host.readText(real, { maxBytes: CERT_LIMITS.bytes });
@@ -143,7 +149,26 @@ async function file(ctx: ActionContext, path: string, name: string, real: string
   for (const c of parsed.certificates) w.certs.push({ path, ...c, days_left: Math.floor((Date.parse(c.not_after) - w.now) / DAY_MS) });
 }
 
-/** The link roots of the configured dirs: each resolved (the admin's config may name a link), and certbot's archive/. */
+/**
+ * The configured dirs that are walked, and a skip for each one that is itself a symbolic link: it is not followed
+ * (a link's target can change under root's walk), and the skip names where it points so the admin can configure
+ * that directory instead. A dir that does not exist is kept (the walk answers nothing for it).
+ */
+async function walkedRoots(ctx: ActionContext, dirs: readonly string[], w: Walk): Promise<string[]> {
+  const out: string[] = [];
+  for (const d of dirs) {
+    const st = await ctx.host.stat(d).catch(() => null);
+    if (st?.is_symlink) {
+      const real = await ctx.host.realPath(d).catch(() => null);
+      skip(w, d, real === null ? "a configured directory that is a symbolic link leading nowhere: not followed" : `a configured directory that is a symbolic link (to ${real}): not followed; name ${real} in certificates.dirs to list it`);
+      continue;
+    }
+    out.push(d);
+  }
+  return out;
+}
+
+/** The link roots of the walked dirs: each resolved (a parent directory may be a link), and certbot's archive/. */
 async function linkRoots(ctx: ActionContext, dirs: readonly string[]): Promise<string[]> {
   const out: string[] = [];
   for (const d of dirs) {
@@ -160,8 +185,10 @@ async function linkRoots(ctx: ActionContext, dirs: readonly string[]): Promise<s
  * ListCertificates: X.509 certificates under the configured directories (`certificates.dirs`; default certbot's
  * /etc/letsencrypt/live and two usual places): subject, SANs, validity, days left, fingerprint, soonest expiry
  * first. Never a private key: key-named files and key directories are not opened, a file holding a PRIVATE KEY
- * block is skipped whole. Links are never walked into (issue 24 trial: `sub/rootlink → /root` made it read /root);
- * a link to a regular file inside the configured dirs (or certbot's archive/) is read as that file, once. Bounded
+ * block is skipped whole. Links are never walked into (issue 24 trial: `sub/rootlink → /root` made it read /root),
+ * a configured dir that is itself a link included (a skip says where it points); a link to a regular file inside the
+ * configured dirs (or certbot's archive/) is read as that file, and a file is read once (by device + inode, so hard
+ * links too). Bounded
  * by CERT_LIMITS (files, names, depth, bytes); every file or directory left out is in `skipped` with why, the
  * first CERT_LIMITS.skipped of them. Parsing by node:crypto through the X509 port; files through the probe (any host).
  */
@@ -180,8 +207,10 @@ export default defineReadOnlyAction({
   async run(params, ctx) {
     if (ctx.x509 === undefined) throw new HostgateError("unavailable", "No certificate parser is composed for this host.", { hint: "Use a host served by the daemon itself." });
     const dirs = [...(ctx.certificate_dirs ?? DEFAULT_CERTIFICATE_DIRS)];
-    const w: Walk = { certs: [], skipped: [], unlisted: 0, files: 0, entries: 0, stopped: false, seen: new Map(), linkRoots: await linkRoots(ctx, dirs), now: ctx.clock.now() };
-    for (const dir of dirs) await walk(ctx, dir.replace(/\/+$/, ""), 0, w);
+    const w: Walk = { certs: [], skipped: [], unlisted: 0, files: 0, entries: 0, stopped: false, seen: new Map(), linkRoots: [], now: ctx.clock.now() };
+    const walked = await walkedRoots(ctx, dirs.map((d) => d.replace(/\/+$/, "")), w);
+    w.linkRoots = await linkRoots(ctx, walked);
+    for (const dir of walked) await walk(ctx, dir, 0, w);
     if (w.unlisted > 0) w.skipped.push({ path: dirs[0] ?? "", reason: `${w.unlisted} more skipped entries, not listed` });
     const certs = params.expiring_within_days === undefined ? w.certs : w.certs.filter((c) => c.days_left <= params.expiring_within_days!);
     return { certificates: certs.sort((a, b) => (a.not_after < b.not_after ? -1 : a.not_after > b.not_after ? 1 : a.path < b.path ? -1 : 1)), skipped: w.skipped, dirs };

@@ -2,7 +2,7 @@ import { createTwoFilesPatch } from "diff";
 import { z } from "zod";
 import type { ActionContext } from "../action.ts";
 import { HostgateError } from "../../errors.ts";
-import { parseMountinfo } from "../../host/mountinfo.ts";
+import { mountOf, parseMountinfo } from "../../host/mountinfo.ts";
 import { chainOf, rootOnlyDirRefusal } from "../../host/root-only-dir.ts";
 import { isWithinRoot } from "../../paths.ts";
 import { HOSTGATE_ROOTS } from "./write-path-rules.ts";
@@ -22,18 +22,11 @@ export const SWAP_FS = ["ext2", "ext3", "ext4", "xfs"];
 
 export const FSTAB = "/etc/fstab";
 
-/** The file system type of the mount holding `dir` (longest mount point that is a prefix, last mount wins). */
+/** The file system type of the mount holding `dir` (core/host/mountinfo.ts mountOf: the visible mount, never one mounted over). */
 export async function fsTypeOf(ctx: ActionContext, dir: string): Promise<{ fs_type: string; mount_point: string }> {
-  const mounts = parseMountinfo(await ctx.host.readText("/proc/self/mountinfo"));
-  let best: { fs_type: string; mount_point: string } | null = null;
-  for (const m of mounts) {
-    const mp = m.mount_point;
-    if (dir === mp || mp === "/" || dir.startsWith(`${mp}/`)) {
-      if (best === null || mp.length >= best.mount_point.length) best = { fs_type: m.fs_type, mount_point: mp };
-    }
-  }
-  if (best === null) throw new HostgateError("unavailable", `No mount holds ${dir} in /proc/self/mountinfo.`);
-  return best;
+  const m = mountOf(parseMountinfo(await ctx.host.readText("/proc/self/mountinfo")), dir);
+  if (m === null) throw new HostgateError("unavailable", `No mount holds ${dir} in /proc/self/mountinfo.`);
+  return { fs_type: m.fs_type, mount_point: m.mount_point };
 }
 
 /** Why a swap file cannot live on this file system, or null. */

@@ -5,6 +5,7 @@ import { HostgateError } from "../../errors.ts";
 import { utf8Length } from "../../limits.ts";
 import { checkWritePath, refuseForbidden } from "./write-path-rules.ts";
 import { writeRisk } from "./write-path-risk.ts";
+import { highestRisk } from "../../transaction/plan-order.ts";
 
 /** Largest new content and largest current file WriteFile handles, in bytes (UTF-8). */
 export const MAX_FILE_BYTES = 1024 * 1024;
@@ -128,15 +129,20 @@ export default defineMutatingAction({
       ? `Replace ${p.path}${where}: ${current.size} → ${size} bytes, mode ${current.mode ?? "?"} → ${intended.mode}`
       : `Create ${p.path}${where}: ${size} bytes, mode ${intended.mode}`;
     // The model is told only what it asked for: the intended content's hash, size and line count, and the mode
-    // it gave. Whether the file exists, its content, hash, size and mode, and where its directory resolves are
-    // for the approver alone (issue 12: a plan must not be a way to read or probe root-only files).
+    // it gave. Whether the file exists, its content, hash, size and mode are for the approver alone (issue 12: a plan
+    // must not be a way to read or probe root-only files). Where a directory link leads is told (review s24): the
+    // step's risk depends on it, and readlink(2) needs no permission on the link itself.
     const lineCount = p.content === "" ? 0 : p.content.split("\n").length - (p.content.endsWith("\n") ? 1 : 0);
     // Paths that run code as root or grant access (write-path-risk.ts): the step's risk and named warnings, from the
-    // path as given and the model's own content, so the model is told the same whatever the host holds. Where the
-    // directory resolves elsewhere, the resolved path's warnings are for the approver alone (in the text).
+    // path as given and the model's own content, and from the path with its directory resolved when a link makes it
+    // another one (review s24: the approver was warned of /etc/cron.d through a link while the step stayed high).
+    // Both judge the same target the same way; the model is told where the directory resolves (below).
     const risk = writeRisk(p.path, p.content);
-    const resolved = current.real_dir !== "" && current.real_dir !== dir ? writeRisk(`${current.real_dir === "/" ? "" : current.real_dir}/${p.path.slice(p.path.lastIndexOf("/") + 1)}`, p.content) : { risk: null, warnings: [] };
+    const linked = current.real_dir !== "" && current.real_dir !== dir;
+    const resolved = linked ? writeRisk(`${current.real_dir === "/" ? "" : current.real_dir}/${p.path.slice(p.path.lastIndexOf("/") + 1)}`, p.content) : { risk: null, warnings: [] };
     const approverWarnings = [...risk.warnings, ...resolved.warnings.map((w) => `(through the resolved directory ${current.real_dir}) ${w}`)];
+    const levels = [risk.risk, resolved.risk].filter((r): r is NonNullable<typeof r> => r !== null);
+    const stepRisk = levels.length === 0 ? null : highestRisk(levels);
     const warnText = approverWarnings.length > 0 ? `\nWARNINGS:\n${approverWarnings.map((w) => `  !! ${w}`).join("\n")}\n` : "";
     const modeForModel = p.mode === undefined ? "the existing file's mode (0644 for a new file)" : intended.mode;
     const agentSummary = `Write ${p.path}: ${size} bytes in ${lineCount} line${lineCount === 1 ? "" : "s"}, mode ${modeForModel}`;
@@ -145,11 +151,11 @@ export default defineMutatingAction({
       text: `${head}\ncurrent sha256: ${current.sha256 ?? "(absent)"}\nnew sha256:     ${intended.sha256}\n${warnText}\n${renderDiff(p.path, text, p.content, current.exists)}`,
       current,
       intended,
-      ...(risk.warnings.length > 0 ? { warnings: risk.warnings } : {}),
-      ...(risk.risk === null ? {} : { risk_level: risk.risk }),
+      ...(approverWarnings.length > 0 ? { warnings: approverWarnings } : {}),
+      ...(stepRisk === null ? {} : { risk_level: stepRisk }),
       agent: {
         summary: agentSummary,
-        text: `${agentSummary}\nnew sha256: ${intended.sha256}\nThe approver sees the file as it is now and the full diff; none of it is shown here.`,
+        text: `${agentSummary}\nnew sha256: ${intended.sha256}\n${linked ? `${dir} resolves to ${current.real_dir} (a symbolic link): the write goes there, and is judged as a write there.\n` : ""}The approver sees the file as it is now and the full diff; none of it is shown here.`,
         intended: { sha256: intended.sha256, size, lines: lineCount, mode: p.mode === undefined ? null : intended.mode },
       },
     };
