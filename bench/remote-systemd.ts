@@ -11,6 +11,9 @@
  * - read_unit_split: where a warm read_unit goes (ping = transport alone, one property, GetAll of the Unit
  *   properties, the whole getUnit), remote bridge next to the container's own bus, three interleaved rounds;
  * - bridge_connect: a fresh bridge's first call (channel + relay socket + D-Bus Hello), warm SSH connection;
+ * - bridge_reopen_after_idle: a read_unit after the bridge closed itself for idleness (idleMs 100 here; 20 s as
+ *   composed), with the SSH connection still warm (`warm_connection`) and after the pool closed it too
+ *   (`cold_connection`: dial + bridge), next to a read_unit on the open bridge (`open_bridge`), interleaved;
  * - write_file: SshHostMutator.writeFileAtomic with a precondition (one fixed script), as root and via sudo -n;
  * - can_become: the preview's privilege check (`sudo -n id -u`);
  * - load_average, and `errors` (section → message) when a section failed: the others are still printed.
@@ -147,6 +150,38 @@ try {
       await m.close();
     }
     out.bridge_connect = stats(cold);
+  });
+
+  await section("bridge_reopen_after_idle", async () => {
+    // The idle close (issue 20): a bridge with no call for idleMs closes; the next read_unit opens a new one. With
+    // the pool's idle close at 400 ms, a wait of 200 ms leaves the connection up, a wait of 1 s closes it too.
+    const idlePool = new SshPool({ known_hosts: [peer.knownHosts], host_keys: "strict", default_user: "root", default_identity_files: [peer.clientKey], connect_timeout_ms: 10_000, idle_ms: 400 });
+    const m = bridgeUnitManager({ open: sessionExecOpener(sshSession(idlePool, { target: { host: peer.ip, port: peer.port } })), host: "box", login: "root", become: "none", idleMs: 100 });
+    const conns = (): number => idlePool.connections;
+    if (!(m instanceof DbusUnitManager)) throw new Error("a root login's bridge manager is one DbusUnitManager");
+    const xs: Record<"open_bridge" | "warm_connection" | "cold_connection", number[]> = { open_bridge: [], warm_connection: [], cold_connection: [] };
+    const timed = async (k: keyof typeof xs): Promise<void> => {
+      const t = performance.now();
+      await m.getUnit(unit);
+      xs[k].push(performance.now() - t);
+    };
+    try {
+      await m.getUnit(unit);
+      for (let i = 0; i < 10; i++) {
+        await timed("open_bridge");
+        await new Promise((r) => setTimeout(r, 200));
+        if (m.isConnected || conns() !== 1) throw new Error("the bridge did not close alone, or the connection did");
+        await timed("warm_connection");
+        await new Promise((r) => setTimeout(r, 1000));
+        if (conns() !== 0) throw new Error("the idle connection did not close");
+        await timed("cold_connection");
+      }
+    } finally {
+      await m.close();
+      idlePool.close();
+    }
+    out.bridge_reopen_after_idle = Object.fromEntries(Object.entries(xs).map(([k, v]) => [k, stats(v)]));
+    out.load_average_after_reopen = r2(loadavg()[0]!);
   });
 
   await section("openssh_controlmaster_show", async () => {

@@ -3,6 +3,7 @@ import { HostgateError } from "../core/errors.ts";
 import { shellJoin } from "../core/inventory/target.ts";
 import type { ProcessTableText } from "../ports/host-probe.ts";
 import { parseFrames, PROCESS_TABLE_AWK, PROCESS_TABLE_FILES, tableOf } from "./host-ssh-ps.ts";
+import { KEPT_CHANNEL_IDLE_MS } from "./exec-ssh/pool.ts";
 import type { OpenExec } from "./remote-exec.ts";
 
 /**
@@ -35,7 +36,7 @@ export const PROCESS_READER_COMMAND = `LC_ALL=C exec ${shellJoin(["sh", "-c", LO
 
 /** Options of {@link SshProcessReader}. */
 export interface SshProcessReaderOptions {
-  /** Close the kept channel after this many ms without a call (default 20 000: below the pool's 60 s idle). */
+  /** Close the kept channel after this many ms without a call (default KEPT_CHANNEL_IDLE_MS, 20 000: below the pool's 60 s idle). */
   idleMs?: number;
   /** Budget of one answer, ms (default 30 000); past it the channel is closed and the call fails `unavailable`. */
   timeoutMs?: number;
@@ -87,7 +88,7 @@ export class SshProcessReader {
   private readonly maxBytes: number;
 
   constructor(private readonly open: OpenExec, private readonly host: string, opts: SshProcessReaderOptions = {}) {
-    this.idleMs = opts.idleMs ?? 20_000;
+    this.idleMs = opts.idleMs ?? KEPT_CHANNEL_IDLE_MS;
     this.timeoutMs = opts.timeoutMs ?? 30_000;
     this.maxBytes = opts.maxBytes ?? 64 * 1024 * 1024;
   }

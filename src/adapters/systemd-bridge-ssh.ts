@@ -9,6 +9,9 @@
  * connection (the library's), then stops listening and is removed; bytes are piped both ways until either side
  * closes. Nothing but this process (and root) can open that directory.
  *
+ * Each bridge's channel closes after KEPT_CHANNEL_IDLE_MS without a call (as the process table reader's does), so
+ * it gives its pool slot back and an idle host's connection can close; the next call opens a new bridge.
+ *
  * Reads go through a bridge run as the login user (reading units needs no privilege); jobs and unit-file
  * changes through a second bridge run as root (`sudo -n` when the host is `become: sudo`), opened only when a
  * change runs, so a host whose sudo wants a password still answers list_units and read_unit.
@@ -23,6 +26,7 @@ import { becomePrefix, sudoFailure, type Become } from "../core/inventory/become
 import { shellJoin } from "../core/inventory/target.ts";
 import { HostgateError } from "../core/errors.ts";
 import type { UnitManager } from "../ports/unit-manager.ts";
+import { KEPT_CHANNEL_IDLE_MS } from "./exec-ssh/pool.ts";
 import { runRemote, type OpenExec } from "./remote-exec.ts";
 import { DbusUnitManager, notShownNote, type DbusModule, type UnitFileReader } from "./systemd-dbus.ts";
 import { sftpUnitFileReader } from "./unit-file-sftp.ts";
@@ -191,6 +195,8 @@ export interface BridgeUnitManagerOptions {
   become: Become;
   /** Per-call timeout, ms (default 10 000). */
   callTimeoutMs?: number;
+  /** Close a bridge after this many ms without a call (default KEPT_CHANNEL_IDLE_MS, 20 000). */
+  idleMs?: number;
 }
 
 /**
@@ -199,7 +205,7 @@ export interface BridgeUnitManagerOptions {
  */
 export function bridgeUnitManager(o: BridgeUnitManagerOptions): UnitManager {
   const readUnitFile = unitFileReaderOf(o);
-  const base = { busAddress: `ssh://${o.login}@${o.host} systemd-stdio-bridge`, readUnitFile, ...(o.callTimeoutMs ? { callTimeoutMs: o.callTimeoutMs } : {}), connectTimeoutMs: 10_000 };
+  const base = { busAddress: `ssh://${o.login}@${o.host} systemd-stdio-bridge`, readUnitFile, ...(o.callTimeoutMs ? { callTimeoutMs: o.callTimeoutMs } : {}), connectTimeoutMs: 10_000, idleMs: o.idleMs ?? KEPT_CHANNEL_IDLE_MS };
   const reader = new DbusUnitManager({ ...base, openBus: bridgeBusOpener(o.open, [], o.host, o.login) });
   if (o.login === "root" || o.become === "none") return reader;
   const writer = new DbusUnitManager({ ...base, busAddress: `ssh://${o.login}@${o.host} sudo systemd-stdio-bridge`, openBus: bridgeBusOpener(o.open, becomePrefix(o.become), o.host, o.login) });

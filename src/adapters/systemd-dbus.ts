@@ -58,6 +58,13 @@ export interface DbusUnitManagerOptions {
   callTimeoutMs?: number;
   /** Cap per unit file read, bytes. Default 256 KiB. */
   maxFileBytes?: number;
+  /**
+   * Close the connection after this many ms with no call in flight and no job awaited (absent: kept until
+   * `close()`, as for a local socket). A remote bridge passes the kept-channel idle time (exec-ssh/pool.ts
+   * KEPT_CHANNEL_IDLE_MS) so its channel gives the pool's slot back and an idle SSH connection can close; the
+   * next call connects again.
+   */
+  idleMs?: number;
 }
 
 /** The part of @jellybrick/dbus-next this adapter uses (imported on first use). */
@@ -113,7 +120,11 @@ interface Conn {
 /** UnitManager on one systemd manager over D-Bus. */
 export class DbusUnitManager implements UnitManager {
   readonly ref: ManagerRef;
-  private readonly opts: Required<Omit<DbusUnitManagerOptions, "ref" | "openBus" | "fileRoot">>;
+  private readonly opts: Required<Omit<DbusUnitManagerOptions, "ref" | "openBus" | "fileRoot" | "idleMs">>;
+  private readonly idleMs: number | undefined;
+  /** Calls in flight (connect included); the idle close waits for none and no job waiter. */
+  private busy = 0;
+  private idle: NodeJS.Timeout | undefined;
   private readonly openBus: ((mod: DbusModule) => Promise<MessageBus>) | undefined;
   private conn: Promise<Conn> | null = null;
   private connBus: MessageBus | null = null;
@@ -128,6 +139,23 @@ export class DbusUnitManager implements UnitManager {
       callTimeoutMs: opts.callTimeoutMs ?? 10_000, maxFileBytes: opts.maxFileBytes ?? 256 * 1024,
     };
     this.openBus = opts.openBus;
+    this.idleMs = opts.idleMs;
+  }
+
+  /** True while a bus connection is open or being opened (tests, doctor). */
+  get isConnected(): boolean {
+    return this.conn !== null;
+  }
+
+  /** Arms the idle close (see `idleMs`) when nothing is in flight and a connection is open. */
+  private idleLater(): void {
+    if (this.idleMs === undefined || this.busy > 0 || this.jobWaiters.size > 0 || this.conn === null) return;
+    clearTimeout(this.idle);
+    this.idle = setTimeout(() => {
+      this.idle = undefined;
+      if (this.busy === 0 && this.jobWaiters.size === 0) void this.close();
+    }, this.idleMs);
+    this.idle.unref();
   }
 
   /** The bus address this adapter uses (for doctor and startup lines). */
@@ -208,12 +236,17 @@ export class DbusUnitManager implements UnitManager {
   }
 
   private async call(path: string, iface: string, member: string, signature = "", body: unknown[] = [], dest = DEST): Promise<unknown[]> {
+    this.busy++;
+    clearTimeout(this.idle);
     try {
       return await this.callOnce(path, iface, member, signature, body, dest);
     } catch (e) {
       // A read whose connection was lost under it is sent once more on a new connection; a change is not (it may have run).
       if (!(e instanceof HostgateError && e.details?.connection_lost === true && RETRIED_ON_LOSS.has(member))) throw e;
-      return this.callOnce(path, iface, member, signature, body, dest);
+      return await this.callOnce(path, iface, member, signature, body, dest);
+    } finally {
+      this.busy--;
+      this.idleLater();
     }
   }
 
@@ -357,11 +390,13 @@ export class DbusUnitManager implements UnitManager {
       }
       const timer = setTimeout(() => {
         this.jobWaiters.delete(job);
+        this.idleLater();
         reject(new HostgateError("timeout", `${operation} job ${job} for ${unit} did not finish within ${timeoutMs} ms; it may still be running`, { details: { unit, job } }));
       }, timeoutMs);
       this.jobWaiters.set(job, (r) => {
         clearTimeout(timer);
         this.jobWaiters.delete(job);
+        this.idleLater();
         resolve(r);
       });
     });
@@ -426,6 +461,8 @@ export class DbusUnitManager implements UnitManager {
   }
 
   async close(): Promise<void> {
+    clearTimeout(this.idle);
+    this.idle = undefined;
     const c = this.conn;
     this.conn = null;
     this.connBus = null;

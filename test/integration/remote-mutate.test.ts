@@ -17,7 +17,7 @@ import type { Become } from "../../src/core/inventory/become.ts";
 import { HostgateError } from "../../src/core/errors.ts";
 import type { UnitManager } from "../../src/ports/unit-manager.ts";
 import { nspawnSshPrereqs, startNspawnSsh, type NspawnSshPeer } from "../peers/nspawn-ssh.ts";
-import { REQUIRE_PEERS } from "../peers/proc.ts";
+import { REQUIRE_PEERS, waitFor } from "../peers/proc.ts";
 import { sshdPrereqs, startSshd, type SshdPeer } from "../peers/sshd.ts";
 import { PEER_UNITS } from "../peers/test-units.ts";
 
@@ -143,6 +143,41 @@ suite("HostMutator and UnitManager over SSH on a PID-1 systemd container", () =>
       expect(now).toHaveLength(1);
       expect(now[0]).not.toBe(mine[0]);
     }, 20_000);
+
+    it("an idle bridge closes (its process on the host ends, its slot goes back) and the idle connection with it; the next read_unit opens a new bridge and answers; a bridge still within its idle time stays", async () => {
+      const before = new Set(bridges());
+      const mine = (): number[] => bridges().filter((p) => !before.has(p));
+      // The pool closes a connection 300 ms after its last slot is given back.
+      const idlePool = new SshPool({ known_hosts: [peer.knownHosts], host_keys: "strict", default_user: "plain", default_identity_files: [peer.clientKey], connect_timeout_ms: 10_000, idle_ms: 300 });
+      try {
+        const base = sessionExecOpener(sshSession(idlePool, { target: { host: peer.ip, port: peer.port } }));
+        const opens: string[] = [];
+        const open: OpenExec = (c) => { opens.push(c); return base(c); };
+        // Control: a bridge within its idle time keeps its channel, so the pool keeps the connection.
+        const kept = bridgeUnitManager({ open, host: "box", login: "plain", become: "none", idleMs: 60_000 });
+        expect((await kept.getUnit(PEER_UNITS.running)).active_state).toBe("active");
+        await new Promise((r) => setTimeout(r, 1000));
+        expect(idlePool.connections).toBe(1);
+        expect(mine()).toHaveLength(1);
+        await kept.close();
+        await waitFor("the kept bridge to end after close()", () => mine().length === 0 && idlePool.connections === 0, 10_000);
+
+        const m = bridgeUnitManager({ open, host: "box", login: "plain", become: "none", idleMs: 200 });
+        managers.push(m);
+        if (!(m instanceof DbusUnitManager)) throw new Error("a login without become reads through one DbusUnitManager");
+        const first = await m.getUnit(PEER_UNITS.running);
+        expect(first.active_state).toBe("active");
+        expect(mine()).toHaveLength(1);
+        await waitFor("the idle bridge and its connection to close", () => !m.isConnected && idlePool.connections === 0 && mine().length === 0, 10_000);
+        // Idle → closed → the next call reopens (a new connection and a new bridge) and answers the same.
+        expect(await m.getUnit(PEER_UNITS.running)).toEqual(first);
+        expect(idlePool.connections).toBe(1);
+        expect(mine()).toHaveLength(1);
+        expect(opens).toEqual(["systemd-stdio-bridge", "systemd-stdio-bridge", "systemd-stdio-bridge"]);
+      } finally {
+        idlePool.close();
+      }
+    }, 40_000);
 
     it("read_unit (definition, state, service status) over SSH equals the container's own bus; files are read on the container (by exec, and through SFTP as composed)", async () => {
       const local = new DbusUnitManager({ busAddress: peer.container.busAddress, fileRoot: peer.container.fileRoot });

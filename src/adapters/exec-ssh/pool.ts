@@ -12,6 +12,13 @@ import { dial, recheckKeys, type DialOptions, type Hop, type PresentedKey } from
  * S013). The connection's SFTP channel, once opened, is kept and counted as one of those channels.
  */
 
+/**
+ * How long a kept channel (the process table reader, host-ssh-ps-reader.ts; the remote D-Bus bridge,
+ * systemd-bridge-ssh.ts) stays open without a call, in ms: below the pool's 60 s idle close, so a host nobody
+ * asks gives its slots back and its connection closes; the next call opens the channel again.
+ */
+export const KEPT_CHANNEL_IDLE_MS = 20_000;
+
 /** Pool settings: dialing plus pooling. */
 export interface SshPoolOptions extends DialOptions {
   /** Close a connection after this many milliseconds without a lease (default 60 000). */
