@@ -361,12 +361,29 @@ export function confine(argv: readonly string[], sb: HostSandbox, o: ConfineOpti
  * The seccomp filter of a confined command (seccomp.ts), whatever the network grant: no namespaces, keyrings,
  * userfaultfd, bpf, perf events or foreign ABIs; without network also only local sockets (`netlink` alone with
  * the host's network view). Null on an architecture without a filter (the namespaces and the read-only view
- * still hold; the review lists what that leaves: docs/security/confine-helper-review.md).
+ * still hold; the review lists what that leaves: docs/security/confine-helper-review.md). `form`: how the
+ * wrapper carries it, `hex` (hostgate-confine's `--seccomp HEX`) or `octal` (a printf format for bubblewrap's
+ * `--seccomp 3`, seccomp.ts printfOctal).
  */
-function commandFilter(arch: string, network: NetworkGrant, hostView: boolean): Uint8Array | null {
+function commandFilter(arch: string, network: NetworkGrant, hostView: boolean, form: "hex" | "octal"): string | null {
   if (!hasSeccompFilter(arch)) return null;
-  return sandboxFilter(arch, { sockets: network !== "none" ? "all" : hostView ? "netlink" : "local" });
+  const sockets = network !== "none" ? "all" : hostView ? "netlink" : "local";
+  const key = `${arch} ${sockets} ${form}`;
+  let text = ENCODED_FILTERS.get(key);
+  if (text === undefined) {
+    const bytes = sandboxFilter(arch, { sockets });
+    text = form === "hex" ? Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("") : printfOctal(bytes);
+    ENCODED_FILTERS.set(key, text);
+  }
+  return text;
 }
+
+/**
+ * The filters as the wrappers carry them, by architecture, socket rule and form: a pure function of those three
+ * (at most 2 × 3 × 2 entries), built once per process instead of once per host and command (issue 20: a
+ * 20-host fan-out assembled and encoded it 20 times).
+ */
+const ENCODED_FILTERS = new Map<string, string>();
 
 /**
  * The wrapper of the hostgate-confine mechanism: the rlimits and the memory cgroup by the shell's builtins, as
@@ -377,7 +394,7 @@ function commandFilter(arch: string, network: NetworkGrant, hostView: boolean): 
 function helperCommand(argv: readonly string[], sb: HostSandbox, o: ConfineOptions): ConfinedCommand {
   const f = sb.facts;
   const hostView = o.network === "none" && o.host_network_view === true && hasSeccompFilter(f.arch);
-  const filter = commandFilter(f.arch, o.network, hostView);
+  const filter = commandFilter(f.arch, o.network, hostView, "hex");
   const nobody = unprivileged(f);
   // Its own pids cgroup where the host has one (the process limit then counts this command alone), else
   // RLIMIT_NPROC as under bubblewrap.
@@ -394,7 +411,7 @@ function helperCommand(argv: readonly string[], sb: HostSandbox, o: ConfineOptio
     "--tmpfs", "/tmp", "--tmpfs", "/var/tmp", "--tmpfs-size", String(SANDBOX_LIMITS.tmp_bytes),
     ...[...EMPTY_DIRS, ...(o.hide_dirs ?? [])].flatMap((d) => ["--hide-dir", d]),
     ...[...NULL_FILES, ...(o.hide_files ?? [])].flatMap((p) => ["--hide-file", p]),
-    ...(filter ? ["--seccomp", Array.from(filter, (b) => b.toString(16).padStart(2, "0")).join("")] : []),
+    ...(filter ? ["--seccomp", filter] : []),
   ];
   const script = [
     ...(f.pidscg ? [] : [`ulimit -u ${SANDBOX_LIMITS.processes} 2>/dev/null || ulimit -p ${SANDBOX_LIMITS.processes}`]),
@@ -410,7 +427,7 @@ function helperCommand(argv: readonly string[], sb: HostSandbox, o: ConfineOptio
 function bwrapCommand(argv: readonly string[], sb: HostSandbox, o: ConfineOptions): ConfinedCommand {
   const f = sb.facts;
   const hostView = o.network === "none" && o.host_network_view === true && hasSeccompFilter(f.arch);
-  const filter = commandFilter(f.arch, o.network, hostView);
+  const filter = commandFilter(f.arch, o.network, hostView, "octal");
   const fixed = [
     "--ro-bind", "/", "/", "--dev", "/dev", "--ro-bind", "/proc", "/proc",
     // Each private tmpfs capped at SANDBOX_LIMITS.tmp_bytes where this bwrap can (`--size`); an older one has none.
@@ -452,7 +469,7 @@ function bwrapCommand(argv: readonly string[], sb: HostSandbox, o: ConfineOption
     `L=; ulimit -v ${SANDBOX_LIMITS.address_space_bytes / 1024} 2>/dev/null${f.programs.prlimit ? ` || L=${shellQuote(`${f.programs.prlimit} --as=${SANDBOX_LIMITS.address_space_bytes} --`)}` : ""}`,
     ...memcgJoin(f),
     `for f in ${files} /etc/ssh/*_key; do [ -f "$f" ] && set -- "$@" --ro-bind /dev/null "$f"; done`,
-    filter ? `printf '${printfOctal(filter)}' | ${run} 3<&0 </dev/null` : `exec ${run} </dev/null`,
+    filter ? `printf '${filter}' | ${run} 3<&0 </dev/null` : `exec ${run} </dev/null`,
   ].join("; ");
   return { command: f.posix_shell ? script : `exec sh -c ${shellQuote(script)}`, kill_command: null };
 }
