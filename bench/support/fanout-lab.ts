@@ -1,4 +1,6 @@
+import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { createInterface } from "node:readline";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { DaemonDeps } from "../../src/app/deps.ts";
@@ -20,8 +22,12 @@ export interface FanoutDaemon {
   close(): Promise<void>;
 }
 
-/** Composes a daemon from `srcRoot` (default: this checkout's src/) over `lab`; `work` holds its policy and state. */
-export async function fanoutDaemon(lab: NetnsLab, work: string, opts: { srcRoot?: string; fanout_concurrency?: number } = {}): Promise<FanoutDaemon> {
+/**
+ * Composes a daemon from `srcRoot` (default: this checkout's src/) over `lab`; `work` holds its policy and state.
+ * With `relay`, the inventory reaches each host through the relay's port for it (same names, host keys pinned
+ * for those ports): the same hosts behind a longer round trip.
+ */
+export async function fanoutDaemon(lab: NetnsLab, work: string, opts: { srcRoot?: string; fanout_concurrency?: number; relay?: DelayRelay } = {}): Promise<FanoutDaemon> {
   const src = resolve(opts.srcRoot ?? new URL("../../src", import.meta.url).pathname);
   const { ConfigSchema } = await import(pathToFileURL(join(src, "config/schema.ts")).href) as typeof import("../../src/config/schema.ts");
   const { composeDaemon } = await import(pathToFileURL(join(src, "daemon/compose.ts")).href) as typeof import("../../src/daemon/compose.ts");
@@ -37,10 +43,10 @@ export async function fanoutDaemon(lab: NetnsLab, work: string, opts: { srcRoot?
     backend: { type: "mock" },
     policy: { dir: policies },
     exec: {
-      enabled: true, known_hosts: [lab.knownHosts], identity_files: [lab.clientKey], use_agent: false, user: "root", host_keys: "strict", connect_timeout_ms: 10_000,
+      enabled: true, known_hosts: [opts.relay?.knownHosts ?? lab.knownHosts], identity_files: [lab.clientKey], use_agent: false, user: "root", host_keys: "strict", connect_timeout_ms: 10_000,
       ...(opts.fanout_concurrency !== undefined ? { fanout_concurrency: opts.fanout_concurrency } : {}),
     },
-    inventory: { providers: [{ kind: "static", name: "lab", cache_ttl: 0, tags: ["lab"], hosts: lab.hosts.map((h) => ({ name: h.name, address: h.ip })) }] },
+    inventory: { providers: [{ kind: "static", name: "lab", cache_ttl: 0, tags: ["lab"], hosts: lab.hosts.map((h, i) => (opts.relay ? { name: h.name, address: "127.0.0.1", port: opts.relay.ports[i]! } : { name: h.name, address: h.ip })) }] },
   });
   try {
     const d = await composeDaemon(config, { mode: "embedded", announce: () => undefined });
@@ -76,4 +82,41 @@ export function machineJiffies(): { busy: number; all: number } {
   const c = readFileSync("/proc/stat", "utf8").split("\n")[0]!.trim().split(/\s+/).slice(1).map(Number);
   const all = c.reduce((a, b) => a + b, 0);
   return { busy: all - c[3]! - c[4]!, all };
+}
+
+/** A running bench/support/delay-relay.ts in front of every host of a lab. */
+export interface DelayRelay {
+  rtt_ms: number;
+  pid: number;
+  /** The relay's port for each lab host, in the lab's order (on 127.0.0.1). */
+  ports: number[];
+  /** known_hosts pinning each host's key for `[127.0.0.1]:<its port>`. */
+  knownHosts: string;
+  /** How late the relay's held chunks left so far (timer slack on top of `rtt_ms`). */
+  stats(): Promise<{ chunks: number; mean_late_ms: number; max_late_ms: number }>;
+  stop(): void;
+}
+
+/**
+ * Starts a delay relay (its own process, so its CPU is not the daemon's) adding `rttMs` to every round trip to
+ * each host of `lab`; `dir` receives its known_hosts. Rejects when it does not come up within 20 s.
+ */
+export async function startDelayRelay(lab: NetnsLab, rttMs: number, dir: string): Promise<DelayRelay> {
+  const script = new URL("./delay-relay.ts", import.meta.url).pathname;
+  const child = spawn(process.execPath, [...process.execArgv, script, JSON.stringify({ rtt_ms: rttMs, targets: lab.hosts.map((h) => ({ host: h.ip, port: h.port })) })], { stdio: ["pipe", "pipe", "inherit"] });
+  const lines = createInterface({ input: child.stdout });
+  const waiting: ((line: string) => void)[] = [];
+  lines.on("line", (l) => { waiting.shift()?.(l); });
+  const next = (): Promise<string> => new Promise((resolve, reject) => {
+    const timer = setTimeout(() => { reject(new Error(`delay relay (rtt ${rttMs} ms) did not answer within 20 s`)); }, 20_000);
+    waiting.push((l) => { clearTimeout(timer); resolve(l); });
+  });
+  const { ports } = JSON.parse(await next()) as { ports: number[] };
+  const knownHosts = join(dir, `known_hosts_rtt${rttMs}`);
+  writeFileSync(knownHosts, lab.hosts.map((h, i) => `[127.0.0.1]:${ports[i]!} ${h.hostKeyPub}\n`).join(""));
+  return {
+    rtt_ms: rttMs, pid: child.pid!, ports, knownHosts,
+    stats: async () => { child.stdin.write("stats\n"); return JSON.parse(await next()) as { chunks: number; mean_late_ms: number; max_late_ms: number }; },
+    stop: () => { child.stdin.end(); },
+  };
 }
