@@ -5,6 +5,7 @@
  */
 import { execFileSync } from "node:child_process";
 import { readFileSync, writeFileSync, chmodSync } from "node:fs";
+import { Socket } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SshExecutor, type SshExecutorOptions } from "../../src/adapters/exec-ssh/ssh-executor.ts";
@@ -63,6 +64,25 @@ describe.skipIf(missing !== null)("SSH executor against real sshd in network nam
     const r = await run(make(), 0, "cat; read x; echo rc=$?");
     expect(r.stdout).toBe("rc=1\n");
     expect(Date.now() - t0).toBeLessThan(5000);
+  });
+
+  it("the exec request and stdin's EOF leave in one socket write: a warm command costs three writes (open, request + EOF, close), and concurrent identical commands on one connection each see EOF", async () => {
+    const e = make();
+    await run(e, 0, "true"); // dial and authenticate first
+    const proto = Socket.prototype as unknown as { _writeGeneric: (...a: unknown[]) => unknown };
+    const orig = proto._writeGeneric;
+    let writes = 0;
+    proto._writeGeneric = function (this: unknown, ...a: unknown[]) { writes++; return orig.apply(this, a); };
+    try {
+      const r = await run(e, 0, "cat; echo rc=$?");
+      expect(r.stdout).toBe("rc=0\n");
+      expect(writes).toBe(3);
+    } finally {
+      proto._writeGeneric = orig;
+    }
+    const all = await Promise.all(Array.from({ length: 6 }, () => run(e, 0, "cat; read x; echo rc=$?")));
+    expect(all.map((r) => r.stdout)).toEqual(Array.from({ length: 6 }, () => "rc=1\n"));
+    expect(e.connections).toBe(1);
   });
 
   it("S016: sudo -n without a password fails fast instead of waiting for a prompt", async () => {

@@ -39,6 +39,70 @@ function sendSignal(ch: ClientChannel, name: string): void {
 
 const PID_PREFIX = "echo hostgate-pid:$$ >&2; ";
 
+/** The part of ssh2's client internals {@link sendEofWithRequest} uses (absent on another version: it does nothing). */
+interface Inner {
+  _protocol?: { exec(id: number, cmd: string, wantReply: boolean): unknown; channelEOF(id: number): unknown };
+  _sock?: { cork?: () => void; uncork?: () => void };
+}
+/** Per ssh2 protocol object: commands waiting for their exec request (a count each), channels whose EOF was sent. */
+const earlyEof = new WeakMap<object, { waiting: Map<string, number>; sent: Set<number> }>();
+
+/**
+ * Makes the exec request of `command` on `client` leave with the channel's EOF in one socket write (issue 20): ssh2
+ * sends the EOF of `ch.end()` only after the server confirmed the request, a packet and a write of its own per
+ * command; the executor never writes to stdin, so the EOF may follow the request at once (RFC 4254 5.3), as
+ * OpenSSH's `ssh host cmd </dev/null` sends it. ssh2's protocol object (`_protocol`) sends the request; its `exec`
+ * is wrapped once per connection and sends the EOF right after the request for a command registered here, between
+ * a cork and an uncork of the socket. Returns `sent(id)`, true when channel `id` already had its EOF sent (the
+ * channel is then marked so ssh2 does not send a second one), and `cancel()` for a channel that never opened.
+ * Commands of other channels on the connection (a kept reader, a D-Bus bridge: they write to stdin) are not
+ * registered and keep their stdin open.
+ */
+function sendEofWithRequest(client: SshClient, command: string): { sent(ch: ClientChannel): void; cancel(): void } {
+  const proto = (client as unknown as Inner)._protocol;
+  const sock = (client as unknown as Inner)._sock;
+  if (!proto || typeof proto.exec !== "function" || typeof proto.channelEOF !== "function") return { sent: () => undefined, cancel: () => undefined };
+  let st = earlyEof.get(proto);
+  if (!st) {
+    const state = (st = { waiting: new Map<string, number>(), sent: new Set<number>() });
+    earlyEof.set(proto, state);
+    const exec = proto.exec.bind(proto);
+    const eof = proto.channelEOF.bind(proto);
+    proto.exec = (id, cmd, wantReply) => {
+      const n = state.waiting.get(cmd) ?? 0;
+      if (n === 0) {
+        // A channel id is reused once closed: a request sent without the EOF clears what an earlier one left.
+        state.sent.delete(id);
+        return exec(id, cmd, wantReply);
+      }
+      if (n === 1) state.waiting.delete(cmd);
+      else state.waiting.set(cmd, n - 1);
+      sock?.cork?.();
+      try {
+        const r = exec(id, cmd, wantReply);
+        eof(id);
+        state.sent.add(id);
+        return r;
+      } finally {
+        sock?.uncork?.();
+      }
+    };
+  }
+  const state = st;
+  state.waiting.set(command, (state.waiting.get(command) ?? 0) + 1);
+  return {
+    sent: (ch) => {
+      const out = (ch as unknown as { outgoing?: { id: number; state: string } }).outgoing;
+      if (out && state.sent.delete(out.id) && out.state === "open") out.state = "eof";
+    },
+    cancel: () => {
+      const n = state.waiting.get(command) ?? 0;
+      if (n <= 1) state.waiting.delete(command);
+      else state.waiting.set(command, n - 1);
+    },
+  };
+}
+
 /** Kills a remote process group from a second channel (best effort; the first channel is being closed). */
 function killGroup(client: SshClient, pid: number | null, extra: string | null | undefined): void {
   const lines = [...(pid !== null ? [`kill -KILL -- -${pid} 2>/dev/null || kill -KILL ${pid} 2>/dev/null`] : []), ...(extra ? [extra] : [])];
@@ -145,8 +209,10 @@ export class SshExecutor implements Executor {
           kill(`timed out after ${req.timeout_ms} ms; the remote process was sent KILL`);
         }, req.timeout_ms);
       }
+      const eof = sendEofWithRequest(client, remoteCommand);
       client.exec(remoteCommand, (e, ch) => {
         if (e) {
+          eof.cancel();
           done = true;
           if (timer) clearTimeout(timer);
           req.signal?.removeEventListener("abort", onAbort);
@@ -157,6 +223,7 @@ export class SshExecutor implements Executor {
           return;
         }
         channel = ch;
+        eof.sent(ch);
         ch.end();
         ch.on("data", (d: Buffer) => { captured.add("stdout", d); });
         ch.stderr.on("data", (d: Buffer) => {
