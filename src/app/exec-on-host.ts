@@ -151,8 +151,9 @@ export async function sandboxTarget(r: HostRecord, deps: Pick<ExecDeps, "local" 
     return { host: rec.ssh?.host ?? j.host, port: j.port !== 22 ? j.port : rec.ssh?.port ?? 22, user: j.user ?? rec.ssh?.user, identity_files: rec.ssh?.identity_files };
   }));
   const target = { host: ssh.host, port: ssh.port, user: ssh.user, identity_files: ssh.identity_files };
-  const key = [...jumps, target].map((h) => `${h.user ?? ""}@${h.host}:${h.port}`).join(" -> ");
-  return { key, executor: deps.executor, target, jumps };
+  // `become: sudo` changes who a non-root login's sandbox starts as (app/sandbox.ts), so it is part of the key.
+  const key = `${[...jumps, target].map((h) => `${h.user ?? ""}@${h.host}:${h.port}`).join(" -> ")}${ssh.become === "sudo" ? " (become: sudo)" : ""}`;
+  return { key, executor: deps.executor, target, jumps, become: ssh.become };
 }
 
 /** Parses a ProxyJump element `[user@]host[:port]`. */

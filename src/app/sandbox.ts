@@ -1,7 +1,9 @@
 import { HostgateError, toHostgateError } from "../core/errors.ts";
 import { chooseSandbox, confine, parseProbe, probeCommand, type HostSandbox, type SandboxFacts, type SandboxMechanism } from "../core/sandbox/confine.ts";
 import { shellQuote } from "../core/inventory/target.ts";
+import { ownHomes } from "../core/sandbox/login.ts";
 import { helperCacheDir, helperCachePath, helperCheckCommand, judgeHelperCheck } from "../core/sandbox/helper-cache.ts";
+import type { Become } from "../core/inventory/become.ts";
 import type { ExecEndpoint, Executor } from "../ports/executor.ts";
 import type { FileUploader } from "../ports/file-upload.ts";
 
@@ -19,6 +21,12 @@ import type { FileUploader } from "../ports/file-upload.ts";
  * the file is missing or another, and checked again (core/sandbox/helper-cache.ts says why a file that passes
  * can be run at every command without hashing it again). Any failure there keeps bubblewrap, and the summary
  * says why.
+ * A non-root login on a host configured `become: sudo` is probed a second time through `sudo -n` (the same fixed
+ * probe line, one quoted word): when that answers as root, the host's facts are root's, marked `via_sudo`, and
+ * every confined command runs through `sudo -n` (core/sandbox/confine.ts `throughSudo`), so it gets the
+ * unprivileged identity without the login's groups; the helper is not used then (it is sent over SFTP as the
+ * login, whose cache root's commands must not run from). When sudo -n fails, the login's own facts stay, with
+ * sudo's answer (`sudo_failed`), and core/sandbox/login.ts decides whether bubblewrap as the login can do.
  */
 
 /** The helper build the daemon sends to SSH hosts, and how (adapters/confine-helper.ts `uploadableConfineHelper`). */
@@ -37,6 +45,8 @@ export interface SandboxTarget {
   executor: Executor;
   target: ExecEndpoint;
   jumps?: readonly ExecEndpoint[] | undefined;
+  /** The host's `become` (inventory): `sudo` lets a non-root login's sandbox start as root through `sudo -n`. */
+  become?: Become | undefined;
 }
 
 const CHECK_MARK = "hostgate-sandbox-ok";
@@ -50,6 +60,7 @@ export class Sandboxes {
   private readonly now: () => number;
   private readonly localHelper: string | undefined;
   private readonly remoteHelper: RemoteHelper | undefined;
+  private readonly acceptLoginGroups: readonly string[];
 
   /**
    * `local_helper`: the absolute path of the hostgate-confine helper for the host keyed `local` (checked by
@@ -57,8 +68,10 @@ export class Sandboxes {
    * `chooseSandbox` before bubblewrap, and its check run must pass like any mechanism's.
    * `remote_helper`: the build placed in the cache of every other host whose login is root and whose
    * architecture is the build's (see above); absent: SSH hosts use bubblewrap or systemd-run.
+   * `accept_login_groups`: config `exec.accept_login_groups` (core/sandbox/login.ts).
    */
-  constructor(opts: { ttl_ms?: number; now?: () => number; local_helper?: string | undefined; remote_helper?: RemoteHelper | undefined } = {}) {
+  constructor(opts: { ttl_ms?: number; now?: () => number; local_helper?: string | undefined; remote_helper?: RemoteHelper | undefined; accept_login_groups?: readonly string[] } = {}) {
+    this.acceptLoginGroups = opts.accept_login_groups ?? [];
     this.ttlMs = opts.ttl_ms ?? 600_000;
     this.now = opts.now ?? Date.now;
     this.localHelper = opts.local_helper;
@@ -69,7 +82,7 @@ export class Sandboxes {
   forHost(t: SandboxTarget): Promise<HostSandbox> {
     const hit = this.cache.get(t.key);
     if (hit && this.now() - hit.at < this.ttlMs) return hit.value;
-    const value = probe(t, t.key === "local" ? { local: this.localHelper } : { remote: this.remoteHelper });
+    const value = probe(t, t.key === "local" ? { local: this.localHelper } : { remote: this.remoteHelper }, this.acceptLoginGroups);
     this.cache.set(t.key, { at: this.now(), value });
     value.catch(() => { if (this.cache.get(t.key)?.value === value) this.cache.delete(t.key); });
     return value;
@@ -102,7 +115,7 @@ async function run(t: SandboxTarget, command: string): Promise<{ stdout: string;
   return { stdout: r.stdout, stderr: r.stderr, ok: r.exit_code === 0 && r.error === null };
 }
 
-async function probe(t: SandboxTarget, helper: { local?: string | undefined; remote?: RemoteHelper | undefined }): Promise<HostSandbox> {
+async function probe(t: SandboxTarget, helper: { local?: string | undefined; remote?: RemoteHelper | undefined }, acceptLoginGroups: readonly string[]): Promise<HostSandbox> {
   const p = await run(t, probeCommand());
   let facts;
   try {
@@ -110,15 +123,17 @@ async function probe(t: SandboxTarget, helper: { local?: string | undefined; rem
   } catch (e) {
     throw new HostgateError("backend_error", `${t.key}: ${(e as Error).message}`, { hint: "The login must run a POSIX shell with id, uname and command -v (no forced command)." });
   }
+  if (facts.uid !== 0 && t.become === "sudo" && t.key !== "local") facts = await probeThroughSudo(t, facts);
   const failures: Partial<Record<SandboxMechanism, string>> = {};
   if (helper.local !== undefined) facts.programs.confine_helper = helper.local;
+  else if (facts.via_sudo) failures["hostgate-confine"] = "the login reaches root through sudo -n, and the helper is sent over SFTP as the login, so no cache of it is root's alone";
   else if (helper.remote !== undefined) {
     const placed = await placeHelper(t, facts, helper.remote);
     if ("path" in placed) facts.programs.confine_helper = placed.path;
     else failures["hostgate-confine"] = placed.reason;
   }
   for (;;) {
-    const sb = chooseSandbox(facts, failures);
+    const sb = chooseSandbox(facts, failures, { accept_login_groups: acceptLoginGroups });
     if (!sb.mechanism) return sb;
     const wrapped = confine(["sh", "-c", CHECK_LINE], sb, { network: "none", timeout_sec: 15, run_id: `probe-${Math.random().toString(36).slice(2, 10)}` });
     let why: string | null;
@@ -137,6 +152,23 @@ async function probe(t: SandboxTarget, helper: { local?: string | undefined; rem
     if (why === null) return sb;
     failures[sb.mechanism] = why;
   }
+}
+
+/**
+ * The probe again through `sudo -n` (a non-root login, `become: sudo`): root's facts marked `via_sudo` (with the
+ * login's uid and homes, hidden too) when sudo answered as uid 0, else the login's facts with `sudo_failed`.
+ */
+async function probeThroughSudo(t: SandboxTarget, login: SandboxFacts): Promise<SandboxFacts> {
+  const r = await run(t, `exec sudo -n -- sh -c ${shellQuote(probeCommand())}`);
+  let root: SandboxFacts | null = null;
+  try {
+    root = parseProbe(r.stdout);
+  } catch {
+    root = null;
+  }
+  if (root === null || root.uid !== 0) return { ...login, sudo_failed: firstLine(r.stderr) || `sudo -n answered without root (exit ${r.ok ? 0 : "non-zero"})` };
+  // The wrapper runs under `sh -c` through sudo whatever the login shell is.
+  return { ...root, posix_shell: true, via_sudo: { login_uid: login.uid, login_homes: ownHomes(login) } };
 }
 
 function firstLine(s: string): string {

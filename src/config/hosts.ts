@@ -47,6 +47,7 @@ export const ExecConfigSchema = z.object({
   fanout_concurrency: z.number().int().min(1).max(256).default(32).describe("Hosts contacted at once by exec_on_host { hosts: [...] }"),
   max_hosts: z.number().int().min(1).max(1000).default(100).describe("Most hosts in one fan-out call"),
   max_timeout_sec: z.number().int().min(1).max(3600).default(300).describe("Longest an unapproved (sandboxed) command runs, in seconds; timeout_sec 0 or more means this"),
+  accept_login_groups: z.array(z.string().regex(/^[\w.@-]{1,64}$/, "a group name (letters, digits, . _ @ -)")).max(64).default([]).describe("Supplementary groups a non-root SSH login may keep inside the sandbox of unapproved commands (bubblewrap cannot drop them; a login in any other group but adm and systemd-journal runs nothing unapproved). RISK: every unapproved command then reaches what these groups reach (a group-owned 0660 socket; docker is root). Prefer a login without them, or become: sudo"),
   max_per_caller: z.number().int().min(1).max(256).default(4).describe("exec_on_host calls one caller (peer uid, or connection over TCP) may have running at once; more are refused busy"),
 }).strict();
 export type ExecConfig = z.infer<typeof ExecConfigSchema>;

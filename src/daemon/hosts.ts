@@ -115,6 +115,7 @@ export function composeHosts(raw: HostsConfig, opts: { mode: DaemonMode; stateDi
   const sandboxes = new Sandboxes({
     local_helper: "path" in helper ? helper.path : undefined,
     remote_helper: "bytes" in uploadable ? { ...uploadable, uploader: new SftpUploader(executor.pool) } : undefined,
+    accept_login_groups: exec.accept_login_groups,
   });
   const slots = new CallerSlots();
   const local = new LocalExecutor();

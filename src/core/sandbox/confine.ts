@@ -35,6 +35,7 @@
  */
 import { shellJoin, shellQuote } from "../inventory/target.ts";
 import { plainAbsolutePath } from "./helper-cache.ts";
+import { finishLoginFacts, hiddenHomes, loginProbeLines, loginRefusal, parseLoginLine, type LoginFacts, type LoginScratch } from "./login.ts";
 import { hasSeccompFilter, printfOctal, sandboxFilter } from "./seccomp.ts";
 
 /**
@@ -52,14 +53,15 @@ export type SandboxMechanism = "hostgate-confine" | "bwrap" | "systemd-run";
 export type NetworkGrant = "none" | "loopback" | "any";
 export const NETWORK_GRANTS: readonly NetworkGrant[] = ["none", "loopback", "any"];
 
-/** What one probe round trip learned about a host (as the login user sees it). */
-export interface SandboxFacts {
+/**
+ * What one probe round trip learned about a host (as the login user sees it; through `sudo -n` as root when
+ * `via_sudo` is set); the login's homes and groups: login.ts.
+ */
+export interface SandboxFacts extends LoginFacts {
   /** The login's uid (0: root). */
   uid: number;
   /** `uname -m`. */
   arch: string;
-  /** The login's `$HOME`, when it is a plain absolute path (helper-cache.ts `plainAbsolutePath`). */
-  home?: string;
   /** Absolute paths of the programs found on PATH (absent: not found). */
   programs: {
     bwrap?: string; setpriv?: string; systemd_run?: string; prlimit?: string; timeout?: string;
@@ -153,6 +155,7 @@ export function probeCommand(): string {
     `echo "${m}uid=$(id -u)"`,
     `echo "${m}arch=$(uname -m)"`,
     `echo "${m}home=$HOME"`,
+    ...loginProbeLines(m),
     `for p in bwrap setpriv systemd-run prlimit timeout; do x=$(command -v "$p" 2>/dev/null) && echo "${m}has=$p:$x"; done`,
     `[ -d /run/systemd/system ] && echo "${m}systemd=1"`,
     `command -v bwrap >/dev/null 2>&1 && bwrap --help 2>&1 | grep -q -e --size && echo "${m}bwrap_size=1"`,
@@ -173,9 +176,11 @@ export function probeCommand(): string {
  */
 export function parseProbe(stdout: string): SandboxFacts {
   const facts: SandboxFacts = { uid: -1, arch: "", programs: {}, systemd: false, log_groups: [] };
+  const scratch: LoginScratch = {};
   for (const line of stdout.split("\n")) {
     if (!line.startsWith(PROBE_MARK)) continue;
     const [key, value] = splitOnce(line.slice(PROBE_MARK.length), "=");
+    if (parseLoginLine(key, value, facts, scratch)) continue;
     if (key === "uid" && /^\d+$/.test(value)) facts.uid = Number(value);
     else if (key === "arch" && /^[\w.-]{1,32}$/.test(value)) facts.arch = value;
     else if (key === "home" && plainAbsolutePath(value)) facts.home = value;
@@ -205,6 +210,7 @@ export function parseProbe(stdout: string): SandboxFacts {
       if (/^\d+$/.test(uid) && /^\d+$/.test(gid)) facts.nobody = { uid: Number(uid), gid: Number(gid) };
     }
   }
+  finishLoginFacts(facts, scratch);
   if (facts.uid < 0 || facts.arch === "") throw new Error(`the sandbox probe got no uid/arch from the host (it answered ${JSON.stringify(stdout.slice(0, 200))})`);
   return facts;
 }
@@ -232,11 +238,18 @@ function unprivileged(f: SandboxFacts): { uid: number; gid: number } {
  * hostgate-confine without `programs.confine_helper` it is why the helper could not be placed. The reason is
  * said in the summary of the mechanism chosen instead (get_host_details, doctor).
  */
-export function chooseSandbox(f: SandboxFacts, failures: Partial<Record<SandboxMechanism, string>> = {}): HostSandbox {
+export function chooseSandbox(f: SandboxFacts, failures: Partial<Record<SandboxMechanism, string>> = {}, opts: ChooseOptions = {}): HostSandbox {
   const root = f.uid === 0;
   const groups = f.log_groups.map((g) => g.name);
   const nobody = unprivileged(f);
   const missing: string[] = [];
+  // A non-root login keeps its supplementary groups and its home is its own (login.ts): refused before any
+  // mechanism is chosen when either would let a command reach what the sandbox is meant to keep out.
+  const refusal = loginRefusal(f, LOG_GROUPS, opts.accept_login_groups ?? []);
+  if (refusal !== null) {
+    return { mechanism: null, summary: `no sandbox can enforce an unprivileged identity here: ${refusal}. Unapproved commands are refused here (fail closed)`, identity: "none", facts: f };
+  }
+  const sudo = f.via_sudo ? `through sudo -n (become: sudo; the login is uid ${f.via_sudo.login_uid}), then ` : "";
   if (root && f.programs.confine_helper && !failures["hostgate-confine"]) {
     return {
       mechanism: "hostgate-confine",
@@ -257,8 +270,8 @@ export function chooseSandbox(f: SandboxFacts, failures: Partial<Record<SandboxM
   else {
     return {
       mechanism: "bwrap",
-      summary: `bubblewrap (${f.programs.bwrap})${root ? ` after setpriv to uid ${nobody.uid}` : ` as the login uid ${f.uid}`}: read-only filesystem, private /tmp, own PID namespace, network per policy${helperNote}`,
-      identity: root ? `nobody (uid ${nobody.uid}, gid ${nobody.gid})${groups.length > 0 ? ` + groups ${groups.join(", ")}` : ""}` : `the SSH login (uid ${f.uid})`,
+      summary: `${sudo}bubblewrap (${f.programs.bwrap})${root ? ` after setpriv to uid ${nobody.uid}` : ` as the login uid ${f.uid}`}: read-only filesystem, private /tmp, own PID namespace, network per policy${helperNote}`,
+      identity: root ? `nobody (uid ${nobody.uid}, gid ${nobody.gid})${groups.length > 0 ? ` + groups ${groups.join(", ")}` : ""}` : nonRootIdentity(f),
       facts: f,
     };
   }
@@ -269,7 +282,7 @@ export function chooseSandbox(f: SandboxFacts, failures: Partial<Record<SandboxM
   else {
     return {
       mechanism: "systemd-run",
-      summary: `systemd-run (${f.programs.systemd_run}): a transient service as ${f.nss_systemd ? "a dynamic user" : `uid ${nobody.uid}`}, ProtectSystem=strict, ProtectHome, private /tmp, network per policy${helperNote}`,
+      summary: `${sudo}systemd-run (${f.programs.systemd_run}): a transient service as ${f.nss_systemd ? "a dynamic user" : `uid ${nobody.uid}`}, ProtectSystem=strict, ProtectHome, private /tmp, network per policy${helperNote}`,
       identity: `${f.nss_systemd ? "a dynamic user" : `nobody (uid ${nobody.uid}, gid ${nobody.gid})`}${groups.length > 0 ? ` + groups ${groups.join(", ")}` : ""}`,
       facts: f,
     };
@@ -280,6 +293,24 @@ export function chooseSandbox(f: SandboxFacts, failures: Partial<Record<SandboxM
     identity: "none",
     facts: f,
   };
+}
+
+/** Host-wide choices of the operator for chooseSandbox. */
+export interface ChooseOptions {
+  /**
+   * Supplementary groups (names) a non-root login may keep inside bubblewrap (config `exec.accept_login_groups`):
+   * without it, a login in any group but the log readers' has no sandbox (login.ts `loginRefusal`).
+   */
+  accept_login_groups?: readonly string[];
+}
+
+/**
+ * A non-root login's identity in words: itself (it cannot change uid), with its groups. Its other processes (its
+ * shells, its services, its other commands) can signal and ptrace the command: it is their own uid.
+ */
+function nonRootIdentity(f: SandboxFacts): string {
+  const kept = (f.login_groups ?? []).map((g) => g.name);
+  return `the SSH login itself (uid ${f.uid}${kept.length > 0 ? `, keeping groups ${kept.join(", ")}` : ""}): the login's other processes can signal and ptrace the command (same uid); become: sudo runs it as nobody instead`;
 }
 
 /** Per-command options: the network the policy granted, extra paths to hide (the local daemon's own dirs), the time limit. */
@@ -354,7 +385,29 @@ export function confine(argv: readonly string[], sb: HostSandbox, o: ConfineOpti
   }
   const why = unconfinableReason(sb, o.network);
   if (why !== null) throw new CannotConfine(why);
-  return sb.mechanism === "hostgate-confine" ? helperCommand(argv, sb, o) : sb.mechanism === "bwrap" ? bwrapCommand(argv, sb, o) : systemdRunCommand(argv, sb, o);
+  const c = sb.mechanism === "hostgate-confine" ? helperCommand(argv, sb, o) : sb.mechanism === "bwrap" ? bwrapCommand(argv, sb, o) : systemdRunCommand(argv, sb, o);
+  return sb.facts.via_sudo ? throughSudo(c, sb.facts) : c;
+}
+
+/**
+ * A wrapper for a non-root login on a `become: sudo` host (`SandboxFacts.via_sudo`): the root wrapper runs
+ * through `sudo -n` (fixed argv; the command is one quoted word), so the chain starts as root and drops to the
+ * unprivileged identity with no login group. The login can kill sudo (its real uid is the login's) but not the
+ * root processes below it, so each link of the chain dies with its parent: setpriv's `--pdeathsig KILL` for the
+ * wrapper shell (parent: sudo) and for the deadline's `timeout` (bwrapCommand), bubblewrap's `--die-with-parent`
+ * below that; systemd-run's unit is stopped by its kill line, through sudo as well.
+ */
+function throughSudo(c: ConfinedCommand, f: SandboxFacts): ConfinedCommand {
+  const dies = f.programs.setpriv ? `${shellQuote(f.programs.setpriv)} --pdeathsig KILL -- ` : "";
+  return {
+    command: `exec sudo -n -- ${dies}sh -c ${shellQuote(c.command)}`,
+    kill_command: c.kill_command === null ? null : `sudo -n -- sh -c ${shellQuote(c.kill_command)}`,
+  };
+}
+
+/** The directories a wrapper empties: the fixed ones, the caller's, and the homes outside them (login.ts). */
+function hiddenDirs(f: SandboxFacts, o: ConfineOptions): string[] {
+  return [...EMPTY_DIRS, ...(o.hide_dirs ?? []), ...hiddenHomes(f, EMPTY_DIRS)];
 }
 
 /**
@@ -409,7 +462,7 @@ function helperCommand(argv: readonly string[], sb: HostSandbox, o: ConfineOptio
     // the abstract sockets are scoped where Landlock can (ABI 6+; elsewhere they stay reachable: the review).
     ...(o.network === "none" && !hostView ? [filter ? "--scope-unix" : "--unshare-net"] : o.network !== "none" ? ["--scope-unix-if-able"] : []),
     "--tmpfs", "/tmp", "--tmpfs", "/var/tmp", "--tmpfs-size", String(SANDBOX_LIMITS.tmp_bytes),
-    ...[...EMPTY_DIRS, ...(o.hide_dirs ?? [])].flatMap((d) => ["--hide-dir", d]),
+    ...hiddenDirs(f, o).flatMap((d) => ["--hide-dir", d]),
     ...[...NULL_FILES, ...(o.hide_files ?? [])].flatMap((p) => ["--hide-file", p]),
     ...(filter ? ["--seccomp", filter] : []),
   ];
@@ -441,7 +494,7 @@ function bwrapCommand(argv: readonly string[], sb: HostSandbox, o: ConfineOption
     // With the host's network view (ss, ip) the namespace stays and the filter refuses AF_UNIX instead.
     ...(o.network === "none" && !hostView ? ["--unshare-net"] : []),
   ];
-  const dirs = [...EMPTY_DIRS, ...(o.hide_dirs ?? [])].map(shellQuote).join(" ");
+  const dirs = hiddenDirs(f, o).map(shellQuote).join(" ");
   const files = [...NULL_FILES, ...(o.hide_files ?? [])].map(shellQuote).join(" ");
   const nobody = unprivileged(f);
   const drop = f.uid === 0
@@ -451,7 +504,9 @@ function bwrapCommand(argv: readonly string[], sb: HostSandbox, o: ConfineOption
   // before its kill channel runs): coreutils timeout, in the foreground so the executors' group kill still
   // reaches everything; killing bwrap ends its PID namespace.
   const deadline = f.programs.timeout && o.timeout_sec > 0 ? `${shellQuote(f.programs.timeout)} --foreground -s KILL ${o.timeout_sec} ` : "";
-  const run = `${deadline}$L ${drop}${shellQuote(f.programs.bwrap!)} "$@"${filter ? " --seccomp 3" : ""} -- ${shellJoin(argv)}`;
+  // Through sudo (throughSudo) the deadline's timeout dies with the wrapper shell, which dies with sudo.
+  const dies = f.via_sudo && f.programs.setpriv ? `${shellQuote(f.programs.setpriv)} --pdeathsig KILL ` : "";
+  const run = `${dies}${deadline}$L ${drop}${shellQuote(f.programs.bwrap!)} "$@"${filter ? " --seccomp 3" : ""} -- ${shellJoin(argv)}`;
   // A POSIX shell runs the wrapper: the login shell itself when the probe found it is one (no exec), else
   // `exec sh -c` whatever the login shell is (zsh, fish…); `exec` keeps the session leader's pid.
   // Hidden directories by their physical path: bwrap cannot mount over a path whose parent is a symlink (it
@@ -497,7 +552,8 @@ function memcgJoin(f: SandboxFacts): string[] {
 function systemdRunCommand(argv: readonly string[], sb: HostSandbox, o: ConfineOptions): ConfinedCommand {
   const f = sb.facts;
   const unit = `hostgate-exec-${o.run_id}`;
-  const inaccessible = [...OWN_STATE_DIRS, ...NULL_FILES, ...(o.hide_dirs ?? []), ...(o.hide_files ?? [])].map((p) => `-${p}`);
+  // ProtectHome=yes covers /home, /root and /run/user; homes elsewhere are made inaccessible (login.ts).
+  const inaccessible = [...OWN_STATE_DIRS, ...NULL_FILES, ...(o.hide_dirs ?? []), ...(o.hide_files ?? []), ...hiddenHomes(f, EMPTY_DIRS)].map((p) => `-${p}`);
   const props = [
     // A dynamic user (a uid of its own: no signals to or ptrace of other nobody processes) where nss-systemd
     // names it; else the host's nobody: without nss-systemd (Debian's default) dbus-daemon cannot resolve a
