@@ -37,7 +37,29 @@ async function freePort(): Promise<number> {
  * (uid and gid 4242, home /tmp, /bin/sh) that only this sshd sees: a copy of /etc/passwd with one more line is
  * bind-mounted over /etc/passwd inside its mount namespace; the same client key logs in as root or as it.
  */
-export async function startSshd(opts: { sftp?: boolean; user?: string } = {}): Promise<SshdPeer> {
+/** A login only the peer's sshd sees (`startSshd` `logins`). */
+export interface SshdLogin {
+  name: string;
+  uid: number;
+  /** Its home (default /tmp); `setup` may create it inside the peer's mount namespace. */
+  home?: string;
+  /** Extra groups (names from `groups`) it is a member of (supplementary). */
+  groups?: string[];
+  /** A NOPASSWD sudo rule (ALL) for it, in the peer's own /etc/sudoers.d. */
+  sudo?: boolean;
+}
+
+/**
+ * Starts sshd in a private mount namespace (empty /root, so root's shell init does not run). `sftp: false`
+ * leaves out the sftp subsystem (a host whose sshd refuses SFTP). `user` adds a non-root login of that name
+ * (uid and gid 4242, home /tmp, /bin/sh) that only this sshd sees: a copy of /etc/passwd with one more line is
+ * bind-mounted over /etc/passwd inside its mount namespace; the same client key logs in as root or as it.
+ * `logins` adds more such logins (gid = uid, /bin/sh) with `groups` (added to copies of /etc/group, and each
+ * a shadow line so sudo's PAM account check passes) and sudo rules (a tmpfs over /etc/sudoers.d); `setup` is
+ * a shell script run as root inside the namespace before sshd starts (make homes, mount a tmpfs, start a
+ * service: its processes are sshd's children then, ended with it by `stop`).
+ */
+export async function startSshd(opts: { sftp?: boolean; user?: string; logins?: SshdLogin[]; groups?: { name: string; gid: number }[]; setup?: string } = {}): Promise<SshdPeer> {
   const dir = mkdtempSync(join(tmpdir(), "hg-sshd-"));
   const port = await freePort();
   execFileSync("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-f", join(dir, "host_key")]);
@@ -53,12 +75,25 @@ export async function startSshd(opts: { sftp?: boolean; user?: string } = {}): P
   mkdirSync("/run/sshd", { recursive: true });
   execFileSync("/usr/sbin/sshd", ["-t", "-f", conf]);
   let passwd = "";
-  if (opts.user !== undefined) {
+  const logins = [...(opts.user !== undefined ? [{ name: opts.user, uid: 4242 }] : []), ...(opts.logins ?? [])];
+  if (logins.length > 0) {
     // The user's session reads authorized_keys as that user (StrictModes is off, but the directory must be open).
     chmodSync(dir, 0o755);
     chmodSync(join(dir, "authorized_keys"), 0o644);
-    writeFileSync(join(dir, "passwd"), `${readFileSync("/etc/passwd", "utf8").trimEnd()}\n${opts.user}:x:4242:4242::/tmp:/bin/sh\n`);
+    writeFileSync(join(dir, "passwd"), `${readFileSync("/etc/passwd", "utf8").trimEnd()}\n${logins.map((l) => `${l.name}:x:${l.uid}:${l.uid}::${l.home ?? "/tmp"}:/bin/sh\n`).join("")}`);
     passwd = ` && mount --bind ${join(dir, "passwd")} /etc/passwd`;
+  }
+  const extra = opts.logins ?? [];
+  if (extra.length > 0) {
+    const members = (g: string): string => extra.filter((l) => l.groups?.includes(g)).map((l) => l.name).join(",");
+    writeFileSync(join(dir, "group"), `${readFileSync("/etc/group", "utf8").trimEnd()}\n${extra.map((l) => `${l.name}:x:${l.uid}:\n`).join("")}${(opts.groups ?? []).map((g) => `${g.name}:x:${g.gid}:${members(g.name)}\n`).join("")}`);
+    writeFileSync(join(dir, "shadow"), `${readFileSync("/etc/shadow", "utf8").trimEnd()}\n${extra.map((l) => `${l.name}:*:19000:0:99999:7:::\n`).join("")}`, { mode: 0o600 });
+    writeFileSync(join(dir, "sudoers"), extra.filter((l) => l.sudo).map((l) => `${l.name} ALL=(root) NOPASSWD: ALL\n`).join(""), { mode: 0o440 });
+    passwd += ` && mount --bind ${join(dir, "group")} /etc/group && mount --bind ${join(dir, "shadow")} /etc/shadow && mount -t tmpfs -o mode=755 tmpfs /etc/sudoers.d && cp ${join(dir, "sudoers")} /etc/sudoers.d/hostgate-test && chmod 0440 /etc/sudoers.d/hostgate-test`;
+  }
+  if (opts.setup !== undefined) {
+    writeFileSync(join(dir, "setup.sh"), opts.setup, { mode: 0o700 });
+    passwd += ` && sh ${join(dir, "setup.sh")}`;
   }
   const child = spawn("unshare", ["--mount", "--propagation", "private", "sh", "-c", `mount -t tmpfs -o mode=700 tmpfs /root${passwd} && exec /usr/sbin/sshd -D -f ${conf} -E ${join(dir, "sshd.log")}`], { stdio: "ignore", detached: true });
   child.unref();
