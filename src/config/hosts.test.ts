@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { StaticProvider } from "../adapters/inventory/static.ts";
-import { InventoryConfigSchema, ProviderConfigSchema } from "./hosts.ts";
+import { ExecConfigSchema, InventoryConfigSchema, ProviderConfigSchema } from "./hosts.ts";
 
 describe("inventory config", () => {
   it("refuses a backend named \"literal\" (policies see backend literal for hosts no backend lists), saying why", () => {
@@ -24,5 +24,17 @@ describe("inventory config", () => {
       expect(JSON.stringify(r.error?.issues)).toMatch(/none.*sudo/);
     }
     expect(ProviderConfigSchema.safeParse({ kind: "ssh_config", become: "doas" }).success).toBe(false);
+  });
+});
+
+describe("exec.accept_login_groups", () => {
+  it("takes group names (default none) and refuses anything else, saying what a name may hold", () => {
+    expect(ExecConfigSchema.parse({}).accept_login_groups).toEqual([]);
+    expect(ExecConfigSchema.parse({ accept_login_groups: ["docker", "svc-sock"] }).accept_login_groups).toEqual(["docker", "svc-sock"]);
+    for (const bad of ["two words", "", "x;y"]) {
+      const r = ExecConfigSchema.safeParse({ accept_login_groups: [bad] });
+      expect(r.success, bad).toBe(false);
+      expect(JSON.stringify(r.error?.issues)).toContain("a group name (letters, digits, . _ @ -)");
+    }
   });
 });
