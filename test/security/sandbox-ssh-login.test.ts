@@ -38,7 +38,7 @@ const OTHER = `nr19other${rand}`;
 const SUDOENV = `nr19sudo${rand}`;
 const ANSWER = `root-service-${rand}`;
 const SOCK_GID = 4300;
-const rev = (s: string): string => [...s].reverse().join("");
+const rev = (s: string): string => Array.from(s).reverse().join(""); // ASCII only
 const operator: ExecCaller = { role: "operator", client: "nr19", uid: 0, actor: "uid:0" };
 
 describe.skipIf(missing !== null)("bubblewrap as a non-root SSH login (issue 19 re-trial)", () => {

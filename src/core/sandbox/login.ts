@@ -50,7 +50,7 @@ export interface LoginFacts {
 const SYSTEM_DIRS: ReadonlySet<string> = new Set([
   "/", "/bin", "/boot", "/dev", "/etc", "/lib", "/lib32", "/lib64", "/libx32", "/media", "/mnt", "/opt", "/proc", "/run", "/sbin",
   "/srv", "/sys", "/tmp", "/usr", "/var", "/var/backups", "/var/cache", "/var/lib", "/var/local", "/var/lock", "/var/log",
-  "/var/mail", "/var/opt", "/var/run", "/var/spool", "/var/tmp", "/nonexistent",
+  "/var/mail", "/var/opt", "/var/run", "/var/spool", "/var/tmp",
 ]);
 
 /** Whether `p` may be hidden as a home: a plain absolute path, not a system directory nor under /usr, /etc, /proc, /sys, /dev, /boot. */
