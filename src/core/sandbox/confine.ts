@@ -245,7 +245,7 @@ export function parseProbe(stdout: string): SandboxFacts {
       const [version, dir] = splitOnce(value, ":");
       if (version === "1" && cgroupPath(dir)) facts.pidscg = { dir };
     } else if (key === "pool_clash") {
-      const m = /^(\/etc\/[\w.-]+):([^\s:]{1,64}):(\d{1,10})$/.exec(value);
+      const m = /^(\/[\w./-]{1,200}):([^\s:]{1,64}):(\d{1,10})$/.exec(value);
       if (m) (facts.uid_pool_clash ??= []).push(`${m[1]}: ${m[2]} ${m[3]}`);
     } else if (key === "nobody") {
       const [uid, gid] = splitOnce(value, ":");
