@@ -6,7 +6,7 @@
  * file at build or test time (src/adapters/confine-helper.ts); the wrapper shell still sets the rlimits and
  * joins the memory cgroup with builtins before it execs this.
  *
- *   hostgate-confine (--uid U --gid G | --uid-pool FIRST-LAST --uid-locks DIR) [--groups G1,G2] [--timeout SEC]
+ *   hostgate-confine (--uid U --gid G | --uid-pool FIRST-LAST --uid-locks DIR [--userdb DIR]) [--groups G1,G2] [--timeout SEC]
  *                    [--unshare-net | --scope-unix | --scope-unix-if-able]
  *                    [--tmpfs DIR]... [--tmpfs-size BYTES] [--hide-dir DIR]... [--hide-file FILE]... [--seccomp HEX]
  *                    [--pids-cgroup DIR --pids-max N] -- PROGRAM ARGS...
@@ -36,7 +36,10 @@
  *   helper ends, so two runs at once never share a uid and a killed run's uid is free again at once. No other
  *   process on the host has U, so none can signal, ptrace or read /proc/<pid> of the command without
  *   CAP_KILL/CAP_SYS_PTRACE (kill(2), ptrace(2) "Ptrace access mode checking"), and commands of other runs
- *   cannot either;
+ *   cannot either; with --userdb (a host whose NSS asks nss-systemd) the uid and gid get names there, as JSON
+ *   drop-in records `hostgate-sandbox-U.{user,group}` and `U.{user,group}` links (systemd's userdb drop-ins,
+ *   nss-systemd(8)), written once per uid and kept: dbus-daemon drops a connection whose uid NSS cannot name,
+ *   and `systemctl status` goes through it;
  * - uid/gid U/G with supplementary groups --groups, no capabilities (bounding set emptied), no_new_privs, in a
  *   user namespace of its own (mapping only U and G; the helper's root parent writes the maps), so commands of
  *   other runs, which share the uid, cannot ptrace or read each other's /proc/<pid> (the kernel refuses
@@ -142,6 +145,7 @@ static unsigned short filter_len = 0;
 static volatile pid_t init_pid = 0;
 static unsigned long opt_pool_first = 0, opt_pool_last = 0;
 static const char *opt_pool_locks = NULL;
+static const char *opt_userdb = NULL;
 /** The run's uid lock (--uid-pool): held by the helper for the run's life, closed in the namespace's init. */
 static int lock_fd = -1;
 
@@ -247,6 +251,13 @@ static int parse(int argc, char **argv) {
       opt_pool_last = number(a, dash + 1);
       if (opt_pool_first == 0 || opt_pool_last < opt_pool_first || opt_pool_last - opt_pool_first >= 65536) { errno = 0; die("--uid-pool needs 0 < FIRST <= LAST, at most 65536 uids, got \"%s\"", v); }
     }
+    else if (strcmp(a, "--userdb") == 0) {
+      const char *l[1];
+      int n = 0;
+      add_path(l, &n, a, v);
+      if (strlen(v) > 512) { errno = 0; die("--userdb: at most 512 bytes"); }
+      opt_userdb = v;
+    }
     else if (strcmp(a, "--uid-locks") == 0) {
       const char *l[1];
       int n = 0;
@@ -258,6 +269,7 @@ static int parse(int argc, char **argv) {
   }
   if ((opt_pool_first == 0) != (opt_pool_locks == NULL)) { errno = 0; die("--uid-pool and --uid-locks go together"); }
   if (opt_pool_first != 0 && (opt_uid != (uid_t)-1 || opt_gid != (gid_t)-1)) { errno = 0; die("--uid-pool excludes --uid and --gid"); }
+  if (opt_userdb && opt_pool_first == 0) { errno = 0; die("--userdb goes with --uid-pool"); }
   if (opt_pool_first == 0 && (opt_uid == (uid_t)-1 || opt_gid == (gid_t)-1 || opt_uid == 0 || opt_gid == 0)) { errno = 0; die("--uid and --gid (not 0), or --uid-pool, are required"); }
   if ((opt_pids_cgroup == NULL) != (opt_pids_max == 0)) { errno = 0; die("--pids-cgroup and --pids-max (not 0) go together"); }
   if (opt_net + opt_scope_unix + opt_scope_unix_if_able > 1) { errno = 0; die("--unshare-net, --scope-unix and --scope-unix-if-able exclude each other"); }
@@ -626,6 +638,27 @@ static int uid_has_processes(uid_t u) {
 }
 
 /**
+ * One userdb drop-in record (see the header: --userdb) for `u` of `kind` ("user" or "group"), unless its
+ * `<u>.<kind>` link is there already (the usual case: one failed lookup). The record is written under a temporary
+ * name and renamed, then linked, so a reader never sees half of one.
+ */
+static void userdb_record(unsigned long u, const char *kind) {
+  char link[600], name[64], path[600], tmp[640], json[256];
+  snprintf(link, sizeof link, "%s/%lu.%s", opt_userdb, u, kind);
+  if (access(link, F_OK) == 0) return;
+  snprintf(name, sizeof name, "hostgate-sandbox-%lu.%s", u, kind);
+  snprintf(path, sizeof path, "%s/%s", opt_userdb, name);
+  snprintf(tmp, sizeof tmp, "%s.%d", path, (int)getpid());
+  if (strcmp(kind, "user") == 0)
+    snprintf(json, sizeof json, "{\"userName\":\"hostgate-sandbox-%lu\",\"uid\":%lu,\"gid\":%lu,\"realName\":\"hostgate sandbox run\",\"homeDirectory\":\"/\",\"shell\":\"/usr/sbin/nologin\",\"disposition\":\"dynamic\",\"locked\":true}\n", u, u, u);
+  else
+    snprintf(json, sizeof json, "{\"groupName\":\"hostgate-sandbox-%lu\",\"gid\":%lu,\"disposition\":\"dynamic\"}\n", u, u);
+  int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+  if (fd < 0 || write(fd, json, strlen(json)) != (ssize_t)strlen(json) || close(fd) != 0 || rename(tmp, path) != 0) die("write %s", path);
+  if (symlink(name, link) != 0 && errno != EEXIST) die("link %s", link);
+}
+
+/**
  * --uid-pool: takes the run's uid (see the header) and sets --uid and --gid to it; keeps its lock in lock_fd.
  * Ends the run (125) when the lock directory is not root's alone, or no uid of the pool is free.
  */
@@ -649,6 +682,11 @@ static void allocate_uid(void) {
       opt_uid = (uid_t)u;
       opt_gid = (gid_t)u;
       close(dir);
+      if (opt_userdb) {
+        if (mkdir(opt_userdb, 0755) != 0 && errno != EEXIST) die("make %s", opt_userdb);
+        userdb_record(u, "user");
+        userdb_record(u, "group");
+      }
       return;
     }
     close(fd);

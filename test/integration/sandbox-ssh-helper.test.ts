@@ -22,7 +22,7 @@ import { execOnHost, type ExecCaller, type ExecDeps } from "../../src/app/exec-o
 import { Inventory } from "../../src/app/inventory.ts";
 import { Sandboxes, type RemoteHelper } from "../../src/app/sandbox.ts";
 import { ProviderConfigSchema } from "../../src/config/hosts.ts";
-import { confine } from "../../src/core/sandbox/confine.ts";
+import { confine, RUN_UID_POOL } from "../../src/core/sandbox/confine.ts";
 import { helperCachePath } from "../../src/core/sandbox/helper-cache.ts";
 import { openAuditStore } from "../../src/daemon/audit-store.ts";
 import type { FileUploader } from "../../src/ports/file-upload.ts";
@@ -98,9 +98,14 @@ describe.skipIf(missing !== null)("the hostgate-confine helper on an SSH host (i
     };
     const r = await execOnHost({ host: "lab2", command: "id -u; wc -c < /etc/shadow; touch /etc/hg-s19-planted" }, operator, deps);
     if (!("results" in r)) throw new Error(`expected results: ${JSON.stringify(r)}`);
-    expect(r.results[0]!.sandbox).toMatch(/^hostgate-confine as nobody/);
-    // /etc/shadow is the empty /dev/null inside.
-    expect(r.results[0]!.stdout).toBe("65534\n0\n");
+    expect(r.results[0]!.sandbox).toMatch(/^hostgate-confine as a uid of its own per run \(60578–61183, gid the same\)/);
+    // A uid of its own (RUN_UID_POOL), and /etc/shadow is the empty /dev/null inside.
+    const [uid, shadow] = r.results[0]!.stdout.split("\n").map(Number);
+    expect(uid).toBeGreaterThanOrEqual(RUN_UID_POOL.first);
+    expect(uid).toBeLessThanOrEqual(RUN_UID_POOL.last);
+    expect(shadow).toBe(0);
+    // Its lock on the host is free again after the run.
+    expect(spawnSync("flock", ["-n", onHost(`${RUN_UID_POOL.lock_dir}/${uid}`), "true"]).status).toBe(0);
     expect(r.results[0]!.stderr).toMatch(/Read-only file system/);
   });
 

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { CannotConfine, chooseSandbox, confine, parseProbe, probeCommand, type SandboxFacts } from "../../src/core/sandbox/confine.ts";
+import { CannotConfine, chooseSandbox, confine, parseProbe, probeCommand, usesDbus, type SandboxFacts } from "../../src/core/sandbox/confine.ts";
 import { noNetworkFilter, printfOctal } from "../../src/core/sandbox/seccomp.ts";
 
 const facts = (over: Partial<SandboxFacts> = {}): SandboxFacts => ({
@@ -72,7 +72,7 @@ describe("choosing a mechanism (fail closed)", () => {
   it("prefers the hostgate-confine helper for a root login where the daemon offers one, else bubblewrap", () => {
     const helper = { bwrap: "/usr/bin/bwrap", setpriv: "/usr/bin/setpriv", confine_helper: "/opt/hostgate/dist/hostgate-confine" };
     expect(chooseSandbox(facts({ programs: helper })).mechanism).toBe("hostgate-confine");
-    expect(chooseSandbox(facts({ programs: helper })).identity).toBe("a uid of its own per run (60578–61183, gid the same) + groups adm");
+    expect(chooseSandbox(facts({ programs: helper, nss_systemd: true })).identity).toBe("a uid of its own per run (60578–61183, gid the same) + groups adm");
     // Not for another login (it must drop root itself), nor after its check run failed (bubblewrap then).
     expect(chooseSandbox(facts({ uid: 1000, programs: helper })).mechanism).toBe("bwrap");
     expect(chooseSandbox(facts({ programs: helper }), { "hostgate-confine": "mount_setattr: Function not implemented" }).mechanism).toBe("bwrap");
@@ -87,7 +87,7 @@ describe("choosing a mechanism (fail closed)", () => {
     const cmd = (f: SandboxFacts): string => confine(["true"], chooseSandbox(f), { network: "none", timeout_sec: 5, run_id: "r" }).command;
     expect(cmd(facts({ programs: helper }))).toContain("--uid-pool 60578-61183 --uid-locks /run/hostgate-uids");
     expect(cmd(facts({ programs: bw, posix_shell: true }))).toMatch(/\/usr\/bin\/flock -n 9 && \{ U=\$u; break; \}.*--reuid "\$U" --regid "\$U" .* 9>&-$/);
-    expect(chooseSandbox(facts({ programs: bw })).identity).toBe("a uid of its own per run (60578–61183, gid the same) + groups adm");
+    expect(chooseSandbox(facts({ programs: bw, nss_systemd: true })).identity).toBe("a uid of its own per run (60578–61183, gid the same) + groups adm");
     // A clash (an account in the range): nobody, and the identity says why.
     const clash = facts({ programs: helper, uid_pool_clash: ["/etc/passwd: ci 60600"] });
     expect(cmd(clash)).toContain("--uid 65534 --gid 65534");
@@ -101,6 +101,21 @@ describe("choosing a mechanism (fail closed)", () => {
     const login = chooseSandbox(facts({ uid: 1000, programs: bw }));
     expect(login.identity).toMatch(/^the SSH login \(uid 1000\): a non-root login cannot change uid, so .* can signal it/);
     expect(cmd(facts({ uid: 1000, programs: bw }))).not.toContain("flock");
+  });
+
+  it("names the per-run uid where nss-systemd can (dbus-daemon needs a name); elsewhere a D-Bus client runs as nobody", () => {
+    const helper = { bwrap: "/usr/bin/bwrap", setpriv: "/usr/bin/setpriv", flock: "/usr/bin/flock", confine_helper: "/opt/hostgate-confine" };
+    const bw = { bwrap: "/usr/bin/bwrap", setpriv: "/usr/bin/setpriv", flock: "/usr/bin/flock" };
+    const cmd = (f: SandboxFacts, bus: boolean): string => confine(["true"], chooseSandbox(f), { network: "none", timeout_sec: 5, run_id: "r", bus_client: bus }).command;
+    expect(cmd(facts({ programs: helper, nss_systemd: true }), true)).toContain("--uid-locks /run/hostgate-uids --userdb /run/userdb");
+    expect(cmd(facts({ programs: bw, nss_systemd: true }), true)).toContain("hostgate-sandbox-$U.user");
+    expect(cmd(facts({ programs: helper }), false)).not.toContain("--userdb");
+    expect(cmd(facts({ programs: helper }), true)).toContain("--uid 65534 --gid 65534");
+    expect(cmd(facts({ programs: bw }), true)).toContain("--reuid 65534 --regid 65534");
+    expect(cmd(facts({ programs: bw }), false)).toContain('--reuid "$U"');
+    expect(chooseSandbox(facts({ programs: helper })).identity).toContain("; commands that use D-Bus (systemctl, busctl…) run as nobody (uid 65534)");
+    expect(chooseSandbox(facts({ programs: helper, nss_systemd: true })).identity).not.toContain("D-Bus");
+    expect([usesDbus(["df"]), usesDbus(["ps", "/usr/bin/systemctl"]), usesDbus(["busctl"])]).toEqual([false, true, true]);
   });
 
   it("the probe reports accounts, groups, subordinate ranges and login.defs limits that reach the pool", () => {

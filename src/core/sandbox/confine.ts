@@ -145,10 +145,14 @@ const LOG_GROUPS: readonly string[] = ["adm", "systemd-journal"];
  * Ubuntu and Fedora: useradd/groupadd never assign it) and below SUB_UID_MIN (100000: subordinate ids of
  * rootless containers), and far from the 65536-multiples Kubernetes gives user-namespaced pods. The probe checks
  * each host (`SandboxFacts.uid_pool_clash`); a host where it clashes runs commands as `nobody`, and says so.
+ * Names: dbus-daemon drops a connection whose uid NSS cannot name (so `systemctl status` would fail inside). Where
+ * the host's NSS asks nss-systemd (`SandboxFacts.nss_systemd`) the run's uid and gid get names,
+ * `hostgate-sandbox-<uid>`, as systemd userdb drop-in records in `userdb_dir` (nss-systemd(8)), written once per
+ * uid and kept; elsewhere a command that talks to D-Bus (ConfineOptions.bus_client) runs as `nobody` instead.
  * The lock directory is root's, mode 0700, under /run (a tmpfs: empty at boot); it is not hostgate's /run/hostgate,
  * which a system daemon's RuntimeDirectory= removes when it stops while runs still hold locks there.
  */
-export const RUN_UID_POOL = { first: 60578, last: 61183, lock_dir: "/run/hostgate-uids" } as const;
+export const RUN_UID_POOL = { first: 60578, last: 61183, lock_dir: "/run/hostgate-uids", userdb_dir: "/run/userdb" } as const;
 const PROBE_MARK = "hostgate-probe:";
 /**
  * The probe's check of RUN_UID_POOL (awk, fields split on `:`): prints `pool_clash=<file>:<name>:<id>` for an
@@ -272,17 +276,22 @@ function unprivileged(f: SandboxFacts): { uid: number; gid: number } {
 
 /**
  * Whether a root login's commands on this host get a uid of their own per run (RUN_UID_POOL): the pool does not
- * clash with the host's accounts, and under bubblewrap flock(1) is there to take the lock.
+ * clash with the host's accounts, and under bubblewrap flock(1) is there to take the lock. With `o`, for one
+ * command: not one that talks to D-Bus on a host without nss-systemd to name the uid (RUN_UID_POOL, "Names").
  */
-function perRunUid(f: SandboxFacts, mechanism: "hostgate-confine" | "bwrap"): boolean {
+function perRunUid(f: SandboxFacts, mechanism: "hostgate-confine" | "bwrap", o?: ConfineOptions): boolean {
+  if (o?.bus_client === true && f.nss_systemd !== true) return false;
   return f.uid === 0 && (f.uid_pool_clash ?? []).length === 0 && (mechanism === "hostgate-confine" || f.programs.flock !== undefined);
 }
 
 /** The identity a root login's helper or bubblewrap commands get, in words (HostSandbox.identity). */
 function rootIdentity(f: SandboxFacts, mechanism: "hostgate-confine" | "bwrap"): string {
   const groups = f.log_groups.length > 0 ? ` + groups ${f.log_groups.map((g) => g.name).join(", ")}` : "";
-  if (perRunUid(f, mechanism)) return `a uid of its own per run (${RUN_UID_POOL.first}–${RUN_UID_POOL.last}, gid the same)${groups}`;
   const nobody = unprivileged(f);
+  if (perRunUid(f, mechanism)) {
+    const bus = f.nss_systemd === true ? "" : `; commands that use D-Bus (systemctl, busctl…) run as nobody (uid ${nobody.uid}): the host's NSS has no nss-systemd to name a per-run uid, and dbus-daemon refuses a uid it cannot name`;
+    return `a uid of its own per run (${RUN_UID_POOL.first}–${RUN_UID_POOL.last}, gid the same)${groups}${bus}`;
+  }
   const why = (f.uid_pool_clash ?? []).length > 0 ? `the per-run uid range ${RUN_UID_POOL.first}–${RUN_UID_POOL.last} clashes with ${f.uid_pool_clash!.join(", ")}` : "flock (util-linux) is missing, needed to hold a per-run uid";
   return `nobody (uid ${nobody.uid}, gid ${nobody.gid})${groups}; not a uid of its own per run: ${why}, so host processes running as nobody can signal it`;
 }
@@ -370,10 +379,27 @@ export interface ConfineOptions {
    * seccomp filter exists for the host's architecture it is ignored (own namespace).
    */
   host_network_view?: boolean;
+  /**
+   * The command talks to D-Bus (set by {@link usesDbus}): on a host without nss-systemd a root login's command
+   * then runs as `nobody` instead of a uid of its own per run (RUN_UID_POOL, "Names").
+   */
+  bus_client?: boolean;
 }
 
 /** Programs whose job is to show the host's network state (sockets, interfaces, routes) and that need no Unix socket. */
 const NETWORK_VIEW_PROGRAMS: ReadonlySet<string> = new Set(["ss", "netstat", "ip", "nstat", "ifconfig", "route", "arp", "lsof"]);
+/** Programs that are D-Bus clients (the system bus: systemd's tools, dbus-send, gdbus). */
+const DBUS_PROGRAMS: ReadonlySet<string> = new Set(["systemctl", "busctl", "loginctl", "hostnamectl", "timedatectl", "localectl", "resolvectl", "networkctl", "systemd-analyze", "systemd-resolve", "dbus-send", "gdbus"]);
+
+/**
+ * Whether a command talks to D-Bus (ConfineOptions.bus_client): one of its programs (basenames, as for
+ * wantsHostNetworkView) is a D-Bus client. A routing choice only: a wrong guess makes a D-Bus call fail on a
+ * host without nss-systemd, or runs a command as nobody instead of a uid of its own.
+ */
+export function usesDbus(programs: readonly string[]): boolean {
+  return programs.some((p) => DBUS_PROGRAMS.has(p.slice(p.lastIndexOf("/") + 1)));
+}
+
 /** Programs that talk to a daemon over a Unix socket (D-Bus, journald, container engines). */
 const UNIX_SOCKET_PROGRAMS: ReadonlySet<string> = new Set(["systemctl", "busctl", "loginctl", "hostnamectl", "timedatectl", "localectl", "resolvectl", "networkctl", "systemd-analyze", "systemd-resolve", "dbus-send", "gdbus", "logger", "docker", "podman", "ctr", "crictl", "nft"]);
 
@@ -448,8 +474,8 @@ function helperCommand(argv: readonly string[], sb: HostSandbox, o: ConfineOptio
   const hostView = o.network === "none" && o.host_network_view === true && hasSeccompFilter(f.arch);
   const filter = commandFilter(f.arch, o.network, hostView);
   const nobody = unprivileged(f);
-  const who = perRunUid(f, "hostgate-confine")
-    ? ["--uid-pool", `${RUN_UID_POOL.first}-${RUN_UID_POOL.last}`, "--uid-locks", RUN_UID_POOL.lock_dir]
+  const who = perRunUid(f, "hostgate-confine", o)
+    ? ["--uid-pool", `${RUN_UID_POOL.first}-${RUN_UID_POOL.last}`, "--uid-locks", RUN_UID_POOL.lock_dir, ...(f.nss_systemd === true ? ["--userdb", RUN_UID_POOL.userdb_dir] : [])]
     : ["--uid", String(nobody.uid), "--gid", String(nobody.gid)];
   // Its own pids cgroup where the host has one (the process limit then counts this command alone), else
   // RLIMIT_NPROC as under bubblewrap.
@@ -499,7 +525,7 @@ function bwrapCommand(argv: readonly string[], sb: HostSandbox, o: ConfineOption
   const dirs = [...EMPTY_DIRS, ...(o.hide_dirs ?? [])].map(shellQuote).join(" ");
   const files = [...NULL_FILES, ...(o.hide_files ?? [])].map(shellQuote).join(" ");
   const nobody = unprivileged(f);
-  const pool = perRunUid(f, "bwrap");
+  const pool = perRunUid(f, "bwrap", o);
   const drop = f.uid === 0
     ? `${shellQuote(f.programs.setpriv!)} --reuid ${pool ? '"$U"' : nobody.uid} --regid ${pool ? '"$U"' : nobody.gid} ${f.log_groups.length > 0 ? `--groups ${f.log_groups.map((g) => g.gid).join(",")}` : "--clear-groups"} --no-new-privs `
     : "";
@@ -525,7 +551,7 @@ function bwrapCommand(argv: readonly string[], sb: HostSandbox, o: ConfineOption
     `L=; ulimit -v ${SANDBOX_LIMITS.address_space_bytes / 1024} 2>/dev/null${f.programs.prlimit ? ` || L=${shellQuote(`${f.programs.prlimit} --as=${SANDBOX_LIMITS.address_space_bytes} --`)}` : ""}`,
     ...memcgJoin(f),
     `for f in ${files} /etc/ssh/*_key; do [ -f "$f" ] && set -- "$@" --ro-bind /dev/null "$f"; done`,
-    ...(pool ? uidLock(f.programs.flock!) : []),
+    ...(pool ? uidLock(f.programs.flock!, f.nss_systemd === true) : []),
     // With a per-run uid the wrapper stays (no exec) as the holder of its lock, and the chain starts without the
     // lock's descriptor (9>&-): the command must not be able to release it (flock -u) and so share its uid.
     filter ? `printf '${printfOctal(filter)}' | ${run} 3<&0 </dev/null${pool ? " 9>&-" : ""}` : `${pool ? "" : "exec "}${run} </dev/null${pool ? " 9>&-" : ""}`,
@@ -542,13 +568,23 @@ function bwrapCommand(argv: readonly string[], sb: HostSandbox, o: ConfineOption
  * One exec of flock per run when the first uid is free. When none is, the command does not run (exit 125).
  * Unlike the helper it does not look for processes the uid owns (no builtin can, cheaply).
  */
-function uidLock(flock: string): string[] {
-  const { first, last, lock_dir } = RUN_UID_POOL;
+function uidLock(flock: string, names: boolean): string[] {
+  const { first, last, lock_dir, userdb_dir } = RUN_UID_POOL;
   const d = shellQuote(lock_dir);
+  const u = shellQuote(userdb_dir);
+  // The userdb records of the uid (RUN_UID_POOL, "Names"), written under a temporary name and renamed, then
+  // linked: once per uid (a builtin test after that), as the helper's --userdb does.
+  const record = (kind: "user" | "group", json: string): string =>
+    `printf '${json}\n' > ${u}/hostgate-sandbox-$U.${kind}.$$ && mv -f ${u}/hostgate-sandbox-$U.${kind}.$$ ${u}/hostgate-sandbox-$U.${kind} && ln -sf hostgate-sandbox-$U.${kind} ${u}/$U.${kind}`;
+  // In the printf format $U is outside its single quotes: `'$U'` closes them, expands, and reopens them.
+  const user = `{"userName":"hostgate-sandbox-'$U'","uid":'$U',"gid":'$U',"realName":"hostgate sandbox run","homeDirectory":"/","shell":"/usr/sbin/nologin","disposition":"dynamic","locked":true}`;
+  const group = `{"groupName":"hostgate-sandbox-'$U'","gid":'$U',"disposition":"dynamic"}`;
+  const namesLine = `[ -e ${u}/$U.group ] || { [ -d ${u} ] || mkdir -m 0755 ${u}; ${record("user", user)} && ${record("group", group)}; } 2>/dev/null`;
   return [
     `[ -d ${d} ] || mkdir -m 0700 ${d} 2>/dev/null; [ -d ${d} ] && [ ! -L ${d} ] && [ -O ${d} ] || { echo "hostgate: the uid lock directory ${lock_dir} is missing or not root's: remove it" >&2; exit 125; }`,
     `U=; n=0; while [ $n -le ${last - first} ]; do u=$((${first} + ($$ + n) % ${last - first + 1})); exec 9>${d}/$u && ${shellQuote(flock)} -n 9 && { U=$u; break; }; n=$((n + 1)); done`,
     `[ -n "$U" ] || { echo "hostgate: no uid of the pool ${first}-${last} is free (each is a run in progress)" >&2; exit 125; }`,
+    ...(names ? [namesLine] : []),
   ];
 }
 
