@@ -99,7 +99,7 @@ describe("choosing a mechanism (fail closed)", () => {
     expect(chooseSandbox(noFlock).identity).toContain("flock (util-linux) is missing");
     // A non-root login keeps its uid, and says what that means.
     const login = chooseSandbox(facts({ uid: 1000, programs: bw }));
-    expect(login.identity).toMatch(/^the SSH login \(uid 1000\): a non-root login cannot change uid, so .* can signal it/);
+    expect(login.identity).toMatch(/^the login user itself \(uid 1000; .*\): a non-root login cannot change uid, so .* can signal it/);
     expect(cmd(facts({ uid: 1000, programs: bw }))).not.toContain("flock");
   });
 

@@ -298,7 +298,7 @@ function rootIdentity(f: SandboxFacts, mechanism: "hostgate-confine" | "bwrap"):
 
 /** What a non-root login's commands run as (it cannot change uid), in words. */
 function loginIdentity(f: SandboxFacts): string {
-  return `the SSH login (uid ${f.uid}): a non-root login cannot change uid, so the login's other processes, and its other commands running at the same time, can signal it (and, under bubblewrap, ptrace it); log in as root for a uid of its own per run`;
+  return `the login user itself (uid ${f.uid}; on the daemon's own host the daemon's user): a non-root login cannot change uid, so the login's other processes, and its other commands running at the same time, can signal it (and, under bubblewrap, ptrace it); log in as root for a uid of its own per run`;
 }
 
 /**
