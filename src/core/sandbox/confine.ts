@@ -37,6 +37,7 @@
  */
 import { shellJoin, shellQuote } from "../inventory/target.ts";
 import { plainAbsolutePath } from "./helper-cache.ts";
+import { aliasesOf, parseMountValue, type MountEntry } from "./mounts.ts";
 import { hasSeccompFilter, printfOctal, sandboxFilter } from "./seccomp.ts";
 
 /**
@@ -90,6 +91,12 @@ export interface SandboxFacts {
    * useradd/groupadd reach it (UID_MAX, GID_MAX), each as `file: what`. Commands then run as `nobody`.
    */
   uid_pool_clash?: string[];
+  /**
+   * The login's mount table (mountinfo order; mounts.ts): bubblewrap hides every
+   * other mount that shows a hidden path (`aliasesOf`). As of the probe: a mount made later is seen at the next
+   * probe (at most `ttl_ms` later, app/sandbox.ts); the helper reads the table at each run instead.
+   */
+  mounts?: MountEntry[];
   /** nsswitch.conf resolves users through nss-systemd (dynamic users have names, so D-Bus accepts them). */
   nss_systemd?: boolean;
   /**
@@ -204,6 +211,8 @@ export function probeCommand(): string {
     `for g in ${LOG_GROUPS.join(" ")}; do x=$(getent group "$g" 2>/dev/null | cut -d: -f3) && [ -n "$x" ] && echo "${m}group=$g:$x"; done`,
     `x=$(id -u nobody 2>/dev/null) && echo "${m}nobody=$x:$(id -g nobody)"`,
     `grep -qs '^passwd:.*systemd' /etc/nsswitch.conf && echo "${m}nss_systemd=1"`,
+    // The mount table (device, root, point: mounts.ts), to find other mounts of hidden paths.
+    `awk '{ print "${m}mnt=" $3 " " $4 " " $5 }' /proc/self/mountinfo 2>/dev/null`,
     // RUN_UID_POOL against the host's accounts, groups, subordinate ranges and useradd's limits (files that exist).
     `set --; for f in /etc/passwd /etc/group /etc/subuid /etc/subgid /etc/login.defs; do [ -r "$f" ] && set -- "$@" "$f"; done; [ $# -gt 0 ] && awk -F: -v a=${RUN_UID_POOL.first} -v b=${RUN_UID_POOL.last} '${POOL_AWK}' "$@" 2>/dev/null`,
     `case \${0##*/} in sh|-sh|dash|-dash|bash|-bash|ash|-ash|ksh|-ksh) echo "${m}posix_shell=1";; esac`,
@@ -248,6 +257,9 @@ export function parseProbe(stdout: string): SandboxFacts {
     } else if (key === "pidscg") {
       const [version, dir] = splitOnce(value, ":");
       if (version === "1" && cgroupPath(dir)) facts.pidscg = { dir };
+    } else if (key === "mnt") {
+      const e = parseMountValue(value);
+      if (e) (facts.mounts ??= []).push(e);
     } else if (key === "pool_clash") {
       const m = /^(\/[\w./-]{1,200}):([^\s:]{1,64}):(\d{1,10})$/.exec(value);
       if (m) (facts.uid_pool_clash ??= []).push(`${m[1]}: ${m[2]} ${m[3]}`);
@@ -522,8 +534,16 @@ function bwrapCommand(argv: readonly string[], sb: HostSandbox, o: ConfineOption
     // With the host's network view (ss, ip) the namespace stays and the filter refuses AF_UNIX instead.
     ...(o.network === "none" && !hostView ? ["--unshare-net"] : []),
   ];
-  const dirs = [...EMPTY_DIRS, ...(o.hide_dirs ?? [])].map(shellQuote).join(" ");
-  const files = [...NULL_FILES, ...(o.hide_files ?? [])].map(shellQuote).join(" ");
+  // Every other mount that shows a hidden path (a second bind mount of /home…: mounts.ts), in both loops: the
+  // host decides whether it is a directory (emptied) or a file (/dev/null), as for the helper. The host keys'
+  // glob follows their directory to its other mounts.
+  const mounts = f.mounts ?? [];
+  const hiddenDirs = [...EMPTY_DIRS, ...(o.hide_dirs ?? [])];
+  const hiddenFiles = [...NULL_FILES, ...(o.hide_files ?? [])];
+  const aliases = [...new Set([...hiddenDirs, ...hiddenFiles].flatMap((p) => aliasesOf(p, mounts)))];
+  const keyGlobs = ["/etc/ssh", ...aliasesOf("/etc/ssh", mounts)].map((d) => `${shellQuote(d)}/*_key`);
+  const dirs = [...hiddenDirs, ...aliases].map(shellQuote).join(" ");
+  const files = [...hiddenFiles, ...aliases].map(shellQuote).join(" ");
   const nobody = unprivileged(f);
   const pool = perRunUid(f, "bwrap", o);
   const drop = f.uid === 0
@@ -550,7 +570,7 @@ function bwrapCommand(argv: readonly string[], sb: HostSandbox, o: ConfineOption
     // shell's builtin (dash, bash, busybox, ksh) costs no exec; else prlimit (util-linux) where present.
     `L=; ulimit -v ${SANDBOX_LIMITS.address_space_bytes / 1024} 2>/dev/null${f.programs.prlimit ? ` || L=${shellQuote(`${f.programs.prlimit} --as=${SANDBOX_LIMITS.address_space_bytes} --`)}` : ""}`,
     ...memcgJoin(f),
-    `for f in ${files} /etc/ssh/*_key; do [ -f "$f" ] && set -- "$@" --ro-bind /dev/null "$f"; done`,
+    `for f in ${files} ${keyGlobs.join(" ")}; do [ -f "$f" ] && set -- "$@" --ro-bind /dev/null "$f"; done`,
     ...(pool ? uidLock(f.programs.flock!, f.nss_systemd === true) : []),
     // With a per-run uid the wrapper stays (no exec) as the holder of its lock, and the chain starts without the
     // lock's descriptor (9>&-): the command must not be able to release it (flock -u) and so share its uid.
@@ -566,20 +586,19 @@ function bwrapCommand(argv: readonly string[], sb: HostSandbox, o: ConfineOption
  * can open as descriptor 9 and flock(1) without waiting. The wrapper's descriptor holds the lock until the
  * wrapper ends, after the chain it waits for (hostgate-confine does the same in C: native/confine-helper.c).
  * One exec of flock per run when the first uid is free. When none is, the command does not run (exit 125).
- * Unlike the helper it does not look for processes the uid owns (no builtin can, cheaply).
  */
 function uidLock(flock: string, names: boolean): string[] {
   const { first, last, lock_dir, userdb_dir } = RUN_UID_POOL;
   const d = shellQuote(lock_dir);
   const u = shellQuote(userdb_dir);
-  // The userdb records of the uid (RUN_UID_POOL, "Names"), written under a temporary name and renamed, then
-  // linked: once per uid (a builtin test after that), as the helper's --userdb does.
-  const record = (kind: "user" | "group", json: string): string =>
-    `printf '${json}\n' > ${u}/hostgate-sandbox-$U.${kind}.$$ && mv -f ${u}/hostgate-sandbox-$U.${kind}.$$ ${u}/hostgate-sandbox-$U.${kind} && ln -sf hostgate-sandbox-$U.${kind} ${u}/$U.${kind}`;
+  // The userdb records of the uid (RUN_UID_POOL, "Names"), by name and by number, written by printf alone (no
+  // exec: a first use of each of the pool's uids pays no more than a few builtins); only this run, which holds
+  // the uid's lock, writes them, before its command starts.
   // In the printf format $U is outside its single quotes: `'$U'` closes them, expands, and reopens them.
   const user = `{"userName":"hostgate-sandbox-'$U'","uid":'$U',"gid":'$U',"realName":"hostgate sandbox run","homeDirectory":"/","shell":"/usr/sbin/nologin","disposition":"dynamic","locked":true}`;
   const group = `{"groupName":"hostgate-sandbox-'$U'","gid":'$U',"disposition":"dynamic"}`;
-  const namesLine = `[ -e ${u}/$U.group ] || { [ -d ${u} ] || mkdir -m 0755 ${u}; ${record("user", user)} && ${record("group", group)}; } 2>/dev/null`;
+  const write = (kind: "user" | "group", json: string): string => `printf '${json}\\n' > ${u}/$U.${kind} && printf '${json}\\n' > ${u}/hostgate-sandbox-$U.${kind}`;
+  const namesLine = `[ -e ${u}/$U.group ] || { { [ -d ${u} ] || mkdir -m 0755 ${u}; } && ${write("user", user)} && ${write("group", group)}; } 2>/dev/null`;
   return [
     `[ -d ${d} ] || mkdir -m 0700 ${d} 2>/dev/null; [ -d ${d} ] && [ ! -L ${d} ] && [ -O ${d} ] || { echo "hostgate: the uid lock directory ${lock_dir} is missing or not root's: remove it" >&2; exit 125; }`,
     `U=; n=0; while [ $n -le ${last - first} ]; do u=$((${first} + ($$ + n) % ${last - first + 1})); exec 9>${d}/$u && ${shellQuote(flock)} -n 9 && { U=$u; break; }; n=$((n + 1)); done`,
