@@ -102,6 +102,35 @@ describe.skipIf(missing !== null).each(missing === null ? localMechanisms() : []
     expect(r.stdout).not.toMatch(/^key$/m);
   });
 
+  // FINDING (medium), FIXED under bubblewrap (the helper hid by mount identity already): bubblewrap hides a path
+  // by mounting over it, so a second bind mount of a hidden directory (here at /run/hg-attack-second-…) showed
+  // its files. Now the probe reads the mount table and the wrapper hides every other mount of a hidden path too
+  // (core/sandbox/mounts.ts). Before, under bubblewrap: the key was read through the second mount.
+  it("a second bind mount of a hidden directory is hidden too, and a bind of a directory above it", async () => {
+    const base = mkdtempSync("/srv/hg-attack-bind-");
+    chmodSync(base, 0o755);
+    made.push(base);
+    mkdirSync(join(base, "state"), { mode: 0o755 });
+    writeFileSync(join(base, "state", "key"), `BOUNDKEY${rand}\n`, { mode: 0o644 });
+    const second = mkdtempSync("/run/hg-attack-second-");
+    const above = mkdtempSync("/run/hg-attack-above-");
+    expect(spawnSync("mount", ["--bind", join(base, "state"), second]).status).toBe(0);
+    expect(spawnSync("mount", ["--bind", base, above]).status).toBe(0);
+    try {
+      // A fresh probe: the mounts are read at the probe (as a daemon would within its 10 minutes).
+      const over = { sandboxes: new Sandboxes({ local_helper }), settings: { ...settings, local_hide_dirs: [join(base, "state")] } };
+      const r = await run(`echo ran; cat ${second}/key ${above}/state/key ${base}/state/key 2>&1; ls -A ${second} ${above}/state`, over);
+      expect(r.stdout, r.stderr).toMatch(/^ran\n/);
+      expect(r.stdout + r.stderr).not.toContain(`BOUNDKEY${rand}`);
+      expect(r.stdout).not.toMatch(/^key$/m);
+    } finally {
+      spawnSync("umount", [second]);
+      spawnSync("umount", [above]);
+      rmSync(second, { recursive: true, force: true });
+      rmSync(above, { recursive: true, force: true });
+    }
+  });
+
   it("another sandboxed command's /proc (root, fds, environ, memory) is out of reach, and kill -1 hits only its own", async () => {
     // Held: every run has its own user namespace, so the kernel's ptrace check (same uid, other namespace,
     // no CAP_SYS_PTRACE there) refuses /proc/<pid>/{root,fd,environ,mem} of the other nobody processes.
