@@ -28,7 +28,8 @@
  * one small static program, native/confine-helper.c, instead of the chain timeout → setpriv → bwrap, which cost
  * ≈ 25–40 ms of CPU a command: bench/sandbox-cost.ts, bench/sandbox-ssh-cost.ts; on the daemon's own host from
  * the build's path, on an SSH host of the build's architecture from the login's cache, sent over SFTP:
- * helper-cache.ts; it also hides every other mount of a hidden path, which bubblewrap cannot), `bwrap` (bubblewrap, in an
+ * helper-cache.ts; it finds every other mount of a hidden path itself at each run; the bubblewrap wrapper hides them
+ * from the probe's mount table: mounts.ts), `bwrap` (bubblewrap, in an
  * unprivileged user namespace, after `setpriv` when the login is root) and `systemd-run` (a transient service
  * as `nobody` with the Protect*= directives; root login on a host whose PID 1 is systemd). A host with none
  * runs nothing unapproved (fail closed).
@@ -167,9 +168,9 @@ const PROBE_MARK = "hostgate-probe:";
  * that overlaps it, and a UID_MAX/GID_MAX in /etc/login.defs at or above its first uid.
  */
 const POOL_AWK = [
-  `FILENAME ~ /login.defs$/ { split($0, w, " "); if ((w[1] == "UID_MAX" || w[1] == "GID_MAX") && w[2] + 0 >= a) print "${"hostgate-probe:"}pool_clash=" FILENAME ":" w[1] ":" w[2]; next }`,
-  `FILENAME ~ /sub[ug]id$/ { if ($2 + 0 <= b && $2 + $3 > a) print "${"hostgate-probe:"}pool_clash=" FILENAME ":" $1 ":" $2; next }`,
-  `$3 ~ /^[0-9]+$/ && $3 + 0 >= a && $3 + 0 <= b { print "${"hostgate-probe:"}pool_clash=" FILENAME ":" $1 ":" $3 }`,
+  `FILENAME ~ /login.defs$/ { split($0, w, " "); if ((w[1] == "UID_MAX" || w[1] == "GID_MAX") && w[2] + 0 >= a) print "hostgate-probe:pool_clash=" FILENAME ":" w[1] ":" w[2]; next }`,
+  `FILENAME ~ /sub[ug]id$/ { if ($2 + 0 <= b && $2 + $3 > a) print "hostgate-probe:pool_clash=" FILENAME ":" $1 ":" $2; next }`,
+  `$3 ~ /^[0-9]+$/ && $3 + 0 >= a && $3 + 0 <= b { print "hostgate-probe:pool_clash=" FILENAME ":" $1 ":" $3 }`,
 ].join(" ");
 /**
  * Resource limits of a confined command, so a fork bomb or a runaway allocation cannot take the host down:
