@@ -38,7 +38,7 @@
  */
 import { shellJoin, shellQuote } from "../inventory/target.ts";
 import { plainAbsolutePath } from "./helper-cache.ts";
-import { aliasesOf, parseMountValue, type MountEntry } from "./mounts.ts";
+import { aliasesOf, mountsOf, type MountEntry } from "./mounts.ts";
 import { hasSeccompFilter, printfOctal, sandboxFilter } from "./seccomp.ts";
 
 /**
@@ -213,7 +213,7 @@ export function probeCommand(): string {
     `x=$(id -u nobody 2>/dev/null) && echo "${m}nobody=$x:$(id -g nobody)"`,
     `grep -qs '^passwd:.*systemd' /etc/nsswitch.conf && echo "${m}nss_systemd=1"`,
     // The mount table (device, root, point: mounts.ts), to find other mounts of hidden paths.
-    `awk '{ print "${m}mnt=" $3 " " $4 " " $5 }' /proc/self/mountinfo 2>/dev/null`,
+    `sed 's/^/${m}mnt=/' /proc/self/mountinfo 2>/dev/null`,
     // RUN_UID_POOL against the host's accounts, groups, subordinate ranges and useradd's limits (files that exist).
     `set --; for f in /etc/passwd /etc/group /etc/subuid /etc/subgid /etc/login.defs; do [ -r "$f" ] && set -- "$@" "$f"; done; [ $# -gt 0 ] && awk -F: -v a=${RUN_UID_POOL.first} -v b=${RUN_UID_POOL.last} '${POOL_AWK}' "$@" 2>/dev/null`,
     `case \${0##*/} in sh|-sh|dash|-dash|bash|-bash|ash|-ash|ksh|-ksh) echo "${m}posix_shell=1";; esac`,
@@ -230,6 +230,7 @@ export function probeCommand(): string {
  */
 export function parseProbe(stdout: string): SandboxFacts {
   const facts: SandboxFacts = { uid: -1, arch: "", programs: {}, systemd: false, log_groups: [] };
+  const mountLines: string[] = [];
   for (const line of stdout.split("\n")) {
     if (!line.startsWith(PROBE_MARK)) continue;
     const [key, value] = splitOnce(line.slice(PROBE_MARK.length), "=");
@@ -259,8 +260,7 @@ export function parseProbe(stdout: string): SandboxFacts {
       const [version, dir] = splitOnce(value, ":");
       if (version === "1" && cgroupPath(dir)) facts.pidscg = { dir };
     } else if (key === "mnt") {
-      const e = parseMountValue(value);
-      if (e) (facts.mounts ??= []).push(e);
+      mountLines.push(value);
     } else if (key === "pool_clash") {
       const m = /^(\/[\w./-]{1,200}):([^\s:]{1,64}):(\d{1,10})$/.exec(value);
       if (m) (facts.uid_pool_clash ??= []).push(`${m[1]}: ${m[2]} ${m[3]}`);
@@ -269,6 +269,7 @@ export function parseProbe(stdout: string): SandboxFacts {
       if (/^\d+$/.test(uid) && /^\d+$/.test(gid)) facts.nobody = { uid: Number(uid), gid: Number(gid) };
     }
   }
+  if (mountLines.length > 0) facts.mounts = mountsOf(mountLines);
   if (facts.uid < 0 || facts.arch === "") throw new Error(`the sandbox probe got no uid/arch from the host (it answered ${JSON.stringify(stdout.slice(0, 200))})`);
   return facts;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { aliasesOf, parseMountValue, type MountEntry } from "./mounts.ts";
+import { aliasesOf, mountsOf, type MountEntry } from "./mounts.ts";
 
 const m = (dev: string, root: string, point: string): MountEntry => ({ dev, root, point });
 
@@ -29,8 +29,11 @@ describe("other mounts of a hidden path (bubblewrap hides by mount identity)", (
     expect(aliasesOf("/home/u", stacked)).toEqual(["/elsewhere/u"]);
   });
 
-  it("reads mountinfo's fields with their escapes, and refuses what is not a mount", () => {
-    expect(parseMountValue("254:0 /home/a\\040b /mnt/x\\134y")).toEqual({ dev: "254:0", root: "/home/a b", point: "/mnt/x\\y" });
-    for (const bad of ["254:0 / ", "x:0 / /", "254:0 home /", "254:0 / /a/../b", "254:0 / / extra"]) expect(parseMountValue(bad), bad).toBeNull();
+  it("reads the probe's mountinfo lines with the one mountinfo parser (escapes undone, malformed lines skipped)", () => {
+    expect(mountsOf([
+      "36 25 254:0 /home/a\\040b /mnt/x\\134y rw,relatime shared:1 - ext4 /dev/vda rw",
+      "not a mountinfo line",
+      "37 25 0:5 / /proc rw - proc proc rw",
+    ])).toEqual([{ dev: "254:0", root: "/home/a b", point: "/mnt/x\\y" }, { dev: "0:5", root: "/", point: "/proc" }]);
   });
 });

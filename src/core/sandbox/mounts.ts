@@ -7,6 +7,7 @@
  * hostgate-confine helper does the same in C at each run (native/confine-helper.c, `find_others`). Source of the
  * fields: proc_pid_mountinfo(5).
  */
+import { parseMountinfo } from "../host/mountinfo.ts";
 
 /** One mount as the probe reports it: device (`major:minor`), root of the mount within its file system, mount point. */
 export interface MountEntry {
@@ -16,21 +17,14 @@ export interface MountEntry {
 }
 
 /**
- * Reads one probe value `<major:minor> <root> <mount point>` (mountinfo's fields 3–5, with its octal escapes
- * `\040` and friends), or null when it is not one (a wrong device, a path that is not absolute).
+ * The mounts of mountinfo lines (the probe prints the host's `/proc/self/mountinfo`), parsed by the one mountinfo
+ * parser (core/host/mountinfo.ts `parseMountinfo`: malformed lines skipped, escapes undone), keeping what
+ * `aliasesOf` needs; a root or mount point that is not an absolute path is left out.
  */
-export function parseMountValue(value: string): MountEntry | null {
-  const parts = value.split(" ");
-  if (parts.length !== 3 || !/^\d{1,10}:\d{1,10}$/.test(parts[0]!)) return null;
-  const root = unescapeMountinfo(parts[1]!);
-  const point = unescapeMountinfo(parts[2]!);
-  if (!root.startsWith("/") || !point.startsWith("/") || /\/\.\.?(\/|$)/.test(root + "/" + point)) return null;
-  return { dev: parts[0]!, root, point };
-}
-
-/** Undoes mountinfo's octal escapes (`\040` space, `\011` tab, `\012` newline, `\134` backslash). */
-function unescapeMountinfo(s: string): string {
-  return s.replace(/\\([0-3][0-7]{2})/g, (_, o: string) => String.fromCharCode(parseInt(o, 8)));
+export function mountsOf(lines: readonly string[]): MountEntry[] {
+  return parseMountinfo(lines.join("\n"))
+    .filter((m) => m.root.startsWith("/") && m.mount_point.startsWith("/"))
+    .map((m) => ({ dev: m.device, root: m.root, point: m.mount_point }));
 }
 
 /** The rest of `p` below `dir` ("" or "/…"), or null when `p` is not `dir` or below it (lexically). */
