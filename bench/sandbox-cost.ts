@@ -11,6 +11,8 @@
  * before and after are measured in one run at the same load (a helper without `--scope-unix` gets the
  * `--unshare-net` it used instead, one without `--tmpfs-size` none). It is built with `cc -static` (glibc), as the
  * build did before it preferred musl-gcc.
+ * `bwrap as nobody` and `hostgate-confine as nobody` are the same mechanisms without a uid of their own per run
+ * (RUN_UID_POOL: what they cost before it), so the uid lock's added cost is their difference.
  * Prints ONE JSON object: per variant wall p50/p95 and CPU per command (user + system of the waited
  * children, from /proc/self/stat, in ms: the steadier figure on a shared machine), and each one's added p50
  * and CPU over plain. CPU the kernel spends in its own workers (a network namespace's teardown) is not seen.
@@ -23,7 +25,7 @@ import { LocalExecutor } from "../src/adapters/exec-local.ts";
 import { buildConfineHelper, confineHelperSource } from "../src/adapters/confine-helper.ts";
 import { Sandboxes } from "../src/app/sandbox.ts";
 import { shellJoin } from "../src/core/inventory/target.ts";
-import { confine } from "../src/core/sandbox/confine.ts";
+import { chooseSandbox, confine, type HostSandbox } from "../src/core/sandbox/confine.ts";
 
 const rounds = Number(process.argv.slice(2).find((a) => /^\d+$/.test(a)) ?? 200);
 const ideas = process.argv.includes("--ideas");
@@ -38,6 +40,9 @@ const childCpuMs = (): number => {
   return (Number(f[13]) + Number(f[14])) * 10;
 };
 
+/** `sb` as it is on a host where the per-run uid pool clashes with an account: commands run as `nobody`. */
+const asNobody = (sb: HostSandbox): HostSandbox => chooseSandbox({ ...sb.facts, uid_pool_clash: ["bench: as before per-run uids"] });
+
 const dir = mkdtempSync(join(tmpdir(), "hg-bench-confine-"));
 try {
   const helper = buildConfineHelper(join(dir, "hostgate-confine"));
@@ -51,6 +56,9 @@ try {
     plain: `exec ${shellJoin(["sh", "-c", "true"])}`,
     bwrap: confine(["sh", "-c", "true"], bwrap, opts).command,
     "hostgate-confine": confine(["sh", "-c", "true"], confined, opts).command,
+    // The same mechanisms as `nobody`, as before a uid of its own per run (RUN_UID_POOL): the pool made to clash.
+    "bwrap as nobody": confine(["sh", "-c", "true"], asNobody(bwrap), opts).command,
+    "hostgate-confine as nobody": confine(["sh", "-c", "true"], asNobody(confined), opts).command,
   };
   if (beforeRef !== undefined) {
     const src = join(dir, "before.c");
@@ -61,7 +69,7 @@ try {
     const knows = execFileSync("git", ["show", `${beforeRef}:native/confine-helper.c`], { encoding: "utf8" }).includes("--scope-unix");
     // Nor --tmpfs-size (its tmpfs had no cap) before this change.
     const sized = execFileSync("git", ["show", `${beforeRef}:native/confine-helper.c`], { encoding: "utf8" }).includes("--tmpfs-size");
-    commands[`hostgate-confine at ${beforeRef}`] = commands["hostgate-confine"]!.replace(helper, old).replace(knows ? /$^/ : " --scope-unix ", " --unshare-net ").replace(sized ? /$^/ : / --tmpfs-size \d+/, "");
+    commands[`hostgate-confine at ${beforeRef}`] = commands["hostgate-confine as nobody"]!.replace(helper, old).replace(knows ? /$^/ : " --scope-unix ", " --unshare-net ").replace(sized ? /$^/ : / --tmpfs-size \d+/, "");
   }
   if (ideas) {
     const dynamic = join(dir, "hostgate-confine-dynamic");

@@ -23,7 +23,7 @@ import { SshExecutor } from "../src/adapters/exec-ssh/ssh-executor.ts";
 import { SftpUploader } from "../src/adapters/sftp-upload.ts";
 import { Sandboxes } from "../src/app/sandbox.ts";
 import { shellJoin } from "../src/core/inventory/target.ts";
-import { confine } from "../src/core/sandbox/confine.ts";
+import { chooseSandbox, confine, type HostSandbox } from "../src/core/sandbox/confine.ts";
 import { sandboxFilter } from "../src/core/sandbox/seccomp.ts";
 import { startNetnsLab } from "../test/peers/netns-sshd.ts";
 
@@ -66,14 +66,20 @@ try {
   if (sb.mechanism !== "bwrap" || hsb.mechanism !== "hostgate-confine") throw new Error(`mechanisms: ${sb.summary} / ${hsb.summary}`);
   const opts = { network: "none", timeout_sec: 10, run_id: "bench" } as const;
   const shipped = confine(["sh", "-c", "true"], sb, opts).command;
-  const commands: Record<string, string> = { plain: `exec ${shellJoin(["sh", "-c", "true"])}`, bwrap: shipped, "hostgate-confine": confine(["sh", "-c", "true"], hsb, opts).command };
+  // `… as nobody`: the same mechanisms without a uid of their own per run (RUN_UID_POOL; the pool made to clash),
+  // what they cost before it.
+  const asNobody = (x: HostSandbox): HostSandbox => chooseSandbox({ ...x.facts, uid_pool_clash: ["bench: as before per-run uids"] });
+  const commands: Record<string, string> = {
+    plain: `exec ${shellJoin(["sh", "-c", "true"])}`, bwrap: shipped, "hostgate-confine": confine(["sh", "-c", "true"], hsb, opts).command,
+    "bwrap as nobody": confine(["sh", "-c", "true"], asNobody(sb), opts).command, "hostgate-confine as nobody": confine(["sh", "-c", "true"], asNobody(hsb), opts).command,
+  };
   if (ideas) {
     commands["idea: bwrap without timeout"] = shipped.replace(/\S*timeout --foreground -s KILL \d+ /, "");
     // The filter from a file (what a per-host cache of it would allow): `exec … 3<FILE`, no pipeline, no fork.
     const file = join(dir, "filter.bpf");
     writeFileSync(file, sandboxFilter("x86_64", { sockets: "local" }), { mode: 0o600 });
-    const piped = /printf '[^']*' \| (.*) 3<&0 <\/dev\/null$/.exec(shipped);
-    if (piped) commands["idea: bwrap with the filter from a file (no printf pipeline)"] = shipped.replace(piped[0], `exec ${piped[1]} 3<${file} </dev/null`);
+    const piped = /printf '[^']*' \| (.*) 3<&0 <\/dev\/null( 9>&-)?$/.exec(shipped);
+    if (piped) commands["idea: bwrap with the filter from a file (no printf pipeline)"] = shipped.replace(piped[0], `${piped[2] ? "" : "exec "}${piped[1]} 3<${file} </dev/null${piped[2] ?? ""}`);
   }
   const wall: Record<string, number[]> = {};
   const cpu: Record<string, number> = {};

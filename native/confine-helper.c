@@ -6,7 +6,8 @@
  * file at build or test time (src/adapters/confine-helper.ts); the wrapper shell still sets the rlimits and
  * joins the memory cgroup with builtins before it execs this.
  *
- *   hostgate-confine --uid U --gid G [--groups G1,G2] [--timeout SEC] [--unshare-net | --scope-unix | --scope-unix-if-able]
+ *   hostgate-confine (--uid U --gid G | --uid-pool FIRST-LAST --uid-locks DIR [--userdb DIR]) [--groups G1,G2] [--timeout SEC]
+ *                    [--unshare-net | --scope-unix | --scope-unix-if-able]
  *                    [--tmpfs DIR]... [--tmpfs-size BYTES] [--hide-dir DIR]... [--hide-file FILE]... [--seccomp HEX]
  *                    [--pids-cgroup DIR --pids-max N] -- PROGRAM ARGS...
  *
@@ -26,6 +27,20 @@
  *   devices, kmsg, mem… are not there); the host's /proc stays visible read-only (ps, ss): another process's
  *   /proc/<pid>/{root,cwd,fd,environ,mem} stays out of reach because the command is in a user namespace of
  *   its own (the kernel's ptrace access check, commoncap, wants the same namespace or CAP_SYS_PTRACE in it);
+ * - with --uid-pool: a uid of its own for the run (as systemd's DynamicUser= gives a service), U = G = the first
+ *   uid of FIRST…LAST, starting at the helper's pid modulo the pool's size, whose lock file DIR/U (DIR made
+ *   root's, mode 0700, when missing; refused when another user owns it or others may enter it) the helper can
+ *   flock(2) without waiting (the pool is a range no account uses, checked by the daemon's probe; looking for
+ *   processes a uid owns, by the owner of each /proc/<pid>, cost ≈ 1.5–2 ms of CPU a run at 150–200 processes
+ *   and grows with the process table, so it is not done); the lock is held by the helper until the command and everything it started
+ *   are gone (the namespace's init reaped), and the kernel drops it with the helper's descriptor however the
+ *   helper ends, so two runs at once never share a uid and a killed run's uid is free again at once. No other
+ *   process on the host has U, so none can signal, ptrace or read /proc/<pid> of the command without
+ *   CAP_KILL/CAP_SYS_PTRACE (kill(2), ptrace(2) "Ptrace access mode checking"), and commands of other runs
+ *   cannot either; with --userdb (a host whose NSS asks nss-systemd) the uid and gid get names there, as JSON
+ *   drop-in records `hostgate-sandbox-U.{user,group}` and `U.{user,group}` links (systemd's userdb drop-ins,
+ *   nss-systemd(8)), written once per uid and kept: dbus-daemon drops a connection whose uid NSS cannot name,
+ *   and `systemctl status` goes through it;
  * - uid/gid U/G with supplementary groups --groups, no capabilities (bounding set emptied), no_new_privs, in a
  *   user namespace of its own (mapping only U and G; the helper's root parent writes the maps), so commands of
  *   other runs, which share the uid, cannot ptrace or read each other's /proc/<pid> (the kernel refuses
@@ -61,6 +76,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
@@ -128,6 +144,11 @@ static int n_tmpfs = 0, n_hide_dirs = 0, n_hide_files = 0;
 static struct hg_sock_filter filter[256];
 static unsigned short filter_len = 0;
 static volatile pid_t init_pid = 0;
+static unsigned long opt_pool_first = 0, opt_pool_last = 0;
+static const char *opt_pool_locks = NULL;
+static const char *opt_userdb = NULL;
+/** The run's uid lock (--uid-pool): held by the helper for the run's life, closed in the namespace's init. */
+static int lock_fd = -1;
 
 static void die(const char *fmt, ...) {
   int e = errno;
@@ -221,9 +242,36 @@ static int parse(int argc, char **argv) {
       if (opt_tmpfs_size < 4096) { errno = 0; die("--tmpfs-size needs at least 4096 bytes, got \"%s\"", v); }
     }
     else if (strcmp(a, "--groups") == 0) parse_groups(v);
+    else if (strcmp(a, "--uid-pool") == 0) {
+      const char *dash = strchr(v, '-');
+      char first[16];
+      if (!dash || dash == v || (size_t)(dash - v) >= sizeof first) { errno = 0; die("--uid-pool needs FIRST-LAST (decimal uids), got \"%s\"", v); }
+      memcpy(first, v, (size_t)(dash - v));
+      first[dash - v] = '\0';
+      opt_pool_first = number(a, first);
+      opt_pool_last = number(a, dash + 1);
+      if (opt_pool_first == 0 || opt_pool_last < opt_pool_first || opt_pool_last - opt_pool_first >= 65536) { errno = 0; die("--uid-pool needs 0 < FIRST <= LAST, at most 65536 uids, got \"%s\"", v); }
+    }
+    else if (strcmp(a, "--userdb") == 0) {
+      const char *l[1];
+      int n = 0;
+      add_path(l, &n, a, v);
+      if (strlen(v) > 512) { errno = 0; die("--userdb: at most 512 bytes"); }
+      opt_userdb = v;
+    }
+    else if (strcmp(a, "--uid-locks") == 0) {
+      const char *l[1];
+      int n = 0;
+      add_path(l, &n, a, v);
+      if (strlen(v) > 512) { errno = 0; die("--uid-locks: at most 512 bytes"); }
+      opt_pool_locks = v;
+    }
     else { errno = 0; die("unknown option %s", a); }
   }
-  if (opt_uid == (uid_t)-1 || opt_gid == (gid_t)-1 || opt_uid == 0 || opt_gid == 0) { errno = 0; die("--uid and --gid (not 0) are required"); }
+  if ((opt_pool_first == 0) != (opt_pool_locks == NULL)) { errno = 0; die("--uid-pool and --uid-locks go together"); }
+  if (opt_pool_first != 0 && (opt_uid != (uid_t)-1 || opt_gid != (gid_t)-1)) { errno = 0; die("--uid-pool excludes --uid and --gid"); }
+  if (opt_userdb && opt_pool_first == 0) { errno = 0; die("--userdb goes with --uid-pool"); }
+  if (opt_pool_first == 0 && (opt_uid == (uid_t)-1 || opt_gid == (gid_t)-1 || opt_uid == 0 || opt_gid == 0)) { errno = 0; die("--uid and --gid (not 0), or --uid-pool, are required"); }
   if ((opt_pids_cgroup == NULL) != (opt_pids_max == 0)) { errno = 0; die("--pids-cgroup and --pids-max (not 0) go together"); }
   if (opt_net + opt_scope_unix + opt_scope_unix_if_able > 1) { errno = 0; die("--unshare-net, --scope-unix and --scope-unix-if-able exclude each other"); }
   if (i >= argc) { errno = 0; die("no command after --"); }
@@ -531,6 +579,8 @@ static int exit_status(int st) {
 /** PID 1 of the new namespaces: sets the view up, drops to the unprivileged identity, runs the command, reaps. */
 static int init_main(char **cmd, int ready_fd, int go_fd) {
   prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+  // The uid lock stays with the helper alone (the command must not be able to release it: flock(fd, LOCK_UN)).
+  if (lock_fd >= 0) close(lock_fd);
   setup_mounts();
   if (opt_net) loopback_up();
   // The bounding set is emptied once, after unshare(CLONE_NEWUSER) below: that call resets it to the full set
@@ -573,6 +623,64 @@ static int init_main(char **cmd, int ready_fd, int go_fd) {
     if (p == cmd_pid) return exit_status(st);
     if (p < 0 && errno != EINTR) return 125;
   }
+}
+
+/**
+ * One userdb drop-in record (see the header: --userdb) for `u` of `kind` ("user" or "group"), unless its
+ * `<u>.<kind>` link is there already (the usual case: one failed lookup). The record is written under a temporary
+ * name and renamed, then linked, so a reader never sees half of one.
+ */
+static void userdb_record(unsigned long u, const char *kind) {
+  char link[600], name[64], path[600], tmp[640], json[256];
+  snprintf(link, sizeof link, "%s/%lu.%s", opt_userdb, u, kind);
+  if (access(link, F_OK) == 0) return;
+  snprintf(name, sizeof name, "hostgate-sandbox-%lu.%s", u, kind);
+  snprintf(path, sizeof path, "%s/%s", opt_userdb, name);
+  snprintf(tmp, sizeof tmp, "%s.%d", path, (int)getpid());
+  if (strcmp(kind, "user") == 0)
+    snprintf(json, sizeof json, "{\"userName\":\"hostgate-sandbox-%lu\",\"uid\":%lu,\"gid\":%lu,\"realName\":\"hostgate sandbox run\",\"homeDirectory\":\"/\",\"shell\":\"/usr/sbin/nologin\",\"disposition\":\"dynamic\",\"locked\":true}\n", u, u, u);
+  else
+    snprintf(json, sizeof json, "{\"groupName\":\"hostgate-sandbox-%lu\",\"gid\":%lu,\"disposition\":\"dynamic\"}\n", u, u);
+  int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+  if (fd < 0 || write(fd, json, strlen(json)) != (ssize_t)strlen(json) || close(fd) != 0 || rename(tmp, path) != 0) die("write %s", path);
+  if (symlink(name, link) != 0 && errno != EEXIST) die("link %s", link);
+}
+
+/**
+ * --uid-pool: takes the run's uid (see the header) and sets --uid and --gid to it; keeps its lock in lock_fd.
+ * Ends the run (125) when the lock directory is not root's alone, or no uid of the pool is free.
+ */
+static void allocate_uid(void) {
+  if (mkdir(opt_pool_locks, 0700) != 0 && errno != EEXIST) die("make the uid lock directory %s", opt_pool_locks);
+  int dir = open(opt_pool_locks, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  struct stat st;
+  if (dir < 0 || fstat(dir, &st) != 0) die("open the uid lock directory %s", opt_pool_locks);
+  if (st.st_uid != 0 || (st.st_mode & 077) != 0) { errno = 0; die("the uid lock directory %s must be root's with mode 0700 (it is uid %u, mode %o): remove it", opt_pool_locks, (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777)); }
+  unsigned long count = opt_pool_last - opt_pool_first + 1, start = (unsigned long)getpid() % count;
+  for (unsigned long i = 0; i < count; i++) {
+    unsigned long u = opt_pool_first + (start + i) % count;
+    char name[16];
+    snprintf(name, sizeof name, "%lu", u);
+    int fd = openat(dir, name, O_RDONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0) die("open the uid lock %s/%s", opt_pool_locks, name);
+    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+      if (errno != EWOULDBLOCK) die("lock %s/%s", opt_pool_locks, name);
+    } else {
+      lock_fd = fd;
+      opt_uid = (uid_t)u;
+      opt_gid = (gid_t)u;
+      close(dir);
+      if (opt_userdb) {
+        if (mkdir(opt_userdb, 0755) != 0 && errno != EEXIST) die("make %s", opt_userdb);
+        userdb_record(u, "user");
+        userdb_record(u, "group");
+      }
+      return;
+    }
+    close(fd);
+  }
+  errno = 0;
+  die("no uid of the pool %lu-%lu is free (each is a run in progress)", opt_pool_first, opt_pool_last);
 }
 
 /**
@@ -632,6 +740,7 @@ int main(int argc, char **argv) {
   if (opt_scope_unix && landlock_abi() < 6) { opt_scope_unix = 0; opt_net = 1; }
   // With a network grant the host's namespace stays: the scope where Landlock has it, else nothing (documented).
   if (opt_scope_unix_if_able) opt_scope_unix = landlock_abi() >= 6;
+  if (opt_pool_first != 0) allocate_uid();
   char run_cg[PATH_MAX] = "";
   if (opt_pids_cgroup) pids_cgroup_make(run_cg, sizeof run_cg);
   int ready[2], go[2];

@@ -1,6 +1,6 @@
 import { HostgateError, toHostgateError, describeIssues } from "../core/errors.ts";
 import { LOCAL_HOST } from "../core/host-id.ts";
-import { confine, unconfinableReason, wantsHostNetworkView, type HostSandbox } from "../core/sandbox/confine.ts";
+import { confine, unconfinableReason, usesDbus, wantsHostNetworkView, type HostSandbox } from "../core/sandbox/confine.ts";
 import type { HostRecord } from "../core/inventory/record.ts";
 import { judge, type GateDecision, type GateSettings } from "../core/policy/gate.ts";
 import { execPolicyRequest, policyResource, type PolicyPrincipal } from "../core/policy/exec-request.ts";
@@ -253,6 +253,7 @@ export async function execOnHost(input: unknown, caller: ExecCaller, deps: ExecD
   const assessment: RiskAssessment = engine.assess(q.command, { interpreter: shell });
   // ss/ip see the host's sockets (its namespace, no Unix sockets); anything else gets a namespace of its own.
   const hostView = wantsHostNetworkView(assessment.commands.filter((c) => !c.dynamic).map((c) => c.name));
+  const busClient = usesDbus(assessment.commands.filter((c) => !c.dynamic).map((c) => c.name));
   const targets = await Promise.all(records.map((r) => sandboxTarget(r, deps)));
   const sandboxes = new Map<HostRecord, HostSandbox | HostgateError>();
   const decision = await (deps.tracer ?? NO_TRACER).span("gate exec_on_host", { attributes: { "hostgate.hosts": records.length } }, async (span) => {
@@ -316,7 +317,7 @@ export async function execOnHost(input: unknown, caller: ExecCaller, deps: ExecD
     if (!sb) return failed(new HostgateError("backend_error", `${r.name}: no sandbox was probed`));
     try {
       const t = targets[records.indexOf(r)]!;
-      const wrapped = confine([shell, "-c", q.command], sb, { network: decision.network, timeout_sec: sandboxTimeoutSec, run_id: runId(), hide_dirs: r === LOCAL_RECORD ? deps.settings.local_hide_dirs : [], host_network_view: hostView });
+      const wrapped = confine([shell, "-c", q.command], sb, { network: decision.network, timeout_sec: sandboxTimeoutSec, run_id: runId(), hide_dirs: r === LOCAL_RECORD ? deps.settings.local_hide_dirs : [], host_network_view: hostView, bus_client: busClient });
       const out = await t.executor.exec({ target: t.target, jumps: t.jumps, command: wrapped.command, kill_command: wrapped.kill_command, argv, timeout_ms: sandboxTimeoutSec * 1000, max_output_bytes: deps.settings.max_output_bytes, signal });
       if (out.connection) vias.set(r, out.connection);
       return { host: display, ip, exit_code: out.exit_code, signal: out.signal, timed_out: out.timed_out, duration_ms: out.duration_ms, stdout: out.stdout, stderr: out.stderr, truncated: out.truncated, error: out.error ?? "", code: null, group: null, sandbox: `${sb.mechanism} as ${sb.identity}, network ${decision.network}` };

@@ -13,7 +13,8 @@ import type { Inventory } from "./inventory.ts";
  * with `probe: true` the daemon connects (host key checked as for exec) and runs one fixed, read-only probe —
  * never a command from the caller — to add `systemd` (/run/systemd/system exists) and `hostgate_daemon`
  * (a hostgate agent socket answers to `test -S`), and, given `sandboxOf`, how the host confines commands that
- * run without approval (app/sandbox.ts; `probe.sandbox`). The probe runs a command on the host, so it is
+ * run without approval and as whom (app/sandbox.ts; `probe.sandbox`: the summary, then "commands run as" and
+ * the identity, which says when a non-root login cannot have a uid of its own per run). The probe runs a command on the host, so it is
  * judged like any exec (issue 21): the risk engine and the policy, for the machine the record is (`judge`);
  * anything but `allow` leaves it unrun with the reason in `probe.error`. The decision and the probe are
  * audited. The record's `tags` are the machine's, as policies see them; `meta.machine` names the inventory
@@ -70,7 +71,7 @@ export async function hostDetails(input: unknown, deps: { inventory: Inventory; 
         const words = r.stdout.split("\n");
         if (words.includes("systemd")) caps.push("systemd");
         if (words.includes("hostgate_daemon")) caps.push("hostgate_daemon");
-        const sb = deps.sandboxOf ? await deps.sandboxOf(record).then((x) => x.summary, (e: unknown) => `probe failed: ${toHostgateError(e).message}`) : null;
+        const sb = deps.sandboxOf ? await deps.sandboxOf(record).then((x) => (x.mechanism ? `${x.summary}; commands run as ${x.identity}` : x.summary), (e: unknown) => `probe failed: ${toHostgateError(e).message}`) : null;
         probed = { ran: true, error: r.error, sandbox: sb };
       } catch (e) {
         const h = toHostgateError(e);

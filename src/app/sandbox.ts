@@ -110,13 +110,14 @@ export class Sandboxes {
   }
 }
 
-async function run(t: SandboxTarget, command: string): Promise<{ stdout: string; stderr: string; ok: boolean }> {
-  const r = await t.executor.exec({ target: t.target, jumps: t.jumps, command, timeout_ms: PROBE_TIMEOUT_MS, max_output_bytes: 16_384 });
+async function run(t: SandboxTarget, command: string, max_output_bytes = 16_384): Promise<{ stdout: string; stderr: string; ok: boolean }> {
+  const r = await t.executor.exec({ target: t.target, jumps: t.jumps, command, timeout_ms: PROBE_TIMEOUT_MS, max_output_bytes });
   return { stdout: r.stdout, stderr: r.stderr, ok: r.exit_code === 0 && r.error === null };
 }
 
 async function probe(t: SandboxTarget, helper: { local?: string | undefined; remote?: RemoteHelper | undefined }, acceptLoginGroups: readonly string[]): Promise<HostSandbox> {
-  const p = await run(t, probeCommand());
+  // The probe lists the host's mount table too (core/sandbox/mounts.ts): room for ten thousand mounts or so.
+  const p = await run(t, probeCommand(), 1024 * 1024);
   let facts;
   try {
     facts = parseProbe(p.stdout);
@@ -159,7 +160,7 @@ async function probe(t: SandboxTarget, helper: { local?: string | undefined; rem
  * login's uid and homes, hidden too) when sudo answered as uid 0, else the login's facts with `sudo_failed`.
  */
 async function probeThroughSudo(t: SandboxTarget, login: SandboxFacts): Promise<SandboxFacts> {
-  const r = await run(t, `exec sudo -n -- sh -c ${shellQuote(probeCommand())}`);
+  const r = await run(t, `exec sudo -n -- sh -c ${shellQuote(probeCommand())}`, 1024 * 1024);
   let root: SandboxFacts | null = null;
   try {
     root = parseProbe(r.stdout);

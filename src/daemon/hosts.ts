@@ -142,7 +142,7 @@ export function composeHosts(raw: HostsConfig, opts: { mode: DaemonMode; stateDi
         ? { level: "ok", check: "sandbox.remote", message: `SSH hosts with a root login on ${uploadable.arch} get hostgate-confine (sha256 ${uploadable.sha256.slice(0, 12)}…, sent over SFTP to ~/.cache/hostgate of the login); others use bubblewrap or systemd-run` }
         : { level: "ok", check: "sandbox.remote", message: `SSH hosts use bubblewrap or systemd-run: the hostgate-confine helper is ${uploadable.reason}` });
       for (const [key, sb] of await sandboxes.probed()) {
-        if (key !== "local") out.push({ level: sb.mechanism ? "ok" : "warn", check: "sandbox.host", message: `${key}: ${sb.summary}` });
+        if (key !== "local") out.push({ level: sb.mechanism ? "ok" : "warn", check: "sandbox.host", message: `${key}: ${sb.summary}${sb.mechanism ? `; commands run as ${sb.identity}` : ""}` });
       }
       out.push({ level: "ok", check: "ssh", message: `known_hosts ${knownHosts.join(", ")}; keys ${identities.join(", ")}${agent ? "; ssh-agent" : ""}; ${executor.connections} pooled connections` });
       return out;

@@ -85,7 +85,7 @@ export const GetHostDetailsOutputSchema = z.object({
   probe: z.object({
     ran: z.boolean(),
     error: z.string().nullable(),
-    sandbox: z.string().nullable().describe("How commands that run without approval are confined on this host (mechanism, or why none: then they are refused); null when not probed"),
+    sandbox: z.string().nullable().describe("How commands that run without approval are confined on this host and who they run as (mechanism; a uid of its own per run for a root login, the login itself otherwise), or why none: then they are refused; null when not probed"),
   }),
 });
 

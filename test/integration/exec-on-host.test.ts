@@ -26,6 +26,7 @@ import { testEngine } from "../support/risk-engine.ts";
 import { judge } from "../../src/core/policy/gate.ts";
 import { execPolicyRequest } from "../../src/core/policy/exec-request.ts";
 import type { HostRecord } from "../../src/core/inventory/record.ts";
+import { RUN_UID_POOL } from "../../src/core/sandbox/confine.ts";
 
 const missing = netnsPrereqs();
 if (missing && process.env.HOSTGATE_REQUIRE_PEERS === "1") throw new Error(`netns sshd peers required: ${missing}`);
@@ -175,7 +176,7 @@ describe.skipIf(missing !== null)("exec_on_host against 20 real sshd hosts", () 
     const plain = await hostDetails({ name: "lab2" }, { inventory: deps.inventory, executor, audit: store, actor: "uid:0", judge: probeJudge });
     expect(plain).toMatchObject({ record: { name: "lab2", provider: "static", tags: ["lab"] }, ssh: { host: lab.hosts[0]!.ip, port: 22, user: "root" }, capabilities: ["ssh"], probe: { ran: false } });
     const probed = await hostDetails({ name: "lab2", probe: true }, { inventory: deps.inventory, executor, audit: store, actor: "uid:0", judge: probeJudge, sandboxOf: async (r) => deps.sandboxes.forHost(await sandboxTarget(r, deps)) });
-    expect(probed.probe).toEqual({ ran: true, error: null, sandbox: expect.stringMatching(/^bubblewrap \(\/usr\/bin\/bwrap\) after setpriv to uid 65534/) as unknown });
+    expect(probed.probe).toEqual({ ran: true, error: null, sandbox: expect.stringMatching(/^bubblewrap \(\/usr\/bin\/bwrap\) after setpriv to a uid of its own per run: .*; commands run as a uid of its own per run \(60578–61183, gid the same\)/) as unknown });
     // The lab hosts are network namespaces sharing this machine's files: the probe sees what this machine has
     // (a system daemon's socket too, as on a machine where hostgate is installed: .ci/decoy.sh runs one).
     expect(probed.capabilities).toEqual(["ssh", ...(existsSync("/run/systemd/system") ? ["systemd"] : []), ...(existsSync("/run/hostgate/agent.sock") ? ["hostgate_daemon"] : [])]);
@@ -222,13 +223,37 @@ describe.skipIf(missing !== null)("exec_on_host against 20 real sshd hosts", () 
         for (const cmd of [`cat ${key}`, `echo ${key} | xargs cat`, `cat /proc/self/root${key}`, "cat /etc/shadow", `iconv -f utf-8 -t utf-8 -o ${planted} /etc/hostname`, `touch ${planted}`]) {
           const r = await execOnHost({ host: "lab2", command: cmd }, operator, loose);
           if (!("results" in r)) throw new Error("expected results");
-          expect(r.results[0]!.sandbox, cmd).toMatch(/^bwrap as nobody/);
+          expect(r.results[0]!.sandbox, cmd).toMatch(/^bwrap as a uid of its own per run/);
           expect(r.results[0]!.stdout + r.results[0]!.stderr, cmd).not.toMatch(/LABKEYMARK|^root:/m);
           expect(r.results[0]!.exit_code, cmd).not.toBe(0);
         }
         expect(existsSync(planted)).toBe(false);
       } finally {
         rmSync(dir, { recursive: true, force: true });
+      }
+    });
+
+    it("root login: two commands at once get different uids of the pool; a host process as nobody cannot signal either; the locks are free after", async () => {
+      const loose = { ...deps, policy: null, settings: { ...settings, allow_unverified: true, risk_disabled: true } };
+      const tag = `6.${process.pid % 1000}`;
+      const one = (): Promise<string> => execOnHost({ host: "lab2", command: `id -u; sleep ${tag}` }, operator, loose).then((r) => ("results" in r ? r.results[0]!.stdout : ""));
+      const both = Promise.all([one(), one()]);
+      // While they run: both sleeps are there, as uids of the pool, and nobody on the host cannot signal them.
+      let pids: number[] = [];
+      for (let i = 0; i < 100 && pids.length < 2; i++) {
+        pids = spawnSync("pgrep", ["-f", `^sleep ${tag}$`], { encoding: "utf8" }).stdout.split("\n").filter(Boolean).map(Number);
+        if (pids.length < 2) await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(pids.length).toBe(2);
+      const kill = spawnSync("setpriv", ["--reuid", "65534", "--regid", "65534", "--clear-groups", "kill", "-0", ...pids.map(String)], { encoding: "utf8" });
+      expect(kill.status).not.toBe(0);
+      expect(kill.stderr.match(/Operation not permitted/g)?.length).toBe(2);
+      const uids = (await both).map((o) => Number(o.split("\n")[0]));
+      expect(uids[0]).not.toBe(uids[1]);
+      for (const u of uids) {
+        expect(u).toBeGreaterThanOrEqual(RUN_UID_POOL.first);
+        expect(u).toBeLessThanOrEqual(RUN_UID_POOL.last);
+        expect(spawnSync("flock", ["-n", `/proc/${lab.hosts[0]!.pid}/root${RUN_UID_POOL.lock_dir}/${u}`, "true"]).status).toBe(0);
       }
     });
 

@@ -22,7 +22,7 @@ import { execOnHost, type ExecCaller, type ExecDeps } from "../../src/app/exec-o
 import { Inventory } from "../../src/app/inventory.ts";
 import { Sandboxes, type RemoteHelper } from "../../src/app/sandbox.ts";
 import { ProviderConfigSchema } from "../../src/config/hosts.ts";
-import { confine } from "../../src/core/sandbox/confine.ts";
+import { confine, RUN_UID_POOL } from "../../src/core/sandbox/confine.ts";
 import { helperCachePath } from "../../src/core/sandbox/helper-cache.ts";
 import { openAuditStore } from "../../src/daemon/audit-store.ts";
 import type { FileUploader } from "../../src/ports/file-upload.ts";
@@ -98,13 +98,18 @@ describe.skipIf(missing !== null)("the hostgate-confine helper on an SSH host (i
     };
     const r = await execOnHost({ host: "lab2", command: "id -u; wc -c < /etc/shadow; touch /etc/hg-s19-planted" }, operator, deps);
     if (!("results" in r)) throw new Error(`expected results: ${JSON.stringify(r)}`);
-    expect(r.results[0]!.sandbox).toMatch(/^hostgate-confine as nobody/);
-    // /etc/shadow is the empty /dev/null inside.
-    expect(r.results[0]!.stdout).toBe("65534\n0\n");
+    expect(r.results[0]!.sandbox).toMatch(/^hostgate-confine as a uid of its own per run \(60578–61183, gid the same\)/);
+    // A uid of its own (RUN_UID_POOL), and /etc/shadow is the empty /dev/null inside.
+    const [uid, shadow] = r.results[0]!.stdout.split("\n").map(Number);
+    expect(uid).toBeGreaterThanOrEqual(RUN_UID_POOL.first);
+    expect(uid).toBeLessThanOrEqual(RUN_UID_POOL.last);
+    expect(shadow).toBe(0);
+    // Its lock on the host is free again after the run.
+    expect(spawnSync("flock", ["-n", onHost(`${RUN_UID_POOL.lock_dir}/${uid}`), "true"]).status).toBe(0);
     expect(r.results[0]!.stderr).toMatch(/Read-only file system/);
   });
 
-  it("a second bind mount of a hidden directory is hidden too (bubblewrap hides by path only)", async () => {
+  it("a second bind mount of a hidden directory is hidden too, under the helper and under bubblewrap", async () => {
     const second = `/run/hg-s19-second-${rand}`;
     mkdirSync(second);
     const pid = String(lab.hosts[0]!.pid);
@@ -117,9 +122,12 @@ describe.skipIf(missing !== null)("the hostgate-confine helper on an SSH host (i
       expect(r.stdout + r.stderr).not.toContain(`PLANTED${rand}`);
       expect(r.stdout).not.toMatch(/alice/);
       expect(r.stderr, r.stderr).toMatch(/No such file or directory/);
-      // The same line under bubblewrap (no helper for this daemon) still reads it: why SSH hosts get the helper.
+      // The same line under bubblewrap (no helper for this daemon): it read the file before bubblewrap hid by
+      // mount identity too (core/sandbox/mounts.ts, from the probe's mount table).
       const bw = await confined(new Sandboxes(), line);
-      expect(bw.stdout, bw.stderr).toContain(`PLANTED${rand}`);
+      expect(bw.stdout + bw.stderr).not.toContain(`PLANTED${rand}`);
+      expect(bw.stdout).not.toMatch(/alice/);
+      expect(bw.stderr, bw.stderr).toMatch(/No such file or directory/);
     } finally {
       spawnSync("nsenter", ["-t", pid, "-m", "umount", second, "/home"]);
       rmdirSync(second);

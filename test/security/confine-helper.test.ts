@@ -31,8 +31,8 @@ describe.skipIf(missing !== null)("the hostgate-confine helper (issue 19)", () =
   it("refuses bad input before anything runs (exit 125), saying what is wrong", () => {
     const cases: [string[], RegExp][] = [
       [["--frob", "1", "--", "true"], /unknown option --frob/],
-      [["--gid", "65534", "--", "true"], /--uid and --gid \(not 0\) are required/],
-      [["--uid", "0", "--gid", "0", "--", "true"], /--uid and --gid \(not 0\) are required/],
+      [["--gid", "65534", "--", "true"], /--uid and --gid \(not 0\), or --uid-pool, are required/],
+      [["--uid", "0", "--gid", "0", "--", "true"], /--uid and --gid \(not 0\), or --uid-pool, are required/],
       [["--uid", "65x", "--gid", "65534", "--", "true"], /--uid needs a decimal number, got "65x"/],
       [[...base, "--hide-dir", "etc", "--", "true"], /--hide-dir needs an absolute path, got "etc"/],
       [[...base, "--seccomp", "0011", "--", "true"], /--seccomp needs whole 8-byte instructions in hex/],
@@ -50,6 +50,14 @@ describe.skipIf(missing !== null)("the hostgate-confine helper (issue 19)", () =
       [[...base, "--tmpfs-size", "100", "--", "true"], /--tmpfs-size needs at least 4096 bytes, got "100"/],
       [[...base, "--tmpfs-size", "1g", "--", "true"], /--tmpfs-size needs a decimal number, got "1g"/],
       [[...base, "--scope-unix", "--unshare-net", "--", "true"], /--unshare-net, --scope-unix and --scope-unix-if-able exclude each other/],
+      [["--uid-pool", "60578-61183", "--", "true"], /--uid-pool and --uid-locks go together/],
+      [["--uid-locks", "/run/x", "--", "true"], /--uid-pool and --uid-locks go together/],
+      [[...base, "--uid-pool", "60578-61183", "--uid-locks", "/run/x", "--", "true"], /--uid-pool excludes --uid and --gid/],
+      [["--uid-pool", "60578", "--uid-locks", "/run/x", "--", "true"], /--uid-pool needs FIRST-LAST \(decimal uids\), got "60578"/],
+      [["--uid-pool", "0-10", "--uid-locks", "/run/x", "--", "true"], /--uid-pool needs 0 < FIRST <= LAST, at most 65536 uids, got "0-10"/],
+      [["--uid-pool", "20-10", "--uid-locks", "/run/x", "--", "true"], /--uid-pool needs 0 < FIRST <= LAST/],
+      [["--uid-pool", "1-x", "--uid-locks", "/run/x", "--", "true"], /--uid-pool needs a decimal number, got "x"/],
+      [["--uid-pool", "60578-61183", "--uid-locks", "run/x", "--", "true"], /--uid-locks needs an absolute path, got "run\/x"/],
     ];
     for (const [args, message] of cases) {
       const r = run(args);
@@ -59,6 +67,25 @@ describe.skipIf(missing !== null)("the hostgate-confine helper (issue 19)", () =
     const notRoot = run([...base, "--", "true"], { as: ["setpriv", "--reuid", "65534", "--regid", "65534", "--clear-groups"] });
     expect(notRoot.status).toBe(125);
     expect(notRoot.stderr).toMatch(/must run as root/);
+  });
+
+  it("--uid-pool: a free uid of the pool per run, held while it runs; a full pool or a lock directory others can reach is refused", () => {
+    const locks = mkdtempSync("/run/hg-test-uids-");
+    dirs.push(locks);
+    const pool = (range: string, line: string) => run(["--uid-pool", range, "--uid-locks", locks, "--", "sh", "-c", line]);
+    const one = pool("60590-60590", "id -u; id -g");
+    expect(one.stdout, one.stderr).toBe("60590\n60590\n");
+    // Held: a second run of a one-uid pool while the first holds it is refused, saying why.
+    const holder = spawnSync("sh", ["-c", `${helper} --uid-pool 60591-60591 --uid-locks ${locks} -- sleep 2 & sleep 0.5; ${helper} --uid-pool 60591-60591 --uid-locks ${locks} -- true; echo "second=$?"; wait`], { encoding: "utf8", timeout: 20_000 });
+    expect(holder.stdout).toBe("second=125\n");
+    expect(holder.stderr).toMatch(/hostgate-confine: no uid of the pool 60591-60591 is free \(each is a run in progress\)/);
+    // After the run the lock is free again.
+    expect(spawnSync("flock", ["-n", join(locks, "60591"), "true"]).status).toBe(0);
+    // The lock directory must be root's alone.
+    chmodSync(locks, 0o755);
+    const open = pool("60590-60590", "true");
+    expect(open.status).toBe(125);
+    expect(open.stderr).toMatch(/the uid lock directory .* must be root's with mode 0700 \(it is uid 0, mode 755\): remove it/);
   });
 
   it("returns the command's exit status, 128 + signal when it was killed, 127 when it cannot be run", () => {

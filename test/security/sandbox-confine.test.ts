@@ -1,10 +1,10 @@
 import { spawnSync } from "node:child_process";
-import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { CannotConfine, chooseSandbox, confine, parseProbe, probeCommand, type SandboxFacts } from "../../src/core/sandbox/confine.ts";
+import { CannotConfine, chooseSandbox, confine, parseProbe, probeCommand, usesDbus, type SandboxFacts } from "../../src/core/sandbox/confine.ts";
 import { noNetworkFilter, printfOctal } from "../../src/core/sandbox/seccomp.ts";
 
 const facts = (over: Partial<SandboxFacts> = {}): SandboxFacts => ({
@@ -72,13 +72,72 @@ describe("choosing a mechanism (fail closed)", () => {
   it("prefers the hostgate-confine helper for a root login where the daemon offers one, else bubblewrap", () => {
     const helper = { bwrap: "/usr/bin/bwrap", setpriv: "/usr/bin/setpriv", confine_helper: "/opt/hostgate/dist/hostgate-confine" };
     expect(chooseSandbox(facts({ programs: helper })).mechanism).toBe("hostgate-confine");
-    expect(chooseSandbox(facts({ programs: helper })).identity).toBe("nobody (uid 65534, gid 65534) + groups adm");
+    expect(chooseSandbox(facts({ programs: helper, nss_systemd: true })).identity).toBe("a uid of its own per run (60578–61183, gid the same) + groups adm");
     // Not for another login (it must drop root itself), nor after its check run failed (bubblewrap then).
     expect(chooseSandbox(facts({ uid: 1000, programs: helper })).mechanism).toBe("bwrap");
     expect(chooseSandbox(facts({ programs: helper }), { "hostgate-confine": "mount_setattr: Function not implemented" }).mechanism).toBe("bwrap");
     const none = chooseSandbox(facts({ programs: { confine_helper: helper.confine_helper }, systemd: false }), { "hostgate-confine": "mount_setattr: Function not implemented" });
     expect(none.summary).toContain("hostgate-confine failed its check run: mount_setattr");
     expect(() => confine(["true"], chooseSandbox(facts({ programs: helper })), { network: "loopback", timeout_sec: 1, run_id: "a" })).toThrow(/hostgate-confine cannot limit to loopback/);
+  });
+
+  it("a root login gets a uid of its own per run unless the pool clashes with the host's accounts; a non-root login says it cannot", () => {
+    const helper = { bwrap: "/usr/bin/bwrap", setpriv: "/usr/bin/setpriv", flock: "/usr/bin/flock", confine_helper: "/opt/hostgate-confine" };
+    const bw = { bwrap: "/usr/bin/bwrap", setpriv: "/usr/bin/setpriv", flock: "/usr/bin/flock" };
+    const cmd = (f: SandboxFacts): string => confine(["true"], chooseSandbox(f), { network: "none", timeout_sec: 5, run_id: "r" }).command;
+    expect(cmd(facts({ programs: helper }))).toContain("--uid-pool 60578-61183 --uid-locks /run/hostgate-uids");
+    expect(cmd(facts({ programs: bw, posix_shell: true }))).toMatch(/\/usr\/bin\/flock -n 9 && \{ U=\$u; break; \}.*--reuid "\$U" --regid "\$U" .* 9>&-$/);
+    expect(chooseSandbox(facts({ programs: bw, nss_systemd: true })).identity).toBe("a uid of its own per run (60578–61183, gid the same) + groups adm");
+    // A clash (an account in the range): nobody, and the identity says why.
+    const clash = facts({ programs: helper, uid_pool_clash: ["/etc/passwd: ci 60600"] });
+    expect(cmd(clash)).toContain("--uid 65534 --gid 65534");
+    expect(cmd(clash)).not.toContain("--uid-pool");
+    expect(chooseSandbox(clash).identity).toBe("nobody (uid 65534, gid 65534) + groups adm; not a uid of its own per run: the per-run uid range 60578–61183 clashes with /etc/passwd: ci 60600, so host processes running as nobody can signal it");
+    // Bubblewrap without flock(1): nobody, saying what is missing.
+    const noFlock = facts({ programs: { bwrap: "/usr/bin/bwrap", setpriv: "/usr/bin/setpriv" } });
+    expect(cmd(noFlock)).toContain("--reuid 65534 --regid 65534");
+    expect(chooseSandbox(noFlock).identity).toContain("flock (util-linux) is missing");
+    // A non-root login keeps its uid, and says what that means.
+    const login = chooseSandbox(facts({ uid: 1000, programs: bw }));
+    expect(login.identity).toMatch(/^the login user itself \(uid 1000; .*\): a non-root login cannot change uid, so .* can signal it/);
+    expect(cmd(facts({ uid: 1000, programs: bw }))).not.toContain("flock");
+  });
+
+  it("names the per-run uid where nss-systemd can (dbus-daemon needs a name); elsewhere a D-Bus client runs as nobody", () => {
+    const helper = { bwrap: "/usr/bin/bwrap", setpriv: "/usr/bin/setpriv", flock: "/usr/bin/flock", confine_helper: "/opt/hostgate-confine" };
+    const bw = { bwrap: "/usr/bin/bwrap", setpriv: "/usr/bin/setpriv", flock: "/usr/bin/flock" };
+    const cmd = (f: SandboxFacts, bus: boolean): string => confine(["true"], chooseSandbox(f), { network: "none", timeout_sec: 5, run_id: "r", bus_client: bus }).command;
+    expect(cmd(facts({ programs: helper, nss_systemd: true }), true)).toContain("--uid-locks /run/hostgate-uids --userdb /run/userdb");
+    expect(cmd(facts({ programs: bw, nss_systemd: true }), true)).toContain("hostgate-sandbox-$U.user");
+    expect(cmd(facts({ programs: helper }), false)).not.toContain("--userdb");
+    expect(cmd(facts({ programs: helper }), true)).toContain("--uid 65534 --gid 65534");
+    expect(cmd(facts({ programs: bw }), true)).toContain("--reuid 65534 --regid 65534");
+    expect(cmd(facts({ programs: bw }), false)).toContain('--reuid "$U"');
+    expect(chooseSandbox(facts({ programs: helper })).identity).toContain("; commands that use D-Bus (systemctl, busctl…) run as nobody (uid 65534)");
+    expect(chooseSandbox(facts({ programs: helper, nss_systemd: true })).identity).not.toContain("D-Bus");
+    expect([usesDbus(["df"]), usesDbus(["ps", "/usr/bin/systemctl"]), usesDbus(["busctl"])]).toEqual([false, true, true]);
+  });
+
+  it("the probe reports accounts, groups, subordinate ranges and login.defs limits that reach the pool", () => {
+    const dir = mkdtempSync(join(tmpdir(), "hg-pool-"));
+    const etc = (name: string, text: string): string => { writeFileSync(join(dir, name), text); return join(dir, name); };
+    const files = [
+      etc("passwd", "root:x:0:0::/root:/bin/sh\nci:x:60600:60600::/home/ci:/bin/sh\nedge:x:61184:1::/:/bin/false\n"),
+      etc("group", "adm:x:4:\nlow:x:60577:\nhigh:x:61183:\n"),
+      etc("subuid", "a:100000:65536\nb:60000:600\nc:59000:1578\n"),
+      etc("login.defs", "UID_MAX\t\t60000\nGID_MAX 65000\n"),
+    ];
+    // The probe's own awk program, run on these files instead of /etc's.
+    const probe = probeCommand();
+    const from = probe.indexOf("awk -F:");
+    const awk = probe.slice(from, probe.indexOf(`' "$@"`, from) + 1);
+    const r = spawnSync("/bin/sh", ["-c", `${awk} ${files.join(" ")}`], { encoding: "utf8" });
+    expect(r.status, r.stderr).toBe(0);
+    const f = parseProbe(`hostgate-probe:uid=0\nhostgate-probe:arch=x86_64\n${r.stdout}`);
+    expect(f.uid_pool_clash).toEqual([`${dir}/passwd: ci 60600`, `${dir}/group: high 61183`, `${dir}/subuid: b 60000`, `${dir}/login.defs: GID_MAX 65000`]);
+    rmSync(dir, { recursive: true, force: true });
+    // This machine's own files do not clash (the pool is usable here: the sandbox suites run under it).
+    expect(parseProbe(spawnSync("/bin/sh", ["-c", probe], { encoding: "utf8" }).stdout).uid_pool_clash).toBeUndefined();
   });
 
   it("drops a mechanism whose check run failed and says why", () => {
@@ -168,7 +227,7 @@ describe("quoting: the command reaches the sandboxed shell unchanged", () => {
     const w = confine(["true"], helperSb, { network: "none", timeout_sec: 7, run_id: "q", hide_dirs: [dir] });
     expect(spawnSync("/bin/sh", ["-c", w.command]).status).toBe(0);
     const words = readFileSync(out).toString("utf8").split("\0").join(" ");
-    expect(words).toContain("--uid 65534 --gid 65534 --groups 4 --timeout 7 --scope-unix --tmpfs /tmp --tmpfs /var/tmp --tmpfs-size 268435456");
+    expect(words).toContain("--uid-pool 60578-61183 --uid-locks /run/hostgate-uids --groups 4 --timeout 7 --scope-unix --tmpfs /tmp --tmpfs /var/tmp --tmpfs-size 268435456");
     // A pids cgroup per command where the host has cgroup v1's pids hierarchy, instead of RLIMIT_NPROC.
     expect(w.command).toContain("ulimit -u 256");
     const withPids = confine(["true"], chooseSandbox(facts({ programs: { confine_helper: stub }, pidscg: { dir: "/sys/fs/cgroup/pids/x" } })), { network: "none", timeout_sec: 7, run_id: "q" }).command;

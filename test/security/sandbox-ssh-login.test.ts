@@ -98,7 +98,7 @@ describe.skipIf(missing !== null)("bubblewrap as a non-root SSH login (issue 19 
     expect(sb.facts.home).toBe("/srv/hgsvc");
     expect(sb.facts.user_homes).toEqual(expect.arrayContaining(["/srv/hgother", "/srv/hgsvc"]));
     // Break-in 3 said where it is true: the login's own processes can reach the command.
-    expect(sb.identity).toMatch(/the SSH login itself \(uid 4251\).*signal and ptrace/);
+    expect(sb.identity).toMatch(/the login user itself \(uid 4251; .*signal it \(and, under bubblewrap, ptrace it\)/);
     const r = await confined("hgsvc", sb, line);
     expect(r.stdout + r.stderr).not.toContain(rev(`API_TOKEN=${ENV}`));
     expect(r.stdout + r.stderr).not.toContain(KEY);

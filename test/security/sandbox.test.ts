@@ -21,7 +21,7 @@ import { LocalExecutor } from "../../src/adapters/exec-local.ts";
 import { CedarPolicyEngine } from "../../src/adapters/policy-cedar/cedar-engine.ts";
 import type { SqliteAuditStore } from "../../src/adapters/audit-sqlite.ts";
 import { openAuditStore } from "../../src/daemon/audit-store.ts";
-import { SANDBOX_LIMITS } from "../../src/core/sandbox/confine.ts";
+import { RUN_UID_POOL, SANDBOX_LIMITS } from "../../src/core/sandbox/confine.ts";
 import type { ExecOnHostOutput } from "../../src/ipc/hosts.ts";
 import type { Executor } from "../../src/ports/executor.ts";
 import { REQUIRE_PEERS, whichSync } from "../peers/proc.ts";
@@ -104,10 +104,27 @@ describe.skipIf(missing !== null).each(missing === null ? localMechanisms() : []
     rmSync(cronFile, { force: true });
   });
 
-  it("runs as nobody with the log readers' groups, and says so", async () => {
+  it("runs as a uid of its own per run with the log readers' groups, and says so", async () => {
     const r = await run("id -u; id -G");
-    expect(r.stdout.split("\n")[0]).toBe("65534");
-    expect(r.sandbox).toMatch(new RegExp(`^${name} as nobody \\(uid 65534.*network none$`));
+    const uid = Number(r.stdout.split("\n")[0]);
+    expect(uid, r.stderr).toBeGreaterThanOrEqual(RUN_UID_POOL.first);
+    expect(uid).toBeLessThanOrEqual(RUN_UID_POOL.last);
+    expect(r.sandbox).toBe(`${name} as a uid of its own per run (${RUN_UID_POOL.first}–${RUN_UID_POOL.last}, gid the same) + groups adm, systemd-journal, network none`);
+    // Seen from the host: that uid and gid, and the log readers' gids as supplementary groups (inside, the
+    // user namespace shows them as the overflow gid).
+    const tag = `2.${rand.length}${Math.floor(Math.random() * 1000)}`;
+    const running = run(`exec sleep ${tag}`);
+    let status = "";
+    for (let i = 0; i < 100 && status === ""; i++) {
+      const pid = spawnSync("pgrep", ["-f", `^sleep ${tag}$`], { encoding: "utf8" }).stdout.trim().split("\n")[0];
+      if (pid) status = readFileSync(`/proc/${pid}/status`, "utf8");
+      else await new Promise((res) => setTimeout(res, 100));
+    }
+    await running;
+    const gids = (g: string): number[] => g.trim().split(/\s+/).map(Number);
+    expect(gids(/^Gid:(.*)$/m.exec(status)![1]!)[0]).toBe(gids(/^Uid:(.*)$/m.exec(status)![1]!)[0]);
+    const logGids = ["adm", "systemd-journal"].map((g) => Number(spawnSync("getent", ["group", g], { encoding: "utf8" }).stdout.split(":")[2]));
+    expect(gids(/^Groups:(.*)$/m.exec(status)![1]!).sort()).toEqual(logGids.sort());
     const decision = JSON.parse(store.query().filter((e) => e.kind === "exec.decision").at(-1)!.payload) as { sandbox: string[] };
     expect(decision.sandbox).toEqual([name]);
   });
@@ -152,6 +169,8 @@ describe.skipIf(missing !== null).each(missing === null ? localMechanisms() : []
     const tmp = await run(`echo scratch > /tmp/hg-${rand} && cat /tmp/hg-${rand}`);
     expect(tmp.stdout).toBe("scratch\n");
     expect(existsSync(`/tmp/hg-${rand}`)).toBe(false);
+    // and gone for the next run (another uid, another tmpfs).
+    expect((await run(`cat /tmp/hg-${rand}`)).stderr).toMatch(/No such file or directory/);
     // Each private tmpfs has a size cap (tmpfs size=), memory cgroup or not: before, half of RAM each.
     const sizes = await run("df -P -B1 /tmp /var/tmp | tail -n +2");
     expect(sizes.stdout.split("\n").filter(Boolean).map((l) => Number(l.split(/\s+/)[1]))).toEqual([SANDBOX_LIMITS.tmp_bytes, SANDBOX_LIMITS.tmp_bytes]);
@@ -219,7 +238,7 @@ describe.skipIf(missing !== null).each(missing === null ? localMechanisms() : []
   });
 
   it("everyday diagnostics work inside", async () => {
-    for (const cmd of ["df -h", "free -m", "ps aux", "uptime", "du -sh /usr/share/doc", `grep -r ERROR ${logDir}`, "ss -ltnp", "cat /proc/loadavg", "ls /etc"]) {
+    for (const cmd of ["id", "journalctl -n 5", "df -h", "free -m", "ps aux", "uptime", "du -sh /usr/share/doc", `grep -r ERROR ${logDir}`, "ss -ltnp", "cat /proc/loadavg", "ls /etc"]) {
       const r = await run(cmd);
       expect(r.exit_code, `${cmd}: ${r.stderr}`).toBe(0);
       expect(r.stdout.length, cmd).toBeGreaterThan(0);

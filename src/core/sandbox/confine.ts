@@ -3,9 +3,11 @@
  * The risk engine and policy only decide where a command goes; a command the gate allows runs through one of
  * these wrappers, on `local` and on SSH hosts alike, so a misjudged command fails inside the confinement
  * instead of changing the host:
- * - an unprivileged identity: the host's `nobody` (setpriv drops root before anything else runs, or
- *   systemd's User=), or the SSH login itself when it is not root; supplementary groups only the host's
- *   log readers (`adm`, `systemd-journal`), so `journalctl` and `/var/log` work as far as those groups may read;
+ * - an unprivileged identity: for a root login a uid of its own per run from RUN_UID_POOL (hostgate-confine and
+ *   bubblewrap; the host's `nobody` where the pool clashes with the host's accounts), systemd's DynamicUser= or
+ *   `nobody` (systemd-run), or the SSH login itself when it is not root (it cannot change uid); supplementary
+ *   groups only the host's log readers (`adm`, `systemd-journal`), so `journalctl` and `/var/log` work as far
+ *   as those groups may read;
  * - a read-only view of the whole filesystem, a private writable `/tmp` and `/var/tmp` (SANDBOX_LIMITS.tmp_bytes each), empty `/home`,
  *   `/root` and `/run/user`, hostgate's own state, configuration and key directories replaced by empty ones,
  *   `/etc/shadow`, `/etc/gshadow` and `/etc/ssh/*_key` replaced by `/dev/null`, a minimal `/dev`;
@@ -26,7 +28,8 @@
  * one small static program, native/confine-helper.c, instead of the chain timeout → setpriv → bwrap, which cost
  * ≈ 25–40 ms of CPU a command: bench/sandbox-cost.ts, bench/sandbox-ssh-cost.ts; on the daemon's own host from
  * the build's path, on an SSH host of the build's architecture from the login's cache, sent over SFTP:
- * helper-cache.ts; it also hides every other mount of a hidden path, which bubblewrap cannot), `bwrap` (bubblewrap, in an
+ * helper-cache.ts; it finds every other mount of a hidden path itself at each run; the bubblewrap wrapper hides them
+ * from the probe's mount table: mounts.ts), `bwrap` (bubblewrap, in an
  * unprivileged user namespace, after `setpriv` when the login is root) and `systemd-run` (a transient service
  * as `nobody` with the Protect*= directives; root login on a host whose PID 1 is systemd). A host with none
  * runs nothing unapproved (fail closed).
@@ -36,6 +39,7 @@
 import { shellJoin, shellQuote } from "../inventory/target.ts";
 import { plainAbsolutePath } from "./helper-cache.ts";
 import { finishLoginFacts, hiddenHomes, loginProbeLines, loginRefusal, parseLoginLine, type LoginFacts, type LoginScratch } from "./login.ts";
+import { aliasesOf, mountsOf, type MountEntry } from "./mounts.ts";
 import { hasSeccompFilter, printfOctal, sandboxFilter } from "./seccomp.ts";
 
 /**
@@ -65,6 +69,8 @@ export interface SandboxFacts extends LoginFacts {
   /** Absolute paths of the programs found on PATH (absent: not found). */
   programs: {
     bwrap?: string; setpriv?: string; systemd_run?: string; prlimit?: string; timeout?: string;
+    /** util-linux flock(1): the bubblewrap wrapper takes the run's uid lock with it (RUN_UID_POOL). */
+    flock?: string;
     /**
      * The hostgate-confine helper (native/confine-helper.c, built from source by the daemon's build): never
      * from the probe; set by the daemon for its own host (app/sandbox.ts `local_helper`), after checking that
@@ -82,6 +88,18 @@ export interface SandboxFacts extends LoginFacts {
   log_groups: { name: string; gid: number }[];
   /** The host's `nobody` uid and gid (absent: no such user; 65534 is used). */
   nobody?: { uid: number; gid: number };
+  /**
+   * Why RUN_UID_POOL cannot be used on this host (empty or absent: it can): an account or group in it
+   * (/etc/passwd, /etc/group), a subordinate id range over it (/etc/subuid, /etc/subgid), or login.defs letting
+   * useradd/groupadd reach it (UID_MAX, GID_MAX), each as `file: what`. Commands then run as `nobody`.
+   */
+  uid_pool_clash?: string[];
+  /**
+   * The login's mount table (mountinfo order; mounts.ts): bubblewrap hides every
+   * other mount that shows a hidden path (`aliasesOf`). As of the probe: a mount made later is seen at the next
+   * probe (at most `ttl_ms` later, app/sandbox.ts); the helper reads the table at each run instead.
+   */
+  mounts?: MountEntry[];
   /** nsswitch.conf resolves users through nss-systemd (dynamic users have names, so D-Bus accepts them). */
   nss_systemd?: boolean;
   /**
@@ -120,7 +138,42 @@ export const OWN_STATE_DIRS: readonly string[] = ["/etc/hostgate", "/var/lib/hos
 const EMPTY_DIRS: readonly string[] = ["/home", "/root", "/run/user", ...OWN_STATE_DIRS];
 const NULL_FILES: readonly string[] = ["/etc/shadow", "/etc/gshadow", "/etc/shadow-", "/etc/gshadow-"];
 const LOG_GROUPS: readonly string[] = ["adm", "systemd-journal"];
+
+/**
+ * The uids a root login's confined commands run as, one per run, its gid the same number (what systemd's
+ * DynamicUser= does for a service): the hostgate-confine helper (`--uid-pool`) and the bubblewrap wrapper each
+ * take the first uid, from a start that depends on their pid, whose lock file `lock_dir/<uid>` they can flock(2)
+ * without waiting, and hold that lock until the command and everything it started are gone; the kernel drops it
+ * with the holder's descriptor however the run ends (a killed run's uid is free again at once), so two runs at
+ * once never share a uid, and no other process on the host has it: none can signal, ptrace or read
+ * /proc/<pid>/{environ,mem} of the command without CAP_KILL or CAP_SYS_PTRACE (kill(2); ptrace(2), "Ptrace access
+ * mode checking"). Nothing the uid could own outlives the run (a read-only view, private /tmp and /dev/shm, its
+ * own IPC and PID namespaces), so the next run under it inherits nothing.
+ * The range, 60578–61183 (606 uids), is the block systemd's table of ranges lists as unused between the host
+ * users nspawn maps into containers (60514–60577) and DynamicUser= services (61184–65519)
+ * (https://systemd.io/UIDS-GIDS/, "Summary"); it is above login.defs' UID_MAX and GID_MAX (60000 on Debian,
+ * Ubuntu and Fedora: useradd/groupadd never assign it) and below SUB_UID_MIN (100000: subordinate ids of
+ * rootless containers), and far from the 65536-multiples Kubernetes gives user-namespaced pods. The probe checks
+ * each host (`SandboxFacts.uid_pool_clash`); a host where it clashes runs commands as `nobody`, and says so.
+ * Names: dbus-daemon drops a connection whose uid NSS cannot name (so `systemctl status` would fail inside). Where
+ * the host's NSS asks nss-systemd (`SandboxFacts.nss_systemd`) the run's uid and gid get names,
+ * `hostgate-sandbox-<uid>`, as systemd userdb drop-in records in `userdb_dir` (nss-systemd(8)), written once per
+ * uid and kept; elsewhere a command that talks to D-Bus (ConfineOptions.bus_client) runs as `nobody` instead.
+ * The lock directory is root's, mode 0700, under /run (a tmpfs: empty at boot); it is not hostgate's /run/hostgate,
+ * which a system daemon's RuntimeDirectory= removes when it stops while runs still hold locks there.
+ */
+export const RUN_UID_POOL = { first: 60578, last: 61183, lock_dir: "/run/hostgate-uids", userdb_dir: "/run/userdb" } as const;
 const PROBE_MARK = "hostgate-probe:";
+/**
+ * The probe's check of RUN_UID_POOL (awk, fields split on `:`): prints `pool_clash=<file>:<name>:<id>` for an
+ * entry of /etc/passwd or /etc/group whose id is in the pool, a subordinate range of /etc/subuid or /etc/subgid
+ * that overlaps it, and a UID_MAX/GID_MAX in /etc/login.defs at or above its first uid.
+ */
+const POOL_AWK = [
+  `FILENAME ~ /login.defs$/ { split($0, w, " "); if ((w[1] == "UID_MAX" || w[1] == "GID_MAX") && w[2] + 0 >= a) print "hostgate-probe:pool_clash=" FILENAME ":" w[1] ":" w[2]; next }`,
+  `FILENAME ~ /sub[ug]id$/ { if ($2 + 0 <= b && $2 + $3 > a) print "hostgate-probe:pool_clash=" FILENAME ":" $1 ":" $2; next }`,
+  `$3 ~ /^[0-9]+$/ && $3 + 0 >= a && $3 + 0 <= b { print "hostgate-probe:pool_clash=" FILENAME ":" $1 ":" $3 }`,
+].join(" ");
 /**
  * Resource limits of a confined command, so a fork bomb or a runaway allocation cannot take the host down:
  * systemd-run caps the unit's tasks (TasksMax) and memory (MemoryMax, `unit_memory_bytes`) where the host's
@@ -156,12 +209,16 @@ export function probeCommand(): string {
     `echo "${m}arch=$(uname -m)"`,
     `echo "${m}home=$HOME"`,
     ...loginProbeLines(m),
-    `for p in bwrap setpriv systemd-run prlimit timeout; do x=$(command -v "$p" 2>/dev/null) && echo "${m}has=$p:$x"; done`,
+    `for p in bwrap setpriv systemd-run prlimit timeout flock; do x=$(command -v "$p" 2>/dev/null) && echo "${m}has=$p:$x"; done`,
     `[ -d /run/systemd/system ] && echo "${m}systemd=1"`,
     `command -v bwrap >/dev/null 2>&1 && bwrap --help 2>&1 | grep -q -e --size && echo "${m}bwrap_size=1"`,
     `for g in ${LOG_GROUPS.join(" ")}; do x=$(getent group "$g" 2>/dev/null | cut -d: -f3) && [ -n "$x" ] && echo "${m}group=$g:$x"; done`,
     `x=$(id -u nobody 2>/dev/null) && echo "${m}nobody=$x:$(id -g nobody)"`,
     `grep -qs '^passwd:.*systemd' /etc/nsswitch.conf && echo "${m}nss_systemd=1"`,
+    // The mount table (device, root, point: mounts.ts), to find other mounts of hidden paths.
+    `sed 's/^/${m}mnt=/' /proc/self/mountinfo 2>/dev/null`,
+    // RUN_UID_POOL against the host's accounts, groups, subordinate ranges and useradd's limits (files that exist).
+    `set --; for f in /etc/passwd /etc/group /etc/subuid /etc/subgid /etc/login.defs; do [ -r "$f" ] && set -- "$@" "$f"; done; [ $# -gt 0 ] && awk -F: -v a=${RUN_UID_POOL.first} -v b=${RUN_UID_POOL.last} '${POOL_AWK}' "$@" 2>/dev/null`,
     `case \${0##*/} in sh|-sh|dash|-dash|bash|-bash|ash|-ash|ksh|-ksh) echo "${m}posix_shell=1";; esac`,
     // A memory cgroup root may create a child in: unified (v2) with the memory controller on for children,
     // else v1's memory hierarchy.
@@ -177,6 +234,7 @@ export function probeCommand(): string {
 export function parseProbe(stdout: string): SandboxFacts {
   const facts: SandboxFacts = { uid: -1, arch: "", programs: {}, systemd: false, log_groups: [] };
   const scratch: LoginScratch = {};
+  const mountLines: string[] = [];
   for (const line of stdout.split("\n")) {
     if (!line.startsWith(PROBE_MARK)) continue;
     const [key, value] = splitOnce(line.slice(PROBE_MARK.length), "=");
@@ -196,6 +254,7 @@ export function parseProbe(stdout: string): SandboxFacts {
       else if (name === "systemd-run") facts.programs.systemd_run = path;
       else if (name === "prlimit") facts.programs.prlimit = path;
       else if (name === "timeout") facts.programs.timeout = path;
+      else if (name === "flock") facts.programs.flock = path;
     } else if (key === "group") {
       const [name, gid] = splitOnce(value, ":");
       if (LOG_GROUPS.includes(name) && /^\d+$/.test(gid)) facts.log_groups.push({ name, gid: Number(gid) });
@@ -205,12 +264,18 @@ export function parseProbe(stdout: string): SandboxFacts {
     } else if (key === "pidscg") {
       const [version, dir] = splitOnce(value, ":");
       if (version === "1" && cgroupPath(dir)) facts.pidscg = { dir };
+    } else if (key === "mnt") {
+      mountLines.push(value);
+    } else if (key === "pool_clash") {
+      const m = /^(\/[\w./-]{1,200}):([^\s:]{1,64}):(\d{1,10})$/.exec(value);
+      if (m) (facts.uid_pool_clash ??= []).push(`${m[1]}: ${m[2]} ${m[3]}`);
     } else if (key === "nobody") {
       const [uid, gid] = splitOnce(value, ":");
       if (/^\d+$/.test(uid) && /^\d+$/.test(gid)) facts.nobody = { uid: Number(uid), gid: Number(gid) };
     }
   }
   finishLoginFacts(facts, scratch);
+  if (mountLines.length > 0) facts.mounts = mountsOf(mountLines);
   if (facts.uid < 0 || facts.arch === "") throw new Error(`the sandbox probe got no uid/arch from the host (it answered ${JSON.stringify(stdout.slice(0, 200))})`);
   return facts;
 }
@@ -227,6 +292,34 @@ function splitOnce(s: string, sep: string): [string, string] {
 
 function unprivileged(f: SandboxFacts): { uid: number; gid: number } {
   return f.nobody && f.nobody.uid !== 0 ? f.nobody : { uid: 65534, gid: 65534 };
+}
+
+/**
+ * Whether a root login's commands on this host get a uid of their own per run (RUN_UID_POOL): the pool does not
+ * clash with the host's accounts, and under bubblewrap flock(1) is there to take the lock. With `o`, for one
+ * command: not one that talks to D-Bus on a host without nss-systemd to name the uid (RUN_UID_POOL, "Names").
+ */
+function perRunUid(f: SandboxFacts, mechanism: "hostgate-confine" | "bwrap", o?: ConfineOptions): boolean {
+  if (o?.bus_client === true && f.nss_systemd !== true) return false;
+  return f.uid === 0 && (f.uid_pool_clash ?? []).length === 0 && (mechanism === "hostgate-confine" || f.programs.flock !== undefined);
+}
+
+/** The identity a root login's helper or bubblewrap commands get, in words (HostSandbox.identity). */
+function rootIdentity(f: SandboxFacts, mechanism: "hostgate-confine" | "bwrap"): string {
+  const groups = f.log_groups.length > 0 ? ` + groups ${f.log_groups.map((g) => g.name).join(", ")}` : "";
+  const nobody = unprivileged(f);
+  if (perRunUid(f, mechanism)) {
+    const bus = f.nss_systemd === true ? "" : `; commands that use D-Bus (systemctl, busctl…) run as nobody (uid ${nobody.uid}): the host's NSS has no nss-systemd to name a per-run uid, and dbus-daemon refuses a uid it cannot name`;
+    return `a uid of its own per run (${RUN_UID_POOL.first}–${RUN_UID_POOL.last}, gid the same)${groups}${bus}`;
+  }
+  const why = (f.uid_pool_clash ?? []).length > 0 ? `the per-run uid range ${RUN_UID_POOL.first}–${RUN_UID_POOL.last} clashes with ${f.uid_pool_clash!.join(", ")}` : "flock (util-linux) is missing, needed to hold a per-run uid";
+  return `nobody (uid ${nobody.uid}, gid ${nobody.gid})${groups}; not a uid of its own per run: ${why}, so host processes running as nobody can signal it`;
+}
+
+/** What a non-root login's commands run as (it cannot change uid), in words. */
+function loginIdentity(f: SandboxFacts): string {
+  const kept = (f.login_groups ?? []).map((g) => g.name);
+  return `the login user itself (uid ${f.uid}${kept.length > 0 ? `, keeping groups ${kept.join(", ")}` : ""}; on the daemon's own host the daemon's user): a non-root login cannot change uid, so the login's other processes, and its other commands running at the same time, can signal it (and, under bubblewrap, ptrace it); log in as root, or set become: sudo, for a uid of its own per run`;
 }
 
 /**
@@ -253,8 +346,8 @@ export function chooseSandbox(f: SandboxFacts, failures: Partial<Record<SandboxM
   if (root && f.programs.confine_helper && !failures["hostgate-confine"]) {
     return {
       mechanism: "hostgate-confine",
-      summary: `hostgate-confine (${f.programs.confine_helper}) to uid ${nobody.uid}: read-only filesystem, private /tmp, own PID and user namespace, network per policy, in one exec`,
-      identity: `nobody (uid ${nobody.uid}, gid ${nobody.gid})${groups.length > 0 ? ` + groups ${groups.join(", ")}` : ""}`,
+      summary: `hostgate-confine (${f.programs.confine_helper}) to ${perRunUid(f, "hostgate-confine") ? "a uid of its own per run" : `uid ${nobody.uid}`}: read-only filesystem, private /tmp, own PID and user namespace, network per policy, in one exec`,
+      identity: rootIdentity(f, "hostgate-confine"),
       facts: f,
     };
   }
@@ -270,8 +363,8 @@ export function chooseSandbox(f: SandboxFacts, failures: Partial<Record<SandboxM
   else {
     return {
       mechanism: "bwrap",
-      summary: `${sudo}bubblewrap (${f.programs.bwrap})${root ? ` after setpriv to uid ${nobody.uid}` : ` as the login uid ${f.uid}`}: read-only filesystem, private /tmp, own PID namespace, network per policy${helperNote}`,
-      identity: root ? `nobody (uid ${nobody.uid}, gid ${nobody.gid})${groups.length > 0 ? ` + groups ${groups.join(", ")}` : ""}` : nonRootIdentity(f),
+      summary: `${sudo}bubblewrap (${f.programs.bwrap})${root ? ` after setpriv to ${perRunUid(f, "bwrap") ? "a uid of its own per run" : `uid ${nobody.uid}`}` : ` as the login uid ${f.uid}`}: read-only filesystem, private /tmp, own PID namespace, network per policy${helperNote}`,
+      identity: root ? rootIdentity(f, "bwrap") : loginIdentity(f),
       facts: f,
     };
   }
@@ -304,15 +397,6 @@ export interface ChooseOptions {
   accept_login_groups?: readonly string[];
 }
 
-/**
- * A non-root login's identity in words: itself (it cannot change uid), with its groups. Its other processes (its
- * shells, its services, its other commands) can signal and ptrace the command: it is their own uid.
- */
-function nonRootIdentity(f: SandboxFacts): string {
-  const kept = (f.login_groups ?? []).map((g) => g.name);
-  return `the SSH login itself (uid ${f.uid}${kept.length > 0 ? `, keeping groups ${kept.join(", ")}` : ""}): the login's other processes can signal and ptrace the command (same uid); become: sudo runs it as nobody instead`;
-}
-
 /** Per-command options: the network the policy granted, extra paths to hide (the local daemon's own dirs), the time limit. */
 export interface ConfineOptions {
   network: NetworkGrant;
@@ -332,10 +416,27 @@ export interface ConfineOptions {
    * seccomp filter exists for the host's architecture it is ignored (own namespace).
    */
   host_network_view?: boolean;
+  /**
+   * The command talks to D-Bus (set by {@link usesDbus}): on a host without nss-systemd a root login's command
+   * then runs as `nobody` instead of a uid of its own per run (RUN_UID_POOL, "Names").
+   */
+  bus_client?: boolean;
 }
 
 /** Programs whose job is to show the host's network state (sockets, interfaces, routes) and that need no Unix socket. */
 const NETWORK_VIEW_PROGRAMS: ReadonlySet<string> = new Set(["ss", "netstat", "ip", "nstat", "ifconfig", "route", "arp", "lsof"]);
+/** Programs that are D-Bus clients (the system bus: systemd's tools, dbus-send, gdbus). */
+const DBUS_PROGRAMS: ReadonlySet<string> = new Set(["systemctl", "busctl", "loginctl", "hostnamectl", "timedatectl", "localectl", "resolvectl", "networkctl", "systemd-analyze", "systemd-resolve", "dbus-send", "gdbus"]);
+
+/**
+ * Whether a command talks to D-Bus (ConfineOptions.bus_client): one of its programs (basenames, as for
+ * wantsHostNetworkView) is a D-Bus client. A routing choice only: a wrong guess makes a D-Bus call fail on a
+ * host without nss-systemd, or runs a command as nobody instead of a uid of its own.
+ */
+export function usesDbus(programs: readonly string[]): boolean {
+  return programs.some((p) => DBUS_PROGRAMS.has(p.slice(p.lastIndexOf("/") + 1)));
+}
+
 /** Programs that talk to a daemon over a Unix socket (D-Bus, journald, container engines). */
 const UNIX_SOCKET_PROGRAMS: ReadonlySet<string> = new Set(["systemctl", "busctl", "loginctl", "hostnamectl", "timedatectl", "localectl", "resolvectl", "networkctl", "systemd-analyze", "systemd-resolve", "dbus-send", "gdbus", "logger", "docker", "podman", "ctr", "crictl", "nft"]);
 
@@ -441,19 +542,22 @@ const ENCODED_FILTERS = new Map<string, string>();
 /**
  * The wrapper of the hostgate-confine mechanism: the rlimits and the memory cgroup by the shell's builtins, as
  * for bubblewrap (see `bwrapCommand`), then one exec of the helper, which makes the namespaces, the read-only
- * view, the hidden paths (it resolves their symlinks and skips missing ones), drops to `nobody` with the log
- * readers' groups, and enforces the time limit itself (native/confine-helper.c).
+ * view, the hidden paths (it resolves their symlinks and skips missing ones), takes the run's uid from
+ * RUN_UID_POOL (`--uid-pool`; `nobody` where the pool cannot be used) and drops to it with the log readers' groups, and enforces the time limit itself (native/confine-helper.c).
  */
 function helperCommand(argv: readonly string[], sb: HostSandbox, o: ConfineOptions): ConfinedCommand {
   const f = sb.facts;
   const hostView = o.network === "none" && o.host_network_view === true && hasSeccompFilter(f.arch);
   const filter = commandFilter(f.arch, o.network, hostView, "hex");
   const nobody = unprivileged(f);
+  const who = perRunUid(f, "hostgate-confine", o)
+    ? ["--uid-pool", `${RUN_UID_POOL.first}-${RUN_UID_POOL.last}`, "--uid-locks", RUN_UID_POOL.lock_dir, ...(f.nss_systemd === true ? ["--userdb", RUN_UID_POOL.userdb_dir] : [])]
+    : ["--uid", String(nobody.uid), "--gid", String(nobody.gid)];
   // Its own pids cgroup where the host has one (the process limit then counts this command alone), else
   // RLIMIT_NPROC as under bubblewrap.
   const pids = f.pidscg ? ["--pids-cgroup", `${f.pidscg.dir}/${MEMCG_NAME}`, "--pids-max", String(SANDBOX_LIMITS.processes)] : [];
   const words = [
-    "--uid", String(nobody.uid), "--gid", String(nobody.gid), ...pids,
+    ...who, ...pids,
     ...(f.log_groups.length > 0 ? ["--groups", f.log_groups.map((g) => g.gid).join(",")] : []),
     ...(o.timeout_sec > 0 ? ["--timeout", String(o.timeout_sec)] : []),
     // Network `none`: the filter refuses every IP family; the host's abstract Unix sockets are cut by a Landlock
@@ -494,11 +598,20 @@ function bwrapCommand(argv: readonly string[], sb: HostSandbox, o: ConfineOption
     // With the host's network view (ss, ip) the namespace stays and the filter refuses AF_UNIX instead.
     ...(o.network === "none" && !hostView ? ["--unshare-net"] : []),
   ];
-  const dirs = hiddenDirs(f, o).map(shellQuote).join(" ");
-  const files = [...NULL_FILES, ...(o.hide_files ?? [])].map(shellQuote).join(" ");
+  // Every other mount that shows a hidden path (a second bind mount of /home…: mounts.ts), in both loops: the
+  // host decides whether it is a directory (emptied) or a file (/dev/null), as for the helper. The host keys'
+  // glob follows their directory to its other mounts.
+  const mounts = f.mounts ?? [];
+  const hidden = hiddenDirs(f, o);
+  const hiddenFiles = [...NULL_FILES, ...(o.hide_files ?? [])];
+  const aliases = [...new Set([...hidden, ...hiddenFiles].flatMap((p) => aliasesOf(p, mounts)))];
+  const keyGlobs = ["/etc/ssh", ...aliasesOf("/etc/ssh", mounts)].map((d) => `${shellQuote(d)}/*_key`);
+  const dirs = [...hidden, ...aliases].map(shellQuote).join(" ");
+  const files = [...hiddenFiles, ...aliases].map(shellQuote).join(" ");
   const nobody = unprivileged(f);
+  const pool = perRunUid(f, "bwrap", o);
   const drop = f.uid === 0
-    ? `${shellQuote(f.programs.setpriv!)} --reuid ${nobody.uid} --regid ${nobody.gid} ${f.log_groups.length > 0 ? `--groups ${f.log_groups.map((g) => g.gid).join(",")}` : "--clear-groups"} --no-new-privs `
+    ? `${shellQuote(f.programs.setpriv!)} --reuid ${pool ? '"$U"' : nobody.uid} --regid ${pool ? '"$U"' : nobody.gid} ${f.log_groups.length > 0 ? `--groups ${f.log_groups.map((g) => g.gid).join(",")}` : "--clear-groups"} --no-new-privs `
     : "";
   // The host ends the run at its time limit too, not only the daemon (which may die, or lose the connection
   // before its kill channel runs): coreutils timeout, in the foreground so the executors' group kill still
@@ -523,10 +636,41 @@ function bwrapCommand(argv: readonly string[], sb: HostSandbox, o: ConfineOption
     // shell's builtin (dash, bash, busybox, ksh) costs no exec; else prlimit (util-linux) where present.
     `L=; ulimit -v ${SANDBOX_LIMITS.address_space_bytes / 1024} 2>/dev/null${f.programs.prlimit ? ` || L=${shellQuote(`${f.programs.prlimit} --as=${SANDBOX_LIMITS.address_space_bytes} --`)}` : ""}`,
     ...memcgJoin(f),
-    `for f in ${files} /etc/ssh/*_key; do [ -f "$f" ] && set -- "$@" --ro-bind /dev/null "$f"; done`,
-    filter ? `printf '${filter}' | ${run} 3<&0 </dev/null` : `exec ${run} </dev/null`,
+    `for f in ${files} ${keyGlobs.join(" ")}; do [ -f "$f" ] && set -- "$@" --ro-bind /dev/null "$f"; done`,
+    ...(pool ? uidLock(f.programs.flock!, f.nss_systemd === true) : []),
+    // With a per-run uid the wrapper stays (no exec) as the holder of its lock, and the chain starts without the
+    // lock's descriptor (9>&-): the command must not be able to release it (flock -u) and so share its uid.
+    filter ? `printf '${filter}' | ${run} 3<&0 </dev/null${pool ? " 9>&-" : ""}` : `${pool ? "" : "exec "}${run} </dev/null${pool ? " 9>&-" : ""}`,
   ].join("; ");
   return { command: f.posix_shell ? script : `exec sh -c ${shellQuote(script)}`, kill_command: null };
+}
+
+/**
+ * Shell lines (run as root, before setpriv) that take the run's uid from RUN_UID_POOL into `$U` under
+ * bubblewrap: the lock directory made root's (mode 0700) when missing, and refused unless it is a directory
+ * root owns; then from `$$` (the wrapper's pid) modulo the pool's size, the first uid whose lock file the wrapper
+ * can open as descriptor 9 and flock(1) without waiting. The wrapper's descriptor holds the lock until the
+ * wrapper ends, after the chain it waits for (hostgate-confine does the same in C: native/confine-helper.c).
+ * One exec of flock per run when the first uid is free. When none is, the command does not run (exit 125).
+ */
+function uidLock(flock: string, names: boolean): string[] {
+  const { first, last, lock_dir, userdb_dir } = RUN_UID_POOL;
+  const d = shellQuote(lock_dir);
+  const u = shellQuote(userdb_dir);
+  // The userdb records of the uid (RUN_UID_POOL, "Names"), by name and by number, written by printf alone (no
+  // exec: a first use of each of the pool's uids pays no more than a few builtins); only this run, which holds
+  // the uid's lock, writes them, before its command starts.
+  // In the printf format $U is outside its single quotes: `'$U'` closes them, expands, and reopens them.
+  const user = `{"userName":"hostgate-sandbox-'$U'","uid":'$U',"gid":'$U',"realName":"hostgate sandbox run","homeDirectory":"/","shell":"/usr/sbin/nologin","disposition":"dynamic","locked":true}`;
+  const group = `{"groupName":"hostgate-sandbox-'$U'","gid":'$U',"disposition":"dynamic"}`;
+  const write = (kind: "user" | "group", json: string): string => `printf '${json}\\n' > ${u}/$U.${kind} && printf '${json}\\n' > ${u}/hostgate-sandbox-$U.${kind}`;
+  const namesLine = `[ -e ${u}/$U.group ] || { { [ -d ${u} ] || mkdir -m 0755 ${u}; } && ${write("user", user)} && ${write("group", group)}; } 2>/dev/null`;
+  return [
+    `[ -d ${d} ] || mkdir -m 0700 ${d} 2>/dev/null; [ -d ${d} ] && [ ! -L ${d} ] && [ -O ${d} ] || { echo "hostgate: the uid lock directory ${lock_dir} is missing or not root's: remove it" >&2; exit 125; }`,
+    `U=; n=0; while [ $n -le ${last - first} ]; do u=$((${first} + ($$ + n) % ${last - first + 1})); exec 9>${d}/$u && ${shellQuote(flock)} -n 9 && { U=$u; break; }; n=$((n + 1)); done`,
+    `[ -n "$U" ] || { echo "hostgate: no uid of the pool ${first}-${last} is free (each is a run in progress)" >&2; exit 125; }`,
+    ...(names ? [namesLine] : []),
+  ];
 }
 
 /**
