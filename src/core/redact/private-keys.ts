@@ -69,6 +69,14 @@ function b64OrPad(c: number): boolean {
   return c === 61 || b64(c) >= 0;
 }
 
+/** True when the first non-blank character of `line` is `M` or `b` (what a key head starts with: isKeyHead). */
+function startsLikeHead(line: string): boolean {
+  let i = 0;
+  while (i < line.length && (line.charCodeAt(i) === 32 || line.charCodeAt(i) === 9)) i++;
+  const c = line.charCodeAt(i);
+  return c === 77 || c === 98;
+}
+
 /** A key's short last body line: padded (`AB==`), or at least 16 base64 characters (a word such as `done` is not). */
 function isShortLast(line: string): boolean {
   const t = bodyText(line);
@@ -77,7 +85,9 @@ function isShortLast(line: string): boolean {
 
 /** A line's text without surrounding blanks and without the line number `cat -n` and `nl` put before it. */
 function bodyText(line: string): string {
-  return line.trim().replace(/^\d{1,9}\t\s*/, "");
+  const t = line.trim();
+  const c = t.charCodeAt(0);
+  return c >= 48 && c <= 57 ? t.replace(/^\d{1,9}\t\s*/, "") : t;
 }
 
 function isFullBody(line: string): boolean {
@@ -154,7 +164,7 @@ export function findKeySpans(lines: readonly string[], window: boolean): Span[] 
   }
   // A key's first body line (its DER or OpenSSH head) whose BEGIN is not in view, with the body lines after it.
   for (let i = 0; i < lines.length; i++) {
-    if (covered[i] === 1) continue;
+    if (covered[i] === 1 || !startsLikeHead(lines[i]!)) continue;
     const t = lines[i]!.trim();
     if (t.length < 40 || !BASE64_LINE.test(t) || !isKeyHead(t, 0)) continue;
     let j = i + 1;
