@@ -39,6 +39,13 @@ const inputs: Record<string, string> = {
   mysql_flags: fill(" -p"),
   curl_user: fill(" -u a"),
   sql_words: fill("PASSWORD IDENTIFIED BY "),
+  // Issue 19 re-trial rules: XML elements without a closing `>`, `auth` labels with base64 that never decodes to a
+  // `:`, DER heads of private keys (each a head: the rule reads 16 characters), `PWD=/` look-alikes, Vault prefixes.
+  xml_elements_open: fill('<add key="DbPassword" value="x '),
+  auth_labels: fill('"auth":"QUFBQUFB'),
+  key_heads_one_line: fill("MIIEvQIBADANBgkqhkiG9w0BAQEFAASC "),
+  pwd_dirs: fill("PWD=/home/x OLDPWD=/tmp "),
+  vault_prefixes: fill("hvs.s.Ab1 "),
   secrets_everywhere: lines("password=hunter2 token: abc ghp_ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghij postgres://u:p@h AKIAIOSFODNN7EXAMPLE"),
 };
 

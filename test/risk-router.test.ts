@@ -170,6 +170,52 @@ describe("issue 19 kinds (fast-check)", () => {
   });
 });
 
+describe("issue 19 re-trial: cd into a secret tree, and assignments that redirect a client", () => {
+  // (grep over a history file is judged by its pattern: docs/risk.md; so it is not among these readers.)
+  const READERS = ["cat", "head -n 5", "tail", "less", "base64", "xxd", "strings", "od -c", "sed -n p", "awk 1", "cp -t /tmp", "tar cf - "];
+  const CDS = pick<(dir: string) => string>([(d) => `cd ${d} && `, (d) => `cd ${d}; `, (d) => `pushd ${d} >/dev/null && `, (d) => `cd -P ${d} && `, (d) => `cd "${d}" && `]);
+
+  it("a relative operand or glob after a literal cd is judged in that directory: /proc/PID's environ, home dotfiles, /etc/shadow", () => {
+    // [directory, relative operand] pairs whose join is a secret file.
+    const pairs: [string, string][] = [["/proc/1234", "env*"], ["/proc/1234", "environ"], ["/proc/1234", "./e?viron"], ["/proc/self", "en*"], ["/proc/1234", "*"], ["/proc/1234/task/1235", "env*"],
+      ["/proc", "1234/env*"], ["/proc", "*/environ"], ["~", ".e*"], ["~", ".env"], ["~", ".bash_h*"], ["~", ".*history"], ["/home/bob", ".netr?"], ["/home/bob", ".git-cred*"],
+      ["/root", ".vault-t*"], ["/srv/app", ".env*"], ["/etc", "sha*"], ["/etc", "gsh?dow"], ["/etc/ssh", "ssh_host_*_key"], ["/root/.ssh", "id_*[a-z0-9]"], ["~/.aws", "cred*"]];
+    fc.assert(fc.property(pick(pairs), pick(READERS), CDS, WRAP, ([d, f], r, cd, w) => { atLeastHigh(w(`${cd(d)}${r} ${f}`)); }), { numRuns: RUNS });
+    // The same files named directly, and a recursive reader of the process directory.
+    fc.assert(fc.property(pick(pairs), pick(READERS), ([d, f], r) => { atLeastHigh(`${r} ${d}/${f}`); }), { numRuns: 100 });
+    fc.assert(fc.property(pick(["grep -r . .", "grep -ra x .", "tar cf - .", "cp -r . /tmp/x"]), pick(["/proc/1234", "/proc/self", "/proc/1/task/1"]), (r, d) => { atLeastHigh(`cd ${d} && ${r}`); atLeastHigh(r.replace(/ \.( |$)/, ` ${d}$1`)); }), { numRuns: 40 });
+  });
+
+  it("a relative operand after cd to a directory built at run time is judged below its glob form (cd /proc/$PID && cat environ)", () => {
+    fc.assert(fc.property(pick(["/proc/$PID", "/proc/$(pgrep sshd)", "/proc/${P}", "/proc/`pidof x`", "/home/$U"]), pick(["environ", "env*", ".bash_history", "mem"]), pick(READERS), (d, f, r) => {
+      const line = `cd ${d} && ${r} ${f}`;
+      const secret = d.startsWith("/proc") ? f !== ".bash_history" : f === ".bash_history";
+      if (secret) atLeastHigh(line);
+    }), { numRuns: RUNS });
+  });
+
+  it("near misses stay low: cd itself reads nothing, other /proc files, globs that cannot reach a secret, dotglob off", () => {
+    for (const l of ["cd /proc/1234 && cat status", "cd /proc/1234 && cat stat*", "cd /proc/$PID && cat status", "cd ~/.ssh", "cd /proc/1234", "cd ~/.ssh && cat *.pub", "cd /srv/app && cat *",
+      "cd /var/log/nginx && tail -n 50 *", "cat /etc/nginx/*", "cd /tmp && cat *.log", "cd \"${WORKSPACE}backend\" && ls", "cd /srv/$APP && cat config.yml", "ls /proc/1234/env*"]) low(l);
+  });
+
+  it("an assignment that points a client at another endpoint, socket or configuration is not low, however it is set", () => {
+    const VARS = ["DOCKER_HOST=unix:///tmp/x.sock", "DOCKER_HOST=tcp://10.0.0.5:2375", "DOCKER_CONFIG=/tmp/d", "CONTAINER_HOST=unix:///run/podman/podman.sock", "CONTAINERS_CONF=/tmp/c.conf",
+      "KUBECONFIG=/tmp/k", "SSH_AUTH_SOCK=/tmp/agent.sock", "DBUS_SYSTEM_BUS_ADDRESS=unix:path=/tmp/b", "CONTAINER_RUNTIME_ENDPOINT=unix:///x", "CONTAINERD_ADDRESS=/x", "XDG_RUNTIME_DIR=/run/user/0",
+      "LIBVIRT_DEFAULT_URI=qemu:///system", "BUILDKIT_HOST=unix:///x"];
+    const CLIENTS = ["docker ps", "docker images", "podman ps", "kubectl get pods", "ssh-add -l", "systemctl status nginx", "crictl ps", "ctr containers ls", "virsh list", "busctl list"];
+    const HOW = pick<(v: string, c: string) => string>([(v, c) => `${v} ${c}`, (v, c) => `env ${v} ${c}`, (v, c) => `export ${v}; ${c}`, (v, c) => `${v}; ${c}`, (v, c) => `declare -x ${v}; ${c}`,
+      (v, c) => `export ${v} && ${c}`, (v, c) => `${v.split("=")[0]!}=$(cat /tmp/f) ${c}`]);
+    const CWRAP = pick<(c: string) => string>([(c) => c, (c) => `timeout 10 ${c}`, (c) => `nice ${c}`, (c) => `command ${c}`]);
+    fc.assert(fc.property(pick(VARS), pick(CLIENTS), HOW, CWRAP, (v, c, how, w) => { notLow(how(v, w(c))); }), { numRuns: RUNS });
+    fc.assert(fc.property(pick(VARS), pick(CLIENTS), pick([(x: string) => `sh -c ${sq(x)}`, (x: string) => `( ${x} )`, (x: string) => `echo $(${x})`, (x: string) => `true && ${x}`]), (v, c, w) => { notLow(w(`${v} ${c}`)); }), { numRuns: 100 });
+    fc.assert(fc.property(pick(["DOCKER_HOST", "KUBECONFIG", "SSH_AUTH_SOCK", "CONTAINER_HOST"]), (n) => { notLow(`read -r ${n} < /tmp/f; docker ps`); notLow(`printf -v ${n} %s /tmp/x; kubectl get pods`); }), { numRuns: 20 });
+    // The env forms of code-loading git options are high like the options (git --git-dir is).
+    fc.assert(fc.property(pick(["GIT_DIR=/tmp/evil/.git", "GIT_WORK_TREE=/", "GIT_COMMON_DIR=/tmp/e"]), pick(["git status", "git log -1", "git diff"]), HOW, (v, c, how) => { atLeastHigh(how(v, c)); }), { numRuns: 60 });
+    for (const l of ["docker ps", "LANG=C docker ps", "DOCKER_CONTEXT=prod docker ps", "kubectl get pods -A", "echo \"$DOCKER_HOST\"", "printenv KUBECONFIG", "FOO=1 podman ps"]) low(l);
+  });
+});
+
 describe("everyday diagnostics stay allow/low", () => {
   for (const l of ["df -h", "free -m", "ss -ltnp", "ps aux", "journalctl -u nginx --since today", "systemctl status nginx", "du -sh /var/lib/docker", "grep -r error /var/log/nginx",
     "curl -sI http://127.0.0.1:8080/health", "journalctl -u sshd -n 50 --no-pager", "git log --oneline -20", "git diff $(git merge-base main HEAD)", "lsblk -o NAME,FSTYPE,SIZE,MOUNTPOINT",

@@ -29,9 +29,12 @@ describe("redactSecrets", () => {
     expect(cut.text).toBe("key:\n[redacted:private_key]");
   });
 
-  it("leaves public keys and certificates alone", () => {
-    const pub = `-----BEGIN PUBLIC KEY-----\n${BODY[0]}\n-----END PUBLIC KEY-----`;
-    expect(redactSecrets(pub)).toEqual({ text: pub, redactions: 0 });
+  it("leaves a public key's and a certificate's first body line alone (a private key's first line is redacted: DER head)", () => {
+    for (const head of ["MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAqZ/wsz3oR6EM+5XyZhSN", "MIIC+TCCAeGgAwIBAgIUSCqXZ/+F/pwFjfqF0fzHJ1pB6w8wDQYJKoZIhvcNAQEL"]) {
+      const pub = `-----BEGIN PUBLIC KEY-----\n${head}\n-----END PUBLIC KEY-----`;
+      expect(redactSecrets(pub)).toEqual({ text: pub, redactions: 0 });
+    }
+    expect(redactSecrets(`-----BEGIN PUBLIC KEY-----\n${BODY[0]}\n-----END PUBLIC KEY-----`).text).toBe("-----BEGIN PUBLIC KEY-----\n[redacted:private_key]\n-----END PUBLIC KEY-----");
   });
 
   it("redacts github tokens and AWS access keys", () => {
@@ -164,7 +167,7 @@ describe("redactLines", () => {
   });
 
   it("leaves lists without keys untouched, also a lone key-shaped line inside the window", () => {
-    const lines = ["one", BODY[0]!, "two"];
+    const lines = ["one", BODY[1]!, "two"]; // a key's middle line alone (its first line, BODY[0], is a DER head: redacted)
     expect(redactLines(lines)).toEqual({ lines, redactions: 0, per_line: [0, 0, 0] });
     const hex = ["a".repeat(64), "x", "f0".repeat(32)]; // SHA-256 digests at the edges are not key lines
     expect(redactLines(hex)).toEqual({ lines: hex, redactions: 0, per_line: [0, 0, 0] });

@@ -1,18 +1,60 @@
 /**
- * The multi-line rule of the redactor: private key blocks (PEM, OpenSSH, PGP), which span lines. Works on a
- * list of lines and returns spans; one pass, each line searched once (linear). Sources: RFC 7468 (PEM
- * labels), OpenSSH and OpenPGP armor headers.
+ * The multi-line rule of the redactor: private key blocks (PEM, OpenSSH, PGP, OpenVPN static keys), which span
+ * lines. Works on a list of lines and returns spans; one pass, each line searched once (linear). Sources: RFC 7468
+ * (PEM labels), OpenSSH and OpenPGP armor headers, OpenVPN's `--secret` static key file.
  */
 
-const BEGIN = /-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----/g;
-const END = /-----END [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----/g;
+import { b64 } from "./scan.ts";
+
+const BEGIN = /-----BEGIN (?:[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?|OpenVPN Static key V1)-----/g;
+const END = /-----END (?:[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?|OpenVPN Static key V1)-----/g;
 /** A base64 body line of any length (the last line before END is as short as the key leaves it, e.g. `AB==`). */
 const BODY_ANY = /^[A-Za-z0-9+/]{1,100}={0,2}$/;
 /** A body line of the length PEM/OpenSSH writers use, with a character hex text lacks (a SHA-256 is not a key line). */
 const BODY_FULL = /^[A-Za-z0-9+/]{60,76}={0,2}$/;
 const NOT_HEX = /[g-zG-Z+/]/;
-/** Runs of this many full body lines are redacted wherever they stand (a key whose armor was cut away). */
-const RUN_ANYWHERE = 4;
+/**
+ * Runs of this many full body lines are redacted wherever they stand (a key whose armor was cut away: `sed -n
+ * 3,4p key.pem`). Two lines of 60-76 base64 characters with no space are binary data in any text; a certificate's
+ * body goes too (over-redaction, the safe side: a "certificate" armor around a key's lines must not hide them).
+ */
+const RUN_ANYWHERE = 2;
+/** A whole line of base64 (a key's body joined into one line: `tail -n +2 key.pem | tr -d '\n'`). */
+const BASE64_LINE = /^[A-Za-z0-9+/]+={0,2}$/;
+
+/** OpenSSH's private key format starts with the magic "openssh-key-v1\0" (PROTOCOL.key), in base64 this. */
+const OPENSSH_MAGIC = "b3BlbnNzaC1rZXktdjE";
+
+/**
+ * True when the base64 text at `at` of `text` begins a private key's DER or OpenSSH encoding, i.e. the first body
+ * line of a key whose BEGIN line is not in view (`tail -n +2 key.pem`, `cat -n key.pem`). DER (X.690): a SEQUENCE
+ * whose first element is the INTEGER version 0, 1 or 3 followed by a SEQUENCE, INTEGER or OCTET STRING: PKCS#8
+ * PrivateKeyInfo / OneAsymmetricKey (RFC 5208, 5958: version 0 or 1, then the algorithm SEQUENCE), PKCS#1
+ * RSAPrivateKey (RFC 8017: version 0, then the modulus INTEGER), SEC1 ECPrivateKey (RFC 5915: version 1, then the
+ * key OCTET STRING), PKCS#12 PFX (RFC 7292: version 3). Certificates, public keys (SPKI), CSRs and DH parameters
+ * start with a SEQUENCE inside the SEQUENCE or a long INTEGER, so they are not heads. Reads 16 characters.
+ */
+export function isKeyHead(text: string, at: number): boolean {
+  if (text.startsWith(OPENSSH_MAGIC, at)) return true;
+  if (text.charCodeAt(at) !== 77 /* M */) return false;
+  const bytes: number[] = [];
+  for (let i = 0; i < 16; i += 4) {
+    let v = 0;
+    for (let j = 0; j < 4; j++) {
+      const d = b64(text.charCodeAt(at + i + j));
+      if (d < 0) return false;
+      v = (v << 6) | d;
+    }
+    bytes.push((v >> 16) & 255, (v >> 8) & 255, v & 255);
+  }
+  if (bytes[0] !== 0x30) return false;
+  const len = bytes[1]!;
+  const off = len < 0x80 ? 2 : len >= 0x81 && len <= 0x83 ? 3 + (len - 0x81) : -1;
+  if (off < 0) return false;
+  const version = bytes[off + 2]!;
+  const next = bytes[off + 3]!;
+  return bytes[off] === 0x02 && bytes[off + 1] === 0x01 && (version === 0 || version === 1 || version === 3) && (next === 0x30 || next === 0x02 || next === 0x04);
+}
 
 /** A redacted stretch: from (line, col) to (line, col), end exclusive. */
 export interface Span {
@@ -22,8 +64,34 @@ export interface Span {
   toCol: number;
 }
 
-function isFullBody(line: string): boolean {
+/** A base64 digit or its `=` padding (a character code). */
+function b64OrPad(c: number): boolean {
+  return c === 61 || b64(c) >= 0;
+}
+
+/** True when the first non-blank character of `line` is `M` or `b` (what a key head starts with: isKeyHead). */
+function startsLikeHead(line: string): boolean {
+  let i = 0;
+  while (i < line.length && (line.charCodeAt(i) === 32 || line.charCodeAt(i) === 9)) i++;
+  const c = line.charCodeAt(i);
+  return c === 77 || c === 98;
+}
+
+/** A key's short last body line: padded (`AB==`), or at least 16 base64 characters (a word such as `done` is not). */
+function isShortLast(line: string): boolean {
+  const t = bodyText(line);
+  return BODY_ANY.test(t) && (t.endsWith("=") || t.length >= 16);
+}
+
+/** A line's text without surrounding blanks and without the line number `cat -n` and `nl` put before it. */
+function bodyText(line: string): string {
   const t = line.trim();
+  const c = t.charCodeAt(0);
+  return c >= 48 && c <= 57 ? t.replace(/^\d{1,9}\t\s*/, "") : t;
+}
+
+function isFullBody(line: string): boolean {
+  const t = bodyText(line);
   return t.length <= 80 && BODY_FULL.test(t) && NOT_HEX.test(t);
 }
 
@@ -78,15 +146,32 @@ export function findKeySpans(lines: readonly string[], window: boolean): Span[] 
       continue;
     }
     if (e !== null) {
-      // An END without its BEGIN: the body lines above it belong to the key.
+      // An END without its BEGIN: the body lines above it belong to the key, and so does a body joined onto the
+      // END's own line (`tail -n +2 key.pem | tr -d '\n'`): the base64 run just before END on that line.
       let k = line;
       while (k - 1 >= 0 && covered[k - 1] === 0 && (k === line ? BODY_ANY : BODY_FULL).test(lines[k - 1]!.trim()) && lines[k - 1]!.trim() !== "") k--;
-      mark({ fromLine: k, fromCol: 0, toLine: line, toCol: e.index + e[0].length });
+      let fromCol = 0;
+      if (k === line) {
+        fromCol = e.index;
+        while (fromCol > col && b64OrPad(text.charCodeAt(fromCol - 1))) fromCol--;
+      }
+      mark({ fromLine: k, fromCol, toLine: line, toCol: e.index + e[0].length });
       col = e.index + e[0].length;
       continue;
     }
     line++;
     col = 0;
+  }
+  // A key's first body line (its DER or OpenSSH head) whose BEGIN is not in view, with the body lines after it.
+  for (let i = 0; i < lines.length; i++) {
+    if (covered[i] === 1 || !startsLikeHead(lines[i]!)) continue;
+    const t = lines[i]!.trim();
+    if (t.length < 40 || !BASE64_LINE.test(t) || !isKeyHead(t, 0)) continue;
+    let j = i + 1;
+    while (j < lines.length && covered[j] === 0 && isFullBody(lines[j]!)) j++;
+    if (j < lines.length && covered[j] === 0 && isShortLast(lines[j]!)) j++;
+    mark({ fromLine: i, fromCol: 0, toLine: j - 1, toCol: lines[j - 1]!.length });
+    i = j - 1;
   }
   // Key-shaped runs outside any block.
   for (let i = 0; i < lines.length; ) {
@@ -96,11 +181,12 @@ export function findKeySpans(lines: readonly string[], window: boolean): Span[] 
     }
     let j = i;
     while (j < lines.length && covered[j] === 0 && isFullBody(lines[j]!)) j++;
-    // A run cut by the window's edge: the short last line of a key may follow it.
-    if (j === lines.length - 1 && covered[j] === 0 && window && BODY_ANY.test(lines[j]!.trim()) && lines[j]!.trim().endsWith("=")) j++;
+    // The short last line of a key may follow the run (anywhere; at a window's edge even a short unpadded one).
+    if (j < lines.length && covered[j] === 0 && (isShortLast(lines[j]!) || (window && j === lines.length - 1 && BODY_ANY.test(bodyText(lines[j]!)) && lines[j]!.trim().endsWith("=")))) j++;
     const atEdge = window && (i === 0 || j === lines.length);
     if (j - i >= RUN_ANYWHERE || atEdge) mark({ fromLine: i, fromCol: 0, toLine: j - 1, toCol: lines[j - 1]!.length });
     i = j;
   }
-  return spans;
+  // The passes above each go down the lines: put their spans in text order (they do not overlap).
+  return spans.sort((x, y) => x.fromLine - y.fromLine || x.fromCol - y.fromCol);
 }

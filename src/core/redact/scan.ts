@@ -186,3 +186,84 @@ export const sshInvalidUser: Scanner = (line, from) => {
   }
   return end > 0 ? from + end : -1;
 };
+
+/**
+ * {@link value}, except for the shell's own `PWD=/dir` and `OLDPWD=/dir` (as `env`, `declare -x` and
+ * /proc/PID/environ print them): there the key is exactly `PWD` or `OLDPWD` (upper case, after the start of the
+ * line, a space, a quote or a NUL, not after `;` or a letter: `MYSQL_PWD=`, ODBC `…;PWD=…` stay passwords) and the
+ * value a path (`/` or `~`, quoted or not), so -1: nothing to redact (red team, issue 19: a false positive).
+ */
+export const shellDirOrValue: Scanner = (line, from) => {
+  const c = line.charCodeAt(from) === 34 || line.charCodeAt(from) === 39 ? line.charCodeAt(from + 1) : line.charCodeAt(from);
+  if (c === 47 /* / */ || c === 126 /* ~ */) {
+    const key = line.startsWith("OLDPWD=", from - 7) ? from - 7 : line.startsWith("PWD=", from - 4) ? from - 4 : -1;
+    const before = key > 0 ? line.charCodeAt(key - 1) : 32;
+    if (key >= 0 && (isSpace(before) || before === 0 || before === 34 || before === 39)) return -1;
+  }
+  return value(line, from);
+};
+
+/** The value of base64 digit `c` (a character code), or -1. */
+export function b64(c: number): number {
+  if (c >= 65 && c <= 90) return c - 65;
+  if (c >= 97 && c <= 122) return c - 71;
+  if (c >= 48 && c <= 57) return c + 4;
+  return c === 43 ? 62 : c === 47 ? 63 : -1;
+}
+
+/**
+ * A base64 value (quoted or not, at least 8 digits) that decodes to text holding a `:` — `user:password` as Docker's
+ * config.json `auths.*.auth` and npm's `_auth` store it (HTTP Basic, RFC 7617). Ends after the value (and its closing
+ * quote); -1 for anything else (`auth: required`, `auth=sha256`). Decodes at most {@link MAX_VALUE} characters.
+ */
+export const basicAuthValue: Scanner = (line, from) => {
+  const q = line.charCodeAt(from);
+  const quotedValue = q === 34 || q === 39;
+  const start = quotedValue ? from + 1 : from;
+  const stop = Math.min(line.length, start + MAX_VALUE);
+  let i = start;
+  let bits = 0;
+  let acc = 0;
+  let colon = false;
+  for (; i < stop; i++) {
+    const d = b64(line.charCodeAt(i));
+    if (d < 0) break;
+    acc = ((acc << 6) | d) & 0xffffff;
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      if (((acc >> bits) & 255) === 58) colon = true;
+    }
+  }
+  while (i < stop && line.charCodeAt(i) === 61 /* = */) i++;
+  if (!colon || i - start < 8) return -1;
+  if (quotedValue) return line.charCodeAt(i) === q ? i + 1 : -1;
+  return i === line.length || endsUnquoted(line.charCodeAt(i)) ? i : -1;
+};
+
+/** `key="…"` / `name='…'` attributes and the `value` attribute of one XML element (bounded by the caller). */
+const KEY_ATTR = /\s(?:key|name)\s{0,4}=\s{0,4}(["'])([^"'<>]{0,128})\1/i;
+const VALUE_ATTR = /\svalue\s{0,4}=\s{0,4}(?=["'])/i;
+
+/**
+ * For an XML element starting at `from` (just after its tag name): when its `key` or `name` attribute names a
+ * secret (`isSecretName`, e.g. `DbPassword`, `db.password`), the [from, to) of its `value` attribute's quoted value,
+ * in either attribute order (.NET appSettings `<add key="…" value="…"/>`, Ant/Spring `<property name="…" value="…"/>`).
+ * The element ends at the next `>` or `<` (at most {@link MAX_VALUE} characters): elements do not overlap, so a
+ * line is read about once.
+ */
+export function xmlKeyedValue(isSecretName: (name: string) => boolean): (line: string, from: number) => { from: number; to: number } | null {
+  return (line, from) => {
+    const stop = Math.min(line.length, from + MAX_VALUE);
+    let end = from;
+    while (end < stop && line.charCodeAt(end) !== 62 && line.charCodeAt(end) !== 60) end++;
+    const el = line.slice(from, end);
+    const k = KEY_ATTR.exec(el);
+    if (!k || !isSecretName(k[2]!)) return null;
+    const v = VALUE_ATTR.exec(el);
+    if (!v) return null;
+    const at = from + v.index + v[0].length;
+    const to = quoted(line, at);
+    return to > at ? { from: at, to } : null;
+  };
+}

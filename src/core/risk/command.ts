@@ -34,6 +34,11 @@ export interface Cmd {
   via: string[];
   node: Node;
   cwd: string | undefined;
+  /**
+   * When `cwd` is unknown because a `cd` target was built at run time (`cd /proc/$PID`): that target with each
+   * run-time part as `*` (`/proc/*`), for rules that must assume the worst of a relative path (secret reads).
+   */
+  cwdGuess: string | undefined;
   everyPathUnder: boolean;
   /** With everyPathUnder: find selects the files by a real name test (`-name '*.pyc'`), not every file. */
   nameFiltered?: boolean;
@@ -69,7 +74,7 @@ export function optionsOf(cmd: Cmd, spec: OptionSpec): ParsedOptions {
 }
 
 /** The fields a new command is built from; the rest start unset (no wrappers applied, caches empty). */
-export type CmdFields = Pick<Cmd, "name" | "argv0" | "args" | "assigns" | "redirects" | "stdin" | "via" | "node" | "cwd" | "synthetic" | "pipedOut">;
+export type CmdFields = Pick<Cmd, "name" | "argv0" | "args" | "assigns" | "redirects" | "stdin" | "via" | "node" | "cwd" | "synthetic" | "pipedOut"> & { cwdGuess?: string | undefined };
 
 /**
  * A new command with every field present, always in the same order, so every Cmd (and every copy made with a spread,
@@ -79,7 +84,7 @@ export type CmdFields = Pick<Cmd, "name" | "argv0" | "args" | "assigns" | "redir
  */
 export function makeCmd(f: CmdFields): Cmd {
   return {
-    name: f.name, argv0: f.argv0, args: f.args, assigns: f.assigns, redirects: f.redirects, stdin: f.stdin, via: f.via, node: f.node, cwd: f.cwd,
+    name: f.name, argv0: f.argv0, args: f.args, assigns: f.assigns, redirects: f.redirects, stdin: f.stdin, via: f.via, node: f.node, cwd: f.cwd, cwdGuess: f.cwdGuess,
     everyPathUnder: false, nameFiltered: undefined, unknownOperands: false, pipedOut: f.pipedOut, synthetic: f.synthetic,
     optionCache: undefined, programCache: undefined, scriptReadsCache: undefined, writesCache: undefined,
   };

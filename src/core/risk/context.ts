@@ -35,6 +35,8 @@ export interface Scope {
   cwd: string | undefined;
   /** After `cd` to a relative directory from an unknown one: that directory, relative (download-then-run keys). */
   relCwd?: string;
+  /** After `cd` to a directory built at run time: its glob form (`cd /proc/$PID` → `/proc/*`); see Cmd.cwdGuess. */
+  cwdGuess?: string;
   written: Map<string, string>;
   functions: Set<string>;
   via: string[];

@@ -6,7 +6,7 @@ import { codeFromArgs } from "./code.ts";
 import { fileWrites } from "./effects.ts";
 import { noteFetched, noteRun, packageFiles, projectFiles } from "./fetched.ts";
 import { LIMITS } from "./limits.ts";
-import { normalisePath } from "./paths.ts";
+import { normalisePath, runTimeGlob } from "./paths.ts";
 import type { Rule } from "./rule.ts";
 import { baseLevel, knownNames } from "./table.ts";
 import { programOf } from "./programs/index.ts";
@@ -198,6 +198,9 @@ function trackState(cmd: Cmd, scope: Scope): void {
     const before = scope.cwd;
     if (!target) scope.cwd = "~";
     else scope.cwd = target.dynamic ? undefined : normalisePath(target.text, scope.cwd ?? undefined);
+    // A target built at run time: keep its glob form, so `cd /proc/$PID && cat environ` still reads as /proc/*/environ.
+    const guess = target?.dynamic ? normalisePath(runTimeGlob(target.display), before ?? scope.cwdGuess) : undefined;
+    scope.cwdGuess = guess !== undefined && /^[/~]/.test(guess) ? guess : undefined;
     // A relative directory from an unknown one: the absolute path is unknown, but files below it are still named by it.
     scope.relCwd = before === undefined && target && !target.dynamic && scope.cwd && !/^[/~]/.test(scope.cwd) ? normalisePath(scope.cwd, scope.relCwd) : undefined;
     if (scope.cwd && !scope.cwd.startsWith("/") && !scope.cwd.startsWith("~")) scope.cwd = undefined;

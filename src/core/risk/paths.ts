@@ -39,6 +39,11 @@ export function normalisePath(p: string, cwd?: string): string {
   return out === "" ? (abs ? "/" : ".") : out;
 }
 
+/** A word's display form with each part known only at run time (`$X`, `${X}`, `$(…)`) as `*`: the paths it may name. */
+export function runTimeGlob(display: string): string {
+  return display.replace(/\$\{[^}]*\}|\$\((…|\(…\))\)|\$[A-Za-z_$#?!@*0-9][A-Za-z0-9_]*/g, "*");
+}
+
 /** For a globbed path, the directory everything matched lives in (`/.*\/*` → `/`, `/var/*` → `/var`). */
 export function globBase(p: string): string {
   const i = p.search(/[*?[]/);
@@ -160,8 +165,11 @@ const SECRET_SAMPLES = ["/etc/shadow", "/etc/gshadow", "/etc/shadow-", "/etc/sud
   "~/.aws/credentials", "/root/.aws/credentials", "/home/u/.aws/credentials", "~/.netrc", "~/.git-credentials", "~/.kube/config", "/root/.bash_history",
   "~/.bash_history", "/home/u/.bash_history", "/proc/1/environ", "/proc/self/environ", "/etc/kubernetes/admin.conf"];
 
-/** Directories that hold little but secrets: handing the whole directory to a reader or copier reads them. */
-const SECRET_DIR = /^((~|\/root|\/home\/[^/]+)\/\.(ssh|gnupg|aws|kube|password-store|docker)|\/etc\/(ssl\/private|pki\/tls\/private|letsencrypt|kubernetes\/pki|wireguard)|\/(var\/)?run\/secrets|\/var\/lib\/jenkins\/secrets)$/;
+/**
+ * Directories that hold little but secrets: handing the whole directory to a reader or copier reads them. A process's
+ * directory under /proc (and /proc itself) holds its `environ` and `mem` (`grep -r . /proc/1234`, issue 19).
+ */
+const SECRET_DIR = /^((~|\/root|\/home\/[^/]+)\/\.(ssh|gnupg|aws|kube|password-store|docker)|\/etc\/(ssl\/private|pki\/tls\/private|letsencrypt|kubernetes\/pki|wireguard)|\/(var\/)?run\/secrets|\/var\/lib\/jenkins\/secrets|\/proc(\/(\d+|self|thread-self|[^/]*[*?[][^/]*)(\/task(\/[^/]+)?)?)?)$/;
 
 function globRegex(glob: string): RegExp {
   let re = "";
@@ -175,12 +183,37 @@ function globRegex(glob: string): RegExp {
   try { return new RegExp(`^${re}$`); } catch { return /^/; } // a bracket bash reads and we cannot: it may match anything
 }
 
+/**
+ * Names of secret files (SECRET's entries by their last component), tried in the directory a glob's last component
+ * is matched in: `/proc/1234/env*` may be `/proc/1234/environ`, `~/.e*` `~/.env` (red team, issue 19: `cd /proc/1234
+ * && cat env*`, `cd ~ && cat .e*`). A name is kept only where SECRET says it is secret in that directory. Names
+ * secret in every directory by their extension (`*.key`, `*.keytab`, `privkey*.pem`) are not listed: `cat /etc/nginx/*` would
+ * always be one; a pattern naming the extension (`cat /srv/*.key`) is matched by SECRET itself.
+ */
+const SECRET_NAMES = ["environ", "mem", "shadow", "gshadow", "shadow-", "gshadow-", "sudoers", "opasswd", "kcore", ".env", ".env.local", ".env.production",
+  ".netrc", ".pgpass", ".git-credentials", ".vault-token", ".bash_history", ".zsh_history", ".history", ".mysql_history", ".psql_history", ".python_history",
+  ".lesshst", ".my.cnf", ".npmrc", ".pypirc", "id_rsa", "id_ed25519", "id_ecdsa", "id_dsa", "credentials", "config", "config.json", "admin.conf", "kubelet.conf",
+  "super-admin.conf", "k3s.yaml", "debian.cnf", "chap-secrets", "pap-secrets", "credentials.xml",
+  "ssh_host_rsa_key", "ssh_host_ecdsa_key", "ssh_host_ed25519_key", "token"];
+
+/** bash's pathname expansion of one component (dotglob off: `*`, `?` and `[…]` never match a leading `.`). */
+function componentMatches(pattern: string, name: string): boolean {
+  if (name.startsWith(".") && !pattern.startsWith(".")) return false;
+  return globRegex(pattern).test(name);
+}
+
 /** True when reading `p` would expose secrets; a globbed `p` is secret when it can match a known secret file. */
 export function isSecretPath(p: string): boolean {
   if (SECRET_ANY.test(p)) return true;
   if (!/[*?[]/.test(p)) return false;
   const re = globRegex(p);
-  return SECRET_SAMPLES.some((s) => re.test(s));
+  if (SECRET_SAMPLES.some((s) => re.test(s))) return true;
+  // A glob in the last component: the secret names it can match in its directory (which may itself be a glob).
+  const cut = p.lastIndexOf("/");
+  const last = p.slice(cut + 1);
+  if (cut < 0 || !/[*?[]/.test(last)) return false;
+  const dir = p.slice(0, cut) || "/";
+  return SECRET_NAMES.some((n) => componentMatches(last, n) && SECRET_ANY.test(`${dir === "/" ? "" : dir}/${n}`));
 }
 
 /** True when the tree at `p` holds known secret files (`/`, `/etc`, `/root`, `~`, `/home/u`): reading every file below it reads them. */

@@ -50,12 +50,16 @@ function walkNode(node: Node, ctx: Ctx, scope: Scope): void {
         const raw = backquoteBody(node.source, node.startIndex);
         if (raw.includes("\\")) analyseText(raw.replace(/\\([`\\$])/g, "$1"), ctx, { ...childScope(scope), depth: scope.depth + 1, origin: spanOf(ctx, scope, node) });
       }
-      for (const c of node.namedChildren) if (c) walk(c, ctx, childScope(scope));
+      // One scope for the whole body: a `cd` or an assignment in one statement holds for the next (`$(cd /etc; cat
+      // shadow)`), not outside it.
+      { const inner = childScope(scope); for (const c of node.namedChildren) if (c) walk(c, ctx, inner); }
       return;
     case "subshell":
-    case "process_substitution":
-      for (const c of node.namedChildren) if (c) walk(c, ctx, childScope(scope));
+    case "process_substitution": {
+      const inner = childScope(scope);
+      for (const c of node.namedChildren) if (c) walk(c, ctx, inner);
       return;
+    }
     case "arithmetic_expansion":
     case "compound_statement":
     case "test_command":
@@ -221,7 +225,7 @@ function runStatement(node: Node, ctx: Ctx, scope: Scope, stdin: Stdin): Cmd | n
     } else if (body) walk(body, ctx, scope);
     const synthetic = makeCmd({
       name: "", argv0: literalArg(""), args: extraArgs, assigns: [], redirects, stdin: effectiveStdin, via: scope.via, node,
-      cwd: scope.cwd, synthetic: true, pipedOut: undefined,
+      cwd: scope.cwd, cwdGuess: scope.cwdGuess, synthetic: true, pipedOut: undefined,
     });
     applyRules(synthetic, ctx, scope);
     // `curl … | base64 -d > f`, `{ curl …; } > f`: the redirection holds what a downloader produced.
@@ -306,7 +310,7 @@ export function assignment(node: Node, ctx: Ctx, scope: Scope): { name: string; 
   else scope.vars.delete(name);
   const synthetic = makeCmd({
     name: "", argv0: literalArg(""), args: [], assigns: [{ name, value }], redirects: [], stdin: { kind: "none" }, via: scope.via,
-    node, cwd: scope.cwd, synthetic: true, pipedOut: undefined,
+    node, cwd: scope.cwd, cwdGuess: scope.cwdGuess, synthetic: true, pipedOut: undefined,
   });
   applyRules(synthetic, ctx, scope);
   return { name, value };
@@ -390,7 +394,7 @@ function simpleCommand(node: Node, redirects: Redirect[], extraArgs: Arg[], ctx:
   const args = node.childrenForFieldName("argument").filter((a): a is Node => a !== null).map((a) => argOf(a, ctx, scope));
   const cmd = makeCmd({
     name: commandName(argv0.text), argv0, args: [...args, ...extraArgs], assigns, redirects: [...redirects, ...own], stdin: ownStdin,
-    via: scope.via, node, cwd: scope.cwd, synthetic: false, pipedOut: scope.pipedOut ?? false,
+    via: scope.via, node, cwd: scope.cwd, cwdGuess: scope.cwdGuess, synthetic: false, pipedOut: scope.pipedOut ?? false,
   });
   inspect(cmd, ctx, scope);
   for (const c of heredocCont) walk(c.node, ctx, scope);

@@ -4,6 +4,7 @@ import { RISK_LEVELS } from "../../catalogue/action.ts";
 import { AVAILABILITY_RULES } from "./availability.ts";
 import { CODE_EXEC_RULES } from "./code-exec.ts";
 import { CREDENTIAL_RULES } from "./credentials.ts";
+import { ENDPOINT_RULES } from "./endpoints.ts";
 import { FAN_OUT_RULES } from "./fan-out.ts";
 import { NETWORK_RULES } from "./network.ts";
 import { OPTION_RULES } from "./options.ts";
@@ -30,6 +31,7 @@ export const ALL_RULES: readonly Rule[] = [
   ...NETWORK_RULES,
   ...FAN_OUT_RULES,
   ...CREDENTIAL_RULES,
+  ...ENDPOINT_RULES,
   ...ROUTER_RULES,
 ];
 

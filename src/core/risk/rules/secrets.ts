@@ -1,5 +1,5 @@
 import type { Cmd } from "../command.ts";
-import { isSecretDir, isSecretPath, normalisePath, pathInArg, treeHoldsSecrets } from "../paths.ts";
+import { isSecretDir, isSecretPath, normalisePath, pathInArg, runTimeGlob, treeHoldsSecrets } from "../paths.ts";
 import { optionSignal, optionValues, programOf } from "../programs/index.ts";
 import { scanSed } from "../sed.ts";
 import { AWK_VALUE, scanAwk } from "../awk.ts";
@@ -8,8 +8,8 @@ import { sedScripts } from "./code-exec.ts";
 import type { Rule } from "../rule.ts";
 import type { Arg } from "../words.ts";
 
-/** Commands whose arguments are text, not files: naming a secret path there reads nothing. */
-const TEXT_ONLY = new Set(["echo", "printf", "grep", "egrep", "fgrep", "rg", "ag", "ack", "git", "test", "[", "[[", "logger", "which", "type", "ls", "stat", "file", "namei", "getfacl", "lsattr", "chmod", "chown", "chgrp", "touch", "du"]);
+/** Commands whose arguments are text, not files: naming a secret path there reads nothing (`cd` reads nothing: what runs after it is judged in that directory). */
+const TEXT_ONLY = new Set(["cd", "pushd", "echo", "printf", "grep", "egrep", "fgrep", "rg", "ag", "ack", "git", "test", "[", "[[", "logger", "which", "type", "ls", "stat", "file", "namei", "getfacl", "lsattr", "chmod", "chown", "chgrp", "touch", "du"]);
 
 /** Programs that remove the files they are given without reading them (run per file by find -exec, they read nothing). */
 const REMOVERS = new Set(["rm", "rmdir", "unlink"]);
@@ -17,7 +17,7 @@ const REMOVERS = new Set(["rm", "rmdir", "unlink"]);
 /** Appends to `out` the paths a word may name: its text, and for run-time parts (`/proc/$$/environ`) the form with `*` there. */
 const paths = (a: Arg, out: string[]): void => {
   out.push(pathInArg(a.text));
-  if (a.dynamic) out.push(pathInArg(a.display.replace(/\$\{[^}]*\}|\$\((…|\(…\))\)|\$[A-Za-z_$#?!@*0-9][A-Za-z0-9_]*/g, "*")));
+  if (a.dynamic) out.push(pathInArg(runTimeGlob(a.display)));
 };
 
 const reads = (cmd: Cmd): string[] => {
@@ -62,7 +62,8 @@ const SECRET_VAR = /(SECRET|TOKEN|PASSW|PASSWD|PRIVATE|CREDENTIAL|API_?KEY|ACCES
 
 const secretPath = (cmd: Cmd, p: string): boolean => {
   if (p === "") return false;
-  const n = normalisePath(p, cmd.cwd);
+  // A relative path after `cd` to a directory built at run time: judged below that directory's glob form.
+  const n = normalisePath(p, cmd.cwd ?? cmd.cwdGuess);
   if (HISTORY.test(n) && SEARCHERS.has(cmd.name)) return searchesForSecrets(cmd);
   // find -exec cat {} / fd -x cat: the reader gets every file below the start path.
   return isSecretPath(n) || (TREE_READERS.has(cmd.name) && isSecretDir(n)) || (cmd.everyPathUnder && !TEXT_ONLY.has(cmd.name) && !REMOVERS.has(cmd.name) && treeHoldsSecrets(n));
