@@ -23,3 +23,20 @@ export function groupIdIn(text: string, name: string): number | null {
   }
   return null;
 }
+
+/**
+ * Run as root (uid 0) under another primary group — the unit's `Group=hostgate`, or `setpriv --regid` — the
+ * daemon takes group root (gid 0) as its primary group and returns the gid it had, which then names the agent
+ * socket's group (cli/daemon.ts). Every file a process creates gets its primary group, and so would every file
+ * an action, dpkg or a maintainer script run by the daemon creates: root:hostgate, and after a purge deletes the
+ * group, a bare GID that a group created later would inherit (issue 25 re-trial; docs/install.md). setgid(2) as
+ * root sets the real, effective and saved gid of every thread. Returns null (and changes nothing) when not root
+ * or already gid 0. Throws what setgid(2) throws (not expected as root).
+ */
+export function takeRootPrimaryGroup(): number | null {
+  if (process.getuid?.() !== 0 || process.getgid === undefined || process.setgid === undefined) return null;
+  const gid = process.getgid();
+  if (gid === 0) return null;
+  process.setgid(0);
+  return gid;
+}

@@ -2,7 +2,7 @@ import { join } from "node:path";
 import type { Command } from "commander";
 import { EXIT, loadConfigOrExit, log, startTracingOrExit } from "./common.ts";
 import { settleV8ForLongRunning } from "./v8-tuning.ts";
-import { lookupGroupId } from "../adapters/os-groups.ts";
+import { lookupGroupId, takeRootPrimaryGroup } from "../adapters/os-groups.ts";
 import { recordSocketFacts } from "../daemon/socket-facts.ts";
 
 /**
@@ -18,6 +18,9 @@ export function registerDaemonCommand(program: Command): void {
     .option("--listen <uri>", "extra agent listener: tcp://HOST:PORT (needs a token)")
     .action(async (opts: { config?: string; listen?: string }) => {
       const config = loadConfigOrExit(opts.config);
+      // Before anything is created: files of the daemon and its actions are root:root, never the unit's group.
+      const startGid = takeRootPrimaryGroup();
+      if (startGid !== null) log(`started with primary group ${startGid} (the unit's Group=): the agent socket gets that group unless daemon.agent_group names one; the daemon runs with group root, so what it and its actions create is root:root`);
       settleV8ForLongRunning();
       const tracer = await startTracingOrExit(config, "daemon");
       const [{ composeDaemon }, { serveIpc, parseListenUri }] = await Promise.all([import("../daemon/compose.ts"), import("../ipc/server.ts")]);
@@ -53,7 +56,7 @@ export function registerDaemonCommand(program: Command): void {
         }
         return gid;
       };
-      const agentGid = group(config.daemon.agent_group, "daemon.agent_group");
+      const agentGid = group(config.daemon.agent_group, "daemon.agent_group") ?? startGid ?? undefined;
       const adminGid = group(config.daemon.admin_group, "daemon.admin_group");
       try {
         listeners.push(await serveIpc({ kind: "unix", path: agentPath, mode: 0o660, gid: agentGid }, "agent", dispatcher, serveOpts));

@@ -39,6 +39,8 @@ RestartSec=2s
 # (/run/hostgate/agent.sock, mode 0660) belongs to that group, so its members can plan and query; the admin
 # socket (mode 0600) stays root's, so approving needs root at a terminal. daemon.agent_group in
 # /etc/hostgate/config.yaml gives the agent socket another group instead (the runtime directory is 0755 for it).
+# Group= only names that group: at start the daemon (uid 0) makes root its own primary group, so the files it,
+# its actions and their programs (dpkg, maintainer scripts) create are root:root, never root:${AGENT_GROUP}.
 Group=${AGENT_GROUP}
 UMask=0077
 StateDirectory=hostgate
