@@ -3,7 +3,7 @@ import type { Command } from "commander";
 import type { ShowResult, ShowStep } from "../ipc/protocol.ts";
 import { PASSKEY_ROUTE } from "../core/approval-proof.ts";
 import { adminSocketPath } from "./admin-socket.ts";
-import { EXIT, loadConfigOrExit } from "./common.ts";
+import { EXIT, commandLine, loadConfigOrExit } from "./common.ts";
 import { visible } from "../core/visible-text.ts";
 
 export { visible };
@@ -145,7 +145,7 @@ export function registerApproveCommands(program: Command): void {
       }
       const { socketAdminClient } = await import("../ipc/socket-client.ts");
       const target = await adminSocketPath(opts.socket, loadConfigOrExit(opts.config));
-      const admin = socketAdminClient(target.path);
+      const admin = socketAdminClient(target.path, commandLine());
       try {
         const shown = await admin.call("show", { transaction_id: id });
         if (!shown.ok) {
@@ -209,7 +209,7 @@ export function registerApproveCommands(program: Command): void {
     .action(async (id: string, opts: { socket?: string; config?: string }) => {
       const { socketAdminClient } = await import("../ipc/socket-client.ts");
       const target = await adminSocketPath(opts.socket, loadConfigOrExit(opts.config));
-      const admin = socketAdminClient(target.path);
+      const admin = socketAdminClient(target.path, commandLine());
       // A typed prefix is resolved by show first; the full plan id is what is rejected and printed.
       const shown = await admin.call("show", { transaction_id: id });
       const r = shown.ok ? await admin.call("reject", { transaction_id: shown.value.plan_id }) : shown;

@@ -53,3 +53,13 @@ export function parsePort(value: string): number {
   }
   return n;
 }
+
+/**
+ * The command line this process was started with, as a user would retype it: `hostgate` and the arguments after
+ * the launcher, each shell-quoted when it holds anything but safe characters (`hostgate approve 3f2a…`). Advice
+ * that says "run it with sudo" repeats it (issue 25).
+ */
+export function commandLine(argv: readonly string[] = process.argv): string {
+  const quote = (a: string): string => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replaceAll("'", "'\\''")}'`);
+  return ["hostgate", ...argv.slice(2).map(quote)].join(" ");
+}

@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import { adminSocketPath } from "./admin-socket.ts";
-import { EXIT, loadConfigOrExit } from "./common.ts";
+import { EXIT, commandLine, loadConfigOrExit } from "./common.ts";
 
 /**
  * `hostgate confirm <transaction_id>` (issue 24, "commit confirmed"): keeps an applied change whose preview said
@@ -18,7 +18,7 @@ export function registerConfirmCommand(program: Command): void {
     .action(async (id: string, opts: { socket?: string; config?: string }) => {
       const { socketAdminClient } = await import("../ipc/socket-client.ts");
       const target = await adminSocketPath(opts.socket, loadConfigOrExit(opts.config));
-      const admin = socketAdminClient(target.path);
+      const admin = socketAdminClient(target.path, commandLine());
       const r = await admin.call("confirm", { transaction_id: id });
       await admin.close();
       if (!r.ok) {

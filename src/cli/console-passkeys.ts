@@ -2,7 +2,7 @@ import type { Command } from "commander";
 import type { PasskeysListResult } from "../ipc/passkeys.ts";
 import { adminSocketPath, daemonHintAfter } from "./admin-socket.ts";
 import { visible } from "./approve.ts";
-import { EXIT, loadConfigOrExit } from "./common.ts";
+import { EXIT, commandLine, loadConfigOrExit } from "./common.ts";
 
 /**
  * `hostgate console passkeys` and `hostgate console revoke <credential-id>` (issue 23): list and revoke the
@@ -60,7 +60,7 @@ type Admin = ReturnType<typeof import("../ipc/socket-client.ts").socketAdminClie
 async function call<T>(opts: { socket?: string; config?: string }, fn: (admin: Admin) => Promise<{ ok: true; value: T } | { ok: false; error: { code: string; message: string; hint?: string | undefined } }>): Promise<T> {
   const { socketAdminClient } = await import("../ipc/socket-client.ts");
   const target = await adminSocketPath(opts.socket, loadConfigOrExit(opts.config));
-  const admin = socketAdminClient(target.path);
+  const admin = socketAdminClient(target.path, commandLine());
   const r = await fn(admin).finally(() => admin.close());
   if (!r.ok) {
     process.stderr.write(`hostgate: ${r.error.message}${r.error.hint ? `\n${r.error.hint}` : ""}\n${daemonHintAfter(r.error, target)}`);

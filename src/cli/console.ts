@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import { adminSocketPath } from "./admin-socket.ts";
 import { canOpenBrowser, openLinkInBrowser } from "./browser-open.ts";
-import { EXIT, loadConfigOrExit } from "./common.ts";
+import { EXIT, commandLine, loadConfigOrExit } from "./common.ts";
 import { enrolledByCell } from "./console-passkeys.ts";
 import { visible } from "./approve.ts";
 import type { PasskeysListResult } from "../ipc/passkeys.ts";
@@ -22,7 +22,7 @@ export function existingPasskeys(r: PasskeysListResult): string {
 async function printLink(purpose: "login" | "enroll", opts: { socket?: string; config?: string; open: boolean }): Promise<void> {
   const { socketAdminClient } = await import("../ipc/socket-client.ts");
   const target = await adminSocketPath(opts.socket, loadConfigOrExit(opts.config));
-  const admin = socketAdminClient(target.path);
+  const admin = socketAdminClient(target.path, commandLine());
   // Enrolling next to existing passkeys: say which exist (a passkey the human did not make is one to revoke).
   const existing = purpose === "enroll" ? await admin.call("passkeys_list", {}) : null;
   const r = await admin.call("console_link", { purpose });

@@ -43,7 +43,7 @@ export async function openFrontClient(config: Config, env: NodeJS.ProcessEnv = p
     // In the container image the admin socket is the host's business: approving happens there (issue 25).
     const approve = env.HOSTGATE_IN_IMAGE
       ? "approve on the daemon's host, not in this container: sudo hostgate approve <plan_id>"
-      : `approve with: hostgate approve <plan_id>${where.admin ? ` (admin socket ${where.admin})` : " --socket <its admin socket>"}`;
+      : `approve with: ${await approveCommand(where.admin)} <plan_id>${where.admin ? ` (admin socket ${where.admin})` : " --socket <its admin socket>"}`;
     say(`using the hostgate daemon at ${where.agent} (${where.reason}); ${approve}`);
     const daemon = `${where.kind === "system" ? "the system daemon" : "the configured daemon"} at ${where.agent}`;
     const described = await describeOrOwn(client, where.agent, config, say);
@@ -229,4 +229,15 @@ function buildGuarded(client: DaemonClient & { connections: () => number }, at: 
     },
     close: () => client.close(),
   };
+}
+
+/**
+ * The approve command a human types for the daemon whose admin socket is `admin`: `sudo hostgate approve` when that
+ * socket admits root only (mode 0600, root's: the installed service) and this process is not root, else `hostgate
+ * approve` (issue 25 re-trial: the .deb's front said `hostgate approve`, which the admin socket then refused).
+ */
+export async function approveCommand(admin: string | null | undefined, uid: number = process.getuid?.() ?? 0): Promise<string> {
+  if (!admin) return "hostgate approve";
+  const { ownerOnly } = await import("../ipc/socket-client.ts");
+  return ownerOnly(admin) === 0 && uid !== 0 ? "sudo hostgate approve" : "hostgate approve";
 }

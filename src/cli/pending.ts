@@ -3,7 +3,7 @@ import type { PendingResult } from "../ipc/protocol.ts";
 import { adminSocketPath, daemonHintAfter } from "./admin-socket.ts";
 import { actorView, parseActor, type ActorView } from "../core/caller.ts";
 import { visible } from "./approve.ts";
-import { EXIT, loadConfigOrExit } from "./common.ts";
+import { EXIT, commandLine, loadConfigOrExit } from "./common.ts";
 
 /** "42s", "5m", "3h", "2d": how long ago `iso` was, from `now` (ms). */
 export function age(iso: string, now: number): string {
@@ -106,7 +106,7 @@ export function registerPendingCommand(program: Command): void {
       }
       const { socketAdminClient } = await import("../ipc/socket-client.ts");
       const target = await adminSocketPath(opts.socket, config);
-      const admin = socketAdminClient(target.path);
+      const admin = socketAdminClient(target.path, commandLine());
       const r = await admin.call("pending", limit === undefined ? {} : { limit });
       await admin.close();
       if (!r.ok) {

@@ -44,7 +44,7 @@ export function registerServeCommand(program: Command): void {
         log(`${(err as Error).message}${inUse ? ". Another server uses that port: pick another with --port N (0 = any free port) or server.port in the config." : ""}`);
         process.exit(EXIT.usage);
       }
-      const clientUrl = started.url.replace("://0.0.0.0:", "://<this host's address>:").replace("://[::]:", "://<this host's address>:");
+      const clientUrl = clientUrlOf(started.url, process.env);
       log(`connect a client, e.g.: claude mcp add --transport http hostgate ${clientUrl}`);
       log("or in .mcp.json / .cursor/mcp.json: {\"mcpServers\":{\"hostgate\":{\"type\":\"http\",\"url\":\"" + clientUrl + "\"}}}");
       let stopping = false;
@@ -61,4 +61,14 @@ export function registerServeCommand(program: Command): void {
       // Under `npm start`: npm does not forward SIGHUP and may be killed outright; end with it (issue 22).
       endWithNpmParent(process.env, () => { stop("the npm that started it is gone"); });
     });
+}
+
+/**
+ * The URL a client should use for a server listening at `url`. A wildcard listener becomes `<this host's
+ * address>`; inside the container image (HOSTGATE_IN_IMAGE) the port clients reach is the one podman/docker
+ * published (`-p 127.0.0.1:P:48000`), not the container's, so the notice names that (issue 25 re-trial).
+ */
+export function clientUrlOf(url: string, env: NodeJS.ProcessEnv): string {
+  if (env.HOSTGATE_IN_IMAGE) return url.replace(/^(https?:\/\/)[^/]+/, "$1<the address and port you published with -p, e.g. 127.0.0.1:48000>");
+  return url.replace("://0.0.0.0:", "://<this host's address>:").replace("://[::]:", "://<this host's address>:");
 }

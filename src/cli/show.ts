@@ -3,7 +3,7 @@ import { actorView, type ActorView } from "../core/caller.ts";
 import type { ShowResult, ShowStep } from "../ipc/protocol.ts";
 import { adminSocketPath, daemonHintAfter } from "./admin-socket.ts";
 import { riskLines, visible } from "./approve.ts";
-import { EXIT, loadConfigOrExit } from "./common.ts";
+import { EXIT, commandLine, loadConfigOrExit } from "./common.ts";
 
 /** An actor in words: its uid, socket and label (or the text it was recorded as); the client's own name marked as its claim. */
 export function actorLine(a: ActorView): string {
@@ -73,7 +73,7 @@ export function registerShowCommand(program: Command): void {
     .action(async (id: string, opts: { socket?: string; config?: string; json?: boolean }) => {
       const { socketAdminClient } = await import("../ipc/socket-client.ts");
       const target = await adminSocketPath(opts.socket, loadConfigOrExit(opts.config));
-      const admin = socketAdminClient(target.path);
+      const admin = socketAdminClient(target.path, commandLine());
       const r = await admin.call("show", { transaction_id: id }).finally(() => admin.close());
       if (!r.ok) {
         process.stderr.write(`hostgate: ${r.error.message}${r.error.hint ? `\n${r.error.hint}` : ""}\n${r.error.code === "unknown_transaction" ? `${target.hint}\n` : daemonHintAfter(r.error, target)}`);

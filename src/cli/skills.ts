@@ -2,7 +2,7 @@ import { Command, InvalidArgumentError } from "commander";
 import type { AdminClient, DaemonClient } from "../ipc/client.ts";
 import type { SkillsEnvelope } from "../ipc/skills.ts";
 import { adminSocketPath } from "./admin-socket.ts";
-import { EXIT, loadConfigOrExit } from "./common.ts";
+import { EXIT, commandLine, loadConfigOrExit } from "./common.ts";
 import { renderSkills } from "./skills-render.ts";
 
 /** Exit codes of `hostgate skills`: 0 ok, 1 failure, 2 bad flags or arguments, 6 the plan changed before apply. */
@@ -95,7 +95,7 @@ export function registerSkillsCommand(program: Command): void {
     // `skills -c FILE grants …`: the config that names the daemon's sockets is the parent's option (optsWithGlobals).
     const opts = cmd.optsWithGlobals<{ json?: boolean; socket?: string; config?: string }>();
     const { socketAdminClient } = await import("../ipc/socket-client.ts");
-    const client = socketAdminClient((await adminSocketPath(opts.socket, loadConfigOrExit(opts.config))).path);
+    const client = socketAdminClient((await adminSocketPath(opts.socket, loadConfigOrExit(opts.config))).path, commandLine());
     try {
       const env = await fn(client, ...(argv.slice(0, -2) as string[]));
       print(env, opts.json === true);

@@ -27,8 +27,12 @@ export class SocketConnection {
   /** Progress listeners of in-flight calls that asked for progress, by id. */
   private readonly listeners = new Map<number, (p: Progress) => void>();
 
-  /** `side`: which of the daemon's sockets this is (agent.sock or admin.sock), for the advice on a refused connection. */
-  constructor(private readonly address: string, private readonly token: string | undefined, private readonly side: "agent" | "admin" = "agent") {}
+  /**
+   * `side`: which of the daemon's sockets this is (agent.sock or admin.sock), for the advice on a refused connection.
+   * `command`: the command line the user ran (`hostgate approve 3f2a…`), repeated in the advice when the socket
+   * refuses this user (`sudo hostgate approve 3f2a…`); without it the advice says "this command".
+   */
+  constructor(private readonly address: string, private readonly token: string | undefined, private readonly side: "agent" | "admin" = "agent", private readonly command?: string) {}
 
   private connect(): Promise<Duplex> {
     if (this.socket && !this.socket.destroyed) return Promise.resolve(this.socket);
@@ -94,7 +98,7 @@ export class SocketConnection {
     } catch (err) {
       // EACCES: a socket is there and refuses this user (details.cause), which callers must not word as "no daemon".
       const refused = (err as NodeJS.ErrnoException).code === "EACCES";
-      return { v: PROTOCOL_VERSION, id: null, ok: false, error: { code: "unavailable", message: `Cannot reach the hostgate daemon at ${this.address}: ${(err as Error).message}.`, hint: unreachableHint(err, this.address, process.env, this.side), ...(refused ? { details: { cause: "permission_denied" } } : {}) } };
+      return { v: PROTOCOL_VERSION, id: null, ok: false, error: { code: "unavailable", message: `Cannot reach the hostgate daemon at ${this.address}: ${(err as Error).message}.`, hint: unreachableHint(err, this.address, process.env, this.side, this.command), ...(refused ? { details: { cause: "permission_denied" } } : {}) } };
     }
     const id = this.nextId++;
     return new Promise((resolve) => {
@@ -149,9 +153,12 @@ export function socketDaemonClient(address: string, token?: string): DaemonClien
   return { ...socketClient<AgentMethod>(conn), connections: () => conn.connections };
 }
 
-/** The admin-side client over admin.sock (used by `hostgate approve` / `hostgate reject`). */
-export function socketAdminClient(address: string): AdminClient {
-  return socketClient<AdminMethod>(new SocketConnection(address, undefined, "admin"));
+/**
+ * The admin-side client over admin.sock (used by `hostgate approve` / `hostgate reject`…). `command`: the command
+ * line the user ran (cli/common.ts `commandLine()`), which a refusal's advice repeats with sudo.
+ */
+export function socketAdminClient(address: string, command?: string): AdminClient {
+  return socketClient<AdminMethod>(new SocketConnection(address, undefined, "admin", command));
 }
 
 /**
@@ -163,17 +170,18 @@ export function socketAdminClient(address: string): AdminClient {
  * the admin socket (`side` "admin", mode 0660 with daemon.admin_group) admits root and that group, named from the
  * socket's gid (review s24: the agent socket's advice was given for it). Otherwise no daemon listens there: inside
  * the container image (HOSTGATE_IN_IMAGE, set by the Containerfile) the daemon is the host's, so no zero-setup
- * advice (issue 25).
+ * advice (issue 25). `command`: the command line the user ran; the root-only advice repeats it after sudo (issue 25
+ * re-trial: `hostgate approve` was told "sudo hostgate pending").
  */
-export function unreachableHint(err: unknown, address = "", env: NodeJS.ProcessEnv = process.env, side: "agent" | "admin" = "agent"): string {
+export function unreachableHint(err: unknown, address = "", env: NodeJS.ProcessEnv = process.env, side: "agent" | "admin" = "agent", command?: string): string {
   if ((err as NodeJS.ErrnoException).code === "EACCES") {
     const owner = ownerOnly(address);
     if (owner !== null) {
-      return `Permission denied: ${address} admits only its owner (uid ${owner}${owner === 0 ? ", root" : ""}); membership of a group does not open it. It is the daemon's admin socket: approving, rejecting and listing pending plans are for ${owner === 0 ? "root" : `uid ${owner}`}: run this command with sudo (e.g. sudo hostgate pending).`;
+      return `Permission denied: ${address} admits only its owner (uid ${owner}${owner === 0 ? ", root" : ""}); membership of a group does not open it. It is the daemon's admin socket: approving, rejecting and listing pending plans are for ${owner === 0 ? "root" : `uid ${owner}`}: ${owner === 0 ? `run it with sudo${command ? `: sudo ${command}` : ""}` : `run it as uid ${owner}${command ? `: ${command}` : ""}`}.`;
     }
     if (side === "admin") {
       const group = groupOf(address);
-      return `Permission denied: ${address} is the daemon's admin socket and admits only its owner and ${group === null ? "its group" : `the members of group ${group}`} (daemon.admin_group). Add this user to that group (sudo usermod -aG ${group ?? "GROUP"} USER, then log in again), or run this command with sudo.`;
+      return `Permission denied: ${address} is the daemon's admin socket and admits only its owner and ${group === null ? "its group" : `the members of group ${group}`} (daemon.admin_group). Add this user to that group (sudo usermod -aG ${group ?? "GROUP"} USER, then log in again), or run it with sudo${command ? `: sudo ${command}` : ""}.`;
     }
     return "Permission denied: the agent socket admits only its group (the hostgate group of the installed service, or daemon.agent_group). Add this user to it (sudo usermod -aG hostgate USER, then log in again); in a container, run with --group-add and that group's id (getent group hostgate).";
   }
@@ -201,7 +209,7 @@ function groupOf(address: string): string | null {
 }
 
 /** The owner's uid when the socket file at `address` gives its group and others no access; else null (or not a file). */
-function ownerOnly(address: string): number | null {
+export function ownerOnly(address: string): number | null {
   if (!address.startsWith("/")) return null;
   try {
     const st = statSync(address);

@@ -25,10 +25,11 @@ function freePort(): Promise<number> {
   });
 }
 
-/** `hostgate mcp` with `env` over stdio: the connected client and the front's stderr so far. */
-async function front(env: Record<string, string>): Promise<{ client: Client; stderr: () => string }> {
+/** `hostgate mcp` with `env` over stdio (after `wrap`, e.g. setpriv to another uid): the connected client and the front's stderr so far. */
+async function front(env: Record<string, string>, wrap: string[] = []): Promise<{ client: Client; stderr: () => string }> {
   const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("HOSTGATE_"))) as Record<string, string>;
-  const transport = new StdioClientTransport({ command: process.execPath, args: [HOSTGATE_BIN, "mcp"], env: { ...base, HOSTGATE_CONFIG_DIR: ETC, ...env }, stderr: "pipe" });
+  const [command, ...args] = [...wrap, process.execPath, HOSTGATE_BIN, "mcp"];
+  const transport = new StdioClientTransport({ command, args, env: { ...base, HOSTGATE_CONFIG_DIR: ETC, ...(wrap.length ? { HOME: "/tmp", XDG_RUNTIME_DIR: "/tmp/hg-advice-none" } : {}), ...env }, stderr: "pipe" });
   let err = "";
   transport.stderr?.on("data", (c: Buffer) => { err += c.toString(); });
   const client = new Client({ name: "hostgate-e2e", version: "1.0.0" });
@@ -53,14 +54,23 @@ describe("advice that fits the caller (issue 25)", () => {
   }, 30_000);
   afterAll(async () => { await d?.stop(); if (d) rmSync(d.dir, { recursive: true, force: true }); });
 
-  it("a member of the agent socket's group refused by the root-only admin socket is told to use sudo, not to join the group", () => {
+  it("a member of the agent socket's group refused by the root-only admin socket is told to rerun the command it ran with sudo, not to join the group", () => {
     const nogroup = Number(spawnSync("getent", ["group", "nogroup"], { encoding: "utf8" }).stdout.split(":")[2]);
-    const r = spawnSync("setpriv", ["--reuid", "65534", "--regid", String(nogroup), "--groups", String(nogroup), process.execPath, HOSTGATE_BIN, "pending", "--socket", d.adminSocket],
-      { encoding: "utf8", env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: "/tmp", HOSTGATE_CONFIG_DIR: ETC } });
-    expect(r.status).not.toBe(0);
-    expect(r.stderr).toContain(`${d.adminSocket} admits only its owner (uid 0, root)`);
-    expect(r.stderr).toMatch(/run this command with sudo/);
-    expect(r.stderr).not.toMatch(/usermod/);
+    // Under a pseudo-terminal (util-linux script), as approve wants one; its output is the terminal's.
+    const asMember = (args: string[]): { status: number | null; out: string } => {
+      const argv = ["setpriv", "--reuid", "65534", "--regid", String(nogroup), "--groups", String(nogroup), process.execPath, HOSTGATE_BIN, ...args];
+      const r = spawnSync("script", ["-qec", argv.join(" "), "/dev/null"], { encoding: "utf8", env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: "/tmp", HOSTGATE_CONFIG_DIR: ETC } });
+      return { status: r.status, out: r.stdout.replace(/\r?\n/g, " ").replace(/\s+/g, " ") };
+    };
+    // Each command is named as the user typed it (the re-trial's `hostgate approve` was told "sudo hostgate pending").
+    for (const args of [["pending", "--socket", d.adminSocket], ["approve", "3f2a9c", "--socket", d.adminSocket]]) {
+      const r = asMember(args);
+      expect(r.status).not.toBe(0);
+      expect(r.out).toContain(`${d.adminSocket} admits only its owner (uid 0, root)`);
+      expect(r.out).toContain(`run it with sudo: sudo hostgate ${args.join(" ")}.`);
+      expect(r.out).not.toMatch(/usermod/);
+    }
+    expect(asMember(["approve", "3f2a9c", "--socket", d.adminSocket]).out).not.toMatch(/hostgate pending/);
     // The same uid on the agent socket (its group's): that one it may use, so the group advice was the wrong one above.
     const agent = spawnSync("setpriv", ["--reuid", "65534", "--regid", String(nogroup), "--groups", String(nogroup), "sh", "-c", `test -r ${d.agentSocket} && test -w ${d.agentSocket}`]);
     expect(agent.status).toBe(0);
@@ -79,6 +89,19 @@ describe("advice that fits the caller (issue 25)", () => {
     } finally {
       await none.client.close();
       await wrong.client.close();
+    }
+  }, 60_000);
+
+  it("a front that is not root, on a daemon whose admin socket is root's alone, says to approve with sudo; as root, without", async () => {
+    const nogroup = Number(spawnSync("getent", ["group", "nogroup"], { encoding: "utf8" }).stdout.split(":")[2]);
+    const member = await front({ HOSTGATE_SOCKET: d.agentSocket }, ["setpriv", "--reuid", "65534", "--regid", String(nogroup), "--groups", String(nogroup)]);
+    const root = await front({ HOSTGATE_SOCKET: d.agentSocket });
+    try {
+      expect(member.stderr()).toContain(`approve with: sudo hostgate approve <plan_id> (admin socket ${d.adminSocket})`);
+      expect(root.stderr()).toContain(`approve with: hostgate approve <plan_id> (admin socket ${d.adminSocket})`);
+    } finally {
+      await member.client.close();
+      await root.client.close();
     }
   }, 60_000);
 
