@@ -89,7 +89,11 @@ export function packagedUnit(version: string): string {
 /** sysusers.d(5) entry: the group whose members may use the agent socket. */
 export const SYSUSERS = `# The group whose members may use hostgate's agent socket (/run/hostgate/agent.sock).\ng ${AGENT_GROUP} -\n`;
 
-/** DEBIAN/postinst: the group (systemd-sysusers when present, else groupadd); units reloaded; nothing started. */
+/**
+ * DEBIAN/postinst: the group (systemd-sysusers when present, else groupadd); units reloaded; nothing started.
+ * Unless the service already runs, it says that the service is neither enabled nor started, the command that does
+ * both, and how a user joins the group (issue 25 re-trial: nothing said so after install).
+ */
 export const POSTINST = `#!/bin/sh
 set -e
 if [ "$1" = configure ]; then
@@ -97,6 +101,10 @@ if [ "$1" = configure ]; then
     if command -v systemd-sysusers >/dev/null 2>&1; then systemd-sysusers ${DEB_PATHS.sysusers.split("/").pop()}; else groupadd --system ${AGENT_GROUP}; fi
   fi
   if [ -d /run/systemd/system ]; then systemctl --system daemon-reload >/dev/null || true; fi
+  if [ -d /run/systemd/system ] && systemctl --quiet is-active ${SERVICE_UNIT} 2>/dev/null; then :; else
+    echo "hostgate: the service is installed but not enabled or started; to do both: sudo systemctl enable --now ${SERVICE_UNIT.replace(/\.service$/, "")}"
+    echo "hostgate: users who may query and plan (approving stays root's): sudo usermod -aG ${AGENT_GROUP} USER, then log in again"
+  fi
 fi
 exit 0
 `;
@@ -142,10 +150,16 @@ if [ "$1" = purge ]; then
       if [ -f "$f" ] && ! { command -v chattr >/dev/null 2>&1 && chattr +a "$f" 2>/dev/null; }; then echo "hostgate: $f is NOT append-only (chattr +a failed: no chattr, or the file system of ${AUDIT_BACKUP_DIR} does not keep the flag)"; fi
     done
     echo "hostgate: purge kept the audit chain (audit.db, audit-keys, checkpoint copies in log/, append-only again, key pins in audit-pins/) in $kept"
-    echo "hostgate: verify it with hostgate audit verify --db $kept/audit.db --public-key $kept/audit-pins/<id>.pub --checkpoints $kept/log/audit-checkpoints.jsonl; delete it when it is no longer needed (chattr -R -a $kept first)"
+    pin=; n=0
+    for f in "$kept"/audit-pins/*.pub; do if [ -e "$f" ]; then n=$((n + 1)); pin=$f; fi; done
+    if [ "$n" != 1 ]; then pin="$kept/audit-pins/<one of its .pub files>"; fi
+    echo "hostgate: verify it with hostgate audit verify --db $kept/audit.db --public-key $pin --checkpoints $kept/log/audit-checkpoints.jsonl; delete it when it is no longer needed (chattr -R -a $kept first)"
+    echo "hostgate: (a pin is named after the state directory it pins, not after a key: it holds that chain's keys across rotations, each audit-keys/<key id>.pub holds one)"
   fi
   rm -rf /var/lib/hostgate /var/log/hostgate
   rmdir /etc/hostgate 2>/dev/null || true
+  # Left behind (the admin's own files in it): systemd made it root:${AGENT_GROUP}; not a bare GID once the group is gone.
+  if [ -d /etc/hostgate ]; then chgrp root /etc/hostgate; fi
   if getent group ${AGENT_GROUP} >/dev/null; then groupdel ${AGENT_GROUP} || true; fi
 fi
 exit 0
