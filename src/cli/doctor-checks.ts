@@ -108,6 +108,10 @@ export async function clientChecks(env: NodeJS.ProcessEnv, cwd: string): Promise
         const trust = await geminiTrustLine(read.file.text, env, ctx.home, cwd);
         if (trust !== null) lines.push(trust);
       }
+      if (def.id === "claude") {
+        const twice = await claudeTwiceLine(env, ctx.home, cwd, path, scope);
+        if (twice !== null) lines.push(twice);
+      }
       if (launch.kind === "http") {
         probes.push(() => probeHttp(launch.url, launch.headers).then((p) => {
           if (p.ok) line.detail = `${path}: ${launch.url} answers (${p.server}, ${p.ms} ms)`;
@@ -158,6 +162,22 @@ export async function geminiTrustLine(settingsText: string | null, env: NodeJS.P
     case "untrusted": return { section: "clients", name, status: "warn", detail: `Folder Trust is on and ${cwd} is marked untrusted (${trust.rule}): Gemini CLI connects no MCP server here, hostgate included`, fix };
     case "undecided": return { section: "clients", name, status: "warn", detail: `Folder Trust is on and ${cwd} has no trust rule: Gemini CLI asks on its first interactive start here and connects no MCP server until the folder is trusted (a headless run stops)`, fix };
   }
+}
+
+/**
+ * Claude Code with both the hostgate plugin (installed_plugins.json) and setup's entry in `path` runs hostgate
+ * twice (issue 25 re-trial 2): a warning naming both and how to remove one, or null when the plugin is not on here.
+ */
+export async function claudeTwiceLine(env: NodeJS.ProcessEnv, home: string, cwd: string, path: string, scope: "project" | "user"): Promise<DoctorLine | null> {
+  const { claudePluginsHere, removeOneOf } = await import("./claude-plugin-check.ts");
+  const { installs, file } = claudePluginsHere(env, home, cwd);
+  const p = installs[0];
+  if (p === undefined) return null;
+  return {
+    section: "clients", name: "Claude Code plugin", status: "warn",
+    detail: `hostgate is registered twice: the plugin ${p.id} (${p.scope} scope, ${file}) and the hostgate entry in ${path}; claude mcp list shows plugin:hostgate:hostgate and hostgate, two servers for one daemon`,
+    fix: removeOneOf(p, scope),
+  };
 }
 
 /** Renders the report: one line per check, a fix line under each problem. */

@@ -8,7 +8,9 @@ import { CLIENTS, clientById, type ClientContext, type ClientId } from "../core/
 import { entryHoldsSecret, type EntrySpec, type StdioEntry } from "../core/clients/entry.ts";
 import { mergeJson, mergeToml, type MergeResult } from "../core/clients/merge.ts";
 import { mergeYaml } from "../core/clients/merge-yaml.ts";
+import { readEntry } from "../core/clients/read-entry.ts";
 import { applySetupSettings, userConfigPath, type SetupSettings } from "../config/user-config.ts";
+import { claudePluginsHere, removeOneOf } from "./claude-plugin-check.ts";
 import { launcher } from "./install-paths.ts";
 
 /**
@@ -87,7 +89,8 @@ export interface PlannedFile {
   label: string;
   path: string;
   file: ClientFile | null;
-  result: MergeResult | { status: "unwritable"; reason: string };
+  /** `skipped`: left as it is on purpose (Claude Code already has hostgate from its plugin), with why. */
+  result: MergeResult | { status: "unwritable"; reason: string } | { status: "skipped"; reason: string };
   secret: boolean;
   /** Tighten an unchanged file holding a secret to 0600. */
   tighten: boolean;
@@ -180,8 +183,16 @@ export function planSetup(c: SetupChoices, env: NodeJS.ProcessEnv, cwd: string):
     const notes = [...rendered.notes];
     if (id === "claude" && c.claudeScope === "project") notes.push("Claude Code asks once before it starts servers from a project .mcp.json (`claude mcp list` shows it pending until then)");
     const planned: PlannedFile = { target: id, label: def.label, path, file: read.ok ? read.file : null, result: { status: "unwritable", reason: "" }, secret, tighten: false, notes, warnings: [] };
+    const plugin = id === "claude" ? claudePluginsHere(env, ctx.home, ctx.cwd) : null;
     if (!read.ok) {
       planned.result = { status: "unwritable", reason: read.reason };
+    } else if (plugin && plugin.installs.length > 0) {
+      // Issue 25 re-trial 2: with the plugin on, an entry of ours would make Claude Code run hostgate twice.
+      const p = plugin.installs[0]!;
+      planned.result = { status: "skipped", reason: `Claude Code already runs hostgate from its plugin ${p.id} (${p.scope} scope, ${plugin.file}); a second entry would list it twice in claude mcp list` };
+      planned.notes.push(`to use setup's entry instead: claude plugin uninstall ${p.id}, then run this again`);
+      const entry = readEntry(def, read.file.text).state;
+      if (entry !== "no_file" && entry !== "absent") planned.warnings.push(`${path} already has a hostgate entry beside the plugin: ${removeOneOf(p, c.claudeScope)}`);
     } else {
       planned.result = def.format === "toml" ? mergeToml(read.file.text, def.table, rendered.entry)
         : def.format === "yaml" ? mergeYaml(read.file.text, def.table, rendered.entry, def.skeleton, def.list === true)
@@ -228,6 +239,7 @@ export function renderSummary(plan: SetupPlan, applied: Map<PlannedFile, { backu
     if (done instanceof Error) line = `✗ ${f.label}: ${f.path}: not written: ${done.message}`;
     else if (r.status === "malformed") line = `✗ ${f.label}: ${f.path}: left untouched: ${r.reason}`;
     else if (r.status === "unwritable") line = `✗ ${f.label}: ${f.path}: left untouched: ${r.reason}`;
+    else if (r.status === "skipped") line = `- ${f.label}: ${f.path}: skipped: ${r.reason}`;
     else if (r.status === "unchanged") line = `= ${f.label}: ${f.path}: already up to date${f.tighten ? (dryRun ? " (would tighten to mode 0600: it holds a token)" : " (tightened to mode 0600: it holds a token)") : ""}`;
     else line = `${dryRun ? "~" : "✓"} ${f.label}: ${f.path}: ${dryRun ? `would be ${r.status}` : r.status}${done && done.backup ? ` (backup: ${done.backup})` : ""}${f.secret ? " [mode 0600: holds a token]" : ""}`;
     lines.push(line);

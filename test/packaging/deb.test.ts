@@ -125,6 +125,9 @@ describe.skipIf(missing)("the Debian package", () => {
     expect(plain.stderr.match(/depends on/g)).toHaveLength(2); // nodejs (>= 20) and nodejs (<< 21): nothing else
     const forced = inside(["dpkg", "--configure", "--force-depends", "hostgate"]);
     expect(forced.status, forced.stderr).toBe(0);
+    // Issue 25 re-trial 4: the service is not running, so postinst says how to enable and start it and join the group.
+    expect(forced.stdout).toContain("not enabled or started; to do both: sudo systemctl enable --now hostgate");
+    expect(forced.stdout).toMatch(/sudo usermod -aG hostgate USER/);
     expect(inside(["dpkg-query", "-W", "-f", "${Status} ${Version}", "hostgate"]).stdout).toBe(`install ok installed ${VERSION}`);
     expect(inside(["getent", "group", "hostgate"]).stdout).toMatch(/^hostgate:x:\d+:$/m);
     expect(inside(["systemctl", "is-enabled", "hostgate.service"]).stdout.trim()).toBe("disabled");
@@ -149,6 +152,14 @@ describe.skipIf(missing)("the Debian package", () => {
     await waitFor("the agent socket", () => inside(["test", "-S", "/run/hostgate/agent.sock"]).status === 0, 30_000)
       .catch((e: unknown) => { throw new Error(`${(e as Error).message}\n${inside(["journalctl", "-u", "hostgate", "--no-pager", "-n", "30"]).stdout}`); });
     expect(inside(["stat", "-c", "%G %a", "/run/hostgate/agent.sock"]).stdout.trim()).toBe("hostgate 660");
+    // Issue 25 re-trial 1: Group=hostgate names the socket's group; the daemon itself runs with group root.
+    const pid = inside(["systemctl", "show", "-P", "MainPID", "hostgate.service"]).stdout.trim();
+    expect(/^Gid:\s+(.*)$/m.exec(inside(["cat", `/proc/${pid}/status`]).stdout)?.[1]?.split(/\s+/)).toEqual(["0", "0", "0", "0"]);
+    expect(inside(["stat", "-c", "%U:%G", "/var/lib/hostgate/audit.db"]).stdout.trim()).toBe("root:root");
+    // Reconfiguring with the service running: no advice to start it.
+    const again = inside(["/var/lib/dpkg/info/hostgate.postinst", "configure", VERSION]);
+    expect(again.status, again.stderr).toBe(0);
+    expect(again.stdout).not.toMatch(/enable --now/);
     const checks = doctor({ HOSTGATE_DAEMON: "system" });
     const socket = checks.find((c) => c.name === "daemon socket");
     expect(socket?.status, JSON.stringify(checks)).toBe("ok");
@@ -185,6 +196,9 @@ describe.skipIf(missing)("the Debian package", () => {
     expect(inside(["lsattr", `${kept!}/log/audit-checkpoints.jsonl`]).stdout.split(" ")[0]).toMatch(/a/);
     const pins = files.filter((f) => /^audit-pins\/[0-9a-f]{16}\.pub root:root$/.test(f));
     expect(pins, files.join("\n")).toHaveLength(1);
+    // The verify command it printed names that pin file (re-trial 3: it printed a literal <id>).
+    expect(p.stdout).toContain(`--public-key ${kept!}/${pins[0]!.split(" ")[0]!} `);
+    expect(p.stdout).not.toContain("<id>");
     // The kept chain still verifies against the kept pin and checkpoint copy (this checkout's hostgate: the package is gone).
     const root = join(peer!.fileRoot, kept!);
     const v = spawnSync(process.execPath, [join(ROOT, "bin/hostgate.js"), "audit", "verify", "--db", join(root, "audit.db"), "--public-key", join(root, pins[0]!.split(" ")[0]!),

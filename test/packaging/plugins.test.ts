@@ -169,13 +169,17 @@ describe.skipIf(noBuild || clientMissing(CLAUDE))("Claude Code loads the plugin"
   it("claude plugin validate --strict passes the plugin and the marketplace, and sees the server once and the six skills", async () => {
     const w = workspace("claude-validate");
     for (const target of [`${PLUGIN_DIR}/.claude-plugin/plugin.json`, ".claude-plugin/marketplace.json"]) {
-      const report = JSON.parse(await run(CLAUDE, ["plugin", "validate", "--strict", "--json", join(ROOT, target)], w)) as { success: boolean; manifest: { errors: unknown[]; warnings: unknown[] }; provides: { mcpServers: Json[]; skills: string[] } };
+      const report = JSON.parse(await run(CLAUDE, ["plugin", "validate", "--strict", "--json", join(ROOT, target)], w)) as { success: boolean; manifest: { errors: unknown[]; warnings: unknown[] }; provides: { mcpServers: Json[]; skills: string[] }; hosts?: { named: string[]; declared: { plugin: boolean } } };
       expect(report.success, target).toBe(true);
       expect(report.manifest.errors).toEqual([]);
       expect(report.manifest.warnings).toEqual([]);
       if (target.endsWith("marketplace.json")) continue; // a marketplace report lists no parts
       expect(report.provides.mcpServers).toEqual([expect.objectContaining({ name: "hostgate", type: "stdio", target: "hostgate", args: ["mcp"] })]);
       expect(report.provides.skills.sort()).toEqual(SKILLS.map((s) => `hostgate:${s}`));
+      // Issue 25 re-trial 7: plugin.json declares the network hosts it reaches (network.hosts): none, only the local daemon.
+      expect(report.hosts?.declared.plugin).toBe(true);
+      expect(report.hosts?.named).toEqual([]);
+      expect(await run(CLAUDE, ["plugin", "validate", "--strict", join(ROOT, target)], w)).not.toMatch(/Hosts not declared/);
     }
   }, 240_000);
 
