@@ -14,11 +14,12 @@
  * (defaults: context .scratch/image/context, emptied first; tag hostgate:<version>). Prints one JSON line:
  * { context, tag, version, build_id, engine, built }.
  * Errors (exit 1, saying what to do): no build in dist/, a --from that is not an installed hostgate, no
- * container engine, npm or the engine failing.
+ * container engine, npm or the engine failing (podman on a host with hybrid cgroups: the way out, scripts/cgroup-mode.ts).
  */
 import { execFileSync, spawnSync } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { cgroupMode, hybridAdvice } from "./cgroup-mode.ts";
 import { stagePackage } from "./stage-package.ts";
 
 const ROOT = resolve(import.meta.dirname, "..");
@@ -88,7 +89,9 @@ if (tool !== null) {
   try {
     execFileSync(tool, ["build", "--network", "none", "-f", join(ROOT, "Containerfile"), "--build-arg", `VERSION=${version}`, "-t", tag, ...buildArgs, context], { stdio: ["ignore", 2, 2] });
   } catch {
-    fail(`${tool} build failed (its output is above)`);
+    const fsType = spawnSync("stat", ["-fc", "%T", "/sys/fs/cgroup"], { encoding: "utf8" }).stdout.trim();
+    const hybrid = tool.endsWith("podman") && cgroupMode(fsType, existsSync("/sys/fs/cgroup/unified")) === "hybrid";
+    fail(`${tool} build failed (its output is above)${hybrid ? `; if it says "cgroups in hybrid mode not supported": ${hybridAdvice(`npm run image -- ${process.argv.slice(2).join(" ")}`.trim())}` : ""}`);
   }
 }
 process.stdout.write(`${JSON.stringify({ context, tag, version, build_id: buildId, engine: tool, built: tool !== null })}\n`);

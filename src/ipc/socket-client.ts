@@ -183,7 +183,8 @@ export function unreachableHint(err: unknown, address = "", env: NodeJS.ProcessE
       const group = groupOf(address);
       return `Permission denied: ${address} is the daemon's admin socket and admits only its owner and ${group === null ? "its group" : `the members of group ${group}`} (daemon.admin_group). Add this user to that group (sudo usermod -aG ${group ?? "GROUP"} USER, then log in again), or run it with sudo${command ? `: sudo ${command}` : ""}.`;
     }
-    return "Permission denied: the agent socket admits only its group (the hostgate group of the installed service, or daemon.agent_group). Add this user to it (sudo usermod -aG hostgate USER, then log in again); in a container, run with --group-add and that group's id (getent group hostgate).";
+    const sock = address.startsWith("/") ? address : "<the agent socket>";
+    return `Permission denied: the agent socket admits only its group (the hostgate group of the installed service, or daemon.agent_group). Add this user to it (sudo usermod -aG hostgate USER, then log in again); in a container, run with --group-add and the socket's group id, read on the host with stat -c %g ${sock} (getent group hostgate gives it only when the daemon is the installed service).`;
   }
   if (env.HOSTGATE_IN_IMAGE) {
     return "This is the hostgate container image: no daemon runs in it. Start the daemon on the host (sudo systemctl start hostgate, or hostgate daemon) and mount its socket (-v /run/hostgate:/run/hostgate), or pass -e HOSTGATE_SOCKET=tcp://HOST:PORT -e HOSTGATE_TOKEN.";

@@ -97,23 +97,15 @@ describe("the npm package", () => {
     expect(existsSync(sqliteBinary)).toBe(true);
   });
 
-  it("ships npm-shrinkwrap.json with the lockfile's production versions, and the global install follows it (issue 25 re-trial 6)", () => {
-    type Lock = { packages: Record<string, { version?: string; dev?: boolean; optional?: boolean; devOptional?: boolean }> };
+  it("ships npm-shrinkwrap.json holding exactly the lockfile's production packages at its versions (issue 25 re-trial 6)", () => {
+    type Lock = { packages: Record<string, { version?: string; dev?: boolean }> };
     const lock = JSON.parse(readFileSync(join(ROOT, "package-lock.json"), "utf8")) as Lock;
     const shipped = JSON.parse(spawnSync("tar", ["xzfO", tarball, "package/npm-shrinkwrap.json"], { encoding: "utf8", maxBuffer: 64 << 20 }).stdout) as Lock;
     const prod = Object.keys(lock.packages).filter((k) => k !== "" && !lock.packages[k]!.dev);
     expect(Object.keys(shipped.packages).filter((k) => k !== "").sort()).toEqual(prod.sort());
     for (const k of prod) expect(shipped.packages[k]!.version, k).toBe(lock.packages[k]!.version);
-    // What npm installed is what the shrinkwrap says, module by module (optional ones for other platforms are absent).
-    const pkg = join(prefix, "lib", "node_modules", "hostgate");
-    let checked = 0;
-    for (const k of prod) {
-      const file = join(pkg, k, "package.json");
-      if (!existsSync(file)) { expect(shipped.packages[k]!.optional || shipped.packages[k]!.devOptional, `${k} not installed`).toBeTruthy(); continue; }
-      expect((JSON.parse(readFileSync(file, "utf8")) as { version: string }).version, k).toBe(shipped.packages[k]!.version);
-      checked++;
-    }
-    expect(checked).toBeGreaterThan(prod.length / 2);
+    // Not asserted: that this install follows it. npm 11 reads a dependency's shrinkwrap only when its manifest says
+    // `_hasShrinkwrap` (arborist node.js), which registry metadata carries and a local tarball's does not (docs/install.md).
     // The checkout keeps installing from package-lock.json: postpack removed the shrinkwrap it made for the tarball.
     expect(existsSync(join(ROOT, "npm-shrinkwrap.json"))).toBe(false);
   });
