@@ -47,9 +47,21 @@ function sqlitePrebuilds(): string {
 }
 
 beforeAll(() => {
-  // prepack rebuilds dist/ (scripts/build.mjs); skipped when the build is fresh, so what is packed is that build.
+  // prepack rebuilds dist/ (scripts/build.mjs) and writes npm-shrinkwrap.json, postpack removes it. When the build
+  // is fresh the hooks are skipped (--ignore-scripts) and their shrinkwrap steps run here instead, so what is packed
+  // is that build with the same shrinkwrap.
   const stale = distStale(ROOT);
-  const pack = spawnSync("npm", ["pack", "--pack-destination", dir, "--silent", ...(stale ? [] : ["--ignore-scripts"])], { cwd: ROOT, encoding: "utf8", timeout: 120_000 });
+  const hook = (verb: "write" | "remove"): void => {
+    const r = spawnSync(process.execPath, ["--import", "tsx", "scripts/shrinkwrap.ts", verb], { cwd: ROOT, encoding: "utf8", timeout: 60_000 });
+    if (r.status !== 0) throw new Error(`scripts/shrinkwrap.ts ${verb} failed: ${r.stderr}`);
+  };
+  if (!stale) hook("write");
+  let pack;
+  try {
+    pack = spawnSync("npm", ["pack", "--pack-destination", dir, "--silent", ...(stale ? [] : ["--ignore-scripts"])], { cwd: ROOT, encoding: "utf8", timeout: 120_000 });
+  } finally {
+    if (!stale) hook("remove");
+  }
   if (pack.status !== 0) throw new Error(`npm pack failed: ${pack.stderr}`);
   tarball = join(dir, pack.stdout.trim().split("\n").pop()!);
   // Global install with the npm cache of this user (the registry is asked only for what is not cached).
