@@ -53,8 +53,9 @@ const earlyEof = new WeakMap<object, { waiting: Map<string, number>; sent: Set<n
  * command; the executor never writes to stdin, so the EOF may follow the request at once (RFC 4254 5.3), as
  * OpenSSH's `ssh host cmd </dev/null` sends it. ssh2's protocol object (`_protocol`) sends the request; its `exec`
  * is wrapped once per connection and sends the EOF right after the request for a command registered here, between
- * a cork and an uncork of the socket. Returns `sent(id)`, true when channel `id` already had its EOF sent (the
- * channel is then marked so ssh2 does not send a second one), and `cancel()` for a channel that never opened.
+ * a cork and an uncork of the socket. Returns `sent(ch)`, to call with the opened channel before `ch.end()`: when
+ * its EOF already left with the request, the channel is marked so ssh2 does not send a second one; and `cancel()`
+ * for a channel that never opened (its registration is dropped).
  * Commands of other channels on the connection (a kept reader, a D-Bus bridge: they write to stdin) are not
  * registered and keep their stdin open.
  */
