@@ -1,6 +1,7 @@
 /**
  * The multi-line rule of the redactor: private key blocks (PEM, OpenSSH, PGP, OpenVPN static keys), which span
- * lines. Works on a list of lines and returns spans; one pass, each line searched once (linear). Sources: RFC 7468
+ * lines. Works on a list of lines and returns spans in text order; three passes down the lines (armor, key heads
+ * whose armor is not in view, key-shaped runs), each line searched once a pass (linear). Sources: RFC 7468
  * (PEM labels), OpenSSH and OpenPGP armor headers, OpenVPN's `--secret` static key file.
  */
 

@@ -9,7 +9,9 @@ import { basicAuthValue, charClass, shellDirOrValue, quoted, run, sshInvalidUser
  *   the match ends and `scan` finds where it ends (see scan.ts);
  * - `token`: the match is (the start of) the secret itself; `extend` carries it on over the token's characters
  *   so a long token is redacted whole;
- * - `locate`: the secret lies somewhere after the match and `locate` returns its [from, to) (URL passwords).
+ * - `locate`: `locate` is given where the match ends and returns the secret's [from, to), after the match (URL
+ *   passwords, XML settings) or starting inside or just before it (Vault tokens, key heads: patterns that start
+ *   with a literal so the regex engine skips ahead, the secret's first character behind it).
  * Sources: the secret formats of the issuers (AWS, GitHub, GitLab, Slack, Stripe, OpenAI, Google), crypt(5),
  * the PostgreSQL/MySQL statement grammars, sshd's log lines, and corpus cases T2-10…T2-21.
  */
@@ -33,7 +35,7 @@ const SECRET_WORDS = "password|passwd|passphrase|pwd|pass|secret|token|api[_-]?k
   + "|secret[_-]?key[_-]?base|psk|pre[_-]?shared[_-]?key";
 
 /** A key ending in a secret word, as a whole (an XML `key`/`name` attribute's value), e.g. `DbPassword`. */
-export const SECRET_NAME = new RegExp(`(?:${SECRET_WORDS})$`, "i");
+const SECRET_NAME = new RegExp(`(?:${SECRET_WORDS})$`, "i");
 
 /**
  * What may stand between a secret-named key and its value besides `=` and `:`: format characters (zero-width
