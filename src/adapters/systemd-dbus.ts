@@ -142,7 +142,7 @@ export class DbusUnitManager implements UnitManager {
     this.idleMs = opts.idleMs;
   }
 
-  /** True while a bus connection is open or being opened (tests, doctor). */
+  /** True while a bus connection is open or being opened (the idle close's test and bench/remote-systemd.ts). */
   get isConnected(): boolean {
     return this.conn !== null;
   }
