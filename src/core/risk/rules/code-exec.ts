@@ -43,7 +43,7 @@ const DECLARERS = new Set(["export", "declare", "typeset", "local", "readonly"])
  * `mapfile NAME`, and declaration builtins given a word built at run time (`export $(cat .env)`, `declare "$kv"`), whose
  * names are unknown. A name only known at run time is returned as `*`.
  */
-export function builtinAssignedNames(cmd: Cmd): string[] {
+function builtinAssignedNames(cmd: Cmd): string[] {
   if (cmd.synthetic) return [];
   const name = (a: { text: string; dynamic: boolean }): string => (a.dynamic ? "*" : a.text.replace(/[=[].*$/s, ""));
   switch (cmd.name) {
@@ -52,6 +52,15 @@ export function builtinAssignedNames(cmd: Cmd): string[] {
     case "printf": return cmd.args.flatMap((a, i) => (a.text === "-v" && cmd.args[i + 1] ? [name(cmd.args[i + 1]!)] : /^-v./.test(a.text) ? [a.text.slice(2)] : []));
     default: return DECLARERS.has(cmd.name) ? cmd.args.filter((a) => a.dynamic && !a.display.startsWith("-")).map(() => "*") : [];
   }
+}
+
+/**
+ * The environment variable names a command sets for what it runs: prefix assignments (`X=… cmd`, `env X=… cmd`), the
+ * builtins of {@link builtinAssignedNames} (`*` for a name built at run time) and options that set the environment
+ * (`strace -E X=…`: an option table's `E` effect).
+ */
+export function assignedNames(cmd: Cmd): string[] {
+  return [...cmd.assigns.map((a) => a.name), ...builtinAssignedNames(cmd), ...optionValues(cmd, "env").map((a) => a.text.split("=")[0]!)];
 }
 
 /** Ways ordinary-looking tools run other programs: options, config keys, env variables, scripts. */
@@ -163,7 +172,7 @@ export const CODE_EXEC_RULES: readonly Rule[] = [
     id: "exec_env_var", severity: "high",
     reason: "sets an environment variable that makes programs load or run other code (LD_PRELOAD, GIT_SSH_COMMAND, PAGER, PATH…)",
     commands: ["*"],
-    test: (cmd) => builtinAssignedNames(cmd).some((n) => n === "*" || EXEC_ENV.test(n)) || cmd.assigns.some((a) => EXEC_ENV.test(a.name) || (/^(LESS|MORE)$/.test(a.name) && /\+[^ ]*[!|]|[!|]/.test(a.value.text))) || optionValues(cmd, "env").some((a) => EXEC_ENV.test(a.text.split("=")[0]!))
+    test: (cmd) => assignedNames(cmd).some((n) => EXEC_ENV.test(n)) || builtinAssignedNames(cmd).includes("*") || cmd.assigns.some((a) => /^(LESS|MORE)$/.test(a.name) && /\+[^ ]*[!|]|[!|]/.test(a.value.text))
       || systemdRun(cmd).env.some((e) => EXEC_ENV.test(e.split("=")[0]!))
       || systemdRun(cmd).props.some((p) => /^(Environment|EnvironmentFile|PassEnvironment)=/.test(p) && (EXEC_ENV.test(p.slice(p.indexOf("=") + 1).split("=")[0]!) || p.startsWith("EnvironmentFile=")))
       // systemctl set-environment puts variables into every service the manager starts from then on.

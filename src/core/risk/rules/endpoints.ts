@@ -1,7 +1,5 @@
-import type { Cmd } from "../command.ts";
-import { optionValues } from "../programs/index.ts";
 import type { Rule } from "../rule.ts";
-import { builtinAssignedNames } from "./code-exec.ts";
+import { assignedNames } from "./code-exec.ts";
 
 /**
  * Environment variables that point a client at another endpoint, socket or configuration than its default: the
@@ -20,18 +18,13 @@ import { builtinAssignedNames } from "./code-exec.ts";
  */
 export const ENDPOINT_ENV = /^(DOCKER_HOST|DOCKER_CONFIG|DOCKER_CERT_PATH|DOCKER_TLS_VERIFY|CONTAINER_HOST|CONTAINER_SSHKEY|CONTAINERS_CONF|CONTAINERD_ADDRESS|CONTAINER_RUNTIME_ENDPOINT|IMAGE_SERVICE_ENDPOINT|BUILDKIT_HOST|KUBECONFIG|SSH_AUTH_SOCK|DBUS_SYSTEM_BUS_ADDRESS|DBUS_SESSION_BUS_ADDRESS|XDG_RUNTIME_DIR|LIBVIRT_DEFAULT_URI)$/;
 
-/** The names a command sets for what it runs: prefix assignments (`X=… cmd`, `env X=… cmd`), export/declare/read, `-E X=…` options. */
-function namesSet(cmd: Cmd): string[] {
-  return [...cmd.assigns.map((a) => a.name), ...builtinAssignedNames(cmd), ...optionValues(cmd, "env").map((a) => a.text.split("=")[0]!)];
-}
-
 /** Assignments that redirect a client (see ENDPOINT_ENV). */
 export const ENDPOINT_RULES: readonly Rule[] = [
   {
     id: "client_endpoint_env", severity: "medium",
     reason: "sets an environment variable that points a client at another endpoint, socket or configuration (DOCKER_HOST, CONTAINER_HOST, KUBECONFIG, SSH_AUTH_SOCK, DBUS_SYSTEM_BUS_ADDRESS…): the command talks to what it names, not what the line shows, so it is not low",
     commands: ["*"],
-    test: (cmd) => namesSet(cmd).some((n) => ENDPOINT_ENV.test(n)),
+    test: (cmd) => assignedNames(cmd).some((n) => ENDPOINT_ENV.test(n)),
     examples: {
       match: ["DOCKER_HOST=unix:///x docker ps", "CONTAINER_HOST=unix:///run/podman/podman.sock podman ps", "KUBECONFIG=/tmp/k kubectl get pods", "SSH_AUTH_SOCK=/tmp/a.sock ssh-add -l",
         "export DOCKER_HOST=tcp://10.0.0.5:2375; docker ps", "DOCKER_HOST=unix:///x; docker ps", "env DOCKER_HOST=unix:///x docker ps", "DBUS_SYSTEM_BUS_ADDRESS=unix:path=/tmp/b systemctl status x",
