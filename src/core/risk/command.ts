@@ -74,7 +74,7 @@ export function optionsOf(cmd: Cmd, spec: OptionSpec): ParsedOptions {
 }
 
 /** The fields a new command is built from; the rest start unset (no wrappers applied, caches empty). */
-export type CmdFields = Pick<Cmd, "name" | "argv0" | "args" | "assigns" | "redirects" | "stdin" | "via" | "node" | "cwd" | "synthetic" | "pipedOut"> & { cwdGuess?: string | undefined };
+export type CmdFields = Pick<Cmd, "name" | "argv0" | "args" | "assigns" | "redirects" | "stdin" | "via" | "node" | "cwd" | "cwdGuess" | "synthetic" | "pipedOut">;
 
 /**
  * A new command with every field present, always in the same order, so every Cmd (and every copy made with a spread,
