@@ -18,7 +18,7 @@
  * - the 1-minute load average at the start, after each round and at the end (the machine is shared).
  */
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Executor } from "../src/ports/executor.ts";
@@ -38,17 +38,8 @@ const r2 = (x: number): number => Math.round(x * 100) / 100;
 const stats = (xs: number[]): { n: number; p50_ms: number; p90_ms: number; min_ms: number } => ({ n: xs.length, p50_ms: r2(pct(xs, 0.5)), p90_ms: r2(pct(xs, 0.9)), min_ms: r2(Math.min(...xs)) });
 const load = (): number => r2(loadavg()[0]!);
 
-/** CPU ms of one process (utime + stime + reaped children), or 0 when it is gone. */
-function pidCpuMs(pid: number | undefined): number {
-  if (pid === undefined) return 0;
-  try {
-    const f = readFileSync(`/proc/${pid}/stat`, "utf8");
-    const x = f.slice(f.lastIndexOf(")") + 2).split(" ");
-    return (Number(x[11]) + Number(x[12]) + Number(x[13]) + Number(x[14])) * 10;
-  } catch {
-    return 0;
-  }
-}
+/** CPU ms of the relay process (fanout-lab.ts treeCpuMs of its pid: it has no children), 0 without a relay or once it is gone. */
+const relayCpuMs = (pid: number | undefined): number => (pid === undefined ? 0 : treeCpuMs([pid]));
 
 /** What a block of calls cost: wall ms each, and the CPU of the daemon (this process), the hosts and the relay. */
 interface Block { xs: number[]; daemon: number; hosts: number; relay: number; busy: number }
@@ -60,7 +51,7 @@ async function block(key: string, n: number, hostPids: number[], relayPid: numbe
   const xs: number[] = [];
   const c0 = process.cpuUsage();
   const h0 = treeCpuMs(hostPids);
-  const r0 = pidCpuMs(relayPid);
+  const r0 = relayCpuMs(relayPid);
   const m0 = machineJiffies();
   for (let i = 0; i < n; i++) {
     const t = performance.now();
@@ -69,7 +60,7 @@ async function block(key: string, n: number, hostPids: number[], relayPid: numbe
   }
   const c = process.cpuUsage(c0);
   const m1 = machineJiffies();
-  const b: Block = { xs, daemon: (c.user + c.system) / 1000, hosts: treeCpuMs(hostPids) - h0, relay: pidCpuMs(relayPid) - r0, busy: (m1.busy - m0.busy) / Math.max(1, m1.all - m0.all) };
+  const b: Block = { xs, daemon: (c.user + c.system) / 1000, hosts: treeCpuMs(hostPids) - h0, relay: relayCpuMs(relayPid) - r0, busy: (m1.busy - m0.busy) / Math.max(1, m1.all - m0.all) };
   blocks.set(key, [...(blocks.get(key) ?? []), b]);
 }
 
@@ -162,7 +153,7 @@ try {
     await block("transport_fan", 10, hostPids, undefined, async () => { await Promise.all(names.map((_, i) => raw(i))); });
     const tone = summary("transport_one");
     const tfan = summary("transport_fan");
-    out.transport_exec_one_host = { ...stats(blocks.get("transport_one")!.flatMap((b) => b.xs)), daemon_cpu_ms_per_call: tone.daemon_cpu_ms_per_call, hosts_cpu_ms_per_call: tone.hosts_cpu_ms_per_call };
+    out.transport_exec_one_host = { n: tone.n, p50_ms: tone.p50_ms, p90_ms: tone.p90_ms, min_ms: tone.min_ms, daemon_cpu_ms_per_call: tone.daemon_cpu_ms_per_call, hosts_cpu_ms_per_call: tone.hosts_cpu_ms_per_call };
     out.transport_exec_fanout_20 = { p50_ms: tfan.p50_ms, ratio_to_one_host_p50: r2(tfan.p50_ms / tone.p50_ms), daemon_cpu_ms_per_round: tfan.daemon_cpu_ms_per_call, daemon_cpu_ms_per_host_per_round: r2(tfan.daemon_cpu_ms_per_call / names.length), hosts_cpu_ms_per_round: tfan.hosts_cpu_ms_per_call };
   } finally {
     for (const n of networks) await n.d?.close();
