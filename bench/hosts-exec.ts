@@ -12,7 +12,7 @@
  *   SSH connection and on local (the local executor), with the mechanism used.
  */
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { SshExecutor } from "../src/adapters/exec-ssh/ssh-executor.ts";
@@ -21,6 +21,7 @@ import { Sandboxes } from "../src/app/sandbox.ts";
 import { shellJoin } from "../src/core/inventory/target.ts";
 import { confine } from "../src/core/sandbox/confine.ts";
 import type { Executor } from "../src/ports/executor.ts";
+import { machineJiffies } from "./support/fanout-lab.ts";
 import { startNetnsLab } from "../test/peers/netns-sshd.ts";
 import { mcpWarmExec } from "./support/hosts-exec-mcp.ts";
 
@@ -99,22 +100,16 @@ try {
   // Where a round's time goes: this process's CPU (the executor: ssh2 crypto, channel set-up) and the whole
   // machine's busy share from /proc/stat (the 20 sshd "hosts" share this machine's cores: on real hosts their
   // work runs in parallel elsewhere, here it queues behind one another).
-  const busy = (): { busy: number; all: number } => {
-    const f = readFileSync("/proc/stat", "utf8").split("\n")[0]!.trim().split(/\s+/).slice(1).map(Number);
-    const idle = f[3]! + f[4]!;
-    const all = f.reduce((a, b) => a + b, 0);
-    return { busy: all - idle, all };
-  };
   const fan: number[] = [];
   const cpu0 = process.cpuUsage();
-  const m0 = busy();
+  const m0 = machineJiffies();
   for (let k = 0; k < 30; k++) {
     const t = performance.now();
     await Promise.all(lab.hosts.map((_, i) => e.exec(req(i))));
     fan.push(performance.now() - t);
   }
   const cpu = process.cpuUsage(cpu0);
-  const m1 = busy();
+  const m1 = machineJiffies();
   out.fanout_20 = {
     ...stats(fan), ratio_to_one_host_p50: r2(pct(fan, 0.5) / pct(warm, 0.5)), target_ratio: 3,
     executor_cpu_ms_per_round: r2((cpu.user + cpu.system) / 1000 / 30),
