@@ -252,8 +252,9 @@ export async function execOnHost(input: unknown, caller: ExecCaller, deps: ExecD
   const engine = await deps.engine;
   const assessment: RiskAssessment = engine.assess(q.command, { interpreter: shell });
   // ss/ip see the host's sockets (its namespace, no Unix sockets); anything else gets a namespace of its own.
-  const hostView = wantsHostNetworkView(assessment.commands.filter((c) => !c.dynamic).map((c) => c.name));
-  const busClient = usesDbus(assessment.commands.filter((c) => !c.dynamic).map((c) => c.name));
+  const programs = assessment.commands.filter((c) => !c.dynamic).map((c) => c.name);
+  const hostView = wantsHostNetworkView(programs);
+  const busClient = usesDbus(programs);
   const targets = await Promise.all(records.map((r) => sandboxTarget(r, deps)));
   const sandboxes = new Map<HostRecord, HostSandbox | HostgateError>();
   const decision = await (deps.tracer ?? NO_TRACER).span("gate exec_on_host", { attributes: { "hostgate.hosts": records.length } }, async (span) => {

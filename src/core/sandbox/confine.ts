@@ -437,8 +437,8 @@ export function usesDbus(programs: readonly string[]): boolean {
   return programs.some((p) => DBUS_PROGRAMS.has(p.slice(p.lastIndexOf("/") + 1)));
 }
 
-/** Programs that talk to a daemon over a Unix socket (D-Bus, journald, container engines). */
-const UNIX_SOCKET_PROGRAMS: ReadonlySet<string> = new Set(["systemctl", "busctl", "loginctl", "hostnamectl", "timedatectl", "localectl", "resolvectl", "networkctl", "systemd-analyze", "systemd-resolve", "dbus-send", "gdbus", "logger", "docker", "podman", "ctr", "crictl", "nft"]);
+/** Programs that talk to a daemon over a Unix socket (the D-Bus clients, journald, container engines). */
+const UNIX_SOCKET_PROGRAMS: ReadonlySet<string> = new Set([...DBUS_PROGRAMS, "logger", "docker", "podman", "ctr", "crictl", "nft"]);
 
 /**
  * Whether a command should run with the host's network view (see ConfineOptions.host_network_view): one of its
