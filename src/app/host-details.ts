@@ -1,7 +1,7 @@
 import { HostgateError, toHostgateError, describeIssues } from "../core/errors.ts";
 import { staticCapabilities, type Capability, type HostRecord } from "../core/inventory/record.ts";
 import type { GateDecision } from "../core/policy/gate.ts";
-import type { HostSandbox } from "../core/sandbox/confine.ts";
+import { describeSandbox, type HostSandbox } from "../core/sandbox/confine.ts";
 import type { AuditStore } from "../ports/audit-store.ts";
 import type { Executor } from "../ports/executor.ts";
 import { GetHostDetailsInputSchema } from "../ipc/hosts.ts";
@@ -71,7 +71,7 @@ export async function hostDetails(input: unknown, deps: { inventory: Inventory; 
         const words = r.stdout.split("\n");
         if (words.includes("systemd")) caps.push("systemd");
         if (words.includes("hostgate_daemon")) caps.push("hostgate_daemon");
-        const sb = deps.sandboxOf ? await deps.sandboxOf(record).then((x) => (x.mechanism ? `${x.summary}; commands run as ${x.identity}` : x.summary), (e: unknown) => `probe failed: ${toHostgateError(e).message}`) : null;
+        const sb = deps.sandboxOf ? await deps.sandboxOf(record).then(describeSandbox, (e: unknown) => `probe failed: ${toHostgateError(e).message}`) : null;
         probed = { ran: true, error: r.error, sandbox: sb };
       } catch (e) {
         const h = toHostgateError(e);

@@ -6,6 +6,7 @@ import { SshConfigProvider } from "../adapters/inventory/ssh-config.ts";
 import { SshExecutor } from "../adapters/exec-ssh/ssh-executor.ts";
 import { LocalExecutor } from "../adapters/exec-local.ts";
 import { Sandboxes } from "../app/sandbox.ts";
+import { describeSandbox } from "../core/sandbox/confine.ts";
 import { localConfineHelper, uploadableConfineHelper } from "../adapters/confine-helper.ts";
 import { SftpUploader } from "../adapters/sftp-upload.ts";
 import { KnownHosts } from "../adapters/exec-ssh/host-keys.ts";
@@ -137,12 +138,12 @@ export function composeHosts(raw: HostsConfig, opts: { mode: DaemonMode; stateDi
       const sb = await sandboxes.forHost({ key: "local", executor: local, target: { host: "localhost", port: 0 } }).catch((e: unknown) => e as Error);
       out.push(sb instanceof Error
         ? { level: "warn", check: "sandbox", message: `local: the sandbox probe failed (${sb.message}); unapproved commands are refused here` }
-        : { level: sb.mechanism ? "ok" : "warn", check: "sandbox", message: `local: ${sb.summary}${sb.mechanism ? `; commands run as ${sb.identity}` : ""}${"reason" in helper && sb.facts.uid === 0 ? ` (hostgate-confine helper ${helper.reason})` : ""}. Remote hosts are probed at their first exec_on_host (get_host_details { probe: true } shows theirs)` });
+        : { level: sb.mechanism ? "ok" : "warn", check: "sandbox", message: `local: ${describeSandbox(sb)}${"reason" in helper && sb.facts.uid === 0 ? ` (hostgate-confine helper ${helper.reason})` : ""}. Remote hosts are probed at their first exec_on_host (get_host_details { probe: true } shows theirs)` });
       out.push("bytes" in uploadable
         ? { level: "ok", check: "sandbox.remote", message: `SSH hosts with a root login on ${uploadable.arch} get hostgate-confine (sha256 ${uploadable.sha256.slice(0, 12)}…, sent over SFTP to ~/.cache/hostgate of the login); others use bubblewrap or systemd-run` }
         : { level: "ok", check: "sandbox.remote", message: `SSH hosts use bubblewrap or systemd-run: the hostgate-confine helper is ${uploadable.reason}` });
       for (const [key, sb] of await sandboxes.probed()) {
-        if (key !== "local") out.push({ level: sb.mechanism ? "ok" : "warn", check: "sandbox.host", message: `${key}: ${sb.summary}${sb.mechanism ? `; commands run as ${sb.identity}` : ""}` });
+        if (key !== "local") out.push({ level: sb.mechanism ? "ok" : "warn", check: "sandbox.host", message: `${key}: ${describeSandbox(sb)}` });
       }
       out.push({ level: "ok", check: "ssh", message: `known_hosts ${knownHosts.join(", ")}; keys ${identities.join(", ")}${agent ? "; ssh-agent" : ""}; ${executor.connections} pooled connections` });
       return out;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { confine, type HostSandbox, type NetworkGrant } from "./confine.ts";
+import { chooseSandbox, confine, describeSandbox, type HostSandbox, type NetworkGrant } from "./confine.ts";
 import { printfOctal, sandboxFilter, type SocketRule } from "./seccomp.ts";
 
 /** A root login on x86_64 with `mechanism`'s programs (what a probe of a Debian host finds). */
@@ -42,5 +42,16 @@ describe("the seccomp filter in a wrapper, encoded once per architecture, socket
     expect(wrap(sandbox("bwrap", "aarch64"), "none")).toContain(printfOctal(sandboxFilter("aarch64", { sockets: "local" })));
     expect(wrap(sandbox("bwrap", "riscv64"), "none")).not.toContain("--seccomp");
     expect(wrap(sandbox("hostgate-confine", "riscv64"), "none")).not.toContain("--seccomp");
+  });
+});
+
+describe("a host's sandbox in one line (get_host_details, doctor)", () => {
+  it("adds who commands run as when there is a mechanism; without one the summary alone says why", () => {
+    const sb = sandbox("bwrap");
+    expect(describeSandbox(sb)).toBe("bwrap; commands run as nobody");
+    const none = chooseSandbox({ ...sb.facts, programs: {} });
+    expect(none.mechanism).toBeNull();
+    expect(describeSandbox(none)).toBe(none.summary);
+    expect(describeSandbox(none)).not.toContain("commands run as");
   });
 });

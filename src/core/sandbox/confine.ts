@@ -133,6 +133,14 @@ export interface HostSandbox {
   facts: SandboxFacts;
 }
 
+/**
+ * A host's sandbox in one line for people (get_host_details' `probe.sandbox`, doctor's sandbox checks): the
+ * summary, then `; commands run as <identity>` when there is a mechanism (without one the summary says why).
+ */
+export function describeSandbox(sb: HostSandbox): string {
+  return sb.mechanism ? `${sb.summary}; commands run as ${sb.identity}` : sb.summary;
+}
+
 /** Directories hostgate keeps its own state, keys and configuration in, on any host (empty inside the sandbox). */
 export const OWN_STATE_DIRS: readonly string[] = ["/etc/hostgate", "/var/lib/hostgate", "/run/hostgate", "/var/log/hostgate"];
 const EMPTY_DIRS: readonly string[] = ["/home", "/root", "/run/user", ...OWN_STATE_DIRS];
