@@ -31,12 +31,6 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-/**
- * Starts sshd in a private mount namespace (empty /root, so root's shell init does not run). `sftp: false`
- * leaves out the sftp subsystem (a host whose sshd refuses SFTP). `user` adds a non-root login of that name
- * (uid and gid 4242, home /tmp, /bin/sh) that only this sshd sees: a copy of /etc/passwd with one more line is
- * bind-mounted over /etc/passwd inside its mount namespace; the same client key logs in as root or as it.
- */
 /** A login only the peer's sshd sees (`startSshd` `logins`). */
 export interface SshdLogin {
   name: string;
