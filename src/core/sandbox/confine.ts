@@ -334,8 +334,10 @@ function loginIdentity(f: SandboxFacts): string {
  * The mechanisms this host could use, most preferred first: hostgate-confine for a root login when the facts
  * name the helper (the daemon's own host, or an SSH host whose cache holds the daemon's build), then bubblewrap
  * (≈ 10–30 ms a command, keeps the host's sockets and processes visible) when present (root also needs setpriv
- * to drop to `nobody` first: bwrap's own `--uid` maps back to root outside its namespace), then systemd-run for
- * a root login on a systemd host. `failures` drops mechanisms whose check run failed, with the reason; for
+ * to drop to the run's uid or `nobody` first: bwrap's own `--uid` maps back to root outside its namespace), then
+ * systemd-run for a root login on a systemd host. A non-root login (not through sudo) gets none when it keeps a
+ * supplementary group neither the log readers' nor in `opts.accept_login_groups`, or its home is a system
+ * directory (login.ts `loginRefusal`). `failures` drops mechanisms whose check run failed, with the reason; for
  * hostgate-confine without `programs.confine_helper` it is why the helper could not be placed. The reason is
  * said in the summary of the mechanism chosen instead (get_host_details, doctor).
  */
