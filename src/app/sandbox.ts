@@ -53,6 +53,8 @@ const CHECK_MARK = "hostgate-sandbox-ok";
 /** The check run: marker, uid, and whether /etc is writable (it must not be). */
 const CHECK_LINE = `echo ${CHECK_MARK}; id -u; [ -w /etc ] && echo etc-writable; true`;
 const PROBE_TIMEOUT_MS = 15_000;
+/** The probe's output cap: it lists the host's mount table too (core/sandbox/mounts.ts), room for ten thousand mounts or so. */
+const PROBE_MAX_OUTPUT_BYTES = 1024 * 1024;
 
 export class Sandboxes {
   private readonly cache = new Map<string, { at: number; value: Promise<HostSandbox> }>();
@@ -116,8 +118,7 @@ async function run(t: SandboxTarget, command: string, max_output_bytes = 16_384)
 }
 
 async function probe(t: SandboxTarget, helper: { local?: string | undefined; remote?: RemoteHelper | undefined }, acceptLoginGroups: readonly string[]): Promise<HostSandbox> {
-  // The probe lists the host's mount table too (core/sandbox/mounts.ts): room for ten thousand mounts or so.
-  const p = await run(t, probeCommand(), 1024 * 1024);
+  const p = await run(t, probeCommand(), PROBE_MAX_OUTPUT_BYTES);
   let facts;
   try {
     facts = parseProbe(p.stdout);
@@ -160,8 +161,8 @@ async function probe(t: SandboxTarget, helper: { local?: string | undefined; rem
  * login's uid and homes, hidden too) when sudo answered as uid 0, else the login's facts with `sudo_failed`.
  */
 async function probeThroughSudo(t: SandboxTarget, login: SandboxFacts): Promise<SandboxFacts> {
-  const r = await run(t, `exec sudo -n -- sh -c ${shellQuote(probeCommand())}`, 1024 * 1024);
-  let root: SandboxFacts | null = null;
+  const r = await run(t, `exec sudo -n -- sh -c ${shellQuote(probeCommand())}`, PROBE_MAX_OUTPUT_BYTES);
+  let root: SandboxFacts | null;
   try {
     root = parseProbe(r.stdout);
   } catch {

@@ -22,7 +22,7 @@
 import { plainAbsolutePath } from "./helper-cache.ts";
 
 /** The lowest uid of a regular (non-system) user: login.defs' UID_MIN default on Debian, Ubuntu, Fedora. */
-export const LOGIN_UID_MIN = 1000;
+const LOGIN_UID_MIN = 1000;
 
 /** What the probe learns about the login beyond its uid (SandboxFacts extends this). */
 export interface LoginFacts {
@@ -121,7 +121,7 @@ export function hiddenHomes(f: LoginFacts, already: readonly string[]): string[]
 }
 
 /** The login's supplementary groups a confined command would keep that are neither granted (`granted`) nor accepted. */
-export function extraLoginGroups(f: LoginFacts, granted: readonly string[], accepted: readonly string[]): { gid: number; name: string }[] {
+function extraLoginGroups(f: LoginFacts, granted: readonly string[], accepted: readonly string[]): { gid: number; name: string }[] {
   return (f.login_groups ?? []).filter((g) => !granted.includes(g.name) && !accepted.includes(g.name));
 }
 
