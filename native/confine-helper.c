@@ -175,6 +175,16 @@ static void add_path(const char **list, int *n, const char *opt, const char *p) 
   list[(*n)++] = p;
 }
 
+/**
+ * The value of an option that takes one directory (--pids-cgroup, --uid-locks, --userdb): an absolute path of at
+ * most 512 bytes, short enough that the paths made under it fit the PATH_MAX and 600-byte buffers they go into.
+ */
+static const char *one_dir(const char *opt, const char *p) {
+  if (strlen(p) > 512) { errno = 0; die("%s: at most 512 bytes", opt); }
+  if (p[0] != '/') { errno = 0; die("%s needs an absolute path, got \"%s\"", opt, p); }
+  return p;
+}
+
 static void parse_seccomp(const char *hex) {
   size_t len = strlen(hex);
   if (len == 0 || len % 16 != 0 || len / 16 > sizeof filter / sizeof filter[0]) { errno = 0; die("--seccomp needs whole 8-byte instructions in hex"); }
@@ -227,14 +237,8 @@ static int parse(int argc, char **argv) {
     else if (strcmp(a, "--hide-dir") == 0) add_path(hide_dirs, &n_hide_dirs, a, v);
     else if (strcmp(a, "--hide-file") == 0) add_path(hide_files, &n_hide_files, a, v);
     else if (strcmp(a, "--seccomp") == 0) parse_seccomp(v);
-    else if (strcmp(a, "--pids-cgroup") == 0) {
-      // Short enough that DIR/run-<pid>/cgroup.procs fits the PATH_MAX buffers it is written into (no cut path).
-      if (strlen(v) > 512) { errno = 0; die("--pids-cgroup: at most 512 bytes"); }
-      const char *l[1];
-      int n = 0;
-      add_path(l, &n, a, v);
-      opt_pids_cgroup = v;
-    }
+    // Short enough that DIR/run-<pid>/cgroup.procs fits the PATH_MAX buffers it is written into (no cut path).
+    else if (strcmp(a, "--pids-cgroup") == 0) opt_pids_cgroup = one_dir(a, v);
     else if (strcmp(a, "--pids-max") == 0) opt_pids_max = number(a, v);
     else if (strcmp(a, "--tmpfs-size") == 0) {
       // At least a page; at most 2^31-1 (number()): a scratch directory, not a disk.
@@ -252,20 +256,8 @@ static int parse(int argc, char **argv) {
       opt_pool_last = number(a, dash + 1);
       if (opt_pool_first == 0 || opt_pool_last < opt_pool_first || opt_pool_last - opt_pool_first >= 65536) { errno = 0; die("--uid-pool needs 0 < FIRST <= LAST, at most 65536 uids, got \"%s\"", v); }
     }
-    else if (strcmp(a, "--userdb") == 0) {
-      const char *l[1];
-      int n = 0;
-      add_path(l, &n, a, v);
-      if (strlen(v) > 512) { errno = 0; die("--userdb: at most 512 bytes"); }
-      opt_userdb = v;
-    }
-    else if (strcmp(a, "--uid-locks") == 0) {
-      const char *l[1];
-      int n = 0;
-      add_path(l, &n, a, v);
-      if (strlen(v) > 512) { errno = 0; die("--uid-locks: at most 512 bytes"); }
-      opt_pool_locks = v;
-    }
+    else if (strcmp(a, "--userdb") == 0) opt_userdb = one_dir(a, v);
+    else if (strcmp(a, "--uid-locks") == 0) opt_pool_locks = one_dir(a, v);
     else { errno = 0; die("unknown option %s", a); }
   }
   if ((opt_pool_first == 0) != (opt_pool_locks == NULL)) { errno = 0; die("--uid-pool and --uid-locks go together"); }

@@ -58,6 +58,11 @@ describe.skipIf(missing !== null)("the hostgate-confine helper (issue 19)", () =
       [["--uid-pool", "20-10", "--uid-locks", "/run/x", "--", "true"], /--uid-pool needs 0 < FIRST <= LAST/],
       [["--uid-pool", "1-x", "--uid-locks", "/run/x", "--", "true"], /--uid-pool needs a decimal number, got "x"/],
       [["--uid-pool", "60578-61183", "--uid-locks", "run/x", "--", "true"], /--uid-locks needs an absolute path, got "run\/x"/],
+      [["--uid-pool", "60578-61183", "--uid-locks", `/run/${"x".repeat(600)}`, "--", "true"], /--uid-locks: at most 512 bytes/],
+      [["--uid-pool", "60578-61183", "--uid-locks", "/run/x", "--userdb", "run/userdb", "--", "true"], /--userdb needs an absolute path, got "run\/userdb"/],
+      [["--uid-pool", "60578-61183", "--uid-locks", "/run/x", "--userdb", `/run/${"x".repeat(600)}`, "--", "true"], /--userdb: at most 512 bytes/],
+      [[...base, "--userdb", "/run/userdb", "--", "true"], /--userdb goes with --uid-pool/],
+      [[...base, "--pids-cgroup", "sys/fs/cgroup/pids/x", "--pids-max", "9", "--", "true"], /--pids-cgroup needs an absolute path, got "sys\/fs\/cgroup\/pids\/x"/],
     ];
     for (const [args, message] of cases) {
       const r = run(args);
