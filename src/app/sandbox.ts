@@ -40,7 +40,10 @@ export interface RemoteHelper {
 
 /** Where a host's commands run: the executor and the endpoint it dials (ignored by the local executor). */
 export interface SandboxTarget {
-  /** Cache key: `local` (the daemon's own host: the only one that may use `local_helper`), or `user@host:port` plus its jump chain. */
+  /**
+   * Cache key: `local` (the daemon's own host: the only one that may use `local_helper`), or `user@host:port` plus
+   * its jump chain, and ` (become: sudo)` when `become` is sudo (app/exec-on-host.ts `sandboxTarget`).
+   */
   key: string;
   executor: Executor;
   target: ExecEndpoint;
