@@ -35,6 +35,8 @@ describe("productionShrinkwrap", () => {
 
   it("a lockfile without a packages map (lockfileVersion 1) is refused, saying how to rewrite it", () => {
     expect(() => productionShrinkwrap({ name: "x", version: "1.0.0", lockfileVersion: 1, packages: undefined as unknown as Lockfile["packages"] })).toThrow(/npm 7 or later/);
+    // typeof null is "object": a null map is refused the same way, not a TypeError from Object.entries.
+    expect(() => productionShrinkwrap({ name: "x", version: "1.0.0", lockfileVersion: 3, packages: null as unknown as Lockfile["packages"] })).toThrow(/npm 7 or later/);
   });
 });
 
