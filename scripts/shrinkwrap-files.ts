@@ -34,7 +34,7 @@ export interface Lockfile {
  * lockfile has them. Throws when `lock` has no `packages` map (lockfileVersion 1: regenerate it with npm ≥ 7).
  */
 export function productionShrinkwrap(lock: Lockfile): Lockfile {
-  if (typeof lock.packages !== "object" || lock.lockfileVersion < 2) {
+  if (typeof lock.packages !== "object" || lock.packages === null || lock.lockfileVersion < 2) {
     throw new Error(`package-lock.json has lockfileVersion ${String(lock.lockfileVersion)} without a "packages" map: run npm install with npm 7 or later to rewrite it.`);
   }
   const packages: Record<string, LockEntry> = {};

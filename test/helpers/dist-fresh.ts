@@ -5,7 +5,7 @@ import { join } from "node:path";
  * What scripts/build.mjs reads: a change in any of these makes dist/ stale. Directories are walked (every file
  * under them); package.json and the lockfile stand for the dependencies bundled into dist/.
  */
-export const BUILD_INPUTS = ["src", "native", "scripts/build.mjs", "scripts/prebuild.ts", "scripts/build-helper.ts", "scripts/zod-locales-en.ts",
+const BUILD_INPUTS = ["src", "native", "scripts/build.mjs", "scripts/prebuild.ts", "scripts/build-helper.ts", "scripts/zod-locales-en.ts",
   "scripts/sdk-shims-node.ts", "package.json", "package-lock.json"] as const;
 
 /** The newest modification time (ms since the epoch) of `path`, a file or a directory walked to its files; 0 when absent. */

@@ -13,6 +13,7 @@ import { join, resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { clientBin, clientMissing, makeWorkspace, runClient, type ClientPackage, type Workspace } from "../clients/harness.ts";
 import { peerMissing } from "../helpers/peers.ts";
+import { CLAUDE_PLUGIN_NAME } from "../../src/core/clients/claude-plugin.ts";
 import { PLUGIN_COPIES, PLUGIN_DIR, PLUGIN_MANIFESTS, PLUGIN_MCP_JSON, pluginDrift } from "../../scripts/plugin-files.ts";
 
 const ROOT = resolve(import.meta.dirname, "../..");
@@ -36,6 +37,8 @@ describe("plugin manifests", () => {
   it("Claude Code plugin.json: kebab-case name, version = package.json's, no server of its own, an icon file", () => {
     const m = read(`${PLUGIN_DIR}/.claude-plugin/plugin.json`);
     expect(m.name).toMatch(KEBAB);
+    // setup and doctor find the installed plugin by this name (core/clients/claude-plugin.ts): a rename must follow there.
+    expect(m.name).toBe(CLAUDE_PLUGIN_NAME);
     expect(m.version).toBe(VERSION);
     expect(m.description).toEqual(expect.any(String));
     // Claude Code also loads the plugin root's .mcp.json: an mcpServers here as well would register the server twice.

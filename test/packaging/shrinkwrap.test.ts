@@ -6,6 +6,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { productionShrinkwrap, type Lockfile } from "../../scripts/shrinkwrap-files.ts";
+import { npmPack } from "../helpers/npm-pack.ts";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const lock = JSON.parse(readFileSync(join(ROOT, "package-lock.json"), "utf8")) as Lockfile;
@@ -34,13 +35,17 @@ describe("productionShrinkwrap", () => {
 
   it("a lockfile without a packages map (lockfileVersion 1) is refused, saying how to rewrite it", () => {
     expect(() => productionShrinkwrap({ name: "x", version: "1.0.0", lockfileVersion: 1, packages: undefined as unknown as Lockfile["packages"] })).toThrow(/npm 7 or later/);
+    // typeof null is "object": a null map is refused the same way, not a TypeError from Object.entries.
+    expect(() => productionShrinkwrap({ name: "x", version: "1.0.0", lockfileVersion: 3, packages: null as unknown as Lockfile["packages"] })).toThrow(/npm 7 or later/);
   });
 });
 
 describe("npm pack", () => {
   it("lists npm-shrinkwrap.json (made by prepack) and leaves none in the checkout (removed by postpack)", () => {
     expect(existsSync(join(ROOT, "npm-shrinkwrap.json"))).toBe(false);
-    const r = spawnSync("npm", ["pack", "--dry-run", "--json"], { cwd: ROOT, encoding: "utf8", timeout: 300_000, maxBuffer: 64 << 20 });
+    // package.json's hooks, without the prepack rebuild when dist/ is fresh (npm runs it even for --dry-run, and it
+    // would empty dist/ under the CLI tests running beside this file).
+    const r = npmPack(ROOT, ["--dry-run", "--json"], 300_000);
     expect(r.status, r.stderr).toBe(0);
     const files = (JSON.parse(r.stdout) as { files: { path: string }[] }[])[0]!.files.map((f) => f.path);
     expect(files).toContain("npm-shrinkwrap.json");

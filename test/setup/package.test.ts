@@ -1,7 +1,7 @@
 // The published package: `npm pack`, installed globally into a temp prefix (runtime dependencies only, their
 // install scripts run there), then `hostgate` from that prefix's PATH: --version, mcp over stdio and serve over
 // HTTP, driven by the SDK client. Needs the npm registry (or its cache).
-// Two cuts keep it under a minute: npm pack skips its prepack rebuild when dist/ is fresh (test/helpers/dist-fresh.ts:
+// Two cuts keep it under a minute: npm pack skips its prepack rebuild when dist/ is fresh (test/helpers/npm-pack.ts:
 // `npm test` has just built it, and a rebuild would empty dist/ under the test files running beside this one); and
 // better-sqlite3's install script (prebuild-install) is handed a prebuilt binary, as a machine with internet
 // downloads one from the project's releases, made from this checkout's own build of it, instead of compiling
@@ -15,7 +15,7 @@ import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { distStale } from "../helpers/dist-fresh.ts";
+import { npmPack } from "../helpers/npm-pack.ts";
 
 const ROOT = join(import.meta.dirname, "../..");
 const VERSION = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { version: string }).version;
@@ -47,21 +47,9 @@ function sqlitePrebuilds(): string {
 }
 
 beforeAll(() => {
-  // prepack rebuilds dist/ (scripts/build.mjs) and writes npm-shrinkwrap.json, postpack removes it. When the build
-  // is fresh the hooks are skipped (--ignore-scripts) and their shrinkwrap steps run here instead, so what is packed
-  // is that build with the same shrinkwrap.
-  const stale = distStale(ROOT);
-  const hook = (verb: "write" | "remove"): void => {
-    const r = spawnSync(process.execPath, ["--import", "tsx", "scripts/shrinkwrap.ts", verb], { cwd: ROOT, encoding: "utf8", timeout: 60_000 });
-    if (r.status !== 0) throw new Error(`scripts/shrinkwrap.ts ${verb} failed: ${r.stderr}`);
-  };
-  if (!stale) hook("write");
-  let pack;
-  try {
-    pack = spawnSync("npm", ["pack", "--pack-destination", dir, "--silent", ...(stale ? [] : ["--ignore-scripts"])], { cwd: ROOT, encoding: "utf8", timeout: 120_000 });
-  } finally {
-    if (!stale) hook("remove");
-  }
+  // prepack rebuilds dist/ (scripts/build.mjs) and writes npm-shrinkwrap.json, postpack removes it; with a fresh
+  // build only the shrinkwrap steps run (test/helpers/npm-pack.ts), so what is packed is that build.
+  const pack = npmPack(ROOT, ["--pack-destination", dir, "--silent"], 120_000);
   if (pack.status !== 0) throw new Error(`npm pack failed: ${pack.stderr}`);
   tarball = join(dir, pack.stdout.trim().split("\n").pop()!);
   // Global install with the npm cache of this user (the registry is asked only for what is not cached).

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { ActionContext } from "../action.ts";
+import type { ExecResult } from "../../exec.ts";
 import { HostgateError } from "../../errors.ts";
 
 /**
@@ -47,22 +48,26 @@ export function handlesIn(json: string, comment: string): number[] {
 }
 
 /**
- * Reads hostgate's table (`nft -j list table inet hostgate`; nftables has no file interface): through the probe's
- * kept nft co-process where it has one (HostProbe.nftList: the daemon's own host, as GetFirewallRuleset), else one
- * exec (SSH hosts). nft reads the kernel's ruleset for every command, so the answer is never stale. A missing table
- * is `table: false`; `unavailable` without nft or when nft fails otherwise.
+ * `nft -j <words>`'s answer on the action's host: through the probe's kept nft co-process where it has one
+ * (HostProbe.nftList: the daemon's own host), else one exec of the nft `which` finds (SSH hosts). nft reads the
+ * kernel's ruleset for every command, so the answer is never stale. `limits`: timeout in ms, output cap in bytes
+ * (`truncated` beyond it). Null when the host has no nft. Used by GetFirewallRuleset and {@link readRule}.
+ */
+export async function nftJson(ctx: ActionContext, words: readonly string[], limits: { timeoutMs: number; maxOutputBytes: number }): Promise<ExecResult | null> {
+  if (ctx.host.nftList) return ctx.host.nftList(words, limits);
+  const nft = await ctx.host.which("nft");
+  return nft ? ctx.host.run([nft, "-j", ...words], limits) : null;
+}
+
+/**
+ * Reads hostgate's table (`nft -j list table inet hostgate` through {@link nftJson}; nftables has no file
+ * interface). A missing table is `table: false`; `unavailable` without nft, when nft fails otherwise, or when the
+ * listing is larger than 4 MiB.
  */
 export async function readRule(p: Pick<FirewallParams, "port" | "protocol">, ctx: ActionContext): Promise<RuleState> {
-  const noNft = (): HostgateError => new HostgateError("unavailable", "nft is not installed on this host.", { hint: "Install the nftables package (apt-get install nftables / dnf install nftables)." });
   const limits = { timeoutMs: 10_000, maxOutputBytes: 4 * 1024 * 1024 };
-  let r;
-  if (ctx.host.nftList) {
-    r = await ctx.host.nftList(["list", "table", "inet", "hostgate"], limits);
-    if (r === null) throw noNft();
-  } else {
-    if (!(await ctx.host.which("nft"))) throw noNft();
-    r = await ctx.host.run(["nft", "-j", "list", "table", "inet", "hostgate"], { timeoutMs: limits.timeoutMs });
-  }
+  const r = await nftJson(ctx, ["list", "table", "inet", "hostgate"], limits);
+  if (r === null) throw new HostgateError("unavailable", "nft is not installed on this host.", { hint: "Install the nftables package (apt-get install nftables / dnf install nftables)." });
   if (r.exit_code !== 0) {
     if (/No such file or directory/.test(r.stderr)) return { table: false, present: false, handles: [] };
     throw new HostgateError("unavailable", `nft list failed: ${r.stderr.trim().slice(0, 300)}`);

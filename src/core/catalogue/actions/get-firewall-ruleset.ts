@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { defineReadOnlyAction, type ActionContext } from "../action.ts";
-import type { ExecResult } from "../../exec.ts";
+import { defineReadOnlyAction } from "../action.ts";
 import { HostgateError } from "../../errors.ts";
+import { nftJson } from "./firewall-nft.ts";
 
 const table = z.object({ family: z.string(), name: z.string(), chains: z.number(), rules: z.number(), sets: z.number() });
 
@@ -25,13 +25,6 @@ export function summarizeRuleset(objects: readonly NftObject[]): z.infer<typeof 
   return [...tables.values()];
 }
 
-/** `nft -j list ruleset`'s answer through the host's kept nft when it has one, else one exec; null: no nft. */
-async function listRuleset(ctx: ActionContext, limits: { timeoutMs: number; maxOutputBytes: number }): Promise<ExecResult | null> {
-  if (ctx.host.nftList) return ctx.host.nftList(["list", "ruleset"], limits);
-  const nft = await ctx.host.which("nft");
-  return nft ? ctx.host.run([nft, "-j", "list", "ruleset"], limits) : null;
-}
-
 /**
  * GetFirewallRuleset: the nftables ruleset as `nft -j list ruleset` prints it (libnftables-json(5)). The kernel
  * offers it only over netlink, so nft answers: on the daemon's own host a kept `nft -j -i` co-process
@@ -53,7 +46,7 @@ export default defineReadOnlyAction({
   host_derived: true,
   async run(_params, ctx) {
     const limits = { timeoutMs: 10_000, maxOutputBytes: 4 * 1024 * 1024 };
-    const r = await listRuleset(ctx, limits);
+    const r = await nftJson(ctx, ["list", "ruleset"], limits);
     if (!r) throw new HostgateError("unavailable", "nft is not installed on this host (nftables userspace tool).", { hint: "Install the nftables package, or the host may use legacy iptables only." });
     if (r.exit_code !== 0) {
       const reason = r.stderr.trim().split("\n")[0] ?? "";
