@@ -232,6 +232,10 @@ export async function execOnHost(input: unknown, caller: ExecCaller, deps: ExecD
   const q = parsed.data;
   const names = q.hosts ?? [q.host!];
   if (names.length > deps.settings.max_hosts) invalid(`${names.length} hosts; the limit is ${deps.settings.max_hosts}`, "Split the fan-out or raise exec.max_hosts.");
+  // Each host once: a repeated host would run the command again there, and every run holds one of the host's
+  // per-run sandbox uids (a re-trial held 400 of the 606 with `hosts: ["local"] × 100`).
+  const twice = names.find((n, i) => names.indexOf(n) !== i);
+  if (twice !== undefined) invalid(`hosts lists ${twice} more than once`, "Name each host once; the command runs once on each.");
   if (new TextEncoder().encode(q.command).length > LIMITS.maxInputBytes) invalid(`command is longer than ${LIMITS.maxInputBytes} bytes`, "Split the work into smaller commands.");
   const bad = /[\x00-\x08\x0b-\x1f\x7f]/.exec(q.command);
   if (bad) invalid(`command contains control character U+${bad[0].charCodeAt(0).toString(16).padStart(4, "0")}`, "Only tab and newline are accepted in a command.");
@@ -245,8 +249,14 @@ export async function execOnHost(input: unknown, caller: ExecCaller, deps: ExecD
 
   // Resolve every target before judging or dialing: an invalid one refuses the whole call.
   const records = await Promise.all(names.map((n) => (n === LOCAL_HOST ? Promise.resolve(LOCAL_RECORD) : deps.inventory.resolveTarget(n))));
+  const endpoints = new Map<string, string>();
   for (const r of records) {
     if (!r.ssh && r !== LOCAL_RECORD) throw new HostgateError("invalid_target", `${r.name} (${r.provider}) has no SSH endpoint`, { hint: "Containers from the docker provider are not SSH targets; pick a host with the ssh capability (get_host_details)." });
+    // The same address and port under two names (an alias, an IP literal) is the same machine, whatever the login.
+    const at = r.ssh ? `${r.ssh.host}:${r.ssh.port}` : LOCAL_HOST;
+    const first = endpoints.get(at);
+    if (first !== undefined) invalid(`${first} and ${r.name} are the same host (${at})`, "Name each host once; the command runs once on each.");
+    endpoints.set(at, r.name);
   }
 
   const engine = await deps.engine;

@@ -91,6 +91,17 @@ describe.skipIf(missing !== null)("exec_on_host against 20 real sshd hosts", () 
     expect(keygen("lab4")).not.toBe(keygen("lab5"));
   });
 
+  it("a host named twice, or under a second name for the same address, is refused before anything runs (each run holds a sandbox uid: red team re-trial)", async () => {
+    const before = store.query().length;
+    const twice = execOnHost({ hosts: ["lab2", "lab3", "lab2"], command: "hostname" }, operator, deps);
+    await expect(twice).rejects.toMatchObject({ code: "invalid_params" });
+    await expect(twice).rejects.toThrow("lab2 more than once");
+    const alias = execOnHost({ hosts: ["lab2", lab.hosts[0]!.ip], command: "hostname" }, operator, deps);
+    await expect(alias).rejects.toMatchObject({ code: "invalid_params" });
+    await expect(alias).rejects.toThrow(`lab2 and ${lab.hosts[0]!.ip} are the same host`);
+    expect(store.query().length).toBe(before);
+  });
+
   it("exit codes, signals and timeouts come back per host", async () => {
     const r = await execOnHost({ host: "lab3", command: "exit 7" }, operator, deps);
     expect("results" in r && r.results[0]!.exit_code).toBe(7);
