@@ -97,7 +97,10 @@ export async function clientChecks(env: NodeJS.ProcessEnv, cwd: string): Promise
       const found = readEntry(def, read.file.text);
       const installed = anyPresent(def.detect(ctx), env);
       if (found.state === "no_file" || found.state === "absent") {
-        if (installed && scope === "user") lines.push({ section: "clients", name, status: "warn", detail: `installed, but ${found.state === "no_file" ? `${path} does not exist` : `${path} has no hostgate entry`}`, fix: setupCmd });
+        // Claude Code may run hostgate from its plugin instead (setup then skips its entry: no fix to offer).
+        const plugin = def.id === "claude" && scope === "user" ? await claudePluginLine(env, ctx.home, cwd, name) : null;
+        if (plugin !== null) lines.push(plugin);
+        else if (installed && scope === "user") lines.push({ section: "clients", name, status: "warn", detail: `installed, but ${found.state === "no_file" ? `${path} does not exist` : `${path} has no hostgate entry`}`, fix: setupCmd });
         continue;
       }
       if (found.state === "malformed" || found.state === "unusable") { lines.push({ section: "clients", name, status: "fail", detail: `${path}: ${found.reason}`, fix: found.state === "malformed" ? `fix the syntax of ${path} (setup leaves malformed files untouched)` : setupCmd }); continue; }
@@ -165,6 +168,17 @@ export async function geminiTrustLine(settingsText: string | null, env: NodeJS.P
 }
 
 /**
+ * Claude Code without setup's entry but with the hostgate plugin on here (installed_plugins.json, enabledPlugins):
+ * hostgate runs from the plugin, an ok line naming it; null when no plugin is on (the entry is then missing).
+ */
+export async function claudePluginLine(env: NodeJS.ProcessEnv, home: string, cwd: string, name: string): Promise<DoctorLine | null> {
+  const { claudePluginsHere } = await import("./claude-plugin-check.ts");
+  const { installs, file } = claudePluginsHere(env, home, cwd);
+  const p = installs[0];
+  return p === undefined ? null : { section: "clients", name, status: "ok", detail: `hostgate runs from the plugin ${p.id} (${p.scope} scope, ${file}); no entry of setup's is needed` };
+}
+
+/**
  * Claude Code with both the hostgate plugin (installed_plugins.json) and setup's entry in `path` runs hostgate
  * twice (issue 25 re-trial 2): a warning naming both and how to remove one, or null when the plugin is not on here.
  */
@@ -175,7 +189,7 @@ export async function claudeTwiceLine(env: NodeJS.ProcessEnv, home: string, cwd:
   if (p === undefined) return null;
   return {
     section: "clients", name: "Claude Code plugin", status: "warn",
-    detail: `hostgate is registered twice: the plugin ${p.id} (${p.scope} scope, ${file}) and the hostgate entry in ${path}; claude mcp list shows plugin:hostgate:hostgate and hostgate, two servers for one daemon`,
+    detail: `hostgate is registered twice: the plugin ${p.id} (${p.scope} scope, ${file}) and the hostgate entry in ${path}; two registrations of one daemon (claude mcp list shows plugin:hostgate:hostgate and hostgate unless both run the very same command)`,
     fix: removeOneOf(p, scope),
   };
 }

@@ -44,6 +44,10 @@ describe.skipIf(noBuild || clientMissing(CLAUDE))("hostgate setup and doctor wit
     expect(r.out).toContain(`skipped: Claude Code already runs hostgate from its plugin hostgate@hostgate (user scope, ${join(w.home, ".claude", "plugins", "installed_plugins.json")})`);
     expect(r.out).toContain("to use setup's entry instead: claude plugin uninstall hostgate@hostgate, then run this again");
     expect(userEntry(w)).toBeUndefined();
+    // doctor sees the plugin too: no "has no hostgate entry" warning whose fix (setup) would only skip again.
+    const d = hostgate(w, ["doctor", "--json"]);
+    const checks = (JSON.parse(d.out.slice(d.out.indexOf("{"))) as { checks: { name: string; status: string; detail: string; fix?: string }[] }).checks;
+    expect(checks.find((c) => c.name === "Claude Code (user)"), JSON.stringify(checks)).toMatchObject({ status: "ok", detail: `hostgate runs from the plugin hostgate@hostgate (user scope, ${join(w.home, ".claude", "plugins", "installed_plugins.json")}); no entry of setup's is needed` });
     // The plugin turned off (Claude Code's own command): setup writes its entry.
     await claude(w, ["plugin", "disable", "hostgate@hostgate"]);
     const again = hostgate(w, ["setup", "--yes", "--claude", "--scope", "user"]);
