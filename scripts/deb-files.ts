@@ -153,7 +153,7 @@ if [ "$1" = purge ]; then
     pin=; n=0
     for f in "$kept"/audit-pins/*.pub; do if [ -e "$f" ]; then n=$((n + 1)); pin=$f; fi; done
     if [ "$n" != 1 ]; then pin="$kept/audit-pins/<one of its .pub files>"; fi
-    echo "hostgate: verify it with hostgate audit verify --db $kept/audit.db --public-key $pin --checkpoints $kept/log/audit-checkpoints.jsonl; delete it when it is no longer needed (chattr -R -a $kept first)"
+    echo "hostgate: verify it as root with hostgate installed (purge has just removed it; any hostgate build verifies): sudo hostgate audit verify --db $kept/audit.db --public-key $pin --checkpoints $kept/log/audit-checkpoints.jsonl; delete it when it is no longer needed (chattr -R -a $kept first)"
     echo "hostgate: (a pin is named after the state directory it pins, not after a key: it holds that chain's keys across rotations, each audit-keys/<key id>.pub holds one)"
   fi
   rm -rf /var/lib/hostgate /var/log/hostgate
