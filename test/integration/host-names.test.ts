@@ -43,10 +43,10 @@ const TOOLS: [ToolSpec, (name: string) => Record<string, unknown>][] = [
   [getLoad, (host) => ({ host })],
   [planTool, (host) => ({ host, intent: "restart nginx" })],
   [execOnHostTool, (host) => ({ host, command: "uptime" })],
-  [execOnHostTool, (host) => ({ hosts: ["web1", host], command: "uptime" })],
+  [execOnHostTool, (host) => ({ hosts: ["web0", host], command: "uptime" })],
   [historyTool, (host) => ({ host })],
   [planCommandTool, (target) => ({ command: "uptime", target })],
-  [readOnHostsTool, (host) => ({ tool: "get_load", hosts: ["web1", host] })],
+  [readOnHostsTool, (host) => ({ tool: "get_load", hosts: ["web0", host] })],
 ];
 
 const HOSTILE: [string, string][] = [
