@@ -620,7 +620,8 @@ static int init_main(char **cmd, int ready_fd, int go_fd) {
 /**
  * One userdb drop-in record (see the header: --userdb) for `u` of `kind` ("user" or "group"), unless its
  * `<u>.<kind>` link is there already (the usual case: one failed lookup). The record is written under a temporary
- * name and renamed, then linked, so a reader never sees half of one.
+ * name and renamed, then linked, so a reader never sees half of one; when that fails the temporary file is removed
+ * and the run ends (125).
  */
 static void userdb_record(unsigned long u, const char *kind) {
   char link[600], name[64], path[600], tmp[640], json[256];
@@ -634,7 +635,17 @@ static void userdb_record(unsigned long u, const char *kind) {
   else
     snprintf(json, sizeof json, "{\"groupName\":\"hostgate-sandbox-%lu\",\"gid\":%lu,\"disposition\":\"dynamic\"}\n", u, u);
   int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
-  if (fd < 0 || write(fd, json, strlen(json)) != (ssize_t)strlen(json) || close(fd) != 0 || rename(tmp, path) != 0) die("write %s", path);
+  if (fd < 0) die("write %s", path);
+  ssize_t n = write(fd, json, strlen(json));
+  int saved = n == (ssize_t)strlen(json) ? 0 : n < 0 ? errno : ENOSPC;
+  if (close(fd) != 0 && saved == 0) saved = errno;
+  if (saved == 0 && rename(tmp, path) != 0) saved = errno;
+  if (saved != 0) {
+    // A write, close or rename that failed leaves no temporary file behind (a full /run, say).
+    unlink(tmp);
+    errno = saved;
+    die("write %s", path);
+  }
   if (symlink(name, link) != 0 && errno != EEXIST) die("link %s", link);
 }
 

@@ -5,7 +5,7 @@
  * the local sandbox and red-team suites, which run under it (sandbox.test.ts, sandbox-attack.test.ts).
  */
 import { execFileSync, spawnSync } from "node:child_process";
-import { chmodSync, chownSync, copyFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, chownSync, copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { buildConfineHelper, confineHelperUnsafeReason } from "../../src/adapters/confine-helper.ts";
@@ -91,6 +91,23 @@ describe.skipIf(missing !== null)("the hostgate-confine helper (issue 19)", () =
     const open = pool("60590-60590", "true");
     expect(open.status).toBe(125);
     expect(open.stderr).toMatch(/the uid lock directory .* must be root's with mode 0700 \(it is uid 0, mode 755\): remove it/);
+  });
+
+  it("--userdb: each record appears whole by a rename; a write that fails (a full file system) leaves no temporary file", () => {
+    const locks = mkdtempSync("/run/hg-test-uids-");
+    const db = mkdtempSync("/run/hg-test-userdb-");
+    dirs.push(locks, db);
+    const ok = run(["--uid-pool", "60592-60592", "--uid-locks", locks, "--userdb", db, "--", "true"]);
+    expect(ok.status, ok.stderr).toBe(0);
+    expect(readdirSync(db).sort()).toEqual(["60592.group", "60592.user", "hostgate-sandbox-60592.group", "hostgate-sandbox-60592.user"]);
+    expect(JSON.parse(readFileSync(join(db, "60592.user"), "utf8"))).toMatchObject({ userName: "hostgate-sandbox-60592", uid: 60592 });
+    // The userdb directory on a full tmpfs (in a mount namespace of this test's own): the run is refused (125,
+    // saying why) and the directory holds only what filled it. Before: the temporary file stayed behind.
+    const full = spawnSync("unshare", ["--mount", "--propagation", "private", "sh", "-c",
+      `mount -t tmpfs -o size=64k tmpfs "$2" && { head -c 1048576 /dev/zero > "$2/fill"; } 2>/dev/null; "$1" --uid-pool 60593-60593 --uid-locks "$3" --userdb "$2" -- echo ran; echo "status=$?"; ls -A "$2"`,
+      "sh", helper, db, locks], { encoding: "utf8", timeout: 20_000 });
+    expect(full.stdout).toBe("status=125\nfill\n");
+    expect(full.stderr).toMatch(/hostgate-confine: write .*hostgate-sandbox-60593\.user: No space left on device/);
   });
 
   it("returns the command's exit status, 128 + signal when it was killed, 127 when it cannot be run", () => {

@@ -166,8 +166,10 @@ const LOG_GROUPS: readonly string[] = ["adm", "systemd-journal"];
  * Names: dbus-daemon drops a connection whose uid NSS cannot name (so `systemctl status` would fail inside). Where
  * the host's NSS asks nss-systemd (`SandboxFacts.nss_systemd`) the run's uid and gid get names,
  * `hostgate-sandbox-<uid>`, as systemd userdb drop-in records in `userdb_dir` (nss-systemd(8)), written once per
- * uid and kept; elsewhere a command that talks to D-Bus (ConfineOptions.bus_client) runs as `nobody` instead.
- * The lock directory is root's, mode 0700, under /run (a tmpfs: empty at boot); it is not hostgate's /run/hostgate,
+ * uid and kept, each written whole under a temporary name and renamed (a reader never sees half of one);
+ * elsewhere a command that talks to D-Bus (ConfineOptions.bus_client) runs as `nobody` instead.
+ * The lock directory is root's, mode 0700 (both wrappers refuse to run with any other owner or mode), its lock
+ * files 0600, under /run (a tmpfs: empty at boot); it is not hostgate's /run/hostgate,
  * which a system daemon's RuntimeDirectory= removes when it stops while runs still hold locks there.
  */
 export const RUN_UID_POOL = { first: 60578, last: 61183, lock_dir: "/run/hostgate-uids", userdb_dir: "/run/userdb" } as const;
@@ -657,27 +659,38 @@ function bwrapCommand(argv: readonly string[], sb: HostSandbox, o: ConfineOption
 
 /**
  * Shell lines (run as root, before setpriv) that take the run's uid from RUN_UID_POOL into `$U` under
- * bubblewrap: the lock directory made root's (mode 0700) when missing, and refused unless it is a directory
- * root owns; then from `$$` (the wrapper's pid) modulo the pool's size, the first uid whose lock file the wrapper
- * can open as descriptor 9 and flock(1) without waiting. The wrapper's descriptor holds the lock until the
- * wrapper ends, after the chain it waits for (hostgate-confine does the same in C: native/confine-helper.c).
- * One exec of flock per run when the first uid is free. When none is, the command does not run (exit 125).
+ * bubblewrap: the lock directory made root's (mode 0700) when missing, and refused (exit 125, saying the path,
+ * what it is and how to fix it) unless it is a directory, not a link, that root owns with mode 0700 exactly, as the
+ * hostgate-confine helper requires (native/confine-helper.c `allocate_uid`): any access for others would let any
+ * user open the lock files and flock a uid away. The mode is read with `ls -ldn` (POSIX; the shell has no builtin
+ * for it): one exec per run. Then from `$$` (the wrapper's pid) modulo the pool's size, the first uid whose lock
+ * file the wrapper can open as descriptor 9 and flock(1) without waiting; a missing lock file is first made 0600
+ * in a subshell with umask 077 (once per uid and boot), so the command keeps the login's umask. The wrapper's
+ * descriptor holds the lock until the wrapper ends, after the chain it waits for (hostgate-confine does the same
+ * in C). One exec of flock per run when the first uid is free. When none is, the command does not run (exit 125).
  */
 function uidLock(flock: string, names: boolean): string[] {
   const { first, last, lock_dir, userdb_dir } = RUN_UID_POOL;
   const d = shellQuote(lock_dir);
   const u = shellQuote(userdb_dir);
-  // The userdb records of the uid (RUN_UID_POOL, "Names"), by name and by number, written by printf alone (no
-  // exec: a first use of each of the pool's uids pays no more than a few builtins); only this run, which holds
-  // the uid's lock, writes them, before its command starts.
+  // The userdb records of the uid (RUN_UID_POOL, "Names"), by name and by number: each written whole to a
+  // temporary name in the same directory (`<record>.<wrapper pid>`, which nss-systemd does not read: it reads
+  // `*.user` and `*.group`) and renamed over the record (mv: rename(2), atomic), so a reader (nss-systemd,
+  // getent) sees a record absent or complete, never in part; a write or rename that fails removes its temporary
+  // file. printf is a builtin: a first use of each of the pool's uids costs four execs of mv, later runs none (the
+  // `<uid>.group` record, written last, is there). Only this run, which holds the uid's lock, writes them, before
+  // its command starts; a run that cannot write them still runs its command (as an unnamed uid).
   // In the printf format $U is outside its single quotes: `'$U'` closes them, expands, and reopens them.
   const user = `{"userName":"hostgate-sandbox-'$U'","uid":'$U',"gid":'$U',"realName":"hostgate sandbox run","homeDirectory":"/","shell":"/usr/sbin/nologin","disposition":"dynamic","locked":true}`;
   const group = `{"groupName":"hostgate-sandbox-'$U'","gid":'$U',"disposition":"dynamic"}`;
-  const write = (kind: "user" | "group", json: string): string => `printf '${json}\\n' > ${u}/$U.${kind} && printf '${json}\\n' > ${u}/hostgate-sandbox-$U.${kind}`;
+  const put = (file: string, json: string): string => `{ printf '${json}\n' > ${u}/${file}.$$ && mv -f ${u}/${file}.$$ ${u}/${file} || { rm -f ${u}/${file}.$$; false; }; }`;
+  const write = (kind: "user" | "group", json: string): string => `${put(`hostgate-sandbox-$U.${kind}`, json)} && ${put(`$U.${kind}`, json)}`;
   const namesLine = `[ -e ${u}/$U.group ] || { { [ -d ${u} ] || mkdir -m 0755 ${u}; } && ${write("user", user)} && ${write("group", group)}; } 2>/dev/null`;
+  const fix = `chmod 0700 ${lock_dir} && chown root:root ${lock_dir}, or remove it (the next command makes it again)`;
   return [
-    `[ -d ${d} ] || mkdir -m 0700 ${d} 2>/dev/null; [ -d ${d} ] && [ ! -L ${d} ] && [ -O ${d} ] || { echo "hostgate: the uid lock directory ${lock_dir} is missing or not root's: remove it" >&2; exit 125; }`,
-    `U=; n=0; while [ $n -le ${last - first} ]; do u=$((${first} + ($$ + n) % ${last - first + 1})); exec 9>${d}/$u && ${shellQuote(flock)} -n 9 && { U=$u; break; }; n=$((n + 1)); done`,
+    `[ -d ${d} ] || mkdir -m 0700 ${d} 2>/dev/null; m=$(ls -ldn ${d} 2>/dev/null)`,
+    `[ -O ${d} ] && case $m in "drwx------ "*|"drwx------. "*) true;; *) false;; esac || { echo "hostgate: the uid lock directory ${lock_dir} must be a directory root owns with mode 0700 (drwx------); it is \${m:-missing}; fix: ${fix}" >&2; exit 125; }`,
+    `U=; n=0; while [ $n -le ${last - first} ]; do u=$((${first} + ($$ + n) % ${last - first + 1})); { [ -e ${d}/$u ] || (umask 077; : >> ${d}/$u); } && exec 9>${d}/$u && ${shellQuote(flock)} -n 9 && { U=$u; break; }; n=$((n + 1)); done`,
     `[ -n "$U" ] || { echo "hostgate: no uid of the pool ${first}-${last} is free (each is a run in progress)" >&2; exit 125; }`,
     ...(names ? [namesLine] : []),
   ];
