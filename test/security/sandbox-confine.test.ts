@@ -162,6 +162,28 @@ describe("choosing a mechanism (fail closed)", () => {
     expect(c.kill_command).toContain("hostgate-exec-r.service");
   });
 
+  it("systemd-run: InaccessiblePaths= names every other mount of a hidden path from the probe's mount table, quoted where needed", () => {
+    const mounts = [
+      { dev: "254:0", root: "/", point: "/" },
+      { dev: "254:0", root: "/home", point: "/srv/h" },
+      { dev: "254:0", root: "/home", point: "/srv/my \"h\\" },
+      { dev: "254:0", root: "/var/lib/hostgate", point: "/mnt/st" },
+      { dev: "254:0", root: "/var", point: "/mnt/var" },
+    ];
+    const sb = chooseSandbox(facts({ programs: { systemd_run: "/usr/bin/systemd-run" }, mounts }));
+    const words = spawnSync("/bin/sh", ["-c", `set -- ${confine(["true"], sb, { network: "none", timeout_sec: 5, run_id: "r" }).command.replace(/^exec /, "").replace(/ <\/dev\/null$/, "")}; printf '%s\\0' "$@"`]).stdout.toString("utf8").split("\0");
+    const value = words.find((w) => w.startsWith("InaccessiblePaths="))!;
+    // What systemd-run unquotes (systemd.syntax(7)): a plain word, or one in double quotes with \\ and \" escaped.
+    expect(value).toContain(" -/srv/h ");
+    expect(value).toContain(" -/mnt/st ");
+    expect(value).toContain(" -/mnt/var/lib/hostgate ");
+    expect(value).toContain(` "-/srv/my \\"h\\\\"`);
+    expect(value).toContain(" -/etc/shadow ");
+    // Without a mount table (an old probe), the paths alone, as before.
+    const bare = confine(["true"], chooseSandbox(facts({ programs: { systemd_run: "/usr/bin/systemd-run" } })), { network: "none", timeout_sec: 5, run_id: "r" }).command;
+    expect(bare).not.toContain("/srv/h");
+  });
+
   it("systemd-run: a dynamic user only where nss-systemd names it (else dbus-daemon drops it), else nobody", () => {
     const cmd = (nss: boolean): string => confine(["true"], chooseSandbox(facts({ programs: { systemd_run: "/usr/bin/systemd-run" }, nss_systemd: nss })), { network: "none", timeout_sec: 5, run_id: "r" }).command;
     expect(cmd(true)).toContain("DynamicUser=yes");

@@ -99,6 +99,35 @@ describe.skipIf(missing !== null)("systemd-run sandbox on a systemd host without
     expect(peer.exec(["sh", "-c", "systemctl list-units --all --no-legend 'hostgate-exec-*' | grep -c . || true"]).stdout.trim()).toBe("0");
   });
 
+  it("hides every other mount of a hidden tree: a bind of /home elsewhere, of hostgate's state, of the whole root (review leftover)", async () => {
+    // Planted in the container: files nobody may read through each of these mounts, were they not hidden.
+    const plant = peer.exec(["sh", "-c", [
+      "mkdir -p /home/alice /var/lib/hostgate /srv/h '/srv/my home' /srv/st /mnt/rootfs",
+      "echo alice-secret > /home/alice/notes && echo state-secret > /var/lib/hostgate/key",
+      "chmod 755 /home/alice /var/lib/hostgate && chmod 644 /home/alice/notes /var/lib/hostgate/key",
+      "mount --bind /home /srv/h && mount --bind /home '/srv/my home' && mount --bind /var/lib/hostgate /srv/st && mount --bind / /mnt/rootfs",
+    ].join(" && ")]);
+    expect(plant.status).toBe(0);
+    const copies = ["/srv/h/alice/notes", "/srv/my home/alice/notes", "/srv/st/key", "/mnt/rootfs/home/alice/notes", "/mnt/rootfs/var/lib/hostgate/key"];
+    try {
+      // Outside the sandbox, as nobody, every copy is readable: without hiding, the command would read them.
+      const outside = peer.exec(["setpriv", "--reuid", "65534", "--regid", "65534", "--clear-groups", "cat", ...copies]);
+      expect(outside.stdout).toBe("alice-secret\nalice-secret\nstate-secret\nalice-secret\nstate-secret\n");
+      // A probe after the mounts were made sees them (the probe's mount table, as for bubblewrap).
+      const s = await new Sandboxes().forHost({ key: "container-binds", executor: ex, target: { host: "container", port: 0 } });
+      expect(s.mechanism).toBe("systemd-run");
+      const w = confine(["sh", "-c", `for f in ${copies.map((c) => `'${c}'`).join(" ")}; do cat "$f"; done; ls /srv/h /mnt/rootfs/home; echo listed`], s, { network: "none", timeout_sec: 20, run_id: `t${Math.random().toString(36).slice(2, 8)}` });
+      const r = await ex.exec({ target: { host: "container", port: 0 }, command: w.command, kill_command: w.kill_command, timeout_ms: 20_000, max_output_bytes: 65_536 });
+      // Before: InaccessiblePaths= named only the paths themselves, so all five copies were read.
+      expect(r.stdout, r.stderr).not.toMatch(/secret/);
+      expect(r.stdout).toMatch(/listed\n$/); // the command ran to its end
+      for (const c of copies) expect(r.stderr.replace(/'/g, "")).toContain(`${c}: Permission denied`); // cat quotes a name with a space
+      expect(r.stderr).toMatch(/ls: cannot open directory '\/srv\/h': Permission denied/);
+    } finally {
+      peer.exec(["sh", "-c", "umount /mnt/rootfs /srv/st '/srv/my home' /srv/h"]);
+    }
+  });
+
   it("a non-root login without bubblewrap has no sandbox: fail closed", async () => {
     const nobody = containerExecutor(peer, ["setpriv", "--reuid", "65534", "--regid", "65534", "--clear-groups"]);
     const s = await new Sandboxes().forHost({ key: "container-nobody", executor: nobody, target: { host: "container", port: 0 } });

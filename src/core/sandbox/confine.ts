@@ -28,8 +28,8 @@
  * one small static program, native/confine-helper.c, instead of the chain timeout → setpriv → bwrap, which cost
  * ≈ 25–40 ms of CPU a command: bench/sandbox-cost.ts, bench/sandbox-ssh-cost.ts; on the daemon's own host from
  * the build's path, on an SSH host of the build's architecture from the login's cache, sent over SFTP:
- * helper-cache.ts; it finds every other mount of a hidden path itself at each run; the bubblewrap wrapper hides them
- * from the probe's mount table: mounts.ts), `bwrap` (bubblewrap, in an
+ * helper-cache.ts; it finds every other mount of a hidden path itself at each run; the bubblewrap and systemd-run
+ * wrappers hide them from the probe's mount table: mounts.ts), `bwrap` (bubblewrap, in an
  * unprivileged user namespace, after `setpriv` when the login is root) and `systemd-run` (a transient service
  * as `nobody` with the Protect*= directives; root login on a host whose PID 1 is systemd). A host with none
  * runs nothing unapproved (fail closed).
@@ -95,7 +95,7 @@ export interface SandboxFacts extends LoginFacts {
    */
   uid_pool_clash?: string[];
   /**
-   * The login's mount table (mountinfo order; mounts.ts): bubblewrap hides every
+   * The login's mount table (mountinfo order; mounts.ts): bubblewrap and systemd-run hide every
    * other mount that shows a hidden path (`aliasesOf`). As of the probe: a mount made later is seen at the next
    * probe (at most `ttl_ms` later, app/sandbox.ts); the helper reads the table at each run instead.
    */
@@ -613,11 +613,10 @@ function bwrapCommand(argv: readonly string[], sb: HostSandbox, o: ConfineOption
   // Every other mount that shows a hidden path (a second bind mount of /home…: mounts.ts), in both loops: the
   // host decides whether it is a directory (emptied) or a file (/dev/null), as for the helper. The host keys'
   // glob follows their directory to its other mounts.
-  const mounts = f.mounts ?? [];
   const hidden = hiddenDirs(f, o);
   const hiddenFiles = [...NULL_FILES, ...(o.hide_files ?? [])];
-  const aliases = [...new Set([...hidden, ...hiddenFiles].flatMap((p) => aliasesOf(p, mounts)))];
-  const keyGlobs = ["/etc/ssh", ...aliasesOf("/etc/ssh", mounts)].map((d) => `${shellQuote(d)}/*_key`);
+  const aliases = otherMounts(f, [...hidden, ...hiddenFiles]);
+  const keyGlobs = ["/etc/ssh", ...otherMounts(f, ["/etc/ssh"])].map((d) => `${shellQuote(d)}/*_key`);
   const dirs = [...hidden, ...aliases].map(shellQuote).join(" ");
   const files = [...hiddenFiles, ...aliases].map(shellQuote).join(" ");
   const nobody = unprivileged(f);
@@ -716,11 +715,34 @@ function memcgJoin(f: SandboxFacts): string[] {
   ];
 }
 
+/**
+ * Every other mount point that shows (part of) one of `paths` (absolute), by mount identity in the probe's mount
+ * table (`SandboxFacts.mounts`, mounts.ts `aliasesOf`): what bubblewrap and systemd-run hide besides the paths
+ * themselves. No duplicates; [] when the probe listed no mounts.
+ */
+function otherMounts(f: SandboxFacts, paths: readonly string[]): string[] {
+  const mounts = f.mounts ?? [];
+  return mounts.length === 0 ? [] : [...new Set(paths.flatMap((p) => aliasesOf(p, mounts)))];
+}
+
+/**
+ * One path of a systemd path-list property (InaccessiblePaths=), `-`-prefixed (a missing path is skipped, not an
+ * error) and quoted when it holds anything but plain path characters: systemd-run splits the value into words
+ * and unquotes them (systemd.syntax(7), "Quoting"), so a space, quote or backslash is kept by double quotes and a
+ * backslash before `"` and `\`.
+ */
+function systemdPathWord(p: string): string {
+  return /^[\w./@+:,-]+$/.test(p) ? `-${p}` : `"-${p.replace(/[\\"]/g, (c) => `\\${c}`)}"`;
+}
+
 function systemdRunCommand(argv: readonly string[], sb: HostSandbox, o: ConfineOptions): ConfinedCommand {
   const f = sb.facts;
   const unit = `hostgate-exec-${o.run_id}`;
-  // ProtectHome=yes covers /home, /root and /run/user; homes elsewhere are made inaccessible (login.ts).
-  const inaccessible = [...OWN_STATE_DIRS, ...NULL_FILES, ...(o.hide_dirs ?? []), ...(o.hide_files ?? []), ...hiddenHomes(f, EMPTY_DIRS)].map((p) => `-${p}`);
+  // ProtectHome=yes covers /home, /root and /run/user; homes elsewhere are made inaccessible (login.ts). So is
+  // every other mount that shows a hidden path (a bind of /home at /srv/h, of / at /mnt/rootfs…), found by
+  // device and root in the probe's mount table as for bubblewrap: InaccessiblePaths= alone hides by path.
+  const named = [...OWN_STATE_DIRS, ...NULL_FILES, ...(o.hide_dirs ?? []), ...(o.hide_files ?? []), ...hiddenHomes(f, EMPTY_DIRS)];
+  const inaccessible = [...new Set([...named, ...otherMounts(f, [...EMPTY_DIRS, ...named])])].map(systemdPathWord);
   const props = [
     // A dynamic user (a uid of its own: no signals to or ptrace of other nobody processes) where nss-systemd
     // names it; else the host's nobody: without nss-systemd (Debian's default) dbus-daemon cannot resolve a

@@ -1,9 +1,10 @@
 /**
- * Other mounts of hidden paths, for bubblewrap (issue 19): bubblewrap hides a path by mounting over it, so a
+ * Other mounts of hidden paths, for bubblewrap and systemd-run (issue 19): both hide a path by mounting over it, so a
  * second mount that shows the same files (a bind mount of /home at /mnt/h, a second mount of the file system
  * /home is on) stays visible. The probe prints the host's mount table (`/proc/self/mountinfo`: device, root
  * within its file system, mount point); `aliasesOf` finds, by mount identity
- * (device and root), every other place a hidden path shows up, and the bubblewrap wrapper hides those too. The
+ * (device and root), every other place a hidden path shows up, and the bubblewrap wrapper and systemd-run's
+ * InaccessiblePaths= hide those too. The
  * hostgate-confine helper does the same in C at each run (native/confine-helper.c, `find_others`). Source of the
  * fields: proc_pid_mountinfo(5).
  */
