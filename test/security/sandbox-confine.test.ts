@@ -109,6 +109,7 @@ describe("choosing a mechanism (fail closed)", () => {
     const cmd = (f: SandboxFacts, bus: boolean): string => confine(["true"], chooseSandbox(f), { network: "none", timeout_sec: 5, run_id: "r", bus_client: bus }).command;
     expect(cmd(facts({ programs: helper, nss_systemd: true }), true)).toContain("--uid-locks /run/hostgate-uids --userdb /run/userdb");
     expect(cmd(facts({ programs: bw, nss_systemd: true }), true)).toContain("hostgate-sandbox-$U.user");
+    expect(cmd(facts({ programs: bw, nss_systemd: true }), true), "one line for the login shell").not.toContain("\n");
     expect(cmd(facts({ programs: helper }), false)).not.toContain("--userdb");
     expect(cmd(facts({ programs: helper }), true)).toContain("--uid 65534 --gid 65534");
     expect(cmd(facts({ programs: bw }), true)).toContain("--reuid 65534 --regid 65534");

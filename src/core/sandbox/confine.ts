@@ -682,7 +682,7 @@ function uidLock(flock: string, names: boolean): string[] {
   // In the printf format $U is outside its single quotes: `'$U'` closes them, expands, and reopens them.
   const user = `{"userName":"hostgate-sandbox-'$U'","uid":'$U',"gid":'$U',"realName":"hostgate sandbox run","homeDirectory":"/","shell":"/usr/sbin/nologin","disposition":"dynamic","locked":true}`;
   const group = `{"groupName":"hostgate-sandbox-'$U'","gid":'$U',"disposition":"dynamic"}`;
-  const put = (file: string, json: string): string => `{ printf '${json}\n' > ${u}/${file}.$$ && mv -f ${u}/${file}.$$ ${u}/${file} || { rm -f ${u}/${file}.$$; false; }; }`;
+  const put = (file: string, json: string): string => `{ printf '${json}\\n' > ${u}/${file}.$$ && mv -f ${u}/${file}.$$ ${u}/${file} || { rm -f ${u}/${file}.$$; false; }; }`;
   const write = (kind: "user" | "group", json: string): string => `${put(`hostgate-sandbox-$U.${kind}`, json)} && ${put(`$U.${kind}`, json)}`;
   const namesLine = `[ -e ${u}/$U.group ] || { { [ -d ${u} ] || mkdir -m 0755 ${u}; } && ${write("user", user)} && ${write("group", group)}; } 2>/dev/null`;
   const fix = `chmod 0700 ${lock_dir} && chown root:root ${lock_dir}, or remove it (the next command makes it again)`;
