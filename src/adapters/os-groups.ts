@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { groupIdIn } from "../core/host/passwd.ts";
 
 /**
  * The gid of a group by name from the group database file (/etc/group format: `name:x:gid:members`), or null
@@ -13,15 +14,6 @@ export function lookupGroupId(name: string, groupFile = "/etc/group"): number | 
     return null;
   }
   return groupIdIn(text, name);
-}
-
-/** The gid of group `name` in the text of a group database file (`name:x:gid:members` lines), or null. */
-export function groupIdIn(text: string, name: string): number | null {
-  for (const line of text.split("\n")) {
-    const [n, , gid] = line.split(":");
-    if (n === name && gid !== undefined && /^\d+$/.test(gid)) return Number(gid);
-  }
-  return null;
 }
 
 /**

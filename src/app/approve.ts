@@ -1,5 +1,5 @@
 import { HostgateError } from "../core/errors.ts";
-import { highestRisk } from "../core/transaction/plan-order.ts";
+import { highestRisk } from "../core/risk-level.ts";
 import { formatReceipt, RECEIPT_BYTES } from "../core/transaction/receipt.ts";
 import { effectiveState, RECEIPT_TTL_MS, type Transaction } from "../core/transaction/transaction.ts";
 import type { ApproveResult, PendingResult, RejectResult, ShowResult } from "../ipc/protocol.ts";

@@ -10,7 +10,7 @@ import { previewHashInput } from "../core/transaction/preview-hash.ts";
 import { DEFAULT_CONFIRM_WINDOW_S, PLAN_TTL_MS, type Transaction } from "../core/transaction/transaction.ts";
 import type { PlanInput, PlanResult } from "../ipc/protocol.ts";
 import { consoleUrlOf, notifyPlanned } from "./console.ts";
-import { highestRisk } from "../core/transaction/plan-order.ts";
+import { highestRisk } from "../core/risk-level.ts";
 import type { JsonValue } from "../core/audit/canonical.ts";
 import { audit } from "./audit-log.ts";
 import type { DaemonDeps } from "./deps.ts";

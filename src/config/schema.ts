@@ -7,6 +7,7 @@ import { systemdBackendConfigSchema } from "./systemd-backend.ts";
  * membership per tool.
  */
 export { TOOLSETS, type Toolset } from "../core/toolsets.ts";
+import { RISK_LEVELS } from "../core/risk-level.ts";
 import { TOOLSETS, type Toolset } from "../core/toolsets.ts";
 import { ExecConfigSchema, InventoryConfigSchema, PolicyConfigSchema, RiskConfigSchema } from "./hosts.ts";
 
@@ -57,7 +58,7 @@ export const ConfigSchema = z.object({
   approval: z.object({
     same_user: z.enum(["allow", "deny"]).optional()
       .describe("Approvals from the same uid as the front that planned the step (separation: none): deny (default of hostgate daemon) or allow, labelled separation: none (default embedded)"),
-    passkey_required_from: z.enum(["low", "medium", "high", "critical"]).optional()
+    passkey_required_from: z.enum(RISK_LEVELS).optional()
       .describe("Plans with a step of this risk level or higher can be approved only with a passkey in the console (hostgate console); hostgate approve refuses them. Unset: any approval will do (a Cedar @decision(\"require_biometric\") still asks for a passkey)"),
     confirm_window_s: z.number().int().min(1).max(3600).default(120)
       .describe("Seconds a change that can cut you off (firewall, network sysctls) waits for `hostgate confirm <transaction_id>` before the daemon restores the prior state"),

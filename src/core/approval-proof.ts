@@ -1,4 +1,5 @@
 import type { RiskLevel } from "./catalogue/action.ts";
+import { riskRank } from "./risk-level.ts";
 import { HostgateError } from "./errors.ts";
 import { SEPARATED_ROUTE, checkApprover, type SameUserPolicy, type SeparationFacts } from "./approval.ts";
 import { parseActor } from "./caller.ts";
@@ -138,8 +139,6 @@ export function judgeApproval(proof: ApproverProof, facts: SeparationFacts, rule
   }
 }
 
-const RISK_ORDER: readonly RiskLevel[] = ["low", "medium", "high", "critical"];
-
 /**
  * Why a plan needs a passkey approval, or null: `from` (config `approval.passkey_required_from`, null = never)
  * at or below a step's risk_level, or a step whose preview records the policy decision `require_biometric`
@@ -152,6 +151,6 @@ export function passkeyRequirement(steps: readonly { id: string; risk_level: Ris
     if (decision === "require_biometric") return `the policy decided require_biometric for step ${s.id}`;
   }
   if (from === null) return null;
-  const hit = steps.find((s) => RISK_ORDER.indexOf(s.risk_level) >= RISK_ORDER.indexOf(from));
+  const hit = steps.find((s) => riskRank(s.risk_level) >= riskRank(from));
   return hit === undefined ? null : `step ${hit.id} is ${hit.risk_level} risk, and approval.passkey_required_from is ${from}`;
 }

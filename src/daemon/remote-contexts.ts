@@ -1,4 +1,4 @@
-import { groupIdIn } from "../adapters/os-groups.ts";
+import { groupIdIn } from "../core/host/passwd.ts";
 import type { SshPool } from "../adapters/exec-ssh/pool.ts";
 import { sshChangePorts } from "../adapters/ssh-change-ports.ts";
 import { sshHostConnection } from "../adapters/ssh-connection.ts";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { HostIdSchema, PlanResultSchema, ProvenanceSchema } from "./protocol.ts";
+import { HostIdSchema, PlanResultSchema, ProvenanceSchema, RiskLevelSchema } from "./protocol.ts";
 
 /**
  * Wire schemas of the hosts toolset (search_hosts, list_backends, get_host_details, exec_on_host), shared by
@@ -130,7 +130,7 @@ export const ExecOnHostOutputSchema = z.object({
   })).describe("Fan-out only: hosts with identical outcome and output, stated once"),
   decision: z.object({
     decision: z.enum(["allow", "deny", "require_approval", "require_biometric"]),
-    risk_level: z.enum(["low", "medium", "high", "critical"]),
+    risk_level: RiskLevelSchema,
     reasons: z.array(z.string()),
   }),
 });

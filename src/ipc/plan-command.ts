@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { HostIdSchema } from "./protocol.ts";
+import { HostIdSchema, RiskLevelSchema } from "./protocol.ts";
 
 /** Wire schemas of plan_command / `hostgate risk` (shared by the daemon, the MCP tool and the CLI). */
 
@@ -12,14 +12,13 @@ export const AssessCommandInputSchema = z.strictObject({
 export type AssessCommandInput = z.infer<typeof AssessCommandInputSchema>;
 
 const SpanSchema = z.object({ start: z.number().int(), end: z.number().int() }).describe("UTF-8 byte offsets into `command`, end exclusive.");
-const LevelSchema = z.enum(["low", "medium", "high", "critical"]);
 
 /** Wire output (snake_case). */
 export const CommandAssessmentSchema = z.object({
   decision: z.enum(["allow", "deny", "require_approval", "require_biometric"]).describe("The policy decision (require_biometric: a plan only a passkey approval in hostgate console may approve)."),
-  risk_level: LevelSchema,
+  risk_level: RiskLevelSchema,
   reason: z.string().describe("One line: the most severe signal, or why the command is allowed."),
-  signals: z.array(z.object({ id: z.string(), severity: LevelSchema, reason: z.string(), span: SpanSchema })),
+  signals: z.array(z.object({ id: z.string(), severity: RiskLevelSchema, reason: z.string(), span: SpanSchema })),
   commands: z.array(z.object({ name: z.string(), argv: z.array(z.string()), via: z.array(z.string()), depth: z.number().int(), dynamic: z.boolean(), span: SpanSchema })),
   target: z.string().nullable(),
   interpreter: z.string(),

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { HOST_ID_PATTERN, HOST_NAME_RULE } from "../core/host-id.ts";
+import { RISK_LEVELS } from "../core/risk-level.ts";
 import { TOOLSETS } from "../core/toolsets.ts";
 
 /**
@@ -19,7 +20,7 @@ export const HostIdSchema = z.string()
   .refine((s) => s.length <= 253, { error: "a host name has at most 253 characters", abort: true })
   .refine((s) => HOST_ID_PATTERN.test(s), { error: HOST_NAME_RULE });
 
-export const RiskLevelSchema = z.enum(["low", "medium", "high", "critical"]);
+export const RiskLevelSchema = z.enum(RISK_LEVELS);
 export const AccessSchema = z.enum(["read_only", "mutating"]);
 
 /** A catalogue action as the front sees it: enough to advertise a direct tool, nothing to run it. */

@@ -1,9 +1,10 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { chmodSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createServer, type Server, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { SocketConnection, unreachableHint } from "./socket-client.ts";
+import { lookupGroupId } from "../adapters/os-groups.ts";
 import { MAX_MESSAGE_BYTES } from "./wire.ts";
 
 /**
@@ -97,5 +98,25 @@ describe("a daemon that cannot be reached", () => {
     // The container's group id: the socket's own group (issue 25 re-trial 5: getent is empty when the daemon is not the service).
     expect(unreachableHint(err, "/run/hostgate/agent.sock")).toContain("stat -c %g /run/hostgate/agent.sock");
     expect(unreachableHint(Object.assign(new Error("x"), { code: "ECONNREFUSED" }))).not.toMatch(/group/);
+  });
+
+  it("permission denied on a group admin socket: the group is named from the group file the daemon resolves daemon.admin_group in", async () => {
+    const path = peer(() => undefined);
+    await new Promise<void>((r) => { server!.once("listening", () => { r(); }); });
+    chmodSync(path, 0o660);
+    const gid = statSync(path).gid;
+    const groups = join(dir, "group");
+    // Comment and NIS lines are skipped as the daemon skips them (core/host/passwd.ts parseGroup).
+    writeFileSync(groups, `# group(5)\n+:::\nwheel:x:${gid + 1}:\nhgadmins:x:${gid}:alice\nlater:x:${gid}:\n`);
+    const err = Object.assign(new Error(`connect EACCES ${path}`), { code: "EACCES" });
+    // One parser both ways: the name the daemon turns into this gid is the name the advice gives back.
+    expect(lookupGroupId("hgadmins", groups)).toBe(gid);
+    const hint = unreachableHint(err, path, {}, "admin", "hostgate pending", groups);
+    expect(hint).toContain("the members of group hgadmins (daemon.admin_group)");
+    expect(hint).toContain("sudo usermod -aG hgadmins USER");
+    writeFileSync(groups, `wheel:x:${gid + 1}:\n`);
+    expect(unreachableHint(err, path, {}, "admin", undefined, groups)).toContain(`the members of group gid ${gid}`);
+    expect(unreachableHint(err, path, {}, "admin", undefined, join(dir, "no-such-group-file"))).toContain(`the members of group gid ${gid}`);
+    expect(unreachableHint(err, join(dir, "gone.sock"), {}, "admin", undefined, groups)).toContain("admits only its owner and its group");
   });
 });

@@ -8,6 +8,7 @@ import { parseListenUri } from "./server.ts";
 import { parseVsockUri } from "./vsock-uri.ts";
 import { lineReader, MAX_MESSAGE_BYTES, type IpcProgressLine, type IpcResponse, type Progress } from "./wire.ts";
 import { describeIssues } from "../core/errors.ts";
+import { groupNameIn } from "../core/host/passwd.ts";
 import type { TraceCarrier } from "../core/trace.ts";
 
 /** How long one call may wait for the daemon, in milliseconds (an execute may install packages). */
@@ -171,16 +172,17 @@ export function socketAdminClient(address: string, command?: string): AdminClien
  * socket's gid (review s24: the agent socket's advice was given for it). Otherwise no daemon listens there: inside
  * the container image (HOSTGATE_IN_IMAGE, set by the Containerfile) the daemon is the host's, so no zero-setup
  * advice (issue 25). `command`: the command line the user ran; the root-only advice repeats it after sudo (issue 25
- * re-trial: `hostgate approve` was told "sudo hostgate pending").
+ * re-trial: `hostgate approve` was told "sudo hostgate pending"). `groupFile`: the group database the admin
+ * socket's group is named from (/etc/group).
  */
-export function unreachableHint(err: unknown, address = "", env: NodeJS.ProcessEnv = process.env, side: "agent" | "admin" = "agent", command?: string): string {
+export function unreachableHint(err: unknown, address = "", env: NodeJS.ProcessEnv = process.env, side: "agent" | "admin" = "agent", command?: string, groupFile = "/etc/group"): string {
   if ((err as NodeJS.ErrnoException).code === "EACCES") {
     const owner = ownerOnly(address);
     if (owner !== null) {
       return `Permission denied: ${address} admits only its owner (uid ${owner}${owner === 0 ? ", root" : ""}); membership of a group does not open it. It is the daemon's admin socket: approving, rejecting and listing pending plans are for ${owner === 0 ? "root" : `uid ${owner}`}: ${owner === 0 ? `run it with sudo${command ? `: sudo ${command}` : ""}` : `run it as uid ${owner}${command ? `: ${command}` : ""}`}.`;
     }
     if (side === "admin") {
-      const group = groupOf(address);
+      const group = groupOf(address, groupFile);
       return `Permission denied: ${address} is the daemon's admin socket and admits only its owner and ${group === null ? "its group" : `the members of group ${group}`} (daemon.admin_group). Add this user to that group (sudo usermod -aG ${group ?? "GROUP"} USER, then log in again), or run it with sudo${command ? `: sudo ${command}` : ""}.`;
     }
     const sock = address.startsWith("/") ? address : "<the agent socket>";
@@ -192,21 +194,24 @@ export function unreachableHint(err: unknown, address = "", env: NodeJS.ProcessE
   return "Zero-setup mode: start `hostgate serve` or `hostgate mcp` with the same XDG_RUNTIME_DIR as this command. Production: start `hostgate daemon` (or its service) and check HOSTGATE_SOCKET / --socket.";
 }
 
-/** The name of the socket file's group from /etc/group (group(5)), else `gid N`; null when the file cannot be stat'd. */
-function groupOf(address: string): string | null {
+/**
+ * The name of the socket file's group from `groupFile` (/etc/group, parsed by core/host/passwd.ts as the daemon's
+ * adapters/os-groups.ts parses it), else `gid N`; null when the socket file cannot be stat'd.
+ */
+function groupOf(address: string, groupFile: string): string | null {
   let gid: number;
   try {
     gid = statSync(address).gid;
   } catch {
     return null;
   }
+  let text = "";
   try {
-    const line = readFileSync("/etc/group", "utf8").split("\n").find((l) => l.split(":")[2] === String(gid));
-    if (line) return line.split(":")[0]!;
+    text = readFileSync(groupFile, "utf8");
   } catch {
-    // no readable /etc/group: the number says it
+    // no readable group file: the number says it
   }
-  return `gid ${gid}`;
+  return groupNameIn(text, gid) ?? `gid ${gid}`;
 }
 
 /** The owner's uid when the socket file at `address` gives its group and others no access; else null (or not a file). */

@@ -9,9 +9,9 @@ import type { X509Parser } from "../../ports/x509.ts";
 import type { LogReadPolicy } from "./log-policy.ts";
 import type { Capability } from "./needs.ts";
 
-/** How dangerous an action or command is (DESIGN.md, Words: risk). Ordered low < medium < high < critical. */
-export type RiskLevel = "low" | "medium" | "high" | "critical";
-export const RISK_LEVELS: readonly RiskLevel[] = ["low", "medium", "high", "critical"];
+/** How dangerous an action or command is, ordered low < medium < high < critical: defined once in core/risk-level.ts. */
+export { RISK_LEVELS, type RiskLevel } from "../risk-level.ts";
+import type { RiskLevel } from "../risk-level.ts";
 
 /** Whether an action can change the host. Declared explicitly on every action; never inferred from risk. */
 export type Access = "read_only" | "mutating";

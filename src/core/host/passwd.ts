@@ -39,6 +39,16 @@ export function parseGroup(text: string): GroupEntry[] {
   return out;
 }
 
+/** The gid of group `name` in the text of /etc/group (group(5), read by {@link parseGroup}), or null when it has none. */
+export function groupIdIn(text: string, name: string): number | null {
+  return parseGroup(text).find((g) => g.name === name)?.gid ?? null;
+}
+
+/** The name of the first group with gid `gid` in the text of /etc/group (group(5), read by {@link parseGroup}), or null. */
+export function groupNameIn(text: string, gid: number): string | null {
+  return parseGroup(text).find((g) => g.gid === gid)?.name ?? null;
+}
+
 /**
  * UID_MIN and SYS_UID_MAX-style bounds from /etc/login.defs (login.defs(5)): the first uid given to human
  * accounts, default 1000 (shadow-utils' default) when the file or key is absent.

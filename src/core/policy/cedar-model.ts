@@ -15,6 +15,7 @@
  * them (Cedar's strict validation requires it). Example: examples/policies/30-skills.cedar; docs/skills.md.
  */
 import type { PolicyRequest } from "./gate.ts";
+import { riskRank } from "../risk-level.ts";
 
 export const CEDAR_SCHEMA = `namespace Hostgate {
   entity Role;
@@ -31,8 +32,6 @@ export const CEDAR_SCHEMA = `namespace Hostgate {
     context: { command: String, argv: Set<String>, programs: Set<String>, shell: String, risk_level: String, risk_rank: Long, signals: Set<String> }
   };
 }`;
-
-const RANK = { low: 0, medium: 1, high: 2, critical: 3 } as const;
 
 /** Entity uid in Cedar's JSON form. */
 export interface CedarUid {
@@ -60,7 +59,7 @@ export function cedarRequest(r: PolicyRequest): {
       programs: [...new Set(r.context.programs)],
       shell: r.context.shell,
       risk_level: r.context.risk_level,
-      risk_rank: RANK[r.context.risk_level],
+      risk_rank: riskRank(r.context.risk_level),
       signals: [...new Set(r.context.signals)],
       ...(r.context.skill ? { skill: r.context.skill.name, skill_digest: r.context.skill.digest, entrypoint: r.context.skill.entrypoint } : {}),
     },

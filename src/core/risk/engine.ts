@@ -1,4 +1,4 @@
-import { RISK_LEVELS } from "../catalogue/action.ts";
+import { riskRank as rank } from "../risk-level.ts";
 import { decisionForRisk } from "../policy/decision.ts";
 import { analyse, type RuleBook, type ShellParser } from "./analyser.ts";
 import { LIMITS } from "./limits.ts";
@@ -19,8 +19,6 @@ export interface RiskEngine {
 export function decisionFor(level: RiskLevel): Decision {
   return decisionForRisk(level);
 }
-
-const rank = (l: RiskLevel): number => RISK_LEVELS.indexOf(l);
 
 function utf8Length(s: string): number {
   let n = 0;

@@ -128,36 +128,61 @@ export function writeSeverity(p: string): RiskLevel | null {
   return "medium";
 }
 
-/** Secret material a read-only inspection must never return (DESIGN.md: no secrets from read-only tools). */
-const SECRET = [
-  /^\/etc\/(shadow|gshadow|shadow-|gshadow-|sudoers)$/,
-  /^\/etc\/ssh\/ssh_host_[a-z0-9]+_key$/,
-  /(^|\/)\.ssh\/id_[a-z0-9_]+$/,
-  /(^|\/)\.(aws\/credentials|docker\/config\.json|kube\/config|netrc|pgpass|git-credentials|vault-token)$/,
-  /^\/proc\/(\d+|self|thread-self|[^/]*[*?[][^/]*)\/(task\/[^/]+\/)?(environ|mem)$/,
-  /^\/etc\/(ssl\/private|letsencrypt\/(live|archive)|pki\/tls\/private|NetworkManager\/system-connections|wireguard)\//,
-  /^\/(var\/)?run\/secrets\//,
-  /^\/etc\/kubernetes\/(admin|kubelet|controller-manager|scheduler|super-admin)\.conf$/,
-  /^\/etc\/kubernetes\/pki\/.*\.key$/,
-  /^\/var\/lib\/kubelet\/pki\/.*\.key$/,
-  /^\/etc\/rancher\/k3s\/k3s\.yaml$/,
-  /^\/etc\/(krb5\.keytab|ppp\/(chap|pap)-secrets|mysql\/debian\.cnf)$/,
-  /^\/etc\/.*\.key$/,
+/**
+ * Secret material a read-only inspection must never return (DESIGN.md: no secrets from read-only tools): each rule a
+ * pattern of paths and `files`, secret files it matches, one or more for each alternative of the pattern (the test
+ * checks both). SECRET_ANY (every path) and SECRET_NAMES (a glob's last component) are both derived from this one
+ * table, so a secret file added here is seen by both.
+ */
+export const SECRET: readonly { re: RegExp; files: readonly string[] }[] = [
+  { re: /^\/etc\/(shadow|gshadow|shadow-|gshadow-|sudoers)$/, files: ["/etc/shadow", "/etc/gshadow", "/etc/shadow-", "/etc/gshadow-", "/etc/sudoers"] },
+  { re: /^\/etc\/ssh\/ssh_host_[a-z0-9]+_key$/, files: ["/etc/ssh/ssh_host_rsa_key", "/etc/ssh/ssh_host_ecdsa_key", "/etc/ssh/ssh_host_ed25519_key"] },
+  { re: /(^|\/)\.ssh\/id_[a-z0-9_]+$/, files: ["/root/.ssh/id_rsa", "/root/.ssh/id_ed25519", "/root/.ssh/id_ecdsa", "/root/.ssh/id_dsa"] },
+  {
+    re: /(^|\/)\.(aws\/credentials|docker\/config\.json|kube\/config|netrc|pgpass|git-credentials|vault-token)$/,
+    files: ["/root/.aws/credentials", "/root/.docker/config.json", "/root/.kube/config", "/root/.netrc", "/root/.pgpass", "/root/.git-credentials", "/root/.vault-token"],
+  },
+  { re: /^\/proc\/(\d+|self|thread-self|[^/]*[*?[][^/]*)\/(task\/[^/]+\/)?(environ|mem)$/, files: ["/proc/1/environ", "/proc/1/mem"] },
+  // Directories: everything below them, a glob's text included (the pattern is not anchored at the end).
+  { re: /^\/etc\/(ssl\/private|letsencrypt\/(live|archive)|pki\/tls\/private|NetworkManager\/system-connections|wireguard)\//, files: [
+    "/etc/ssl/private/host.key", "/etc/letsencrypt/live/example.org/privkey.pem", "/etc/letsencrypt/archive/example.org/privkey1.pem", "/etc/pki/tls/private/host.key",
+    "/etc/NetworkManager/system-connections/office.nmconnection", "/etc/wireguard/wg0.conf",
+  ] },
+  { re: /^\/(var\/)?run\/secrets\//, files: ["/run/secrets/kubernetes.io/serviceaccount/token"] },
+  {
+    re: /^\/etc\/kubernetes\/(admin|kubelet|controller-manager|scheduler|super-admin)\.conf$/,
+    files: ["/etc/kubernetes/admin.conf", "/etc/kubernetes/kubelet.conf", "/etc/kubernetes/controller-manager.conf", "/etc/kubernetes/scheduler.conf", "/etc/kubernetes/super-admin.conf"],
+  },
+  { re: /^\/etc\/kubernetes\/pki\/.*\.key$/, files: ["/etc/kubernetes/pki/ca.key"] },
+  { re: /^\/var\/lib\/kubelet\/pki\/.*\.key$/, files: ["/var/lib/kubelet/pki/kubelet.key"] },
+  { re: /^\/etc\/rancher\/k3s\/k3s\.yaml$/, files: ["/etc/rancher/k3s/k3s.yaml"] },
+  { re: /^\/etc\/(krb5\.keytab|ppp\/(chap|pap)-secrets|mysql\/debian\.cnf)$/, files: ["/etc/krb5.keytab", "/etc/ppp/chap-secrets", "/etc/ppp/pap-secrets", "/etc/mysql/debian.cnf"] },
+  { re: /^\/etc\/.*\.key$/, files: ["/etc/nginx/site.key"] },
   // Shell and client histories (passwords typed on command lines), old password hashes, raw kernel memory.
-  /(^|\/)\.([a-z_]*_history|history|lesshst)$/,
-  /^\/etc\/security\/opasswd$/,
-  /^\/(proc\/kcore|dev\/(mem|kmem|port))$/,
+  {
+    re: /(^|\/)\.([a-z_]*_history|history|lesshst)$/,
+    files: ["/root/.bash_history", "/root/.zsh_history", "/root/.history", "/root/.mysql_history", "/root/.psql_history", "/root/.python_history", "/root/.lesshst"],
+  },
+  { re: /^\/etc\/security\/opasswd$/, files: ["/etc/security/opasswd"] },
+  { re: /^\/(proc\/kcore|dev\/(mem|kmem|port))$/, files: ["/proc/kcore", "/dev/mem", "/dev/kmem", "/dev/port"] },
   // Private keys, keystores and dotenv files wherever they are; CI and cloud credential stores.
-  /(^|\/)[^/]*\.(key|p12|pfx|keytab|jks|keystore)$/,
-  /(^|\/)(privkey|private)[^/]*\.pem$/,
-  /(^|\/)\.env(\.(?!(example|sample|template|dist)$)[A-Za-z0-9_-]+)?$/,
-  /^\/var\/lib\/jenkins\/(secrets\/|credentials\.xml$)/,
-  /(^|\/)\.(config\/gcloud\/(credentials\.db|legacy_credentials\/.*|application_default_credentials\.json|access_tokens\.db)|azure\/(accessTokens\.json|msal_token_cache\..*))$/,
-  /(^|\/)\.(my\.cnf|npmrc|pypirc|config\/gh\/hosts\.yml|gnupg\/private-keys-v1\.d\/.*|gnupg\/secring\.gpg|password-store\/.*)$/,
+  { re: /(^|\/)[^/]*\.(key|p12|pfx|keytab|jks|keystore)$/, files: ["/srv/a.key", "/srv/a.p12", "/srv/a.pfx", "/srv/a.keytab", "/srv/a.jks", "/srv/a.keystore"] },
+  { re: /(^|\/)(privkey|private)[^/]*\.pem$/, files: ["/srv/privkey.pem", "/srv/private.pem"] },
+  { re: /(^|\/)\.env(\.(?!(example|sample|template|dist)$)[A-Za-z0-9_-]+)?$/, files: ["/srv/app/.env", "/srv/app/.env.local", "/srv/app/.env.production"] },
+  { re: /^\/var\/lib\/jenkins\/(secrets\/|credentials\.xml$)/, files: ["/var/lib/jenkins/secrets/master.key", "/var/lib/jenkins/credentials.xml"] },
+  {
+    re: /(^|\/)\.(config\/gcloud\/(credentials\.db|legacy_credentials\/.*|application_default_credentials\.json|access_tokens\.db)|azure\/(accessTokens\.json|msal_token_cache\..*))$/,
+    files: ["/root/.config/gcloud/credentials.db", "/root/.config/gcloud/legacy_credentials/u@example.com/adc.json", "/root/.config/gcloud/application_default_credentials.json",
+      "/root/.config/gcloud/access_tokens.db", "/root/.azure/accessTokens.json", "/root/.azure/msal_token_cache.json"],
+  },
+  {
+    re: /(^|\/)\.(my\.cnf|npmrc|pypirc|config\/gh\/hosts\.yml|gnupg\/private-keys-v1\.d\/.*|gnupg\/secring\.gpg|password-store\/.*)$/,
+    files: ["/root/.my.cnf", "/root/.npmrc", "/root/.pypirc", "/root/.config/gh/hosts.yml", "/root/.gnupg/private-keys-v1.d/A1B2.key", "/root/.gnupg/secring.gpg", "/root/.password-store/mail.gpg"],
+  },
 ];
 
 /** SECRET as one alternation: one regex run per path instead of one per entry (same answer, ~5x faster). */
-const SECRET_ANY = new RegExp(SECRET.map((r) => `(?:${r.source})`).join("|"));
+const SECRET_ANY = new RegExp(SECRET.map((r) => `(?:${r.re.source})`).join("|"));
 
 /** Secret files a glob may reach (`/etc/sha?ow`, `/home/u?/.ssh/id_rsa`, any `*` form): matched against the glob's pattern. */
 const SECRET_SAMPLES = ["/etc/shadow", "/etc/gshadow", "/etc/shadow-", "/etc/sudoers", "/etc/security/opasswd", "/root/.ssh/id_rsa", "/root/.ssh/id_ed25519",
@@ -184,22 +209,20 @@ function globRegex(glob: string): RegExp {
 }
 
 /**
- * Names of secret files (SECRET's entries by their last component), tried in the directory a glob's last component
+ * Names of secret files (SECRET's files by their last component), tried in the directory a glob's last component
  * is matched in: `/proc/1234/env*` may be `/proc/1234/environ`, `~/.e*` `~/.env` (red team, issue 19: `cd /proc/1234
  * && cat env*`, `cd ~ && cat .e*`). A name is kept only where SECRET says it is secret in that directory. Names
- * secret in every directory by their extension (`*.key`, `*.keytab`, `privkey*.pem`) are not listed: `cat /etc/nginx/*` would
- * always be one; a pattern naming the extension (`cat /srv/*.key`) is matched by SECRET itself.
+ * secret in every directory (`*.key`, `*.keytab`, `privkey*.pem`: SECRET matches them below any directory) are left
+ * out unless they begin with a dot: `cat /etc/nginx/*` would always be one, while `*` never reaches a dotfile (dotglob
+ * off); a pattern naming the extension (`cat /srv/*.key`) is matched by SECRET itself.
  */
-const SECRET_NAMES = ["environ", "mem", "shadow", "gshadow", "shadow-", "gshadow-", "sudoers", "opasswd", "kcore", ".env", ".env.local", ".env.production",
-  ".netrc", ".pgpass", ".git-credentials", ".vault-token", ".bash_history", ".zsh_history", ".history", ".mysql_history", ".psql_history", ".python_history",
-  ".lesshst", ".my.cnf", ".npmrc", ".pypirc", "id_rsa", "id_ed25519", "id_ecdsa", "id_dsa", "credentials", "config", "config.json", "admin.conf", "kubelet.conf",
-  "super-admin.conf", "k3s.yaml", "debian.cnf", "chap-secrets", "pap-secrets", "credentials.xml",
-  "ssh_host_rsa_key", "ssh_host_ecdsa_key", "ssh_host_ed25519_key", "token"];
+export const SECRET_NAMES: readonly string[] = [...new Set(SECRET.flatMap((r) => r.files.map((f) => f.slice(f.lastIndexOf("/") + 1))))]
+  .filter((n) => n.startsWith(".") || !SECRET_ANY.test(`/srv/${n}`));
 
-/** bash's pathname expansion of one component (dotglob off: `*`, `?` and `[…]` never match a leading `.`). */
-function componentMatches(pattern: string, name: string): boolean {
-  if (name.startsWith(".") && !pattern.startsWith(".")) return false;
-  return globRegex(pattern).test(name);
+/** bash's pathname expansion of one component, as a test of names (dotglob off: `*`, `?` and `[…]` never match a leading `.`). */
+function componentMatcher(pattern: string): (name: string) => boolean {
+  const re = globRegex(pattern);
+  return (name) => !(name.startsWith(".") && !pattern.startsWith(".")) && re.test(name);
 }
 
 /** True when reading `p` would expose secrets; a globbed `p` is secret when it can match a known secret file. */
@@ -213,7 +236,8 @@ export function isSecretPath(p: string): boolean {
   const last = p.slice(cut + 1);
   if (cut < 0 || !/[*?[]/.test(last)) return false;
   const dir = p.slice(0, cut) || "/";
-  return SECRET_NAMES.some((n) => componentMatches(last, n) && SECRET_ANY.test(`${dir === "/" ? "" : dir}/${n}`));
+  const matches = componentMatcher(last);
+  return SECRET_NAMES.some((n) => matches(n) && SECRET_ANY.test(`${dir === "/" ? "" : dir}/${n}`));
 }
 
 /** True when the tree at `p` holds known secret files (`/`, `/etc`, `/root`, `~`, `/home/u`): reading every file below it reads them. */

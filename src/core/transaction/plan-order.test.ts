@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { highestRisk, planOrderProblem, type PlanStepState } from "./plan-order.ts";
+import { planOrderProblem, type PlanStepState } from "./plan-order.ts";
 
 const step = (seq: number, state: PlanStepState["state"]): PlanStepState => ({ id: `tx${seq}`, seq, action_name: "WriteFile", state });
 
@@ -17,10 +17,5 @@ describe("plan order (issue 22)", () => {
     }
     // Listed out of order, the first blocking step in plan order is named.
     expect(planOrderProblem([step(3, "approved"), step(2, "failed"), step(1, "failed")], 3)).toMatchObject({ kind: "halted", step: { id: "tx1" } });
-  });
-  it("takes the highest risk of a plan's steps", () => {
-    expect(highestRisk(["low", "high", "medium"])).toBe("high");
-    expect(highestRisk(["critical", "low"])).toBe("critical");
-    expect(highestRisk([])).toBe("low");
   });
 });

@@ -1,15 +1,4 @@
-import type { RiskLevel } from "../catalogue/action.ts";
 import type { TxState } from "./transaction.ts";
-
-/** Risk levels from lowest to highest. */
-const RISK_ORDER: readonly RiskLevel[] = ["low", "medium", "high", "critical"];
-
-/** The highest of `levels` (a plan's risk: it decides what the approver must type); `low` for none. */
-export function highestRisk(levels: readonly RiskLevel[]): RiskLevel {
-  let i = 0;
-  for (const l of levels) i = Math.max(i, RISK_ORDER.indexOf(l));
-  return RISK_ORDER[i]!;
-}
 
 /** One step of a plan as the order rule sees it. */
 export interface PlanStepState {

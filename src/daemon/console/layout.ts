@@ -4,6 +4,7 @@
  * core/console/html.ts `h`.
  */
 import { h, raw, type Raw } from "../../core/console/html.ts";
+import { RISK_LEVELS } from "../../core/risk-level.ts";
 
 /** A whole page: `title` (text) and its body (markup built with `h`). `nav`: false on pages before a login. */
 export function page(title: string, body: Raw, nav = true): string {
@@ -13,7 +14,7 @@ export function page(title: string, body: Raw, nav = true): string {
 
 /** A risk level as a labelled badge. */
 export function riskBadge(level: string): Raw {
-  const known = ["low", "medium", "high", "critical"].includes(level) ? level : "high";
+  const known = (RISK_LEVELS as readonly string[]).includes(level) ? level : "high";
   return h`<span class="risk risk-${known}">${level.toUpperCase()}</span>`;
 }
 

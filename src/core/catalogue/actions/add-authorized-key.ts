@@ -3,7 +3,7 @@ import { defineMutatingAction, type ActionContext, type Preview } from "../actio
 import { HostgateError } from "../../errors.ts";
 import { KeyFormatError, parsePublicKey, type PublicKey } from "../../host/ssh-key.ts";
 import { accountName, readAccounts, userOf } from "./accounts-common.ts";
-import { contentOf, keysAgentView, keysApplyOutput, readKeysFile, recheckKeysFile, summaryOf, writeKeysFile, type KeysFile } from "./authorized-keys-file.ts";
+import { applyKeysChange, keysAgentView, keysApplyOutput, readKeysFile, summaryOf, type KeysFile } from "./authorized-keys-file.ts";
 
 const params = z.object({
   user: accountName,
@@ -97,11 +97,8 @@ export default defineMutatingAction({
   host_derived: true,
   needs: ["files", "mutate"],
   preview,
-  async apply(p, ctx, approved) {
-    const u = userOf(await readAccounts(ctx), p.user);
-    await recheckKeysFile(ctx, u, approved);
+  apply: (p, ctx, approved) => applyKeysChange(ctx, p.user, approved, async () => {
     const { file, key, change, next } = await inspect(p, ctx);
-    if (change !== "none") await writeKeysFile(ctx, u, file.sha256, contentOf(next));
-    return { user: p.user, path: file.path, changed: change !== "none", keys: next.filter((l) => l.trim() !== "" && !l.trim().startsWith("#")).length, fingerprint: key.fingerprint };
-  },
+    return { file, next, changed: change !== "none", fingerprint: key.fingerprint };
+  }),
 });

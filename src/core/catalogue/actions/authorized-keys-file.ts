@@ -3,6 +3,7 @@ import type { ActionContext, Preview } from "../action.ts";
 import { HostgateError } from "../../errors.ts";
 import { parseAuthorizedKeys, type PublicKey } from "../../host/ssh-key.ts";
 import type { PasswdEntry } from "../../host/passwd.ts";
+import { readAccounts, userOf } from "./accounts-common.ts";
 
 /**
  * The authorized_keys file of one user (`HOME/.ssh/authorized_keys`, sshd's default AuthorizedKeysFile; another
@@ -137,3 +138,24 @@ export function keysAgentView(summary: string, key: z.infer<typeof keySummary> |
 
 /** What both key actions return. */
 export const keysApplyOutput = z.object({ user: z.string(), path: z.string(), changed: z.boolean(), keys: z.number(), fingerprint: z.string() });
+
+/** A key action's change as its own `inspect` computed it: the file it read, the lines after, whether they differ. */
+export interface KeysChange {
+  file: KeysFile;
+  next: string[];
+  changed: boolean;
+  fingerprint: string;
+}
+
+/**
+ * The apply of both key actions: the file must still be what the approved preview saw (recheckKeysFile), then the
+ * change is computed again by `inspect` and written as the user only when it changes the file. Answers with the
+ * number of key lines after (lines neither blank nor comments). Throws what recheckKeysFile and writeKeysFile throw.
+ */
+export async function applyKeysChange(ctx: ActionContext, user: string, approved: Preview, inspect: () => Promise<KeysChange>): Promise<z.infer<typeof keysApplyOutput>> {
+  const u = userOf(await readAccounts(ctx), user);
+  await recheckKeysFile(ctx, u, approved);
+  const { file, next, changed, fingerprint } = await inspect();
+  if (changed) await writeKeysFile(ctx, u, file.sha256, contentOf(next));
+  return { user, path: file.path, changed, keys: next.filter((l) => l.trim() !== "" && !l.trim().startsWith("#")).length, fingerprint };
+}

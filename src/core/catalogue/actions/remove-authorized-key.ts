@@ -3,7 +3,7 @@ import { defineMutatingAction, type ActionContext, type Preview } from "../actio
 import { HostgateError } from "../../errors.ts";
 import { accountName, readAccounts, refuseProtected, userOf } from "./accounts-common.ts";
 import { keyOf } from "./add-authorized-key.ts";
-import { contentOf, keysAgentView, keysApplyOutput, readKeysFile, recheckKeysFile, summaryOf, writeKeysFile, type KeysFile } from "./authorized-keys-file.ts";
+import { applyKeysChange, keysAgentView, keysApplyOutput, readKeysFile, summaryOf, type KeysFile } from "./authorized-keys-file.ts";
 
 /** `SHA256:` + 43 unpadded base64 characters, as ssh-keygen -l and list_authorized_keys print it. */
 const FINGERPRINT = /^SHA256:[A-Za-z0-9+/]{43}$/;
@@ -60,11 +60,8 @@ export default defineMutatingAction({
   host_derived: true,
   needs: ["files", "mutate"],
   preview,
-  async apply(p, ctx, approved) {
-    const u = userOf(await readAccounts(ctx), p.user);
-    await recheckKeysFile(ctx, u, approved);
+  apply: (p, ctx, approved) => applyKeysChange(ctx, p.user, approved, async () => {
     const { file, fingerprint, removed, next } = await inspect(p, ctx);
-    if (removed > 0) await writeKeysFile(ctx, u, file.sha256, contentOf(next));
-    return { user: p.user, path: file.path, changed: removed > 0, keys: next.filter((l) => l.trim() !== "" && !l.trim().startsWith("#")).length, fingerprint };
-  },
+    return { file, next, changed: removed > 0, fingerprint };
+  }),
 });

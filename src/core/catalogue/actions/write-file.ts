@@ -5,7 +5,7 @@ import { HostgateError } from "../../errors.ts";
 import { utf8Length } from "../../limits.ts";
 import { checkWritePath, refuseForbidden } from "./write-path-rules.ts";
 import { writeRisk } from "./write-path-risk.ts";
-import { highestRisk } from "../../transaction/plan-order.ts";
+import { highestRisk } from "../../risk-level.ts";
 
 /** Largest new content and largest current file WriteFile handles, in bytes (UTF-8). */
 export const MAX_FILE_BYTES = 1024 * 1024;

@@ -1,4 +1,5 @@
 import type { RiskLevel } from "../action.ts";
+import { highestRisk } from "../../risk-level.ts";
 import { isWithinRoot } from "../../paths.ts";
 
 /**
@@ -163,9 +164,8 @@ export interface WriteRisk {
  * matches, and, for a sysctl file, critical when it sets a CODE_RUNNING_SYSCTLS key. `risk` null: nothing matched.
  */
 export function writeRisk(path: string, content: string): WriteRisk {
-  const order: RiskLevel[] = ["low", "medium", "high", "critical"];
   let risk: RiskLevel | null = null;
-  const raise = (r: RiskLevel): void => { if (risk === null || order.indexOf(r) > order.indexOf(risk)) risk = r; };
+  const raise = (r: RiskLevel): void => { risk = risk === null ? r : highestRisk([risk, r]); };
   const warnings: string[] = [];
   for (const e of SENSITIVE_WRITES) {
     if (!e.matches(path)) continue;
