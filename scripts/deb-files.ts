@@ -124,7 +124,9 @@ export const AUDIT_BACKUP_DIR = "/var/backups/hostgate";
 
 /**
  * DEBIAN/postrm: units reloaded after removal. Purge deletes the daemon's state, logs and the group, but not the
- * evidence (issue 25): the audit database, its signing and public keys, the checkpoint copies (append-only: chattr
+ * evidence (issue 25): the audit database, the public keys of its chain (`audit-keys/*.pub`, regular files only;
+ * never the private signing key `current.key` or a prepared `next.key`: verifying needs only public keys, and
+ * whoever held a private one could extend the chain), the checkpoint copies (append-only: chattr
  * -a first to move them, chattr +a again once kept, or a line saying the copy is not append-only) and the key pins in /etc/hostgate/audit-pins are moved to `AUDIT_BACKUP_DIR/audit-<UTC time>/`
  * (root:root, 0700) and the script says where and how to verify them. The pins move too, rather than stay:
  * they are what the chain is verified against, and left in /etc they would be owned by the deleted group's GID,
@@ -140,16 +142,20 @@ if [ "$1" = purge ]; then
     umask 077
     mkdir -p ${AUDIT_BACKUP_DIR} "$kept"
     chmod 0700 ${AUDIT_BACKUP_DIR} "$kept"
-    for f in audit.db audit.db-wal audit.db-shm audit-keys; do
+    for f in audit.db audit.db-wal audit.db-shm; do
       if [ -e "/var/lib/hostgate/$f" ]; then mv "/var/lib/hostgate/$f" "$kept/"; fi
     done
+    if [ -d /var/lib/hostgate/audit-keys ]; then
+      mkdir "$kept/audit-keys"
+      for f in /var/lib/hostgate/audit-keys/*.pub; do if [ -f "$f" ] && [ ! -L "$f" ]; then mv "$f" "$kept/audit-keys/"; fi; done
+    fi
     if [ -d /var/log/hostgate ]; then mv /var/log/hostgate "$kept/log"; fi
     if [ -d /etc/hostgate/audit-pins ]; then mv /etc/hostgate/audit-pins "$kept/audit-pins"; fi
-    for f in "$kept" "$kept"/* "$kept"/*/*; do if [ -e "$f" ]; then chown root:root "$f"; fi; done
+    for f in "$kept" "$kept"/* "$kept"/*/*; do if [ -e "$f" ] || [ -L "$f" ]; then chown -h root:root "$f"; fi; done
     for f in "$kept"/log/*.jsonl; do
       if [ -f "$f" ] && ! { command -v chattr >/dev/null 2>&1 && chattr +a "$f" 2>/dev/null; }; then echo "hostgate: $f is NOT append-only (chattr +a failed: no chattr, or the file system of ${AUDIT_BACKUP_DIR} does not keep the flag)"; fi
     done
-    echo "hostgate: purge kept the audit chain (audit.db, audit-keys, checkpoint copies in log/, append-only again, key pins in audit-pins/) in $kept"
+    echo "hostgate: purge kept the audit chain (audit.db, the public keys in audit-keys/ but not the private signing key, checkpoint copies in log/, append-only again, key pins in audit-pins/) in $kept"
     pin=; n=0
     for f in "$kept"/audit-pins/*.pub; do if [ -e "$f" ]; then n=$((n + 1)); pin=$f; fi; done
     if [ "$n" != 1 ]; then pin="$kept/audit-pins/<one of its .pub files>"; fi

@@ -1,13 +1,12 @@
 import { toolNameOf } from "../core/catalogue/action.ts";
 import { actorOf, type Caller } from "../core/caller.ts";
 import { HostgateError } from "../core/errors.ts";
-import { exposureOf, FANOUT_TOOL, type Exposure, type ExposureSettings, type Toolset, type ToolExposure } from "../core/toolsets.ts";
+import { DEFAULT_EXPOSURE, exposureOf, FANOUT_TOOL, type Exposure, type ExposureSettings, type Toolset, type ToolExposure } from "../core/toolsets.ts";
 import { METHODS, type MethodDef, type MethodName } from "../ipc/methods.ts";
 import { audit } from "./audit-log.ts";
 import type { DaemonDeps } from "./deps.ts";
 
-/** The defaults of config `tools.*` with no `exec.enabled`: every group on, exec_on_host off. */
-export const DEFAULT_EXPOSURE: ExposureSettings = { exposure: "all", groups: {}, enable: [], disable: [], switches: {} };
+export { DEFAULT_EXPOSURE } from "../core/toolsets.ts";
 
 /**
  * The (first) tool a method call stands for, by the method table's `tool` entry (its name is the method's), or for `query`

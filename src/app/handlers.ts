@@ -42,6 +42,8 @@ export function daemonHandlers(d: DaemonDeps, extras: ServiceExtras): Handlers {
     host: { hostname: d.hostname, family: d.ctx.family },
     actions: describeActions(d.ctx.family, d.catalogue),
     ...(d.local_unavailable && Object.keys(d.local_unavailable).length > 0 ? { local_unavailable: d.local_unavailable } : {}),
+    // What this daemon's gate serves (app/exposure.ts): the front lists its tools by these settings (issue 19).
+    exposure: d.exposure ?? DEFAULT_EXPOSURE,
   };
   return {
     describe: () => {

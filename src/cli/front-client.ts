@@ -5,6 +5,8 @@ import { thisBuild, type BuildIdentity } from "../ipc/prebuilt.ts";
 import type { DescribeResult, Outcome } from "../ipc/protocol.ts";
 import { log } from "./common.ts";
 import type { Tracer } from "../core/trace.ts";
+import { sameExposure, type ExposureSettings } from "../core/toolsets.ts";
+import { exposureSettings } from "../config/exposure.ts";
 
 /** The daemon as a front holds it. */
 export interface FrontClient {
@@ -19,6 +21,11 @@ export interface FrontClient {
   warm: () => void;
   /** Which daemon this front uses, for its start notice: "the system daemon at /run/hostgate/agent.sock", "this user's embedded daemon"… */
   daemon: string;
+  /**
+   * For a configured or system daemon: where its exposure settings are written, as the answer to a call of a hidden
+   * tool says it (mcp/server.ts FrontOptions.configOf). Absent for an embedded daemon, which this front's configuration configures.
+   */
+  configOf?: string;
 }
 
 /**
@@ -47,7 +54,8 @@ export async function openFrontClient(config: Config, env: NodeJS.ProcessEnv = p
     say(`using the hostgate daemon at ${where.agent} (${where.reason}); ${approve}`);
     const daemon = `${where.kind === "system" ? "the system daemon" : "the configured daemon"} at ${where.agent}`;
     const described = await describeOrOwn(client, where.agent, config, say);
-    return { client: buildGuarded(client, where.agent, say), close: () => client.close(), warm: () => undefined, daemon, ...(described ? { described } : {}) };
+    const configOf = `the configuration of ${daemon} (hostgate config path on its host shows which file), restart that daemon, then this MCP server`;
+    return { client: buildGuarded(client, where.agent, say, described?.exposure), close: () => client.close(), warm: () => undefined, daemon, configOf, ...(described ? { described } : {}) };
   }
   const start = async (): Promise<Started> => {
     const { startEmbeddedDaemon } = await import("../daemon/embedded.ts");
@@ -57,7 +65,8 @@ export async function openFrontClient(config: Config, env: NodeJS.ProcessEnv = p
   };
   // Another front of this user already runs it: joining costs a socket connect, nothing to defer.
   const running = await socketIsLive(where.agent);
-  const described = opts.defer && !running ? await (await import("../daemon/describe-build.ts")).describeThisBuild(config.backend) : null;
+  // The embedded daemon this front starts gates by this front's configuration: its exposure is known, not guessed.
+  const described = opts.defer && !running ? await (await import("../daemon/describe-build.ts")).describeThisBuild(config.backend, exposureSettings(config)) : null;
   if (!described) {
     const now = await start();
     // The tools are listed from what this daemon describes now; the guard checks any daemon taken over later.
@@ -74,15 +83,30 @@ export async function openFrontClient(config: Config, env: NodeJS.ProcessEnv = p
  * What a socket daemon describes, or, when it cannot be asked (not running, socket not mounted, refused token),
  * this build's own catalogue for this host (daemon/describe-build.ts), so the front still answers `initialize`
  * and `tools/list` and every tool call answers the daemon's error, naming the address it tried (issue 25: the
- * container's front used to exit before `initialize`). Null when neither is available (running the sources):
- * the tool list then asks the daemon and fails as before.
+ * container's front used to exit before `initialize`). Which tools that daemon offers is then not known: the list
+ * follows this front's own exposure settings, the notice says so, and once the daemon answers, calls go through
+ * only if it offers those same tools (buildGuarded). Null when neither is available (running the sources): the
+ * tool list then asks the daemon and fails as before.
  */
 async function describeOrOwn(client: DaemonClient, at: string, config: Config, say: (line: string) => void): Promise<DescribeResult | null> {
   const r = await client.call("describe", {});
   if (r.ok) return r.value;
-  say(`${r.error.message}${r.error.hint ? ` ${r.error.hint}` : ""} Listing this build's tools; each call answers ${r.error.code} until the daemon at ${at} can be used.`);
-  return (await import("../daemon/describe-build.ts")).describeThisBuild(config.backend);
+  say(`${r.error.message}${r.error.hint ? ` ${r.error.hint}` : ""} Which tools that daemon offers is not known yet: listing this build's tools as this front's own configuration exposes them (tools.*, exec.enabled); each call answers ${r.error.code} until the daemon at ${at} can be used, and then answers unavailable if that daemon offers other tools (restart this MCP server to list them).`);
+  return (await import("../daemon/describe-build.ts")).describeThisBuild(config.backend, exposureSettings(config));
 }
+
+/**
+ * Why a daemon that serves the listed catalogue still does not serve the listed tools: its exposure settings (its
+ * `describe`, issue 19) differ from those the list was built from. Null when they agree, or when the list did not
+ * say (running the sources: the list came from that daemon's own answer).
+ */
+function otherExposure(listed: ExposureSettings | undefined, daemon: ExposureSettings | undefined, at: string): string | null {
+  if (!listed) return null;
+  if (daemon && sameExposure(listed, daemon)) return null;
+  return `The hostgate daemon at ${at} offers other tools than this MCP server listed: its exposure settings (tools.*, exec.enabled) ${daemon ? "differ from those the list was built from (the daemon could not be asked when this server started, or its configuration changed since)" : "are not said (a hostgate older than that answer)"}, so a listed tool could answer only tool_disabled and an offered one would not be listed.`;
+}
+
+const RESTART_TO_RELIST = "Restart this MCP server (restart or reconnect it in the MCP client): it then lists the tools that daemon offers.";
 
 /** An embedded daemon as a front holds it: run by this process (`daemon`) or by another front (`client`), at `at`. */
 interface Started {
@@ -98,7 +122,8 @@ interface Started {
  * came from (`trusted`: "daemon" when the list is this build's table, or the role the front had when it asked
  * `describe`). Any other — another front's daemon joined after a deferred front listed this build's table, or
  * this build's own daemon taken over after a front listed an older front's — is asked `describe` and
- * compared (catalogue and build): that front may be another hostgate build (an upgrade in place while an older client runs) or see
+ * compared (catalogue, build and exposure settings: issue 19, the list holds what that daemon offers): that front may
+ * run with another configuration, or be another hostgate build (an upgrade in place while an older client runs) or see
  * another distro family (a toolbox container sharing the user's runtime directory). When they differ, every
  * call answers `unavailable` saying so, rather than serve answers that do not match the listed tools
  * (schemas, output shapes, actions that do not exist there). A refusal is not kept: the next call asks again
@@ -107,6 +132,7 @@ interface Started {
 function catalogueGuard(listed: DescribeResult, trusted: "daemon" | "client", say: (line: string) => void): Admit {
   let verdict: Promise<Outcome<never> | null> | null = null;
   let warned = false;
+  let warnedExposure = false;
   const refusal = (at: string): Outcome<never> => ({ ok: false, error: {
     code: "unavailable",
     message: `This MCP server listed its tools from another hostgate catalogue than the one the embedded daemon it now uses (${at}) serves (another hostgate version or build, or another distribution sharing this runtime directory): its answers would not match the tools listed.`,
@@ -115,7 +141,13 @@ function catalogueGuard(listed: DescribeResult, trusted: "daemon" | "client", sa
   const check = async (daemon: Started): Promise<Outcome<never> | null> => {
     const r = await daemon.client.call("describe", {});
     if (!r.ok) { verdict = null; return null; } // not known: the call itself will say what is wrong
-    if (isDeepStrictEqual(r.value.actions, listed.actions) && isDeepStrictEqual(r.value.build, listed.build)) return null;
+    if (isDeepStrictEqual(r.value.actions, listed.actions) && isDeepStrictEqual(r.value.build, listed.build)) {
+      const other = otherExposure(listed.exposure, r.value.exposure, daemon.at);
+      if (other === null) return null;
+      verdict = null;
+      if (!warnedExposure) { warnedExposure = true; say(other); }
+      return { ok: false, error: { code: "unavailable", message: other, hint: RESTART_TO_RELIST } };
+    }
     verdict = null;
     if (!warned) {
       warned = true;
@@ -199,20 +231,30 @@ function buildName(build: BuildIdentity | undefined): string {
  * front's build, whose fixed tools' schemas were listed, or every call but `describe` (which only lists
  * tools) answers `unavailable` saying which builds differ and what to do. Checked on each new connection,
  * before a call and again after one that reconnected (the daemon may have been restarted or upgraded
- * meanwhile), so an answer from a daemon of another build is never passed on. A refusal is not kept: the
+ * meanwhile), so an answer from a daemon of another build is never passed on. Likewise a daemon whose exposure
+ * settings differ from `listed`, those the tools were listed by (issue 19: this front's own when the daemon could
+ * not be asked at start; the daemon's, and it restarted with another configuration since): every call but
+ * `describe` answers `unavailable` saying to restart this MCP server, which then lists what that daemon offers. A refusal is not kept: the
  * next call asks again, so a daemon restarted on the right build is used at once.
  */
-function buildGuarded(client: DaemonClient & { connections: () => number }, at: string, say: (line: string) => void): DaemonClient {
+function buildGuarded(client: DaemonClient & { connections: () => number }, at: string, say: (line: string) => void, listed?: ExposureSettings): DaemonClient {
   const mine = thisBuild();
-  let checkedOn = -1; // the connection on which the daemon was found to run this build
+  let checkedOn = -1; // the connection on which the daemon was found to run this build and offer the listed tools
   let warned = false;
+  let warnedExposure = false;
   const admit = async (): Promise<Outcome<never> | null> => {
     if (checkedOn !== -1 && checkedOn === client.connections()) return null;
     const r = await client.call("describe", {});
     // A refused token is the answer (the daemon closes that connection, so the call itself would only see it
     // closed); otherwise not known: the call itself will say what is wrong.
     if (!r.ok) return r.error.code === "unauthorized" ? r : null;
-    if (isDeepStrictEqual(r.value.build, mine)) { checkedOn = client.connections(); return null; }
+    if (isDeepStrictEqual(r.value.build, mine)) {
+      const other = otherExposure(listed, r.value.exposure, at);
+      if (other === null) { checkedOn = client.connections(); return null; }
+      checkedOn = -1;
+      if (!warnedExposure) { warnedExposure = true; say(other); }
+      return { ok: false, error: { code: "unavailable", message: other, hint: RESTART_TO_RELIST } };
+    }
     checkedOn = -1;
     const message = `The hostgate daemon at ${at} runs ${buildName(r.value.build)}, this MCP server runs ${buildName(mine)}: their tools and answers may differ, so this server does not use that daemon.`;
     if (!warned) { warned = true; say(message); }

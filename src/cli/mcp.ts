@@ -41,11 +41,11 @@ export function registerMcpCommand(program: Command): void {
         log((err as Error).message);
         process.exit(EXIT.failure);
       }
-      const { client, close, described, warm, daemon } = front;
+      const { client, close, described, warm, daemon, configOf } = front;
       let factory;
       try {
         let tools, on;
-        ({ factory, tools, gates: on } = await createServerFactory(client, config, { transport: "stdio", gates, warn: log, described, tracer }));
+        ({ factory, tools, gates: on } = await createServerFactory(client, config, { transport: "stdio", gates, warn: log, described, tracer, configOf }));
         // One start notice: version, how many tools, which daemon (issue 22), which gates are on.
         const { VERSION } = await import("../version.ts");
         log(`hostgate ${VERSION}: serving ${tools.length} tools over stdio from ${daemon} (skills install ${on.install ? "on" : "off"}, skills exec ${on.exec ? "on" : "off"})`);

@@ -33,10 +33,10 @@ export function registerServeCommand(program: Command): void {
         log((err as Error).message);
         process.exit(EXIT.failure);
       }
-      const { client, close, daemon } = front;
+      const { client, close, daemon, configOf } = front;
       let started;
       try {
-        const { factory, tools, gates: on } = await createServerFactory(client, config, { transport: "http", gates, warn: log, tracer });
+        const { factory, tools, gates: on } = await createServerFactory(client, config, { transport: "http", gates, warn: log, tracer, configOf });
         started = await startHttpServer(factory, config.server);
         log(`listening on ${started.url} (${tools.length} tools from ${daemon}; skills install ${on.install ? "on" : "off"}, skills exec ${on.exec ? "on" : "off"})`);
       } catch (err) {

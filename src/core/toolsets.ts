@@ -53,6 +53,9 @@ export interface ExposureSettings {
   switches: Readonly<Record<string, boolean | undefined>>;
 }
 
+/** The defaults of config `tools.*` with no `exec.enabled`: every group on, exec_on_host off. */
+export const DEFAULT_EXPOSURE: ExposureSettings = { exposure: "all", groups: {}, enable: [], disable: [], switches: {} };
+
 /** Whether a tool is offered; when not, why (`reason`) and what to write in the config to offer it (`fix`). */
 export type Exposure = { offered: true } | { offered: false; reason: string; fix: string };
 
@@ -84,4 +87,18 @@ export function exposureOf(name: string, tool: ToolExposure, s: ExposureSettings
   if (tool.toolsets.length === 0 || tool.toolsets.some((g) => s.groups[g] !== false)) return { offered: true };
   const off = tool.toolsets.map((g) => `tools.groups.${g}`).join(", ");
   return { offered: false, reason: `its group${tool.toolsets.length > 1 ? "s are" : " is"} off (${off}: false)`, fix: `set ${tool.toolsets.map((g) => `tools.groups.${g}: true`).join(" or ")}, or add ${name} to tools.enable` };
+}
+
+/**
+ * Whether two exposure settings offer the same tools by construction: the same `exposure`, the same value (or
+ * absence) of every group and switch, and the same tools.enable / tools.disable names in any order. The front
+ * compares the settings it listed its tools by with those of the daemon it then uses (cli/front-client.ts).
+ */
+export function sameExposure(a: ExposureSettings, b: ExposureSettings): boolean {
+  const sameSet = (x: readonly string[], y: readonly string[]): boolean => new Set(x).size === new Set(y).size && x.every((n) => y.includes(n));
+  const switches = new Set([...Object.keys(a.switches), ...Object.keys(b.switches)]);
+  return a.exposure === b.exposure
+    && TOOLSETS.every((g) => a.groups[g] === b.groups[g])
+    && sameSet(a.enable, b.enable) && sameSet(a.disable, b.disable)
+    && [...switches].every((k) => a.switches[k] === b.switches[k]);
 }

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { HOST_ID_PATTERN, HOST_NAME_RULE } from "../core/host-id.ts";
 import { RISK_LEVELS } from "../core/risk-level.ts";
-import { TOOLSETS } from "../core/toolsets.ts";
+import { TOOLSETS, type ExposureSettings } from "../core/toolsets.ts";
 
 /**
  * The daemon protocol: what the MCP front may ask the daemon and the shapes of the answers. The same
@@ -50,6 +50,21 @@ export const HostSystemdViewSchema = z.object({
 });
 export type HostSystemdView = z.infer<typeof HostSystemdViewSchema>;
 
+/**
+ * The daemon's exposure settings on the wire (core/toolsets.ts ExposureSettings: its config `tools.*` and the
+ * switches of off-by-default tools, `exec.enabled`). The daemon's gate (app/exposure.ts) judges every method by
+ * THE rule `exposureOf` over these; the front lists its tools by the same rule over the same settings, so it
+ * lists exactly what the daemon serves (issue 19: the daemon decides what is offered). A switch that is not set
+ * is absent.
+ */
+export const ExposureSettingsSchema = z.object({
+  exposure: z.enum(["all", "read_only"]),
+  groups: z.partialRecord(z.enum(TOOLSETS), z.boolean()).readonly(),
+  enable: z.array(z.string()).readonly(),
+  disable: z.array(z.string()).readonly(),
+  switches: z.record(z.string(), z.boolean().optional()).readonly(),
+}) satisfies z.ZodType<ExposureSettings>;
+
 export const DescribeResultSchema = z.object({
   protocol_version: z.number(),
   /** The daemon's build (ipc/prebuilt.ts thisBuild); absent from daemons older than this field, which a front treats as another build. */
@@ -64,6 +79,12 @@ export const DescribeResultSchema = z.object({
    * and changes `available: false`.
    */
   local_unavailable: z.record(z.string(), z.string()).optional(),
+  /**
+   * What this daemon offers: its exposure settings ({@link ExposureSettingsSchema}), which the front lists its tools
+   * by. Absent from daemons older than this field (a compatible addition: no protocol version bump); a front then
+   * says it cannot know what that daemon offers (cli/front-client.ts, mcp/server.ts).
+   */
+  exposure: ExposureSettingsSchema.optional(),
 });
 export type DescribeResult = z.infer<typeof DescribeResultSchema>;
 

@@ -42,8 +42,10 @@ const INSTRUCTIONS = [
  * `unlisted`: offered tools that tools/list leaves out to save context (docs/tool-surface.md), callable by name.
  * `tracer` (issue 25): each request hostgate handles (tools/list, tools/call, resources/*) is one SERVER span
  * (mcp/tracing.ts) and every daemon call carries its context; `transport` is its `network.transport`.
+ * `configOf`: where to turn a hidden tool on, as the answer says it ("the configuration of the system daemon at …");
+ * default hostgate's configuration.
  */
-export function buildServer(tools: readonly ToolSpec[], daemon: DaemonClient, opts: { session?: boolean; hidden?: ReadonlyMap<string, HiddenTool>; unlisted?: readonly ToolSpec[]; skills?: boolean; tracer?: Tracer; transport?: "pipe" | "tcp" } = {}): Server {
+export function buildServer(tools: readonly ToolSpec[], daemon: DaemonClient, opts: { session?: boolean; hidden?: ReadonlyMap<string, HiddenTool>; unlisted?: readonly ToolSpec[]; skills?: boolean; tracer?: Tracer; transport?: "pipe" | "tcp"; configOf?: string } = {}): Server {
   // One id per server instance = per stdio connection: binds skills confirm tokens to this connection.
   // Stateless HTTP builds a server per request, so there it is off and the daemon binds to the caller.
   const session = opts.session ? globalThis.crypto.randomUUID() : undefined;
@@ -78,7 +80,7 @@ export function buildServer(tools: readonly ToolSpec[], daemon: DaemonClient, op
     if (!tool) {
       // A tool this server has but does not offer: say why and what turns it on (issue 22), still -32602.
       const off = opts.hidden?.get(request.params.name);
-      if (off) throw new ProtocolError(INVALID_PARAMS, `Unknown tool: ${request.params.name} is not offered by this server: ${off.reason}. To offer it, ${off.fix} in hostgate's configuration (docs/configuration.md) and restart the MCP server.`);
+      if (off) throw new ProtocolError(INVALID_PARAMS, `Unknown tool: ${request.params.name} is not offered by this server: ${off.reason}. To offer it, ${off.fix} in ${opts.configOf ?? "hostgate's configuration (docs/configuration.md) and restart the MCP server"}.`);
       throw new ProtocolError(INVALID_PARAMS, `Unknown tool: ${request.params.name}. Call tools/list for the available tools.`);
     }
     // Malformed input, not a safety decision: NUL and other C0 bytes never reach the daemon (M036).

@@ -4,7 +4,7 @@ import { unwrap, type DaemonClient } from "../ipc/client.ts";
 import type { DescribeResult } from "../ipc/protocol.ts";
 import { buildServer } from "./register.ts";
 import { exposureSettings } from "../config/exposure.ts";
-import { exposeTools } from "./toolsets.ts";
+import { assertKnownToolNames, exposeTools } from "./toolsets.ts";
 import type { ToolSpec } from "./tool-spec.ts";
 import { auditVerifyTool } from "./tools/audit-verify.ts";
 import { directTool } from "./tools/direct.ts";
@@ -23,7 +23,7 @@ import { findActionsTool } from "./tools/find-actions.ts";
 import { readActionTool } from "./tools/read-action.ts";
 import { isListed } from "../core/catalogue/surface.ts";
 import type { Tracer } from "../core/trace.ts";
-import type { ExposureSettings } from "../core/toolsets.ts";
+import { DEFAULT_EXPOSURE, sameExposure, type ExposureSettings } from "../core/toolsets.ts";
 
 /**
  * The fixed tools every hostgate offers, besides the direct tools of read-only actions. A daemon-backed tool
@@ -42,6 +42,11 @@ export interface FrontOptions {
   described?: DescribeResult | undefined;
   /** This process's tracer (issue 25; daemon/tracing.ts via the CLI). Absent: tracing off. */
   tracer?: Tracer | undefined;
+  /**
+   * Where the exposure settings the tools are listed by are written, for the answer to a call of a hidden tool
+   * (cli/front-client.ts FrontClient.configOf: a system daemon's own configuration). Absent: hostgate's configuration.
+   */
+  configOf?: string | undefined;
 }
 
 /**
@@ -102,16 +107,39 @@ export function splitListed(offered: readonly ToolSpec[], settings: ExposureSett
 }
 
 /**
+ * The exposure settings the front lists its tools by: the daemon's (its `describe` says them, issue 19: the daemon
+ * decides what is offered, so the list holds exactly the tools its gate serves), whatever this front's own config
+ * says. When this front's config sets other ones, `warn` says they have no effect and where to set them. A daemon
+ * that does not say (a hostgate older than the field): this front's own, with a warning saying so.
+ */
+export function listedExposure(described: DescribeResult, own: ExposureSettings, warn: ((line: string) => void) | undefined): ExposureSettings {
+  const daemon = described.exposure;
+  if (!daemon) {
+    warn?.("the daemon did not say which tools it offers (a hostgate older than that answer): tools/list follows this front's configuration (tools.*, exec.enabled); a tool the daemon hides answers tool_disabled");
+    return own;
+  }
+  if (!sameExposure(own, daemon) && !sameExposure(own, DEFAULT_EXPOSURE)) {
+    warn?.("this front's tools.* / exec.enabled settings differ from the daemon's and have no effect: tools/list holds what the daemon offers (set them in the daemon's configuration)");
+  }
+  return daemon;
+}
+
+/**
  * Resolves the visible tools once (config is read once at start) and returns a factory that builds a
  * fresh MCP server per connection (stdio) or per request (stateless HTTP), so no state is shared between
- * clients (corpus cases M028, M029). A call to a tool that exists but is hidden is answered with why and how to
- * turn it on. Throws when the exposure config names unknown tools. `tools` is what tools/list lists.
+ * clients (corpus cases M028, M029). The tools listed are those the daemon offers ({@link listedExposure}). A call
+ * to a tool that exists but is hidden is answered with why and how to turn it on. Throws when this front's
+ * exposure config names unknown tools (or the daemon cannot describe its catalogue). `tools` is what tools/list lists.
  */
 export async function createServerFactory(client: DaemonClient, config: Config, opts: FrontOptions = {}): Promise<{ factory: () => Server; tools: ToolSpec[]; gates: { install: boolean; exec: boolean } }> {
-  const all = await allTools(client, opts.described);
-  const settings = exposureSettings(config);
-  // Config names are checked against every tool, gated ones included, so a config stays valid whatever the flags.
-  const { tools: offered, hidden } = exposeTools(all, settings);
+  const described = opts.described ?? unwrap(await client.call("describe", {}));
+  const all = await allTools(client, described);
+  const own = exposureSettings(config);
+  // This front's config names are checked against every tool, gated ones included, so a config stays valid
+  // whatever the flags; the daemon's settings are its own to check.
+  assertKnownToolNames(all, own);
+  const settings = listedExposure(described, own, opts.warn);
+  const { tools: offered, hidden } = exposeTools(all, settings, false);
   const { listed: selected, unlisted } = splitListed(offered, settings);
   const { tools, gates } = await applySkillsGates(selected, client, opts, config);
   for (const t of selected) {
@@ -122,5 +150,5 @@ export async function createServerFactory(client: DaemonClient, config: Config, 
   // The Skills extension (SEP-2640) is offered with the skills toolset: a config that hides the skills tools hides it too.
   const skills = tools.some((t) => t.toolsets.includes("skills"));
   const traced = opts.tracer ? { tracer: opts.tracer, transport: session ? "pipe" as const : "tcp" as const } : {};
-  return { factory: () => buildServer(tools, client, { session, hidden, unlisted, skills, ...traced }), tools, gates };
+  return { factory: () => buildServer(tools, client, { session, hidden, unlisted, skills, ...traced, ...(opts.configOf ? { configOf: opts.configOf } : {}) }), tools, gates };
 }

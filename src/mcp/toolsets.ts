@@ -8,17 +8,26 @@ export interface HiddenTool {
 }
 
 /**
- * Applies the exposure configuration to the full tool list with THE rule the daemon also applies to its methods
- * (core/toolsets.ts `exposureOf`: exposure read_only, tools.disable, off-by-default switches such as exec.enabled,
- * tools.enable, groups). Returns the visible tools in input order and, by name, why each other one is hidden.
- * Throws when tools.enable/tools.disable name an unknown tool.
+ * Throws (Error saying which names and the known ones) when `settings`' tools.enable/tools.disable name a tool
+ * that is not in `all`: a typo in the front's own configuration stops it at start (exit 2).
  */
-export function exposeTools(all: readonly ToolSpec[], settings: ExposureSettings): { tools: ToolSpec[]; hidden: Map<string, HiddenTool> } {
+export function assertKnownToolNames(all: readonly ToolSpec[], settings: Pick<ExposureSettings, "enable" | "disable">): void {
   const known = new Set(all.map((t) => t.name));
   const unknown = [...settings.enable, ...settings.disable].filter((n) => !known.has(n));
   if (unknown.length > 0) {
     throw new Error(`tools.enable/tools.disable name unknown tool(s): ${unknown.join(", ")}. Known tools: ${[...known].sort().join(", ")}.`);
   }
+}
+
+/**
+ * Applies the exposure configuration to the full tool list with THE rule the daemon also applies to its methods
+ * (core/toolsets.ts `exposureOf`: exposure read_only, tools.disable, off-by-default switches such as exec.enabled,
+ * tools.enable, groups). Returns the visible tools in input order and, by name, why each other one is hidden.
+ * With `strict` (the default) throws when tools.enable/tools.disable name an unknown tool ({@link assertKnownToolNames});
+ * without, such names are ignored (settings another process checked: the daemon's, issue 19).
+ */
+export function exposeTools(all: readonly ToolSpec[], settings: ExposureSettings, strict = true): { tools: ToolSpec[]; hidden: Map<string, HiddenTool> } {
+  if (strict) assertKnownToolNames(all, settings);
   const tools: ToolSpec[] = [];
   const hidden = new Map<string, HiddenTool>();
   for (const t of all) {

@@ -4,6 +4,7 @@ import { existsSync, readdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { budgetToolset, FULL_SURFACE_YAML } from "../helpers/context-cost.ts";
 import { connectStdio, runHostgate, writeConfig } from "../helpers/hostgate.ts";
+import { isolatedEnv } from "../helpers/isolated-env.ts";
 
 const ANNOTATIONS = ["readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"] as const;
 
@@ -15,7 +16,9 @@ describe("advertised tool definitions", () => {
   let full: Client;
   beforeAll(async () => {
     client = await connectStdio("legacy");
-    full = await connectStdio("legacy", ["--config", writeConfig(FULL_SURFACE_YAML)]);
+    // Its own embedded daemon: a front lists what the daemon it uses offers (issue 19), and the default front's
+    // daemon (shared with every default-config front of the run) does not offer the full surface.
+    full = await connectStdio("legacy", ["--config", writeConfig(FULL_SURFACE_YAML)], isolatedEnv("full-surface"));
   });
   afterAll(async () => { await client.close(); await full.close(); });
 
@@ -49,7 +52,7 @@ describe("advertised tool definitions", () => {
 
 describe("exposure configuration", () => {
   async function toolNames(yaml: string): Promise<string[]> {
-    const client = await connectStdio("legacy", ["--config", writeConfig(yaml)]);
+    const client = await connectStdio("legacy", ["--config", writeConfig(yaml)], isolatedEnv("exposure"));
     try {
       return (await client.listTools()).tools.map((t) => t.name);
     } finally {
@@ -68,7 +71,7 @@ describe("exposure configuration", () => {
   });
 
   it("read_only exposure keeps only read-only tools", async () => {
-    const client = await connectStdio("legacy", ["--config", writeConfig("tools:\n  exposure: read_only\n")]);
+    const client = await connectStdio("legacy", ["--config", writeConfig("tools:\n  exposure: read_only\n")], isolatedEnv("read-only"));
     try {
       const tools = (await client.listTools()).tools;
       expect(tools.length).toBeGreaterThan(0);

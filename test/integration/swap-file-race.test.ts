@@ -7,6 +7,7 @@ import { chmodSync, chownSync, existsSync, lstatSync, mkdirSync, mkdtempSync, re
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import addSwapFile from "../../src/core/catalogue/actions/add-swap-file.ts";
+import removeSwapFile from "../../src/core/catalogue/actions/remove-swap-file.ts";
 import { LinuxHostMutator } from "../../src/adapters/host-mutator-linux.ts";
 import { errorCode, realContext } from "../helpers/real-context.ts";
 import { peerMissing } from "../helpers/peers.ts";
@@ -67,6 +68,35 @@ describe.skipIf(skip)("AddSwapFile: a directory chain only root can change (issu
     mkdirSync(group, { mode: 0o775 });
     chmodSync(group, 0o775);
     await expect(addSwapFile.preview({ path: join(group, "swap"), size_mib: 16 }, ctx)).rejects.toThrow(/group-w is writable by its group \(mode 0775\)/);
+  });
+
+  // s25: RemoveSwapFile lacked this check. swapoff takes a path: in a directory a user can write, the user could put
+  // another swap file under that name between the check and swapoff. A real active swap file in alice's directory.
+  it("RemoveSwapFile refuses an active swap file in a directory a user owns, at plan and in apply; nothing is turned off or deleted", async () => {
+    const ctx = await realContext();
+    const dir = join(base, "alice-swap");
+    mkdirSync(dir, { mode: 0o755 });
+    chownSync(dir, ALICE, ALICE);
+    const path = join(dir, "swap");
+    const swaps = (): string => readFileSync("/proc/swaps", "utf8");
+    try {
+      for (const argv of [["fallocate", "-l", "16M", path], ["chmod", "600", path], ["mkswap", path], ["swapon", path]]) expect(spawnSync(argv[0]!, argv.slice(1)).status, argv.join(" ")).toBe(0);
+      expect(swaps()).toContain(`${path} `);
+      const refusal = new RegExp(`${path} is not removed: ${dir} is owned by uid ${ALICE}, not root\\. swapoff takes a path`);
+      await expect(removeSwapFile.preview({ path }, ctx)).rejects.toThrow(refusal);
+      await expect(removeSwapFile.preview({ path }, ctx)).rejects.toMatchObject({ code: "invalid_params", hint: expect.stringContaining(`chown root ${dir} && chmod go-w ${dir}`) as string, details: { directory: dir } });
+      // apply plans again before swapoff: refused there too, whatever preview it is given.
+      expect(await errorCode(() => removeSwapFile.apply({ path }, ctx, { summary: "", text: "", current: { file: null } }))).toBe("invalid_params");
+      expect(swaps()).toContain(`${path} `);
+      expect(existsSync(path)).toBe(true);
+      // Writable by its group (owned by root) is refused the same way.
+      chownSync(dir, 0, 0);
+      chmodSync(dir, 0o775);
+      await expect(removeSwapFile.preview({ path }, ctx)).rejects.toThrow(/alice-swap is writable by its group \(mode 0775\)/);
+    } finally {
+      if (swaps().includes(`${path} `)) spawnSync("swapoff", [path]);
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("refuses a swap file inside hostgate's own state directory", async () => {

@@ -191,7 +191,14 @@ describe.skipIf(missing)("the Debian package", () => {
     expect(kept, p.stdout).toBeDefined();
     expect(inside(["stat", "-c", "%U:%G %a", "/var/backups/hostgate", kept!]).stdout.trim().split("\n")).toEqual(["root:root 700", "root:root 700"]);
     const files = inside(["find", kept!, "-mindepth", "1", "-printf", "%P %u:%g\n"]).stdout.trim().split("\n");
-    for (const f of ["audit.db", "audit-keys/current.key", "log/audit-checkpoints.jsonl"]) expect(files).toContain(`${f} root:root`);
+    for (const f of ["audit.db", "log/audit-checkpoints.jsonl"]) expect(files).toContain(`${f} root:root`);
+    // The public keys the chain needs are kept, the private signing key is not (whoever held it could extend the
+    // chain): no current.key / next.key, and no PEM private key in any kept file.
+    expect(files.filter((f) => /^audit-keys\/[0-9a-f]{16}\.pub root:root$/.test(f)).length, files.join("\n")).toBeGreaterThanOrEqual(1);
+    expect(files.filter((f) => /\.key /.test(f)), files.join("\n")).toEqual([]);
+    const secret = inside(["grep", "-rl", "PRIVATE KEY", kept!]);
+    expect(secret.status, secret.stdout + secret.stderr).toBe(1); // grep ran and found nothing
+    expect(p.stdout).toMatch(/not the private signing key/);
     // The kept checkpoint copy is append-only again, as the daemon kept it (review s24).
     expect(inside(["lsattr", `${kept!}/log/audit-checkpoints.jsonl`]).stdout.split(" ")[0]).toMatch(/a/);
     const pins = files.filter((f) => /^audit-pins\/[0-9a-f]{16}\.pub root:root$/.test(f));

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { defineMutatingAction, type ActionContext, type Preview } from "../action.ts";
 import { HostgateError } from "../../errors.ts";
-import { activeSwaps, FSTAB, fstabDiff, readFstab, swapPath } from "./swap-common.ts";
+import { activeSwaps, FSTAB, fstabDiff, readFstab, refuseUnsafeSwapDir, swapPath } from "./swap-common.ts";
 import { applyPlanned, plannedApplyOutput, renderPlanned, type PlannedChange } from "./planned-change.ts";
 
 const params = z.object({ path: swapPath.describe("Absolute path of the swap file, as /proc/swaps or /etc/fstab names it") }).strict();
@@ -39,6 +39,9 @@ async function plan(p: Params, ctx: ActionContext): Promise<RemovePlan> {
     if (st === null) return { summary: `Remove swap file ${p.path}: nothing to do (not active, not in ${FSTAB}, absent)`, current, intended, steps: [], fstab: null, file: null };
     throw new HostgateError("invalid_params", `${p.path} is neither active swap nor a swap line of ${FSTAB}; RemoveSwapFile deletes only files known as swap.`, { hint: "Use DeleteLogFile or WriteFile for other files; read_action { action: \"ListSwap\" } shows the swap areas." });
   }
+  // swapoff and the deletion use the path: only when no one but root can change a name on it (as AddSwapFile).
+  // Dropping the fstab line of a file that is neither active nor present uses no path.
+  if (active || st !== null) await refuseUnsafeSwapDir(ctx, p.path, dir, "remove");
   const warnings: string[] = [];
   if (active && active.used_kib > 0) {
     const avail = /^MemAvailable:\s+(\d+)/m.exec(await ctx.host.readText("/proc/meminfo"));
@@ -69,7 +72,9 @@ const identityText = (f: FileIdentity): string => (f === null ? "no file" : `ino
  * precondition), and delete the file (the held-directory removal of DeleteLogFile: same dev + inode as the preview).
  * The file's identity is in the preview (so in its hash) and is checked again in apply before swapoff
  * (`plan_changed`): swapoff takes a path, and root must not turn off or delete another file that took the name.
- * Refuses swap partitions, files that are not known as swap, links and non-regular files.
+ * Refuses swap partitions, files that are not known as swap, links and non-regular files, and (as AddSwapFile) a
+ * file whose directory chain someone other than root could change, or inside hostgate's own directories
+ * (swap-common.ts refuseUnsafeSwapDir, at plan and again in apply).
  */
 export default defineMutatingAction({
   name: "RemoveSwapFile",

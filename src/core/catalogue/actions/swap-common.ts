@@ -74,20 +74,31 @@ export function fstabDiff(before: string, after: string): string {
  * Refuses a swap file whose directory chain someone other than root could change (core/host/root-only-dir.ts: every
  * directory from `/` to `dir` lstat'd top down, each a real directory owned by root, not writable by group or
  * other; sticky /tmp refused), and one inside hostgate's own state, runtime or configuration directories. Run at
- * plan and again at execute (apply plans again); the mutator re-checks the chain on held descriptors when it
- * creates the file. Over SSH the probe's lstat is SFTP's (uid and mode). Throws `invalid_params` naming the
- * directory and what to do.
+ * plan and again at execute (apply plans again). `use`: "add" (AddSwapFile: root creates the file, then mkswap and
+ * swapon take its path; the mutator re-checks the chain on held descriptors when it creates the file) or "remove"
+ * (RemoveSwapFile: swapoff takes a path, so someone who can change a name on it could put another swap file there
+ * between the check and swapoff). Over SSH the probe's lstat is SFTP's (uid and mode). Throws `invalid_params`
+ * naming the directory and what to do.
  */
-export async function refuseUnsafeSwapDir(ctx: ActionContext, path: string, dir: string): Promise<void> {
+export async function refuseUnsafeSwapDir(ctx: ActionContext, path: string, dir: string, use: "add" | "remove" = "add"): Promise<void> {
   const own = [...HOSTGATE_ROOTS, ...ctx.protected_paths].find((r) => isWithinRoot(path, r));
-  if (own !== undefined) throw new HostgateError("invalid_params", `${path} is inside ${own}, hostgate's own state or configuration; a swap file is never put there.`, { hint: "Pick a path such as /swapfile or /var/lib/swap/swap1." });
+  if (own !== undefined) {
+    throw use === "add"
+      ? new HostgateError("invalid_params", `${path} is inside ${own}, hostgate's own state or configuration; a swap file is never put there.`, { hint: "Pick a path such as /swapfile or /var/lib/swap/swap1." })
+      : new HostgateError("invalid_params", `${path} is inside ${own}, hostgate's own state or configuration; RemoveSwapFile never turns off or deletes a file there. Nothing was changed.`, { hint: "Turn it off and delete it yourself (swapoff, rm) if it really is a swap file." });
+  }
   for (const d of chainOf(dir)) {
     const why = rootOnlyDirRefusal(d, await ctx.host.stat(d));
-    if (why !== null) {
+    if (why === null) continue;
+    if (use === "add") {
       throw new HostgateError("invalid_params", `${path} cannot hold a swap file: ${why}. Root creates the file and then hands its path to mkswap and swapon, so every directory above it must be one only root can change.`, {
         hint: "Pick a directory owned by root and writable by root alone, e.g. /swapfile or /var/lib/swap/ (not /tmp, /var/tmp or a home).",
         details: { directory: d },
       });
     }
+    throw new HostgateError("invalid_params", `${path} is not removed: ${why}. swapoff takes a path, so every directory above the swap file must be one only root can change; otherwise another swap file could take its name between the check and swapoff. Nothing was changed.`, {
+      hint: `Make ${d} owned by root and writable by root alone (e.g. chown root ${d} && chmod go-w ${d}) and plan again, or turn the file off and delete it yourself (swapoff, rm).`,
+      details: { directory: d },
+    });
   }
 }
