@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { chmodSync, chownSync, closeSync, constants, existsSync, fchmodSync, fchownSync, fsyncSync, lstatSync, mkdirSync, openSync, readFileSync, realpathSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
+import { chmodSync, chownSync, closeSync, constants, existsSync, fchmodSync, fchownSync, fsyncSync, lstatSync, mkdirSync, openSync, readFileSync, readdirSync, realpathSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
 import { basename, delimiter, dirname, join } from "node:path";
 import { untrustedWriter } from "../core/service/tree-trust.ts";
 
@@ -212,4 +212,18 @@ export function onPath(command: string, env: NodeJS.ProcessEnv = process.env): s
 /** Whether any of the paths exists or any of the commands is on PATH. */
 export function anyPresent(probe: { paths: string[]; commands: string[] }, env: NodeJS.ProcessEnv = process.env): boolean {
   return probe.paths.some((p) => existsSync(p)) || probe.commands.some((c) => onPath(c, env) !== null);
+}
+
+/**
+ * The subdirectories of `dir` (absolute paths, sorted by name), as a client's extensions directory holds one per
+ * extension (~/.gemini/extensions/<name>/); a link to a directory counts. Missing or unreadable: none.
+ */
+export function clientSubdirs(dir: string): string[] {
+  try {
+    return readdirSync(dir, { withFileTypes: true })
+      .filter((e) => e.isDirectory() || (e.isSymbolicLink() && existsSync(join(dir, e.name)) && statSync(join(dir, e.name)).isDirectory()))
+      .map((e) => join(dir, e.name)).sort();
+  } catch {
+    return [];
+  }
 }

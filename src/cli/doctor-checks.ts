@@ -1,4 +1,5 @@
 import { existsSync, statSync } from "node:fs";
+import type { ClientContext, ClientId } from "../core/clients/catalog.ts";
 
 /** One line of `hostgate doctor`: a check, its status, what was seen, and (for problems) one line to fix it. */
 export interface DoctorLine {
@@ -97,9 +98,14 @@ export async function clientChecks(env: NodeJS.ProcessEnv, cwd: string): Promise
       const found = readEntry(def, read.file.text);
       const installed = anyPresent(def.detect(ctx), env);
       if (found.state === "no_file" || found.state === "absent") {
-        // Claude Code may run hostgate from its plugin instead (setup then skips its entry: no fix to offer).
-        const plugin = def.id === "claude" && scope === "user" ? await claudePluginLine(env, ctx.home, cwd, name) : null;
-        if (plugin !== null) lines.push(plugin);
+        // The client may run hostgate from its plugin or extension instead (setup then skips its entry: no fix to offer).
+        const plugin = scope === "user" ? await pluginLine(def.id, env, ctx, name) : null;
+        if (plugin !== null) {
+          lines.push(plugin);
+          // Folder Trust disables the extension's server in an untrusted folder as it does an entry's.
+          const trust = def.id === "gemini" ? await geminiTrustLine(read.file.text, env, ctx.home, cwd) : null;
+          if (trust !== null) lines.push(trust);
+        }
         else if (installed && scope === "user") lines.push({ section: "clients", name, status: "warn", detail: `installed, but ${found.state === "no_file" ? `${path} does not exist` : `${path} has no hostgate entry`}`, fix: setupCmd });
         continue;
       }
@@ -111,10 +117,8 @@ export async function clientChecks(env: NodeJS.ProcessEnv, cwd: string): Promise
         const trust = await geminiTrustLine(read.file.text, env, ctx.home, cwd);
         if (trust !== null) lines.push(trust);
       }
-      if (def.id === "claude") {
-        const twice = await claudeTwiceLine(env, ctx.home, cwd, path, scope);
-        if (twice !== null) lines.push(twice);
-      }
+      const twice = await twiceLine(def.id, def.label, env, ctx, path, scope);
+      if (twice !== null) lines.push(twice);
       if (launch.kind === "http") {
         probes.push(() => probeHttp(launch.url, launch.headers).then((p) => {
           if (p.ok) line.detail = `${path}: ${launch.url} answers (${p.server}, ${p.ms} ms)`;
@@ -168,30 +172,27 @@ export async function geminiTrustLine(settingsText: string | null, env: NodeJS.P
 }
 
 /**
- * Claude Code without setup's entry but with the hostgate plugin on here (installed_plugins.json, enabledPlugins):
- * hostgate runs from the plugin, an ok line naming it; null when no plugin is on (the entry is then missing).
+ * A client without setup's entry that runs hostgate from its plugin or extension where `ctx.cwd` is (Claude Code,
+ * Codex, Gemini CLI: cli/client-plugins.ts): an ok line named `name` that names it; null when none is on (the
+ * entry is then missing).
  */
-export async function claudePluginLine(env: NodeJS.ProcessEnv, home: string, cwd: string, name: string): Promise<DoctorLine | null> {
-  const { claudePluginsHere } = await import("./claude-plugin-check.ts");
-  const { installs, file } = claudePluginsHere(env, home, cwd);
-  const p = installs[0];
-  return p === undefined ? null : { section: "clients", name, status: "ok", detail: `hostgate runs from the plugin ${p.id} (${p.scope} scope, ${file}); no entry of setup's is needed` };
+export async function pluginLine(id: ClientId, env: NodeJS.ProcessEnv, ctx: ClientContext, name: string): Promise<DoctorLine | null> {
+  const { servedBy } = await import("./client-plugins.ts");
+  const p = servedBy(id, env, ctx.home, ctx.cwd, ctx.codexHome);
+  return p === null ? null : { section: "clients", name, status: "ok", detail: `hostgate runs from the ${p.kind} ${p.id} (${p.how}, ${p.file}); no entry of setup's is needed` };
 }
 
 /**
- * Claude Code with both the hostgate plugin (installed_plugins.json) and setup's entry in `path` runs hostgate
- * twice (issue 25 re-trial 2): a warning naming both and how to remove one, or null when the plugin is not on here.
+ * A client with both its hostgate plugin (extension) on and setup's entry in `path` (`scope`: Claude Code's, for
+ * the command that removes it): Claude Code runs hostgate twice (issue 25 re-trial 2), Codex and Gemini CLI run
+ * the entry in place of the plugin's server. A warning named "<label> plugin|extension" saying so and how to
+ * remove one, or null when no plugin is on here.
  */
-export async function claudeTwiceLine(env: NodeJS.ProcessEnv, home: string, cwd: string, path: string, scope: "project" | "user"): Promise<DoctorLine | null> {
-  const { claudePluginsHere, removeOneOf } = await import("./claude-plugin-check.ts");
-  const { installs, file } = claudePluginsHere(env, home, cwd);
-  const p = installs[0];
-  if (p === undefined) return null;
-  return {
-    section: "clients", name: "Claude Code plugin", status: "warn",
-    detail: `hostgate is registered twice: the plugin ${p.id} (${p.scope} scope, ${file}) and the hostgate entry in ${path}; two registrations of one daemon (claude mcp list shows plugin:hostgate:hostgate and hostgate unless both run the very same command)`,
-    fix: removeOneOf(p, scope),
-  };
+export async function twiceLine(id: ClientId, label: string, env: NodeJS.ProcessEnv, ctx: ClientContext, path: string, scope: "project" | "user"): Promise<DoctorLine | null> {
+  const { servedBy, removeOneOf } = await import("./client-plugins.ts");
+  const p = servedBy(id, env, ctx.home, ctx.cwd, ctx.codexHome);
+  if (p === null) return null;
+  return { section: "clients", name: `${label} ${p.kind}`, status: "warn", detail: p.both(path), fix: removeOneOf(p, scope) };
 }
 
 /** Renders the report: one line per check, a fix line under each problem. */

@@ -10,7 +10,7 @@ import { mergeJson, mergeToml, type MergeResult } from "../core/clients/merge.ts
 import { mergeYaml } from "../core/clients/merge-yaml.ts";
 import { readEntry } from "../core/clients/read-entry.ts";
 import { applySetupSettings, userConfigPath, type SetupSettings } from "../config/user-config.ts";
-import { claudePluginsHere, removeOneOf } from "./claude-plugin-check.ts";
+import { removeOneOf, servedBy } from "./client-plugins.ts";
 import { launcher } from "./install-paths.ts";
 
 /**
@@ -89,7 +89,7 @@ export interface PlannedFile {
   label: string;
   path: string;
   file: ClientFile | null;
-  /** `skipped`: left as it is on purpose (Claude Code already has hostgate from its plugin), with why. */
+  /** `skipped`: left as it is on purpose (the client already runs hostgate from its plugin or extension), with why. */
   result: MergeResult | { status: "unwritable"; reason: string } | { status: "skipped"; reason: string };
   secret: boolean;
   /** Tighten an unchanged file holding a secret to 0600. */
@@ -183,16 +183,16 @@ export function planSetup(c: SetupChoices, env: NodeJS.ProcessEnv, cwd: string):
     const notes = [...rendered.notes];
     if (id === "claude" && c.claudeScope === "project") notes.push("Claude Code asks once before it starts servers from a project .mcp.json (`claude mcp list` shows it pending until then)");
     const planned: PlannedFile = { target: id, label: def.label, path, file: read.ok ? read.file : null, result: { status: "unwritable", reason: "" }, secret, tighten: false, notes, warnings: [] };
-    const plugin = id === "claude" ? claudePluginsHere(env, ctx.home, ctx.cwd) : null;
+    const plugin = servedBy(id, env, ctx.home, ctx.cwd, ctx.codexHome);
     if (!read.ok) {
       planned.result = { status: "unwritable", reason: read.reason };
-    } else if (plugin && plugin.installs.length > 0) {
-      // Issue 25 re-trial 2: with the plugin on, an entry of ours would make Claude Code run hostgate twice.
-      const p = plugin.installs[0]!;
-      planned.result = { status: "skipped", reason: `Claude Code already runs hostgate from its plugin ${p.id} (${p.scope} scope, ${plugin.file}); a second entry would list it twice in claude mcp list` };
-      planned.notes.push(`to use setup's entry instead: claude plugin uninstall ${p.id}, then run this again`);
+    } else if (plugin !== null) {
+      // Issue 25 re-trials: with the plugin (extension) on, an entry of ours would run hostgate twice (Claude Code)
+      // or replace the plugin's server of the same name (Codex, Gemini CLI).
+      planned.result = { status: "skipped", reason: `${def.label} already runs hostgate from its ${plugin.kind} ${plugin.id} (${plugin.how}, ${plugin.file}); ${plugin.second}` };
+      planned.notes.push(`to use setup's entry instead: ${plugin.remove}, then run this again`);
       const entry = readEntry(def, read.file.text).state;
-      if (entry !== "no_file" && entry !== "absent") planned.warnings.push(`${path} already has a hostgate entry beside the plugin: ${removeOneOf(p, c.claudeScope)}`);
+      if (entry !== "no_file" && entry !== "absent") planned.warnings.push(`${path} already has a hostgate entry beside the ${plugin.kind}: ${removeOneOf(plugin, c.claudeScope)}`);
     } else {
       planned.result = def.format === "toml" ? mergeToml(read.file.text, def.table, rendered.entry)
         : def.format === "yaml" ? mergeYaml(read.file.text, def.table, rendered.entry, def.skeleton, def.list === true)

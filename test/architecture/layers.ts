@@ -58,7 +58,7 @@ export const ALLOWED_EXCEPTIONS: readonly { from: string; to: string; why: strin
   { from: "cli/audit.ts", to: "adapters/*", why: "`hostgate audit verify` works offline on a copied database without a daemon: it opens the read-only store and keys itself" },
   { from: "cli/risk.ts", to: "{app/assess-command.ts,adapters/shell-parser.ts}", why: "`hostgate risk` judges a command locally with the same use case as plan_command, without a daemon" },
   { from: "cli/{daemon-install,setup-prompts}.ts", to: "adapters/service-install.ts", why: "installing the systemd unit is a local file operation of the setup command, before any daemon exists" },
-  { from: "cli/{doctor-checks,install-paths,setup-run,claude-plugin-check}.ts", to: "adapters/{client-files,mcp-probe}.ts", why: "setup and doctor edit and probe AI-client config files of the user running them (and read which Claude Code plugins they installed), not the daemon's" },
+  { from: "cli/{doctor-checks,install-paths,setup-run,client-plugins}.ts", to: "adapters/{client-files,mcp-probe}.ts", why: "setup and doctor edit and probe AI-client config files of the user running them (and read which plugins and extensions of hostgate the clients installed), not the daemon's" },
   { from: "cli/setup-command.ts", to: "adapters/run-as-owner.ts", why: "setup run as root for a user's home re-runs itself as that home's owner (setpriv) before it touches anything there (issue 21)" },
   { from: "cli/daemon.ts", to: "adapters/{peer-credentials,os-groups}.ts", why: "`hostgate daemon` is a composition root: it hands SO_PEERCRED to its listeners and resolves daemon.agent_group/admin_group to gids for its sockets" },
 ];

@@ -3,7 +3,7 @@
 // checkout>` + `claude plugin install hostgate@hostgate` write Claude Code's own installed_plugins.json and
 // settings.json, which setup and doctor then read.
 import { spawnSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { clientBin, clientMissing, makeWorkspace, runClient, type Workspace } from "../clients/harness.ts";
@@ -77,4 +77,33 @@ describe.skipIf(noBuild || clientMissing(CLAUDE))("hostgate setup and doctor wit
     const after = hostgate(w, ["doctor", "--json"]);
     expect(after.out).not.toContain("registered twice");
   }, 300_000);
+
+  it("the project's .claude/settings.local.json and .claude/settings.json turn the plugin off or on over the user's settings", async () => {
+    const w = (ws = makeWorkspace("claude-plugin-project"));
+    await claude(w, ["plugin", "marketplace", "add", ROOT]);
+    await claude(w, ["plugin", "install", "hostgate@hostgate"]);
+    // Off for this project only (Claude Code's own command writes .claude/settings.local.json): Claude Code lists no
+    // plugin server here, so setup writes its entry and doctor does not call it a second registration.
+    await claude(w, ["plugin", "disable", "hostgate@hostgate", "--scope", "local"]);
+    expect(JSON.parse(readFileSync(join(w.cwd, ".claude", "settings.local.json"), "utf8"))).toMatchObject({ enabledPlugins: { "hostgate@hostgate": false } });
+    expect(await claude(w, ["mcp", "list"])).not.toContain("plugin:hostgate:hostgate");
+    const off = hostgate(w, ["setup", "--yes", "--claude", "--scope", "user"]);
+    expect(off.status, off.out).toBe(0);
+    expect(off.out).not.toContain("skipped");
+    expect(userEntry(w)).toBeDefined();
+    expect(hostgate(w, ["doctor", "--json"]).out).not.toContain("registered twice");
+    // Back to setup's entry removed, the local choice gone; then off for the user but on in the project's shared
+    // settings (.claude/settings.json): the project wins, Claude Code runs the plugin here, setup skips again.
+    await claude(w, ["mcp", "remove", "hostgate", "--scope", "user"]);
+    rmSync(join(w.cwd, ".claude", "settings.local.json"));
+    await claude(w, ["plugin", "disable", "hostgate@hostgate", "--scope", "user"]);
+    await claude(w, ["plugin", "enable", "hostgate@hostgate", "--scope", "project"]);
+    expect(JSON.parse(readFileSync(join(w.cwd, ".claude", "settings.json"), "utf8"))).toMatchObject({ enabledPlugins: { "hostgate@hostgate": true } });
+    expect(await claude(w, ["mcp", "list"])).toContain("plugin:hostgate:hostgate");
+    const on = hostgate(w, ["setup", "--yes", "--claude", "--scope", "user"]);
+    expect(on.status, on.out).toBe(0);
+    expect(on.out).toContain("skipped: Claude Code already runs hostgate from its plugin hostgate@hostgate");
+    expect(userEntry(w)).toBeUndefined();
+  }, 300_000);
 });
+
