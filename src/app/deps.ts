@@ -1,5 +1,6 @@
 import type { SameUserPolicy } from "../core/approval.ts";
 import type { DaemonMode } from "../core/approval-proof.ts";
+import type { Approver } from "../core/approver.ts";
 import type { Action, ActionContext, RiskLevel } from "../core/catalogue/action.ts";
 import type { ApprovalConsole } from "../ports/approval-console.ts";
 import type { PasskeyStore } from "../ports/passkey-store.ts";
@@ -110,6 +111,11 @@ export interface DaemonDeps {
    * is (a passkey approval on the embedded daemon is "convenience, same user": core/approval-proof.ts passkeySeparation).
    */
   approval: { same_user: SameUserPolicy; passkey_required_from: RiskLevel | null; daemon_mode: DaemonMode };
+  /**
+   * Who approves and how (core/approver.ts approverOf: `sudo hostgate approve` for the system daemon's root-only admin
+   * socket), set by the daemon once its admin socket exists; absent: plain `hostgate approve` (the embedded daemon).
+   */
+  approver?: Approver;
   /** Enrolled passkeys and outstanding WebAuthn challenges (state.db), opened on first use. */
   passkeys(): PasskeyStore;
   /** The WebAuthn ceremonies (adapters/webauthn.ts). */

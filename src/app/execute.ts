@@ -7,6 +7,7 @@ import { errorBody, HostgateError, toHostgateError } from "../core/errors.ts";
 import { redactDeep } from "../core/redact.ts";
 import { planOrderProblem } from "../core/transaction/plan-order.ts";
 import { isReceiptShaped } from "../core/transaction/receipt.ts";
+import { OWN_SOCKET_APPROVER, approveCommandText } from "../core/approver.ts";
 import { DEFAULT_CONFIRM_WINDOW_S, effectiveState, type Transaction } from "../core/transaction/transaction.ts";
 import { EXECUTE_EXAMPLE, type ExecuteInput, type ExecuteResult, type StepResult } from "../ipc/protocol.ts";
 import { audit, checkpointRef } from "./audit-log.ts";
@@ -54,7 +55,7 @@ function receiptProblem(deps: DaemonDeps, tx: Transaction, receiptHash: string):
   }
   const now = deps.clock.now();
   const state = effectiveState(tx, now);
-  if (state === "planned") return new HostgateError("not_approved", `Transaction ${tx.id} (plan ${tx.plan_id}) has not been approved.`, { hint: `Ask the user to run \`hostgate approve ${tx.plan_id}\` in a terminal and give you the receipt it prints.` });
+  if (state === "planned") return new HostgateError("not_approved", `Transaction ${tx.id} (plan ${tx.plan_id}) has not been approved.`, { hint: `Ask the user to run ${approveCommandText(deps.approver ?? OWN_SOCKET_APPROVER, tx.plan_id)} in a terminal and give you the receipt it prints.` });
   if (owners.length === 0) return new HostgateError("receipt_mismatch", `This receipt does not belong to transaction ${tx.id}.`, { hint: `Use the exact receipt \`hostgate approve ${tx.plan_id}\` printed for this plan.` });
   if (store.receiptConsumed(tx.id)) return new HostgateError("receipt_used", `The receipt already ran transaction ${tx.id} (step ${tx.plan_seq} of plan ${tx.plan_id}); a receipt opens each step of its plan once.`, { hint: "Plan the change again if it must run again." });
   if (state === "expired") return new HostgateError("receipt_expired", `The receipt for ${tx.id} expired (receipts last 15 minutes).`, { hint: "Plan again and have the user approve the new plan." });
@@ -95,7 +96,7 @@ async function runStep(deps: DaemonDeps, step: Step, caller: Caller, planReceipt
     const planId = deps.transactions().get(step.transaction_id)?.plan_id ?? "<plan_id>";
     const what = receipt === "" ? "No approval_receipt was given (on the step or at the top level)." : "approval_receipt is not a receipt (a receipt is hgr_ followed by 43 characters, printed by `hostgate approve`).";
     return refuse(new HostgateError("invalid_receipt", `${what} A chat reply such as "yes" is not an approval.`, {
-      hint: `Ask the user to run \`hostgate approve ${planId}\` in a terminal; it prints one receipt starting with hgr_ for the whole plan.`,
+      hint: `Ask the user to run ${approveCommandText(deps.approver ?? OWN_SOCKET_APPROVER, planId)} in a terminal; it prints one receipt starting with hgr_ for the whole plan.`,
     }));
   }
   const tx = deps.transactions().get(step.transaction_id);

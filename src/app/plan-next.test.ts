@@ -23,4 +23,11 @@ describe("planNext: what the model is told to do after plan", () => {
     expect(text).not.toContain("hostgate approve p-4");
     expect(text).toContain("one approval covers all 2 steps");
   });
+
+  it("says sudo, or the admin group, when the daemon's admin socket needs it (core/approver.ts)", () => {
+    const sudo = planNext("p-5", 1, { passkey: null, console: null, approver: { command: "sudo hostgate approve", group: null } });
+    expect(sudo).toContain("Ask the user to run `sudo hostgate approve p-5` in a terminal");
+    const group = planNext("p-6", 1, { passkey: null, console: null, approver: { command: "hostgate approve", group: "ops" } });
+    expect(group).toContain("Ask the user to run `hostgate approve p-6` as a member of group ops (else `sudo hostgate approve p-6`) in a terminal");
+  });
 });

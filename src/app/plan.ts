@@ -5,6 +5,7 @@ import { HostgateError, describeIssues } from "../core/errors.ts";
 import { findControlCharacter } from "../core/limits.ts";
 import { planIntent } from "../core/planner/rules.ts";
 import { passkeyRequirement } from "../core/approval-proof.ts";
+import { OWN_SOCKET_APPROVER, approveCommandText, type Approver } from "../core/approver.ts";
 import { agentPreview } from "../core/transaction/agent-preview.ts";
 import { previewHashInput } from "../core/transaction/preview-hash.ts";
 import { DEFAULT_CONFIRM_WINDOW_S, PLAN_TTL_MS, type Transaction } from "../core/transaction/transaction.ts";
@@ -128,6 +129,8 @@ export function withConfirmWindow(preview: Preview, action: Action, params: Reco
 export interface ApprovalRoute {
   passkey: string | null;
   console: { url: string | null } | null;
+  /** Who approves in a terminal and how (core/approver.ts); absent: plain `hostgate approve`. */
+  approver?: Approver | undefined;
 }
 
 /** The `next` text of a plan: what the model must do now (one approval of the whole plan, issue 22; where, issue 23). */
@@ -141,7 +144,7 @@ export function planNext(planId: string, stepCount: number, route: ApprovalRoute
   if (route.passkey !== null) {
     return `Show these steps and their risk to the user and STOP. This plan needs a passkey approval (${route.passkey}): approve in the console — ${open}, and approves it there with an enrolled passkey (one approval covers ${all}); the page shows one receipt for this plan (\`hostgate approve\` cannot approve it). ${then[0]!.toUpperCase()}${then.slice(1)}`;
   }
-  const terminal = `Show these steps and their risk to the user and STOP. Ask the user to run \`hostgate approve ${planId}\` in a terminal: it shows the steps, asks them to confirm, and prints one receipt for this plan (one approval covers ${all}); ${then}`;
+  const terminal = `Show these steps and their risk to the user and STOP. Ask the user to run ${approveCommandText(route.approver ?? OWN_SOCKET_APPROVER, planId)} in a terminal: it shows the steps, asks them to confirm, and prints one receipt for this plan (one approval covers ${all}); ${then}`;
   return route.console === null ? terminal : `${terminal} The human may instead approve in the approval console: ${open}.`;
 }
 
@@ -245,6 +248,6 @@ export async function plan(deps: DaemonDeps, input: PlanInput, caller: Caller, o
     planner,
     steps,
     ...(reads.length === 0 ? {} : { read_only: reads }),
-    next: `${planNext(planId, seq, { passkey: passkeyRequirement(planned, deps.approval.passkey_required_from), console: deps.console ? { url: steps[0]?.console_url ?? null } : null })}${left}`,
+    next: `${planNext(planId, seq, { passkey: passkeyRequirement(planned, deps.approval.passkey_required_from), console: deps.console ? { url: steps[0]?.console_url ?? null } : null, approver: deps.approver })}${left}`,
   };
 }

@@ -3,7 +3,8 @@ import type { Command } from "commander";
 import { EXIT, loadConfigOrExit, log, startTracingOrExit } from "./common.ts";
 import { settleV8ForLongRunning } from "./v8-tuning.ts";
 import { lookupGroupId, takeRootPrimaryGroup } from "../adapters/os-groups.ts";
-import { recordSocketFacts } from "../daemon/socket-facts.ts";
+import { adminSocketAccess, recordSocketFacts } from "../daemon/socket-facts.ts";
+import { approverOf } from "../core/approver.ts";
 
 /**
  * `hostgate daemon`: the privileged process (run it as a systemd service). Serves agent.sock (mode 0660) for
@@ -62,6 +63,8 @@ export function registerDaemonCommand(program: Command): void {
         listeners.push(await serveIpc({ kind: "unix", path: agentPath, mode: 0o660, gid: agentGid }, "agent", dispatcher, serveOpts));
         listeners.push(await serveIpc({ kind: "unix", path: adminPath, mode: adminGid === undefined ? 0o600 : 0o660, gid: adminGid }, "admin", dispatcher, serveOpts));
         recordSocketFacts(composed.service.deps.facts, agentPath, adminPath);
+        // What the plan's next text tells the model to ask for: sudo unless the admin socket admits more than root.
+        composed.service.deps.approver = approverOf("system", adminSocketAccess(adminPath, config.daemon.admin_group, adminGid));
         if (tcp?.kind === "tcp") listeners.push(await serveIpc(tcp, "agent", dispatcher));
       } catch (err) {
         log((err as Error).message);

@@ -35,24 +35,33 @@ function planSummary(p: PendingResult["plans"][number]): string {
  * The table `hostgate pending` prints, one line per plan: plan id, age, risk (the highest of its steps), host,
  * client, step count and a summary of its steps in order (escaped: it comes from a plan).
  */
-export function renderPending(r: PendingResult, now: number): string {
+export function renderPending(r: PendingResult, now: number, approve = "hostgate approve"): string {
   if (r.plans.length === 0) return "No plans are waiting for approval.\n";
   const rows = r.plans.map((p) => [p.plan_id, age(p.created_at, now), p.risk_level.toUpperCase(), p.host, clientOf(p.actor), String(p.steps.length), visible(planSummary(p)).replace(/\n/g, " ")]);
   const head = ["PLAN", "AGE", "RISK", "HOST", "CLIENT", "STEPS", "SUMMARY"];
   const last = head.length - 1;
   const widths = head.slice(0, last).map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
   const line = (cells: string[]) => cells.map((c, i) => (i < last ? c.padEnd(widths[i]!) : c.length > 100 ? `${c.slice(0, 99)}…` : c)).join("  ");
-  return `${[line(head), ...rows.map(line)].join("\n")}\n${pendingFooter(r)}`;
+  return `${[line(head), ...rows.map(line)].join("\n")}\n${pendingFooter(r, approve)}`;
 }
 
 /**
- * Where the plans listed are approved (issue 23): `hostgate approve` for those any approval will do; for those
- * that need a passkey (`passkey_required`), the console, named with their short ids.
+ * The approve command for whoever just read the admin socket (`hostgate pending` got that far): `sudo hostgate
+ * approve` when this runs as root under sudo (`SUDO_USER` set: the user typed sudo to get in, issue 25 leftovers),
+ * else `hostgate approve` (root itself, the socket's owner, or a member of its admin group).
  */
-export function pendingFooter(r: PendingResult): string {
+export function approveCommandHere(env: NodeJS.ProcessEnv = process.env, uid: number | undefined = process.getuid?.()): string {
+  return uid === 0 && env.SUDO_USER ? "sudo hostgate approve" : "hostgate approve";
+}
+
+/**
+ * Where the plans listed are approved (issue 23): `approve <plan>` (`approve`: approveCommandHere) for those any
+ * approval will do; for those that need a passkey (`passkey_required`), the console, named with their short ids.
+ */
+export function pendingFooter(r: PendingResult, approve = "hostgate approve"): string {
   const passkey = r.plans.filter((p) => p.passkey_required != null);
   const lines: string[] = [];
-  if (passkey.length < r.plans.length) lines.push("Review and approve all steps of one with: hostgate approve <plan> (its first 8 characters will do when unique)");
+  if (passkey.length < r.plans.length) lines.push(`Review and approve all steps of one with: ${approve} <plan> (its first 8 characters will do when unique)`);
   if (passkey.length > 0) {
     const ids = passkey.map((p) => p.plan_id.slice(0, 8)).join(", ");
     lines.push(`${passkey.length === r.plans.length ? "These plans need" : `Plan${passkey.length === 1 ? "" : "s"} ${ids} need${passkey.length === 1 ? "s" : ""}`} a passkey: approve in the console (run \`hostgate console\` for a one-time login link); \`hostgate approve\` cannot approve ${passkey.length === 1 ? "it" : "them"}.`);
@@ -114,7 +123,7 @@ export function registerPendingCommand(program: Command): void {
         process.stderr.write(`hostgate: ${r.error.message}${r.error.hint ? `\n${r.error.hint}` : ""}\n${daemonHintAfter(r.error, target)}`);
         process.exit(EXIT.failure);
       }
-      process.stdout.write(opts.json ? `${JSON.stringify(pendingJson(r.value), null, 2)}\n` : renderPending(r.value, Date.now()));
+      process.stdout.write(opts.json ? `${JSON.stringify(pendingJson(r.value), null, 2)}\n` : renderPending(r.value, Date.now(), approveCommandHere()));
       process.exit(EXIT.ok);
     });
 }

@@ -1,4 +1,5 @@
 import { statSync } from "node:fs";
+import type { AdminSocketAccess } from "../core/approver.ts";
 
 /**
  * Records, for doctor, who can reach the daemon's sockets as the kernel says after they were created: owner
@@ -13,5 +14,18 @@ export function recordSocketFacts(facts: Record<string, string>, agentPath: stri
     } catch (err) {
       facts[key] = `${path} (cannot stat: ${(err as Error).message})`;
     }
+  }
+}
+
+/**
+ * The admin socket at `path` as the kernel reports it (core/approver.ts AdminSocketAccess), `group` being
+ * daemon.admin_group's name when the daemon gave the socket that group (`adminGid`); null when it cannot be stat'd.
+ */
+export function adminSocketAccess(path: string, adminGroup: string | undefined, adminGid: number | undefined): AdminSocketAccess | null {
+  try {
+    const st = statSync(path);
+    return { uid: st.uid, gid: st.gid, perm: st.mode & 0o777, group: adminGroup !== undefined && adminGid !== undefined && st.gid === adminGid ? adminGroup : null };
+  } catch {
+    return null;
   }
 }
