@@ -9,8 +9,8 @@
 import { spawnSync } from "node:child_process";
 import { chmodSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { dirname, join } from "node:path";
+import { afterAll, afterEach, describe, expect, it, onTestFinished } from "vitest";
 import type { Client } from "@modelcontextprotocol/client";
 import { rawIpc, startDaemon, type DaemonProcess } from "../helpers/daemon.ts";
 import { HOSTGATE_BIN, connectStdio, writeConfig } from "../helpers/hostgate.ts";
@@ -61,7 +61,9 @@ describe("the plan's next text names the approve command the daemon's admin sock
   });
 
   it("embedded daemon (hostgate mcp): plain hostgate approve <id>, no sudo", async () => {
-    client = await connectStdio("legacy", ["--config", writeConfig("backend:\n  type: mock\n")], { ...isolatedEnv("approve-command"), HOSTGATE_DAEMON: "embedded" });
+    const env = isolatedEnv("approve-command");
+    onTestFinished(() => { rmSync(dirname(env.HOSTGATE_STATE_DIR!), { recursive: true, force: true }); });
+    client = await connectStdio("legacy", ["--config", writeConfig("backend:\n  type: mock\n")], { ...env, HOSTGATE_DAEMON: "embedded" });
     const r = await client.callTool({ name: "plan", arguments: step("c") });
     const plan = r.structuredContent as { plan_id: string; next: string };
     expect(r.isError, JSON.stringify(plan)).not.toBe(true);
