@@ -236,13 +236,19 @@ describe("MCP Skills extension (SEP-2640): a real daemon and front, the SDK's cl
     }
   }, 120_000);
 
-  it("a front whose config hides the skills tools does not declare the extension (-32601 for skills/list)", async () => {
-    const cfg = join(daemon.dir, "no-skills.yaml");
-    writeFileSync(cfg, "tools:\n  groups:\n    skills: false\n");
-    const c = await connectStdio("modern", ["-c", cfg], frontEnv);
+  // The front lists what its daemon offers (issue 19), so the skills tools are hidden in the daemon's configuration;
+  // a front whose own config hid them used to stand for this, and no longer hides anything the daemon offers.
+  it("a front whose daemon hides the skills tools does not declare the extension (-32601 for skills/list)", async () => {
+    const hidden = await startDaemon(`skills:\n  roots: [${JSON.stringify(root)}]\ntools:\n  groups:\n    skills: false\n`);
     try {
-      expect(c.getServerCapabilities()?.extensions?.["io.modelcontextprotocol/skills"]).toBeUndefined();
-      await expect(c.request({ method: "skills/list", params: {} } as never, ListResult)).rejects.toMatchObject({ code: -32601 });
-    } finally { await c.close(); }
+      const c = await connectStdio("modern", [], { ...hidden.env, HOSTGATE_SOCKET: hidden.agentSocket, HOME: hidden.dir, XDG_CONFIG_HOME: join(hidden.dir, "xdg") });
+      try {
+        expect(c.getServerCapabilities()?.extensions?.["io.modelcontextprotocol/skills"]).toBeUndefined();
+        await expect(c.request({ method: "skills/list", params: {} } as never, ListResult)).rejects.toMatchObject({ code: -32601 });
+      } finally { await c.close(); }
+    } finally {
+      await hidden.stop();
+      rmSync(hidden.dir, { recursive: true, force: true });
+    }
   }, 60_000);
 });
