@@ -20,7 +20,10 @@ const port = (): string => new URL(serve.url).port;
 
 beforeAll(async () => {
   serve = await startServe([], isolatedEnv("corpus-serve")); // its own daemon: never a running one of this user (hermetic)
-  stdio = new RawStdio();
+  // Its own daemon too: the default one of this user is shared by every front started without a runtime directory
+  // (other test files, other checkouts' builds), and a front answers unavailable from a daemon of another build or
+  // exposure (cli/front-client.ts), so T2-02/T2-03 failed or passed by which front started it.
+  stdio = new RawStdio([], isolatedEnv("corpus-raw"));
   await stdio.initialize();
   mkdirSync(logDir, { recursive: true });
 });
@@ -182,7 +185,7 @@ const TESTS: Record<string, () => Promise<void>> = {
     const client = await connectStdio("legacy", [], isolatedEnv("corpus-stdio"));
     await client.callTool({ name: "get_system_info", arguments: {} });
     await client.close();
-    const raw = new RawStdio();
+    const raw = new RawStdio([], isolatedEnv("corpus-m030"));
     try {
       await raw.initialize();
       raw.send(toolsCall(2, "get_disk_usage", {}));

@@ -5,6 +5,7 @@ import { cpus, hostname } from "node:os";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Client } from "@modelcontextprotocol/client";
 import { connectHttp, connectStdio, startServe, type Era, type ServeProcess } from "../helpers/hostgate.ts";
+import { isolatedEnv } from "../helpers/isolated-env.ts";
 
 type Structured = Record<string, unknown>;
 
@@ -20,6 +21,8 @@ const logDir = `/var/log/hostgate-e2e-${process.pid}`;
 let listener: Server;
 let listenPort = 0;
 let serve: ServeProcess;
+/** One daemon of this file's own (serve runs it, the stdio fronts join it): never this user's shared default one. */
+const env = isolatedEnv("read-only-tools");
 
 beforeAll(async () => {
   mkdirSync(logDir, { recursive: true });
@@ -27,7 +30,7 @@ beforeAll(async () => {
   listener = createServer();
   await new Promise<void>((r) => listener.listen(0, "127.0.0.1", r));
   listenPort = (listener.address() as { port: number }).port;
-  serve = await startServe();
+  serve = await startServe([], env);
 });
 
 afterAll(async () => {
@@ -37,8 +40,8 @@ afterAll(async () => {
 });
 
 const transports: { name: string; era: Era; connect: () => Promise<Client> }[] = [
-  { name: "stdio, 2025-era client", era: "legacy", connect: () => connectStdio("legacy") },
-  { name: "stdio, 2026-07-28 client", era: "modern", connect: () => connectStdio("modern") },
+  { name: "stdio, 2025-era client", era: "legacy", connect: () => connectStdio("legacy", [], env) },
+  { name: "stdio, 2026-07-28 client", era: "modern", connect: () => connectStdio("modern", [], env) },
   { name: "HTTP, 2025-era client", era: "legacy", connect: () => connectHttp(serve.url, "legacy") },
   { name: "HTTP, 2026-07-28 client", era: "modern", connect: () => connectHttp(serve.url, "modern") },
 ];

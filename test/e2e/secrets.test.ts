@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import type { Client } from "@modelcontextprotocol/client";
 import { connectStdio } from "../helpers/hostgate.ts";
+import { isolatedEnv } from "../helpers/isolated-env.ts";
 
 // A syntactically real (throwaway) PEM body; the test fails if any of its lines comes back from any tool.
 const KEY_LINES = ["MC4CAQAwBQYDK2VwBCIEIGhvc3RnYXRlLXBsYW50ZWQta2V5LWZvci10ZXN0cw==", "aG9zdGdhdGUtc2Vjb25kLWxpbmUtb2YtdGhlLXBsYW50ZWQta2V5LWJvZHk="];
@@ -22,7 +23,7 @@ beforeAll(async () => {
   symlinkSync(join(outside, "id_ed25519"), `${logDir}/key.log`);
   // A process whose argv and environment carry the key, as a careless deploy script would.
   holder = spawn(process.execPath, ["-e", "setTimeout(() => {}, 120000)", "--", PEM], { env: { ...process.env, DEPLOY_KEY: PEM }, stdio: "ignore" });
-  client = await connectStdio("legacy");
+  client = await connectStdio("legacy", [], isolatedEnv("secrets")); // its own daemon, never this user's shared one
 });
 
 afterAll(async () => {

@@ -15,7 +15,9 @@ describe("advertised tool definitions", () => {
   let client: Client;
   let full: Client;
   beforeAll(async () => {
-    client = await connectStdio("legacy");
+    // Its own daemon: a front lists what the daemon it uses offers (issue 19), and this user's default one is
+    // shared with every front started without a runtime directory, whatever configuration started it.
+    client = await connectStdio("legacy", [], isolatedEnv("default-surface"));
     // Its own embedded daemon: a front lists what the daemon it uses offers (issue 19), and the default front's
     // daemon (shared with every default-config front of the run) does not offer the full surface.
     full = await connectStdio("legacy", ["--config", writeConfig(FULL_SURFACE_YAML)], isolatedEnv("full-surface"));
