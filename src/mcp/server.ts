@@ -139,7 +139,7 @@ export async function createServerFactory(client: DaemonClient, config: Config, 
   // whatever the flags; the daemon's settings are its own to check.
   assertKnownToolNames(all, own);
   const settings = listedExposure(described, own, opts.warn);
-  const { tools: offered, hidden } = exposeTools(all, settings, false);
+  const { tools: offered, hidden } = exposeTools(all, settings);
   const { listed: selected, unlisted } = splitListed(offered, settings);
   const { tools, gates } = await applySkillsGates(selected, client, opts, config);
   for (const t of selected) {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { ExposureSettings, Toolset } from "../core/toolsets.ts";
 import type { ToolSpec } from "./tool-spec.ts";
-import { exposeTools, selectTools } from "./toolsets.ts";
+import { assertKnownToolNames, exposeTools, selectTools } from "./toolsets.ts";
 
 function tool(name: string, toolsets: Toolset[], readOnly = true): ToolSpec {
   return {
@@ -68,9 +68,15 @@ describe("selectTools", () => {
     expect(visible).toContain("multi");
   });
 
-  it("throws on unknown names in enable or disable, naming them", () => {
-    expect(() => selectTools(ALL, tools({ enable: ["nope"] }))).toThrow(/nope/);
-    expect(() => selectTools(ALL, tools({ disable: ["get_load", "gone"] }))).toThrow(/gone/);
+  it("a front's own config: unknown names in enable or disable throw, naming them", () => {
+    expect(() => { assertKnownToolNames(ALL, tools({ enable: ["nope"] })); }).toThrow(/nope/);
+    expect(() => { assertKnownToolNames(ALL, tools({ disable: ["get_load", "gone"] })); }).toThrow(/gone/);
+    expect(() => { assertKnownToolNames(ALL, tools({ enable: ["plan"], disable: ["get_load"] })); }).not.toThrow();
+  });
+
+  it("the daemon's settings: a name that is no tool here is ignored, the others still apply", () => {
+    expect(names(selectTools(ALL, tools({ disable: ["get_load", "gone"] })))).not.toContain("get_load");
+    expect(names(selectTools(ALL, tools({ enable: ["nope"] })))).toEqual(names(selectTools(ALL, tools())));
   });
 });
 

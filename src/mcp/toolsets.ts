@@ -23,11 +23,10 @@ export function assertKnownToolNames(all: readonly ToolSpec[], settings: Pick<Ex
  * Applies the exposure configuration to the full tool list with THE rule the daemon also applies to its methods
  * (core/toolsets.ts `exposureOf`: exposure read_only, tools.disable, off-by-default switches such as exec.enabled,
  * tools.enable, groups). Returns the visible tools in input order and, by name, why each other one is hidden.
- * With `strict` (the default) throws when tools.enable/tools.disable name an unknown tool ({@link assertKnownToolNames});
- * without, such names are ignored (settings another process checked: the daemon's, issue 19).
+ * A name in tools.enable/tools.disable that is no tool here is ignored: the settings are the daemon's, which it
+ * checked (issue 19); a front checks its own config's names with {@link assertKnownToolNames}.
  */
-export function exposeTools(all: readonly ToolSpec[], settings: ExposureSettings, strict = true): { tools: ToolSpec[]; hidden: Map<string, HiddenTool> } {
-  if (strict) assertKnownToolNames(all, settings);
+export function exposeTools(all: readonly ToolSpec[], settings: ExposureSettings): { tools: ToolSpec[]; hidden: Map<string, HiddenTool> } {
   const tools: ToolSpec[] = [];
   const hidden = new Map<string, HiddenTool>();
   for (const t of all) {
