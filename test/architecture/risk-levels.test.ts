@@ -27,12 +27,14 @@ describe("risk levels are defined once (core/risk-level.ts) and used everywhere"
   });
 
   it("the wire, config and console accept exactly RISK_LEVELS", () => {
-    expect(RiskLevelSchema.options).toEqual([...RISK_LEVELS]);
-    expect(CommandAssessmentSchema.shape.risk_level.options).toEqual([...RISK_LEVELS]);
+    // What each schema accepts (not its options, which are RISK_LEVELS by construction).
+    const wire = [RiskLevelSchema, CommandAssessmentSchema.shape.risk_level];
     for (const l of RISK_LEVELS) {
+      for (const schema of wire) expect(schema.safeParse(l).success, l).toBe(true);
       expect(ConfigSchema.safeParse({ approval: { passkey_required_from: l } }).success, l).toBe(true);
       expect(riskBadge(l).html, l).toContain(`risk-${l}`);
     }
+    for (const schema of wire) expect(schema.safeParse("severe").success).toBe(false);
     expect(ConfigSchema.safeParse({ approval: { passkey_required_from: "severe" } }).success).toBe(false);
     expect(riskBadge("severe").html).toContain("risk-high");
   });
