@@ -70,7 +70,7 @@ function configDoc(): string {
     }
   };
   walk(schema, "");
-  lines.push("", `Toolsets (exposure groups) under \`tools.groups\`: ${TOOLSETS.map((t) => `\`${t}\``).join(", ")}. All default to on, but \`exec_on_host\` (group \`hosts\`) is off until \`exec.enabled: true\` (the older \`tools.groups.hosts: true\` or \`tools.enable: [exec_on_host]\` still work). The MCP front lists and the daemon serves by the same rule (\`src/core/toolsets.ts\` \`exposureOf\`); \`hostgate doctor\` lists what is off and why.`);
+  lines.push("", `Toolsets (exposure groups) under \`tools.groups\`: ${TOOLSETS.map((t) => `\`${t}\``).join(", ")}. All default to on, but \`exec_on_host\` (group \`hosts\`) is off until \`exec.enabled: true\` (the older \`tools.groups.hosts: true\` or \`tools.enable: [exec_on_host]\` still work). The daemon serves by this rule (\`src/core/toolsets.ts\` \`exposureOf\`) and the MCP front lists by the same rule over the daemon's settings (its \`describe\` says them), so these keys take effect in the configuration of the daemon the front uses: a front's own \`tools.*\` and \`exec.enabled\` apply only to an embedded daemon it starts itself, and otherwise have no effect (the front warns); \`hostgate doctor\` lists what is off and why.`);
   lines.push("", "## Environment", "", "Every variable hostgate reads (`src/config/env.ts`). A variable with a key overrides the file and drop-ins and is overridden by flags; empty means unset.", "",
     "| variable | sets | meaning |", "|---|---|---|");
   for (const v of ENV_VARS) lines.push(`| \`${v.name}\` | ${v.key ? `\`${v.key}\`` : "—"} | ${cell(v.description)} |`);
