@@ -14,9 +14,9 @@ import type { ExposureSettings } from "../core/toolsets.ts";
  * this and composes the daemon after the handshake (issue 14, cold start). Null when there is no table
  * (running from the sources) or it lacks a name the family needs: the caller then asks the daemon. `backend`: the
  * config's systemd backend section, for `local_unavailable`. `exposure`: the settings that daemon will gate by
- * (config/exposure.ts, from the config it will be composed with), said as its `describe` says them; absent: not said.
+ * (config/exposure.ts, from the config it will be composed with: compose.ts gates by the same), said as its `describe` says them.
  */
-export async function describeThisBuild(backend?: SystemdBackendConfig, exposure?: ExposureSettings): Promise<DescribeResult | null> {
+export async function describeThisBuild(backend: SystemdBackendConfig | undefined, exposure: ExposureSettings): Promise<DescribeResult | null> {
   const table = prebuilt();
   if (!table) return null;
   // The same probe the daemon reads its identity through (compose.ts), so both read the same files the same way.
@@ -27,5 +27,5 @@ export async function describeThisBuild(backend?: SystemdBackendConfig, exposure
   if (!actions || actions.some((a) => a === undefined)) return null;
   // What the daemon will say is unavailable on this host (compose.ts computes it the same way).
   const unavailable = await localUnavailable(CATALOGUE, probe, (await systemdUnavailableReason(backend, probe)) === null);
-  return { protocol_version: PROTOCOL_VERSION, build: thisBuild(), host: identity, actions: actions as DescribeResult["actions"], ...(Object.keys(unavailable).length > 0 ? { local_unavailable: unavailable } : {}), ...(exposure ? { exposure } : {}) };
+  return { protocol_version: PROTOCOL_VERSION, build: thisBuild(), host: identity, actions: actions as DescribeResult["actions"], ...(Object.keys(unavailable).length > 0 ? { local_unavailable: unavailable } : {}), exposure };
 }
