@@ -5,7 +5,7 @@
  * directory the test made, so the host's /run/hostgate-uids and /run/userdb, which other runs use, are not touched.
  */
 import { spawn, spawnSync } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, watch, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, watch, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -73,6 +73,16 @@ describe.skipIf(missing !== null)("the bubblewrap wrapper's per-run uid files (i
     const foreign = inRun(run, `sh -c "$W"`, wrapper(sb, "echo ran"));
     expect(foreign.status).toBe(125);
     expect(foreign.stderr).toMatch(/must be a directory root owns with mode 0700 \(drwx------\); it is drwx------ \d+ 65534 /);
+    // A link to a directory root owns with mode 0700 is refused too (test -O follows it; the mode ls shows is the link's).
+    rmSync(lockDir(run), { recursive: true });
+    const target = join(run, "elsewhere");
+    mkdirSync(target, { mode: 0o700 });
+    symlinkSync(target, lockDir(run));
+    const linked = inRun(run, `sh -c "$W"`, wrapper(sb, "echo ran"));
+    expect(linked.status, linked.stderr).toBe(125);
+    expect(linked.stdout).toBe("");
+    expect(linked.stderr).toMatch(/must be a directory root owns with mode 0700 \(drwx------\); it is lrwxrwxrwx /);
+    expect(readdirSync(target)).toEqual([]);
   });
 
   it("makes a missing lock directory 0700 and its lock files 0600, and runs in it", () => {
