@@ -90,6 +90,19 @@ export function exposureOf(name: string, tool: ToolExposure, s: ExposureSettings
 }
 
 /**
+ * Whether a front's own configuration hides a tool its daemon offers (issue 19: the daemon decides what is offered;
+ * a front may offer less, as a per-client restriction, never more). Only what narrows counts: `tools.exposure:
+ * read_only`, `tools.disable`, a group set `false` (unless `tools.enable` names the tool), a switch set `false`. A switch
+ * set `true` only widens, so it does nothing here, and an off-by-default tool (exec_on_host) is not hidden merely because the front's
+ * configuration does not switch it on: the daemon's switch decides that. Same answer shape as {@link exposureOf}.
+ */
+export function frontNarrows(name: string, tool: ToolExposure, own: ExposureSettings): Exposure {
+  const key = tool.off_by_default;
+  const kept = key !== undefined && own.switches[key] === false ? tool : { toolsets: tool.toolsets, read_only: tool.read_only };
+  return exposureOf(name, kept, own);
+}
+
+/**
  * Whether two exposure settings offer the same tools by construction: the same `exposure`, the same value (or
  * absence) of every group and switch, and the same tools.enable / tools.disable names in any order. The front
  * compares the settings it listed its tools by with those of the daemon it then uses (cli/front-client.ts).

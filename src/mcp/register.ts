@@ -80,7 +80,7 @@ export function buildServer(tools: readonly ToolSpec[], daemon: DaemonClient, op
     if (!tool) {
       // A tool this server has but does not offer: say why and what turns it on (issue 22), still -32602.
       const off = opts.hidden?.get(request.params.name);
-      if (off) throw new ProtocolError(INVALID_PARAMS, `Unknown tool: ${request.params.name} is not offered by this server: ${off.reason}. To offer it, ${off.fix} in ${opts.configOf ?? "hostgate's configuration (docs/configuration.md) and restart the MCP server"}.`);
+      if (off) throw new ProtocolError(INVALID_PARAMS, `Unknown tool: ${request.params.name} is not offered by this server: ${off.reason}. To offer it, ${off.fix} in ${off.where ?? opts.configOf ?? "hostgate's configuration (docs/configuration.md) and restart the MCP server"}.`);
       throw new ProtocolError(INVALID_PARAMS, `Unknown tool: ${request.params.name}. Call tools/list for the available tools.`);
     }
     // Malformed input, not a safety decision: NUL and other C0 bytes never reach the daemon (M036).

@@ -4,7 +4,7 @@ import { unwrap, type DaemonClient } from "../ipc/client.ts";
 import type { DescribeResult } from "../ipc/protocol.ts";
 import { buildServer } from "./register.ts";
 import { exposureSettings } from "../config/exposure.ts";
-import { assertKnownToolNames, exposeTools } from "./toolsets.ts";
+import { assertKnownToolNames, exposeTools, narrowTools, selectTools } from "./toolsets.ts";
 import type { ToolSpec } from "./tool-spec.ts";
 import { auditVerifyTool } from "./tools/audit-verify.ts";
 import { directTool } from "./tools/direct.ts";
@@ -23,7 +23,7 @@ import { findActionsTool } from "./tools/find-actions.ts";
 import { readActionTool } from "./tools/read-action.ts";
 import { isListed } from "../core/catalogue/surface.ts";
 import type { Tracer } from "../core/trace.ts";
-import { DEFAULT_EXPOSURE, sameExposure, type ExposureSettings } from "../core/toolsets.ts";
+import type { ExposureSettings } from "../core/toolsets.ts";
 
 /**
  * The fixed tools every hostgate offers, besides the direct tools of read-only actions. A daemon-backed tool
@@ -108,9 +108,9 @@ export function splitListed(offered: readonly ToolSpec[], settings: ExposureSett
 
 /**
  * The exposure settings the front lists its tools by: the daemon's (its `describe` says them, issue 19: the daemon
- * decides what is offered, so the list holds exactly the tools its gate serves), whatever this front's own config
- * says. When this front's config sets other ones, `warn` says they have no effect and where to set them. A daemon
- * that does not say (a hostgate older than the field): this front's own, with a warning saying so.
+ * decides what is offered, so the list holds only tools its gate serves), narrowed afterwards by this front's own
+ * configuration ({@link narrowTools}). A daemon that does not say (a hostgate older than the field): this front's own,
+ * with a warning saying so.
  */
 export function listedExposure(described: DescribeResult, own: ExposureSettings, warn: ((line: string) => void) | undefined): ExposureSettings {
   const daemon = described.exposure;
@@ -118,16 +118,25 @@ export function listedExposure(described: DescribeResult, own: ExposureSettings,
     warn?.("the daemon did not say which tools it offers (a hostgate older than that answer): tools/list follows this front's configuration (tools.*, exec.enabled); a tool the daemon hides answers tool_disabled");
     return own;
   }
-  if (!sameExposure(own, daemon) && !sameExposure(own, DEFAULT_EXPOSURE)) {
-    warn?.("this front's tools.* / exec.enabled settings differ from the daemon's and have no effect: tools/list holds what the daemon offers (set them in the daemon's configuration)");
-  }
   return daemon;
+}
+
+/**
+ * The tools this front's configuration would offer that the daemon does not (`all` judged by `own`, then by the
+ * daemon's `settings`): listing them is not the front's to do, so `warn` names them and where to turn them on.
+ */
+function warnWidening(all: readonly ToolSpec[], own: ExposureSettings, settings: ExposureSettings, warn: ((line: string) => void) | undefined): void {
+  if (!warn || settings === own) return;
+  const daemonOffers = new Set(selectTools(all, settings));
+  const wanted = selectTools(all, own).filter((t) => !daemonOffers.has(t)).map((t) => t.name);
+  if (wanted.length > 0) warn(`this front's configuration turns on ${wanted.join(", ")}, which the daemon does not offer: not listed (a front may hide what its daemon offers, never add; set them in the daemon's configuration)`);
 }
 
 /**
  * Resolves the visible tools once (config is read once at start) and returns a factory that builds a
  * fresh MCP server per connection (stdio) or per request (stateless HTTP), so no state is shared between
- * clients (corpus cases M028, M029). The tools listed are those the daemon offers ({@link listedExposure}). A call
+ * clients (corpus cases M028, M029). The tools listed are those the daemon offers ({@link listedExposure}) that this
+ * front's own configuration does not hide ({@link narrowTools}). A call
  * to a tool that exists but is hidden is answered with why and how to turn it on. Throws when this front's
  * exposure config names unknown tools (or the daemon cannot describe its catalogue). `tools` is what tools/list lists.
  */
@@ -139,7 +148,9 @@ export async function createServerFactory(client: DaemonClient, config: Config, 
   // whatever the flags; the daemon's settings are its own to check.
   assertKnownToolNames(all, own);
   const settings = listedExposure(described, own, opts.warn);
-  const { tools: offered, hidden } = exposeTools(all, settings);
+  warnWidening(all, own, settings, opts.warn);
+  const { tools: daemonOffers, hidden } = exposeTools(all, settings);
+  const offered = settings === own ? daemonOffers : narrowTools(daemonOffers, own, hidden);
   const { listed: selected, unlisted } = splitListed(offered, settings);
   const { tools, gates } = await applySkillsGates(selected, client, opts, config);
   for (const t of selected) {

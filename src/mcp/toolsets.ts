@@ -1,10 +1,17 @@
-import { exposureOf, type ExposureSettings } from "../core/toolsets.ts";
+import { exposureOf, frontNarrows, type ExposureSettings, type ToolExposure } from "../core/toolsets.ts";
 import type { ToolSpec } from "./tool-spec.ts";
 
 /** Why a tool is not listed and what to write in the config to list it (core/toolsets.ts `exposureOf`). */
 export interface HiddenTool {
   reason: string;
   fix: string;
+  /** Where to apply `fix`, when not the daemon's configuration (a front's own narrowing: this MCP server's configuration). */
+  where?: string;
+}
+
+/** What the exposure rule needs of a tool spec (core/toolsets.ts ToolExposure). */
+function exposureFacts(t: ToolSpec): ToolExposure {
+  return { toolsets: t.toolsets, read_only: t.annotations.readOnlyHint, ...(t.off_by_default !== undefined ? { off_by_default: t.off_by_default } : {}) };
 }
 
 /**
@@ -30,11 +37,25 @@ export function exposeTools(all: readonly ToolSpec[], settings: ExposureSettings
   const tools: ToolSpec[] = [];
   const hidden = new Map<string, HiddenTool>();
   for (const t of all) {
-    const e = exposureOf(t.name, { toolsets: t.toolsets, read_only: t.annotations.readOnlyHint, ...(t.off_by_default !== undefined ? { off_by_default: t.off_by_default } : {}) }, settings);
+    const e = exposureOf(t.name, exposureFacts(t), settings);
     if (e.offered) tools.push(t);
     else hidden.set(t.name, { reason: e.reason, fix: e.fix });
   }
   return { tools, hidden };
+}
+
+/**
+ * The tools of `offered` (what the daemon offers) that this front's own configuration `own` keeps: a front may hide
+ * what its daemon offers, never add (core/toolsets.ts `frontNarrows`). Each one it hides joins `hidden` with its reason,
+ * the fix and `where` = this MCP server's configuration. Returns the kept tools in input order.
+ */
+export function narrowTools(offered: readonly ToolSpec[], own: ExposureSettings, hidden: Map<string, HiddenTool>): ToolSpec[] {
+  return offered.filter((t) => {
+    const e = frontNarrows(t.name, exposureFacts(t), own);
+    if (e.offered) return true;
+    hidden.set(t.name, { reason: `this MCP server's own configuration hides it (${e.reason})`, fix: e.fix, where: "this MCP server's configuration (its --config file, or hostgate's configuration) and restart it" });
+    return false;
+  });
 }
 
 /** The visible tools only (see {@link exposeTools}). */

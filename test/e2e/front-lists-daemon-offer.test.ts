@@ -82,10 +82,27 @@ describe("the front lists what the daemon offers (issue 19)", () => {
     expect(listed).toContain("get_memory_usage");
     for (const hidden of ["exec_on_host", "plan", "execute"]) expect(listed).not.toContain(hidden);
     for (const t of (await client.listTools()).tools) expect(t.annotations?.readOnlyHint, t.name).toBe(true);
-    expect(stderr()).toMatch(/this front's tools\.\* \/ exec\.enabled settings differ from the daemon's and have no effect/);
+    expect(stderr()).toMatch(/this front's configuration turns on [a-z_, ]*\bexec_on_host\b[a-z_, ]*, which the daemon does not offer: not listed/);
+    expect(stderr()).toMatch(/turns on [a-z_, ]*\bplan\b/);
     // Called anyway: the reason is the daemon's, and the fix is in the daemon's configuration.
     await expect(client.callTool({ name: "plan", arguments: { intent: "restart nginx" } }))
       .rejects.toThrow(new RegExp(`Unknown tool: plan is not offered by this server: tools\\.exposure is read_only.*set tools\\.exposure: all in the configuration of the configured daemon at ${d.agentSocket.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}`));
+  }, 60_000);
+
+  it("T19-front-5: a front's own config hides what its daemon offers (read_only, exec.enabled false), says where, and leaves the rest listed", async () => {
+    const d = await startDaemon(`${MOCK}exec:\n  enabled: true\n`);
+    daemons.push(d);
+    const readOnly = await front(d.agentSocket, config("tools:\n  exposure: read_only\n"));
+    const listed = await names(readOnly.client);
+    expect(listed).toContain("get_memory_usage");
+    for (const hidden of ["exec_on_host", "plan", "execute"]) expect(listed).not.toContain(hidden);
+    expect(readOnly.stderr()).not.toMatch(/which the daemon does not offer/);
+    await expect(readOnly.client.callTool({ name: "exec_on_host", arguments: { host: "local", command: "true" } }))
+      .rejects.toThrow(/Unknown tool: exec_on_host is not offered by this server: this MCP server's own configuration hides it \(tools\.exposure is read_only.*set tools\.exposure: all in this MCP server's configuration/);
+    const noExec = await front(d.agentSocket, config("exec:\n  enabled: false\n"));
+    const some = await names(noExec.client);
+    expect(some).toContain("plan");
+    expect(some).not.toContain("exec_on_host");
   }, 60_000);
 
   it("T19-front-3: with no daemon at start the front says its list is its own configuration's; a daemon that then offers other tools answers unavailable saying to restart, one that offers the same is used", async () => {
