@@ -297,6 +297,12 @@ describe("console: pages", () => {
     const rendered = planPage(other, { csrf: "c", passkeys: false, notice: null, now: rig.clock.now() });
     expect(once(rendered)).toBe(1);
     expect(rendered).toContain("<dt>Summary</dt>");
+    // Without passkeys the page names the terminal command this daemon's admin socket needs (issue 25 leftover).
+    expect(rendered).toContain(`approve in a terminal with <code>hostgate approve ${plan.plan_id}</code>.`);
+    const system = planPage(other, { csrf: "c", passkeys: false, notice: null, now: rig.clock.now(), approver: { command: "sudo hostgate approve", group: null } });
+    expect(system).toContain(`<code>sudo hostgate approve ${plan.plan_id}</code>.`);
+    const group = planPage(other, { csrf: "c", passkeys: false, notice: null, now: rig.clock.now(), approver: { command: "hostgate approve", group: "hgadmin" } });
+    expect(group).toContain(`<code>hostgate approve ${plan.plan_id}</code> as a member of group hgadmin (else <code>sudo hostgate approve ${plan.plan_id}</code>).`);
   });
 
   it("renders hostile plan content inert: markup escaped, bidi and control characters made visible", async () => {

@@ -10,6 +10,7 @@ import type { VerifyResult } from "../../core/audit/verify.ts";
 import type { HistoryResult, ShowResult, ShowStep } from "../../ipc/protocol.ts";
 import type { AwaitingConfirm } from "../../app/revert.ts";
 import { age, csrfField, page, riskBadge } from "./layout.ts";
+import { OWN_SOCKET_APPROVER, type Approver } from "../../core/approver.ts";
 
 /** What the pending page shows beside the plans: applied steps waiting for a confirm, the session's CSRF token, a notice. */
 export interface PendingPageOptions {
@@ -77,6 +78,14 @@ export interface PlanPageOptions {
   notice: string | null;
   /** The daemon's clock (ms): the countdown starts from the daemon's idea of the time left, not the browser's clock. */
   now: number;
+  /** Who approves in a terminal and how (core/approver.ts: `sudo hostgate approve` on the system daemon); absent: plain. */
+  approver?: Approver | undefined;
+}
+
+/** How to approve in a terminal when passkeys are not wired: the approver's command, with the group's sudo alternative. */
+function terminalApproval(planId: string, a: Approver): Raw {
+  const alt = a.group === null ? "" : h` as a member of group ${a.group} (else <code>sudo hostgate approve ${planId}</code>)`;
+  return h`<p class="muted">Passkey approval is not available in this daemon: approve in a terminal with <code>${a.command} ${planId}</code>${alt}.</p>`;
 }
 
 /** One plan: its facts, every step in full, an expiry countdown, and approve / reject while every step is planned. */
@@ -91,7 +100,7 @@ export function planPage(plan: ShowResult, opts: PlanPageOptions): string {
     ? h`<p class="muted">This plan cannot be approved or rejected: its steps are ${[...new Set(plan.steps.map((s) => s.state))].join(", ")}.</p>`
     : h`<div class="actions">${opts.passkeys
       ? h`<form id="approve" class="inline" method="post" action="${path}/approve" data-steps="${shown}">${csrfField(opts.csrf)}<button type="submit" class="approve">Approve with passkey</button></form>`
-      : h`<p class="muted">Passkey approval is not available in this daemon: approve in a terminal with <code>hostgate approve ${plan.plan_id}</code>.</p>`}
+      : terminalApproval(plan.plan_id, opts.approver ?? OWN_SOCKET_APPROVER)}
 <form class="inline" method="post" action="${path}/reject">${csrfField(opts.csrf)}<button type="submit" class="reject">Reject</button></form></div><div id="result" role="status" aria-live="polite"></div>`;
   return page(`Plan ${plan.plan_id.slice(0, 8)}`, h`${opts.notice === null ? "" : h`<p class="ok" role="status">${opts.notice}</p>`}
 <dl><dt>Plan</dt><dd class="mono">${plan.plan_id}</dd><dt>Risk</dt><dd>${riskBadge(plan.risk_level)} (${n === 1 ? "the step's" : "the highest of its steps"})</dd>

@@ -216,7 +216,7 @@ async function sessionRoutes(c: ConsoleContext, req: IncomingMessage, res: Serve
   if (plan && get) {
     if (plan[2] !== undefined) { sendHtml(res, 405, messagePage("Not allowed", "Approving and rejecting happen only by the page's buttons (POST); this GET changed nothing."), { allow: "POST" }); return; }
     const shown = show(c.deps, plan[1]!, CONSOLE_CALLER);
-    sendHtml(res, 200, planPage(shown, { csrf: s.csrf, passkeys: c.opts.passkeys !== null, notice: url.searchParams.get("done") === "rejected" ? "Rejected: no step of this plan can run." : null, now }));
+    sendHtml(res, 200, planPage(shown, { csrf: s.csrf, passkeys: c.opts.passkeys !== null, approver: c.deps.approver, notice: url.searchParams.get("done") === "rejected" ? "Rejected: no step of this plan can run." : null, now }));
     return;
   }
   if (req.method !== "POST") { sendHtml(res, 404, messagePage("Not found", "No such page.")); return; }
