@@ -91,7 +91,8 @@ export function exposureOf(name: string, tool: ToolExposure, s: ExposureSettings
 
 /**
  * Whether a front's own configuration hides a tool its daemon offers (issue 19: the daemon decides what is offered;
- * a front may offer less, as a per-client restriction, never more). Only what narrows counts: `tools.exposure:
+ * a front may list less, as a per-client restriction of what its model is shown, never more; not a boundary: the
+ * daemon's gate, {@link exposureOf} over its own settings, is). Only what narrows counts: `tools.exposure:
  * read_only`, `tools.disable`, a group set `false` (unless `tools.enable` names the tool), a switch set `false`. A switch
  * set `true` only widens, so it does nothing here, and an off-by-default tool (exec_on_host) is not hidden merely because the front's
  * configuration does not switch it on: the daemon's switch decides that. Same answer shape as {@link exposureOf}.
