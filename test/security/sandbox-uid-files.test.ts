@@ -106,7 +106,12 @@ describe.skipIf(missing !== null)("the bubblewrap wrapper's per-run uid files (i
     // Written in place, a record name would be created empty, then written (inotify IN_CREATE then IN_MODIFY, which
     // fs.watch reports as "change"); written whole it only ever appears by a rename (IN_MOVED_TO: "rename").
     const changed: string[] = [];
-    const watcher = watch(db, (event, name) => { if (event === "change" && name !== null && /\.(user|group)$/.test(name)) changed.push(name); });
+    let sentinelSeen: () => void = () => undefined;
+    const sentinel = new Promise<void>((res) => { sentinelSeen = res; });
+    const watcher = watch(db, (event, name) => {
+      if (name === "zz-sentinel") sentinelSeen();
+      else if (event === "change" && name !== null && /\.(user|group)$/.test(name)) changed.push(name);
+    });
     const rounds = 25;
     const done = join(run, "done");
     // Each round removes the records, so the next run (another `$$`, maybe another uid) writes them again.
@@ -137,7 +142,9 @@ describe.skipIf(missing !== null)("the bubblewrap wrapper's per-run uid files (i
       }
     }
     expect(await exited).toBe(0);
-    await new Promise((res) => setTimeout(res, 200)); // the last inotify events
+    // inotify reports events in order: once a file made after the child exited is seen, every earlier event was.
+    writeFileSync(join(db, "zz-sentinel"), "");
+    await sentinel;
     watcher.close();
     expect(reads, "the reader saw records while they were written").toBeGreaterThan(0);
     expect(partial).toEqual([]);
